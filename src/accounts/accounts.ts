@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../db/database.ts';
+import { ValidationError } from '../errors.ts';
+import { apiKeyMatches, generateApiKey, generateAppId, hashApiKey } from './credentials.ts';
+
+export interface Account {
+  id: string;
+  name: string;
+  appId: string;
+  revenueShareBps: number | null;
+  createdAt: Date;
+}
+
+export interface CreatedAccount {
+  account: Account;
+  /** Returned once, at creation; only its hash is stored. */
+  apiKey: string;
+}
+
+export const newAccountSchema = z.object({
+  name: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
+  revenueShareBps: z.number().int('must be a whole number of basis points').min(0).max(10_000).nullable().default(null),
+});
+
+export type NewAccount = z.input<typeof newAccountSchema>;
+
+function toAccount(row: { id: string; name: string; app_id: string; revenue_share_bps: number | null; created_at: Date }): Account {
+  return { id: row.id, name: row.name, appId: row.app_id, revenueShareBps: row.revenue_share_bps, createdAt: row.created_at };
+}
+
+export async function createAccount(db: Db, input: NewAccount): Promise<CreatedAccount> {
+  const parsed = newAccountSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ValidationError('The account is not valid.', Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
+  }
+  const apiKey = generateApiKey();
+  const row = await db
+    .insertInto('accounts')
+    .values({
+      id: `acc_${randomBytes(10).toString('hex')}`,
+      name: parsed.data.name,
+      app_id: generateAppId(),
+      api_key_hash: hashApiKey(apiKey),
+      revenue_share_bps: parsed.data.revenueShareBps,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { account: toAccount(row), apiKey };
+}
+
+export async function listAccounts(db: Db): Promise<Account[]> {
+  const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
+  return rows.map(toAccount);
+}
+
+// A fixed hash to compare against when the app id is unknown, so that an unknown id and a wrong
+// key take the same time and an attacker cannot enumerate app ids.
+const decoyHash = hashApiKey('decoy');
+
+/** The account whose app id and API key these are, or null. */
+export async function authenticate(db: Db, appId: string, apiKey: string): Promise<Account | null> {
+  const row = await db.selectFrom('accounts').selectAll().where('app_id', '=', appId).executeTakeFirst();
+  const matches = apiKeyMatches(apiKey, row?.api_key_hash ?? decoyHash);
+  return row && matches ? toAccount(row) : null;
+}

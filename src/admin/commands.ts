@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { createAccount, listAccounts } from '../accounts/accounts.ts';
+import type { Db } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { NotFoundError } from '../errors.ts';
+import { formatTimestamp } from '../orders/serializer.ts';
+import { parseBody } from '../validation.ts';
+
+/**
+ * Operator commands, shared by the CLI (direct database access) and the admin socket (through the
+ * running server). Each takes and returns plain JSON so both paths give the same answers.
+ */
+export function adminCommands(db: Db) {
+  const handlers: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {
+    'accounts.create': async (args) => {
+      const input = parseBody(z.object({ name: z.string(), revenueShareBps: z.number().nullable().optional() }), args, 'account');
+      const { account, apiKey } = await createAccount(db, { name: input.name, revenueShareBps: input.revenueShareBps ?? null });
+      return { id: account.id, name: account.name, app_id: account.appId, api_key: apiKey, revenue_share_bps: account.revenueShareBps };
+    },
+    'accounts.list': async () =>
+      (await listAccounts(db)).map((a) => ({ id: a.id, name: a.name, app_id: a.appId, revenue_share_bps: a.revenueShareBps, created_at: formatTimestamp(a.createdAt) })),
+    migrate: async () => ({ applied: await migrateToLatest(db) }),
+  };
+  return {
+    async run(command: string, args: Record<string, unknown>): Promise<unknown> {
+      const handler = handlers[command];
+      if (!handler) throw new NotFoundError(`Unknown admin command "${command}".`);
+      return handler(args);
+    },
+  };
+}
+
+export type AdminCommands = ReturnType<typeof adminCommands>;

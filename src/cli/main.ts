@@ -1,0 +1,133 @@
+import http from 'node:http';
+import { parseArgs } from 'node:util';
+import { adminCommands } from '../admin/commands.ts';
+import { adminSocketPath } from '../admin/socket.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { ValidationError } from '../errors.ts';
+import { DataDirLockedError, dataDirHolder } from '../db/data-dir-lock.ts';
+import { openConfiguredDatabase } from '../db/open.ts';
+
+const usage = `Usage: npm run cli -- <command>
+
+Commands:
+  accounts create --name <name> [--revenue-share-bps N] [--json]
+                            Create an account; prints its app id and API key (shown only once).
+  accounts list [--json]    List accounts.
+  migrate                   Apply database migrations (the server also does this at start).
+`;
+
+type Runner = (command: string, args: Record<string, unknown>) => Promise<unknown>;
+
+/**
+ * Runs admin commands against the configured database. With the embedded database, the running
+ * server owns it, so commands go through the server's admin socket; when no server runs, the CLI
+ * opens the database itself (and holds its lock while it does).
+ */
+async function withRunner<T>(config: Config, use: (run: Runner) => Promise<T>): Promise<T> {
+  if (!config.databaseUrl && dataDirHolder(config.dataDir) !== null) {
+    return use((command, args) => callAdminSocket(adminSocketPath(config.dataDir), command, args));
+  }
+  const database = await openConfiguredDatabase(config);
+  try {
+    const commands = adminCommands(database.db);
+    return await use((command, args) => commands.run(command, args));
+  } finally {
+    await database.close();
+  }
+}
+
+function callAdminSocket(socketPath: string, command: string, args: Record<string, unknown>): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify(args);
+    const request = http.request(
+      { socketPath, path: `/admin/${command}`, method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error?: { message: string; fields?: Record<string, string> } };
+          if ((response.statusCode ?? 500) >= 400) reject(new CliError(describeError(parsed.error)));
+          else resolve(parsed);
+        });
+      },
+    );
+    request.on('error', (error) => reject(new CliError(`The server holds the embedded database but its admin socket ${socketPath} did not answer (${error.message}).`)));
+    request.end(body);
+  });
+}
+
+class CliError extends Error {}
+
+function describeError(error: { message: string; fields?: Record<string, string> } | undefined): string {
+  if (!error) return 'The command failed.';
+  const fields = Object.entries(error.fields ?? {}).map(([field, problem]) => `  ${field}: ${problem}`);
+  return [error.message, ...fields].join('\n');
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'revenue-share-bps': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const command = positionals.join(' ');
+  if (values.help || command === '') {
+    process.stdout.write(usage);
+    return;
+  }
+  const config = loadConfig();
+  await withRunner(config, async (run) => {
+    switch (command) {
+      case 'accounts create': {
+        if (!values.name) throw new CliError('accounts create needs --name <name>.');
+        const share = values['revenue-share-bps'];
+        if (share !== undefined && !/^\d+$/.test(share)) throw new CliError('--revenue-share-bps must be a whole number from 0 to 10000.');
+        const created = (await run('accounts.create', { name: values.name, revenueShareBps: share === undefined ? null : Number(share) })) as {
+          app_id: string;
+          api_key: string;
+          name: string;
+        };
+        if (values.json) {
+          process.stdout.write(`${JSON.stringify({ app_id: created.app_id, api_key: created.api_key })}\n`);
+        } else {
+          process.stdout.write(
+            `Created account "${created.name}".\n  app id:  ${created.app_id}\n  API key: ${created.api_key}\n` +
+              `The API key is shown only this once; store it now.\n`,
+          );
+        }
+        return;
+      }
+      case 'accounts list': {
+        const accounts = (await run('accounts.list', {})) as Array<{ app_id: string; name: string; revenue_share_bps: number | null; created_at: string }>;
+        if (values.json) {
+          process.stdout.write(`${JSON.stringify(accounts)}\n`);
+        } else if (accounts.length === 0) {
+          process.stdout.write('No accounts yet. Create one with: npm run cli -- accounts create --name "My store"\n');
+        } else {
+          for (const a of accounts) process.stdout.write(`${a.app_id}  ${a.created_at}  ${a.revenue_share_bps ?? '-'} bps  ${a.name}\n`);
+        }
+        return;
+      }
+      case 'migrate': {
+        const result = (await run('migrate', {})) as { applied: string[] };
+        process.stdout.write(result.applied.length ? `Applied: ${result.applied.join(', ')}\n` : 'The database is up to date.\n');
+        return;
+      }
+      default:
+        throw new CliError(`Unknown command "${command}".\n\n${usage}`);
+    }
+  });
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const expected = error instanceof CliError || error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ValidationError;
+  const message = expected ? error.message : String(error instanceof Error ? error.stack : error);
+  const fields = (error as { fields?: Record<string, string> }).fields;
+  process.stderr.write(`${message}${fields ? `\n${Object.entries(fields).map(([f, p]) => `  ${f}: ${p}`).join('\n')}` : ''}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,22 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as foundation from './migrations/001-foundation.ts';
+
+/**
+ * Migrations are listed here in code (not discovered from disk) so that they run the same under
+ * tsx, bundlers and tests. Append new ones; never edit one that has shipped.
+ */
+const migrations: Record<string, Migration> = {
+  '001-foundation': foundation,
+};
+
+const provider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

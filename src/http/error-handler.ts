@@ -1,0 +1,64 @@
+import type { Context, Next } from 'koa';
+import { ConflictError, DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { HttpError } from './errors.ts';
+
+interface ErrorBody {
+  error: { type: string; message: string; fields?: Record<string, string>; request_id?: string };
+}
+
+/**
+ * The one place errors become HTTP responses: `{"error":{"type","message","fields"?}}`.
+ * Anything unexpected is logged with its stack and answered 500 without internals; a database
+ * or Redis outage is 503 so clients retry.
+ */
+export async function errorHandler(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) {
+      throw new HttpError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}.`);
+    }
+  } catch (error) {
+    const { status, body, headers } = present(error, ctx);
+    if (status >= 500) ctx.log.error({ err: error }, 'request failed');
+    ctx.status = status;
+    ctx.set(headers);
+    ctx.body = body;
+  }
+}
+
+function present(error: unknown, ctx: Context): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  const requestId = ctx.state.requestId as string | undefined;
+  const body = (type: string, message: string, fields?: Record<string, string>): ErrorBody => ({
+    error: { type, message, ...(fields && Object.keys(fields).length > 0 ? { fields } : {}), ...(requestId ? { request_id: requestId } : {}) },
+  });
+
+  if (error instanceof HttpError) return { status: error.status, body: body(error.type, error.message), headers: error.headers };
+  if (error instanceof DomainError) {
+    const status = statusOf(error);
+    const fields = error instanceof ValidationError ? error.fields : undefined;
+    return { status, body: body(error.type, error.message, fields), headers: {} };
+  }
+  // Koa / @koa/router's own client errors (405 Method Not Allowed, 501): keep their status.
+  const status = (error as { status?: unknown; expose?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose) {
+    return { status, body: body(status === 405 ? 'method_not_allowed' : 'invalid_request', (error as Error).message), headers: {} };
+  }
+  if (isUnavailable(error)) {
+    return { status: 503, body: body('service_unavailable', 'A dependency is unavailable. Retry shortly.'), headers: { 'Retry-After': '5' } };
+  }
+  return { status: 500, body: body('internal_error', 'Something went wrong on our side. It has been logged.'), headers: {} };
+}
+
+function statusOf(error: DomainError): number {
+  if (error instanceof ValidationError) return 422;
+  if (error instanceof NotFoundError) return 404;
+  if (error instanceof ConflictError) return 409;
+  if (error instanceof ServiceUnavailableError) return 503;
+  return 500;
+}
+
+/** Connection-level failures from pg / ioredis, which mean "down", not "bug". */
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300'].includes(code);
+}

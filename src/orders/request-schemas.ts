@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
+
+/**
+ * What a client may send, per spec §4 and DESIGN.md §1. Every field has a message a person can act
+ * on; unknown fields are rejected (a typo must not be silently ignored on a once-a-year gift).
+ */
+export const SEND_METHODS = ['email', 'sms', 'email_and_sms'] as const;
+export const SEND_TRIGGERS = ['package', 'date', 'now'] as const;
+export const MAX_PRICE_CENTS = 100_000_000;
+
+const text = (label: string, max: number) =>
+  z.string({ error: `must be a string` }).trim().min(1, `${label} must not be empty`).max(max, `must be at most ${max} characters`);
+
+const email = z
+  .string({ error: 'must be an e-mail address' })
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .pipe(z.email({ error: 'must be a valid e-mail address' }));
+
+/** E.164 (`+14155550123`); spaces, dashes, dots and parentheses are tolerated and removed. */
+const phone = z
+  .string({ error: 'must be a phone number in E.164 form, e.g. +14155550123' })
+  .transform((value) => value.replace(/[\s().-]/g, ''))
+  .pipe(z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164 form, e.g. +14155550123'));
+
+/** ISO 8601 with `Z` or an offset; stored as an instant and returned as `YYYY-MM-DDTHH:MM:SSZ`. */
+const timestamp = z
+  .string({ error: 'must be a timestamp like 2026-12-24T09:00:00Z' })
+  .pipe(z.iso.datetime({ offset: true, error: 'must be a timestamp like 2026-12-24T09:00:00Z' }))
+  .transform((value) => new Date(value));
+
+const carrier = z
+  .string({ error: `must be one of ${CARRIER_CODES.join(', ')}` })
+  .transform((value) => value.trim().toLowerCase())
+  .pipe(z.enum(CARRIER_CODES, { error: `must be one of ${CARRIER_CODES.join(', ')}` }))
+  .transform((value): CarrierCode => value);
+
+/** Spaces are stripped and letters upper-cased: carriers print numbers in groups, in any case. */
+const trackingNumber = z
+  .string({ error: 'must be a string' })
+  .transform((value) => value.replace(/\s+/g, '').toUpperCase())
+  .pipe(z.string().regex(/^[\x21-\x7E]{1,64}$/, 'must be 1 to 64 printable characters'));
+
+const price = z
+  .number({ error: `must be an integer number of cents from 0 to ${MAX_PRICE_CENTS}, or null` })
+  .int(`must be an integer number of cents from 0 to ${MAX_PRICE_CENTS}, or null`)
+  .min(0, `must be an integer number of cents from 0 to ${MAX_PRICE_CENTS}, or null`)
+  .max(MAX_PRICE_CENTS, `must be an integer number of cents from 0 to ${MAX_PRICE_CENTS}, or null`);
+
+const detailFields = {
+  name: text('name', 200),
+  email,
+  recipient_name: text('recipient_name', 200),
+  recipient_email: email.nullable(),
+  recipient_phone: phone.nullable(),
+  send_method: z.enum(SEND_METHODS, { error: `must be one of ${SEND_METHODS.join(', ')}` }),
+  send_trigger: z.enum(SEND_TRIGGERS, { error: `must be one of ${SEND_TRIGGERS.join(', ')}` }),
+  send_on: timestamp.nullable(),
+  video_title: z.string({ error: 'must be a string' }).trim().max(200, 'must be at most 200 characters'),
+  price: price.nullable(),
+  carrier: carrier.nullable(),
+  tracking_number: trackingNumber.nullable(),
+};
+
+const deliveredField = z.union([z.literal(1), z.literal(true)], {
+  error: 'only 1 is accepted: it marks the order delivered, and delivery cannot be undone',
+});
+
+export const orderUpdateSchema = z.strictObject({
+  ...partial(detailFields),
+  delivered: deliveredField.optional(),
+});
+
+export const orderCreateSchema = z.strictObject({
+  ...partial(detailFields),
+  name: detailFields.name,
+  email: detailFields.email,
+  recipient_name: detailFields.recipient_name,
+});
+
+export type OrderUpdate = z.output<typeof orderUpdateSchema>;
+export type OrderCreate = z.output<typeof orderCreateSchema>;
+
+function partial<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
+  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, schema.optional()])) as {
+    [K in keyof T]: z.ZodOptional<T[K]>;
+  };
+}

@@ -1,0 +1,72 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { currentAccount } from '../http/basic-auth.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import { ValidationError } from '../errors.ts';
+import { fieldErrors, parseBody } from '../validation.ts';
+import { orderCreateSchema, orderUpdateSchema } from './request-schemas.ts';
+import { serializeOrder, serializeUpdateResponse } from './serializer.ts';
+import type { OrderService } from './service.ts';
+import { ORDER_STATUSES } from './state-machine.ts';
+
+const listQuerySchema = z.strictObject({
+  limit: z.coerce.number({ error: 'must be a number from 1 to 100' }).int('must be a whole number from 1 to 100').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20),
+  cursor: z.string().min(1).optional(),
+  status: z.enum(ORDER_STATUSES, { error: `must be one of ${ORDER_STATUSES.join(', ')}` }).optional(),
+  delivered: z.enum(['0', '1'], { error: 'must be "0" or "1"' }).transform((v) => v === '1').optional(),
+});
+
+const idempotencyKeySchema = z.string().regex(/^[\x21-\x7E]{1,255}$/);
+
+/** DESIGN.md §1: the order resource under /v1. */
+export function orderRoutes(orders: OrderService, publicUrl: string): Router {
+  const router = new Router({ prefix: '/v1/orders' });
+
+  router.post('/', async (ctx) => {
+    const body = parseBody(orderCreateSchema, await readJsonObject(ctx), 'order');
+    const idempotencyKey = readIdempotencyKey(ctx);
+    const result = await orders.create(currentAccount(ctx).id, body, { idempotencyKey });
+    if (result.replayed) ctx.set('Idempotent-Replayed', 'true');
+    ctx.status = 201;
+    ctx.set('Location', `/v1/orders/${result.order.id}`);
+    ctx.body = serializeUpdateResponse(result.order, publicUrl, result.warning);
+  });
+
+  router.get('/', async (ctx) => {
+    const parsed = listQuerySchema.safeParse(ctx.query);
+    if (!parsed.success) throw new ValidationError('The query parameters are not valid.', fieldErrors(parsed.error));
+    const page = await orders.list(currentAccount(ctx).id, parsed.data);
+    ctx.body = { data: page.orders.map((o) => serializeOrder(o, publicUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
+  });
+
+  router.get('/:orderId', async (ctx) => {
+    ctx.body = serializeOrder(await orders.get(currentAccount(ctx).id, ctx.params.orderId!), publicUrl);
+  });
+
+  router.put('/:orderId', async (ctx) => {
+    const update = parseBody(orderUpdateSchema, await readJsonObject(ctx), 'update');
+    const result = await orders.update(currentAccount(ctx).id, ctx.params.orderId!, update, 'api');
+    ctx.body = serializeUpdateResponse(result.order, publicUrl, result.warning);
+  });
+
+  router.delete('/:orderId', async (ctx) => {
+    await orders.delete(currentAccount(ctx).id, ctx.params.orderId!);
+    ctx.status = 204;
+  });
+
+  router.get('/:orderId/events', async (ctx) => {
+    ctx.body = { data: await orders.events(currentAccount(ctx).id, ctx.params.orderId!) };
+  });
+
+  return router;
+}
+
+function readIdempotencyKey(ctx: Context): string | undefined {
+  const header = ctx.get('Idempotency-Key');
+  if (header === '') return undefined;
+  if (!idempotencyKeySchema.safeParse(header).success) {
+    throw new ValidationError('The Idempotency-Key header is not valid.', { 'Idempotency-Key': 'must be 1 to 255 printable characters' });
+  }
+  return header;
+}

@@ -1,0 +1,360 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Insertable } from 'kysely';
+import type { CarrierCode } from '../carriers/carrier-code.ts';
+import type { Db } from '../db/database.ts';
+import type { OrdersTable } from '../db/schema.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { listEvents, recordEvents, type EventSource, type OrderEventJson } from './events.ts';
+import type { OrderCreate, OrderUpdate } from './request-schemas.ts';
+import type { OrderRow, Warning } from './serializer.ts';
+import { consistencyProblems, planUpdate, type PlannedEvent, type ShipmentChange } from './update-plan.ts';
+import { isOrderStatus, transition, type OrderStatus } from './state-machine.ts';
+
+/** Checks a tracking number; a problem is a warning, never a rejection (spec §4 rule 2). */
+export interface TrackingNumberVerifier {
+  verify(carrier: CarrierCode, trackingNumber: string): Promise<Warning | null>;
+}
+
+/** What one committed change did to an order; listeners (tracking, sending) react to it. */
+export interface OrderChange {
+  order: OrderRow;
+  source: EventSource;
+  shipment: ShipmentChange;
+  delivered: boolean;
+  recorded: boolean;
+  /** The order will never send: tracking and any pending send must stop. */
+  stopped: 'cancelled' | 'deleted' | null;
+}
+
+/**
+ * Runs inside the change's transaction, so that what it writes (a tracking schedule, a pending
+ * send) commits or rolls back with the change itself. Redis is never touched here.
+ */
+export type OrderChangeListener = (trx: Db, change: OrderChange) => Promise<void>;
+
+export interface OrderServiceDeps {
+  db: Db;
+  verifier: TrackingNumberVerifier;
+  now?: () => Date;
+  listeners?: OrderChangeListener[];
+  /** Called after commit, e.g. to wake a worker. Failures are logged by the caller, never lose the change. */
+  afterCommit?: (change: OrderChange) => void;
+}
+
+export interface OrderListQuery {
+  limit: number;
+  cursor?: string | undefined;
+  status?: OrderStatus | undefined;
+  delivered?: boolean | undefined;
+}
+
+export interface OrderPage {
+  orders: OrderRow[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface UpdateResult {
+  order: OrderRow;
+  warning: Warning | null;
+}
+
+export interface CreateResult extends UpdateResult {
+  /** True when an Idempotency-Key matched an earlier create and that order is returned. */
+  replayed: boolean;
+}
+
+class IdempotencyRace extends Error {}
+
+/**
+ * The one place every order state change happens (DESIGN.md §2): the API routes, the Shopify
+ * mapper and the tracking jobs all call these functions; none of them writes order rows directly.
+ */
+export class OrderService {
+  private readonly db: Db;
+  private readonly now: () => Date;
+  private readonly listeners: OrderChangeListener[];
+
+  constructor(private readonly deps: OrderServiceDeps) {
+    this.db = deps.db;
+    this.now = deps.now ?? (() => new Date());
+    this.listeners = deps.listeners ?? [];
+  }
+
+  addListener(listener: OrderChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  async create(accountId: string, input: OrderCreate, options: { idempotencyKey?: string | undefined; source?: EventSource } = {}): Promise<CreateResult> {
+    const source = options.source ?? 'api';
+    const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
+    if (options.idempotencyKey) {
+      const replay = await this.findIdempotentCreate(accountId, options.idempotencyKey, requestHash);
+      if (replay) return replay;
+    }
+
+    const carrier = input.carrier ?? null;
+    const trackingNumber = input.tracking_number ?? null;
+    if ((carrier === null) !== (trackingNumber === null)) {
+      throw new ValidationError(
+        'carrier and tracking_number must be set together.',
+        carrier === null ? { carrier: 'is required with tracking_number (one of ups, fedex, usps)' } : { tracking_number: 'is required with carrier' },
+      );
+    }
+    const now = this.now();
+    const row: Insertable<OrdersTable> = {
+      id: `ord_${randomBytes(12).toString('hex')}`,
+      account_id: accountId,
+      uuid: randomUUID(),
+      status: 'created',
+      name: input.name,
+      email: input.email,
+      recipient_name: input.recipient_name,
+      recipient_email: input.recipient_email ?? null,
+      recipient_phone: input.recipient_phone ?? null,
+      send_method: input.send_method ?? (input.recipient_email ? 'email' : 'sms'),
+      send_trigger: input.send_trigger ?? 'package',
+      send_on: input.send_on ?? null,
+      carrier,
+      tracking_number: trackingNumber,
+      delivered: false,
+      video_title: input.video_title ?? `A video message from ${input.name}`,
+      price: input.price ?? null,
+      created_at: now,
+      updated_at: now,
+    };
+    const problems = consistencyProblems(row as OrderRow);
+    if (Object.keys(problems).length > 0) throw new ValidationError('The order could not be sent as described.', problems);
+
+    const warning = carrier && trackingNumber ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
+    const shipment: ShipmentChange = carrier && trackingNumber ? { kind: 'set', carrier, trackingNumber } : null;
+    const events: PlannedEvent[] = [{ type: 'order.created', data: {} }];
+    if (shipment?.kind === 'set') events.push({ type: 'shipment.set', data: { carrier: shipment.carrier, tracking_number: shipment.trackingNumber } });
+    if (warning) events.push({ type: 'tracking.warning', data: { message: warning.message } });
+
+    try {
+      const change = await this.db.transaction().execute(async (trx) => {
+        const order = await trx.insertInto('orders').values(row).returningAll().executeTakeFirstOrThrow();
+        if (options.idempotencyKey) {
+          const claimed = await trx
+            .insertInto('idempotency_keys')
+            .values({ account_id: accountId, key: options.idempotencyKey, request_hash: requestHash, order_id: order.id, warning: warning?.message ?? null })
+            .onConflict((oc) => oc.doNothing())
+            .returning('key')
+            .executeTakeFirst();
+          // Another request with this key committed first: undo ours and answer with theirs.
+          if (!claimed) throw new IdempotencyRace();
+        }
+        await recordEvents(trx, order, source, events, now);
+        return this.notify(trx, { order, source, shipment, delivered: false, recorded: false, stopped: null });
+      });
+      this.deps.afterCommit?.(change);
+      return { order: change.order, warning, replayed: false };
+    } catch (error) {
+      if (error instanceof IdempotencyRace && options.idempotencyKey) {
+        const replay = await this.findIdempotentCreate(accountId, options.idempotencyKey, requestHash);
+        if (replay) return replay;
+      }
+      throw error;
+    }
+  }
+
+  private async findIdempotentCreate(accountId: string, key: string, requestHash: string): Promise<CreateResult | null> {
+    const existing = await this.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!existing) return null;
+    if (existing.request_hash !== requestHash) {
+      throw new ConflictError('This Idempotency-Key was already used with a different request body. Use a new key for a new order.');
+    }
+    const order = await this.db.selectFrom('orders').selectAll().where('id', '=', existing.order_id).executeTakeFirstOrThrow();
+    return { order, warning: existing.warning ? { type: 'request', message: existing.warning } : null, replayed: true };
+  }
+
+  async get(accountId: string, orderId: string): Promise<OrderRow> {
+    const order = await this.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('id', '=', orderId)
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!order) throw notFound(orderId);
+    return order;
+  }
+
+  async list(accountId: string, query: OrderListQuery): Promise<OrderPage> {
+    let select = this.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .orderBy('seq', 'desc')
+      .limit(query.limit + 1);
+    if (query.cursor !== undefined) select = select.where('seq', '<', decodeCursor(query.cursor));
+    if (query.status !== undefined) select = select.where('status', '=', query.status);
+    if (query.delivered !== undefined) select = select.where('delivered', '=', query.delivered);
+    const rows = await select.execute();
+    const hasMore = rows.length > query.limit;
+    const orders = rows.slice(0, query.limit);
+    const last = orders.at(-1);
+    return { orders, hasMore, nextCursor: hasMore && last ? encodeCursor(last.seq) : null };
+  }
+
+  async events(accountId: string, orderId: string): Promise<OrderEventJson[]> {
+    await this.get(accountId, orderId);
+    return listEvents(this.db, orderId);
+  }
+
+  /** PUT /v1/orders/{id} and the Shopify mapper: spec §4. */
+  async update(accountId: string, orderId: string, update: OrderUpdate, source: EventSource = 'api'): Promise<UpdateResult> {
+    // Validate with the carrier before taking the row lock, so a slow carrier never holds it.
+    const current = await this.get(accountId, orderId);
+    const carrier = update.carrier ?? (current.carrier as CarrierCode | null);
+    const trackingNumber = update.tracking_number ?? current.tracking_number;
+    const sendsShipment = (update.carrier != null || update.tracking_number != null) && carrier !== null && trackingNumber !== null;
+    const warning = sendsShipment ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
+
+    const change = await this.db.transaction().execute(async (trx) => {
+      const order = await lockOrder(trx, orderId, accountId);
+      const now = this.now();
+      const plan = planUpdate(order, update, now);
+      const events = warning && plan.shipment?.kind === 'set' ? [...plan.events, { type: 'tracking.warning', data: { message: warning.message } }] : plan.events;
+      if (Object.keys(plan.changes).length === 0) return null;
+      const updated = await trx.updateTable('orders').set(plan.changes).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
+      await recordEvents(trx, updated, source, events, now);
+      return this.notify(trx, { order: updated, source, shipment: plan.shipment, delivered: plan.deliveredNow, recorded: false, stopped: null });
+    });
+    if (!change) return { order: await this.get(accountId, orderId), warning };
+    this.deps.afterCommit?.(change);
+    return { order: change.order, warning };
+  }
+
+  /**
+   * A delivery signal from anywhere — carrier, Shopify, the client. The first one delivers; the
+   * rest are recorded as no-ops (DESIGN.md §3 rule 4). `at` is when the package was delivered.
+   */
+  async markDelivered(orderId: string, signal: { at: Date; source: EventSource; detail?: Record<string, unknown> }): Promise<{ order: OrderRow; changed: boolean }> {
+    return this.applyTransition(orderId, 'delivered', signal.source, (order) => ({
+      changes: { status: 'delivered', delivered: true, delivered_at: signal.at },
+      events: [{ type: 'order.delivered', data: { delivered_at: signal.at.toISOString(), ...signal.detail } }],
+      change: { delivered: true },
+      ignoredEvent: { type: 'delivery.signal_ignored', data: { reason: order.status === 'cancelled' ? 'order cancelled' : 'already delivered', ...signal.detail } },
+    }));
+  }
+
+  /** The video is processed: the order is recorded (or stays delivered, and can now send). */
+  async markRecorded(orderId: string, video: { durationTenths: number; source?: EventSource }): Promise<OrderRow> {
+    const source = video.source ?? 'system';
+    const { order } = await this.applyTransition(orderId, 'video_recorded', source, (current, now) => ({
+      changes: {
+        ...(current.status === 'created' ? { status: 'recorded' } : {}),
+        video_processed: true,
+        video_duration_tenths: video.durationTenths,
+        recorded_at: now,
+      },
+      events: [{ type: 'order.recorded', data: { video_duration: video.durationTenths / 10 } }],
+      change: { recorded: true },
+      alwaysApply: true,
+    }));
+    return order;
+  }
+
+  /** Cancels tracking and any pending send; the order stays readable as `cancelled`. */
+  async cancel(orderId: string, source: EventSource, reason: string): Promise<OrderRow> {
+    const { order } = await this.applyTransition(orderId, 'cancelled', source, (_current, now) => ({
+      changes: { status: 'cancelled', cancelled_at: now },
+      events: [{ type: 'order.cancelled', data: { reason } }],
+      change: { stopped: 'cancelled' },
+    }));
+    return order;
+  }
+
+  /** DELETE: gone from the API, kept (soft-deleted) for billing and audit; never sends. */
+  async delete(accountId: string, orderId: string): Promise<void> {
+    const change = await this.db.transaction().execute(async (trx) => {
+      const order = await lockOrder(trx, orderId, accountId);
+      const now = this.now();
+      const updated = await trx.updateTable('orders').set({ deleted_at: now, updated_at: now }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
+      await recordEvents(trx, updated, 'api', [{ type: 'order.deleted', data: {} }], now);
+      return this.notify(trx, { order: updated, source: 'api', shipment: null, delivered: false, recorded: false, stopped: 'deleted' });
+    });
+    this.deps.afterCommit?.(change);
+  }
+
+  private async applyTransition(
+    orderId: string,
+    event: 'delivered' | 'video_recorded' | 'cancelled',
+    source: EventSource,
+    describe: (order: OrderRow, now: Date) => {
+      changes: Partial<Insertable<OrdersTable>>;
+      events: PlannedEvent[];
+      change: Partial<Pick<OrderChange, 'delivered' | 'recorded' | 'stopped'>>;
+      ignoredEvent?: PlannedEvent;
+      /** Apply the changes even when the status does not move (e.g. a video arriving after delivery). */
+      alwaysApply?: boolean;
+    },
+  ): Promise<{ order: OrderRow; changed: boolean }> {
+    const result = await this.db.transaction().execute(async (trx) => {
+      const order = await lockOrder(trx, orderId);
+      const now = this.now();
+      const outcome = transition({ status: order.status as OrderStatus, sent: order.sent_at !== null }, event);
+      const plan = describe(order, now);
+      if (outcome.kind === 'rejected' && !(plan.alwaysApply && order.status !== 'cancelled')) {
+        if (plan.ignoredEvent) {
+          await recordEvents(trx, order, source, [plan.ignoredEvent], now);
+          return { order, change: null };
+        }
+        throw new ConflictError(outcome.reason);
+      }
+      if (outcome.kind === 'unchanged' && !plan.alwaysApply) {
+        if (plan.ignoredEvent) await recordEvents(trx, order, source, [plan.ignoredEvent], now);
+        return { order, change: null };
+      }
+      const updated = await trx
+        .updateTable('orders')
+        .set({ ...plan.changes, updated_at: now })
+        .where('id', '=', order.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordEvents(trx, updated, source, plan.events, now);
+      const change = await this.notify(trx, { order: updated, source, shipment: null, delivered: false, recorded: false, stopped: null, ...plan.change });
+      return { order: updated, change };
+    });
+    if (result.change) this.deps.afterCommit?.(result.change);
+    return { order: result.order, changed: result.change !== null };
+  }
+
+  private async notify(trx: Db, change: OrderChange): Promise<OrderChange> {
+    for (const listener of this.listeners) await listener(trx, change);
+    return change;
+  }
+}
+
+/** Locks the order row for the rest of the transaction: concurrent changes to one order queue up. */
+async function lockOrder(trx: Db, orderId: string, accountId?: string): Promise<OrderRow> {
+  let query = trx.selectFrom('orders').selectAll().where('id', '=', orderId).where('deleted_at', 'is', null);
+  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+  const order = await query.forUpdate().executeTakeFirst();
+  if (!order) throw notFound(orderId);
+  return order;
+}
+
+function notFound(orderId: string): NotFoundError {
+  return new NotFoundError(`No order with id "${orderId}".`);
+}
+
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`s:${seq}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): number {
+  const match = /^s:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match?.[1]) throw new ValidationError('The cursor is not valid.', { cursor: 'must be a next_cursor value from a previous page' });
+  return Number(match[1]);
+}
+
+export { isOrderStatus };

@@ -1,0 +1,137 @@
+import type { Updateable } from 'kysely';
+import type { CarrierCode } from '../carriers/carrier-code.ts';
+import type { OrdersTable } from '../db/schema.ts';
+import { ConflictError, ValidationError, type FieldErrors } from '../errors.ts';
+import type { OrderUpdate } from './request-schemas.ts';
+import type { OrderRow } from './serializer.ts';
+import { transition, type OrderStatus } from './state-machine.ts';
+
+/** A timeline entry the service will record with the change. */
+export interface PlannedEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export type ShipmentChange = { kind: 'set'; carrier: CarrierCode; trackingNumber: string } | { kind: 'cleared' } | null;
+
+export interface UpdatePlan {
+  /** Columns to write; empty when the request changes nothing (then updated_at stays too). */
+  changes: Updateable<OrdersTable>;
+  events: PlannedEvent[];
+  shipment: ShipmentChange;
+  deliveredNow: boolean;
+}
+
+const DETAIL_FIELDS = ['name', 'email', 'recipient_name', 'recipient_email', 'recipient_phone', 'send_method', 'send_trigger', 'send_on', 'video_title', 'price'] as const;
+
+/**
+ * Decides what an update does to an order — pure, so every rule of spec §4 and DESIGN.md §1 is
+ * unit-tested without a database. Throws ConflictError / ValidationError for requests that must
+ * change nothing.
+ */
+export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): UpdatePlan {
+  const status = order.status as OrderStatus;
+  if (status === 'cancelled' && Object.keys(update).length > 0) {
+    throw new ConflictError('The order is cancelled and can no longer be changed.');
+  }
+
+  const changes: Updateable<OrdersTable> = {};
+  const events: PlannedEvent[] = [];
+
+  const changedDetails: string[] = [];
+  for (const field of DETAIL_FIELDS) {
+    const value = update[field];
+    if (value === undefined || sameValue(order[field], value)) continue;
+    (changes as Record<string, unknown>)[field] = value;
+    changedDetails.push(field);
+  }
+
+  const shipment = planShipment(order, update);
+  if (shipment?.kind === 'set') {
+    changes.carrier = shipment.carrier;
+    changes.tracking_number = shipment.trackingNumber;
+    events.push({ type: 'shipment.set', data: { carrier: shipment.carrier, tracking_number: shipment.trackingNumber } });
+  } else if (shipment?.kind === 'cleared') {
+    changes.carrier = null;
+    changes.tracking_number = null;
+    events.push({ type: 'shipment.cleared', data: {} });
+  }
+
+  let deliveredNow = false;
+  if (update.delivered !== undefined) {
+    const outcome = transition({ status, sent: order.sent_at !== null }, 'delivered');
+    if (outcome.kind === 'rejected') throw new ConflictError(outcome.reason);
+    if (outcome.kind === 'moved') {
+      deliveredNow = true;
+      changes.status = outcome.next;
+      changes.delivered = true;
+      changes.delivered_at = now;
+      events.push({ type: 'order.delivered', data: { delivered_at: now.toISOString(), signal: 'delivered_flag' } });
+    }
+  }
+
+  if (changedDetails.length > 0) {
+    const data: Record<string, unknown> = { fields: changedDetails };
+    if (changedDetails.includes('price')) data.price = { from: order.price, to: update.price };
+    events.unshift({ type: 'order.updated', data });
+  }
+
+  const problems = consistencyProblems({ ...order, ...changes } as OrderRow);
+  if (Object.keys(problems).length > 0) throw new ValidationError('The update would leave the order unable to send.', problems);
+
+  if (Object.keys(changes).length > 0) changes.updated_at = now;
+  return { changes, events, shipment, deliveredNow };
+}
+
+/**
+ * Carrier and tracking number travel together (DESIGN.md §1): either may be sent alone when the
+ * other is already stored; after the update both are set or both are null.
+ */
+function planShipment(order: OrderRow, update: OrderUpdate): ShipmentChange {
+  if (update.carrier === undefined && update.tracking_number === undefined) return null;
+
+  const carrier = update.carrier === undefined ? (order.carrier as CarrierCode | null) : update.carrier;
+  const trackingNumber = update.tracking_number === undefined ? order.tracking_number : update.tracking_number;
+
+  if (carrier === null && trackingNumber === null) {
+    if (order.carrier === null) return null;
+    if (order.delivered) throw new ConflictError('The order is already delivered; its shipment can no longer be changed.');
+    return { kind: 'cleared' };
+  }
+  if (carrier === null || trackingNumber === null) {
+    const fields: FieldErrors =
+      carrier === null
+        ? { carrier: 'is required with tracking_number (one of ups, fedex, usps)' }
+        : { tracking_number: 'is required with carrier' };
+    throw new ValidationError('carrier and tracking_number must be set together.', fields);
+  }
+  if (carrier === order.carrier && trackingNumber === order.tracking_number) return null;
+  if (order.delivered) throw new ConflictError('The order is already delivered; its shipment can no longer be changed.');
+  return { kind: 'set', carrier, trackingNumber };
+}
+
+/**
+ * What would stop an order from ever being sent, as field errors. Checked after every create and
+ * update so no request can leave an order that silently never sends.
+ */
+export function consistencyProblems(order: Pick<OrderRow, 'recipient_email' | 'recipient_phone' | 'send_method' | 'send_trigger' | 'send_on'>): FieldErrors {
+  const problems: FieldErrors = {};
+  if (order.recipient_email === null && order.recipient_phone === null) {
+    problems.recipient_email = 'recipient_email or recipient_phone is required';
+  }
+  if ((order.send_method === 'email' || order.send_method === 'email_and_sms') && order.recipient_email === null && order.recipient_phone !== null) {
+    problems.send_method = `"${order.send_method}" needs recipient_email`;
+  }
+  if ((order.send_method === 'sms' || order.send_method === 'email_and_sms') && order.recipient_phone === null && order.recipient_email !== null) {
+    problems.send_method = `"${order.send_method}" needs recipient_phone`;
+  }
+  if (order.send_trigger === 'date' && order.send_on === null) {
+    problems.send_on = 'is required when send_trigger is "date"';
+  }
+  return problems;
+}
+
+function sameValue(current: unknown, next: unknown): boolean {
+  if (current instanceof Date && next instanceof Date) return current.getTime() === next.getTime();
+  return current === next;
+}

@@ -1,0 +1,22 @@
+import type { z } from 'zod';
+import { ValidationError, type FieldErrors } from './errors.ts';
+
+/** Parses a body or throws a ValidationError naming each offending field. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  throw new ValidationError(`The ${what} is not valid.`, fieldErrors(result.error));
+}
+
+export function fieldErrors(error: z.ZodError): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) fields[key] ??= 'is not a field that can be set';
+      continue;
+    }
+    const key = issue.path.length > 0 ? issue.path.map(String).join('.') : '_';
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}

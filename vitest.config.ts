@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Integration tests start real PostgreSQL (PGlite or a server) and Redis; give them room.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    globalSetup: ['test/support/global-setup.ts'],
+  },
+});
