@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { usingRealPostgres } from './support/database.ts';
+import { freePort, runCli, startServerProcess } from './support/processes.ts';
+
+const dirs: string[] = [];
+function tempDataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+// The CLI's two paths to the embedded database are what is under test; with DATABASE_URL set
+// (CI's PostgreSQL pass) both would go straight to the server, so these run on PGlite only.
+describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
+  it('creates and lists accounts when no server is running, printing the key once', async () => {
+    const env = { DATA_DIR: tempDataDir(), LOG_LEVEL: 'silent' };
+    const created = await runCli(['accounts', 'create', '--name', 'Corner Shop', '--revenue-share-bps', '250', '--json'], env);
+    expect(created.code).toBe(0);
+    const credentials = JSON.parse(created.stdout) as { app_id: string; api_key: string };
+    expect(Object.keys(credentials)).toEqual(['app_id', 'api_key']);
+    const listed = await runCli(['accounts', 'list'], env);
+    expect(listed.stdout).toContain(credentials.app_id);
+    expect(listed.stdout).toContain('Corner Shop');
+    expect(listed.stdout).not.toContain(credentials.api_key);
+  });
+
+  it('goes through the running server, whose API then accepts the new credentials', async () => {
+    const port = await freePort();
+    const env = { DATA_DIR: tempDataDir(), PORT: String(port), LOG_LEVEL: 'warn' };
+    const server = await startServerProcess(env);
+    try {
+      const created = await runCli(['accounts', 'create', '--name', 'Live Shop', '--json'], env);
+      expect(created.stderr).toBe('');
+      const { app_id, api_key } = JSON.parse(created.stdout) as { app_id: string; api_key: string };
+      const response = await fetch(`http://127.0.0.1:${port}/v1/orders`, { headers: { Authorization: `Basic ${Buffer.from(`${app_id}:${api_key}`).toString('base64')}` } });
+      expect(response.status).toBe(200);
+      expect(server.output()).not.toContain(api_key);
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+
+  it('explains bad arguments without a stack trace', async () => {
+    const env = { DATA_DIR: tempDataDir() };
+    const missing = await runCli(['accounts', 'create'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('--name');
+    const unknown = await runCli(['frobnicate'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Unknown command');
+    const badShare = await runCli(['accounts', 'create', '--name', 'x', '--revenue-share-bps', '20000'], env);
+    expect(badShare.code).toBe(1);
+    expect(badShare.stderr).toMatch(/revenueShareBps|revenue/);
+    expect(badShare.stderr).not.toMatch(/at .*\.ts:\d+/);
+  });
+});

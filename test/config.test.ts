@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
+
+describe('loadConfig', () => {
+  it('uses the embedded defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 3000, publicUrl: 'http://localhost:3000', databaseUrl: undefined, logLevel: 'info' });
+    expect(config.dataDir.endsWith('/data')).toBe(true);
+  });
+
+  it('derives PUBLIC_URL from PORT and strips a trailing slash from an explicit one', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ PUBLIC_URL: 'https://gifts.example.com/' }).publicUrl).toBe('https://gifts.example.com');
+  });
+
+  it('names every bad setting in one clear error', () => {
+    expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'not a url' })).toThrow(ConfigError);
+    try {
+      loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud' });
+    } catch (error) {
+      expect((error as Error).message).toMatch(/PORT/);
+      expect((error as Error).message).toMatch(/LOG_LEVEL/);
+    }
+  });
+
+  it('never shows the database password in its description', () => {
+    const described = JSON.stringify(describeConfig(loadConfig({ DATABASE_URL: 'postgres://app:s3cret@db:5432/doorstep' })));
+    expect(described).not.toContain('s3cret');
+  });
+});

@@ -1,0 +1,370 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../support/clock.ts';
+import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+
+const SPEC_FIELDS = [
+  'id', 'uuid', 'name', 'email', 'recipient_name', 'recipient_email', 'recipient_phone', 'record_url', 'playback_url',
+  'send_method', 'send_trigger', 'send_on', 'carrier', 'tracking_number', 'delivered', 'video_title', 'video_duration',
+  'video_processed', 'price', 'status', 'created_at', 'updated_at', 'recorded_at', 'delivered_at', 'sent_at', 'viewed_at',
+];
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const VALID_UPS = '1Z5R89390357567127';
+const INVALID_UPS = '1Z1111111111111111';
+
+let app: TestApp;
+let store: TestAccount;
+const clock = new TestClock();
+
+beforeAll(async () => {
+  app = await startTestApp({ now: clock.now });
+  store = await app.createAccount();
+});
+afterAll(() => app.close());
+
+async function newOrder(extra: Record<string, unknown> = {}) {
+  const response = await store.request('POST', '/v1/orders', { ...validOrder, ...extra });
+  expect(response.status).toBe(201);
+  return response.body as Record<string, unknown> & { id: string };
+}
+
+describe('POST /v1/orders', () => {
+  it('creates an order with exactly the spec fields in the spec order', async () => {
+    const response = await store.request('POST', '/v1/orders', validOrder);
+    expect(response.status).toBe(201);
+    expect(Object.keys(response.body)).toEqual(SPEC_FIELDS);
+    expect(response.headers.get('location')).toBe(`/v1/orders/${response.body.id}`);
+    const order = response.body;
+    expect(order).toMatchObject({
+      name: 'Ann Sender', recipient_email: 'bob@example.com', recipient_phone: null, send_method: 'email', send_trigger: 'package',
+      carrier: null, tracking_number: null, delivered: '0', video_processed: '0', video_duration: '0', price: null, status: 'created',
+      send_on: null, recorded_at: null, delivered_at: null, sent_at: null, viewed_at: null,
+    });
+    expect(order.record_url).toBe(`https://doorstep.test/record/${order.uuid}`);
+    expect(order.playback_url).toBe(`https://doorstep.test/watch/${order.uuid}`);
+    expect(order.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(order.created_at).toMatch(TIMESTAMP);
+  });
+
+  it('defaults send_method to sms when only a phone is given, normalizing the phone to E.164', async () => {
+    const order = await newOrder({ recipient_email: undefined, recipient_phone: '+1 (415) 555-0123' });
+    expect(order).toMatchObject({ send_method: 'sms', recipient_phone: '+14155550123', recipient_email: null });
+  });
+
+  it('requires a way to reach the recipient', async () => {
+    const response = await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: undefined });
+    expect(response.status).toBe(422);
+    expect(response.body.error.fields).toHaveProperty('recipient_email');
+  });
+
+  it('names every missing required field', async () => {
+    const response = await store.request('POST', '/v1/orders', {});
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.error.fields).sort()).toEqual(['email', 'name', 'recipient_name']);
+  });
+
+  it('returns the first order again for a retried Idempotency-Key', async () => {
+    const headers = { 'Idempotency-Key': `retry-${Date.now()}` };
+    const first = await store.request('POST', '/v1/orders', validOrder, headers);
+    const again = await store.request('POST', '/v1/orders', validOrder, headers);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('creates one order when the same Idempotency-Key arrives concurrently', async () => {
+    const headers = { 'Idempotency-Key': `race-${Date.now()}` };
+    const responses = await Promise.all(Array.from({ length: 5 }, () => store.request('POST', '/v1/orders', validOrder, headers)));
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(responses.map((r) => r.body.id)).size).toBe(1);
+  });
+
+  it('rejects an Idempotency-Key reused with a different body', async () => {
+    const headers = { 'Idempotency-Key': `reuse-${Date.now()}` };
+    await store.request('POST', '/v1/orders', validOrder, headers);
+    const response = await store.request('POST', '/v1/orders', { ...validOrder, name: 'Someone else' }, headers);
+    expect(response.status).toBe(409);
+  });
+});
+
+describe('PUT /v1/orders/{id} — spec §4', () => {
+  it('stores carrier and a valid tracking number without a warning', async () => {
+    const order = await newOrder();
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: VALID_UPS });
+    expect(response.status).toBe(200);
+    expect(response.body.warning).toBeUndefined();
+    expect(response.body).toMatchObject({ carrier: 'ups', tracking_number: VALID_UPS, status: 'created', delivered: '0' });
+  });
+
+  it('stores an invalid tracking number and puts the warning before the order fields', async () => {
+    const order = await newOrder();
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: INVALID_UPS });
+    expect(response.status).toBe(200);
+    expect(Object.keys(response.body)).toEqual(['warning', ...SPEC_FIELDS]);
+    expect(response.text.startsWith('{"warning":{"type":"request","message":')).toBe(true);
+    expect(response.body.warning.message).toContain('UPS');
+    expect(response.body).toMatchObject({ carrier: 'ups', tracking_number: INVALID_UPS });
+    const events = await store.request('GET', `/v1/orders/${order.id}/events`);
+    expect(events.body.data.map((e: { type: string }) => e.type)).toContain('tracking.warning');
+  });
+
+  it('matches the carrier case-insensitively and normalizes the tracking number', async () => {
+    const order = await newOrder();
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'FedEx', tracking_number: ' 9864 5646 2891 ' });
+    expect(response.body).toMatchObject({ carrier: 'fedex', tracking_number: '986456462891' });
+  });
+
+  it('rejects an unsupported carrier naming the three, and changes nothing', async () => {
+    const order = await newOrder();
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'dhl', tracking_number: '123' });
+    expect(response.status).toBe(422);
+    expect(response.body.error.fields.carrier).toBe('must be one of ups, fedex, usps');
+    const after = await store.request('GET', `/v1/orders/${order.id}`);
+    expect(after.body).toEqual(order);
+  });
+
+  it('accepts a tracking number alone when a carrier is stored, and rejects it when none is', async () => {
+    const order = await newOrder();
+    const alone = await store.request('PUT', `/v1/orders/${order.id}`, { tracking_number: VALID_UPS });
+    expect(alone.status).toBe(422);
+    expect(alone.body.error.fields).toHaveProperty('carrier');
+    await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: INVALID_UPS });
+    const changed = await store.request('PUT', `/v1/orders/${order.id}`, { tracking_number: VALID_UPS });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ carrier: 'ups', tracking_number: VALID_UPS });
+  });
+
+  it('marks delivered with delivered: 1, leaving carrier and tracking null (rules 3 and 4)', async () => {
+    const order = await newOrder();
+    clock.advance(60_000);
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ delivered: '1', status: 'delivered', carrier: null, tracking_number: null });
+    expect(response.body.delivered_at).toMatch(TIMESTAMP);
+    expect(response.body.delivered_at).toBe(response.body.updated_at);
+    expect(response.body.updated_at).not.toBe(order.updated_at);
+  });
+
+  it('treats a second delivered: 1 as a no-op', async () => {
+    const order = await newOrder();
+    const first = await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    clock.advance(60_000);
+    const second = await store.request('PUT', `/v1/orders/${order.id}`, { delivered: true });
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual(first.body);
+  });
+
+  it('refuses to undo delivery', async () => {
+    const order = await newOrder();
+    for (const delivered of [0, '1', 2, false]) {
+      const response = await store.request('PUT', `/v1/orders/${order.id}`, { delivered });
+      expect(response.status).toBe(422);
+      expect(response.body.error.fields.delivered).toMatch(/only 1 is accepted/);
+    }
+  });
+
+  it('refuses to change the shipment of a delivered order', async () => {
+    const order = await newOrder({ carrier: 'ups', tracking_number: VALID_UPS });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'usps', tracking_number: '9400100000000000000000' });
+    expect(response.status).toBe(409);
+    expect(response.body.error.type).toBe('conflict');
+  });
+
+  it('sets the price in integer cents (rule 5) and rejects anything else', async () => {
+    const order = await newOrder();
+    const ok = await store.request('PUT', `/v1/orders/${order.id}`, { price: 550 });
+    expect(ok.body.price).toBe(550);
+    for (const price of [5.5, '550', -1, 100_000_001, true]) {
+      const bad = await store.request('PUT', `/v1/orders/${order.id}`, { price });
+      expect(bad.status, `price ${JSON.stringify(price)}`).toBe(422);
+      expect(bad.body.error.fields.price).toMatch(/integer number of cents/);
+    }
+    const cleared = await store.request('PUT', `/v1/orders/${order.id}`, { price: null });
+    expect(cleared.body.price).toBeNull();
+  });
+
+  it('changes only the fields sent, and updated_at only when something changed', async () => {
+    const order = await newOrder();
+    clock.advance(5_000);
+    const same = await store.request('PUT', `/v1/orders/${order.id}`, { name: order.name });
+    expect(same.body.updated_at).toBe(order.updated_at);
+    clock.advance(5_000);
+    const changed = await store.request('PUT', `/v1/orders/${order.id}`, { recipient_name: 'Robert', recipient_phone: '+442071838750' });
+    expect(changed.body).toEqual({ ...order, recipient_name: 'Robert', recipient_phone: '+442071838750', updated_at: changed.body.updated_at });
+    expect(changed.body.updated_at).not.toBe(order.updated_at);
+  });
+
+  it('updates every customer detail field DESIGN.md lists', async () => {
+    const order = await newOrder();
+    const update = {
+      name: 'Ann B', email: 'annb@example.com', recipient_name: 'Carl', recipient_email: 'carl@example.com', recipient_phone: '+14155550199',
+      send_method: 'email_and_sms', send_trigger: 'date', send_on: '2026-12-24T09:00:00+01:00', video_title: 'Merry Christmas',
+    };
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, update);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ ...update, send_on: '2026-12-24T08:00:00Z' });
+  });
+
+  it('rejects unknown fields, bad e-mails, bad phones and bad enums with one error per field', async () => {
+    const order = await newOrder();
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, {
+      colour: 'red', email: 'not-an-email', recipient_phone: '555-0123', send_method: 'pigeon', send_on: 'tomorrow',
+    });
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.error.fields).sort()).toEqual(['colour', 'email', 'recipient_phone', 'send_method', 'send_on']);
+    const after = await store.request('GET', `/v1/orders/${order.id}`);
+    expect(after.body).toEqual(order);
+  });
+
+  it('refuses a change that would leave the order unable to send', async () => {
+    const order = await newOrder();
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { recipient_email: null });
+    expect(response.status).toBe(422);
+    const smsWithoutPhone = await store.request('PUT', `/v1/orders/${order.id}`, { send_method: 'sms' });
+    expect(smsWithoutPhone.status).toBe(422);
+    expect(smsWithoutPhone.body.error.fields.send_method).toContain('recipient_phone');
+  });
+
+  it('keeps a delivered order delivered when the video is recorded afterwards', async () => {
+    const order = await newOrder();
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await app.services.orders.markRecorded(order.id, { durationTenths: 124 });
+    const after = await store.request('GET', `/v1/orders/${order.id}`);
+    expect(after.body).toMatchObject({ status: 'delivered', video_processed: '1', video_duration: '12.4' });
+    expect(after.body.recorded_at).toMatch(TIMESTAMP);
+  });
+
+  it('moves a recorded order to delivered', async () => {
+    const order = await newOrder();
+    await app.services.orders.markRecorded(order.id, { durationTenths: 90 });
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body).toMatchObject({ status: 'recorded', video_duration: '9' });
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    expect(response.body.status).toBe('delivered');
+  });
+});
+
+describe('bad requests', () => {
+  it('answers malformed JSON with 400', async () => {
+    const order = await newOrder();
+    const response = await app.request('PUT', `/v1/orders/${order.id}`, {
+      rawBody: '{"price": 5',
+      headers: { Authorization: auth(store), 'Content-Type': 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.type).toBe('invalid_json');
+  });
+
+  it('answers a JSON array body with 400', async () => {
+    const order = await newOrder();
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, [1, 2]);
+    expect(response.status).toBe(400);
+  });
+
+  it('answers a non-JSON content type with 415', async () => {
+    const order = await newOrder();
+    const response = await app.request('PUT', `/v1/orders/${order.id}`, {
+      rawBody: 'price=550',
+      headers: { Authorization: auth(store), 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(response.status).toBe(415);
+  });
+
+  it('answers a body over 1 MB with 413', async () => {
+    const order = await newOrder();
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { video_title: 'x'.repeat(1_100_000) });
+    expect(response.status).toBe(413);
+    expect(response.body.error.type).toBe('payload_too_large');
+  });
+
+  it('answers an unknown order with 404', async () => {
+    const response = await store.request('PUT', '/v1/orders/ord_missing', { price: 1 });
+    expect(response.status).toBe(404);
+    expect(response.body.error.type).toBe('not_found');
+  });
+
+  it('hides another account\'s order behind 404 for every verb', async () => {
+    const order = await newOrder();
+    const other = await app.createAccount('Other store');
+    expect((await other.request('GET', `/v1/orders/${order.id}`)).status).toBe(404);
+    expect((await other.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 })).status).toBe(404);
+    expect((await other.request('DELETE', `/v1/orders/${order.id}`)).status).toBe(404);
+    expect((await other.request('GET', `/v1/orders/${order.id}/events`)).status).toBe(404);
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.delivered).toBe('0');
+  });
+
+  it('answers missing or wrong credentials with 401 and WWW-Authenticate', async () => {
+    const none = await app.request('GET', '/v1/orders');
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Basic/);
+    const wrongKey = await app.request('GET', '/v1/orders', { headers: { Authorization: `Basic ${Buffer.from(`${store.appId}:nope`).toString('base64')}` } });
+    expect(wrongKey.status).toBe(401);
+    const unknownApp = await app.request('GET', '/v1/orders', { headers: { Authorization: `Basic ${Buffer.from('app_nobody:x').toString('base64')}` } });
+    expect(unknownApp.status).toBe(401);
+    expect(JSON.stringify(wrongKey.body)).not.toContain(store.apiKey);
+  });
+
+  it('answers an unsupported method with 405', async () => {
+    const order = await newOrder();
+    const response = await store.request('PATCH', `/v1/orders/${order.id}`, { price: 1 });
+    expect(response.status).toBe(405);
+    expect(response.body.error.type).toBe('method_not_allowed');
+  });
+
+  it('echoes a request id on every response', async () => {
+    const response = await app.request('GET', '/healthz', { headers: { 'X-Request-Id': 'trace-123' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('trace-123');
+  });
+});
+
+describe('reading, listing and deleting', () => {
+  it('pages through orders newest first with a cursor, and filters by status and delivered', async () => {
+    const account = await app.createAccount('Pager');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await account.request('POST', '/v1/orders', validOrder)).body.id);
+    await account.request('PUT', `/v1/orders/${ids[1]}`, { delivered: 1 });
+
+    const first = await account.request('GET', '/v1/orders?limit=2');
+    expect(first.body.data.map((o: { id: string }) => o.id)).toEqual([ids[4], ids[3]]);
+    expect(first.body.has_more).toBe(true);
+    const second = await account.request('GET', `/v1/orders?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body.data.map((o: { id: string }) => o.id)).toEqual([ids[2], ids[1]]);
+    const third = await account.request('GET', `/v1/orders?limit=2&cursor=${second.body.next_cursor}`);
+    expect(third.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect(third.body.data.map((o: { id: string }) => o.id)).toEqual([ids[0]]);
+
+    const delivered = await account.request('GET', '/v1/orders?delivered=1');
+    expect(delivered.body.data.map((o: { id: string }) => o.id)).toEqual([ids[1]]);
+    const created = await account.request('GET', '/v1/orders?status=created&limit=100');
+    expect(created.body.data).toHaveLength(4);
+  });
+
+  it('rejects bad list parameters', async () => {
+    for (const query of ['limit=0', 'limit=101', 'status=lost', 'delivered=yes', 'cursor=%%%', 'sort=asc']) {
+      const response = await store.request('GET', `/v1/orders?${query}`);
+      expect(response.status, query).toBe(422);
+    }
+  });
+
+  it('deletes an order: 204, then gone from the API', async () => {
+    const order = await newOrder();
+    expect((await store.request('DELETE', `/v1/orders/${order.id}`)).status).toBe(204);
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).status).toBe(404);
+    expect((await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 })).status).toBe(404);
+  });
+
+  it('keeps the order\'s timeline oldest first with each change\'s source', async () => {
+    const order = await newOrder();
+    await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: VALID_UPS });
+    await store.request('PUT', `/v1/orders/${order.id}`, { price: 999 });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const events = await store.request('GET', `/v1/orders/${order.id}/events`);
+    expect(events.body.data.map((e: { type: string }) => e.type)).toEqual(['order.created', 'shipment.set', 'order.updated', 'order.delivered']);
+    expect(events.body.data.every((e: { source: string; created_at: string }) => e.source === 'api' && TIMESTAMP.test(e.created_at))).toBe(true);
+  });
+});
+
+function auth(account: TestAccount): string {
+  return `Basic ${Buffer.from(`${account.appId}:${account.apiKey}`).toString('base64')}`;
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { ConflictError, ValidationError } from '../../src/errors.ts';
+import { orderUpdateSchema } from '../../src/orders/request-schemas.ts';
+import type { OrderRow } from '../../src/orders/serializer.ts';
+import { planUpdate } from '../../src/orders/update-plan.ts';
+
+const now = new Date('2026-12-05T12:00:00Z');
+const base: OrderRow = {
+  id: 'ord_1', seq: 1, account_id: 'acc_1', uuid: 'u', status: 'recorded', name: 'Ann', email: 'ann@example.com',
+  recipient_name: 'Bob', recipient_email: 'bob@example.com', recipient_phone: null, send_method: 'email', send_trigger: 'package',
+  send_on: null, carrier: null, tracking_number: null, delivered: false, video_title: 'Hi', video_duration_tenths: 0,
+  video_processed: true, price: null, created_at: new Date('2026-12-01T00:00:00Z'), updated_at: new Date('2026-12-01T00:00:00Z'),
+  recorded_at: null, delivered_at: null, sent_at: null, viewed_at: null, cancelled_at: null, deleted_at: null,
+};
+const plan = (order: Partial<OrderRow>, body: unknown) => planUpdate({ ...base, ...order }, orderUpdateSchema.parse(body), now);
+
+describe('planUpdate', () => {
+  it('sets a shipment and records it on the timeline', () => {
+    const result = plan({}, { carrier: 'UPS', tracking_number: '1z 5r8 9390357567127' });
+    expect(result.shipment).toEqual({ kind: 'set', carrier: 'ups', trackingNumber: '1Z5R89390357567127' });
+    expect(result.changes).toMatchObject({ carrier: 'ups', tracking_number: '1Z5R89390357567127', updated_at: now });
+    expect(result.events.map((e) => e.type)).toEqual(['shipment.set']);
+  });
+
+  it('does nothing when the same shipment is sent again', () => {
+    const result = plan({ carrier: 'ups', tracking_number: 'X1' }, { carrier: 'ups', tracking_number: 'x1' });
+    expect(result.shipment).toBeNull();
+    expect(result.changes).toEqual({});
+  });
+
+  it('clears a shipment when both are sent as null', () => {
+    const result = plan({ carrier: 'ups', tracking_number: 'X1' }, { carrier: null, tracking_number: null });
+    expect(result.shipment).toEqual({ kind: 'cleared' });
+    expect(result.changes).toMatchObject({ carrier: null, tracking_number: null });
+  });
+
+  it('rejects half a shipment', () => {
+    expect(() => plan({}, { tracking_number: 'X1' })).toThrow(ValidationError);
+    expect(() => plan({ carrier: 'ups', tracking_number: 'X1' }, { carrier: null })).toThrow(ValidationError);
+  });
+
+  it('delivers: status, flag and time together', () => {
+    const result = plan({}, { delivered: 1 });
+    expect(result.deliveredNow).toBe(true);
+    expect(result.changes).toMatchObject({ status: 'delivered', delivered: true, delivered_at: now, updated_at: now });
+  });
+
+  it('applies a shipment and delivery sent together, shipment first', () => {
+    const result = plan({}, { carrier: 'usps', tracking_number: '9400100000000000000000', delivered: 1 });
+    expect(result.events.map((e) => e.type)).toEqual(['shipment.set', 'order.delivered']);
+  });
+
+  it('refuses to change the shipment of a delivered order', () => {
+    expect(() => plan({ status: 'delivered', delivered: true, delivered_at: now, carrier: 'ups', tracking_number: 'A' }, { tracking_number: 'B' })).toThrow(ConflictError);
+  });
+
+  it('refuses any change to a cancelled order', () => {
+    expect(() => plan({ status: 'cancelled' }, { price: 1 })).toThrow(ConflictError);
+  });
+
+  it('records which details changed, with the price change in full', () => {
+    const result = plan({ price: 100 }, { price: 550, video_title: 'New' });
+    expect(result.events[0]).toEqual({ type: 'order.updated', data: { fields: ['video_title', 'price'], price: { from: 100, to: 550 } } });
+  });
+
+  it('requires send_on for date-triggered sending', () => {
+    expect(() => plan({}, { send_trigger: 'date' })).toThrow(ValidationError);
+    expect(plan({}, { send_trigger: 'date', send_on: '2026-12-24T09:00:00Z' }).changes.send_on).toEqual(new Date('2026-12-24T09:00:00Z'));
+  });
+});

@@ -1,0 +1,82 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAccount } from '../../src/accounts/accounts.ts';
+import { createHttpApp, createServices, type ServiceOverrides, type Services } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { openTestDatabase } from './database.ts';
+
+export interface TestAccount {
+  id: string;
+  appId: string;
+  apiKey: string;
+  /** Sends a request with this account's Basic credentials. */
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or undefined for an empty body. */
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests inspect arbitrary JSON
+  /** The raw body text, for asserting exact field order. */
+  text: string;
+}
+
+export interface TestApp {
+  baseUrl: string;
+  services: Services;
+  createAccount(name?: string): Promise<TestAccount>;
+  request(method: string, path: string, options?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+/** The real HTTP app on a real port over a real database — nothing of ours is mocked. */
+export async function startTestApp(overrides: ServiceOverrides & { env?: Record<string, string> } = {}): Promise<TestApp> {
+  const database = await openTestDatabase();
+  const config = loadConfig({ PUBLIC_URL: 'https://doorstep.test', LOG_LEVEL: 'silent', ...overrides.env });
+  const services = createServices(config, createLogger('silent'), database, overrides);
+  const server = http.createServer(createHttpApp(services).callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const request: TestApp['request'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    let body: string | Buffer | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+  };
+
+  return {
+    baseUrl,
+    services,
+    request,
+    async createAccount(name = 'Test store') {
+      const { account, apiKey } = await createAccount(database.db, { name });
+      const authorization = `Basic ${Buffer.from(`${account.appId}:${apiKey}`).toString('base64')}`;
+      return {
+        id: account.id,
+        appId: account.appId,
+        apiKey,
+        request: (method, path, body, headers = {}) => request(method, path, { body, headers: { Authorization: authorization, ...headers } }),
+      };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.close();
+    },
+  };
+}
+
+export const validOrder = {
+  name: 'Ann Sender',
+  email: 'ann@example.com',
+  recipient_name: 'Bob Recipient',
+  recipient_email: 'bob@example.com',
+};
