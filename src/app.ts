@@ -1,14 +1,21 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Config } from './config.ts';
+import type { CarrierCode } from './carriers/carrier-code.ts';
+import { carrierVerifier } from './carriers/carrier-verifier.ts';
+import { createCarrierClients } from './carriers/clients.ts';
+import type { CarrierClient } from './carriers/clients/types.ts';
+import { createCarrierSandbox, type CarrierSandbox } from './carriers/sandbox/index.ts';
 import type { DatabaseHandle } from './db/database.ts';
-import { formatVerifier } from './carriers/format-verifier.ts';
 import { basicAuth } from './http/basic-auth.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestContext } from './http/request-context.ts';
 import type { Logger } from './logger.ts';
 import { orderRoutes } from './orders/routes.ts';
 import { OrderService, type TrackingNumberVerifier } from './orders/service.ts';
+import { TrackingPoller } from './tracking/poller.ts';
+import { DEMO_POLL_INTERVAL_MS, type ScheduleOptions } from './tracking/schedule.ts';
+import { trackingListener } from './tracking/trackings.ts';
 
 /** Everything the processes share, built once by the composition root. */
 export interface Services {
@@ -16,26 +23,57 @@ export interface Services {
   logger: Logger;
   database: DatabaseHandle;
   orders: OrderService;
+  poller: TrackingPoller;
+  carriers: Record<CarrierCode, CarrierClient>;
+  /** Carriers without credentials; they run against `carrierSandbox`. */
+  sandboxedCarriers: CarrierCode[];
+  /** The fake carrier APIs, mounted at /sandbox, when any carrier lacks credentials. */
+  carrierSandbox: CarrierSandbox | null;
 }
 
 export interface ServiceOverrides {
   verifier?: TrackingNumberVerifier;
   now?: () => Date;
+  /** Where sandboxed carriers are reached; default: this server's own /sandbox. */
+  sandboxBaseUrl?: string;
+  /** Poll cadence for sandboxed carriers (the demo profile); default 5 s. */
+  sandboxPollIntervalMs?: number;
 }
 
 export function createServices(config: Config, logger: Logger, database: DatabaseHandle, overrides: ServiceOverrides = {}): Services {
+  const now = overrides.now ?? (() => new Date());
+  const sandboxBaseUrl = overrides.sandboxBaseUrl ?? `http://127.0.0.1:${config.port}/sandbox`;
+  const { clients, sandboxed } = createCarrierClients(config, sandboxBaseUrl, logger);
+  const demo: ScheduleOptions = { profile: 'demo', demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS };
+  const schedules = { ups: {}, fedex: {}, usps: {}, ...Object.fromEntries(sandboxed.map((carrier) => [carrier, demo])) } as Record<CarrierCode, ScheduleOptions>;
+
   const orders = new OrderService({
     db: database.db,
-    verifier: overrides.verifier ?? formatVerifier,
-    ...(overrides.now ? { now: overrides.now } : {}),
+    verifier: overrides.verifier ?? carrierVerifier(clients, { timeoutMs: config.carrierValidationTimeoutMs, logger }),
+    now,
+    listeners: [trackingListener({ now, schedules })],
   });
-  return { config, logger, database, orders };
+  const poller = new TrackingPoller({ db: database.db, orders, clients, schedules, logger, now });
+  const carrierSandbox = sandboxed.length > 0 ? createCarrierSandbox() : null;
+  return { config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox };
 }
 
-/** The public HTTP application: health check, then the authenticated /v1 API. */
+/** The public HTTP application: health check, the authenticated /v1 API, and the carrier sandbox. */
 export function createHttpApp(services: Services): Koa {
   const app = new Koa({ proxy: false });
   app.use(requestContext(services.logger));
+
+  // The sandbox is a separate app that speaks the carriers' own formats (and error shapes), so it
+  // is handed the raw request before our API's error handling and auth.
+  const sandbox = services.carrierSandbox?.app.callback();
+  if (sandbox) {
+    app.use(async (ctx, next) => {
+      if (!ctx.path.startsWith('/sandbox/')) return next();
+      ctx.respond = false;
+      await sandbox(ctx.req, ctx.res);
+    });
+  }
+
   app.use(errorHandler);
 
   const health = new Router();

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import type { CarrierCode } from './carriers/carrier-code.ts';
 
 /**
  * Every setting the service reads from its environment, validated once at start.
@@ -22,7 +23,27 @@ const environmentSchema = z.object({
   DATA_DIR: z.string().trim().min(1).default('./data'),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   REDIS_URL: optionalUrl,
+  ...carrierSettings('UPS', 'https://onlinetools.ups.com'),
+  ...carrierSettings('FEDEX', 'https://apis.fedex.com'),
+  ...carrierSettings('USPS', 'https://apis.usps.com'),
+  CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
+  WORKERS: z.enum(['on', 'off']).default('on'),
 });
+
+function carrierSettings<P extends string>(prefix: P, defaultBaseUrl: string) {
+  return {
+    [`${prefix}_BASE_URL`]: z.url().default(defaultBaseUrl),
+    [`${prefix}_CLIENT_ID`]: z.string().trim().optional(),
+    [`${prefix}_CLIENT_SECRET`]: z.string().trim().optional(),
+  } as Record<`${P}_BASE_URL`, z.ZodDefault<z.ZodURL>> & Record<`${P}_CLIENT_ID` | `${P}_CLIENT_SECRET`, z.ZodOptional<z.ZodString>>;
+}
+
+/** A carrier's API credentials; absent → that carrier runs against the built-in sandbox. */
+export interface CarrierCredentials {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
 
 export interface Config {
   port: number;
@@ -33,6 +54,11 @@ export interface Config {
   dataDir: string;
   logLevel: (typeof logLevels)[number];
   redisUrl: string | undefined;
+  carriers: Record<CarrierCode, CarrierCredentials | null>;
+  /** How long PUT waits for the carrier to validate a tracking number before answering with a warning. */
+  carrierValidationTimeoutMs: number;
+  /** `off` runs the web server alone (production splits web and worker processes). */
+  workers: boolean;
 }
 
 export class ConfigError extends Error {
@@ -53,7 +79,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(value.DATA_DIR),
     logLevel: value.LOG_LEVEL,
     redisUrl: value.REDIS_URL,
+    carriers: {
+      ups: credentials(value.UPS_BASE_URL, value.UPS_CLIENT_ID, value.UPS_CLIENT_SECRET),
+      fedex: credentials(value.FEDEX_BASE_URL, value.FEDEX_CLIENT_ID, value.FEDEX_CLIENT_SECRET),
+      usps: credentials(value.USPS_BASE_URL, value.USPS_CLIENT_ID, value.USPS_CLIENT_SECRET),
+    },
+    carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
+    workers: value.WORKERS === 'on',
   };
+}
+
+function credentials(baseUrl: string, clientId: string | undefined, clientSecret: string | undefined): CarrierCredentials | null {
+  return clientId && clientSecret ? { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, clientSecret } : null;
 }
 
 /** A view of the configuration that is safe to log: credentials inside URLs are masked. */
@@ -65,6 +102,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     dataDir: config.dataDir,
     redis: config.redisUrl ? redactUrl(config.redisUrl) : 'private redis-server child process',
     logLevel: config.logLevel,
+    carriers: Object.fromEntries(Object.entries(config.carriers).map(([code, c]) => [code, c ? c.baseUrl : 'sandbox'])),
+    workers: config.workers,
   };
 }
 

@@ -1,14 +1,17 @@
 import http from 'node:http';
+import path from 'node:path';
+import { startWorkers, type RunningWorkers } from '../jobs/workers.ts';
 import { startAdminSocket } from './admin/socket.ts';
 import { createHttpApp, createServices } from './app.ts';
 import { ConfigError, describeConfig, loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { openConfiguredDatabase } from './db/open.ts';
 import { createLogger } from './logger.ts';
+import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from './redis/private-redis.ts';
 
 /**
  * `npm start`: the whole system in one process on embedded defaults — web server, admin socket
- * for the CLI, and (from the tracking issue on) the workers. Production runs the same pieces as
+ * for the CLI, a private redis-server, the carrier sandbox and the BullMQ workers. Production runs the same pieces as
  * separate web and worker processes.
  */
 async function main(): Promise<void> {
@@ -19,6 +22,12 @@ async function main(): Promise<void> {
   const database = await openConfiguredDatabase(config);
   const services = createServices(config, logger, database);
   const adminSocket = database.kind === 'pglite' ? await startAdminSocket(config.dataDir, database.db, logger) : null;
+  if (services.sandboxedCarriers.length > 0) {
+    logger.warn(
+      { carriers: services.sandboxedCarriers, control: `${config.publicUrl}/sandbox/carriers/{carrier}/packages/{tracking_number}/events` },
+      'no credentials for these carriers: they run against the built-in sandbox (fake carrier APIs), polled every few seconds',
+    );
+  }
 
   const server = http.createServer(createHttpApp(services).callback());
   // Slow clients must not hold sockets forever (a slowloris guard); uploads get the request timeout.
@@ -26,6 +35,13 @@ async function main(): Promise<void> {
   server.requestTimeout = 300_000;
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   logger.info({ url: config.publicUrl, port: config.port }, `Doorstep is listening on ${config.publicUrl}`);
+
+  let redis: PrivateRedis | null = null;
+  let workers: RunningWorkers | null = null;
+  if (config.workers) {
+    redis = config.redisUrl ? null : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);
+    workers = await startWorkers(services, { redisUrl: config.redisUrl ?? redis!.url });
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -36,6 +52,8 @@ async function main(): Promise<void> {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    await workers?.close();
+    await redis?.stop();
     await adminSocket?.close();
     await database.close();
     logger.info('stopped');
@@ -45,7 +63,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof RedisNotInstalledError) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`Doorstep failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);

@@ -1,5 +1,6 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as foundation from './migrations/001-foundation.ts';
+import * as tracking from './migrations/002-tracking.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -7,6 +8,7 @@ import * as foundation from './migrations/001-foundation.ts';
  */
 const migrations: Record<string, Migration> = {
   '001-foundation': foundation,
+  '002-tracking': tracking,
 };
 
 const provider: MigrationProvider = {

@@ -68,7 +68,35 @@ export interface IdempotencyKeysTable {
   created_at: CreatedAt;
 }
 
+export interface TrackingsTable {
+  order_id: string;
+  account_id: string;
+  carrier: string;
+  tracking_number: string;
+  /** The carrier's normalized status at the last successful poll; null before the first. */
+  status: string | null;
+  description: string | null;
+  started_at: Timestamp;
+  last_polled_at: Timestamp | null;
+  last_changed_at: Timestamp | null;
+  last_event_at: Timestamp | null;
+  delivered_at: Timestamp | null;
+  estimated_delivery_at: Timestamp | null;
+  estimated_window_start_at: Timestamp | null;
+  consecutive_errors: Generated<number>;
+  rate_limited_until: Timestamp | null;
+  poll_count: Generated<number>;
+  /** Null when tracking has stopped; `stopped_reason` says why. */
+  next_poll_at: Timestamp | null;
+  stopped_reason: string | null;
+  /** Set while a claimed batch is in flight; a stale batch job whose token no longer matches does nothing. */
+  lease_token: string | null;
+  lease_until: Timestamp | null;
+  updated_at: Timestamp;
+}
+
 export interface Database {
+  trackings: TrackingsTable;
   accounts: AccountsTable;
   orders: OrdersTable;
   order_events: OrderEventsTable;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { TestClock } from '../support/clock.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
@@ -16,7 +17,9 @@ let store: TestAccount;
 const clock = new TestClock();
 
 beforeAll(async () => {
-  app = await startTestApp({ now: clock.now });
+  // Format validation only: asking the carrier is covered by test/tracking; here the spec's
+  // order fields and rules are under test.
+  app = await startTestApp({ now: clock.now, verifier: formatVerifier });
   store = await app.createAccount();
 });
 afterAll(() => app.close());

@@ -34,11 +34,13 @@ export interface TestApp {
 /** The real HTTP app on a real port over a real database — nothing of ours is mocked. */
 export async function startTestApp(overrides: ServiceOverrides & { env?: Record<string, string> } = {}): Promise<TestApp> {
   const database = await openTestDatabase();
-  const config = loadConfig({ PUBLIC_URL: 'https://doorstep.test', LOG_LEVEL: 'silent', ...overrides.env });
-  const services = createServices(config, createLogger('silent'), database, overrides);
-  const server = http.createServer(createHttpApp(services).callback());
+  // Listen first so the app's own /sandbox (the fake carriers) can be the carriers' base URL.
+  const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = loadConfig({ PUBLIC_URL: 'https://doorstep.test', LOG_LEVEL: 'silent', ...overrides.env });
+  const services = createServices(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), database, { sandboxBaseUrl: `${baseUrl}/sandbox`, ...overrides });
+  server.on('request', createHttpApp(services).callback());
 
   const request: TestApp['request'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };

@@ -1,0 +1,227 @@
+/**
+ * A virtual-clock simulation of a fleet being polled. A claimer wakes every minute, takes every package
+ * whose poll is due, groups them by carrier and sends FedEx numbers 30 per request, USPS 35 per request
+ * and UPS one per request (NOTES.md). Each polled package sees the carrier's truthful answer at that
+ * minute, the policy under test decides its next poll, and the simulation counts requests and measures
+ * detection lag = first poll that sees "delivered" − actual delivery.
+ */
+import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
+import type { PollDecision, TrackingState } from '../../src/tracking/schedule.ts';
+import type { Journey } from './journey.ts';
+import { seededRandom } from './prng.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export type Policy = (state: TrackingState, now: Date) => PollDecision;
+
+export const CARRIERS: readonly CarrierCode[] = ['ups', 'fedex', 'usps'];
+/** Numbers per tracking request (NOTES.md): UPS 1, FedEx 30, USPS v3r2 35. */
+export const BATCH_SIZES: Readonly<Record<CarrierCode, number>> = { ups: 1, fedex: 30, usps: 35 };
+
+export interface SimulationOptions {
+  batchSizes?: Readonly<Record<CarrierCode, number>>;
+  /** Share of requests that fail with a 5xx/timeout (assumption: 0.5%), failing every number in them. */
+  errorRate?: number;
+  seed?: number;
+  /** How often the claimer wakes. */
+  tickMs?: number;
+}
+
+export interface SimulationResult {
+  packages: number;
+  /** Packages the recipient received (delivered, or collected from a pickup point). */
+  delivered: number;
+  deliveredByCarrier: Record<CarrierCode, number>;
+  /** Detection lag of each delivered package in ms, NaN when the policy never saw the delivery. */
+  lagMs: Float64Array;
+  /** Unbatched requests: one per package per poll. */
+  polls: number;
+  pollsByCarrier: Record<CarrierCode, number>;
+  /** Requests after batching due packages of a carrier into one request. */
+  requestsByCarrier: Record<CarrierCode, number>;
+  /** Claims (claimer wake-ups) that found at least one due package of the carrier. */
+  claimsByCarrier: Record<CarrierCode, number>;
+  peakRequestsPerHour: Record<CarrierCode, number>;
+  /** Polls per package, for breakdowns by journey. */
+  pollsByPackage: Int32Array;
+  /** Polls by the status the schedule acted on (what it knew before the poll). */
+  pollsByStatus: Record<string, number>;
+  stops: Record<'delivered' | 'expired' | 'returned', number>;
+  /** Packages still scheduled when the simulation ended (a policy that never stops). */
+  unfinished: number;
+}
+
+export function simulate(journeys: readonly Journey[], policy: Policy, options: SimulationOptions = {}): SimulationResult {
+  const batchSizes = options.batchSizes ?? BATCH_SIZES;
+  const errorRate = options.errorRate ?? 0.005;
+  const tick = options.tickMs ?? MINUTE;
+  const errors = seededRandom((options.seed ?? 1) ^ 0x5eed5eed);
+
+  const n = journeys.length;
+  const states: TrackingState[] = [];
+  const snapshotIndex = new Int32Array(n).fill(-1);
+  const lagMs = new Float64Array(n).fill(Number.NaN);
+  const pollsByPackage = new Int32Array(n);
+  const result: SimulationResult = {
+    packages: n,
+    delivered: 0,
+    deliveredByCarrier: { ups: 0, fedex: 0, usps: 0 },
+    lagMs,
+    polls: 0,
+    pollsByCarrier: { ups: 0, fedex: 0, usps: 0 },
+    requestsByCarrier: { ups: 0, fedex: 0, usps: 0 },
+    claimsByCarrier: { ups: 0, fedex: 0, usps: 0 },
+    peakRequestsPerHour: { ups: 0, fedex: 0, usps: 0 },
+    pollsByPackage,
+    pollsByStatus: {},
+    stops: { delivered: 0, expired: 0, returned: 0 },
+    unfinished: 0,
+  };
+  const requestsPerHour: Record<CarrierCode, Map<number, number>> = { ups: new Map(), fedex: new Map(), usps: new Map() };
+  const queue = new DueQueue();
+  const ceilTick = (at: number): number => Math.ceil(at / tick) * tick;
+
+  let endMs = 0;
+  for (let i = 0; i < n; i++) {
+    const journey = journeys[i]!;
+    if (journey.deliveredAt !== null) {
+      result.delivered++;
+      result.deliveredByCarrier[journey.carrier]++;
+    }
+    endMs = Math.max(endMs, journey.startedAt + 120 * DAY);
+    const state: TrackingState = {
+      status: null,
+      startedAt: new Date(journey.startedAt),
+      lastPolledAt: null,
+      lastChangedAt: null,
+      estimatedDeliveryAt: null,
+      estimatedWindowStartAt: null,
+      consecutiveErrors: 0,
+      rateLimitedUntil: null,
+      ...(journey.offsetKnown ? { utcOffsetMinutes: journey.destinationOffsetMinutes } : {}),
+    };
+    states.push(state);
+    // Tracking starts when the number is set: the caller asks the schedule right then.
+    const decision = policy(state, new Date(journey.startedAt));
+    if (decision.kind === 'poll') queue.push(ceilTick(Math.max(decision.at.getTime(), journey.startedAt)), i);
+  }
+
+  const due: Record<CarrierCode, number[]> = { ups: [], fedex: [], usps: [] };
+  let now = 0;
+
+  const pollOne = (i: number, failed: boolean): void => {
+    const journey = journeys[i]!;
+    const state = states[i]!;
+    const known = state.status ?? 'none';
+    result.pollsByStatus[known] = (result.pollsByStatus[known] ?? 0) + 1;
+    result.polls++;
+    result.pollsByCarrier[journey.carrier]++;
+    pollsByPackage[i]!++;
+    state.lastPolledAt = new Date(now);
+    if (failed) {
+      state.consecutiveErrors++;
+    } else {
+      let k = snapshotIndex[i]!;
+      const snapshots = journey.snapshots;
+      while (k + 1 < snapshots.length && snapshots[k + 1]!.at <= now) k++;
+      snapshotIndex[i] = k;
+      const snapshot = snapshots[k]!;
+      state.status = snapshot.status;
+      state.lastChangedAt = new Date(snapshot.at);
+      state.estimatedDeliveryAt = snapshot.estimatedDeliveryAt === null ? null : new Date(snapshot.estimatedDeliveryAt);
+      state.estimatedWindowStartAt = snapshot.windowStartAt === null ? null : new Date(snapshot.windowStartAt);
+      state.consecutiveErrors = 0;
+      if (snapshot.status === 'delivered' && Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null) lagMs[i] = now - journey.deliveredAt;
+    }
+    const decision = policy(state, new Date(now));
+    if (decision.kind === 'stop') result.stops[decision.reason]++;
+    else queue.push(ceilTick(Math.max(decision.at.getTime(), now + 1)), i);
+  };
+  while (queue.size > 0) {
+    now = Math.max(now + tick, ceilTick(queue.peekDue()));
+    if (now > endMs) {
+      result.unfinished = queue.size;
+      break;
+    }
+    while (queue.size > 0 && queue.peekDue() <= now) {
+      const i = queue.pop();
+      due[journeys[i]!.carrier].push(i);
+    }
+    for (const carrier of CARRIERS) {
+      const list = due[carrier];
+      if (list.length === 0) continue;
+      const requests = Math.ceil(list.length / batchSizes[carrier]);
+      result.requestsByCarrier[carrier] += requests;
+      result.claimsByCarrier[carrier]++;
+      const hour = Math.floor(now / HOUR);
+      const perHour = requestsPerHour[carrier];
+      perHour.set(hour, (perHour.get(hour) ?? 0) + requests);
+      const batchSize = batchSizes[carrier];
+      for (let from = 0; from < list.length; from += batchSize) {
+        // A 5xx or timeout fails the whole request, so every package in it retries together.
+        const failed = errors.chance(errorRate);
+        for (const i of list.slice(from, from + batchSize)) pollOne(i, failed);
+      }
+      list.length = 0;
+    }
+  }
+  for (const carrier of CARRIERS) result.peakRequestsPerHour[carrier] = Math.max(0, ...requestsPerHour[carrier].values());
+  return result;
+}
+
+/** A binary min-heap of (due time, package index). Ties pop in heap order, which is deterministic. */
+class DueQueue {
+  private dues: number[] = [];
+  private ids: number[] = [];
+
+  get size(): number {
+    return this.dues.length;
+  }
+
+  peekDue(): number {
+    return this.dues[0]!;
+  }
+
+  push(due: number, id: number): void {
+    const dues = this.dues;
+    const ids = this.ids;
+    let at = dues.length;
+    dues.push(due);
+    ids.push(id);
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (dues[parent]! <= due) break;
+      dues[at] = dues[parent]!;
+      ids[at] = ids[parent]!;
+      at = parent;
+    }
+    dues[at] = due;
+    ids[at] = id;
+  }
+
+  pop(): number {
+    const dues = this.dues;
+    const ids = this.ids;
+    const top = ids[0]!;
+    const lastDue = dues.pop()!;
+    const lastId = ids.pop()!;
+    const size = dues.length;
+    if (size === 0) return top;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= size) break;
+      const right = left + 1;
+      const child = right < size && dues[right]! < dues[left]! ? right : left;
+      if (dues[child]! >= lastDue) break;
+      dues[at] = dues[child]!;
+      ids[at] = ids[child]!;
+      at = child;
+    }
+    dues[at] = lastDue;
+    ids[at] = lastId;
+    return top;
+  }
+}

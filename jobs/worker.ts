@@ -1,0 +1,34 @@
+import { createServices } from '../src/app.ts';
+import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
+import { openConfiguredDatabase } from '../src/db/open.ts';
+import { createLogger } from '../src/logger.ts';
+import { startWorkers } from './workers.ts';
+
+/**
+ * `npm run worker`: the BullMQ workers alone, for production where web and worker processes scale
+ * separately. Needs DATABASE_URL and REDIS_URL: the embedded PGlite and private Redis belong to
+ * `npm start`'s single process.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.databaseUrl || !config.redisUrl) {
+    throw new ConfigError('npm run worker needs DATABASE_URL and REDIS_URL (the embedded defaults live inside `npm start`).');
+  }
+  const logger = createLogger(config.logLevel).child({ process: 'worker' });
+  logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
+  const database = await openConfiguredDatabase(config);
+  const services = createServices(config, logger, database);
+  const workers = await startWorkers(services, { redisUrl: config.redisUrl });
+  const stop = async (signal: string) => {
+    logger.info({ signal }, 'shutting down worker');
+    await workers.close();
+    await database.close();
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,95 @@
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Services } from '../src/app.ts';
+import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts';
+import { createRedisConnection } from '../src/redis/connection.ts';
+import { claimTrackingProcessor } from './claim-tracking.ts';
+import { pollTrackingBatchProcessor } from './poll-tracking-batch.ts';
+import { CARRIER_LIMITS, CLAIM_EVERY_MS, DEFAULT_JOB_OPTIONS, SANDBOX_LIMIT, TRACKING_CLAIM_QUEUE, trackingQueueName } from './queues.ts';
+
+export interface RunningWorkers {
+  close(): Promise<void>;
+  /** Re-creates the schedulers (what the reconciler does every minute); exposed for tests. */
+  reconcile(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  redisUrl: string;
+  /** Key prefix, so test runs sharing one Redis never see each other's jobs. */
+  prefix?: string;
+  /** Override of the claim cadence (tests). */
+  claimEveryMs?: number;
+  /** How often the reconciler re-asserts the schedulers; default one minute. */
+  reconcileEveryMs?: number;
+}
+
+/**
+ * Starts every BullMQ worker of the system in this process. Redis holds only queue state: the
+ * packages to poll and when are rows in PostgreSQL, so the reconciler — re-asserting the
+ * repeatable claim jobs every minute — is all it takes to recover from a Redis that lost its data.
+ */
+export async function startWorkers(services: Services, options: WorkerOptions): Promise<RunningWorkers> {
+  const { logger } = services;
+  const prefix = options.prefix ?? 'doorstep';
+  let lastRedisError = 0;
+  const onRedisError = (error: Error) => {
+    // A Redis outage produces an error per reconnect attempt; one line every 10 s is enough.
+    if (Date.now() - lastRedisError < 10_000) return;
+    lastRedisError = Date.now();
+    logger.warn({ err: error }, 'redis connection error; work pauses until it is back (nothing is lost: PostgreSQL holds the schedule)');
+  };
+  // BullMQ does not close connections it was handed, so we keep them and close them ourselves.
+  const connections: Redis[] = [];
+  const connection = (): ConnectionOptions => {
+    const redis = createRedisConnection(options.redisUrl, 'worker', onRedisError);
+    connections.push(redis);
+    return redis;
+  };
+  const producer = connection() as Redis;
+
+  const batchQueues = Object.fromEntries(
+    CARRIER_CODES.map((carrier) => [carrier, new Queue(trackingQueueName(carrier), { connection: producer, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS })]),
+  ) as Record<CarrierCode, Queue>;
+  const claimQueue = new Queue(TRACKING_CLAIM_QUEUE, { connection: producer, prefix, defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, attempts: 1 } });
+
+  const workers: Worker[] = [];
+  const claimWorker = new Worker(TRACKING_CLAIM_QUEUE, claimTrackingProcessor(services.poller, batchQueues, logger), { connection: connection(), prefix, concurrency: 3 });
+  workers.push(claimWorker);
+  for (const carrier of CARRIER_CODES) {
+    const sandboxed = services.sandboxedCarriers.includes(carrier);
+    // The processor needs its own worker (to pause the queue on a 429), which exists only after construction.
+    const worker: Worker = new Worker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, () => worker, logger), {
+      connection: connection(),
+      prefix,
+      concurrency: 4,
+      limiter: sandboxed ? SANDBOX_LIMIT : CARRIER_LIMITS[carrier],
+    });
+    workers.push(worker);
+  }
+  for (const worker of workers) {
+    worker.on('error', (error) => logger.error({ err: error, queue: worker.name }, 'worker error'));
+    worker.on('failed', (job, error) => logger.warn({ queue: worker.name, jobId: job?.id, err: error }, 'job failed'));
+  }
+
+  const reconcile = async () => {
+    for (const carrier of CARRIER_CODES) {
+      const every = options.claimEveryMs ?? (services.sandboxedCarriers.includes(carrier) ? CLAIM_EVERY_MS.sandbox : CLAIM_EVERY_MS.carrier);
+      await claimQueue.upsertJobScheduler(`claim-${carrier}`, { every }, { name: 'claim', data: { carrier } });
+    }
+  };
+  await reconcile();
+  const reconciler = setInterval(() => {
+    reconcile().catch((error: unknown) => logger.warn({ err: error }, 'reconciler could not reach Redis; will retry'));
+  }, options.reconcileEveryMs ?? 60_000);
+  logger.info({ sandboxed: services.sandboxedCarriers }, 'workers started');
+
+  return {
+    reconcile,
+    async close() {
+      clearInterval(reconciler);
+      await Promise.all(workers.map((worker) => worker.close()));
+      await Promise.all([claimQueue, ...Object.values(batchQueues)].map((queue) => queue.close()));
+      for (const redis of connections) redis.disconnect();
+    },
+  };
+}

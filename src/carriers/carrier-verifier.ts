@@ -1,0 +1,39 @@
+import type { Logger } from '../logger.ts';
+import type { TrackingNumberVerifier } from '../orders/service.ts';
+import type { CarrierCode } from './carrier-code.ts';
+import type { CarrierClient } from './clients/types.ts';
+import { carrierDisplayName, validateTrackingNumber } from './tracking-number.ts';
+
+/**
+ * Spec §4 rule 1: "the service validates the tracking number with the carrier". We ask the carrier,
+ * but never wait longer than `timeoutMs`: a slow or failing carrier gives a warning, not a slow PUT.
+ * The carrier's word beats the format check (a number it knows is valid, whatever its shape); when
+ * the carrier cannot answer, the format check decides the wording. Rule 2: whatever happens the
+ * number is stored and tracked — this only chooses the warning.
+ */
+export function carrierVerifier(clients: Record<CarrierCode, CarrierClient>, options: { timeoutMs: number; logger: Logger }): TrackingNumberVerifier {
+  return {
+    async verify(carrier, trackingNumber) {
+      const name = carrierDisplayName(carrier);
+      const format = validateTrackingNumber(carrier, trackingNumber);
+      try {
+        const [result] = await clients[carrier].track([trackingNumber], { signal: AbortSignal.timeout(options.timeoutMs) });
+        if (result && result.status !== 'not_found') return null;
+        return {
+          type: 'request',
+          message: format.valid
+            ? `The tracking number "${trackingNumber}" is not yet in ${name}'s system. It is stored and will be tracked; new labels often appear within a day.`
+            : `${format.reason} ${name} does not know it either. It is stored and will be tracked anyway.`,
+        };
+      } catch (error) {
+        options.logger.warn({ carrier, err: error }, 'carrier validation failed; answering with a warning');
+        return {
+          type: 'request',
+          message: format.valid
+            ? `${name} could not be reached to validate the tracking number "${trackingNumber}". It is stored and will be tracked.`
+            : `${format.reason} ${name} could not be reached to confirm. It is stored and will be tracked anyway.`,
+        };
+      }
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { CARRIER_CODES, type CarrierCode } from './carrier-code.ts';
+import { createFedexClient } from './clients/fedex.ts';
+import type { CarrierCall, CarrierClient, CarrierClientOptions } from './clients/types.ts';
+import { createUpsClient } from './clients/ups.ts';
+import { createUspsClient } from './clients/usps.ts';
+
+export interface CarrierClients {
+  clients: Record<CarrierCode, CarrierClient>;
+  /** Carriers without credentials, served by the built-in sandbox. */
+  sandboxed: CarrierCode[];
+}
+
+const factories: Record<CarrierCode, (options: CarrierClientOptions) => CarrierClient> = {
+  ups: createUpsClient,
+  fedex: createFedexClient,
+  usps: createUspsClient,
+};
+
+/**
+ * Real clients for every carrier; those without configured credentials point at the sandbox
+ * (`sandboxBaseUrl`, e.g. http://127.0.0.1:3000/sandbox) with throw-away credentials. Every call is
+ * logged with its outcome and duration — never with credentials or tokens.
+ */
+export function createCarrierClients(config: Pick<Config, 'carriers'>, sandboxBaseUrl: string, logger: Logger): CarrierClients {
+  const sandboxed: CarrierCode[] = [];
+  const onCall = (call: CarrierCall) => logger.debug({ carrierCall: call }, 'carrier call');
+  const clients = Object.fromEntries(
+    CARRIER_CODES.map((carrier) => {
+      const credentials = config.carriers[carrier];
+      if (!credentials) sandboxed.push(carrier);
+      const options: CarrierClientOptions = credentials
+        ? { ...credentials, onCall }
+        : { baseUrl: `${sandboxBaseUrl}/${carrier}`, clientId: 'doorstep-sandbox', clientSecret: 'doorstep-sandbox', onCall };
+      return [carrier, factories[carrier](options)];
+    }),
+  ) as Record<CarrierCode, CarrierClient>;
+  return { clients, sandboxed };
+}

@@ -1,0 +1,127 @@
+import type { CarrierCode } from '../carrier-code.ts';
+import { CarrierRateLimitedError, CarrierUnavailableError } from './errors.ts';
+import type { CarrierCall, CarrierClientOptions } from './types.ts';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export interface CarrierRequest {
+  operation: CarrierCall['operation'];
+  trackingNumbers: number;
+  method: 'GET' | 'POST';
+  /** Appended to the client's base URL. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface CarrierResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON; the raw text when the body is not JSON; null when empty. */
+  body: unknown;
+}
+
+export interface CarrierHttp {
+  readonly carrier: CarrierCode;
+  /**
+   * One exchange with the carrier, reported to `onCall`. Throws CarrierRateLimitedError for 429 (and
+   * 503 with Retry-After), CarrierUnavailableError for other 5xx, network errors and timeouts; every
+   * other status is returned for the carrier's own handling. A caller's abort is rethrown as is.
+   */
+  send(request: CarrierRequest): Promise<CarrierResponse>;
+}
+
+export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOptions): CarrierHttp {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const now = options.now ?? (() => new Date());
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+
+  const report = (call: CarrierCall): void => {
+    try {
+      options.onCall?.(call);
+    } catch {
+      // Observability must never change the outcome of a carrier call.
+    }
+  };
+
+  async function exchange(request: CarrierRequest): Promise<{ status: number; headers: Headers; text: string }> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
+    const started = performance.now();
+    let status: number | null = null;
+    try {
+      const response = await fetchImpl(`${baseUrl}${request.path}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal,
+      });
+      status = response.status;
+      // The body read shares the signal, so a server that stalls mid-body also times out.
+      const text = await response.text();
+      return { status, headers: response.headers, text };
+    } catch (error) {
+      if (request.signal?.aborted) throw request.signal.reason;
+      if (timeout.aborted) {
+        throw new CarrierUnavailableError(carrier, `${carrier} did not answer within ${timeoutMs} ms (${request.operation})`, { cause: error, status });
+      }
+      throw new CarrierUnavailableError(carrier, `${carrier} could not be reached (${request.operation}): ${describe(error)}`, { cause: error, status });
+    } finally {
+      report({
+        carrier,
+        operation: request.operation,
+        status,
+        durationMs: Math.round(performance.now() - started),
+        trackingNumbers: request.trackingNumbers,
+      });
+    }
+  }
+
+  return {
+    carrier,
+    async send(request) {
+      const { status, headers, text } = await exchange(request);
+      const retryAfterMs = parseRetryAfter(headers.get('retry-after'), now());
+      if (status === 429 || (status === 503 && retryAfterMs !== null)) {
+        throw new CarrierRateLimitedError(carrier, retryAfterMs);
+      }
+      if (status >= 500) {
+        throw new CarrierUnavailableError(carrier, `${carrier} answered ${status} (${request.operation})`, { status });
+      }
+      return { status, headers, body: parseBody(text) };
+    },
+  };
+}
+
+const IMF_FIXDATE = /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/** Retry-After is delta-seconds or an HTTP-date (RFC 9110 §10.2.3); anything else is ignored. */
+export function parseRetryAfter(value: string | null | undefined, now: Date): number | null {
+  const trimmed = value?.trim();
+  if (!trimmed) return null;
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Only the IMF-fixdate form: Date.parse alone would also accept things like "1.5".
+  if (!IMF_FIXDATE.test(trimmed)) return null;
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - now.getTime());
+}
+
+function parseBody(text: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}

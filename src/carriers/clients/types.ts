@@ -1,0 +1,83 @@
+import type { CarrierCode } from '../carrier-code.ts';
+
+/**
+ * The carrier-neutral status of a package. The names follow EasyPost's normalized statuses
+ * (/work/shared/spec/carriers/NOTES.md, "How the aggregators behave") plus `not_found`: a number the
+ * carrier does not know (yet) is an answer, not an error.
+ */
+export type TrackingStatus =
+  | 'pre_transit'
+  | 'in_transit'
+  | 'out_for_delivery'
+  | 'delivered'
+  | 'available_for_pickup'
+  | 'return_to_sender'
+  | 'failure'
+  | 'not_found'
+  | 'unknown';
+
+export const TRACKING_STATUSES = [
+  'pre_transit',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'available_for_pickup',
+  'return_to_sender',
+  'failure',
+  'not_found',
+  'unknown',
+] as const satisfies readonly TrackingStatus[];
+
+export interface TrackingResult {
+  /** Exactly as the caller passed it to `track`. */
+  trackingNumber: string;
+  status: TrackingStatus;
+  deliveredAt: Date | null;
+  /** End of the carrier's delivery window, or the estimated date (end of that day) when no window is given. */
+  estimatedDeliveryAt: Date | null;
+  /**
+   * Start of the carrier's delivery window, when it gives one: UPS `deliveryTime.startTime` (EDW, CDW,
+   * IDW), FedEx `estimatedDeliveryTimeWindow.window.begins`, USPS `predictedDeliveryWindowStartTime`.
+   * Optional so that fakes written against the smaller interface still fit; the clients always set it.
+   */
+  estimatedWindowStartAt?: Date | null;
+  lastEventAt: Date | null;
+  /** The carrier's own text for the latest status, untranslated. */
+  description: string | null;
+}
+
+export interface TrackOptions {
+  signal?: AbortSignal;
+}
+
+export interface CarrierClient {
+  readonly carrier: CarrierCode;
+  /** Most numbers one carrier request may carry; `track` splits longer lists into several requests. */
+  readonly maxBatchSize: number;
+  /** One result per requested number, in the order requested. */
+  track(trackingNumbers: string[], options?: TrackOptions): Promise<TrackingResult[]>;
+}
+
+/** One HTTP exchange with a carrier, for logs and metrics. Never carries credentials or tokens. */
+export interface CarrierCall {
+  carrier: CarrierCode;
+  operation: 'oauth' | 'track';
+  /** HTTP status, or null when no response arrived (network error, timeout, cancellation). */
+  status: number | null;
+  durationMs: number;
+  /** How many tracking numbers the request carried (0 for OAuth). */
+  trackingNumbers: number;
+}
+
+export interface CarrierClientOptions {
+  /** Carrier origin, or the sandbox prefix, e.g. `https://onlinetools.ups.com` or `http://127.0.0.1:4010/sandbox/ups`. */
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  fetch?: typeof fetch;
+  /** Per HTTP request, default 10 000 ms. */
+  timeoutMs?: number;
+  /** Clock for token expiry; tests move it forward. */
+  now?: () => Date;
+  onCall?: (call: CarrierCall) => void;
+}

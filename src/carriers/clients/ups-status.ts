@@ -1,0 +1,55 @@
+import type { TrackingStatus } from './types.ts';
+
+/**
+ * UPS status → TrackingStatus. ups-tracking.openapi.yaml `Status` has `type` (the activity status
+ * type, example 'X'), `code` (example 'SR') and `statusCode` (example '003'); the yaml lists no values,
+ * they are in UPS's Tracking appendix (developer.ups.com/api/reference/tracking/appendix).
+ */
+export interface UpsStatusFields {
+  type?: string | null;
+  code?: string | null;
+}
+
+/** Status types. */
+export const UPS_STATUS_TYPES: ReadonlyMap<string, TrackingStatus> = new Map<string, TrackingStatus>([
+  ['D', 'delivered'],
+  ['I', 'in_transit'],
+  ['P', 'in_transit'], // picked up
+  ['M', 'pre_transit'], // manifest: label created, UPS does not have the package yet
+  ['MV', 'failure'], // manifest voided: the label was cancelled
+  ['X', 'failure'], // exception
+  ['RS', 'return_to_sender'],
+  ['O', 'out_for_delivery'],
+  ['NA', 'unknown'], // not available
+]);
+
+/** Status codes that say more than their type, so they win over it. */
+export const UPS_STATUS_CODES: ReadonlyMap<string, TrackingStatus> = new Map<string, TrackingStatus>([
+  // NOTES.md: out for delivery is type I with code OT.
+  ['OT', 'out_for_delivery'],
+  // Waiting at a UPS Access Point / UPS location for the customer (appendix codes as used by public
+  // integrations; UPS may type these D, but the recipient does not have the package yet).
+  ['1N', 'available_for_pickup'],
+  ['1Z', 'available_for_pickup'],
+  ['2C', 'available_for_pickup'],
+  ['2Q', 'available_for_pickup'],
+]);
+
+export function normalizeUpsStatus(status: UpsStatusFields | null | undefined): TrackingStatus {
+  if (!status) return 'unknown';
+  const byCode = UPS_STATUS_CODES.get(status.code?.trim().toUpperCase() ?? '');
+  if (byCode) return byCode;
+  return UPS_STATUS_TYPES.get(status.type?.trim().toUpperCase() ?? '') ?? 'unknown';
+}
+
+/**
+ * A package's status from `currentStatus` and the latest activity (activities are most recent first,
+ * per the yaml `Activity` description). Delivered if either says so (NOTES.md); otherwise the current
+ * status, or the latest activity when the current status is missing or unrecognised.
+ */
+export function upsPackageStatus(current: UpsStatusFields | null | undefined, latestActivity: UpsStatusFields | null | undefined): TrackingStatus {
+  const fromCurrent = normalizeUpsStatus(current);
+  const fromActivity = normalizeUpsStatus(latestActivity);
+  if (fromCurrent === 'delivered' || fromActivity === 'delivered') return 'delivered';
+  return fromCurrent !== 'unknown' ? fromCurrent : fromActivity;
+}

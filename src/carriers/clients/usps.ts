@@ -1,0 +1,102 @@
+import { errorMessageOf, summarizeErrorBody } from './error-body.ts';
+import { CarrierUnexpectedResponseError } from './errors.ts';
+import { createCarrierHttp, type CarrierResponse } from './http.ts';
+import { createTokenCache, readTokenResponse, sendWithToken } from './oauth.ts';
+import { chunk, emptyResult, isRecord } from './results.ts';
+import type { CarrierClient, CarrierClientOptions, TrackingResult } from './types.ts';
+import { parseUspsV3Response, parseUspsV3r2Response } from './usps-response.ts';
+
+export { normalizeUspsStatus } from './usps-status.ts';
+
+export type UspsTrackingApi = 'v3' | 'v3r2';
+
+export interface UspsClientOptions extends CarrierClientOptions {
+  /** v3r2 (default) tracks up to 35 numbers per request; v3 one. */
+  api?: UspsTrackingApi;
+}
+
+/** usps-tracking-v3r2.openapi.yaml `TrackingRequest`: maxItems 35. */
+export const USPS_V3R2_MAX_BATCH_SIZE = 35;
+
+/**
+ * USPS Tracking API client. OAuth: `POST /oauth2/v3/token` with a JSON body (NOTES.md; both yamls
+ * name only the token URL). Tracking, v3: `GET /tracking/v3/tracking/{n}?expand=DETAIL`; v3r2:
+ * `POST /tracking/v3r2/tracking` with a JSON array of `{trackingNumber}`, answered 200 (all found) or
+ * 207 (per-item statusCode). An unknown number is a 404 (v3, or v3r2 when no number was found).
+ */
+export function createUspsClient(options: UspsClientOptions): CarrierClient {
+  const api = options.api ?? 'v3r2';
+  const http = createCarrierHttp('usps', options);
+  const tokens = createTokenCache({
+    now: options.now ?? (() => new Date()),
+    fetchToken: async () =>
+      readTokenResponse(
+        'usps',
+        await http.send({
+          operation: 'oauth',
+          trackingNumbers: 0,
+          method: 'POST',
+          path: '/oauth2/v3/token',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ grant_type: 'client_credentials', client_id: options.clientId, client_secret: options.clientSecret, scope: 'tracking' }),
+        }),
+      ),
+  });
+
+  async function trackV3(trackingNumber: string, signal: AbortSignal | undefined): Promise<TrackingResult> {
+    const response = await sendWithToken(http, tokens, signal, (token) => ({
+      operation: 'track',
+      trackingNumbers: 1,
+      method: 'GET',
+      path: `/tracking/v3/tracking/${encodeURIComponent(trackingNumber.trim())}?expand=DETAIL`,
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      signal,
+    }));
+    if (response.status === 200) return parseUspsV3Response(trackingNumber, response.body);
+    if (isNotFound(response)) return emptyResult(trackingNumber, 'not_found', errorMessageOf(response.body));
+    throw unexpected(response);
+  }
+
+  async function trackV3r2(trackingNumbers: string[], signal: AbortSignal | undefined): Promise<TrackingResult[]> {
+    const body = JSON.stringify(trackingNumbers.map((trackingNumber) => ({ trackingNumber: trackingNumber.trim() })));
+    const response = await sendWithToken(http, tokens, signal, (token) => ({
+      operation: 'track',
+      trackingNumbers: trackingNumbers.length,
+      method: 'POST',
+      path: '/tracking/v3r2/tracking',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+      body,
+      signal,
+    }));
+    if (response.status === 200 || response.status === 207) return parseUspsV3r2Response(trackingNumbers, response.body);
+    // The yaml does not say how a request with no known number is answered; a plain 404 ErrorMessage
+    // can only mean none was found (a 207 would name the ones that were).
+    if (isNotFound(response)) return trackingNumbers.map((trackingNumber) => emptyResult(trackingNumber, 'not_found', errorMessageOf(response.body)));
+    throw unexpected(response);
+  }
+
+  return {
+    carrier: 'usps',
+    maxBatchSize: api === 'v3r2' ? USPS_V3R2_MAX_BATCH_SIZE : 1,
+    async track(trackingNumbers, trackOptions) {
+      const results: TrackingResult[] = [];
+      if (api === 'v3r2') {
+        for (const batch of chunk(trackingNumbers, USPS_V3R2_MAX_BATCH_SIZE)) results.push(...(await trackV3r2(batch, trackOptions?.signal)));
+      } else {
+        for (const trackingNumber of trackingNumbers) results.push(await trackV3(trackingNumber, trackOptions?.signal));
+      }
+      return results;
+    },
+  };
+}
+
+/** A 404 with the yaml's `ErrorMessage` body; a bare 404 would be a wrong URL, not an unknown package. */
+function isNotFound(response: CarrierResponse): boolean {
+  return response.status === 404 && isRecord(response.body) && 'error' in response.body;
+}
+
+function unexpected(response: CarrierResponse): CarrierUnexpectedResponseError {
+  return new CarrierUnexpectedResponseError('usps', `USPS track answered ${response.status}: ${summarizeErrorBody(response.body) ?? 'no detail'}`, {
+    status: response.status,
+  });
+}

@@ -1,0 +1,199 @@
+import type { CarrierCode } from '../carriers/carrier-code.ts';
+import { CarrierRateLimitedError } from '../carriers/clients/errors.ts';
+import type { CarrierClient, TrackingResult } from '../carriers/clients/types.ts';
+import { carrierDisplayName } from '../carriers/tracking-number.ts';
+import type { Db } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+import { recordEvents } from '../orders/events.ts';
+import type { OrderService } from '../orders/service.ts';
+import { nextPoll, type PollDecision, type ScheduleOptions } from './schedule.ts';
+import { claimDueTrackings, leasedTrackings, trackingState, type TrackingRow } from './trackings.ts';
+
+export interface TrackingPollerDeps {
+  db: Db;
+  orders: OrderService;
+  clients: Record<CarrierCode, CarrierClient>;
+  /** Per carrier: sandboxed carriers use the demo profile so a person can watch a delivery. */
+  schedules: Record<CarrierCode, ScheduleOptions>;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export interface BatchOutcome {
+  polled: number;
+  delivered: number;
+  /** Set when the carrier answered 429: the caller pauses this carrier's queue that long. */
+  rateLimitedMs: number | null;
+}
+
+/** Long enough for a batch job to wait its turn under the carrier's limiter and run. */
+export const CLAIM_LEASE_MS = 10 * 60_000;
+/** What a 429 without Retry-After makes us wait. */
+const DEFAULT_RATE_LIMIT_MS = 60_000;
+
+/**
+ * Asks carriers about due packages and applies what they say. Knows nothing of queues: the jobs in
+ * jobs/ decide when to call `claim` and `pollBatch` (STYLE.md: workers are adapters).
+ */
+export class TrackingPoller {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: TrackingPollerDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /** Claims due packages of a carrier, in batches the carrier's API accepts in one call. */
+  async claim(carrier: CarrierCode, maxBatches: number): Promise<Array<{ token: string; count: number }>> {
+    const batchSize = this.deps.clients[carrier].maxBatchSize;
+    const claims: Array<{ token: string; count: number }> = [];
+    for (let i = 0; i < maxBatches; i++) {
+      const { token, rows } = await claimDueTrackings(this.deps.db, carrier, batchSize, this.now(), CLAIM_LEASE_MS);
+      if (rows.length === 0) break;
+      claims.push({ token, count: rows.length });
+      if (rows.length < batchSize) break;
+    }
+    return claims;
+  }
+
+  /** One carrier API call for the packages a claim holds, and everything that follows from it. */
+  async pollBatch(carrier: CarrierCode, token: string): Promise<BatchOutcome> {
+    const rows = await leasedTrackings(this.deps.db, token);
+    if (rows.length === 0) return { polled: 0, delivered: 0, rateLimitedMs: null };
+    const client = this.deps.clients[carrier];
+    let results: TrackingResult[];
+    try {
+      results = await client.track(rows.map((row) => row.tracking_number));
+    } catch (error) {
+      return this.recordFailure(rows, error);
+    }
+    let delivered = 0;
+    for (const [index, row] of rows.entries()) {
+      const result = results[index];
+      if (result && (await this.applyResult(row, result))) delivered++;
+    }
+    return { polled: rows.length, delivered, rateLimitedMs: null };
+  }
+
+  /** Returns true when the result delivered the order. */
+  private async applyResult(row: TrackingRow, result: TrackingResult): Promise<boolean> {
+    const now = this.now();
+    const changed =
+      result.status !== row.status ||
+      !sameTime(result.estimatedDeliveryAt, row.estimated_delivery_at) ||
+      !sameTime(result.lastEventAt, row.last_event_at);
+    const state = {
+      ...trackingState(row),
+      status: result.status,
+      lastPolledAt: now,
+      lastChangedAt: changed ? now : row.last_changed_at,
+      estimatedDeliveryAt: result.estimatedDeliveryAt,
+      estimatedWindowStartAt: result.estimatedWindowStartAt ?? null,
+      consecutiveErrors: 0,
+      rateLimitedUntil: null,
+    };
+    const isDelivered = result.status === 'delivered';
+    // A delivered package keeps a near poll until the order itself is marked delivered (which stops
+    // tracking in the same transaction): a crash between the two can then never lose the delivery.
+    const decision: PollDecision = isDelivered ? { kind: 'poll', at: new Date(now.getTime() + 60_000) } : nextPoll(state, now, this.deps.schedules[row.carrier as CarrierCode]);
+
+    const applied = await this.deps.db.transaction().execute(async (trx) => {
+      const current = await trx.selectFrom('trackings').selectAll().where('order_id', '=', row.order_id).forUpdate().executeTakeFirst();
+      // The shipment changed or tracking stopped while we were asking: this answer is stale.
+      if (!current || current.lease_token !== row.lease_token || current.tracking_number !== row.tracking_number || current.next_poll_at === null) return false;
+      await trx
+        .updateTable('trackings')
+        .set({
+          status: result.status,
+          description: result.description,
+          last_polled_at: now,
+          last_changed_at: state.lastChangedAt,
+          last_event_at: result.lastEventAt,
+          delivered_at: result.deliveredAt,
+          estimated_delivery_at: result.estimatedDeliveryAt,
+          estimated_window_start_at: state.estimatedWindowStartAt,
+          consecutive_errors: 0,
+          rate_limited_until: null,
+          poll_count: current.poll_count + 1,
+          next_poll_at: decision.kind === 'poll' ? decision.at : null,
+          stopped_reason: decision.kind === 'stop' ? decision.reason : null,
+          lease_token: null,
+          lease_until: null,
+          updated_at: now,
+        })
+        .where('order_id', '=', row.order_id)
+        .execute();
+      const events = [];
+      if (result.status !== row.status) {
+        events.push({
+          type: 'tracking.status',
+          data: { carrier: row.carrier, status: result.status, description: result.description, at: (result.lastEventAt ?? now).toISOString() },
+        });
+      }
+      if (decision.kind === 'stop') events.push(stopEvent(row, decision.reason));
+      await recordEvents(trx, { id: row.order_id, account_id: row.account_id }, 'carrier', events, now);
+      return true;
+    });
+    if (!applied || !isDelivered) return false;
+
+    const { changed: deliveredNow } = await this.deps.orders.markDelivered(row.order_id, {
+      at: result.deliveredAt ?? now,
+      source: 'carrier',
+      detail: { carrier: row.carrier, tracking_number: row.tracking_number },
+    });
+    this.deps.logger.info({ orderId: row.order_id, carrier: row.carrier, deliveredAt: result.deliveredAt }, deliveredNow ? 'carrier reported delivery' : 'carrier delivery was already known');
+    return deliveredNow;
+  }
+
+  private async recordFailure(rows: TrackingRow[], error: unknown): Promise<BatchOutcome> {
+    const now = this.now();
+    const rateLimited = error instanceof CarrierRateLimitedError;
+    const rateLimitedMs = rateLimited ? (error.retryAfterMs ?? DEFAULT_RATE_LIMIT_MS) : null;
+    this.deps.logger.warn({ carrier: rows[0]?.carrier, packages: rows.length, err: error }, rateLimited ? 'carrier rate limited us' : 'carrier call failed');
+    for (const row of rows) {
+      const state = {
+        ...trackingState(row),
+        consecutiveErrors: rateLimited ? row.consecutive_errors : row.consecutive_errors + 1,
+        rateLimitedUntil: rateLimitedMs !== null ? new Date(now.getTime() + rateLimitedMs) : row.rate_limited_until,
+        lastPolledAt: now,
+      };
+      const decision = nextPoll(state, now, this.deps.schedules[row.carrier as CarrierCode]);
+      await this.deps.db
+        .updateTable('trackings')
+        .set({
+          consecutive_errors: state.consecutiveErrors,
+          rate_limited_until: state.rateLimitedUntil,
+          // An expiry reached while the carrier is failing still stops tracking, visibly.
+          next_poll_at: decision.kind === 'poll' ? decision.at : null,
+          stopped_reason: decision.kind === 'stop' ? decision.reason : null,
+          lease_token: null,
+          lease_until: null,
+          updated_at: now,
+        })
+        .where('order_id', '=', row.order_id)
+        .where('lease_token', '=', row.lease_token)
+        .execute();
+      if (decision.kind === 'stop') await recordEvents(this.deps.db, { id: row.order_id, account_id: row.account_id }, 'carrier', [stopEvent(row, decision.reason)], now);
+      // The third failure in a row is worth a line on the timeline: the merchant sees why nothing moves.
+      if (!rateLimited && state.consecutiveErrors === 3) {
+        await recordEvents(this.deps.db, { id: row.order_id, account_id: row.account_id }, 'carrier', [
+          { type: 'tracking.carrier_unavailable', data: { carrier: row.carrier, message: `${carrierDisplayName(row.carrier as CarrierCode)} did not answer 3 times in a row; retrying with backoff.` } },
+        ], now);
+      }
+    }
+    return { polled: 0, delivered: 0, rateLimitedMs };
+  }
+}
+
+function stopEvent(row: TrackingRow, reason: 'delivered' | 'expired' | 'returned'): { type: string; data: Record<string, unknown> } {
+  const carrier = carrierDisplayName(row.carrier as CarrierCode);
+  const messages = {
+    delivered: `${carrier} reports the package delivered.`,
+    expired: `Tracking stopped: ${carrier} reported nothing new for 30 days. The video will not send on its own; mark the order delivered or correct the tracking number.`,
+    returned: `Tracking stopped: ${carrier} is returning the package to the sender. The video will not send on its own.`,
+  };
+  return { type: reason === 'delivered' ? 'tracking.delivered' : 'tracking.stopped', data: { reason, message: messages[reason] } };
+}
+
+function sameTime(a: Date | null, b: Date | null): boolean {
+  return (a?.getTime() ?? null) === (b?.getTime() ?? null);
+}

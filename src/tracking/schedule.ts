@@ -1,0 +1,268 @@
+/**
+ * When to ask the carrier about a package next: a pure function of what the carrier last told us and
+ * the clock. The caller (a claimer that polls due packages in carrier batches) stores the decision;
+ * nothing here does I/O.
+ *
+ * The policy: look once soon after tracking starts. While the label is not scanned, look once a
+ * morning (09:00 local, when the out-for-delivery scan of a next-day package is already posted); in
+ * transit, skip the days before the estimated one except the morning before it (early arrivals). On
+ * the estimated day and once out for delivery, look every 15 min — but when the carrier gives a
+ * delivery window, only every 2 h until 15 min before it opens. Pickups, exceptions and long silences
+ * back off to a few looks a day, then fewer. Nothing is polled outside 08:00–21:10 destination time.
+ * A failed look is retried after 5 min, doubling up to 2 h (never slower than the phase's own
+ * cadence); a Retry-After is honoured; 30 days without news stops tracking.
+ *
+ * Why 15 min and not 10: lag is bounded by the cadence wherever the schedule is dense, so 15 min meets
+ * a 15-min p95 target as long as fewer than 5% of deliveries happen outside dense periods; 10 min costs
+ * ~30% more calls (bench/tracking/RESULTS.md has both).
+ */
+import type { TrackingStatus } from '../carriers/clients/types.ts';
+import {
+  DAY_MS,
+  HOUR_MS,
+  MINUTE_MS,
+  atLocal,
+  deliveryZone,
+  gridFloor,
+  intoPollingHours,
+  localDay,
+  nextGridTick,
+  nextLocalTimeAfter,
+  type DeliveryZone,
+} from './schedule-hours.ts';
+
+export type { TrackingStatus };
+
+export interface TrackingState {
+  /** null = never polled successfully yet. */
+  status: TrackingStatus | null;
+  /** When tracking began (the tracking number was set). */
+  startedAt: Date;
+  lastPolledAt: Date | null;
+  /** Last time the carrier reported anything new (status, event or estimate). */
+  lastChangedAt: Date | null;
+  /**
+   * The carrier's estimate: the end of its delivery window when it gives one, otherwise the end of the
+   * estimated day (carriers/clients/time.ts reads a bare date as 23:59:59 of that day).
+   */
+  estimatedDeliveryAt: Date | null;
+  /**
+   * Start of the carrier's delivery window, when it gives one: UPS `deliveryTime.startTime` for types
+   * EDW/CDW/IDW, FedEx `estimatedDeliveryTimeWindow.window.begins`, USPS
+   * `predictedDeliveryWindowStartTime`. With it the schedule polls densely only inside the window.
+   */
+  estimatedWindowStartAt?: Date | null;
+  /** Carrier 5xx/timeouts in a row. */
+  consecutiveErrors: number;
+  /** From a 429's Retry-After. */
+  rateLimitedUntil: Date | null;
+  /** The destination's offset, minutes east of UTC, if known; otherwise the US-wide delivery hours apply. */
+  utcOffsetMinutes?: number;
+}
+
+export type PollDecision =
+  | { kind: 'poll'; at: Date }
+  | { kind: 'stop'; reason: 'delivered' | 'expired' | 'returned' };
+
+/** The carrier policy's knobs; CARRIER_POLICY holds the defaults that bench/tracking measures. */
+export interface PollPolicy {
+  /**
+   * The first look happens on this grid rather than at once: it still shows within half an hour whether
+   * the carrier knows the number (or that the package is already moving), while new labels of a
+   * carrier share FedEx/USPS batches.
+   */
+  firstLookGridMs: number;
+  /**
+   * On the estimated day (waiting for the out-for-delivery scan) and while out for delivery (without a
+   * window, or from just before the window opens): a delivery is seen at most this long after it happens.
+   */
+  deliveryDayIntervalMs: number;
+  /** Dense polling starts this long before the carrier's window opens (windows are estimates). */
+  windowLeadMs: number;
+  /** Out for delivery before the window opens: catches some early deliveries and moved windows. */
+  beforeWindowIntervalMs: number;
+  /**
+   * In transit with an estimate: morning looks start this many delivery days (Sunday does not count)
+   * before the estimated day; early arrivals come a day early and show an out-for-delivery scan that
+   * morning, and a look before that could only reveal a delay, which the later look reveals as well.
+   */
+  estimateLookaheadDays: number;
+  /** Held at a pickup point: the recipient comes when they come. */
+  pickupIntervalMs: number;
+  /** …and after this long, less often still. */
+  pickupSlowAfterMs: number;
+  pickupSlowIntervalMs: number;
+  /** Exceptions (weather, address, damage) resolve in days, not minutes. */
+  exceptionIntervalMs: number;
+  /**
+   * After this long without news, wait at least `silenceBackoffFraction` of the silence before the next
+   * look: labels that never ship and lost parcels cost ~15 looks over their 30 days. Late enough that a
+   * label scanned days after printing still gets its daily look.
+   */
+  silenceBackoffAfterMs: number;
+  silenceBackoffFraction: number;
+  /** A failed look (5xx, timeout) is retried after base, 2×base, 4×base … measured from it, capped. */
+  errorBackoffBaseMs: number;
+  errorBackoffCapMs: number;
+}
+
+export const CARRIER_POLICY: Readonly<PollPolicy> = {
+  firstLookGridMs: 30 * MINUTE_MS,
+  deliveryDayIntervalMs: 15 * MINUTE_MS,
+  windowLeadMs: 15 * MINUTE_MS,
+  beforeWindowIntervalMs: 2 * HOUR_MS,
+  estimateLookaheadDays: 1,
+  pickupIntervalMs: HOUR_MS,
+  pickupSlowAfterMs: DAY_MS,
+  pickupSlowIntervalMs: 3 * HOUR_MS,
+  exceptionIntervalMs: 4 * HOUR_MS,
+  silenceBackoffAfterMs: 7 * DAY_MS,
+  silenceBackoffFraction: 1 / 3,
+  errorBackoffBaseMs: 5 * MINUTE_MS,
+  errorBackoffCapMs: 2 * HOUR_MS,
+};
+
+export interface ScheduleOptions {
+  /**
+   * 'carrier' (default) is the policy above. 'demo' is for the sandbox carrier, whose packages travel
+   * in minutes: poll every `demoIntervalMs` around the clock so a person can watch a delivery happen.
+   */
+  profile?: 'carrier' | 'demo';
+  /** Demo cadence; default 5 s. */
+  demoIntervalMs?: number;
+  /** Overrides of CARRIER_POLICY. */
+  policy?: Partial<PollPolicy>;
+}
+
+/** AfterShip expires a tracker after 30 days with no information (NOTES.md); so do we. */
+export const TRACKING_EXPIRY_DAYS = 30;
+const TRACKING_EXPIRY_MS = TRACKING_EXPIRY_DAYS * DAY_MS;
+
+export const DEMO_POLL_INTERVAL_MS = 5_000;
+
+export function nextPoll(state: TrackingState, now: Date, options: ScheduleOptions = {}): PollDecision {
+  if (state.status === 'delivered') return { kind: 'stop', reason: 'delivered' };
+  if (state.status === 'return_to_sender') return { kind: 'stop', reason: 'returned' };
+  const nowMs = now.getTime();
+  const expiresAt = (state.lastChangedAt ?? state.startedAt).getTime() + TRACKING_EXPIRY_MS;
+  if (nowMs >= expiresAt) return { kind: 'stop', reason: 'expired' };
+
+  const demo = options.profile === 'demo';
+  const demoIntervalMs = options.demoIntervalMs ?? DEMO_POLL_INTERVAL_MS;
+  const policy: Readonly<PollPolicy> = { ...CARRIER_POLICY, ...options.policy };
+  const lastPolledAt = state.lastPolledAt?.getTime() ?? null;
+  const zone = deliveryZone(state.utcOffsetMinutes);
+
+  let wanted: number;
+  if (lastPolledAt === null) wanted = demo ? nowMs : Math.ceil(nowMs / policy.firstLookGridMs) * policy.firstLookGridMs;
+  else if (demo) wanted = lastPolledAt + demoIntervalMs;
+  else if (state.status === null) wanted = Number.POSITIVE_INFINITY; // only failed looks so far: the retry decides
+  else wanted = byPhase({ state, status: state.status, nowMs, lastPolledAt, zone, policy });
+
+  // A failed look told us nothing, so it is retried sooner than a sparse phase would look (a failed
+  // morning check should not wait a day), backing off exponentially while the carrier keeps failing;
+  // a phase that polls more often than the backoff (the delivery day, the demo) keeps its cadence,
+  // because a missed look there is a late gift message.
+  const retryAt = errorRetryAt(state, policy);
+  if (retryAt !== null) wanted = Math.min(wanted, retryAt);
+  if (!Number.isFinite(wanted)) wanted = nowMs;
+
+  // The last look is at the expiry (on the hour, so it shares a batch); after it, no news means stop.
+  const lastLook = demo ? expiresAt : Math.ceil(expiresAt / HOUR_MS) * HOUR_MS;
+  const at = Math.max(Math.min(wanted, lastLook), nowMs, state.rateLimitedUntil?.getTime() ?? 0);
+  return { kind: 'poll', at: new Date(demo ? at : intoPollingHours(at, zone)) };
+}
+
+interface Context {
+  state: TrackingState;
+  status: TrackingStatus;
+  nowMs: number;
+  lastPolledAt: number;
+  zone: DeliveryZone;
+  policy: Readonly<PollPolicy>;
+}
+
+function byPhase(c: Context): number {
+  switch (c.status) {
+    case 'out_for_delivery':
+      return outForDelivery(c);
+    case 'in_transit':
+      return inTransit(c);
+    case 'available_for_pickup': {
+      const waiting = c.nowMs - (c.state.lastChangedAt?.getTime() ?? c.lastPolledAt);
+      const step = waiting < c.policy.pickupSlowAfterMs ? c.policy.pickupIntervalMs : c.policy.pickupSlowIntervalMs;
+      return nextGridTick(afterSilence(c), step);
+    }
+    case 'failure':
+      return nextGridTick(afterSilence(c), c.policy.exceptionIntervalMs);
+    case 'delivered':
+    case 'return_to_sender':
+      throw new Error(`nextPoll stops on ${c.status} before choosing a phase`);
+    case 'pre_transit':
+    case 'not_found':
+    case 'unknown':
+      // Not scanned yet: the fastest journeys (next-day ground) show their out-for-delivery scan by the
+      // 09:00 check, so one look a morning is enough; the silence backoff thins it for old labels.
+      return nextLocalTimeAfter(afterSilence(c), c.zone.morningChecks, c.zone);
+  }
+}
+
+function outForDelivery(c: Context): number {
+  const { state, zone, policy, lastPolledAt } = c;
+  const today = localDay(c.nowMs, zone);
+  const scannedAt = state.lastChangedAt?.getTime() ?? lastPolledAt;
+  // Still "out for delivery" from an earlier day: the truck came back without it and the carrier has
+  // not rescanned; treat today like an estimated day.
+  if (localDay(scannedAt, zone) < today) return nextGridTick(lastPolledAt, policy.deliveryDayIntervalMs);
+
+  const windowStart = state.estimatedWindowStartAt?.getTime() ?? null;
+  const windowEnd = state.estimatedDeliveryAt?.getTime() ?? null;
+  if (windowStart !== null && windowEnd !== null && windowStart < windowEnd && localDay(windowStart, zone) === today) {
+    const denseFrom = gridFloor(windowStart - policy.windowLeadMs, policy.deliveryDayIntervalMs);
+    // Before the window: sparse. From just before it: dense, also after it closes (a missed window
+    // means the package is late, not that it is not coming today).
+    if (lastPolledAt < denseFrom) return Math.min(nextGridTick(lastPolledAt, policy.beforeWindowIntervalMs), denseFrom);
+  }
+  return nextGridTick(lastPolledAt, policy.deliveryDayIntervalMs);
+}
+
+function inTransit(c: Context): number {
+  const { state, zone, policy, lastPolledAt } = c;
+  const today = localDay(c.nowMs, zone);
+  const estimate = state.estimatedDeliveryAt?.getTime() ?? null;
+  const estimatedDay = estimate === null ? null : localDay(estimate, zone);
+  // The estimated day: wait for the out-for-delivery scan (posted 05:30–10:00), or, when the carrier
+  // skips that scan, for the delivery itself; either is seen within the cadence.
+  if (estimatedDay === today) return nextGridTick(lastPolledAt, policy.deliveryDayIntervalMs);
+  if (estimatedDay === null || estimatedDay < today) {
+    // No estimate, or the carrier is late and silent: the morning check and a late-morning one (late
+    // out-for-delivery scans); the silence backoff takes over if it stays silent for a week.
+    return nextLocalTimeAfter(afterSilence(c), [...zone.morningChecks, zone.lateMorningMinute], zone);
+  }
+  // Days away: morning looks from the lookahead day on, and the opening of the estimated day. UPS does
+  // not deliver on Sundays and USPS/FedEx only in some areas, so a Monday package that comes early
+  // comes on Saturday: the lookahead counts Sunday as no day.
+  let firstLookDay = estimatedDay - policy.estimateLookaheadDays;
+  if (isSunday(firstLookDay)) firstLookDay--;
+  firstLookDay = Math.max(today, firstLookDay);
+  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.morningChecks, zone);
+  return Math.min(check, atLocal(estimatedDay, zone.opensAtMinute, zone));
+}
+
+/** Local day numbers count from Thursday 1970-01-01. */
+function isSunday(day: number): boolean {
+  return (((day + 4) % 7) + 7) % 7 === 0;
+}
+
+/** The earliest instant of the next look after a long silence (or `lastPolledAt`). */
+function afterSilence(c: Context): number {
+  const silence = c.nowMs - (c.state.lastChangedAt ?? c.state.startedAt).getTime();
+  return silence > c.policy.silenceBackoffAfterMs ? c.lastPolledAt + silence * c.policy.silenceBackoffFraction : c.lastPolledAt;
+}
+
+function errorRetryAt(state: TrackingState, policy: Readonly<PollPolicy>): number | null {
+  if (state.consecutiveErrors <= 0 || state.lastPolledAt === null) return null;
+  // The exponent is clamped so a long outage cannot overflow to Infinity before the cap applies.
+  const backoff = Math.min(policy.errorBackoffBaseMs * 2 ** Math.min(state.consecutiveErrors - 1, 30), policy.errorBackoffCapMs);
+  return state.lastPolledAt.getTime() + backoff;
+}

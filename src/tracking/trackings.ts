@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { CarrierCode } from '../carriers/carrier-code.ts';
+import type { Db } from '../db/database.ts';
+import type { TrackingsTable } from '../db/schema.ts';
+import type { OrderChange, OrderChangeListener } from '../orders/service.ts';
+import { nextPoll, type ScheduleOptions, type TrackingState, type TrackingStatus } from './schedule.ts';
+
+export type TrackingRow = Selectable<TrackingsTable>;
+
+/** The schedule's view of a stored row. */
+export function trackingState(row: TrackingRow): TrackingState {
+  return {
+    status: row.status as TrackingStatus | null,
+    startedAt: row.started_at,
+    lastPolledAt: row.last_polled_at,
+    lastChangedAt: row.last_changed_at,
+    estimatedDeliveryAt: row.estimated_delivery_at,
+    estimatedWindowStartAt: row.estimated_window_start_at,
+    consecutiveErrors: row.consecutive_errors,
+    rateLimitedUntil: row.rate_limited_until,
+  };
+}
+
+/**
+ * Keeps the tracking table in step with orders, inside the order change's transaction: a new
+ * shipment starts (or restarts) tracking; clearing it, delivery, cancellation or deletion stops it.
+ */
+export function trackingListener(options: { now: () => Date; schedules: Record<CarrierCode, ScheduleOptions> }): OrderChangeListener {
+  return async (trx: Db, change: OrderChange) => {
+    const { order } = change;
+    const now = options.now();
+    if (change.shipment?.kind === 'set' && !order.delivered) {
+      const fresh: TrackingState = { status: null, startedAt: now, lastPolledAt: null, lastChangedAt: null, estimatedDeliveryAt: null, consecutiveErrors: 0, rateLimitedUntil: null };
+      const decision = nextPoll(fresh, now, options.schedules[change.shipment.carrier]);
+      const row = {
+        order_id: order.id,
+        account_id: order.account_id,
+        carrier: change.shipment.carrier,
+        tracking_number: change.shipment.trackingNumber,
+        status: null,
+        description: null,
+        started_at: now,
+        last_polled_at: null,
+        last_changed_at: null,
+        last_event_at: null,
+        delivered_at: null,
+        estimated_delivery_at: null,
+        estimated_window_start_at: null,
+        consecutive_errors: 0,
+        rate_limited_until: null,
+        poll_count: 0,
+        next_poll_at: decision.kind === 'poll' ? decision.at : null,
+        stopped_reason: null,
+        lease_token: null,
+        lease_until: null,
+        updated_at: now,
+      };
+      await trx
+        .insertInto('trackings')
+        .values(row)
+        .onConflict((oc) => oc.column('order_id').doUpdateSet(row))
+        .execute();
+      return;
+    }
+    const stopReason = change.delivered ? 'order_delivered' : change.stopped ? `order_${change.stopped}` : change.shipment?.kind === 'cleared' ? 'shipment_cleared' : null;
+    if (stopReason) await stopTracking(trx, order.id, stopReason, now);
+  };
+}
+
+export async function stopTracking(db: Db, orderId: string, reason: string, now: Date): Promise<void> {
+  await db
+    .updateTable('trackings')
+    .set({ next_poll_at: null, stopped_reason: reason, lease_token: null, lease_until: null, updated_at: now })
+    .where('order_id', '=', orderId)
+    .where('next_poll_at', 'is not', null)
+    .execute();
+}
+
+/**
+ * Claims up to `limit` due packages of one carrier for one batch job. SKIP LOCKED lets any number
+ * of claimers run at once without waiting on or double-claiming each other's rows; the lease makes a
+ * claim whose job was lost (Redis restart, crash) due again once it lapses.
+ */
+export async function claimDueTrackings(db: Db, carrier: CarrierCode, limit: number, now: Date, leaseMs: number): Promise<{ token: string; rows: TrackingRow[] }> {
+  const token = randomUUID();
+  const leaseUntil = new Date(now.getTime() + leaseMs);
+  const result = await sql<TrackingRow>`
+    update trackings set lease_token = ${token}, lease_until = ${leaseUntil}
+    where order_id in (
+      select order_id from trackings
+      where carrier = ${carrier} and next_poll_at is not null and next_poll_at <= ${now}
+        and (lease_until is null or lease_until < ${now})
+      order by next_poll_at
+      limit ${limit}
+      for update skip locked
+    )
+    returning *`.execute(db);
+  return { token, rows: result.rows };
+}
+
+/** The packages a batch job still owns: those claimed with its token and still tracked. */
+export async function leasedTrackings(db: Db, token: string): Promise<TrackingRow[]> {
+  return db.selectFrom('trackings').selectAll().where('lease_token', '=', token).where('next_poll_at', 'is not', null).execute();
+}

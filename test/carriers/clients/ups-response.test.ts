@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { CarrierUnexpectedResponseError } from '../../../src/carriers/clients/errors.ts';
+import { activityInstant, parseUpsTrackResponse } from '../../../src/carriers/clients/ups-response.ts';
+import { normalizeUpsStatus, upsPackageStatus } from '../../../src/carriers/clients/ups-status.ts';
+import { OpenApiSpec } from '../sandbox/support/openapi.ts';
+
+const spec = OpenApiSpec.load('ups-tracking.openapi.yaml');
+const trackResponseSchema = spec.responseSchema('/track/v1/details/{inquiryNumber}', 'get', 200);
+
+describe('normalizeUpsStatus', () => {
+  it.each([
+    [{ type: 'D', code: 'FS' }, 'delivered'],
+    [{ type: 'I', code: 'OT' }, 'out_for_delivery'],
+    [{ type: 'I', code: 'DP' }, 'in_transit'],
+    [{ type: 'P', code: 'PU' }, 'in_transit'],
+    [{ type: 'M', code: 'MP' }, 'pre_transit'],
+    [{ type: 'MV' }, 'failure'],
+    [{ type: 'X', code: 'SR' }, 'failure'],
+    [{ type: 'RS' }, 'return_to_sender'],
+    [{ type: 'D', code: '2Q' }, 'available_for_pickup'],
+    [{ type: 'X', code: '1Z' }, 'available_for_pickup'],
+    [{ type: 'NA' }, 'unknown'],
+    [{ type: 'Q' }, 'unknown'],
+    [{ type: 'd', code: ' ot ' }, 'out_for_delivery'],
+    [{}, 'unknown'],
+  ] as const)('%o → %s', (status, expected) => {
+    expect(normalizeUpsStatus(status)).toBe(expected);
+  });
+
+  it('treats a missing status as unknown', () => {
+    expect(normalizeUpsStatus(null)).toBe('unknown');
+  });
+});
+
+describe('upsPackageStatus', () => {
+  it('is delivered when either the current status or the latest activity says D (NOTES.md)', () => {
+    expect(upsPackageStatus({ type: 'I', code: 'OT' }, { type: 'D' })).toBe('delivered');
+    expect(upsPackageStatus({ type: 'D' }, { type: 'I' })).toBe('delivered');
+  });
+
+  it('prefers the current status, falling back to the latest activity', () => {
+    expect(upsPackageStatus({ type: 'I', code: 'OT' }, { type: 'I', code: 'AR' })).toBe('out_for_delivery');
+    expect(upsPackageStatus({ type: 'NA' }, { type: 'M' })).toBe('pre_transit');
+    expect(upsPackageStatus(undefined, { type: 'X' })).toBe('failure');
+  });
+});
+
+describe('parseUpsTrackResponse', () => {
+  it('reads the TW0001 warning in a 200 as not found', () => {
+    const body = { trackResponse: { shipment: [{ inquiryNumber: '1Z023E2X0214323462', warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } };
+    expect(spec.validate(trackResponseSchema, body)).toEqual([]);
+    expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toEqual({
+      trackingNumber: '1Z023E2X0214323462',
+      status: 'not_found',
+      deliveredAt: null,
+      estimatedDeliveryAt: null,
+      estimatedWindowStartAt: null,
+      lastEventAt: null,
+      description: 'Tracking Information Not Found',
+    });
+  });
+
+  it('reads a package built from the spec examples', () => {
+    // Values are the yaml's own examples (Activity, Status, Location, Shipment.inquiryNumber).
+    const body = {
+      trackResponse: {
+        shipment: [
+          {
+            inquiryNumber: '1Z023E2X0214323462',
+            package: [
+              {
+                trackingNumber: '1Z023E2X0214323462',
+                currentStatus: { code: 'SR', description: 'Your package was released by the customs agency.', simplifiedTextDescription: 'Delivered', statusCode: '003', type: 'X' },
+                activity: [
+                  {
+                    date: '20210210',
+                    time: '071356',
+                    gmtDate: '20210210',
+                    gmtOffset: '-05:00',
+                    gmtTime: '74700',
+                    location: { address: { city: 'Wayne', stateProvince: 'NJ', postalCode: '07470', country: 'US', countryCode: 'US' }, slic: '8566' },
+                    status: { code: 'SR', description: 'Your package was released by the customs agency.', statusCode: '003', type: 'X' },
+                  },
+                ],
+                deliveryDate: [{ type: 'SDD', date: '20210212' }],
+                deliveryTime: { type: 'EDW', startTime: '090000', endTime: '130000' },
+                packageCount: 2,
+              },
+            ],
+          },
+        ],
+      },
+    };
+    expect(spec.validate(trackResponseSchema, body)).toEqual([]);
+    expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toEqual({
+      trackingNumber: '1Z023E2X0214323462',
+      status: 'failure',
+      deliveredAt: null,
+      // 13:00:00 on the scheduled date, at the activities' offset (-05:00).
+      estimatedDeliveryAt: new Date('2021-02-12T18:00:00Z'),
+      estimatedWindowStartAt: new Date('2021-02-12T14:00:00Z'),
+      // gmtDate + gmtTime are UTC; '74700' is 07:47:00.
+      lastEventAt: new Date('2021-02-10T07:47:00Z'),
+      description: 'Your package was released by the customs agency.',
+    });
+  });
+
+  it('takes the delivered time from the D activity, else from deliveryDate/deliveryTime DEL', () => {
+    const delivered = (activity: Record<string, string>) => ({
+      trackResponse: {
+        shipment: [
+          {
+            package: [
+              {
+                currentStatus: { type: 'D', description: 'DELIVERED' },
+                activity: [{ ...activity, status: { type: 'D', description: 'DELIVERED' } }],
+                deliveryDate: [{ type: 'DEL', date: '20250604' }],
+                deliveryTime: { type: 'DEL', endTime: '134217' },
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(parseUpsTrackResponse('1Z', delivered({ date: '20250604', time: '134217', gmtOffset: '-05:00' })).deliveredAt).toEqual(new Date('2025-06-04T18:42:17Z'));
+    // No usable activity time: the DEL date and time, at the package's offset.
+    expect(parseUpsTrackResponse('1Z', delivered({ gmtOffset: '-04:00' })).deliveredAt).toEqual(new Date('2025-06-04T17:42:17Z'));
+  });
+
+  it('prefers the rescheduled date, and the end of that day when no window is given', () => {
+    const body = {
+      trackResponse: {
+        shipment: [
+          {
+            package: [
+              {
+                currentStatus: { type: 'I' },
+                activity: [{ date: '20250601', time: '100000', gmtOffset: '+00:00', status: { type: 'I' } }],
+                deliveryDate: [
+                  { type: 'SDD', date: '20250603' },
+                  { type: 'RDD', date: '20250605' },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    };
+    expect(parseUpsTrackResponse('1Z', body).estimatedDeliveryAt).toEqual(new Date('2025-06-05T23:59:59Z'));
+  });
+
+  it('accepts the nulls UPS sends for empty fields', () => {
+    const body = { trackResponse: { shipment: [{ inquiryNumber: '1Z', package: [{ trackingNumber: '1Z', currentStatus: { type: 'I', code: null }, deliveryDate: [{ date: null, type: null }], activity: null }] }] } };
+    expect(parseUpsTrackResponse('1Z', body)).toMatchObject({ status: 'in_transit', estimatedDeliveryAt: null, lastEventAt: null });
+  });
+
+  it('rejects a body that is not a TrackApiResponse', () => {
+    expect(() => parseUpsTrackResponse('1Z', { response: { errors: [] } })).toThrow(CarrierUnexpectedResponseError);
+  });
+});
+
+describe('activityInstant', () => {
+  it('reads the gmt fields as UTC, in either time spelling', () => {
+    expect(activityInstant({ gmtDate: '20240318', gmtTime: '11:49:17', gmtOffset: '+01:00', date: '20240318', time: '124917' })).toEqual(new Date('2024-03-18T11:49:17Z'));
+  });
+
+  it('falls back to local date and time at gmtOffset', () => {
+    expect(activityInstant({ date: '20240318', time: '124917', gmtOffset: '+01:00' })).toEqual(new Date('2024-03-18T11:49:17Z'));
+  });
+});

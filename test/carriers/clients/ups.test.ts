@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CarrierUnexpectedResponseError } from '../../../src/carriers/clients/errors.ts';
+import { createUpsClient } from '../../../src/carriers/clients/ups.ts';
+import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import { SandboxControl } from '../sandbox/support/control.ts';
+
+describe('UPS client', () => {
+  let running: RunningCarrierSandbox;
+  let control: SandboxControl;
+  const requests: { url: string; headers: Headers }[] = [];
+
+  beforeAll(async () => {
+    running = await startCarrierSandbox();
+    control = new SandboxControl(running.baseUrl);
+  });
+  afterAll(() => running.close());
+  beforeEach(() => {
+    running.sandbox.reset();
+    requests.length = 0;
+  });
+
+  const recordingFetch: typeof fetch = async (input, init) => {
+    requests.push({ url: String(input), headers: new Headers(init?.headers) });
+    return fetch(input, init);
+  };
+  const client = (fetchImpl: typeof fetch = recordingFetch) =>
+    createUpsClient({ baseUrl: `${running.baseUrl}/ups`, clientId: 'doorstep', clientSecret: 'secret', fetch: fetchImpl, transactionSource: 'doorstep-test' });
+
+  it('tracks one number per request', async () => {
+    await client().track(['1Z999AA10123456784', '1Z999AA10123456785', '1Z999AA10123456786']);
+    expect(await control.stats('ups')).toEqual({ track_calls: 3, oauth_calls: 1 });
+  });
+
+  it('gets its token with HTTP Basic credentials and a form body', async () => {
+    await client().track(['1Z999AA10123456784']);
+    const token = requests[0];
+    expect(new URL(token?.url ?? '').pathname).toBe('/sandbox/ups/security/v1/oauth/token');
+    expect(token?.headers.get('authorization')).toBe(`Basic ${Buffer.from('doorstep:secret').toString('base64')}`);
+    expect(token?.headers.get('content-type')).toBe('application/x-www-form-urlencoded');
+  });
+
+  it('sends the transId and transactionSrc headers the Track API requires', async () => {
+    await client().track(['1Z999AA10123456784', '1Z999AA10123456785']);
+    const tracks = requests.filter((request) => request.url.includes('/api/track/v1/details/'));
+    const transIds = tracks.map((request) => request.headers.get('transId') ?? '');
+    expect(transIds.every((id) => /^[0-9a-f]{32}$/.test(id))).toBe(true);
+    expect(new Set(transIds).size).toBe(2);
+    expect(tracks.map((request) => request.headers.get('transactionSrc'))).toEqual(['doorstep-test', 'doorstep-test']);
+  });
+
+  it('reads a documented 404 as not found', async () => {
+    const notFound = withTrackAnswer(404, { response: { errors: [{ code: '151044', message: 'No tracking information available' }] } });
+    expect(await client(notFound).track(['1Z999AA10123456784'])).toEqual([
+      { trackingNumber: '1Z999AA10123456784', status: 'not_found', deliveredAt: null, estimatedDeliveryAt: null, estimatedWindowStartAt: null, lastEventAt: null, description: 'No tracking information available' },
+    ]);
+  });
+
+  it('does not mistake a 404 from the wrong server for an unknown package', async () => {
+    const wrongServer = withTrackAnswer(404, 'Not Found');
+    await expect(client(wrongServer).track(['1Z999AA10123456784'])).rejects.toBeInstanceOf(CarrierUnexpectedResponseError);
+  });
+
+  it('calls an unparseable 200 an unexpected response', async () => {
+    const garbage = withTrackAnswer(200, { trackResponse: 'not an object' });
+    await expect(client(garbage).track(['1Z999AA10123456784'])).rejects.toBeInstanceOf(CarrierUnexpectedResponseError);
+  });
+
+  /** The sandbox for OAuth, a canned answer for tracking. */
+  function withTrackAnswer(status: number, body: unknown): typeof fetch {
+    return async (input, init) => {
+      if (!String(input).includes('/api/track/')) return fetch(input, init);
+      return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' } });
+    };
+  }
+});

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUspsClient, USPS_V3R2_MAX_BATCH_SIZE } from '../../../src/carriers/clients/usps.ts';
+import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import { SandboxControl } from '../sandbox/support/control.ts';
+import { OpenApiSpec } from '../sandbox/support/openapi.ts';
+
+const v3r2Spec = OpenApiSpec.load('usps-tracking-v3r2.openapi.yaml');
+
+describe('USPS client', () => {
+  let running: RunningCarrierSandbox;
+  let control: SandboxControl;
+  const requests: { method: string; url: string; body: unknown }[] = [];
+
+  beforeAll(async () => {
+    running = await startCarrierSandbox();
+    control = new SandboxControl(running.baseUrl);
+  });
+  afterAll(() => running.close());
+  beforeEach(() => {
+    running.sandbox.reset();
+    requests.length = 0;
+  });
+
+  const client = (api?: 'v3' | 'v3r2') =>
+    createUspsClient({
+      baseUrl: `${running.baseUrl}/usps`,
+      clientId: 'doorstep',
+      clientSecret: 'secret',
+      ...(api ? { api } : {}),
+      fetch: async (input, init) => {
+        if (!String(input).endsWith('/token')) requests.push({ method: init?.method ?? 'GET', url: String(input), body: init?.body ? JSON.parse(String(init.body)) : null });
+        return fetch(input, init);
+      },
+    });
+
+  const numbers = (count: number) => Array.from({ length: count }, (_, index) => `94001118992231974${String(index).padStart(5, '0')}`);
+
+  it('uses v3r2 by default: up to 35 numbers per POST, so 36 take two', async () => {
+    const batch = numbers(36);
+    await control.event('usps', batch[35] as string, { status: 'delivered', at: '2025-06-02T15:00:00Z' });
+    const tracker = client();
+    const results = await tracker.track(batch);
+    expect(tracker.maxBatchSize).toBe(USPS_V3R2_MAX_BATCH_SIZE);
+    expect(requests.map((request) => [request.method, (request.body as unknown[]).length])).toEqual([
+      ['POST', 35],
+      ['POST', 1],
+    ]);
+    expect(results.map((result) => result.status)).toEqual([...Array<string>(35).fill('not_found'), 'delivered']);
+  });
+
+  it('reads a 207 multi-status answer item by item', async () => {
+    const [known, unknown, alsoKnown] = numbers(3) as [string, string, string];
+    await control.event('usps', known, { status: 'in_transit', at: '2025-06-02T10:00:00Z' });
+    await control.event('usps', alsoKnown, { status: 'available_for_pickup', at: '2025-06-02T11:00:00Z' });
+    const results = await client('v3r2').track([known, unknown, alsoKnown]);
+    expect(results.map((result) => [result.trackingNumber, result.status])).toEqual([
+      [known, 'in_transit'],
+      [unknown, 'not_found'],
+      [alsoKnown, 'available_for_pickup'],
+    ]);
+  });
+
+  it('sends the v3r2 body the spec describes (TrackingRequest)', async () => {
+    await client('v3r2').track(numbers(2));
+    const body = requests[0]?.body;
+    expect(body).toEqual(numbers(2).map((trackingNumber) => ({ trackingNumber })));
+    expect(v3r2Spec.validate(v3r2Spec.requestSchema('/tracking', 'post'), body)).toEqual([]);
+  });
+
+  it('uses v3 one number per GET with expand=DETAIL when asked', async () => {
+    const [first, second] = numbers(2) as [string, string];
+    await control.event('usps', first, { status: 'out_for_delivery', at: '2025-06-02T10:00:00Z' });
+    const tracker = client('v3');
+    const results = await tracker.track([first, second]);
+    expect(tracker.maxBatchSize).toBe(1);
+    expect(requests.map((request) => `${request.method} ${new URL(request.url).pathname.replace(/^\/sandbox\/usps/, '')}${new URL(request.url).search}`)).toEqual([
+      `GET /tracking/v3/tracking/${first}?expand=DETAIL`,
+      `GET /tracking/v3/tracking/${second}?expand=DETAIL`,
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['out_for_delivery', 'not_found']);
+  });
+});

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { startWorkers, type RunningWorkers, type WorkerOptions } from '../../jobs/workers.ts';
+import type { Services } from '../../src/app.ts';
+
+/** The real BullMQ workers on the run's real Redis, under a prefix of their own. */
+export async function startTestWorkers(services: Services, options: Partial<WorkerOptions> = {}): Promise<RunningWorkers> {
+  return startWorkers(services, { redisUrl: inject('redisUrl'), prefix: `test-${randomUUID()}`, claimEveryMs: 150, ...options });
+}
+
+/** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { RunningWorkers } from '../../jobs/workers.ts';
+import { freePort } from '../support/processes.ts';
+import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
+import { eventually, startTestWorkers } from '../support/workers.ts';
+
+let app: TestApp;
+let workers: RunningWorkers;
+let redis: ChildProcess;
+let port: number;
+const dirs: string[] = [];
+
+/** A redis-server with an empty data directory: a restart that lost everything. */
+async function startEmptyRedis(): Promise<ChildProcess> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-redis-loss-'));
+  dirs.push(dir);
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  await eventually(async () => {
+    const { Redis } = await import('ioredis');
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      return (await probe.ping()) === 'PONG' ? true : undefined;
+    } finally {
+      probe.disconnect();
+    }
+  }, 10_000, 'redis to start');
+  return child;
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  redis = await startEmptyRedis();
+  app = await startTestApp({ sandboxPollIntervalMs: 200 });
+  workers = await startTestWorkers(app.services, { redisUrl: `redis://127.0.0.1:${port}`, reconcileEveryMs: 300 });
+});
+afterAll(async () => {
+  await workers.close();
+  redis.kill('SIGKILL');
+  await app.close();
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it('loses no tracked order when Redis is killed and comes back empty', async () => {
+  const store = await app.createAccount();
+  const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+  await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: '1ZXX3150YW44070023' });
+
+  redis.kill('SIGKILL');
+  await new Promise((resolve) => redis.once('exit', resolve));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  redis = await startEmptyRedis();
+
+  await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/1ZXX3150YW44070023/events`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ status: 'delivered' }),
+  });
+  const delivered = await eventually(async () => {
+    const current = (await store.request('GET', `/v1/orders/${order.id}`)).body;
+    return current.status === 'delivered' ? current : undefined;
+  }, 30_000, 'delivery after the Redis restart');
+  expect(delivered.delivered).toBe('1');
+}, 60_000);

@@ -1,0 +1,280 @@
+import { describe, expect, it } from 'vitest';
+import { generateFleet } from '../../bench/tracking/journey.ts';
+import { adaptiveSchedule } from '../../bench/tracking/policies.ts';
+import { TARGETS, measure } from '../../bench/tracking/report.ts';
+import { simulate } from '../../bench/tracking/simulate.ts';
+import {
+  CARRIER_POLICY,
+  TRACKING_EXPIRY_DAYS,
+  nextPoll,
+  type PollDecision,
+  type TrackingState,
+  type TrackingStatus,
+} from '../../src/tracking/schedule.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/** US Central daylight time. */
+const CDT = -300;
+
+/** A wall-clock time at a UTC offset: local('2026-04-14 13:05') is 13:05 CDT. */
+function local(text: string, offsetMinutes = CDT): Date {
+  return new Date(Date.parse(`${text.replace(' ', 'T')}:00Z`) - offsetMinutes * MINUTE);
+}
+
+function state(overrides: Partial<TrackingState> = {}): TrackingState {
+  return {
+    status: 'in_transit',
+    startedAt: local('2026-04-10 10:00'),
+    lastPolledAt: null,
+    lastChangedAt: null,
+    estimatedDeliveryAt: null,
+    estimatedWindowStartAt: null,
+    consecutiveErrors: 0,
+    rateLimitedUntil: null,
+    utcOffsetMinutes: CDT,
+    ...overrides,
+  };
+}
+
+/** A package just polled at `now` (the usual call: right after a poll). */
+function polledAt(now: Date, overrides: Partial<TrackingState> = {}): TrackingState {
+  return state({ lastPolledAt: now, lastChangedAt: new Date(now.getTime() - HOUR), ...overrides });
+}
+
+function pollAt(decision: PollDecision): Date {
+  if (decision.kind !== 'poll') throw new Error(`expected a poll, got stop (${decision.reason})`);
+  return decision.at;
+}
+
+function minutesBetween(from: Date, to: Date): number {
+  return (to.getTime() - from.getTime()) / MINUTE;
+}
+
+function localClock(at: Date, offsetMinutes = CDT): string {
+  return new Date(at.getTime() + offsetMinutes * MINUTE).toISOString().slice(11, 16);
+}
+
+describe('nextPoll', () => {
+  describe('delivery hours', () => {
+    it('does not poll at 03:00 local: an out-for-delivery package waits for 08:00', () => {
+      const now = local('2026-04-14 03:00');
+      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 02:55') }), now));
+      expect(at).toEqual(local('2026-04-14 08:00'));
+    });
+
+    it('never schedules a poll outside 08:00–21:10 destination time, whatever the status', () => {
+      const statuses: TrackingStatus[] = ['pre_transit', 'not_found', 'unknown', 'in_transit', 'out_for_delivery', 'available_for_pickup', 'failure'];
+      for (const status of statuses) {
+        for (let hour = 0; hour < 24; hour++) {
+          const now = new Date(local('2026-04-14 00:17').getTime() + hour * HOUR);
+          const at = pollAt(nextPoll(polledAt(now, { status, estimatedDeliveryAt: local('2026-04-14 23:59') }), now));
+          const clock = localClock(at);
+          expect(clock >= '08:00' && clock <= '21:10', `${status} at ${localClock(now)} → ${clock}`).toBe(true);
+        }
+      }
+    });
+
+    it('uses the union of US delivery hours (12:00–07:10 UTC) when the destination zone is unknown', () => {
+      const now = new Date(Date.UTC(2026, 3, 14, 9, 0));
+      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, utcOffsetMinutes: undefined }), now));
+      expect(at).toEqual(new Date(Date.UTC(2026, 3, 14, 12, 0)));
+      const lateEvening = new Date(Date.UTC(2026, 3, 15, 6, 50)); // 20:50 in Hawaii, still delivering
+      const next = pollAt(nextPoll(polledAt(lateEvening, { status: 'out_for_delivery', lastChangedAt: lateEvening, utcOffsetMinutes: undefined }), lateEvening));
+      expect(next).toEqual(new Date(Date.UTC(2026, 3, 15, 7, 0)));
+    });
+  });
+
+  describe('out for delivery', () => {
+    it('polls every 15 min during the day without a window, so a delivery is seen within 15 min', () => {
+      let now = local('2026-04-14 08:00');
+      for (let i = 0; i < 40; i++) {
+        const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') }), now));
+        expect(minutesBetween(now, at)).toBeGreaterThan(0);
+        expect(minutesBetween(now, at)).toBeLessThanOrEqual(15);
+        now = at;
+      }
+    });
+
+    it('polls every 10 min when the operator asks for a 10-min cadence', () => {
+      const now = local('2026-04-14 13:00');
+      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') }), now, { policy: { deliveryDayIntervalMs: 10 * MINUTE } }));
+      expect(minutesBetween(now, at)).toBe(10);
+    });
+
+    it("waits for the carrier's window: sparse before it, every 15 min from 15 min before it opens", () => {
+      const window = { status: 'out_for_delivery' as const, lastChangedAt: local('2026-04-14 07:12'), estimatedWindowStartAt: local('2026-04-14 14:00'), estimatedDeliveryAt: local('2026-04-14 18:00') };
+      const morning = local('2026-04-14 08:00');
+      const next = pollAt(nextPoll(polledAt(morning, window), morning));
+      expect(minutesBetween(morning, next)).toBeGreaterThanOrEqual(60);
+      expect(minutesBetween(morning, next)).toBeLessThanOrEqual(120);
+      const beforeWindow = local('2026-04-14 13:00');
+      expect(pollAt(nextPoll(polledAt(beforeWindow, window), beforeWindow))).toEqual(local('2026-04-14 13:45'));
+      const inWindow = local('2026-04-14 15:30');
+      expect(pollAt(nextPoll(polledAt(inWindow, window), inWindow))).toEqual(local('2026-04-14 15:45'));
+      // The window passed without a delivery: the package is late, not gone.
+      const afterWindow = local('2026-04-14 18:30');
+      expect(pollAt(nextPoll(polledAt(afterWindow, window), afterWindow))).toEqual(local('2026-04-14 18:45'));
+    });
+
+    it('puts packages on the same cadence on the same instants, so a claimer batches them', () => {
+      const a = local('2026-04-14 11:03');
+      const b = local('2026-04-14 11:11');
+      const atA = pollAt(nextPoll(polledAt(a, { status: 'out_for_delivery', lastChangedAt: a }), a));
+      const atB = pollAt(nextPoll(polledAt(b, { status: 'out_for_delivery', lastChangedAt: b }), b));
+      expect(atA).toEqual(local('2026-04-14 11:15'));
+      expect(atB).toEqual(atA);
+    });
+  });
+
+  describe('before the delivery day', () => {
+    it('looks soon after tracking starts, on the next half hour', () => {
+      const now = local('2026-04-10 10:07');
+      const at = pollAt(nextPoll(state({ status: null, startedAt: now }), now));
+      expect(at).toEqual(local('2026-04-10 10:30'));
+    });
+
+    it('polls a label that is not scanned yet once a morning', () => {
+      const now = local('2026-04-10 10:30');
+      const at = pollAt(nextPoll(polledAt(now, { status: 'pre_transit', lastChangedAt: local('2026-04-10 10:00') }), now));
+      expect(at).toEqual(local('2026-04-11 09:00'));
+    });
+
+    it('looks at a label silent for weeks less and less often, but still looks', () => {
+      const startedAt = local('2026-04-01 10:00');
+      const after10Days = local('2026-04-11 09:00');
+      const after20Days = local('2026-04-21 09:00');
+      const gap10 = minutesBetween(after10Days, pollAt(nextPoll(polledAt(after10Days, { status: 'pre_transit', startedAt, lastChangedAt: startedAt }), after10Days)));
+      const gap20 = minutesBetween(after20Days, pollAt(nextPoll(polledAt(after20Days, { status: 'pre_transit', startedAt, lastChangedAt: startedAt }), after20Days)));
+      expect(gap10).toBeGreaterThanOrEqual(3 * 24 * 60);
+      expect(gap20).toBeGreaterThan(gap10);
+    });
+
+    it('does not poll a package whose estimated day is days away until the morning before it', () => {
+      const now = local('2026-04-10 09:00');
+      const at = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt: local('2026-04-14 23:59') }), now));
+      expect(at).toEqual(local('2026-04-13 09:00'));
+    });
+
+    it('polls every 15 min from 08:00 on the estimated day, waiting for the out-for-delivery scan', () => {
+      const dayBefore = local('2026-04-13 09:00');
+      expect(pollAt(nextPoll(polledAt(dayBefore, { estimatedDeliveryAt: local('2026-04-14 23:59') }), dayBefore))).toEqual(local('2026-04-14 08:00'));
+      const morning = local('2026-04-14 08:00');
+      expect(pollAt(nextPoll(polledAt(morning, { estimatedDeliveryAt: local('2026-04-14 23:59') }), morning))).toEqual(local('2026-04-14 08:15'));
+    });
+
+    it('backs an exception off to a few polls a day', () => {
+      const polls: string[] = [];
+      let now = local('2026-04-14 08:00');
+      while (now < local('2026-04-15 08:00')) {
+        now = pollAt(nextPoll(polledAt(now, { status: 'failure', lastChangedAt: local('2026-04-14 07:00') }), now));
+        if (now < local('2026-04-15 08:00')) polls.push(localClock(now));
+      }
+      expect(polls.length).toBeGreaterThanOrEqual(2);
+      expect(polls.length).toBeLessThanOrEqual(4);
+    });
+  });
+
+  describe('errors and rate limits', () => {
+    it('retries a failed look after 5 min, doubling while it keeps failing, capped at 2 h', () => {
+      const now = local('2026-04-14 10:00');
+      const delays = [1, 2, 3, 4, 5, 6, 7, 12].map((errors) =>
+        minutesBetween(now, pollAt(nextPoll(polledAt(now, { status: 'pre_transit', consecutiveErrors: errors }), now))),
+      );
+      expect(delays).toEqual([5, 10, 20, 40, 80, 120, 120, 120]);
+    });
+
+    it('retries a failed look of a package out for delivery within the cadence, never slower', () => {
+      const now = local('2026-04-14 13:00');
+      const ofd = { status: 'out_for_delivery' as const, lastChangedAt: local('2026-04-14 07:00') };
+      expect(minutesBetween(now, pollAt(nextPoll(polledAt(now, { ...ofd, consecutiveErrors: 1 }), now)))).toBe(5);
+      expect(minutesBetween(now, pollAt(nextPoll(polledAt(now, { ...ofd, consecutiveErrors: 6 }), now)))).toBe(15);
+    });
+
+    it("does not poll before a 429's Retry-After, even when the package is out for delivery", () => {
+      const now = local('2026-04-14 13:00');
+      const rateLimitedUntil = local('2026-04-14 13:37');
+      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, rateLimitedUntil }), now));
+      expect(at).toEqual(rateLimitedUntil);
+    });
+
+    it('moves a Retry-After that ends at night to the next morning', () => {
+      const now = local('2026-04-14 20:30');
+      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, rateLimitedUntil: local('2026-04-14 23:00') }), now));
+      expect(at).toEqual(local('2026-04-15 08:00'));
+    });
+  });
+
+  describe('stopping', () => {
+    it('stops when the package is delivered', () => {
+      expect(nextPoll(state({ status: 'delivered' }), local('2026-04-14 13:00'))).toEqual({ kind: 'stop', reason: 'delivered' });
+    });
+
+    it('stops when the package goes back to the sender', () => {
+      expect(nextPoll(state({ status: 'return_to_sender' }), local('2026-04-14 13:00'))).toEqual({ kind: 'stop', reason: 'returned' });
+    });
+
+    it(`stops as expired after ${TRACKING_EXPIRY_DAYS} days without news`, () => {
+      const lastChangedAt = local('2026-04-01 10:00');
+      const now = new Date(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY);
+      expect(nextPoll(polledAt(now, { status: 'in_transit', lastChangedAt }), now)).toEqual({ kind: 'stop', reason: 'expired' });
+    });
+
+    it('takes a last look at the expiry rather than sleeping past it', () => {
+      const lastChangedAt = local('2026-04-01 10:00');
+      const now = new Date(lastChangedAt.getTime() + 29 * DAY);
+      const at = pollAt(nextPoll(polledAt(now, { status: 'pre_transit', startedAt: lastChangedAt, lastChangedAt }), now));
+      expect(at.getTime()).toBeGreaterThanOrEqual(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY);
+      expect(minutesBetween(new Date(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY), at)).toBeLessThanOrEqual(60);
+    });
+
+    it('counts news, not polls: a package with a recent event does not expire', () => {
+      const now = local('2026-05-20 10:00');
+      const decision = nextPoll(polledAt(now, { startedAt: local('2026-04-01 10:00'), lastChangedAt: local('2026-05-19 03:00') }), now);
+      expect(decision.kind).toBe('poll');
+    });
+  });
+
+  describe('demo profile', () => {
+    it('polls every few seconds, around the clock', () => {
+      const night = local('2026-04-14 03:00');
+      const at = pollAt(nextPoll(polledAt(night, { status: 'pre_transit' }), night, { profile: 'demo' }));
+      expect(minutesBetween(night, at) * 60).toBe(5);
+      const custom = pollAt(nextPoll(polledAt(night, { status: 'out_for_delivery' }), night, { profile: 'demo', demoIntervalMs: 2_000 }));
+      expect(custom.getTime() - night.getTime()).toBe(2_000);
+    });
+
+    it('polls a new demo package at once and keeps its cadence through errors', () => {
+      const now = local('2026-04-14 03:00');
+      expect(pollAt(nextPoll(state({ status: null, startedAt: now }), now, { profile: 'demo' }))).toEqual(now);
+      const at = pollAt(nextPoll(polledAt(now, { consecutiveErrors: 3 }), now, { profile: 'demo' }));
+      expect(at.getTime() - now.getTime()).toBe(5_000);
+    });
+  });
+
+  it('exports the defaults it documents', () => {
+    expect(CARRIER_POLICY.deliveryDayIntervalMs).toBe(15 * MINUTE);
+    expect(TRACKING_EXPIRY_DAYS).toBe(30);
+  });
+});
+
+describe('the schedule on a simulated fleet (bench/tracking)', () => {
+  // A regression in the policy (polling too rarely on the delivery day, or too often before it) shows
+  // up here before it shows up in the bench.
+  const fleet = generateFleet({ packages: 600, seed: 7 });
+  const metrics = measure('adaptive', 'policy', fleet, simulate(fleet, adaptiveSchedule, { seed: 7 }));
+
+  it(`sees 95% of deliveries within ${TARGETS.lagP95Minutes} min`, () => {
+    expect(metrics.lagP95Minutes).toBeLessThanOrEqual(TARGETS.lagP95Minutes);
+  });
+
+  it(`spends at most ${TARGETS.callsPerDelivered} carrier calls per delivered package`, () => {
+    expect(metrics.callsPerDelivered).toBeLessThanOrEqual(TARGETS.callsPerDelivered);
+  });
+
+  it('sees every delivery and keeps never-scanned and exception packages a small part of the bill', () => {
+    expect(metrics.undetected).toBe(0);
+    expect(metrics.troubledCallShare).toBeLessThanOrEqual(TARGETS.troubledCallShare);
+  });
+});
