@@ -22,6 +22,8 @@ export interface OrderChange {
   shipment: ShipmentChange;
   delivered: boolean;
   recorded: boolean;
+  /** The recipient watched the video for the first time. */
+  viewed?: boolean;
   /** The order will never send: tracking and any pending send must stop. */
   stopped: 'cancelled' | 'deleted' | null;
 }
@@ -260,6 +262,32 @@ export class OrderService {
       change: { recorded: true },
       alwaysApply: true,
     }));
+    return order;
+  }
+
+  /**
+   * The recipient started playing the video. Only the first play counts (`viewed_at` is set once);
+   * later plays are no-ops. The caller decides what a play is (not a page prefetch).
+   */
+  async markViewed(orderId: string): Promise<{ order: OrderRow; firstView: boolean }> {
+    const result = await this.db.transaction().execute(async (trx) => {
+      const order = await lockOrder(trx, orderId);
+      if (order.viewed_at !== null) return { order, change: null };
+      const now = this.now();
+      const updated = await trx.updateTable('orders').set({ viewed_at: now, updated_at: now }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
+      await recordEvents(trx, updated, 'system', [{ type: 'video.viewed', data: {} }], now);
+      const change = await this.notify(trx, { order: updated, source: 'system', shipment: null, delivered: false, recorded: false, viewed: true, stopped: null });
+      return { order: updated, change };
+    });
+    if (result.change) this.deps.afterCommit?.(result.change);
+    return { order: result.order, firstView: result.change !== null };
+  }
+
+  /** The order behind a record/playback URL's uuid, or NotFoundError. Deleted orders are gone. */
+  async getByUuid(uuid: string): Promise<OrderRow> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid)) throw new NotFoundError('No such video message.');
+    const order = await this.db.selectFrom('orders').selectAll().where('uuid', '=', uuid.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!order) throw new NotFoundError('No such video message.');
     return order;
   }
 
