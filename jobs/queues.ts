@@ -24,6 +24,10 @@ export const SANDBOX_LIMIT: RateLimiterOptions = { max: 50, duration: 1_000 };
 /** How often each carrier's due packages are claimed: every minute for real carriers, seconds in the sandbox. */
 export const CLAIM_EVERY_MS = { carrier: 60_000, sandbox: 2_000 };
 
+export const SENDS_QUEUE = 'sends';
+/** Due messages are looked for every second: "within seconds" of delivery, at one indexed query a second. */
+export const DISPATCH_EVERY_MS = 1_000;
+
 /** Bounded retention so Redis memory stays flat however long the system runs. */
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
   attempts: 5,

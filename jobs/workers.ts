@@ -5,7 +5,8 @@ import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts
 import { createRedisConnection } from '../src/redis/connection.ts';
 import { claimTrackingProcessor } from './claim-tracking.ts';
 import { pollTrackingBatchProcessor } from './poll-tracking-batch.ts';
-import { CARRIER_LIMITS, CLAIM_EVERY_MS, DEFAULT_JOB_OPTIONS, SANDBOX_LIMIT, TRACKING_CLAIM_QUEUE, trackingQueueName } from './queues.ts';
+import { dispatchSendsProcessor } from './dispatch-sends.ts';
+import { CARRIER_LIMITS, CLAIM_EVERY_MS, DEFAULT_JOB_OPTIONS, DISPATCH_EVERY_MS, SANDBOX_LIMIT, SENDS_QUEUE, TRACKING_CLAIM_QUEUE, trackingQueueName } from './queues.ts';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -19,6 +20,8 @@ export interface WorkerOptions {
   prefix?: string;
   /** Override of the claim cadence (tests). */
   claimEveryMs?: number;
+  /** Override of the send dispatch cadence (tests). */
+  dispatchEveryMs?: number;
   /** How often the reconciler re-asserts the schedulers; default one minute. */
   reconcileEveryMs?: number;
 }
@@ -52,7 +55,11 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
   ) as Record<CarrierCode, Queue>;
   const claimQueue = new Queue(TRACKING_CLAIM_QUEUE, { connection: producer, prefix, defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, attempts: 1 } });
 
+  const sendsQueue = new Queue(SENDS_QUEUE, { connection: producer, prefix, defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, attempts: 1 } });
+
   const workers: Worker[] = [];
+  // One dispatch at a time per process is plenty; several processes are safe (claims use SKIP LOCKED).
+  workers.push(new Worker(SENDS_QUEUE, dispatchSendsProcessor(services.dispatcher, logger), { connection: connection(), prefix, concurrency: 1 }));
   const claimWorker = new Worker(TRACKING_CLAIM_QUEUE, claimTrackingProcessor(services.poller, batchQueues, logger), { connection: connection(), prefix, concurrency: 3 });
   workers.push(claimWorker);
   for (const carrier of CARRIER_CODES) {
@@ -72,6 +79,9 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
   }
 
   const reconcile = async () => {
+    await sendsQueue.upsertJobScheduler('dispatch-sends', { every: options.dispatchEveryMs ?? DISPATCH_EVERY_MS }, { name: 'dispatch', data: {} });
+    const stuck = await services.dispatcher.reconcileStuck();
+    if (stuck.released + stuck.uncertain > 0) logger.warn(stuck, 'reconciled sends interrupted by a crash');
     for (const carrier of CARRIER_CODES) {
       const every = options.claimEveryMs ?? (services.sandboxedCarriers.includes(carrier) ? CLAIM_EVERY_MS.sandbox : CLAIM_EVERY_MS.carrier);
       await claimQueue.upsertJobScheduler(`claim-${carrier}`, { every }, { name: 'claim', data: { carrier } });
@@ -88,7 +98,7 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
     async close() {
       clearInterval(reconciler);
       await Promise.all(workers.map((worker) => worker.close()));
-      await Promise.all([claimQueue, ...Object.values(batchQueues)].map((queue) => queue.close()));
+      await Promise.all([claimQueue, sendsQueue, ...Object.values(batchQueues)].map((queue) => queue.close()));
       for (const redis of connections) redis.disconnect();
     },
   };

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Config } from './config.ts';
@@ -11,6 +12,11 @@ import { basicAuth } from './http/basic-auth.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestContext } from './http/request-context.ts';
 import type { Logger } from './logger.ts';
+import { SendDispatcher } from './notifications/dispatcher.ts';
+import { createEmailChannel, type EmailChannel } from './notifications/email.ts';
+import { resendRoutes } from './notifications/routes.ts';
+import { sendListener } from './notifications/sends.ts';
+import { createSmsChannel } from './notifications/sms.ts';
 import { orderRoutes } from './orders/routes.ts';
 import { OrderService, type TrackingNumberVerifier } from './orders/service.ts';
 import { TrackingPoller } from './tracking/poller.ts';
@@ -29,6 +35,7 @@ export interface Services {
   sandboxedCarriers: CarrierCode[];
   /** The fake carrier APIs, mounted at /sandbox, when any carrier lacks credentials. */
   carrierSandbox: CarrierSandbox | null;
+  dispatcher: SendDispatcher;
 }
 
 export interface ServiceOverrides {
@@ -38,6 +45,8 @@ export interface ServiceOverrides {
   sandboxBaseUrl?: string;
   /** Poll cadence for sandboxed carriers (the demo profile); default 5 s. */
   sandboxPollIntervalMs?: number;
+  /** Replaces the e-mail channel (fault-injection tests wrap the real one). */
+  email?: EmailChannel;
 }
 
 export function createServices(config: Config, logger: Logger, database: DatabaseHandle, overrides: ServiceOverrides = {}): Services {
@@ -51,11 +60,21 @@ export function createServices(config: Config, logger: Logger, database: Databas
     db: database.db,
     verifier: overrides.verifier ?? carrierVerifier(clients, { timeoutMs: config.carrierValidationTimeoutMs, logger }),
     now,
-    listeners: [trackingListener({ now, schedules })],
+    listeners: [trackingListener({ now, schedules }), sendListener({ now })],
   });
   const poller = new TrackingPoller({ db: database.db, orders, clients, schedules, logger, now });
   const carrierSandbox = sandboxed.length > 0 ? createCarrierSandbox() : null;
-  return { config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox };
+  const outboxDir = path.join(config.dataDir, 'outbox');
+  const dispatcher = new SendDispatcher({
+    db: database.db,
+    orders,
+    email: overrides.email ?? createEmailChannel({ smtpUrl: config.smtpUrl, from: config.emailFrom, outboxDir, logger }),
+    sms: createSmsChannel({ provider: config.sms, outboxDir, logger }),
+    publicUrl: config.publicUrl,
+    logger,
+    now,
+  });
+  return { config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher };
 }
 
 /** The public HTTP application: health check, the authenticated /v1 API, and the carrier sandbox. */
@@ -89,6 +108,7 @@ export function createHttpApp(services: Services): Koa {
 
   const orders = orderRoutes(services.orders, services.config.publicUrl);
   app.use(orders.routes());
+  app.use(resendRoutes(services.dispatcher, services.config.publicUrl).routes());
   app.use(orders.allowedMethods({ throw: true }));
   return app;
 }

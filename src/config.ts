@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { CarrierCode } from './carriers/carrier-code.ts';
+import type { SmsProviderConfig } from './notifications/sms.ts';
 
 /**
  * Every setting the service reads from its environment, validated once at start.
@@ -28,6 +29,12 @@ const environmentSchema = z.object({
   ...carrierSettings('USPS', 'https://apis.usps.com'),
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
+  SMTP_URL: optionalUrl,
+  EMAIL_FROM: z.string().trim().min(3).default('Doorstep <no-reply@doorstep.localhost>'),
+  SMS_API_URL: z.url().default('https://api.twilio.com'),
+  SMS_ACCOUNT_SID: z.string().trim().optional(),
+  SMS_AUTH_TOKEN: z.string().trim().optional(),
+  SMS_FROM: z.string().trim().optional(),
 });
 
 function carrierSettings<P extends string>(prefix: P, defaultBaseUrl: string) {
@@ -59,6 +66,11 @@ export interface Config {
   carrierValidationTimeoutMs: number;
   /** `off` runs the web server alone (production splits web and worker processes). */
   workers: boolean;
+  /** SMTP server for e-mail; unset → .eml files in `${dataDir}/outbox`. */
+  smtpUrl: string | undefined;
+  emailFrom: string;
+  /** Twilio-compatible SMS API; null → SMS written to the outbox. */
+  sms: SmsProviderConfig | null;
 }
 
 export class ConfigError extends Error {
@@ -86,6 +98,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
+    smtpUrl: value.SMTP_URL,
+    emailFrom: value.EMAIL_FROM,
+    sms:
+      value.SMS_ACCOUNT_SID && value.SMS_AUTH_TOKEN && value.SMS_FROM
+        ? { baseUrl: value.SMS_API_URL, accountSid: value.SMS_ACCOUNT_SID, authToken: value.SMS_AUTH_TOKEN, from: value.SMS_FROM }
+        : null,
   };
 }
 
@@ -104,6 +122,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logLevel: config.logLevel,
     carriers: Object.fromEntries(Object.entries(config.carriers).map(([code, c]) => [code, c ? c.baseUrl : 'sandbox'])),
     workers: config.workers,
+    email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
+    sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
   };
 }
 

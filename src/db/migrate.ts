@@ -1,6 +1,9 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as foundation from './migrations/001-foundation.ts';
 import * as tracking from './migrations/002-tracking.ts';
+import * as sends from './migrations/003-sends.ts';
+import * as videos from './migrations/004-videos.ts';
+import * as shopify from './migrations/005-shopify.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -9,6 +12,9 @@ import * as tracking from './migrations/002-tracking.ts';
 const migrations: Record<string, Migration> = {
   '001-foundation': foundation,
   '002-tracking': tracking,
+  '003-sends': sends,
+  '004-videos': videos,
+  '005-shopify': shopify,
 };
 
 const provider: MigrationProvider = {

@@ -95,10 +95,132 @@ export interface TrackingsTable {
   updated_at: Timestamp;
 }
 
+export interface SendsTable {
+  id: string;
+  order_id: string;
+  account_id: string;
+  /** `recipient_video`, `sender_sent_note`, `sender_viewed_note`, `sender_record_link`. */
+  kind: string;
+  channel: string;
+  /** pending → claimed → sending → sent | failed; `uncertain` after a crash mid-send; `cancelled`. */
+  status: string;
+  due_at: Timestamp;
+  attempts: Generated<number>;
+  claim_token: string | null;
+  claimed_at: Timestamp | null;
+  /** Where it went (set when sending), for the timeline and support. */
+  destination: string | null;
+  provider_message_id: string | null;
+  last_error: string | null;
+  sent_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** An installed Shopify shop (src/shopify/shops.ts). Token pair and expiries are written together. */
+export interface ShopsTable {
+  domain: string;
+  account_id: string;
+  active: Generated<boolean>;
+  /** Shopify's own `shipment_status: delivered` delivers the order (on by default). */
+  fallback_delivered: Generated<boolean>;
+  /** The shop's own tracking-company names → ups | fedex | usps (keys lower-cased). */
+  carrier_aliases: ColumnType<Record<string, string>, string | undefined, string>;
+  /** Products / variants the merchant chose as video messages (Shopify ids as text). */
+  video_product_ids: ColumnType<string[], string | undefined, string>;
+  video_variant_ids: ColumnType<string[], string | undefined, string>;
+  scopes: string | null;
+  access_token: string | null;
+  access_token_expires_at: Timestamp | null;
+  refresh_token: string | null;
+  refresh_token_expires_at: Timestamp | null;
+  token_refresh_claimed_until: Timestamp | null;
+  installed_at: Timestamp;
+  uninstalled_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface WebhookReceiptsTable {
+  id: Generated<number>;
+  /** X-Shopify-Webhook-Id: one receipt per delivery, however often Shopify retries it. */
+  webhook_id: string;
+  topic: string;
+  shop: string;
+  api_version: string | null;
+  triggered_at: Timestamp | null;
+  /** The exact bytes whose HMAC was verified, for replay. */
+  raw_body: string;
+  status: 'received' | 'processed' | 'failed';
+  error: string | null;
+  attempts: Generated<number>;
+  received_at: Timestamp;
+  processed_at: Timestamp | null;
+}
+
+export interface ShopifyOrderLinksTable {
+  shop: string;
+  shopify_order_id: string;
+  line_item_id: string;
+  order_id: string;
+  account_id: string;
+  customer_id: string | null;
+  customer_email: string | null;
+  notice: string | null;
+  created_at: Timestamp;
+}
+
+export interface ShopifyFulfillmentsTable {
+  shop: string;
+  fulfillment_id: string;
+  shopify_order_id: string;
+  status: string | null;
+  line_item_ids: ColumnType<string[] | null, string | null, string | null>;
+  tracking_company: string | null;
+  tracking_numbers: ColumnType<string[], string | undefined, string>;
+  shipment_status: string | null;
+  shopify_created_at: Timestamp | null;
+  shopify_updated_at: Timestamp | null;
+  delivered_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface ShopifyDataExportsTable {
+  id: string;
+  shop: string;
+  account_id: string;
+  data_request_id: string | null;
+  customer_id: string | null;
+  data: JSONColumnType<Record<string, unknown>, string, string>;
+  created_at: Timestamp;
+}
+
+export interface VideosTable {
+  id: string;
+  /** Upload order; the highest is the order's current video (latest upload wins). */
+  seq: Generated<number>;
+  order_id: string;
+  storage_key: string;
+  content_type: string;
+  size_bytes: number;
+  /** `pending` until processed; `failed` carries `failure_reason`. */
+  status: Generated<'pending' | 'processed' | 'failed'>;
+  failure_reason: string | null;
+  duration_tenths: number | null;
+  created_at: Timestamp;
+  processed_at: Timestamp | null;
+}
+
 export interface Database {
+  shops: ShopsTable;
+  webhook_receipts: WebhookReceiptsTable;
+  shopify_order_links: ShopifyOrderLinksTable;
+  shopify_fulfillments: ShopifyFulfillmentsTable;
+  shopify_data_exports: ShopifyDataExportsTable;
+  sends: SendsTable;
   trackings: TrackingsTable;
   accounts: AccountsTable;
   orders: OrdersTable;
   order_events: OrderEventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  videos: VideosTable;
 }

@@ -283,6 +283,22 @@ export class OrderService {
     return { order: result.order, firstView: result.change !== null };
   }
 
+  /**
+   * A provider accepted the recipient's video message. `sent_at` is set by the first accepted
+   * channel (for email_and_sms, whichever goes first); status stays `delivered` (spec §3).
+   */
+  async markSent(orderId: string, sent: { channel: string; at: Date }): Promise<OrderRow> {
+    return this.db.transaction().execute(async (trx) => {
+      const order = await lockOrder(trx, orderId, undefined, { includeDeleted: true });
+      const updated =
+        order.sent_at === null
+          ? await trx.updateTable('orders').set({ sent_at: sent.at, updated_at: sent.at }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow()
+          : order;
+      await recordEvents(trx, updated, 'system', [{ type: 'video.sent', data: { channel: sent.channel } }], this.now());
+      return updated;
+    });
+  }
+
   /** The order behind a record/playback URL's uuid, or NotFoundError. Deleted orders are gone. */
   async getByUuid(uuid: string): Promise<OrderRow> {
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid)) throw new NotFoundError('No such video message.');
@@ -363,8 +379,9 @@ export class OrderService {
 }
 
 /** Locks the order row for the rest of the transaction: concurrent changes to one order queue up. */
-async function lockOrder(trx: Db, orderId: string, accountId?: string): Promise<OrderRow> {
-  let query = trx.selectFrom('orders').selectAll().where('id', '=', orderId).where('deleted_at', 'is', null);
+async function lockOrder(trx: Db, orderId: string, accountId?: string, options: { includeDeleted?: boolean } = {}): Promise<OrderRow> {
+  let query = trx.selectFrom('orders').selectAll().where('id', '=', orderId);
+  if (!options.includeDeleted) query = query.where('deleted_at', 'is', null);
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
   const order = await query.forUpdate().executeTakeFirst();
   if (!order) throw notFound(orderId);

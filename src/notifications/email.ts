@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Logger } from '../logger.ts';
+import { PermanentSendError } from './errors.ts';
+
+export interface EmailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  /** Stable per send: a retry after an unknown outcome carries the same Message-ID, which lets mail systems drop the duplicate. */
+  messageId: string;
+}
+
+export interface EmailChannel {
+  /** Resolves when the provider accepted the message; throws PermanentSendError when it never will. */
+  send(message: EmailMessage): Promise<{ providerMessageId: string }>;
+}
+
+/**
+ * E-mail over SMTP (nodemailer) when SMTP_URL is set; otherwise the embedded default writes each
+ * message as an .eml file to the outbox directory and logs its path.
+ */
+export function createEmailChannel(options: { smtpUrl: string | undefined; from: string; outboxDir: string; logger: Logger }): EmailChannel {
+  const outbox = !options.smtpUrl;
+  const transport: Transporter = outbox
+    ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+    : nodemailer.createTransport(options.smtpUrl);
+  return {
+    async send(message) {
+      let info: { messageId: string; message?: unknown };
+      try {
+        info = await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, html: message.html, messageId: message.messageId });
+      } catch (error) {
+        throw classifySmtpError(error);
+      }
+      if (outbox) {
+        fs.mkdirSync(options.outboxDir, { recursive: true });
+        const file = path.join(options.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.messageId.replace(/[^A-Za-z0-9_-]/g, '')}.eml`);
+        fs.writeFileSync(file, info.message as Buffer);
+        options.logger.info({ file, to: message.to, subject: message.subject }, 'e-mail written to the outbox');
+      }
+      return { providerMessageId: info.messageId };
+    },
+  };
+}
+
+/** SMTP 5xx is a final "no" (RFC 5321 §4.2.1); 4xx and connection problems are worth retrying. */
+function classifySmtpError(error: unknown): Error {
+  const responseCode = (error as { responseCode?: number }).responseCode;
+  const message = error instanceof Error ? error.message : String(error);
+  if (typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600) {
+    return new PermanentSendError(`The mail server refused the message (${responseCode}): ${message}`);
+  }
+  return error instanceof Error ? error : new Error(message);
+}

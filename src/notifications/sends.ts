@@ -1,0 +1,117 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { SendsTable } from '../db/schema.ts';
+import { recordEvents } from '../orders/events.ts';
+import type { OrderChangeListener } from '../orders/service.ts';
+import { recipientSendPlan, type Channel, type SendKind } from './send-policy.ts';
+
+export type SendRow = Selectable<SendsTable>;
+
+/** Statuses covered by the `sends_one_live` unique index: at most one such row per order, kind, channel. */
+export const LIVE_STATUSES = ['pending', 'claimed', 'sending', 'sent', 'uncertain'] as const;
+
+/**
+ * Queues a message unless a live one of the same kind and channel exists for the order. Returns
+ * whether a row was added. The unique index, not this code, is what makes a second one impossible.
+ */
+export async function queueSend(db: Db, order: { id: string; account_id: string }, send: { kind: SendKind; channel: Channel; dueAt: Date }, now: Date): Promise<boolean> {
+  const inserted = await db
+    .insertInto('sends')
+    .values({
+      id: `snd_${randomBytes(12).toString('hex')}`,
+      order_id: order.id,
+      account_id: order.account_id,
+      kind: send.kind,
+      channel: send.channel,
+      status: 'pending',
+      due_at: send.dueAt,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['order_id', 'kind', 'channel']).where('status', 'in', LIVE_STATUSES).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/**
+ * Queues the recipient's video the moment an order change makes it due (delivered with a processed
+ * video, the video processed for `now`/`date` triggers), a note to the sender on the first view, and
+ * cancels what is pending when the order stops. Runs inside the change's transaction.
+ */
+export function sendListener(options: { now: () => Date }): OrderChangeListener {
+  return async (trx, change) => {
+    const { order } = change;
+    const now = options.now();
+    if (change.stopped) {
+      const cancelled = await trx
+        .updateTable('sends')
+        .set({ status: 'cancelled', updated_at: now, last_error: `order ${change.stopped}` })
+        .where('order_id', '=', order.id)
+        .where('status', '=', 'pending')
+        .returning('id')
+        .execute();
+      if (cancelled.length > 0) await recordEvents(trx, order, change.source, [{ type: 'send.cancelled', data: { reason: `order ${change.stopped}` } }], now);
+      return;
+    }
+
+    const plan = recipientSendPlan(order, now);
+    if ('due' in plan) {
+      // Sending happens on its own once per channel; after a failure only an explicit resend
+      // (POST /v1/orders/{id}/resend) tries again, so an unrelated edit never re-sends by surprise.
+      const attempted = await trx.selectFrom('sends').select('channel').where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
+      for (const send of plan.due) {
+        if (attempted.some((row) => row.channel === send.channel)) continue;
+        if (await queueSend(trx, order, send, now)) {
+          await recordEvents(trx, order, 'system', [{ type: 'send.queued', data: { channel: send.channel, due_at: send.dueAt.toISOString() } }], now);
+        }
+      }
+      // A date-triggered message follows send_on while it is still pending.
+      if (order.send_trigger === 'date' && order.send_on) {
+        await trx
+          .updateTable('sends')
+          .set({ due_at: order.send_on, updated_at: now })
+          .where('order_id', '=', order.id)
+          .where('kind', '=', 'recipient_video')
+          .where('status', '=', 'pending')
+          .where('attempts', '=', 0)
+          .execute();
+      }
+    } else if (change.delivered) {
+      // No silent non-send: say on the timeline why delivery did not send the video.
+      await recordEvents(trx, order, 'system', [{ type: 'send.waiting', data: { reason: plan.waiting } }], now);
+    }
+
+    if (change.viewed) await queueSend(trx, order, { kind: 'sender_viewed_note', channel: 'email', dueAt: now }, now);
+  };
+}
+
+/**
+ * Claims due messages for one dispatcher. SKIP LOCKED: concurrent dispatchers never wait on or
+ * take the same row; `pending → claimed` happens once per attempt.
+ */
+export async function claimDueSends(db: Db, limit: number, now: Date): Promise<SendRow[]> {
+  const token = randomUUID();
+  const result = await sql<SendRow>`
+    update sends set status = 'claimed', claim_token = ${token}, claimed_at = ${now}, attempts = attempts + 1, updated_at = ${now}
+    where id in (
+      select id from sends where status = 'pending' and due_at <= ${now}
+      order by due_at limit ${limit}
+      for update skip locked
+    )
+    returning *`.execute(db);
+  return result.rows;
+}
+
+/** Moves a send from one status to another only if it is still where this dispatcher left it. */
+export async function moveSend(db: Db, send: SendRow, from: string, changes: Partial<Omit<SendRow, 'id'>> & { status: string }, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('sends')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', send.id)
+    .where('status', '=', from)
+    .where('claim_token', '=', send.claim_token)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { RunningWorkers } from '../../jobs/workers.ts';
+import { startMailServer } from '../support/mail-server.ts';
+import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
+import { eventually, startTestWorkers } from '../support/workers.ts';
+
+let app: TestApp;
+let workers: RunningWorkers;
+let mail: Awaited<ReturnType<typeof startMailServer>>;
+
+beforeAll(async () => {
+  mail = await startMailServer();
+  app = await startTestApp({ sandboxPollIntervalMs: 200, env: { SMTP_URL: mail.url } });
+  workers = await startTestWorkers(app.services, { dispatchEveryMs: 200 });
+});
+afterAll(async () => {
+  await workers.close();
+  await app.close();
+  await mail.close();
+});
+
+it('carrier reports delivery → within seconds exactly one e-mail reaches the recipient', async () => {
+  const store = await app.createAccount();
+  const order = (await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: 'gift@example.com' })).body;
+  await app.services.orders.markRecorded(order.id, { durationTenths: 80 });
+  await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'usps', tracking_number: '9400111899223817240935' });
+
+  const deliveredAt = Date.now();
+  await fetch(`${app.baseUrl}/sandbox/carriers/usps/packages/9400111899223817240935/events`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ status: 'delivered' }),
+  });
+  const message = await eventually(async () => mail.messages.find((m) => m.to.includes('gift@example.com')), 15_000, 'the recipient e-mail');
+  expect(Date.now() - deliveredAt).toBeLessThan(10_000);
+  expect(message.raw).toContain(order.playback_url);
+
+  // Workers keep running: nothing sends a second time.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  expect(mail.messages.filter((m) => m.to.includes('gift@example.com'))).toHaveLength(1);
+  expect((await store.request('GET', `/v1/orders/${order.id}`)).body.sent_at).not.toBeNull();
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { channelsFor, recipientSendPlan, retryDelayMs } from '../../src/notifications/send-policy.ts';
+import { render } from '../../src/notifications/templates.ts';
+
+const now = new Date('2026-12-20T10:00:00Z');
+const base = {
+  status: 'delivered', deleted_at: null, video_processed: true, delivered: true, delivered_at: now,
+  send_trigger: 'package', send_on: null, send_method: 'email',
+};
+
+describe('recipientSendPlan', () => {
+  it('is due now once a package order is delivered with a processed video', () => {
+    expect(recipientSendPlan(base, now)).toEqual({ due: [{ kind: 'recipient_video', channel: 'email', dueAt: now }] });
+  });
+
+  it('waits, with a reason, for the video or the delivery', () => {
+    expect(recipientSendPlan({ ...base, video_processed: false }, now)).toEqual({ waiting: 'the video is not recorded and processed yet' });
+    expect(recipientSendPlan({ ...base, delivered: false, delivered_at: null, status: 'recorded' }, now)).toEqual({ waiting: 'the package is not delivered yet' });
+  });
+
+  it('never sends a cancelled or deleted order', () => {
+    expect(recipientSendPlan({ ...base, status: 'cancelled' }, now)).toHaveProperty('waiting');
+    expect(recipientSendPlan({ ...base, deleted_at: now }, now)).toHaveProperty('waiting');
+  });
+
+  it('is due at send_on for the date trigger, delivered or not', () => {
+    const sendOn = new Date('2026-12-24T08:00:00Z');
+    expect(recipientSendPlan({ ...base, delivered: false, send_trigger: 'date', send_on: sendOn }, now)).toEqual({ due: [{ kind: 'recipient_video', channel: 'email', dueAt: sendOn }] });
+  });
+
+  it('is due at once for the now trigger', () => {
+    expect(recipientSendPlan({ ...base, delivered: false, send_trigger: 'now' }, now)).toHaveProperty('due');
+  });
+
+  it('uses both channels for email_and_sms', () => {
+    expect(channelsFor('email_and_sms')).toEqual(['email', 'sms']);
+    expect(channelsFor('sms')).toEqual(['sms']);
+  });
+});
+
+describe('retryDelayMs', () => {
+  it('doubles from 30 s and caps at 30 min', () => {
+    expect([1, 2, 3, 4].map(retryDelayMs)).toEqual([30_000, 60_000, 120_000, 240_000]);
+    expect(retryDelayMs(20)).toBe(30 * 60_000);
+  });
+});
+
+describe('render', () => {
+  it('fills placeholders and escapes them for HTML', () => {
+    expect(render('<p>{{sender_name}}</p>', { sender_name: '<b>Ann & "Co"</b>' }, (v) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;'))).toBe('<p>&lt;b>Ann &amp; "Co"&lt;/b></p>');
+    expect(render('Hi {{ recipient_name }} {{unknown}}', { recipient_name: 'Bob' })).toBe('Hi Bob {{unknown}}');
+  });
+});
+
+describe('renderEmail', () => {
+  it('escapes customer-supplied text in the HTML part and keeps it readable in the text part', async () => {
+    const { renderEmail } = await import('../../src/notifications/templates.ts');
+    const content = renderEmail('recipient_video', {
+      sender_name: '<script>alert(1)</script>', recipient_name: 'Bob', video_title: 'Hi & bye', playback_url: 'https://d.test/watch/x', record_url: 'https://d.test/record/x',
+    });
+    expect(content.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(content.html).not.toContain('<script>');
+    expect(content.text).toContain('"Hi & bye"');
+    expect(content.subject).toBe('<script>alert(1)</script> sent you a video message');
+  });
+});

@@ -1,0 +1,263 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openPostgres } from '../../src/db/database.ts';
+import { createLogger } from '../../src/logger.ts';
+import { SendDispatcher } from '../../src/notifications/dispatcher.ts';
+import { createEmailChannel } from '../../src/notifications/email.ts';
+import { createSmsChannel } from '../../src/notifications/sms.ts';
+import { formatVerifier } from '../../src/carriers/format-verifier.ts';
+import { TestClock } from '../support/clock.ts';
+import { usingRealPostgres } from '../support/database.ts';
+import { startFakeSmsApi } from '../support/fake-sms.ts';
+import { startMailServer } from '../support/mail-server.ts';
+import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+
+let app: TestApp;
+let store: TestAccount;
+let mail: Awaited<ReturnType<typeof startMailServer>>;
+let sms: Awaited<ReturnType<typeof startFakeSmsApi>>;
+const clock = new TestClock();
+
+beforeAll(async () => {
+  mail = await startMailServer();
+  sms = await startFakeSmsApi();
+  app = await startTestApp({
+    now: clock.now,
+    verifier: formatVerifier,
+    env: { SMTP_URL: mail.url, SMS_API_URL: sms.url, SMS_ACCOUNT_SID: sms.credentials.sid, SMS_AUTH_TOKEN: sms.credentials.token, SMS_FROM: '+15005550006' },
+  });
+  store = await app.createAccount();
+});
+afterAll(async () => {
+  await app.close();
+  await mail.close();
+  await sms.close();
+});
+beforeEach(() => {
+  mail.messages.length = 0;
+  sms.messages.length = 0;
+});
+
+const dispatch = () => app.services.dispatcher.dispatchDue(100);
+const mailTo = (address: string) => mail.messages.filter((m) => m.to.includes(address));
+
+async function recordedOrder(extra: Record<string, unknown> = {}) {
+  const order = (await store.request('POST', '/v1/orders', { ...validOrder, ...extra })).body;
+  await app.services.orders.markRecorded(order.id, { durationTenths: 100 });
+  return order as { id: string; playback_url: string; recipient_email: string };
+}
+
+async function timeline(orderId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
+  return (await store.request('GET', `/v1/orders/${orderId}/events`)).body.data;
+}
+
+describe('sending on delivery (send_trigger package)', () => {
+  it('sends one e-mail with the playback link when the package is delivered, and notes the sender', async () => {
+    const recipient = `r-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    await dispatch();
+    const messages = mailTo(recipient);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]!.raw).toContain(order.playback_url);
+    expect(messages[0]!.raw).toMatch(/Subject: Ann Sender sent you a video message/);
+    expect(messages[0]!.raw).toContain('Content-Type: text/html');
+
+    const after = (await store.request('GET', `/v1/orders/${order.id}`)).body;
+    expect(after.sent_at).toBe(after.delivered_at);
+    expect(after.status).toBe('delivered');
+    expect(mailTo('ann@example.com').some((m) => m.raw.includes('was sent'))).toBe(true);
+    expect((await timeline(order.id)).map((e) => e.type)).toEqual(expect.arrayContaining(['send.queued', 'video.sent', 'note.sent']));
+  });
+
+  it('waits for the video when the package arrives first, saying so on the timeline, then sends', async () => {
+    const recipient = `early-${Date.now()}@example.com`;
+    const order = (await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: recipient })).body;
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    expect((await timeline(order.id)).find((e) => e.type === 'send.waiting')?.data.reason).toMatch(/video/);
+
+    await app.services.orders.markRecorded(order.id, { durationTenths: 50 });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(1);
+  });
+
+  it('never sends a cancelled or deleted order', async () => {
+    const recipient = `gone-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await store.request('DELETE', `/v1/orders/${order.id}`);
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+  });
+});
+
+describe('other triggers', () => {
+  it('sends at send_on for send_trigger date, not before', async () => {
+    const recipient = `date-${Date.now()}@example.com`;
+    const sendOn = new Date(clock.now().getTime() + 3_600_000);
+    await recordedOrder({ recipient_email: recipient, send_trigger: 'date', send_on: sendOn.toISOString() });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    clock.advance(3_600_000);
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(1);
+  });
+
+  it('sends as soon as the video is processed for send_trigger now', async () => {
+    const recipient = `now-${Date.now()}@example.com`;
+    await recordedOrder({ recipient_email: recipient, send_trigger: 'now' });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(1);
+  });
+});
+
+describe('SMS', () => {
+  it('sends both channels for email_and_sms', async () => {
+    const recipient = `both-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient, recipient_phone: '+14155550100', send_method: 'email_and_sms' });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(1);
+    expect(sms.messages.filter((m) => m.to === '+14155550100')).toHaveLength(1);
+    expect(sms.messages[0]!.body).toContain(order.playback_url);
+    expect(sms.messages[0]!.from).toBe('+15005550006');
+  });
+
+  it('marks an invalid phone as a failed send with the reason, and resends once the number is fixed', async () => {
+    sms.markInvalid('+14155550999');
+    const order = await recordedOrder({ recipient_email: null, recipient_phone: '+14155550999', send_method: 'sms' });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    const failed = (await timeline(order.id)).find((e) => e.type === 'send.failed');
+    expect(failed?.data.reason).toMatch(/21211/);
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.sent_at).toBeNull();
+
+    await store.request('PUT', `/v1/orders/${order.id}`, { recipient_phone: '+14155550123' });
+    const resend = await store.request('POST', `/v1/orders/${order.id}/resend`);
+    expect(resend.status).toBe(200);
+    await dispatch();
+    expect(sms.messages.filter((m) => m.to === '+14155550123')).toHaveLength(1);
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.sent_at).not.toBeNull();
+    expect((await store.request('POST', `/v1/orders/${order.id}/resend`)).status).toBe(409);
+  });
+});
+
+describe('failures are visible and retried correctly', () => {
+  it('fails for good on a permanent SMTP rejection (550), with the reason on the timeline', async () => {
+    const recipient = `bounce-${Date.now()}@example.com`;
+    mail.rejectRecipient(recipient, 550);
+    const order = await recordedOrder({ recipient_email: recipient });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    clock.advance(3_600_000);
+    await dispatch();
+    const failures = (await timeline(order.id)).filter((e) => e.type === 'send.failed');
+    expect(failures).toHaveLength(1);
+    expect(failures[0]!.data.reason).toMatch(/550/);
+  });
+
+  it('retries a temporary SMTP refusal (451) with backoff and then sends once', async () => {
+    const recipient = `greylist-${Date.now()}@example.com`;
+    mail.rejectRecipient(recipient, 451, 1);
+    const order = await recordedOrder({ recipient_email: recipient });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    expect((await timeline(order.id)).some((e) => e.type === 'send.retry_scheduled')).toBe(true);
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    clock.advance(31_000);
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(1);
+  });
+});
+
+describe('exactly once', () => {
+  it('sends once when several dispatchers race for the same due message', async () => {
+    const recipient = `race-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+
+    // Separate dispatchers, as in separate worker processes; on real PostgreSQL each has its own pool.
+    const handles = usingRealPostgres ? await Promise.all(Array.from({ length: 6 }, () => openPostgres(process.env.DATABASE_URL!))) : [];
+    const logger = createLogger('silent');
+    const dispatchers = Array.from({ length: 6 }, (_, i) =>
+      new SendDispatcher({
+        db: handles[i]?.db ?? app.services.database.db,
+        orders: app.services.orders,
+        email: createEmailChannel({ smtpUrl: mail.url, from: 'Doorstep <d@example.com>', outboxDir: '/nonexistent', logger }),
+        sms: createSmsChannel({ provider: null, outboxDir: '/nonexistent', logger }),
+        publicUrl: 'https://doorstep.test',
+        logger,
+        now: clock.now,
+      }),
+    );
+    try {
+      await Promise.all(dispatchers.flatMap((d) => [d.dispatchDue(5), d.dispatchDue(5)]));
+    } finally {
+      await Promise.all(handles.map((h) => h.close()));
+    }
+    expect(mailTo(recipient)).toHaveLength(1);
+  });
+
+  it('a crash mid-send becomes "uncertain" with a reason and is not re-sent until the merchant asks', async () => {
+    const recipient = `crash-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    // What a process killed during the SMTP conversation leaves behind.
+    const db = app.services.database.db;
+    await db.updateTable('sends').set({ status: 'sending', claimed_at: clock.now(), claim_token: 'dead-process' }).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
+    clock.advance(10 * 60_000);
+    const reconciled = await app.services.dispatcher.reconcileStuck();
+    expect(reconciled.uncertain).toBeGreaterThanOrEqual(1);
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    expect((await timeline(order.id)).find((e) => e.type === 'send.uncertain')?.data.reason).toMatch(/not re-sent automatically/);
+
+    expect((await store.request('POST', `/v1/orders/${order.id}/resend`)).status).toBe(200);
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(1);
+  });
+
+  it('a crash after claiming but before calling the provider is retried safely', async () => {
+    const recipient = `claimed-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const db = app.services.database.db;
+    await db.updateTable('sends').set({ status: 'claimed', claimed_at: clock.now(), claim_token: 'dead-process' }).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    clock.advance(5 * 60_000);
+    await app.services.dispatcher.reconcileStuck();
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(1);
+  });
+
+  it('cannot queue a second live send for the same order and channel, whatever calls it', async () => {
+    const order = await recordedOrder();
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const db = app.services.database.db;
+    const insert = db.insertInto('sends').values({
+      id: `snd_dup_${Date.now()}`, order_id: order.id, account_id: store.id, kind: 'recipient_video', channel: 'email', status: 'pending',
+      due_at: clock.now(), created_at: clock.now(), updated_at: clock.now(),
+    });
+    await expect(insert.execute()).rejects.toThrow();
+  });
+});
+
+describe('the sender hears back', () => {
+  it('gets a note when the recipient first watches the video, once', async () => {
+    const sender = `sender-${Date.now()}@example.com`;
+    const order = await recordedOrder({ email: sender });
+    await app.services.orders.markViewed(order.id);
+    await app.services.orders.markViewed(order.id);
+    await dispatch();
+    const notes = mailTo(sender).filter((m) => m.raw.includes('watched your video message'));
+    expect(notes).toHaveLength(1);
+  });
+});

@@ -1,0 +1,51 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SentSms {
+  to: string;
+  from: string;
+  body: string;
+}
+
+/**
+ * A local stand-in for Twilio's Messages API (`POST /2010-04-01/Accounts/{sid}/Messages.json`,
+ * form-encoded, Basic auth), answering in Twilio's documented shapes: 201 with a message resource,
+ * 400 with `{code, message, status}` for an invalid number (code 21211), 401 for bad credentials.
+ */
+export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'secret' }) {
+  const messages: SentSms[] = [];
+  const invalidNumbers = new Set<string>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const reply = (status: number, body: unknown) => {
+        res.writeHead(status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method !== 'POST' || req.url !== `/2010-04-01/Accounts/${credentials.sid}/Messages.json`) return reply(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+      if (req.headers.authorization !== `Basic ${Buffer.from(`${credentials.sid}:${credentials.token}`).toString('base64')}`) {
+        return reply(401, { code: 20003, message: 'Authenticate', status: 401 });
+      }
+      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+      const to = form.get('To') ?? '';
+      if (invalidNumbers.has(to)) return reply(400, { code: 21211, message: `The 'To' number ${to} is not a valid phone number.`, more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 });
+      const message = { to, from: form.get('From') ?? '', body: form.get('Body') ?? '' };
+      messages.push(message);
+      reply(201, { sid: `SM${messages.length.toString().padStart(32, '0')}`, status: 'queued', to, from: message.from, body: message.body });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    credentials,
+    messages,
+    markInvalid: (number: string) => invalidNumbers.add(number),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
