@@ -84,6 +84,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   }
   const value = parsed.data;
+  // Half-configured credentials would silently fall back to the sandbox; say so instead.
+  const halfConfigured = [
+    ['UPS_CLIENT_ID', 'UPS_CLIENT_SECRET', value.UPS_CLIENT_ID, value.UPS_CLIENT_SECRET],
+    ['FEDEX_CLIENT_ID', 'FEDEX_CLIENT_SECRET', value.FEDEX_CLIENT_ID, value.FEDEX_CLIENT_SECRET],
+    ['USPS_CLIENT_ID', 'USPS_CLIENT_SECRET', value.USPS_CLIENT_ID, value.USPS_CLIENT_SECRET],
+  ].filter(([, , id, secret]) => Boolean(id) !== Boolean(secret));
+  const smsSet = [value.SMS_ACCOUNT_SID, value.SMS_AUTH_TOKEN, value.SMS_FROM].filter(Boolean).length;
+  const problems = halfConfigured.map(([id, secret]) => `  ${id} and ${secret} must be set together`);
+  if (smsSet !== 0 && smsSet !== 3) problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   return {
     port: value.PORT,
     publicUrl: (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ''),

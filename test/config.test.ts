@@ -23,6 +23,13 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses half-configured carrier or SMS credentials instead of silently using the sandbox', () => {
+    expect(() => loadConfig({ UPS_CLIENT_ID: 'id' })).toThrow(/UPS_CLIENT_ID and UPS_CLIENT_SECRET/);
+    expect(() => loadConfig({ SMS_ACCOUNT_SID: 'AC1' })).toThrow(/SMS_FROM/);
+    expect(loadConfig({ FEDEX_CLIENT_ID: 'id', FEDEX_CLIENT_SECRET: 's' }).carriers.fedex).toEqual({ baseUrl: 'https://apis.fedex.com', clientId: 'id', clientSecret: 's' });
+    expect(loadConfig({}).carriers.ups).toBeNull();
+  });
+
   it('never shows the database password in its description', () => {
     const described = JSON.stringify(describeConfig(loadConfig({ DATABASE_URL: 'postgres://app:s3cret@db:5432/doorstep' })));
     expect(described).not.toContain('s3cret');
