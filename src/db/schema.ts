@@ -152,6 +152,7 @@ export interface WebhookReceiptsTable {
   raw_body: string;
   status: 'received' | 'processed' | 'failed';
   error: string | null;
+  note: string | null;
   attempts: Generated<number>;
   received_at: Timestamp;
   processed_at: Timestamp | null;

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../logger.ts';
+import { freePort } from '../net/free-port.ts';
 
 export class RedisNotInstalledError extends Error {
   override name = 'RedisNotInstalledError';
@@ -52,17 +53,6 @@ export async function startPrivateRedis(dir: string, logger: Logger): Promise<Pr
       });
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {

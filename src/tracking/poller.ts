@@ -6,7 +6,7 @@ import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import { recordEvents } from '../orders/events.ts';
 import type { OrderService } from '../orders/service.ts';
-import { nextPoll, type PollDecision, type ScheduleOptions } from './schedule.ts';
+import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import { claimDueTrackings, leasedTrackings, trackingState, type TrackingRow } from './trackings.ts';
 
 export interface TrackingPollerDeps {
@@ -92,9 +92,7 @@ export class TrackingPoller {
       rateLimitedUntil: null,
     };
     const isDelivered = result.status === 'delivered';
-    // A delivered package keeps a near poll until the order itself is marked delivered (which stops
-    // tracking in the same transaction): a crash between the two can then never lose the delivery.
-    const decision: PollDecision = isDelivered ? { kind: 'poll', at: new Date(now.getTime() + 60_000) } : nextPoll(state, now, this.deps.schedules[row.carrier as CarrierCode]);
+    const decision = this.decide(state, now, row.carrier as CarrierCode);
 
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const current = await trx.selectFrom('trackings').selectAll().where('order_id', '=', row.order_id).forUpdate().executeTakeFirst();
@@ -144,6 +142,16 @@ export class TrackingPoller {
     return deliveredNow;
   }
 
+  /**
+   * A package the carrier calls delivered keeps a near poll until the order itself is marked
+   * delivered (which stops tracking in that transaction): a crash, or a failing carrier, between the
+   * two can then never lose the delivery.
+   */
+  private decide(state: TrackingState, now: Date, carrier: CarrierCode): PollDecision {
+    if (state.status === 'delivered') return { kind: 'poll', at: new Date(now.getTime() + 60_000) };
+    return nextPoll(state, now, this.deps.schedules[carrier]);
+  }
+
   private async recordFailure(rows: TrackingRow[], error: unknown): Promise<BatchOutcome> {
     const now = this.now();
     const rateLimited = error instanceof CarrierRateLimitedError;
@@ -156,7 +164,7 @@ export class TrackingPoller {
         rateLimitedUntil: rateLimitedMs !== null ? new Date(now.getTime() + rateLimitedMs) : row.rate_limited_until,
         lastPolledAt: now,
       };
-      const decision = nextPoll(state, now, this.deps.schedules[row.carrier as CarrierCode]);
+      const decision = this.decide(state, now, row.carrier as CarrierCode);
       await this.deps.db
         .updateTable('trackings')
         .set({
@@ -187,11 +195,12 @@ export class TrackingPoller {
 function stopEvent(row: TrackingRow, reason: 'delivered' | 'expired' | 'returned'): { type: string; data: Record<string, unknown> } {
   const carrier = carrierDisplayName(row.carrier as CarrierCode);
   const messages = {
+    // Not reached (see decide), but the schedule's type allows it.
     delivered: `${carrier} reports the package delivered.`,
     expired: `Tracking stopped: ${carrier} reported nothing new for 30 days. The video will not send on its own; mark the order delivered or correct the tracking number.`,
     returned: `Tracking stopped: ${carrier} is returning the package to the sender. The video will not send on its own.`,
   };
-  return { type: reason === 'delivered' ? 'tracking.delivered' : 'tracking.stopped', data: { reason, message: messages[reason] } };
+  return { type: 'tracking.stopped', data: { reason, message: messages[reason] } };
 }
 
 function sameTime(a: Date | null, b: Date | null): boolean {

@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../src/net/free-port.ts';
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
@@ -20,16 +20,7 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** Starts `npm start`'s entry point and resolves once its /healthz answers on env.PORT. */
 export async function startServerProcess(env: Record<string, string> & { PORT: string }): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {

@@ -41,6 +41,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('raw_body', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('received', 'processed', 'failed')`))
     .addColumn('error', 'text')
+    // What processing decided that is worth knowing (e.g. why a line item made no video order).
+    .addColumn('note', 'text')
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('received_at', 'timestamptz', (c) => c.notNull())
     .addColumn('processed_at', 'timestamptz')

@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Video settings, read from the environment once at start (merged into src/config.ts by the
+ * composition root). With `S3_BUCKET` set, videos go to S3-compatible storage; otherwise to local
+ * disk under `$DATA_DIR/videos`.
+ */
+const trimmedOptional = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined));
+
+const booleanText = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
+export const videoEnvironmentSchema = z.object({
+  VIDEO_MAX_BYTES: z.coerce.number().int().min(1).max(5 * 1024 ** 3).default(200 * 1024 * 1024),
+  S3_BUCKET: trimmedOptional,
+  /** An S3-compatible endpoint (MinIO, R2, …); unset means AWS itself. */
+  S3_ENDPOINT: trimmedOptional.pipe(z.url().optional()),
+  S3_REGION: z.string().trim().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: trimmedOptional,
+  S3_SECRET_ACCESS_KEY: trimmedOptional,
+  /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible servers need. Default: on when S3_ENDPOINT is set. */
+  S3_FORCE_PATH_STYLE: booleanText.optional(),
+});
+
+export interface S3StorageConfig {
+  bucket: string;
+  endpoint: string | undefined;
+  region: string;
+  /** Both set, or both undefined (then the SDK's default credential chain is used). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
+}
+
+export interface VideoConfig {
+  /** Largest accepted upload; larger is 413. */
+  maxBytes: number;
+  storage: { kind: 'local'; directory: string } | ({ kind: 's3' } & S3StorageConfig);
+}
+
+export class VideoConfigError extends Error {
+  override name = 'VideoConfigError';
+}
+
+/** `dataDir` is the already-resolved DATA_DIR of the main configuration. */
+export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoConfig {
+  const parsed = videoEnvironmentSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new VideoConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
+  }
+  const value = parsed.data;
+  if ((value.S3_ACCESS_KEY_ID === undefined) !== (value.S3_SECRET_ACCESS_KEY === undefined)) {
+    throw new VideoConfigError('Invalid configuration in the environment:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together.');
+  }
+  if (!value.S3_BUCKET) {
+    if (value.S3_ENDPOINT || value.S3_ACCESS_KEY_ID) {
+      throw new VideoConfigError('Invalid configuration in the environment:\n  S3_BUCKET: is required when other S3_ settings are given.');
+    }
+    return { maxBytes: value.VIDEO_MAX_BYTES, storage: { kind: 'local', directory: path.join(dataDir, 'videos') } };
+  }
+  return {
+    maxBytes: value.VIDEO_MAX_BYTES,
+    storage: {
+      kind: 's3',
+      bucket: value.S3_BUCKET,
+      endpoint: value.S3_ENDPOINT,
+      region: value.S3_REGION,
+      credentials: value.S3_ACCESS_KEY_ID && value.S3_SECRET_ACCESS_KEY ? { accessKeyId: value.S3_ACCESS_KEY_ID, secretAccessKey: value.S3_SECRET_ACCESS_KEY } : undefined,
+      forcePathStyle: value.S3_FORCE_PATH_STYLE ?? value.S3_ENDPOINT !== undefined,
+    },
+  };
+}
+
+/** Safe to log: no secrets. */
+export function describeVideoConfig(config: VideoConfig): Record<string, unknown> {
+  const { storage } = config;
+  return {
+    maxBytes: config.maxBytes,
+    storage: storage.kind === 'local' ? `local disk in ${storage.directory}` : `s3://${storage.bucket} via ${storage.endpoint ?? 'AWS'} (${storage.region})`,
+  };
+}

@@ -1,0 +1,261 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+import type { OrderRow } from '../orders/serializer.ts';
+import { html, SafeHtml } from './html.ts';
+import { VIDEO_CONTENT_TYPES } from './service.ts';
+
+/**
+ * The two public pages behind `record_url` and `playback_url`: plain HTML, inline CSS and JS (no
+ * framework), readable on a phone. The uuid in the URL is the capability, so pages are never
+ * cached, never framed and never leak their URL in a Referer.
+ */
+const STYLE = `
+:root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.5; }
+body { margin: 0; padding: 1rem; display: flex; justify-content: center; }
+main { width: 100%; max-width: 36rem; }
+h1 { font-size: 1.5rem; margin: 0.5rem 0 1rem; }
+video { width: 100%; max-height: 60vh; background: #000; border-radius: 0.5rem; }
+.actions { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 1rem 0; }
+button, .file { font: inherit; font-size: 1.05rem; padding: 0.75rem 1.1rem; min-height: 2.75rem; border-radius: 0.5rem; border: 1px solid #888; background: Canvas; color: CanvasText; cursor: pointer; }
+button.primary { background: #0b5cad; color: #fff; border-color: #0b5cad; }
+button:disabled { opacity: 0.5; cursor: not-allowed; }
+button:focus-visible, .file:focus-within { outline: 3px solid #f5a623; outline-offset: 2px; }
+.file input { position: absolute; width: 1px; height: 1px; opacity: 0; }
+progress { width: 100%; height: 1rem; }
+.status { font-weight: 600; min-height: 1.5em; }
+.status.error { color: #c62828; }
+.status.ok { color: #2e7d32; }
+.muted { opacity: 0.8; }
+[hidden] { display: none !important; }
+`;
+
+interface PageOptions {
+  title: string;
+  body: SafeHtml;
+  script?: string;
+  /** The record page needs the camera and microphone; no other page does. */
+  camera?: boolean;
+}
+
+export function sendPage(ctx: Context, status: number, options: PageOptions): void {
+  const nonce = randomBytes(16).toString('base64');
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set({
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      `script-src 'nonce-${nonce}'`,
+      `style-src 'nonce-${nonce}'`,
+      "media-src 'self' blob:",
+      "connect-src 'self'",
+      "img-src 'self' data:",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+    'Permissions-Policy': options.camera ? 'camera=(self), microphone=(self)' : 'camera=(), microphone=()',
+  });
+  ctx.body = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${options.title}</title>
+<style nonce="${nonce}">${new SafeHtml(STYLE)}</style>
+</head>
+<body>
+<main>
+${options.body}
+</main>
+${options.script ? html`<script nonce="${nonce}">${new SafeHtml(options.script)}</script>` : ''}
+</body>
+</html>
+`.value;
+}
+
+
+export function notFoundPage(ctx: Context): void {
+  sendPage(ctx, 404, {
+    title: 'Video message not found',
+    body: html`<h1>We can't find this video message</h1>
+<p>The link may be incomplete, or the message may have been removed. Please check that you opened the whole link from your e-mail or text message.</p>`,
+  });
+}
+
+export function recordPage(ctx: Context, order: OrderRow, maxBytes: number): void {
+  if (order.status === 'cancelled' || order.sent_at !== null) {
+    sendPage(ctx, 200, {
+      title: 'Video message',
+      body: html`<h1>This video message can no longer be recorded</h1>
+<p>${order.status === 'cancelled' ? 'The order was cancelled.' : `Your video has already been sent to ${order.recipient_name}.`}</p>`,
+    });
+    return;
+  }
+  sendPage(ctx, 200, {
+    title: `Record a video for ${order.recipient_name}`,
+    camera: true,
+    body: html`<h1>Record a video message for ${order.recipient_name}</h1>
+<p class="muted">“${order.video_title}” — it will reach ${order.recipient_name} when the gift arrives.${order.video_processed ? ' You have already sent a video; a new one replaces it.' : ''}</p>
+<div id="recorder" data-upload-url="/record/${order.uuid}/video" data-max-bytes="${maxBytes}" data-types="${VIDEO_CONTENT_TYPES.join(' ')}">
+  <video id="preview" playsinline muted aria-label="Camera preview" hidden></video>
+  <video id="playback" playsinline controls aria-label="Your recording" hidden></video>
+  <div class="actions">
+    <button type="button" id="camera">Use the camera</button>
+    <button type="button" id="record" hidden>Start recording</button>
+    <button type="button" id="stop" hidden>Stop recording</button>
+    <label class="file">Choose a video file<input type="file" id="file" accept="video/mp4,video/webm,video/quicktime"></label>
+  </div>
+  <div class="actions">
+    <button type="button" class="primary" id="send" disabled>Send video</button>
+  </div>
+  <progress id="progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
+  <p id="status" class="status" role="status" aria-live="polite"></p>
+</div>`,
+    script: RECORD_SCRIPT,
+  });
+}
+
+export function watchPage(ctx: Context, order: OrderRow, hasVideo: boolean): void {
+  if (order.status === 'cancelled') {
+    sendPage(ctx, 200, { title: 'Video message', body: html`<h1>This video message is no longer available</h1>` });
+    return;
+  }
+  if (!hasVideo) {
+    sendPage(ctx, 200, {
+      title: order.video_title,
+      body: html`<h1>${order.video_title}</h1>
+<p id="on-its-way">A video message from ${order.name} is on its way. Please check back soon.</p>`,
+    });
+    return;
+  }
+  sendPage(ctx, 200, {
+    title: order.video_title,
+    body: html`<h1>${order.video_title}</h1>
+<p>A video message from <strong id="sender">${order.name}</strong></p>
+<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video" data-viewed-url="/watch/${order.uuid}/viewed"></video>`,
+    script: WATCH_SCRIPT,
+  });
+}
+
+/** Tells us the first time the recipient actually presses play (not a prefetch, not a page view). */
+const WATCH_SCRIPT = `
+(() => {
+  const video = document.getElementById('message');
+  let told = false;
+  video.addEventListener('play', () => {
+    if (told) return;
+    told = true;
+    fetch(video.dataset.viewedUrl, { method: 'POST', keepalive: true }).catch(() => { told = false; });
+  });
+})();
+`;
+
+const RECORD_SCRIPT = `
+(() => {
+  const root = document.getElementById('recorder');
+  const $ = (id) => document.getElementById(id);
+  const preview = $('preview'), playback = $('playback'), statusEl = $('status'), progress = $('progress');
+  const cameraBtn = $('camera'), recordBtn = $('record'), stopBtn = $('stop'), sendBtn = $('send'), fileInput = $('file');
+  const maxBytes = Number(root.dataset.maxBytes);
+  const types = root.dataset.types.split(' ');
+  let stream = null, recorder = null, chunks = [], chosen = null, playbackUrl = null;
+
+  const say = (text, kind) => { statusEl.textContent = text; statusEl.className = 'status' + (kind ? ' ' + kind : ''); };
+  const baseType = (type) => (type || '').split(';')[0].trim().toLowerCase();
+
+  function choose(blob) {
+    if (playbackUrl) URL.revokeObjectURL(playbackUrl);
+    if (!types.includes(baseType(blob.type))) { chosen = null; sendBtn.disabled = true; say('Please choose an MP4, WebM or QuickTime (.mov) video.', 'error'); return; }
+    if (blob.size === 0) { chosen = null; sendBtn.disabled = true; say('That video is empty. Please try again.', 'error'); return; }
+    if (blob.size > maxBytes) { chosen = null; sendBtn.disabled = true; say('That video is too large (the limit is ' + Math.floor(maxBytes / 1048576) + ' MB). Please record a shorter one.', 'error'); return; }
+    chosen = blob;
+    playbackUrl = URL.createObjectURL(blob);
+    playback.src = playbackUrl;
+    playback.hidden = false;
+    sendBtn.disabled = false;
+    say('Watch your video, then press “Send video”.');
+  }
+
+  function pickMimeType() {
+    const candidates = ['video/webm;codecs=vp9,opus', 'video/webm;codecs=vp8,opus', 'video/webm', 'video/mp4;codecs=avc1,mp4a', 'video/mp4'];
+    return candidates.find((t) => window.MediaRecorder && MediaRecorder.isTypeSupported(t)) || '';
+  }
+
+  if (!navigator.mediaDevices || !window.MediaRecorder) { cameraBtn.hidden = true; }
+
+  cameraBtn.addEventListener('click', async () => {
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: true });
+    } catch (error) {
+      say('We could not use your camera (' + error.name + '). You can choose a video file instead.', 'error');
+      return;
+    }
+    preview.srcObject = stream;
+    preview.hidden = false;
+    playback.hidden = true;
+    await preview.play().catch(() => {});
+    cameraBtn.hidden = true;
+    recordBtn.hidden = false;
+    say('Camera ready. Press “Start recording” when you are.');
+  });
+
+  recordBtn.addEventListener('click', () => {
+    chunks = [];
+    const mimeType = pickMimeType();
+    recorder = new MediaRecorder(stream, mimeType ? { mimeType } : undefined);
+    recorder.ondataavailable = (event) => { if (event.data.size > 0) chunks.push(event.data); };
+    recorder.onstop = () => {
+      preview.hidden = true;
+      choose(new Blob(chunks, { type: baseType(recorder.mimeType) || baseType(mimeType) || 'video/webm' }));
+      recordBtn.hidden = false;
+      recordBtn.textContent = 'Record again';
+    };
+    recorder.start(1000);
+    recordBtn.hidden = true;
+    stopBtn.hidden = false;
+    stopBtn.focus();
+    sendBtn.disabled = true;
+    say('Recording…');
+  });
+
+  stopBtn.addEventListener('click', () => {
+    stopBtn.hidden = true;
+    recorder.stop();
+  });
+
+  fileInput.addEventListener('change', () => {
+    const file = fileInput.files && fileInput.files[0];
+    if (file) choose(file);
+  });
+
+  sendBtn.addEventListener('click', () => {
+    if (!chosen) return;
+    sendBtn.disabled = true;
+    progress.hidden = false;
+    progress.value = 0;
+    say('Sending your video…');
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', root.dataset.uploadUrl);
+    xhr.setRequestHeader('Content-Type', baseType(chosen.type));
+    xhr.upload.onprogress = (event) => { if (event.lengthComputable) progress.value = Math.round((event.loaded / event.total) * 100); };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        progress.value = 100;
+        say('Thank you! Your video was received. It will be delivered with the gift.', 'ok');
+        if (stream) stream.getTracks().forEach((track) => track.stop());
+        return;
+      }
+      let message = 'Something went wrong (' + xhr.status + ').';
+      try { message = JSON.parse(xhr.responseText).error.message || message; } catch (_) {}
+      say('Your video was not sent: ' + message, 'error');
+      sendBtn.disabled = false;
+    };
+    xhr.onerror = () => { say('Your video was not sent: the connection failed. Please try again.', 'error'); sendBtn.disabled = false; };
+    xhr.send(chosen);
+  });
+})();
+`;

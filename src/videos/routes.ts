@@ -1,0 +1,122 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { NotFoundError } from '../errors.ts';
+import { currentAccount } from '../http/basic-auth.ts';
+import { HttpError } from '../http/errors.ts';
+import type { OrderRow } from '../orders/serializer.ts';
+import { serializeOrder } from '../orders/serializer.ts';
+import type { OrderService } from '../orders/service.ts';
+import { notFoundPage, recordPage, watchPage } from './pages.ts';
+import { decideRange } from './range.ts';
+import { assertAcceptsVideo, type VideoService } from './service.ts';
+import type { VideoStorage } from './storage.ts';
+import { clientStreamError, videoUploadBody } from './upload-body.ts';
+
+export interface VideoRouteDeps {
+  orders: OrderService;
+  videos: VideoService;
+  storage: VideoStorage;
+  /** VIDEO_MAX_BYTES. */
+  maxBytes: number;
+  /** PUBLIC_URL, for the order JSON. */
+  publicUrl: string;
+}
+
+/** `PUT /v1/orders/{id}/video`: mounted behind Basic auth, like the rest of /v1. */
+export function videoApiRoutes(deps: VideoRouteDeps): Router {
+  const router = new Router({ prefix: '/v1/orders' });
+  router.put('/:orderId/video', async (ctx) => {
+    const order = await deps.orders.get(currentAccount(ctx).id, ctx.params.orderId!);
+    await receiveUpload(ctx, deps, order, 'api');
+    ctx.body = serializeOrder(await deps.orders.get(currentAccount(ctx).id, order.id), deps.publicUrl);
+  });
+  return router;
+}
+
+/**
+ * The public pages: `record_url` and its upload, `playback_url`, its video stream and the play
+ * beacon. No credentials: the unguessable uuid in the path is the capability.
+ */
+export function videoPageRoutes(deps: VideoRouteDeps): Router {
+  const router = new Router();
+
+  router.get('/record/:uuid', async (ctx) => {
+    const order = await orderOrNull(deps, ctx.params.uuid!);
+    if (!order) return notFoundPage(ctx);
+    recordPage(ctx, order, deps.maxBytes);
+  });
+
+  router.put('/record/:uuid/video', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    await receiveUpload(ctx, deps, order, 'system');
+    // Only what the page needs: the order's details are the store's, not the public's.
+    ctx.body = { status: 'received' };
+  });
+
+  router.get('/watch/:uuid', async (ctx) => {
+    const order = await orderOrNull(deps, ctx.params.uuid!);
+    if (!order) return notFoundPage(ctx);
+    const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
+    watchPage(ctx, order, video !== undefined);
+  });
+
+  // GET and HEAD (the router answers HEAD for GET routes). Browsers fetch ranges while seeking.
+  router.get('/watch/:uuid/video', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
+    if (!video) throw new NotFoundError('This video message is not ready yet.');
+    const etag = `"${video.id}"`;
+    ctx.set({ 'Accept-Ranges': 'bytes', ETag: etag, 'Cache-Control': 'private, max-age=3600', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
+    const ifRange = ctx.get('If-Range');
+    const decision = ifRange && ifRange !== etag ? { kind: 'full' as const } : decideRange(ctx.get('Range') || undefined, video.size_bytes);
+    if (decision.kind === 'unsatisfiable') {
+      throw new HttpError(416, 'range_not_satisfiable', `The video is ${video.size_bytes} bytes long.`, { 'Content-Range': `bytes */${video.size_bytes}` });
+    }
+    ctx.type = video.content_type;
+    if (decision.kind === 'partial') {
+      ctx.status = 206;
+      ctx.set('Content-Range', `bytes ${decision.range.start}-${decision.range.end}/${video.size_bytes}`);
+    } else {
+      ctx.status = 200;
+    }
+    const length = decision.kind === 'partial' ? decision.range.end - decision.range.start + 1 : video.size_bytes;
+    if (ctx.method === 'HEAD') {
+      ctx.length = length; // HEAD: headers only; no stream is opened
+      return;
+    }
+    const stored = await deps.storage.get(video.storage_key, decision.kind === 'partial' ? decision.range : undefined);
+    ctx.body = stored.stream;
+    ctx.length = length;
+  });
+
+  // The watch page's script calls this on the video's `play` event: a page view, a HEAD or a
+  // link prefetch never counts as viewed.
+  router.post('/watch/:uuid/viewed', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    if (!order.video_processed) throw new NotFoundError('This video message is not ready yet.');
+    await deps.orders.markViewed(order.id);
+    ctx.status = 204;
+  });
+
+  return router;
+}
+
+async function receiveUpload(ctx: Context, deps: VideoRouteDeps, order: OrderRow, source: 'api' | 'system'): Promise<void> {
+  // Refuse before reading 200 MB that would be thrown away.
+  assertAcceptsVideo(order);
+  const { contentType, body } = videoUploadBody(ctx, deps.maxBytes);
+  try {
+    await deps.videos.upload(order, { contentType, body, source });
+  } catch (error) {
+    throw clientStreamError(error);
+  }
+}
+
+async function orderOrNull(deps: VideoRouteDeps, uuid: string): Promise<OrderRow | null> {
+  try {
+    return await deps.orders.getByUuid(uuid);
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
+}

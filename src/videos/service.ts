@@ -1,0 +1,203 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { recordEvents, type EventSource } from '../orders/events.ts';
+import type { OrderRow } from '../orders/serializer.ts';
+import type { OrderService } from '../orders/service.ts';
+import { readVideoDuration, UnreadableVideoError } from './container-duration.ts';
+import { VideoNotStoredError, type VideoStorage } from './storage.ts';
+import { findVideo, newestPlayable, newestUpload, type VideoRow } from './videos.ts';
+
+/** The content types an upload may declare (DESIGN.md §1 "Video upload"). */
+export const VIDEO_CONTENT_TYPES = ['video/mp4', 'video/webm', 'video/quicktime'] as const;
+
+/**
+ * Wakes a worker to process an upload. Implemented with BullMQ by the composition root; a failed
+ * enqueue loses nothing (the row is `pending` in PostgreSQL and the reconciler re-enqueues it).
+ */
+export interface VideoProcessingQueue {
+  enqueue(videoId: string): Promise<void>;
+}
+
+export interface VideoServiceDeps {
+  db: Db;
+  orders: OrderService;
+  storage: VideoStorage;
+  queue: VideoProcessingQueue;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** What processing one upload did. */
+export type ProcessOutcome =
+  | 'recorded'
+  | 'failed'
+  /** A newer upload exists: it, not this one, decides the order's video. */
+  | 'superseded'
+  | 'order_cancelled'
+  | 'order_gone';
+
+/**
+ * The video use cases: storing an upload and processing it. Nothing here knows about HTTP or
+ * queues; routes and the job processor are thin adapters around `upload` and `process`.
+ */
+export class VideoService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: VideoServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /**
+   * Stores the bytes, records the upload (pending) and asks for processing. The order itself does
+   * not change until processing has read a real duration from the file.
+   */
+  async upload(order: OrderRow, upload: { contentType: string; body: Readable | Buffer; source: EventSource }): Promise<VideoRow> {
+    assertAcceptsVideo(order);
+    const id = `vid_${randomBytes(12).toString('hex')}`;
+    const key = `${order.id}/${id}`;
+    let size: number;
+    try {
+      ({ size } = await this.deps.storage.put(key, upload.body, upload.contentType));
+    } catch (error) {
+      await this.discard(key);
+      throw error;
+    }
+    if (size === 0) {
+      await this.discard(key);
+      throw new ValidationError('The video is empty.', { video: 'must not be empty' });
+    }
+
+    const row = await this.deps.db
+      .transaction()
+      .execute(async (trx) => {
+        // The upload may have taken minutes: decide on the order as it is now, under its row lock.
+        const current = await trx.selectFrom('orders').selectAll().where('id', '=', order.id).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+        if (!current) throw new NotFoundError('No such order.');
+        assertAcceptsVideo(current);
+        const now = this.now();
+        const inserted = await trx
+          .insertInto('videos')
+          .values({ id, order_id: order.id, storage_key: key, content_type: upload.contentType, size_bytes: size, failure_reason: null, duration_tenths: null, created_at: now, processed_at: null })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await recordEvents(trx, current, upload.source, [{ type: 'video.uploaded', data: { video_id: id, size_bytes: size, content_type: upload.contentType } }], now);
+        return inserted;
+      })
+      .catch(async (error: unknown) => {
+        await this.discard(key);
+        throw error;
+      });
+
+    try {
+      await this.deps.queue.enqueue(id);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, videoId: id }, 'could not enqueue video processing; the reconciler will pick it up');
+    }
+    return row;
+  }
+
+  /**
+   * Reads the upload's real duration from its container and, if it is still the order's newest
+   * upload, records the order (or the failure on its timeline). Safe to run again for the same
+   * video: a settled upload is not re-read, and re-settling changes nothing that is already true.
+   */
+  async process(videoId: string): Promise<ProcessOutcome> {
+    let video = await findVideo(this.deps.db, videoId);
+    if (!video) throw new NotFoundError(`No video with id "${videoId}".`);
+    if (video.status === 'pending') {
+      const result = await this.inspect(video);
+      const now = this.now();
+      await this.deps.db
+        .updateTable('videos')
+        .set(result.ok ? { status: 'processed', duration_tenths: result.durationTenths, processed_at: now } : { status: 'failed', failure_reason: result.reason, processed_at: now })
+        .where('id', '=', video.id)
+        .where('status', '=', 'pending')
+        .execute();
+      video = (await findVideo(this.deps.db, videoId))!;
+    }
+    return this.settle(video);
+  }
+
+  /** The video the watch page plays, or undefined while none has processed. */
+  async playable(order: OrderRow): Promise<VideoRow | undefined> {
+    return newestPlayable(this.deps.db, order.id);
+  }
+
+  private async settle(video: VideoRow): Promise<ProcessOutcome> {
+    const newest = await newestUpload(this.deps.db, video.order_id);
+    if (newest && newest.id !== video.id) return 'superseded';
+    const order = await this.deps.db.selectFrom('orders').selectAll().where('id', '=', video.order_id).executeTakeFirst();
+    if (!order || order.deleted_at !== null) return 'order_gone';
+
+    if (video.status === 'failed') {
+      await this.recordFailure(order, video);
+      return 'failed';
+    }
+    if (order.status === 'cancelled') return 'order_cancelled';
+    const durationTenths = video.duration_tenths ?? 0;
+    const alreadyApplied = order.video_processed && order.video_duration_tenths === durationTenths && order.recorded_at !== null && video.processed_at !== null && order.recorded_at >= video.processed_at;
+    if (!alreadyApplied) {
+      try {
+        await this.deps.orders.markRecorded(order.id, { durationTenths, source: 'system' });
+      } catch (error) {
+        // Cancelled or deleted between our read and the service's row lock.
+        if (error instanceof ConflictError) return 'order_cancelled';
+        if (error instanceof NotFoundError) return 'order_gone';
+        throw error;
+      }
+    }
+    // A newer upload may have processed and settled while we were applying ours (the check above
+    // and markRecorded are not one transaction); if so, it must be the one that stands.
+    const latest = await newestUpload(this.deps.db, video.order_id);
+    if (latest && latest.id !== video.id && latest.status === 'processed') await this.settle(latest);
+    return 'recorded';
+  }
+
+  private async recordFailure(order: OrderRow, video: VideoRow): Promise<void> {
+    const already = await this.deps.db
+      .selectFrom('order_events')
+      .select('id')
+      .where('order_id', '=', order.id)
+      .where('type', '=', 'video.processing_failed')
+      .where(sql<string>`data->>'video_id'`, '=', video.id)
+      .executeTakeFirst();
+    if (already) return;
+    await recordEvents(this.deps.db, order, 'system', [{ type: 'video.processing_failed', data: { reason: video.failure_reason ?? 'The video could not be read.', video_id: video.id } }], this.now());
+  }
+
+  /** Copies the stored bytes to a private temporary file and reads the container there. */
+  private async inspect(video: VideoRow): Promise<{ ok: true; durationTenths: number } | { ok: false; reason: string }> {
+    const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'doorstep-video-'));
+    try {
+      const file = path.join(directory, 'video');
+      const stored = await this.deps.storage.get(video.storage_key);
+      await pipeline(stored.stream, fs.createWriteStream(file, { mode: 0o600 }));
+      const { durationTenths } = await readVideoDuration(file);
+      return { ok: true, durationTenths };
+    } catch (error) {
+      if (error instanceof UnreadableVideoError) return { ok: false, reason: error.message };
+      if (error instanceof VideoNotStoredError) return { ok: false, reason: 'The uploaded file is missing from storage.' };
+      throw error; // storage or disk trouble: the job is retried
+    } finally {
+      await fs.promises.rm(directory, { recursive: true, force: true });
+    }
+  }
+
+  private async discard(key: string): Promise<void> {
+    await this.deps.storage.delete(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not delete a rejected upload'));
+  }
+}
+
+/** A cancelled order never sends; a sent video is already with the recipient. Both refuse a new one. */
+export function assertAcceptsVideo(order: OrderRow): void {
+  if (order.status === 'cancelled') throw new ConflictError('The order is cancelled; it no longer takes a video.');
+  if (order.sent_at !== null) throw new ConflictError('The video has already been sent to the recipient; it can no longer be replaced.');
+}

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../support/clock.ts';
+import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+
+// The poller without queues: claim and poll by hand under a test clock, against the real sandbox.
+let app: TestApp;
+let store: TestAccount;
+const clock = new TestClock('2026-12-01T15:00:00Z');
+
+beforeAll(async () => {
+  app = await startTestApp({ now: clock.now, sandboxPollIntervalMs: 1_000 });
+  store = await app.createAccount();
+});
+afterAll(() => app.close());
+
+const db = () => app.services.database.db;
+const tracking = (orderId: string) => db().selectFrom('trackings').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
+const timeline = async (orderId: string): Promise<Array<{ type: string; data: Record<string, string> }>> => (await store.request('GET', `/v1/orders/${orderId}/events`)).body.data;
+
+async function sandbox(path: string, body: unknown, method = 'POST') {
+  await fetch(`${app.baseUrl}/sandbox/carriers/${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+async function tracked(carrier: 'ups' | 'fedex' | 'usps', number: string) {
+  const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+  await store.request('PUT', `/v1/orders/${order.id}`, { carrier, tracking_number: number });
+  return order.id as string;
+}
+
+/** Advances past the demo interval and runs one claim + poll round for the carrier. */
+async function pollRound(carrier: 'ups' | 'fedex' | 'usps') {
+  clock.advance(1_500);
+  for (const claim of await app.services.poller.claim(carrier, 10)) await app.services.poller.pollBatch(carrier, claim.token);
+}
+
+describe('TrackingPoller', () => {
+  it('stops with a visible reason when the package goes back to the sender', async () => {
+    const id = await tracked('ups', '1Z5R89390357567127');
+    await sandbox('ups/packages/1Z5R89390357567127/events', { status: 'return_to_sender', at: clock.now().toISOString() });
+    await pollRound('ups');
+    expect((await tracking(id)).next_poll_at).toBeNull();
+    const stop = (await timeline(id)).find((e) => e.type === 'tracking.stopped');
+    expect(stop?.data.message).toMatch(/returning the package/);
+  });
+
+  it('expires after 30 days without news, saying the video will not send on its own', async () => {
+    const id = await tracked('usps', '9400111899223817240111');
+    await pollRound('usps');
+    clock.advance(31 * 24 * 3_600_000);
+    await pollRound('usps');
+    expect((await tracking(id)).stopped_reason).toBe('expired');
+    expect((await timeline(id)).find((e) => e.type === 'tracking.stopped')?.data.message).toMatch(/30 days/);
+  });
+
+  it('writes a timeline line after three carrier failures in a row, and keeps tracking', async () => {
+    const id = await tracked('fedex', '799531274483');
+    await sandbox('fedex/faults', { server_error: 3 });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(3 * 3_600_000);
+      await pollRound('fedex');
+    }
+    expect((await timeline(id)).some((e) => e.type === 'tracking.carrier_unavailable')).toBe(true);
+    const row = await tracking(id);
+    expect(row.consecutive_errors).toBe(3);
+    expect(row.next_poll_at).not.toBeNull();
+  });
+
+  it('never drops a delivery the order has not recorded yet, even if the carrier then fails', async () => {
+    const id = await tracked('fedex', '790535312317');
+    // As if a crash hit between saving the carrier's "delivered" and marking the order delivered.
+    await db().updateTable('trackings').set({ status: 'delivered' }).where('order_id', '=', id).execute();
+    await sandbox('fedex/faults', { server_error: 1 });
+    await pollRound('fedex');
+    expect((await tracking(id)).next_poll_at).not.toBeNull();
+    await sandbox('fedex/packages/790535312317/events', { status: 'delivered', at: clock.now().toISOString() });
+    clock.advance(60_000);
+    await pollRound('fedex');
+    expect((await store.request('GET', `/v1/orders/${id}`)).body.status).toBe('delivered');
+  });
+
+  it('ignores an answer for a tracking number that changed while the call was in flight', async () => {
+    const id = await tracked('ups', '1Z879E930346834440');
+    await sandbox('ups/packages/1Z879E930346834440/events', { status: 'delivered', at: clock.now().toISOString() });
+    clock.advance(1_500);
+    const [claim] = await app.services.poller.claim('ups', 10);
+    await store.request('PUT', `/v1/orders/${id}`, { tracking_number: '1Z410E7W0392751591' });
+    await app.services.poller.pollBatch('ups', claim!.token);
+    const order = (await store.request('GET', `/v1/orders/${id}`)).body;
+    expect(order.status).not.toBe('delivered');
+    expect((await tracking(id)).tracking_number).toBe('1Z410E7W0392751591');
+  });
+});

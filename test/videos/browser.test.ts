@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/workers.ts';
+import { validOrder, type TestAccount } from '../support/test-app.ts';
+import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+
+/**
+ * The record and watch pages in a real (headless) Chromium against the real app. These must not
+ * skip silently: without Chromium they fail and say what to install.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+let app: VideoTestApp;
+let store: TestAccount;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) {
+    throw new Error(`The browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
+  }
+  app = await startVideoTestApp({ queue: 'bullmq' });
+  store = await app.createAccount();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // A fake camera and microphone, allowed without a prompt; play() without a click.
+    args: [...ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const getOrder = async (id: string) => (await store.request('GET', `/v1/orders/${id}`)).body;
+
+describe('in a browser', () => {
+  it('records with the camera on the record page, sends it, and the order is recorded', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
+      await page.getByRole('button', { name: 'Use the camera' }).click();
+      await page.getByRole('button', { name: 'Start recording' }).click();
+      await page.waitForTimeout(2_500);
+      await page.getByRole('button', { name: 'Stop recording' }).click();
+      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
+      await page.getByRole('button', { name: 'Send video' }).click();
+      await page.getByRole('status').filter({ hasText: 'Thank you! Your video was received.' }).waitFor({ timeout: 15_000 });
+    } finally {
+      await page.close();
+    }
+    const recorded = await eventually(async () => {
+      const current = await getOrder(order.id);
+      return current.video_processed === '1' ? current : undefined;
+    }, 20_000, 'the recording to be processed');
+    expect(recorded.status).toBe('recorded');
+    expect(Number(recorded.video_duration)).toBeGreaterThanOrEqual(1.5);
+  });
+
+  it('shows a clear failure on the record page when the upload is refused', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
+      await page.locator('#file').setInputFiles({ name: 'message.webm', mimeType: 'video/webm', buffer: fixture('recorded-vp8-opus.webm') });
+      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
+      await app.services.orders.cancel(order.id, 'api', 'test'); // cancelled while the sender watched the preview
+      await page.getByRole('button', { name: 'Send video' }).click();
+      await page.getByRole('status').filter({ hasText: 'Your video was not sent: The order is cancelled' }).waitFor({ timeout: 10_000 });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('plays the video on the watch page, and pressing play sets viewed_at', async () => {
+    const order = (await store.request('POST', '/v1/orders', { ...validOrder, video_title: 'For you' })).body;
+    await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), { 'Content-Type': 'video/webm' });
+    await eventually(async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined), 15_000, 'processing');
+
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${app.baseUrl}/watch/${order.uuid}`);
+      await expect.poll(() => page.locator('h1').textContent()).toBe('For you');
+      expect(await page.locator('#sender').textContent()).toBe('Ann Sender');
+      // The page loaded and the browser fetched the video's metadata: not a view yet.
+      await page.waitForFunction("document.getElementById('message').readyState >= 1", undefined, { timeout: 10_000 });
+      expect((await getOrder(order.id)).viewed_at).toBeNull();
+
+      await page.evaluate("document.getElementById('message').play()");
+      await eventually(async () => ((await getOrder(order.id)).viewed_at ? true : undefined), 10_000, 'viewed_at');
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { loadVideoConfig, VideoConfigError } from '../../src/videos/config.ts';
+
+describe('video configuration', () => {
+  it('defaults to local disk under DATA_DIR/videos and a 200 MB limit', () => {
+    expect(loadVideoConfig({}, '/srv/data')).toEqual({ maxBytes: 200 * 1024 * 1024, storage: { kind: 'local', directory: '/srv/data/videos' } });
+  });
+
+  it('uses S3-compatible storage when S3_BUCKET is set, path-style with a custom endpoint', () => {
+    const config = loadVideoConfig(
+      { S3_BUCKET: 'videos', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret', VIDEO_MAX_BYTES: '1000' },
+      '/srv/data',
+    );
+    expect(config).toEqual({
+      maxBytes: 1000,
+      storage: { kind: 's3', bucket: 'videos', endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', credentials: { accessKeyId: 'id', secretAccessKey: 'secret' }, forcePathStyle: true },
+    });
+  });
+
+  it.each([
+    [{ VIDEO_MAX_BYTES: 'lots' }, 'VIDEO_MAX_BYTES'],
+    [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'id' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together'],
+    [{ S3_ENDPOINT: 'http://minio:9000' }, 'S3_BUCKET'],
+    [{ S3_BUCKET: 'b', S3_ENDPOINT: 'not a url' }, 'S3_ENDPOINT'],
+  ])('names the bad setting in %j', (env, named) => {
+    expect(() => loadVideoConfig(env, '/srv/data')).toThrow(VideoConfigError);
+    expect(() => loadVideoConfig(env, '/srv/data')).toThrow(named);
+  });
+});

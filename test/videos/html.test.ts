@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { escapeHtml, html } from '../../src/videos/html.ts';
+
+describe('escaping values put into the pages', () => {
+  it('replaces the five characters that matter in text and quoted attributes', () => {
+    expect(escapeHtml(`<script>alert("x")</script> & 'y'`)).toBe('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;');
+  });
+
+  it('escapes every interpolation but nests already-built markup as is', () => {
+    const name = '"><img src=x onerror=alert(1)>';
+    const inner = html`<b>${name}</b>`;
+    expect(html`<p title="${name}">${inner}</p>`.value).toBe(
+      '<p title="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"><b>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</b></p>',
+    );
+  });
+});

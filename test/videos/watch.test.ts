@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validOrder, type TestAccount } from '../support/test-app.ts';
+import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+
+const WEBM = fixture('recorded-vp8-opus.webm');
+
+let app: VideoTestApp;
+let store: TestAccount;
+
+beforeAll(async () => {
+  app = await startVideoTestApp({ queue: 'manual' });
+  store = await app.createAccount();
+});
+afterAll(() => app.close());
+
+async function orderWithVideo(extra: Record<string, unknown> = {}): Promise<{ id: string; uuid: string }> {
+  const order = (await store.request('POST', '/v1/orders', { ...validOrder, ...extra })).body;
+  expect((await store.request('PUT', `/v1/orders/${order.id}/video`, WEBM, { 'Content-Type': 'video/webm' })).status).toBe(200);
+  expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
+  return order;
+}
+const viewedAt = async (id: string) => (await store.request('GET', `/v1/orders/${id}`)).body.viewed_at as string | null;
+
+describe('the watch page', () => {
+  it('shows a friendly 404 page for an unknown or malformed uuid', async () => {
+    for (const uuid of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const response = await app.request('GET', `/watch/${uuid}`);
+      expect(response.status).toBe(404);
+      expect(response.headers.get('content-type')).toContain('text/html');
+      expect(response.text).toContain("We can't find this video message");
+    }
+  });
+
+  it('says the video is on its way before it is processed', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const response = await app.request('GET', `/watch/${order.uuid}`);
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('A video message from Ann Sender is on its way');
+    expect(response.text).not.toContain('<video');
+    expect((await app.request('GET', `/watch/${order.uuid}/video`)).status).toBe(404);
+  });
+
+  it('plays the video with the sender’s name and the title, every value escaped, and leaks no URL', async () => {
+    const order = await orderWithVideo({ name: '<script>alert(1)</script>', video_title: 'Happy "birthday" & more' });
+    const response = await app.request('GET', `/watch/${order.uuid}`);
+    expect(response.text).toContain(`<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"`);
+    expect(response.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(response.text).not.toContain('<script>alert(1)');
+    expect(response.text).toContain('<h1>Happy &quot;birthday&quot; &amp; more</h1>');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+});
+
+describe('GET /watch/{uuid}/video — HTTP Range', () => {
+  let order: { id: string; uuid: string };
+  beforeAll(async () => {
+    order = await orderWithVideo();
+  });
+
+  it('sends the whole video without a Range', async () => {
+    const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('accept-ranges')).toBe('bytes');
+    expect(response.headers.get('content-type')).toBe('video/webm');
+    expect(Buffer.from(await response.arrayBuffer()).equals(WEBM)).toBe(true);
+  });
+
+  it('answers a range with 206 and exactly those bytes', async () => {
+    const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, { headers: { Range: 'bytes=100-299' } });
+    expect(response.status).toBe(206);
+    expect(response.headers.get('content-range')).toBe(`bytes 100-299/${WEBM.length}`);
+    expect(response.headers.get('content-length')).toBe('200');
+    expect(Buffer.from(await response.arrayBuffer()).equals(WEBM.subarray(100, 300))).toBe(true);
+
+    const tail = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, { headers: { Range: 'bytes=-10' } });
+    expect(tail.status).toBe(206);
+    expect(Buffer.from(await tail.arrayBuffer()).equals(WEBM.subarray(WEBM.length - 10))).toBe(true);
+  });
+
+  it('answers 416 with the size for a range past the end', async () => {
+    const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, { headers: { Range: `bytes=${WEBM.length}-` } });
+    expect(response.status).toBe(416);
+    expect(response.headers.get('content-range')).toBe(`bytes */${WEBM.length}`);
+  });
+
+  it('answers HEAD with the headers only', async () => {
+    const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe(String(WEBM.length));
+  });
+});
+
+describe('viewed_at', () => {
+  it('is set by the first play beacon only — never by page views, HEAD or fetching the video', async () => {
+    const order = await orderWithVideo();
+    await app.request('GET', `/watch/${order.uuid}`);
+    await app.request('HEAD', `/watch/${order.uuid}`);
+    await app.request('GET', `/watch/${order.uuid}/video`);
+    await app.request('GET', `/watch/${order.uuid}/video`, { headers: { Range: 'bytes=0-1' } });
+    await app.request('HEAD', `/watch/${order.uuid}/video`);
+    expect(await viewedAt(order.id)).toBeNull();
+
+    expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
+    const first = await viewedAt(order.id);
+    expect(first).toMatch(/Z$/);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
+    expect(await viewedAt(order.id)).toBe(first);
+    const types = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data.map((e: { type: string }) => e.type);
+    expect(types.filter((t: string) => t === 'video.viewed')).toHaveLength(1);
+  });
+
+  it('cannot be set before there is a video, or for an unknown uuid', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(404);
+    expect((await app.request('POST', '/watch/00000000-0000-4000-8000-000000000000/viewed')).status).toBe(404);
+    expect(await viewedAt(order.id)).toBeNull();
+  });
+});
+
+describe('the record page', () => {
+  it('offers the camera and a file picker, escaping the recipient, and says so when the order no longer takes a video', async () => {
+    const order = (await store.request('POST', '/v1/orders', { ...validOrder, recipient_name: 'Bob <b>' })).body;
+    const page = await app.request('GET', `/record/${order.uuid}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Record a video message for Bob &lt;b&gt;');
+    expect(page.text).toContain(`data-upload-url="/record/${order.uuid}/video"`);
+    expect(page.headers.get('permissions-policy')).toContain('camera=(self)');
+
+    await app.services.orders.cancel(order.id, 'api', 'test');
+    expect((await app.request('GET', `/record/${order.uuid}`)).text).toContain('can no longer be recorded');
+    expect((await app.request('GET', '/record/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+});
