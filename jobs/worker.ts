@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     logger.info({ signal }, 'shutting down worker');
     await workers.close();
+    await services.close();
     await database.close();
   };
   process.once('SIGINT', () => void stop('SIGINT'));

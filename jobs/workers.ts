@@ -5,7 +5,9 @@ import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts
 import { createRedisConnection } from '../src/redis/connection.ts';
 import { claimTrackingProcessor } from './claim-tracking.ts';
 import { pollTrackingBatchProcessor } from './poll-tracking-batch.ts';
+import { pendingVideos } from '../src/videos/videos.ts';
 import { dispatchSendsProcessor } from './dispatch-sends.ts';
+import { processVideoProcessor, VIDEO_PROCESSING_QUEUE } from './process-video.ts';
 import { CARRIER_LIMITS, CLAIM_EVERY_MS, DEFAULT_JOB_OPTIONS, DISPATCH_EVERY_MS, SANDBOX_LIMIT, SENDS_QUEUE, TRACKING_CLAIM_QUEUE, trackingQueueName } from './queues.ts';
 
 export interface RunningWorkers {
@@ -16,7 +18,7 @@ export interface RunningWorkers {
 
 export interface WorkerOptions {
   redisUrl: string;
-  /** Key prefix, so test runs sharing one Redis never see each other's jobs. */
+  /** Key prefix; default QUEUE_PREFIX. Tests give each app its own so runs sharing a Redis never meet. */
   prefix?: string;
   /** Override of the claim cadence (tests). */
   claimEveryMs?: number;
@@ -33,7 +35,7 @@ export interface WorkerOptions {
  */
 export async function startWorkers(services: Services, options: WorkerOptions): Promise<RunningWorkers> {
   const { logger } = services;
-  const prefix = options.prefix ?? 'doorstep';
+  const prefix = options.prefix ?? services.config.queuePrefix;
   let lastRedisError = 0;
   const onRedisError = (error: Error) => {
     // A Redis outage produces an error per reconnect attempt; one line every 10 s is enough.
@@ -58,6 +60,7 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
   const sendsQueue = new Queue(SENDS_QUEUE, { connection: producer, prefix, defaultJobOptions: { ...DEFAULT_JOB_OPTIONS, attempts: 1 } });
 
   const workers: Worker[] = [];
+  workers.push(new Worker(VIDEO_PROCESSING_QUEUE, processVideoProcessor(services.videos, logger), { connection: connection(), prefix, concurrency: 2 }));
   // One dispatch at a time per process is plenty; several processes are safe (claims use SKIP LOCKED).
   workers.push(new Worker(SENDS_QUEUE, dispatchSendsProcessor(services.dispatcher, logger), { connection: connection(), prefix, concurrency: 1 }));
   const claimWorker = new Worker(TRACKING_CLAIM_QUEUE, claimTrackingProcessor(services.poller, batchQueues, logger), { connection: connection(), prefix, concurrency: 3 });
@@ -80,6 +83,8 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
 
   const reconcile = async () => {
     await sendsQueue.upsertJobScheduler('dispatch-sends', { every: options.dispatchEveryMs ?? DISPATCH_EVERY_MS }, { name: 'dispatch', data: {} });
+    // Uploads whose processing job was lost (Redis restart, failed enqueue) are queued again.
+    for (const video of await pendingVideos(services.database.db, { olderThan: new Date(Date.now() - 60_000) })) await services.videoQueue.enqueue(video.id);
     const stuck = await services.dispatcher.reconcileStuck();
     if (stuck.released + stuck.uncertain > 0) logger.warn(stuck, 'reconciled sends interrupted by a crash');
     for (const carrier of CARRIER_CODES) {

@@ -1,6 +1,10 @@
 import path from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { bullmqVideoQueue, VIDEO_PROCESSING_QUEUE } from '../jobs/process-video.ts';
+import { DEFAULT_JOB_OPTIONS } from '../jobs/queues.ts';
 import type { Config } from './config.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import { carrierVerifier } from './carriers/carrier-verifier.ts';
@@ -18,6 +22,11 @@ import { resendRoutes } from './notifications/routes.ts';
 import { sendListener } from './notifications/sends.ts';
 import { createSmsChannel } from './notifications/sms.ts';
 import { orderRoutes } from './orders/routes.ts';
+import { createRedisConnection } from './redis/connection.ts';
+import { createVideoStorage } from './videos/create-storage.ts';
+import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
+import { VideoService, type VideoProcessingQueue } from './videos/service.ts';
+import type { VideoStorage } from './videos/storage.ts';
 import { OrderService, type TrackingNumberVerifier } from './orders/service.ts';
 import { TrackingPoller } from './tracking/poller.ts';
 import { DEMO_POLL_INTERVAL_MS, type ScheduleOptions } from './tracking/schedule.ts';
@@ -36,6 +45,12 @@ export interface Services {
   /** The fake carrier APIs, mounted at /sandbox, when any carrier lacks credentials. */
   carrierSandbox: CarrierSandbox | null;
   dispatcher: SendDispatcher;
+  videos: VideoService;
+  videoStorage: VideoStorage;
+  /** Where uploads are handed for processing (BullMQ on REDIS_URL). */
+  videoQueue: VideoProcessingQueue;
+  /** Closes what the services opened (the queue producer). */
+  close(): Promise<void>;
 }
 
 export interface ServiceOverrides {
@@ -47,6 +62,8 @@ export interface ServiceOverrides {
   sandboxPollIntervalMs?: number;
   /** Replaces the e-mail channel (fault-injection tests wrap the real one). */
   email?: EmailChannel;
+  /** Replaces the BullMQ video queue (tests that run processing by hand, in their own order). */
+  videoQueue?: VideoProcessingQueue;
 }
 
 export function createServices(config: Config, logger: Logger, database: DatabaseHandle, overrides: ServiceOverrides = {}): Services {
@@ -74,7 +91,28 @@ export function createServices(config: Config, logger: Logger, database: Databas
     logger,
     now,
   });
-  return { config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher };
+
+  // The web side only adds jobs; a producer connection fails fast so an upload never hangs on
+  // Redis (the reconciler re-enqueues pending videos from PostgreSQL).
+  let producer: { queue: Queue; connection: Redis } | null = null;
+  let videoQueue = overrides.videoQueue;
+  if (!videoQueue) {
+    if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (main.ts starts a private Redis when REDIS_URL is unset)');
+    const connection = createRedisConnection(config.redisUrl, 'producer', (error) => logger.debug({ err: error }, 'redis producer connection error'));
+    producer = { connection, queue: new Queue(VIDEO_PROCESSING_QUEUE, { connection, prefix: config.queuePrefix, defaultJobOptions: DEFAULT_JOB_OPTIONS }) };
+    videoQueue = bullmqVideoQueue(producer.queue);
+  }
+  const videoStorage = createVideoStorage(config.videos);
+  const videos = new VideoService({ db: database.db, orders, storage: videoStorage, queue: videoQueue, logger, now });
+
+  return {
+    config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue,
+    async close() {
+      if (!producer) return;
+      await producer.queue.close();
+      producer.connection.disconnect();
+    },
+  };
 }
 
 /** The public HTTP application: health check, the authenticated /v1 API, and the carrier sandbox. */
@@ -106,9 +144,18 @@ export function createHttpApp(services: Services): Koa {
   const authenticate = basicAuth(services.database.db);
   app.use(async (ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? authenticate(ctx, next) : next()));
 
+  const videoDeps = { orders: services.orders, videos: services.videos, storage: services.videoStorage, maxBytes: services.config.videos.maxBytes, publicUrl: services.config.publicUrl };
+  const videoApi = videoApiRoutes(videoDeps);
+  app.use(videoApi.routes());
+  app.use(videoApi.allowedMethods({ throw: true }));
   const orders = orderRoutes(services.orders, services.config.publicUrl);
   app.use(orders.routes());
   app.use(resendRoutes(services.dispatcher, services.config.publicUrl).routes());
   app.use(orders.allowedMethods({ throw: true }));
+
+  // The record and watch pages: public, the uuid in the path is the capability.
+  const pages = videoPageRoutes(videoDeps);
+  app.use(pages.routes());
+  app.use(pages.allowedMethods({ throw: true }));
   return app;
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import type { SmsProviderConfig } from './notifications/sms.ts';
+import { describeVideoConfig, loadVideoConfig, VideoConfigError, type VideoConfig } from './videos/config.ts';
 
 /**
  * Every setting the service reads from its environment, validated once at start.
@@ -35,6 +36,8 @@ const environmentSchema = z.object({
   SMS_ACCOUNT_SID: z.string().trim().optional(),
   SMS_AUTH_TOKEN: z.string().trim().optional(),
   SMS_FROM: z.string().trim().optional(),
+  /** BullMQ key prefix: processes that share a Redis and a prefix share their queues. */
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('doorstep'),
 });
 
 function carrierSettings<P extends string>(prefix: P, defaultBaseUrl: string) {
@@ -71,6 +74,9 @@ export interface Config {
   emailFrom: string;
   /** Twilio-compatible SMS API; null → SMS written to the outbox. */
   sms: SmsProviderConfig | null;
+  queuePrefix: string;
+  /** Upload limit and storage (local disk or S3-compatible): src/videos/config.ts. */
+  videos: VideoConfig;
 }
 
 export class ConfigError extends Error {
@@ -94,11 +100,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems = halfConfigured.map(([id, secret]) => `  ${id} and ${secret} must be set together`);
   if (smsSet !== 0 && smsSet !== 3) problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
+  const dataDir = path.resolve(value.DATA_DIR);
+  let videos: VideoConfig;
+  try {
+    videos = loadVideoConfig(env, dataDir);
+  } catch (error) {
+    throw error instanceof VideoConfigError ? new ConfigError(error.message) : error;
+  }
   return {
     port: value.PORT,
     publicUrl: (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ''),
     databaseUrl: value.DATABASE_URL,
-    dataDir: path.resolve(value.DATA_DIR),
+    dataDir,
     logLevel: value.LOG_LEVEL,
     redisUrl: value.REDIS_URL,
     carriers: {
@@ -114,6 +127,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       value.SMS_ACCOUNT_SID && value.SMS_AUTH_TOKEN && value.SMS_FROM
         ? { baseUrl: value.SMS_API_URL, accountSid: value.SMS_ACCOUNT_SID, authToken: value.SMS_AUTH_TOKEN, from: value.SMS_FROM }
         : null,
+    queuePrefix: value.QUEUE_PREFIX,
+    videos,
   };
 }
 
@@ -134,6 +149,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workers: config.workers,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
+    videos: describeVideoConfig(config.videos),
   };
 }
 

@@ -20,7 +20,8 @@ async function main(): Promise<void> {
   logger.info({ config: describeConfig(config) }, 'starting doorstep');
 
   const database = await openConfiguredDatabase(config);
-  const services = createServices(config, logger, database);
+  const redis: PrivateRedis | null = config.redisUrl ? null : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);
+  const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database);
   const adminSocket = database.kind === 'pglite' ? await startAdminSocket(config.dataDir, database.db, logger) : null;
   if (services.sandboxedCarriers.length > 0) {
     logger.warn(
@@ -36,12 +37,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   logger.info({ url: config.publicUrl, port: config.port }, `Doorstep is listening on ${config.publicUrl}`);
 
-  let redis: PrivateRedis | null = null;
-  let workers: RunningWorkers | null = null;
-  if (config.workers) {
-    redis = config.redisUrl ? null : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);
-    workers = await startWorkers(services, { redisUrl: config.redisUrl ?? redis!.url });
-  }
+  const workers: RunningWorkers | null = config.workers ? await startWorkers(services, { redisUrl: services.config.redisUrl! }) : null;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -53,6 +49,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     await workers?.close();
+    await services.close();
     await redis?.stop();
     await adminSocket?.close();
     await database.close();

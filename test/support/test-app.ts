@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createAccount } from '../../src/accounts/accounts.ts';
 import { createHttpApp, createServices, type ServiceOverrides, type Services } from '../../src/app.ts';
@@ -17,7 +22,7 @@ export interface TestAccount {
 export interface TestResponse {
   status: number;
   headers: Headers;
-  /** Parsed JSON, or undefined for an empty body. */
+  /** Parsed JSON, or undefined for an empty or non-JSON (e.g. HTML) body. */
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests inspect arbitrary JSON
   /** The raw body text, for asserting exact field order. */
   text: string;
@@ -38,7 +43,15 @@ export async function startTestApp(overrides: ServiceOverrides & { env?: Record<
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config = loadConfig({ PUBLIC_URL: 'https://doorstep.test', LOG_LEVEL: 'silent', ...overrides.env });
+  // Each app gets its own queue prefix on the run's Redis; test workers use the same one.
+  const config = loadConfig({
+    PUBLIC_URL: 'https://doorstep.test',
+    LOG_LEVEL: 'silent',
+    REDIS_URL: inject('redisUrl'),
+    QUEUE_PREFIX: `test-${randomUUID()}`,
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-data-')),
+    ...overrides.env,
+  });
   const services = createServices(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), database, { sandboxBaseUrl: `${baseUrl}/sandbox`, ...overrides });
   server.on('request', createHttpApp(services).callback());
 
@@ -51,7 +64,7 @@ export async function startTestApp(overrides: ServiceOverrides & { env?: Record<
     }
     const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : undefined };
+    return { status: response.status, headers: response.headers, text, body: parseJson(text) };
   };
 
   return {
@@ -65,15 +78,29 @@ export async function startTestApp(overrides: ServiceOverrides & { env?: Record<
         id: account.id,
         appId: account.appId,
         apiKey,
-        request: (method, path, body, headers = {}) => request(method, path, { body, headers: { Authorization: authorization, ...headers } }),
+        // A Buffer or string body is sent as is (video uploads); anything else as JSON.
+        request: (method, path, body, headers = {}) =>
+          Buffer.isBuffer(body) || typeof body === 'string'
+            ? request(method, path, { rawBody: body, headers: { Authorization: authorization, ...headers } })
+            : request(method, path, { body, headers: { Authorization: authorization, ...headers } }),
       };
     },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.close();
       await database.close();
+      fs.rmSync(config.dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export const validOrder = {

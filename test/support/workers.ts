@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { startWorkers, type RunningWorkers, type WorkerOptions } from '../../jobs/workers.ts';
 import type { Services } from '../../src/app.ts';
 
-/** The real BullMQ workers on the run's real Redis, under a prefix of their own. */
+/** The real BullMQ workers on the run's real Redis, under the app's own queue prefix. */
 export async function startTestWorkers(services: Services, options: Partial<WorkerOptions> = {}): Promise<RunningWorkers> {
-  return startWorkers(services, { redisUrl: inject('redisUrl'), prefix: `test-${randomUUID()}`, claimEveryMs: 150, ...options });
+  return startWorkers(services, { redisUrl: inject('redisUrl'), claimEveryMs: 150, ...options });
 }
 
 /** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs`. */
