@@ -5,7 +5,9 @@ import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts
 import { createRedisConnection } from '../src/redis/connection.ts';
 import { claimTrackingProcessor } from './claim-tracking.ts';
 import { pollTrackingBatchProcessor } from './poll-tracking-batch.ts';
+import { reenqueueUnprocessedWebhooks, SHOPIFY_WEBHOOK_QUEUE } from '../src/shopify/index.ts';
 import { pendingVideos } from '../src/videos/videos.ts';
+import { shopifyWebhookProcessor } from './shopify-webhooks.ts';
 import { dispatchSendsProcessor } from './dispatch-sends.ts';
 import { processVideoProcessor, VIDEO_PROCESSING_QUEUE } from './process-video.ts';
 import { CARRIER_LIMITS, CLAIM_EVERY_MS, DEFAULT_JOB_OPTIONS, DISPATCH_EVERY_MS, SANDBOX_LIMIT, SENDS_QUEUE, TRACKING_CLAIM_QUEUE, trackingQueueName } from './queues.ts';
@@ -61,6 +63,7 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
 
   const workers: Worker[] = [];
   workers.push(new Worker(VIDEO_PROCESSING_QUEUE, processVideoProcessor(services.videos, logger), { connection: connection(), prefix, concurrency: 2 }));
+  workers.push(new Worker(SHOPIFY_WEBHOOK_QUEUE, shopifyWebhookProcessor(services.shopify.processing, logger), { connection: connection(), prefix, concurrency: 4 }));
   // One dispatch at a time per process is plenty; several processes are safe (claims use SKIP LOCKED).
   workers.push(new Worker(SENDS_QUEUE, dispatchSendsProcessor(services.dispatcher, logger), { connection: connection(), prefix, concurrency: 1 }));
   const claimWorker = new Worker(TRACKING_CLAIM_QUEUE, claimTrackingProcessor(services.poller, batchQueues, logger), { connection: connection(), prefix, concurrency: 3 });
@@ -85,6 +88,8 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
     await sendsQueue.upsertJobScheduler('dispatch-sends', { every: options.dispatchEveryMs ?? DISPATCH_EVERY_MS }, { name: 'dispatch', data: {} });
     // Uploads whose processing job was lost (Redis restart, failed enqueue) are queued again.
     for (const video of await pendingVideos(services.database.db, { olderThan: new Date(Date.now() - 60_000) })) await services.videoQueue.enqueue(video.id);
+    // Webhook receipts stored while Redis was away (or whose job was lost) are processed again.
+    await reenqueueUnprocessedWebhooks(services.database.db, services.shopify.deps.enqueue!);
     const stuck = await services.dispatcher.reconcileStuck();
     if (stuck.released + stuck.uncertain > 0) logger.warn(stuck, 'reconciled sends interrupted by a crash');
     for (const carrier of CARRIER_CODES) {

@@ -2,7 +2,6 @@ import path from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { bullmqVideoQueue, VIDEO_PROCESSING_QUEUE } from '../jobs/process-video.ts';
 import { DEFAULT_JOB_OPTIONS } from '../jobs/queues.ts';
 import type { Config } from './config.ts';
@@ -19,10 +18,11 @@ import type { Logger } from './logger.ts';
 import { SendDispatcher } from './notifications/dispatcher.ts';
 import { createEmailChannel, type EmailChannel } from './notifications/email.ts';
 import { resendRoutes } from './notifications/routes.ts';
-import { sendListener } from './notifications/sends.ts';
 import { createSmsChannel } from './notifications/sms.ts';
 import { orderRoutes } from './orders/routes.ts';
+import { queueSend, sendListener } from './notifications/sends.ts';
 import { createRedisConnection } from './redis/connection.ts';
+import { createShopifyServices, queueEnqueuer, SHOPIFY_WEBHOOK_QUEUE, shopifyAccountRoutes, shopifyRoutes, type ShopifyServices } from './shopify/index.ts';
 import { createVideoStorage } from './videos/create-storage.ts';
 import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
 import { VideoService, type VideoProcessingQueue } from './videos/service.ts';
@@ -49,6 +49,7 @@ export interface Services {
   videoStorage: VideoStorage;
   /** Where uploads are handed for processing (BullMQ on REDIS_URL). */
   videoQueue: VideoProcessingQueue;
+  shopify: ShopifyServices;
   /** Closes what the services opened (the queue producer). */
   close(): Promise<void>;
 }
@@ -94,23 +95,39 @@ export function createServices(config: Config, logger: Logger, database: Databas
 
   // The web side only adds jobs; a producer connection fails fast so an upload never hangs on
   // Redis (the reconciler re-enqueues pending videos from PostgreSQL).
-  let producer: { queue: Queue; connection: Redis } | null = null;
-  let videoQueue = overrides.videoQueue;
-  if (!videoQueue) {
-    if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (main.ts starts a private Redis when REDIS_URL is unset)');
-    const connection = createRedisConnection(config.redisUrl, 'producer', (error) => logger.debug({ err: error }, 'redis producer connection error'));
-    producer = { connection, queue: new Queue(VIDEO_PROCESSING_QUEUE, { connection, prefix: config.queuePrefix, defaultJobOptions: DEFAULT_JOB_OPTIONS }) };
-    videoQueue = bullmqVideoQueue(producer.queue);
-  }
+  // The web side only adds jobs; a producer connection fails fast so a request never hangs on
+  // Redis (the reconciler re-enqueues pending videos and webhook receipts from PostgreSQL).
+  if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (main.ts starts a private Redis when REDIS_URL is unset)');
+  const producer = createRedisConnection(config.redisUrl, 'producer', (error) => logger.debug({ err: error }, 'redis producer connection error'));
+  const queueOptions = { connection: producer, prefix: config.queuePrefix, defaultJobOptions: DEFAULT_JOB_OPTIONS };
+  const producerQueues = [new Queue(VIDEO_PROCESSING_QUEUE, queueOptions), new Queue(SHOPIFY_WEBHOOK_QUEUE, queueOptions)] as const;
+  const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(producerQueues[0]);
   const videoStorage = createVideoStorage(config.videos);
   const videos = new VideoService({ db: database.db, orders, storage: videoStorage, queue: videoQueue, logger, now });
 
+  const shopify = createShopifyServices({
+    config: config.shopify,
+    db: database.db,
+    orders,
+    logger,
+    now,
+    enqueue: queueEnqueuer(producerQueues[1]),
+    // A Shopify order's sender has not recorded yet: e-mail them the record link (exactly once).
+    onVideoOrderCreated: async (order) => {
+      await queueSend(database.db, order, { kind: 'sender_record_link', channel: 'email', dueAt: now() }, now());
+    },
+    // customers/redact: the video files go, and so do the addresses messages were sent to.
+    eraseOrderArtifacts: async (orderId) => {
+      await videos.eraseOrderVideos(orderId);
+      await database.db.updateTable('sends').set({ destination: null }).where('order_id', '=', orderId).execute();
+    },
+  });
+
   return {
-    config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue,
+    config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify,
     async close() {
-      if (!producer) return;
-      await producer.queue.close();
-      producer.connection.disconnect();
+      await Promise.all(producerQueues.map((queue) => queue.close()));
+      producer.disconnect();
     },
   };
 }
@@ -133,6 +150,10 @@ export function createHttpApp(services: Services): Koa {
 
   app.use(errorHandler);
 
+  // Shopify's webhooks, OAuth and embedded admin: before the /v1 auth and with no body parser in
+  // front, because the webhook HMAC covers the exact raw bytes.
+  app.use(shopifyRoutes(services.shopify).routes());
+
   const health = new Router();
   health.get('/healthz', async (ctx) => {
     await services.database.db.selectFrom('accounts').select('id').limit(1).execute();
@@ -143,6 +164,8 @@ export function createHttpApp(services: Services): Koa {
   // Everything under /v1 needs credentials, including unknown paths (no probing without a key).
   const authenticate = basicAuth(services.database.db);
   app.use(async (ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? authenticate(ctx, next) : next()));
+
+  app.use(shopifyAccountRoutes(services.shopify).routes());
 
   const videoDeps = { orders: services.orders, videos: services.videos, storage: services.videoStorage, maxBytes: services.config.videos.maxBytes, publicUrl: services.config.publicUrl };
   const videoApi = videoApiRoutes(videoDeps);

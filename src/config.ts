@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import type { SmsProviderConfig } from './notifications/sms.ts';
+import { loadShopifyConfig, ShopifyConfigError, type ShopifyConfig } from './shopify/config.ts';
 import { describeVideoConfig, loadVideoConfig, VideoConfigError, type VideoConfig } from './videos/config.ts';
 
 /**
@@ -77,6 +78,8 @@ export interface Config {
   queuePrefix: string;
   /** Upload limit and storage (local disk or S3-compatible): src/videos/config.ts. */
   videos: VideoConfig;
+  /** The Shopify app's key, secret, scopes and URL: src/shopify/config.ts. */
+  shopify: ShopifyConfig;
 }
 
 export class ConfigError extends Error {
@@ -101,15 +104,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (smsSet !== 0 && smsSet !== 3) problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   const dataDir = path.resolve(value.DATA_DIR);
+  const publicUrl = (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, '');
   let videos: VideoConfig;
+  let shopify: ShopifyConfig;
   try {
     videos = loadVideoConfig(env, dataDir);
+    shopify = loadShopifyConfig(env, publicUrl);
   } catch (error) {
-    throw error instanceof VideoConfigError ? new ConfigError(error.message) : error;
+    throw error instanceof VideoConfigError || error instanceof ShopifyConfigError ? new ConfigError(error.message) : error;
   }
   return {
     port: value.PORT,
-    publicUrl: (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, ''),
+    publicUrl,
     databaseUrl: value.DATABASE_URL,
     dataDir,
     logLevel: value.LOG_LEVEL,
@@ -129,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : null,
     queuePrefix: value.QUEUE_PREFIX,
     videos,
+    shopify,
   };
 }
 
@@ -150,6 +157,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
     videos: describeVideoConfig(config.videos),
+    shopify: { appUrl: config.shopify.appUrl, apiKey: config.shopify.apiKey, development: config.shopify.development },
   };
 }
 

@@ -7,6 +7,7 @@ import { ConfigError, describeConfig, loadConfig } from './config.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { openConfiguredDatabase } from './db/open.ts';
 import { createLogger } from './logger.ts';
+import { describeShopifyConfig } from './shopify/config.ts';
 import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from './redis/private-redis.ts';
 
 /**
@@ -22,7 +23,10 @@ async function main(): Promise<void> {
   const database = await openConfiguredDatabase(config);
   const redis: PrivateRedis | null = config.redisUrl ? null : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);
   const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database);
-  const adminSocket = database.kind === 'pglite' ? await startAdminSocket(config.dataDir, database.db, logger) : null;
+  const adminSocket = database.kind === 'pglite' ? await startAdminSocket(config.dataDir, database.db, logger, { shopify: services.shopify, publicUrl: config.publicUrl }) : null;
+  if (config.shopify.development) {
+    logger.warn({ shopify: describeShopifyConfig(config.shopify) }, 'Shopify app running on the built-in DEVELOPMENT key and secret (public); set SHOPIFY_API_KEY and SHOPIFY_API_SECRET for a real app');
+  }
   if (services.sandboxedCarriers.length > 0) {
     logger.warn(
       { carriers: services.sandboxedCarriers, control: `${config.publicUrl}/sandbox/carriers/{carrier}/packages/{tracking_number}/events` },

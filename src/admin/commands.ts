@@ -5,12 +5,21 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { NotFoundError } from '../errors.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
 import { parseBody } from '../validation.ts';
+import { shopifyAdminCommands } from '../shopify/admin-commands.ts';
+import type { ShopifyServices } from '../shopify/index.ts';
+
+export interface AdminExtras {
+  /** The running app's Shopify module (admin socket): lets `webhooks.replay` process at once. */
+  shopify?: ShopifyServices;
+  /** Base of record_url / playback_url in printed orders. */
+  publicUrl?: string;
+}
 
 /**
  * Operator commands, shared by the CLI (direct database access) and the admin socket (through the
  * running server). Each takes and returns plain JSON so both paths give the same answers.
  */
-export function adminCommands(db: Db) {
+export function adminCommands(db: Db, extras: AdminExtras = {}) {
   const handlers: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {
     'accounts.create': async (args) => {
       const input = parseBody(z.object({ name: z.string(), revenueShareBps: z.number().nullable().optional() }), args, 'account');
@@ -20,6 +29,7 @@ export function adminCommands(db: Db) {
     'accounts.list': async () =>
       (await listAccounts(db)).map((a) => ({ id: a.id, name: a.name, app_id: a.appId, revenue_share_bps: a.revenueShareBps, created_at: formatTimestamp(a.createdAt) })),
     migrate: async () => ({ applied: await migrateToLatest(db) }),
+    ...shopifyAdminCommands(db, extras.shopify, extras.publicUrl ?? 'http://localhost:3000'),
   };
   return {
     async run(command: string, args: Record<string, unknown>): Promise<unknown> {

@@ -8,7 +8,7 @@ import { errorHandler } from '../http/error-handler.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { requestContext } from '../http/request-context.ts';
 import type { Logger } from '../logger.ts';
-import { adminCommands } from './commands.ts';
+import { adminCommands, type AdminExtras } from './commands.ts';
 
 export function adminSocketPath(dataDir: string): string {
   return path.join(dataDir, 'admin.sock');
@@ -19,10 +19,10 @@ export function adminSocketPath(dataDir: string): string {
  * runs the CLI reaches it through this Unix socket. It lives in DATA_DIR with mode 0600: only
  * the machine user that owns the data can use it, the same user who could read the files anyway.
  */
-export async function startAdminSocket(dataDir: string, db: Db, logger: Logger): Promise<{ close(): Promise<void> }> {
+export async function startAdminSocket(dataDir: string, db: Db, logger: Logger, extras: AdminExtras = {}): Promise<{ close(): Promise<void> }> {
   const socketPath = adminSocketPath(dataDir);
   fs.rmSync(socketPath, { force: true });
-  const commands = adminCommands(db);
+  const commands = adminCommands(db, extras);
   const router = new Router({ prefix: '/admin' });
   router.post('/:command', async (ctx) => {
     ctx.body = await commands.run(ctx.params.command!, await readJsonObject(ctx));

@@ -6,6 +6,8 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { ValidationError } from '../errors.ts';
 import { DataDirLockedError, dataDirHolder } from '../db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
+import { loadShopifyConfig, ShopifyConfigError } from '../shopify/config.ts';
+import { simulateStore } from '../shopify/simulate.ts';
 
 const usage = `Usage: npm run cli -- <command>
 
@@ -14,6 +16,19 @@ Commands:
                             Create an account; prints its app id and API key (shown only once).
   accounts list [--json]    List accounts.
   migrate                   Apply database migrations (the server also does this at start).
+
+Shopify:
+  shops add <shop>.myshopify.com [--rotate-key] [--json]
+                            Register a shop (and its account) as if it installed the app; prints the
+                            account's app id and API key (new accounts, or with --rotate-key).
+  shops set <shop> [--fallback on|off] [--alias "Name=ups"]...
+                            Shopify's delivered status as a fallback; the shop's carrier names.
+  webhooks list [--status received|processed|failed] [--json]
+  webhooks replay <webhook-id>
+                            Process a stored webhook again (idempotent: what is done stays done).
+  shopify simulate <shop> [--carrier-company "Canada Post"] [--tracking-number N]
+                            Play a store story against the running app at PUBLIC_URL: an order with a
+                            video line item, a fulfillment with tracking, delivery.
 `;
 
 type Runner = (command: string, args: Record<string, unknown>) => Promise<unknown>;
@@ -29,7 +44,7 @@ async function withRunner<T>(config: Config, use: (run: Runner) => Promise<T>): 
   }
   const database = await openConfiguredDatabase(config);
   try {
-    const commands = adminCommands(database.db);
+    const commands = adminCommands(database.db, { publicUrl: config.publicUrl });
     return await use((command, args) => commands.run(command, args));
   } finally {
     await database.close();
@@ -72,10 +87,21 @@ async function main(argv: string[]): Promise<void> {
       name: { type: 'string' },
       'revenue-share-bps': { type: 'string' },
       json: { type: 'boolean', default: false },
+      'rotate-key': { type: 'boolean', default: false },
+      fallback: { type: 'string' },
+      alias: { type: 'string', multiple: true },
+      status: { type: 'string' },
+      'carrier-company': { type: 'string' },
+      'tracking-number': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const command = positionals.join(' ');
+  // Two-word commands take their argument after them (`shops add <shop>`); the rest are whole.
+  const twoWord = ['shops add', 'shops set', 'webhooks replay', 'shopify simulate'];
+  const head = positionals.slice(0, 2).join(' ');
+  const command = twoWord.includes(head) ? head : positionals.join(' ');
+  const argument = twoWord.includes(head) ? positionals[2] : undefined;
+  if (twoWord.includes(head) && (argument === undefined || positionals.length > 3)) throw new CliError(`${head} needs exactly one argument.\n\n${usage}`);
   if (values.help || command === '') {
     process.stdout.write(usage);
     return;
@@ -118,6 +144,70 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write(result.applied.length ? `Applied: ${result.applied.join(', ')}\n` : 'The database is up to date.\n');
         return;
       }
+      case 'shops add': {
+        const added = (await run('shops.add', { shop: argument, rotateKey: values['rotate-key'] })) as { shop: string; app_id: string; api_key: string | null; created: boolean };
+        if (values.json) {
+          process.stdout.write(`${JSON.stringify({ app_id: added.app_id, api_key: added.api_key })}\n`);
+        } else {
+          process.stdout.write(
+            `${added.created ? 'Registered' : 'Re-activated'} shop ${added.shop}.\n  app id:  ${added.app_id}\n` +
+              (added.api_key
+                ? `  API key: ${added.api_key}\nThe API key is shown only this once; store it now.\n`
+                : `  API key: (shown when the shop was first added; use --rotate-key for a new one)\n`),
+          );
+        }
+        return;
+      }
+      case 'shops set': {
+        const settings: Record<string, unknown> = { shop: argument };
+        if (values.fallback !== undefined) {
+          if (!['on', 'off'].includes(values.fallback)) throw new CliError('--fallback must be on or off.');
+          settings.fallback_delivered = values.fallback === 'on';
+        }
+        if (values.alias) {
+          settings.carrier_aliases = Object.fromEntries(
+            values.alias.map((alias) => {
+              const at = alias.lastIndexOf('=');
+              if (at <= 0) throw new CliError(`--alias must look like "Carrier name=ups", not "${alias}".`);
+              return [alias.slice(0, at).trim(), alias.slice(at + 1).trim()];
+            }),
+          );
+        }
+        process.stdout.write(`${JSON.stringify(await run('shops.settings', settings), null, values.json ? 0 : 2)}\n`);
+        return;
+      }
+      case 'webhooks list': {
+        const rows = (await run('webhooks.list', values.status ? { status: values.status } : {})) as Array<{ webhook_id: string; topic: string; shop: string; status: string; error: string | null; note: string | null; received_at: string }>;
+        if (values.json) {
+          process.stdout.write(`${JSON.stringify(rows)}\n`);
+        } else if (rows.length === 0) {
+          process.stdout.write('No webhooks received.\n');
+        } else {
+          for (const r of rows) process.stdout.write(`${r.received_at}  ${r.status.padEnd(9)}  ${r.topic.padEnd(26)}  ${r.shop}  ${r.webhook_id}${r.error ? `\n    error: ${r.error}` : ''}${r.note ? `\n    note: ${r.note}` : ''}\n`);
+        }
+        return;
+      }
+      case 'webhooks replay': {
+        const result = await run('webhooks.replay', { id: argument });
+        process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        return;
+      }
+      case 'shopify simulate': {
+        const shopify = loadShopifyConfig(process.env, config.publicUrl);
+        const added = (await run('shops.add', { shop: argument })) as { shop: string; app_id: string; api_key: string | null };
+        process.stdout.write(`Shop ${added.shop} (account app id ${added.app_id})${added.api_key ? `, API key ${added.api_key} (shown once)` : ''}\n`);
+        const order = await simulateStore({
+          shop: added.shop,
+          publicUrl: config.publicUrl,
+          apiSecret: shopify.apiSecret,
+          carrierCompany: values['carrier-company'] ?? 'UPS',
+          trackingNumber: values['tracking-number'],
+          videoOrders: async (shopifyOrderId) => (await run('shopify.orders', { shop: added.shop, shopifyOrderId })) as never,
+          log: (line) => process.stdout.write(`${line}\n`),
+        });
+        process.stdout.write(`${JSON.stringify(order, null, 2)}\n`);
+        return;
+      }
       default:
         throw new CliError(`Unknown command "${command}".\n\n${usage}`);
     }
@@ -125,7 +215,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const expected = error instanceof CliError || error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof ValidationError;
+  const expected = error instanceof CliError || error instanceof ConfigError || error instanceof ShopifyConfigError || error instanceof DataDirLockedError || error instanceof ValidationError;
   const message = expected ? error.message : String(error instanceof Error ? error.stack : error);
   const fields = (error as { fields?: Record<string, string> }).fields;
   process.stderr.write(`${message}${fields ? `\n${Object.entries(fields).map(([f, p]) => `  ${f}: ${p}`).join('\n')}` : ''}\n`);

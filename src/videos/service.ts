@@ -191,6 +191,17 @@ export class VideoService {
     }
   }
 
+  /**
+   * Erases every upload of an order — the files and their rows (customers/redact, shop/redact).
+   * The order keeps `video_processed`/`video_duration` as facts about the past; the bytes are gone.
+   */
+  async eraseOrderVideos(orderId: string): Promise<number> {
+    const videos = await this.deps.db.selectFrom('videos').select(['id', 'storage_key']).where('order_id', '=', orderId).execute();
+    for (const video of videos) await this.discard(video.storage_key);
+    await this.deps.db.deleteFrom('videos').where('order_id', '=', orderId).execute();
+    return videos.length;
+  }
+
   private async discard(key: string): Promise<void> {
     await this.deps.storage.delete(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not delete a rejected upload'));
   }

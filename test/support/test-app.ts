@@ -50,6 +50,7 @@ export async function startTestApp(overrides: ServiceOverrides & { env?: Record<
     REDIS_URL: inject('redisUrl'),
     QUEUE_PREFIX: `test-${randomUUID()}`,
     DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-data-')),
+    SHOPIFY_APP_URL: baseUrl,
     ...overrides.env,
   });
   const services = createServices(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), database, { sandboxBaseUrl: `${baseUrl}/sandbox`, ...overrides });

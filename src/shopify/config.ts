@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/**
+ * SHOPIFY_* settings, validated once at start (merged into src/config.ts by the composition root).
+ * Without SHOPIFY_API_KEY / SHOPIFY_API_SECRET the app runs with fixed *development* credentials so
+ * that `npm start` and `npm run cli -- shopify simulate` sign and verify webhooks with the same secret
+ * out of the box. They are public (they are in this file): the start-up log says so loudly, and a
+ * real Shopify app must set its own.
+ */
+export const DEVELOPMENT_API_KEY = 'doorstep-development-api-key';
+export const DEVELOPMENT_API_SECRET = 'doorstep-development-api-secret';
+
+export const SHOPIFY_API_VERSION = '2026-07';
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined));
+
+const shopifyEnvironment = z.object({
+  SHOPIFY_API_KEY: optionalText,
+  SHOPIFY_API_SECRET: optionalText,
+  SHOPIFY_SCOPES: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be comma-separated scopes, e.g. read_orders,read_fulfillments')
+      .optional(),
+  ),
+  SHOPIFY_APP_URL: optionalText.pipe(z.url().optional()),
+});
+
+export interface ShopifyConfig {
+  apiKey: string;
+  /** The HMAC key of webhooks and OAuth, and the session-token signing key. Never logged. */
+  apiSecret: string;
+  scopes: string[];
+  /** Where Shopify reaches the app (OAuth redirect, embedded admin); default PUBLIC_URL. */
+  appUrl: string;
+  apiVersion: string;
+  /** True when running on the built-in development key and secret. */
+  development: boolean;
+}
+
+export class ShopifyConfigError extends Error {
+  override name = 'ShopifyConfigError';
+}
+
+export function loadShopifyConfig(env: NodeJS.ProcessEnv, publicUrl: string): ShopifyConfig {
+  const parsed = shopifyEnvironment.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ShopifyConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
+  }
+  const value = parsed.data;
+  if (Boolean(value.SHOPIFY_API_KEY) !== Boolean(value.SHOPIFY_API_SECRET)) {
+    throw new ShopifyConfigError('Invalid configuration in the environment:\n  SHOPIFY_API_KEY and SHOPIFY_API_SECRET must be set together');
+  }
+  const development = !value.SHOPIFY_API_KEY;
+  return {
+    apiKey: value.SHOPIFY_API_KEY ?? DEVELOPMENT_API_KEY,
+    apiSecret: value.SHOPIFY_API_SECRET ?? DEVELOPMENT_API_SECRET,
+    scopes: (value.SHOPIFY_SCOPES ?? 'read_orders,read_fulfillments').split(','),
+    appUrl: (value.SHOPIFY_APP_URL ?? publicUrl).replace(/\/+$/, ''),
+    apiVersion: SHOPIFY_API_VERSION,
+    development,
+  };
+}
+
+/** Safe to log: the secret only when it is the public development one. */
+export function describeShopifyConfig(config: ShopifyConfig): Record<string, unknown> {
+  return {
+    appUrl: config.appUrl,
+    scopes: config.scopes.join(','),
+    apiVersion: config.apiVersion,
+    apiKey: config.apiKey,
+    ...(config.development ? { apiSecret: config.apiSecret, credentials: 'DEVELOPMENT (built-in, public; set SHOPIFY_API_KEY and SHOPIFY_API_SECRET for a real app)' } : {}),
+  };
+}

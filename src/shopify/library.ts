@@ -1,0 +1,45 @@
+import '@shopify/shopify-api/adapters/node';
+import { ApiVersion, LogSeverity, shopifyApi, type Shopify } from '@shopify/shopify-api';
+import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
+import type { Logger } from '../logger.ts';
+import type { ShopifyConfig } from './config.ts';
+
+export type ShopifyLibrary = Shopify;
+
+/** `@shopify/shopify-api` configured for this app (Node adapter imported above, once, for its side effect). */
+export function createShopifyLibrary(config: ShopifyConfig, logger: Logger): ShopifyLibrary {
+  const url = new URL(config.appUrl);
+  const log = logger.child({ component: 'shopify-api' });
+  return shopifyApi({
+    apiKey: config.apiKey,
+    apiSecretKey: config.apiSecret,
+    scopes: config.scopes,
+    hostName: url.host,
+    hostScheme: url.protocol === 'http:' ? 'http' : 'https',
+    apiVersion: config.apiVersion as ApiVersion,
+    isEmbeddedApp: true,
+    logger: {
+      level: LogSeverity.Warning,
+      log: async (severity, message) => {
+        if (severity === LogSeverity.Error) log.error(message);
+        else log.warn(message);
+      },
+    },
+  });
+}
+
+/**
+ * Development and tests only: the library always calls `https://{shop}/admin/…`. This points those
+ * calls at a fake Shopify (test/shopify/fake-shopify.ts) by rewriting the origin. It replaces the
+ * library's process-wide fetch, so it is never called in production code paths.
+ */
+export function routeShopifyRequestsTo(baseUrl: string): void {
+  setAbstractFetchFunc(async (input: string | URL | Request, init?: RequestInit) => {
+    const original = new URL(typeof input === 'string' || input instanceof URL ? input.toString() : input.url);
+    if (!original.hostname.endsWith('.myshopify.com')) return fetch(input, init);
+    const target = new URL(`${original.pathname}${original.search}`, baseUrl);
+    const headers = new Headers(init?.headers);
+    headers.set('X-Fake-Shopify-Shop', original.hostname);
+    return fetch(target, { ...init, headers });
+  });
+}

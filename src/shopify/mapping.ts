@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { mapTrackingCompany } from './carrier-names.ts';
+import type { CarrierCode } from '../carriers/carrier-code.ts';
+import { normalizeTrackingNumber } from '../carriers/tracking-number.ts';
+import { MAX_PRICE_CENTS, orderCreateSchema, type OrderCreate } from '../orders/request-schemas.ts';
+import { fieldErrors } from '../validation.ts';
+import type { ShopifyFulfillment, ShopifyLineItem, ShopifyOrder } from './payloads.ts';
+
+/**
+ * Line-item properties the storefront sets on a video gift (documented in docs/shopify.md). Names
+ * are matched ignoring case, a leading underscore (Shopify hides `_`-prefixed properties from the
+ * shopper's receipt) and `_`/`-` versus space: `Recipient email` = `_recipient_email`.
+ */
+export const PROPERTY = {
+  marker: 'video message',
+  recipientName: 'recipient name',
+  recipientEmail: 'recipient email',
+  recipientPhone: 'recipient phone',
+  sendTrigger: 'send trigger',
+  sendOn: 'send on',
+  videoTitle: 'video title',
+} as const;
+
+export interface VideoProductSettings {
+  /** Products / variants the merchant chose: every line of them is a video message. */
+  videoProductIds: readonly string[];
+  videoVariantIds: readonly string[];
+}
+
+function normalizePropertyName(name: string): string {
+  return name.trim().replace(/^_+/, '').replace(/[\s_-]+/g, ' ').toLowerCase();
+}
+
+export function lineItemProperties(item: ShopifyLineItem): Map<string, string> {
+  const properties = new Map<string, string>();
+  for (const { name, value } of item.properties) properties.set(normalizePropertyName(name), value.trim());
+  return properties;
+}
+
+const FALSE_VALUES = new Set(['', 'false', 'no', '0', 'off']);
+
+/** The order's line items that are video messages: marked by `_video_message`, or a product/variant the merchant chose. */
+export function videoLineItems(order: Pick<ShopifyOrder, 'line_items'>, settings: VideoProductSettings): ShopifyLineItem[] {
+  return order.line_items.filter((item) => {
+    const marker = lineItemProperties(item).get(PROPERTY.marker);
+    if (marker !== undefined && !FALSE_VALUES.has(marker.toLowerCase())) return true;
+    if (item.product_id !== null && settings.videoProductIds.includes(item.product_id)) return true;
+    return item.variant_id !== null && settings.videoVariantIds.includes(item.variant_id);
+  });
+}
+
+/** "10.5" → 1050. Amounts beyond two decimals are rounded half up (Shopify sends two). */
+export function moneyToCents(amount: string): number {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount.trim());
+  if (!match) throw new Error(`not a decimal amount: ${amount}`);
+  const sign = match[1] === '-' ? -1 : 1;
+  const fraction = (match[3] ?? '').padEnd(3, '0');
+  const cents = Number(match[2]) * 100 + Number(fraction.slice(0, 2)) + (Number(fraction[2]) >= 5 ? 1 : 0);
+  return sign * cents;
+}
+
+/**
+ * What the shopper paid for the line, before tax: unit price × quantity minus the line's discounts
+ * (`discount_allocations`, else the older `total_discount`), in the order's currency's cents.
+ */
+export function lineItemPaidCents(item: ShopifyLineItem): number {
+  const gross = moneyToCents(item.price) * item.quantity;
+  const discounts = item.discount_allocations
+    ? item.discount_allocations.reduce((sum, allocation) => sum + moneyToCents(allocation.amount), 0)
+    : item.total_discount
+      ? moneyToCents(item.total_discount)
+      : 0;
+  return Math.min(MAX_PRICE_CENTS, Math.max(0, gross - discounts));
+}
+
+export type VideoOrderMapping = { ok: true; order: OrderCreate } | { ok: false; reason: string; fields: Record<string, string> };
+
+function personName(first: string | null | undefined, last: string | null | undefined): string {
+  return [first, last].filter((part) => part && part.trim()).join(' ').trim();
+}
+
+const SEND_TRIGGER_WORDS: Record<string, 'package' | 'date' | 'now'> = {
+  package: 'package',
+  delivery: 'package',
+  'on delivery': 'package',
+  date: 'date',
+  'on a date': 'date',
+  now: 'now',
+  immediately: 'now',
+};
+
+/**
+ * One video order per video line item (a quantity above 1 is still one video message; its price is
+ * the whole line). Sender = the customer; recipient from the line's properties, the name falling back
+ * to the shipping address (the gift goes there). The result is validated by the same schema as
+ * POST /v1/orders, so a Shopify order can never create what the API would refuse.
+ */
+export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): VideoOrderMapping {
+  const properties = lineItemProperties(item);
+  const customer = order.customer;
+  const senderName =
+    personName(customer?.first_name, customer?.last_name) ||
+    order.billing_address?.name ||
+    personName(order.billing_address?.first_name, order.billing_address?.last_name) ||
+    order.email ||
+    customer?.email ||
+    '';
+  const senderEmail = order.email || customer?.email || order.contact_email || '';
+  const recipientName =
+    properties.get(PROPERTY.recipientName) ||
+    order.shipping_address?.name ||
+    personName(order.shipping_address?.first_name, order.shipping_address?.last_name) ||
+    '';
+  const triggerText = properties.get(PROPERTY.sendTrigger)?.toLowerCase();
+  const sendTrigger = triggerText ? (SEND_TRIGGER_WORDS[triggerText] ?? triggerText) : 'package';
+  const candidate: Record<string, unknown> = {
+    name: senderName,
+    email: senderEmail,
+    recipient_name: recipientName,
+    send_trigger: sendTrigger,
+    price: lineItemPaidCents(item),
+  };
+  const recipientEmail = properties.get(PROPERTY.recipientEmail);
+  const recipientPhone = properties.get(PROPERTY.recipientPhone);
+  if (recipientEmail) candidate.recipient_email = recipientEmail;
+  if (recipientPhone) candidate.recipient_phone = recipientPhone;
+  if (recipientEmail && recipientPhone) candidate.send_method = 'email_and_sms';
+  const sendOn = properties.get(PROPERTY.sendOn);
+  if (sendOn) candidate.send_on = /^\d{4}-\d{2}-\d{2}$/.test(sendOn) ? `${sendOn}T09:00:00Z` : sendOn;
+  const title = properties.get(PROPERTY.videoTitle);
+  if (title) candidate.video_title = title;
+
+  const parsed = orderCreateSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const fields = fieldErrors(parsed.error as z.ZodError);
+    return { ok: false, reason: `line item ${item.id} cannot become a video order: ${Object.entries(fields).map(([f, m]) => `${f} ${m}`).join('; ')}`, fields };
+  }
+  if (!parsed.data.recipient_email && !parsed.data.recipient_phone) {
+    return {
+      ok: false,
+      reason: `line item ${item.id} has no recipient e-mail or phone (line-item property "Recipient email" or "Recipient phone")`,
+      fields: { recipient_email: 'is required (or recipient_phone)' },
+    };
+  }
+  if (parsed.data.send_trigger === 'date' && !parsed.data.send_on) {
+    return { ok: false, reason: `line item ${item.id} sends on a date but has no "Send on" property`, fields: { send_on: 'is required when send_trigger is date' } };
+  }
+  return { ok: true, order: parsed.data };
+}
+
+export type Shipment = { kind: 'tracked'; carrier: CarrierCode; trackingNumber: string; via: string } | { kind: 'untracked'; reason: string };
+
+/** The fulfillment's tracking numbers, newest last (`tracking_numbers` when present, else `tracking_number`). */
+export function trackingNumbersOf(fulfillment: Pick<ShopifyFulfillment, 'tracking_number' | 'tracking_numbers'>): string[] {
+  const numbers = fulfillment.tracking_numbers.length > 0 ? fulfillment.tracking_numbers : fulfillment.tracking_number ? [fulfillment.tracking_number] : [];
+  return numbers.map((number) => number.trim()).filter((number) => number.length > 0);
+}
+
+/**
+ * The package a fulfillment gives the video order, or null when it carries none of the gift items.
+ * With several tracking numbers on one fulfillment the last one is tracked (Shopify appends them);
+ * Shopify's own shipment_status covers the whole fulfillment.
+ */
+export function fulfillmentToShipment(
+  fulfillment: { line_item_ids: readonly string[] | null; tracking_company: string | null; tracking_numbers: readonly string[] },
+  giftLineItemIds: readonly string[],
+  shopAliases: Record<string, string> = {},
+): Shipment | null {
+  if (!fulfillment.line_item_ids?.some((id) => giftLineItemIds.includes(id))) return null;
+  const number = fulfillment.tracking_numbers.at(-1) ?? null;
+  const mapped = mapTrackingCompany(fulfillment.tracking_company, number, shopAliases);
+  if (mapped.carrier === null) return { kind: 'untracked', reason: mapped.reason };
+  if (!number) return { kind: 'untracked', reason: `the ${fulfillment.tracking_company ?? 'carrier'} fulfillment has no tracking number` };
+  const trackingNumber = normalizeTrackingNumber(number);
+  if (!/^[\x21-\x7E]{1,64}$/.test(trackingNumber)) return { kind: 'untracked', reason: `the tracking number "${number.slice(0, 70)}" is not 1 to 64 printable characters` };
+  return { kind: 'tracked', carrier: mapped.carrier, trackingNumber, via: mapped.via };
+}

@@ -1,0 +1,254 @@
+import type { Db } from '../db/database.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { recordEvents } from '../orders/events.ts';
+import type { OrderRow } from '../orders/serializer.ts';
+import type { OrderService } from '../orders/service.ts';
+import { orderToVideoOrder, trackingNumbersOf, videoLineItems } from './mapping.ts';
+import { isStaleUpdate, planPackages, type Notice, type PackageState } from './packages.ts';
+import type { ShopifyFulfillment, ShopifyOrder } from './payloads.ts';
+import type { ShopRow } from './shops.ts';
+
+export interface ShopifyOrderSyncDeps {
+  db: Db;
+  orders: OrderService;
+  logger: Logger;
+  now: () => Date;
+  /**
+   * Hook for the notifications engineer: a new video order from Shopify should send its record_url
+   * to the sender. Called after the order is committed, once per created order (not on replays).
+   */
+  onVideoOrderCreated?: (order: OrderRow) => Promise<void>;
+}
+
+export interface CreateOutcome {
+  created: string[];
+  existing: string[];
+  /** Video line items that could not become orders, with the reason (kept on the receipt). */
+  problems: string[];
+}
+
+/**
+ * Keeps Doorstep orders in step with a Shopify order. Every order change goes through OrderService
+ * (source 'shopify'); this module owns only the link and package tables. Idempotent throughout:
+ * a replayed or duplicated webhook changes nothing.
+ */
+export class ShopifyOrderSync {
+  constructor(private readonly deps: ShopifyOrderSyncDeps) {}
+
+  /** orders/create (and orders/updated): one video order per video line item, created once. */
+  async createVideoOrders(shop: ShopRow, order: ShopifyOrder): Promise<CreateOutcome> {
+    const { db, orders } = this.deps;
+    const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
+    if (order.cancelled_at) return outcome;
+    const items = videoLineItems(order, { videoProductIds: shop.video_product_ids, videoVariantIds: shop.video_variant_ids });
+    for (const item of items) {
+      const link = await db
+        .selectFrom('shopify_order_links')
+        .select('order_id')
+        .where('shop', '=', shop.domain)
+        .where('shopify_order_id', '=', order.id)
+        .where('line_item_id', '=', item.id)
+        .executeTakeFirst();
+      if (link) {
+        outcome.existing.push(link.order_id);
+        continue;
+      }
+      if (!shop.active) {
+        outcome.problems.push(`line item ${item.id}: the shop has uninstalled Doorstep; no new video orders are created`);
+        continue;
+      }
+      const mapped = orderToVideoOrder(order, item);
+      if (!mapped.ok) {
+        outcome.problems.push(mapped.reason);
+        continue;
+      }
+      // The idempotency key makes concurrent deliveries (orders/create racing orders/updated, a
+      // retry racing the reconciler) create one order: OrderService serializes on it.
+      const idempotencyKey = `shopify:${shop.domain}:${order.id}:${item.id}`;
+      let result;
+      try {
+        result = await orders.create(shop.account_id, mapped.order, { idempotencyKey, source: 'shopify' });
+      } catch (error) {
+        // Same key, different body: the order was created from an earlier version of the payload.
+        if (!(error instanceof ConflictError)) throw error;
+        const key = await db.selectFrom('idempotency_keys').select('order_id').where('account_id', '=', shop.account_id).where('key', '=', idempotencyKey).executeTakeFirstOrThrow();
+        result = { order: await orders.get(shop.account_id, key.order_id), replayed: true };
+      }
+      await db
+        .insertInto('shopify_order_links')
+        .values({
+          shop: shop.domain,
+          shopify_order_id: order.id,
+          line_item_id: item.id,
+          order_id: result.order.id,
+          account_id: shop.account_id,
+          customer_id: order.customer?.id ?? null,
+          customer_email: mapped.order.email,
+          created_at: this.deps.now(),
+        })
+        .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
+        .execute();
+      if (result.replayed) {
+        outcome.existing.push(result.order.id);
+      } else {
+        outcome.created.push(result.order.id);
+        // TODO(notifications): send the record_url to the sender here — wired through onVideoOrderCreated.
+        await this.deps.onVideoOrderCreated?.(result.order);
+      }
+    }
+    // Fulfillments may have arrived before the order: apply what we already know.
+    await this.syncShopifyOrder(shop, order.id);
+    return outcome;
+  }
+
+  /** fulfillments/create, fulfillments/update: store the newest version of the package, then sync. */
+  async recordFulfillment(shop: ShopRow, fulfillment: ShopifyFulfillment): Promise<{ stale: boolean }> {
+    const now = this.deps.now();
+    const updatedAt = new Date(fulfillment.updated_at);
+    const delivered = fulfillment.shipment_status === 'delivered' ? updatedAt : null;
+    const stale = await this.deps.db.transaction().execute(async (trx) => {
+      const stored = await trx
+        .selectFrom('shopify_fulfillments')
+        .select(['shopify_updated_at', 'delivered_at'])
+        .where('shop', '=', shop.domain)
+        .where('fulfillment_id', '=', fulfillment.id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (stored && isStaleUpdate(stored.shopify_updated_at, updatedAt)) return true;
+      const values = {
+        shopify_order_id: fulfillment.order_id,
+        status: fulfillment.status,
+        line_item_ids: JSON.stringify(fulfillment.line_items.map((item) => item.id)),
+        tracking_company: fulfillment.tracking_company,
+        tracking_numbers: JSON.stringify(trackingNumbersOf(fulfillment)),
+        shipment_status: fulfillment.shipment_status,
+        shopify_created_at: new Date(fulfillment.created_at),
+        shopify_updated_at: updatedAt,
+        updated_at: now,
+      };
+      if (stored) {
+        // Delivered is sticky: a later version never un-delivers a package.
+        await trx
+          .updateTable('shopify_fulfillments')
+          .set({ ...values, delivered_at: stored.delivered_at ?? delivered })
+          .where('shop', '=', shop.domain)
+          .where('fulfillment_id', '=', fulfillment.id)
+          .execute();
+      } else {
+        await trx.insertInto('shopify_fulfillments').values({ shop: shop.domain, fulfillment_id: fulfillment.id, ...values, delivered_at: delivered }).execute();
+      }
+      return false;
+    });
+    if (!stale) await this.syncShopifyOrder(shop, fulfillment.order_id);
+    return { stale };
+  }
+
+  /** fulfillment_events/create: Shopify's own tracking. Only `delivered` matters to us. */
+  async recordFulfillmentEvent(shop: ShopRow, event: { fulfillment_id: string; order_id: string; status: string; happened_at?: string | null | undefined; created_at?: string | null | undefined }): Promise<void> {
+    if (event.status !== 'delivered') return;
+    const now = this.deps.now();
+    const at = new Date(event.happened_at ?? event.created_at ?? now.toISOString());
+    await this.deps.db.transaction().execute(async (trx) => {
+      const stored = await trx
+        .selectFrom('shopify_fulfillments')
+        .select(['delivered_at'])
+        .where('shop', '=', shop.domain)
+        .where('fulfillment_id', '=', event.fulfillment_id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (stored) {
+        if (stored.delivered_at === null) {
+          await trx.updateTable('shopify_fulfillments').set({ delivered_at: at, shipment_status: 'delivered', updated_at: now }).where('shop', '=', shop.domain).where('fulfillment_id', '=', event.fulfillment_id).execute();
+        }
+        return;
+      }
+      // The event came before its fulfillment: remember the delivery; the fulfillment fills the rest.
+      await trx
+        .insertInto('shopify_fulfillments')
+        .values({ shop: shop.domain, fulfillment_id: event.fulfillment_id, shopify_order_id: event.order_id, shipment_status: 'delivered', delivered_at: at, line_item_ids: null, updated_at: now })
+        .execute();
+    });
+    await this.syncShopifyOrder(shop, event.order_id);
+  }
+
+  /** Applies the package plan to each video order of the Shopify order. */
+  async syncShopifyOrder(shop: ShopRow, shopifyOrderId: string): Promise<void> {
+    const { db, orders } = this.deps;
+    const links = await db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).execute();
+    if (links.length === 0) return;
+    const rows = await db.selectFrom('shopify_fulfillments').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).execute();
+    const packages: PackageState[] = rows.map((row) => ({
+      fulfillmentId: row.fulfillment_id,
+      status: row.status,
+      lineItemIds: row.line_item_ids,
+      trackingCompany: row.tracking_company,
+      trackingNumbers: row.tracking_numbers,
+      createdAt: row.shopify_created_at,
+      deliveredAt: row.delivered_at,
+    }));
+    for (const link of links) {
+      let order: OrderRow;
+      try {
+        order = await orders.get(link.account_id, link.order_id);
+      } catch (error) {
+        if (error instanceof NotFoundError) continue; // deleted through the API
+        throw error;
+      }
+      if (order.status === 'cancelled' || order.status === 'delivered') continue;
+      const plan = planPackages(packages, [link.line_item_id], { fallbackDelivered: shop.fallback_delivered, carrierAliases: shop.carrier_aliases });
+
+      try {
+        if (plan.shipment.kind === 'set' && (order.carrier !== plan.shipment.carrier || order.tracking_number !== plan.shipment.trackingNumber)) {
+          await orders.update(link.account_id, order.id, { carrier: plan.shipment.carrier, tracking_number: plan.shipment.trackingNumber }, 'shopify');
+        } else if (plan.shipment.kind === 'clear' && order.carrier !== null) {
+          await orders.update(link.account_id, order.id, { carrier: null, tracking_number: null }, 'shopify');
+        }
+      } catch (error) {
+        // Delivered or cancelled since we read it (another signal won the race): nothing to change.
+        if (error instanceof ConflictError) continue;
+        throw error;
+      }
+      await this.putNotice(link, order, plan.notice);
+      if (plan.deliver) {
+        await orders.markDelivered(order.id, { at: plan.deliver.at, source: 'shopify', detail: { shopify_fulfillment_ids: plan.deliver.fulfillmentIds, via: 'shopify shipment_status' } });
+      }
+    }
+  }
+
+  /**
+   * Rule 3 (no silent non-send): why an order waits on Shopify, or cannot deliver on its own, goes
+   * on its timeline — once per distinct reason, so replays do not repeat it.
+   */
+  private async putNotice(link: { shop: string; shopify_order_id: string; line_item_id: string; notice: string | null }, order: OrderRow, notice: Notice | null): Promise<void> {
+    const text = notice ? `${notice.type}: ${notice.reason}` : null;
+    if (text === link.notice) return;
+    await this.deps.db.transaction().execute(async (trx) => {
+      const claimed = await trx
+        .updateTable('shopify_order_links')
+        .set({ notice: text })
+        .where('shop', '=', link.shop)
+        .where('shopify_order_id', '=', link.shopify_order_id)
+        .where('line_item_id', '=', link.line_item_id)
+        .where((eb) => (link.notice === null ? eb('notice', 'is', null) : eb('notice', '=', link.notice)))
+        .executeTakeFirst();
+      if (notice && Number(claimed.numUpdatedRows) > 0) await recordEvents(trx, order, 'shopify', [{ type: notice.type, data: { reason: notice.reason } }], this.deps.now());
+    });
+  }
+
+  /** orders/cancelled: every video order of the Shopify order stops tracking and never sends. */
+  async cancelShopifyOrder(shop: ShopRow, shopifyOrderId: string, reason: string): Promise<string[]> {
+    const links = await this.deps.db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).execute();
+    const notes: string[] = [];
+    for (const link of links) {
+      try {
+        await this.deps.orders.cancel(link.order_id, 'shopify', reason);
+      } catch (error) {
+        // Already sent (ConflictError) or deleted through the API: nothing left to stop.
+        if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
+        notes.push(`${link.order_id}: ${(error as Error).message}`);
+      }
+    }
+    return notes;
+  }
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/**
+ * The parts of Shopify's webhook payloads we read (REST shapes, shared/spec/shopify-notes.md). Parsed
+ * with `parseShopifyJson` first, so ids arrive as strings; numbers are still accepted for safety.
+ * Objects are not strict: Shopify adds fields without notice.
+ */
+export const shopifyId = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(String);
+
+const nullableText = z.string().nullish().transform((v) => v ?? null);
+/** Shopify money is a decimal string ("10.00"); a number is tolerated. */
+export const money = z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal amount'));
+
+export const lineItemProperty = z.object({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]).nullish().transform((v) => (v == null ? '' : String(v))) });
+
+export const shopifyLineItem = z.object({
+  id: shopifyId,
+  product_id: shopifyId.nullish().transform((v) => v ?? null),
+  variant_id: shopifyId.nullish().transform((v) => v ?? null),
+  title: z.string().nullish(),
+  quantity: z.number().int().nonnegative().default(1),
+  price: money.default('0'),
+  total_discount: money.nullish(),
+  discount_allocations: z.array(z.object({ amount: money })).nullish(),
+  properties: z.array(lineItemProperty).nullish().transform((v) => v ?? []),
+});
+export type ShopifyLineItem = z.output<typeof shopifyLineItem>;
+
+const address = z.object({ name: nullableText, first_name: nullableText, last_name: nullableText, phone: nullableText }).nullish();
+
+export const shopifyCustomer = z.object({
+  id: shopifyId.nullish().transform((v) => v ?? null),
+  email: nullableText,
+  first_name: nullableText,
+  last_name: nullableText,
+  phone: nullableText,
+});
+
+export const shopifyOrder = z.object({
+  id: shopifyId,
+  name: z.string().nullish(),
+  email: nullableText,
+  contact_email: nullableText,
+  currency: z.string().nullish(),
+  cancelled_at: nullableText,
+  customer: shopifyCustomer.nullish().transform((v) => v ?? null),
+  billing_address: address,
+  shipping_address: address,
+  line_items: z.array(shopifyLineItem),
+  updated_at: nullableText,
+});
+export type ShopifyOrder = z.output<typeof shopifyOrder>;
+
+export const FULFILLMENT_STATUSES = ['pending', 'open', 'success', 'cancelled', 'error', 'failure'] as const;
+
+export const shopifyFulfillment = z.object({
+  id: shopifyId,
+  order_id: shopifyId,
+  name: z.string().nullish(),
+  status: nullableText,
+  tracking_company: nullableText,
+  tracking_number: nullableText,
+  tracking_numbers: z.array(z.string()).nullish().transform((v) => v ?? []),
+  shipment_status: nullableText,
+  line_items: z.array(z.object({ id: shopifyId })).nullish().transform((v) => v ?? []),
+  created_at: z.string().pipe(z.iso.datetime({ offset: true })),
+  updated_at: z.string().pipe(z.iso.datetime({ offset: true })),
+});
+export type ShopifyFulfillment = z.output<typeof shopifyFulfillment>;
+
+export const shopifyFulfillmentEvent = z.object({
+  id: shopifyId,
+  fulfillment_id: shopifyId,
+  order_id: shopifyId,
+  status: z.string(),
+  happened_at: z.string().pipe(z.iso.datetime({ offset: true })).nullish(),
+  created_at: z.string().pipe(z.iso.datetime({ offset: true })).nullish(),
+});
+
+export const customersRedact = z.object({
+  shop_domain: z.string(),
+  customer: z.object({ id: shopifyId.nullish(), email: nullableText, phone: nullableText }),
+  orders_to_redact: z.array(shopifyId).nullish().transform((v) => v ?? []),
+});
+
+export const customersDataRequest = z.object({
+  shop_domain: z.string(),
+  customer: z.object({ id: shopifyId.nullish(), email: nullableText, phone: nullableText }),
+  orders_requested: z.array(shopifyId).nullish().transform((v) => v ?? []),
+  data_request: z.object({ id: shopifyId }).nullish(),
+});
+
+export const shopRedact = z.object({ shop_domain: z.string() });

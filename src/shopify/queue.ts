@@ -1,0 +1,51 @@
+import type { Queue } from 'bullmq';
+import type { Db } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+import { unprocessedWebhooks } from './webhooks.ts';
+
+export const SHOPIFY_WEBHOOK_QUEUE = 'shopify-webhooks';
+
+/** BullMQ forbids ':' in custom job ids; one job id per receipt dedupes enqueues while it is queued. */
+export function webhookJobId(webhookId: string, suffix?: string): string {
+  return `wh-${webhookId.replace(/:/g, '_')}${suffix ? `-${suffix}` : ''}`;
+}
+
+export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean }) => Promise<void>;
+
+/** How the web process hands a receipt to the workers. */
+export function queueEnqueuer(queue: Queue): EnqueueWebhook {
+  return async (webhookId, options = {}) => {
+    await queue.add(
+      'process',
+      { webhookId, ...(options.replay ? { replay: true } : {}) },
+      { jobId: webhookJobId(webhookId, options.replay ? `replay-${Date.now()}` : undefined) },
+    );
+  };
+}
+
+/**
+ * The answer to Shopify must not wait on Redis (5-second limit): the receipt is already in
+ * PostgreSQL, so a slow or failed enqueue is logged and left to the reconciler.
+ */
+export async function enqueueWithin(enqueue: EnqueueWebhook, webhookId: string, timeoutMs: number, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      enqueue(webhookId),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`enqueue took longer than ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } catch (error) {
+    logger.warn({ err: error, webhookId }, 'could not enqueue the webhook; the reconciler will pick it up from PostgreSQL');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reconciler step: re-enqueues receipts whose job was lost (Redis down at receipt, Redis data lost). */
+export async function reenqueueUnprocessedWebhooks(db: Db, enqueue: EnqueueWebhook, options: { olderThanMs?: number } = {}): Promise<number> {
+  const ids = await unprocessedWebhooks(db, options);
+  for (const id of ids) await enqueue(id);
+  return ids.length;
+}

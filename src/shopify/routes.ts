@@ -1,0 +1,184 @@
+import Router from '@koa/router';
+import { RequestedTokenType } from '@shopify/shopify-api';
+import type { Context } from 'koa';
+import getRawBody from 'raw-body';
+import { currentAccount } from '../http/basic-auth.ts';
+import { HttpError } from '../http/errors.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import { NotFoundError } from '../errors.ts';
+import { parseBody } from '../validation.ts';
+import { fetchShopName } from './admin-api.ts';
+import type { ShopifyServices } from './index.ts';
+import { enqueueWithin } from './queue.ts';
+import { findShop, getShop, parseShopDomain, registerShop, shopSettingsJson, shopSettingsSchema, updateShopSettings } from './shops.ts';
+import { sessionTokens } from './tokens.ts';
+import { recordReceipt } from './webhooks.ts';
+
+/** Shopify's largest payloads (orders with hundreds of lines) stay well below this. */
+const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+const ENQUEUE_TIMEOUT_MS = 1_000;
+
+/**
+ * Public routes under /shopify: the webhook endpoint, OAuth install, and the embedded admin (token
+ * exchange). Mounted before the /v1 Basic-auth middleware; no global body parser may run before
+ * them (the HMAC covers the exact raw bytes).
+ */
+export function shopifyRoutes(shopify: ShopifyServices): Router {
+  const { library, deps } = shopify;
+  const now = deps.now ?? (() => new Date());
+  const router = new Router({ prefix: '/shopify' });
+
+  router.post('/webhooks', async (ctx) => {
+    let rawBody: string;
+    try {
+      rawBody = await getRawBody(ctx.req, { limit: WEBHOOK_BODY_LIMIT_BYTES, encoding: 'utf8', length: ctx.get('Content-Length') || undefined });
+    } catch (error) {
+      if ((error as { type?: string }).type === 'entity.too.large') throw new HttpError(413, 'payload_too_large', 'The webhook body is too large.');
+      throw new HttpError(400, 'invalid_request', 'The request body could not be read.');
+    }
+    const check = await library.webhooks.validate({ rawBody, rawRequest: ctx.req, rawResponse: ctx.res });
+    if (!check.valid) {
+      // Shopify's app review expects 401 for a bad HMAC; nothing is stored.
+      const status = check.reason === 'missing_headers' ? 400 : 401;
+      ctx.status = status;
+      ctx.body = { error: { type: status === 401 ? 'unauthorized' : 'invalid_request', message: `Webhook rejected: ${check.reason}.` } };
+      return;
+    }
+    const triggeredAt = check.triggeredAt ? new Date(check.triggeredAt) : null;
+    const stored = await recordReceipt(deps.db, {
+      webhookId: check.webhookId,
+      // The header's own spelling ("fulfillments/create"); the library's value is normalized to FULFILLMENTS_CREATE.
+      topic: ctx.get('X-Shopify-Topic').trim().toLowerCase(),
+      shop: check.domain.toLowerCase(),
+      apiVersion: check.apiVersion,
+      triggeredAt: triggeredAt && !Number.isNaN(triggeredAt.getTime()) ? triggeredAt : null,
+      rawBody,
+      receivedAt: now(),
+    });
+    if (stored && deps.enqueue) await enqueueWithin(deps.enqueue, check.webhookId, ENQUEUE_TIMEOUT_MS, deps.logger);
+    ctx.status = 200;
+    ctx.body = { received: true, duplicate: !stored };
+  });
+
+  // OAuth install: Shopify sends the merchant here; the library answers with the redirect itself.
+  router.get('/auth', async (ctx) => {
+    const shop = parseShopDomain(ctx.query.shop);
+    ctx.respond = false;
+    await library.auth.begin({ shop, callbackPath: '/shopify/auth/callback', isOnline: false, rawRequest: ctx.req, rawResponse: ctx.res });
+  });
+
+  router.get('/auth/callback', async (ctx) => {
+    let result;
+    try {
+      result = await library.auth.callback<Record<string, string | string[]>>({ rawRequest: ctx.req, rawResponse: ctx.res, expiring: true });
+    } catch (error) {
+      throw new HttpError(400, 'invalid_request', `The Shopify OAuth callback is not valid: ${(error as Error).message}`);
+    }
+    // The Node adapter has already set the headers (clearing the state cookie) on ctx.res; other adapters return them.
+    for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+    const { session } = result;
+    await install(shopify, session.shop, sessionTokens(session));
+    ctx.redirect(`https://${session.shop}/admin/apps/${encodeURIComponent(shopify.config.apiKey)}`);
+  });
+
+  // The embedded admin: Shopify loads this with an `id_token` (a session token) in the query.
+  router.get('/app', async (ctx) => {
+    const shop = await authenticateSessionToken(shopify, ctx, String(ctx.query.id_token ?? ''));
+    ctx.type = 'html';
+    ctx.body = adminPage(shopify.config.apiKey, shopSettingsJson(shop));
+  });
+
+  router.get('/api/settings', async (ctx) => {
+    const shop = await authenticateSessionToken(shopify, ctx, bearer(ctx));
+    ctx.body = shopSettingsJson(shop);
+  });
+
+  router.put('/api/settings', async (ctx) => {
+    const shop = await authenticateSessionToken(shopify, ctx, bearer(ctx));
+    const update = parseBody(shopSettingsSchema, await readJsonObject(ctx), 'settings');
+    ctx.body = shopSettingsJson(await updateShopSettings(deps.db, shop.domain, update, now()));
+  });
+
+  return router;
+}
+
+/**
+ * Routes for the shop's Doorstep account under /v1 (mounted after the Basic-auth middleware):
+ * customer data exports produced by customers/data_request.
+ */
+export function shopifyAccountRoutes(shopify: ShopifyServices): Router {
+  const { db } = shopify.deps;
+  const router = new Router({ prefix: '/v1/shopify' });
+  router.get('/data-exports', async (ctx) => {
+    const account = currentAccount(ctx);
+    const rows = await db.selectFrom('shopify_data_exports').select(['id', 'shop', 'data_request_id', 'customer_id', 'created_at']).where('account_id', '=', account.id).orderBy('created_at', 'desc').limit(100).execute();
+    ctx.body = { data: rows.map((row) => ({ ...row, created_at: row.created_at.toISOString() })) };
+  });
+  router.get('/data-exports/:id', async (ctx) => {
+    const account = currentAccount(ctx);
+    const row = await db.selectFrom('shopify_data_exports').selectAll().where('id', '=', ctx.params.id!).where('account_id', '=', account.id).executeTakeFirst();
+    if (!row) throw new NotFoundError(`No data export with id "${ctx.params.id}".`);
+    ctx.body = row.data;
+  });
+  return router;
+}
+
+function bearer(ctx: Context): string {
+  const match = /^Bearer (.+)$/.exec(ctx.get('Authorization'));
+  return match?.[1] ?? '';
+}
+
+/**
+ * Verifies a Shopify session token (HS256 with our secret, audience = our key) and makes sure we
+ * hold a working offline token for its shop: token exchange (expiring offline token) when we do not.
+ * This is how an embedded app installs without a redirect.
+ */
+async function authenticateSessionToken(shopify: ShopifyServices, ctx: Context, sessionToken: string) {
+  if (!sessionToken) throw new HttpError(401, 'unauthorized', 'Open Doorstep from the Shopify admin (a session token is required).');
+  let payload;
+  try {
+    payload = await shopify.library.session.decodeSessionToken(sessionToken);
+  } catch {
+    throw new HttpError(401, 'unauthorized', 'The Shopify session token is not valid.');
+  }
+  const domain = parseShopDomain(new URL(payload.dest).hostname);
+  const existing = await findShop(shopify.deps.db, domain);
+  if (!existing?.active || !existing.access_token) {
+    const { session } = await shopify.library.auth.tokenExchange({ shop: domain, sessionToken, requestedTokenType: RequestedTokenType.OfflineAccessToken, expiring: true });
+    await install(shopify, domain, sessionTokens(session));
+  }
+  ctx.state.shopDomain = domain;
+  return getShop(shopify.deps.db, domain);
+}
+
+async function install(shopify: ShopifyServices, domain: string, tokens: ReturnType<typeof sessionTokens>) {
+  const existing = await findShop(shopify.deps.db, domain);
+  let name: string | null = null;
+  if (!existing) {
+    // Name the new account after the shop; the install must not fail on this nicety.
+    try {
+      name = await fetchShopName(shopify.library, tokens.accessToken, domain);
+    } catch (error) {
+      shopify.deps.logger.warn({ err: error, shop: domain }, 'could not read the shop name; the account is named after the domain');
+    }
+  }
+  const registered = await registerShop(shopify.deps.db, domain, { name, tokens });
+  shopify.deps.logger.info({ shop: domain, created: registered.created, appId: registered.appId }, 'shop installed Doorstep');
+  return registered;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function adminPage(apiKey: string, settings: ReturnType<typeof shopSettingsJson>): string {
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><meta name="shopify-api-key" content="${escapeHtml(apiKey)}">
+<script src="https://cdn.shopify.com/shopifycloud/app-bridge.js"></script><title>Doorstep</title></head>
+<body><h1>Doorstep</h1>
+<p>Video gift messages are sent to the recipient when the package is delivered.</p>
+<pre id="settings">${escapeHtml(JSON.stringify(settings, null, 2))}</pre>
+<p>Change settings with <code>PUT /shopify/api/settings</code> (session token): <code>fallback_delivered</code>,
+<code>carrier_aliases</code>, <code>video_product_ids</code>, <code>video_variant_ids</code>.</p>
+</body></html>`;
+}

@@ -1,0 +1,177 @@
+
+import { z } from 'zod';
+import { createAccount } from '../accounts/accounts.ts';
+import { generateApiKey, hashApiKey } from '../accounts/credentials.ts';
+import type { Db } from '../db/database.ts';
+import type { ShopsTable } from '../db/schema.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { isCarrierCode } from './carrier-names.ts';
+import type { Selectable } from 'kysely';
+
+export type ShopRow = Selectable<ShopsTable>;
+
+/** `{name}.myshopify.com`, lower-cased; anything else is refused (it becomes a host name we call). */
+export const shopDomain = z
+  .string({ error: 'must be a shop domain like my-store.myshopify.com' })
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'must be a shop domain like my-store.myshopify.com');
+
+export function parseShopDomain(value: unknown): string {
+  const parsed = shopDomain.safeParse(value);
+  if (!parsed.success) throw new ValidationError('The shop is not valid.', { shop: parsed.error.issues[0]?.message ?? 'is not valid' });
+  return parsed.data;
+}
+
+/** An offline token pair as Shopify returns it (expiring offline tokens: access 1 h, refresh 90 days). */
+export interface TokenPair {
+  accessToken: string;
+  accessTokenExpiresAt: Date | null;
+  refreshToken: string | null;
+  refreshTokenExpiresAt: Date | null;
+  scopes: string | null;
+}
+
+export interface RegisteredShop {
+  shop: ShopRow;
+  created: boolean;
+  /** Only when a new account was created (or its key rotated): shown once. */
+  apiKey: string | null;
+  appId: string;
+}
+
+export async function findShop(db: Db, domain: string): Promise<ShopRow | undefined> {
+  return db.selectFrom('shops').selectAll().where('domain', '=', domain).executeTakeFirst();
+}
+
+export async function getShop(db: Db, domain: string): Promise<ShopRow> {
+  const shop = await findShop(db, domain);
+  if (!shop) throw new NotFoundError(`The shop ${domain} has not installed Doorstep.`);
+  return shop;
+}
+
+/**
+ * Installing (OAuth, token exchange, or `shops add`) creates the shop's Doorstep account, or
+ * re-activates the shop and its existing account after an uninstall. Tokens, when given, are stored
+ * as one pair.
+ */
+export async function registerShop(db: Db, domain: string, options: { name?: string | null; tokens?: TokenPair | null; rotateKey?: boolean; now?: Date } = {}): Promise<RegisteredShop> {
+  const now = options.now ?? new Date();
+  const tokenColumns = options.tokens ? tokenValues(options.tokens) : {};
+  const existing = await findShop(db, domain);
+  if (existing) {
+    const shop = await db
+      .updateTable('shops')
+      .set({ active: true, uninstalled_at: null, ...(existing.active ? {} : { installed_at: now }), updated_at: now, ...tokenColumns })
+      .where('domain', '=', domain)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const account = await db.selectFrom('accounts').select(['app_id']).where('id', '=', shop.account_id).executeTakeFirstOrThrow();
+    let apiKey: string | null = null;
+    if (options.rotateKey) {
+      apiKey = generateApiKey();
+      await db.updateTable('accounts').set({ api_key_hash: hashApiKey(apiKey) }).where('id', '=', shop.account_id).execute();
+    }
+    return { shop, created: false, apiKey, appId: account.app_id };
+  }
+  const { account, apiKey } = await createAccount(db, { name: options.name?.trim() || domain });
+  const inserted = await db
+    .insertInto('shops')
+    .values({ domain, account_id: account.id, installed_at: now, updated_at: now, ...tokenColumns })
+    .onConflict((oc) => oc.column('domain').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  // A concurrent install of the same shop won: use its row (our account stays unused).
+  if (!inserted) return registerShop(db, domain, { ...options, tokens: options.tokens ?? null });
+  return { shop: inserted, created: true, apiKey, appId: account.appId };
+}
+
+function tokenValues(tokens: TokenPair) {
+  return {
+    access_token: tokens.accessToken,
+    access_token_expires_at: tokens.accessTokenExpiresAt,
+    refresh_token: tokens.refreshToken,
+    refresh_token_expires_at: tokens.refreshTokenExpiresAt,
+    scopes: tokens.scopes,
+    token_refresh_claimed_until: null,
+  };
+}
+
+/** Stores a refreshed pair in one statement: readers see the old pair or the new one, never a mix. */
+export async function storeTokens(db: Db, domain: string, tokens: TokenPair, now: Date): Promise<void> {
+  await db.updateTable('shops').set({ ...tokenValues(tokens), updated_at: now }).where('domain', '=', domain).execute();
+}
+
+/** app/uninstalled: the shop is inactive and its tokens are useless; already-paid video orders still send. */
+export async function markUninstalled(db: Db, domain: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('shops')
+    .set({ active: false, uninstalled_at: now, access_token: null, access_token_expires_at: null, refresh_token: null, refresh_token_expires_at: null, updated_at: now })
+    .where('domain', '=', domain)
+    .where('active', '=', true)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export const shopSettingsSchema = z.strictObject({
+  fallback_delivered: z.boolean({ error: 'must be true or false' }).optional(),
+  carrier_aliases: z
+    .record(z.string().trim().min(1).max(100), z.string().trim().toLowerCase())
+    .refine((aliases) => Object.values(aliases).every(isCarrierCode), 'each alias must map to ups, fedex or usps')
+    .optional(),
+  video_product_ids: z.array(z.string().regex(/^\d{1,20}$/, 'must be Shopify product ids')).max(500).optional(),
+  video_variant_ids: z.array(z.string().regex(/^\d{1,20}$/, 'must be Shopify variant ids')).max(500).optional(),
+});
+export type ShopSettingsUpdate = z.output<typeof shopSettingsSchema>;
+
+export function shopSettingsJson(shop: ShopRow) {
+  return {
+    shop: shop.domain,
+    active: shop.active,
+    fallback_delivered: shop.fallback_delivered,
+    carrier_aliases: shop.carrier_aliases,
+    video_product_ids: shop.video_product_ids,
+    video_variant_ids: shop.video_variant_ids,
+  };
+}
+
+export async function updateShopSettings(db: Db, domain: string, update: ShopSettingsUpdate, now: Date): Promise<ShopRow> {
+  const shop = await db
+    .updateTable('shops')
+    .set({
+      ...(update.fallback_delivered !== undefined ? { fallback_delivered: update.fallback_delivered } : {}),
+      ...(update.carrier_aliases !== undefined ? { carrier_aliases: JSON.stringify(update.carrier_aliases) } : {}),
+      ...(update.video_product_ids !== undefined ? { video_product_ids: JSON.stringify(update.video_product_ids) } : {}),
+      ...(update.video_variant_ids !== undefined ? { video_variant_ids: JSON.stringify(update.video_variant_ids) } : {}),
+      updated_at: now,
+    })
+    .where('domain', '=', domain)
+    .returningAll()
+    .executeTakeFirst();
+  if (!shop) throw new NotFoundError(`The shop ${domain} has not installed Doorstep.`);
+  return shop;
+}
+
+/**
+ * Claims the right to refresh this shop's token for `leaseMs`. Refresh tokens rotate: two
+ * concurrent refreshes with the same refresh token would leave one process with a dead pair, so
+ * exactly one process refreshes while the others wait for its result.
+ */
+export async function claimTokenRefresh(db: Db, domain: string, now: Date, leaseMs: number, refreshBefore: Date): Promise<string | null> {
+  const row = await db
+    .updateTable('shops')
+    .set({ token_refresh_claimed_until: new Date(now.getTime() + leaseMs) })
+    .where('domain', '=', domain)
+    .where('refresh_token', 'is not', null)
+    // Someone may have refreshed between our read and this claim: only a token still due is refreshed.
+    .where('access_token_expires_at', '<', refreshBefore)
+    .where((eb) => eb.or([eb('token_refresh_claimed_until', 'is', null), eb('token_refresh_claimed_until', '<', now)]))
+    .returning('refresh_token')
+    .executeTakeFirst();
+  return row?.refresh_token ?? null;
+}
+
+export async function releaseTokenRefresh(db: Db, domain: string): Promise<void> {
+  await db.updateTable('shops').set({ token_refresh_claimed_until: null }).where('domain', '=', domain).execute();
+}
+

@@ -1,0 +1,81 @@
+import type { Session } from '@shopify/shopify-api';
+import type { Db } from '../db/database.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import type { ShopifyLibrary } from './library.ts';
+import { claimTokenRefresh, findShop, releaseTokenRefresh, storeTokens, type TokenPair } from './shops.ts';
+
+/** Refresh this long before expiry, so a token never expires mid-request. */
+const REFRESH_MARGIN_MS = 5 * 60_000;
+const REFRESH_LEASE_MS = 30_000;
+
+export class ShopNotConnectedError extends ServiceUnavailableError {
+  override name = 'ShopNotConnectedError';
+}
+
+export function sessionTokens(session: Session): TokenPair {
+  return {
+    accessToken: session.accessToken ?? '',
+    accessTokenExpiresAt: session.expires ?? null,
+    refreshToken: session.refreshToken ?? null,
+    refreshTokenExpiresAt: session.refreshTokenExpires ?? null,
+    scopes: session.scope ?? null,
+  };
+}
+
+/**
+ * A shop's offline access token, refreshed safely: one refresh per shop at a time (in this process
+ * by sharing the in-flight promise, across processes by a lease row in PostgreSQL), and the rotated
+ * pair stored in one statement.
+ */
+export class ShopTokens {
+  private readonly inFlight = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly deps: { db: Db; shopify: ShopifyLibrary; logger: Logger; now?: () => Date; waitMs?: number },
+  ) {}
+
+  private now(): Date {
+    return this.deps.now?.() ?? new Date();
+  }
+
+  async accessToken(domain: string): Promise<string> {
+    const shop = await findShop(this.deps.db, domain);
+    if (!shop?.active || !shop.access_token) throw new ShopNotConnectedError(`${domain} has no access token (not installed, or uninstalled).`);
+    if (!needsRefresh(shop.access_token_expires_at, this.now())) return shop.access_token;
+    const running = this.inFlight.get(domain);
+    if (running) return running;
+    const refresh = this.refresh(domain).finally(() => this.inFlight.delete(domain));
+    this.inFlight.set(domain, refresh);
+    return refresh;
+  }
+
+  private async refresh(domain: string): Promise<string> {
+    const { db, shopify, logger } = this.deps;
+    const deadline = Date.now() + (this.deps.waitMs ?? REFRESH_LEASE_MS);
+    for (;;) {
+      const refreshToken = await claimTokenRefresh(db, domain, this.now(), REFRESH_LEASE_MS, new Date(this.now().getTime() + REFRESH_MARGIN_MS));
+      if (refreshToken) {
+        try {
+          const { session } = await shopify.auth.refreshToken({ shop: domain, refreshToken });
+          await storeTokens(db, domain, sessionTokens(session), this.now());
+          logger.info({ shop: domain }, 'refreshed the shop access token');
+          return session.accessToken!;
+        } catch (error) {
+          await releaseTokenRefresh(db, domain);
+          throw new ShopNotConnectedError(`Refreshing the access token of ${domain} failed: ${(error as Error).message}`);
+        }
+      }
+      // Another process holds the lease: wait for the pair it stores.
+      const shop = await findShop(db, domain);
+      if (shop?.access_token && !needsRefresh(shop.access_token_expires_at, this.now())) return shop.access_token;
+      if (!shop?.refresh_token) throw new ShopNotConnectedError(`${domain} has no refresh token; the merchant must open the app again.`);
+      if (Date.now() > deadline) throw new ShopNotConnectedError(`Timed out waiting for another process to refresh the token of ${domain}.`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+export function needsRefresh(expiresAt: Date | null, now: Date): boolean {
+  return expiresAt !== null && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS;
+}

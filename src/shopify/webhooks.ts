@@ -1,0 +1,176 @@
+import type { Db } from '../db/database.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { exportCustomerData, redactCustomer, redactShop, type ComplianceDeps } from './compliance.ts';
+import { parseShopifyJson } from './json.ts';
+import type { ShopifyOrderSync } from './order-sync.ts';
+import { customersDataRequest, customersRedact, shopifyFulfillment, shopifyFulfillmentEvent, shopifyOrder, shopRedact } from './payloads.ts';
+import { findShop, markUninstalled } from './shops.ts';
+import type { z } from 'zod';
+
+/** Every topic the app subscribes to (shopify.app.toml). */
+export const SHOPIFY_TOPICS = [
+  'orders/create',
+  'orders/updated',
+  'orders/cancelled',
+  'fulfillments/create',
+  'fulfillments/update',
+  'fulfillment_events/create',
+  'app/uninstalled',
+  'customers/data_request',
+  'customers/redact',
+  'shop/redact',
+] as const;
+
+export interface ReceiptInput {
+  webhookId: string;
+  topic: string;
+  shop: string;
+  apiVersion: string | null;
+  triggeredAt: Date | null;
+  rawBody: string;
+  receivedAt: Date;
+}
+
+/** Records a verified delivery; false when this X-Shopify-Webhook-Id was already received (a retry). */
+export async function recordReceipt(db: Db, input: ReceiptInput): Promise<boolean> {
+  const row = await db
+    .insertInto('webhook_receipts')
+    .values({
+      webhook_id: input.webhookId,
+      topic: input.topic,
+      shop: input.shop,
+      api_version: input.apiVersion,
+      triggered_at: input.triggeredAt,
+      raw_body: input.rawBody,
+      status: 'received',
+      received_at: input.receivedAt,
+    })
+    .onConflict((oc) => oc.column('webhook_id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Reconciler hook: receipts still 'received' after `olderThanMs` (their queue job was lost). */
+export async function unprocessedWebhooks(db: Db, options: { now?: Date; olderThanMs?: number; limit?: number } = {}): Promise<string[]> {
+  const now = options.now ?? new Date();
+  const rows = await db
+    .selectFrom('webhook_receipts')
+    .select('webhook_id')
+    .where('status', '=', 'received')
+    .where('received_at', '<', new Date(now.getTime() - (options.olderThanMs ?? 60_000)))
+    .orderBy('received_at')
+    .limit(options.limit ?? 500)
+    .execute();
+  return rows.map((row) => row.webhook_id);
+}
+
+export interface WebhookProcessingDeps extends ComplianceDeps {
+  logger: Logger;
+  sync: ShopifyOrderSync;
+}
+
+export type ProcessOutcome = { status: 'processed' | 'skipped'; note?: string };
+
+function parse<S extends z.ZodType>(schema: S, body: unknown, topic: string): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new ValidationError(`The ${topic} payload does not have the documented shape: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+/**
+ * Processes one stored webhook. The use case does not know it runs in a queue (STYLE.md): the job,
+ * the replay command and tests all call `process`. A receipt already processed is skipped unless
+ * `replay` is set; processing is idempotent either way, so a replay changes nothing that is done.
+ */
+export class ShopifyWebhookProcessing {
+  constructor(private readonly deps: WebhookProcessingDeps) {}
+
+  async process(webhookId: string, options: { replay?: boolean } = {}): Promise<ProcessOutcome> {
+    const { db } = this.deps;
+    const receipt = await db
+      .updateTable('webhook_receipts')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('webhook_id', '=', webhookId)
+      .where((eb) => (options.replay ? eb.val(true) : eb('status', '!=', 'processed')))
+      .returningAll()
+      .executeTakeFirst();
+    if (!receipt) {
+      const exists = await db.selectFrom('webhook_receipts').select('id').where('webhook_id', '=', webhookId).executeTakeFirst();
+      if (!exists) throw new NotFoundError(`No webhook receipt with id "${webhookId}".`);
+      return { status: 'skipped', note: 'already processed' };
+    }
+    try {
+      const note = await this.dispatch(receipt.topic, receipt.shop, receipt.raw_body, receipt.webhook_id);
+      await db.updateTable('webhook_receipts').set({ status: 'processed', error: null, note: note ?? null, processed_at: this.deps.now() }).where('webhook_id', '=', webhookId).execute();
+      return { status: 'processed', ...(note ? { note } : {}) };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await db.updateTable('webhook_receipts').set({ status: 'failed', error: message.slice(0, 2000) }).where('webhook_id', '=', webhookId).execute();
+      throw error;
+    }
+  }
+
+  /** Returns a note worth keeping on the receipt (e.g. why no video order was created), or undefined. */
+  private async dispatch(topic: string, shopDomain: string, rawBody: string, webhookId: string): Promise<string | undefined> {
+    const { db, sync, now } = this.deps;
+    let body: unknown;
+    try {
+      body = parseShopifyJson(rawBody);
+    } catch {
+      throw new ValidationError('The payload is not JSON.');
+    }
+    // Compliance topics may arrive after uninstall (shop/redact ~48 h later) and for shops never seen.
+    if (topic === 'shop/redact') {
+      const payload = parse(shopRedact, body, topic);
+      const result = await redactShop(this.deps, payload.shop_domain, webhookId);
+      return `erased ${result.erased} video order(s) and the shop's data`;
+    }
+    const shop = await findShop(db, shopDomain);
+    if (topic === 'customers/redact') {
+      const payload = parse(customersRedact, body, topic);
+      const result = await redactCustomer(this.deps, shopDomain, { id: payload.customer.id ?? null, email: payload.customer.email }, payload.orders_to_redact);
+      return `erased ${result.erased.length} video order(s)`;
+    }
+    if (!shop) throw new NotFoundError(`The shop ${shopDomain} has not installed Doorstep (install it, or run: npm run cli -- shops add ${shopDomain}; then replay this webhook).`);
+    switch (topic) {
+      case 'customers/data_request': {
+        const payload = parse(customersDataRequest, body, topic);
+        const id = await exportCustomerData(this.deps, shop, { id: payload.customer.id ?? null, email: payload.customer.email, phone: payload.customer.phone }, payload.orders_requested, payload.data_request?.id ?? null);
+        return `export ${id} is ready at GET /v1/shopify/data-exports/${id}`;
+      }
+      case 'orders/create':
+      case 'orders/updated': {
+        const order = parse(shopifyOrder, body, topic);
+        if (order.cancelled_at) {
+          await sync.cancelShopifyOrder(shop, order.id, 'the Shopify order was cancelled');
+          return undefined;
+        }
+        const outcome = await sync.createVideoOrders(shop, order);
+        return outcome.problems.length > 0 ? outcome.problems.join('\n') : undefined;
+      }
+      case 'orders/cancelled': {
+        const order = parse(shopifyOrder.pick({ id: true }), body, topic);
+        const notes = await sync.cancelShopifyOrder(shop, order.id, 'the Shopify order was cancelled');
+        return notes.length > 0 ? notes.join('\n') : undefined;
+      }
+      case 'fulfillments/create':
+      case 'fulfillments/update': {
+        const fulfillment = parse(shopifyFulfillment, body, topic);
+        const { stale } = await sync.recordFulfillment(shop, fulfillment);
+        return stale ? `stale: a version of fulfillment ${fulfillment.id} at least as new was already applied` : undefined;
+      }
+      case 'fulfillment_events/create': {
+        const event = parse(shopifyFulfillmentEvent, body, topic);
+        await sync.recordFulfillmentEvent(shop, event);
+        return undefined;
+      }
+      case 'app/uninstalled':
+        await markUninstalled(db, shop.domain, now());
+        return undefined;
+      default:
+        return `topic ${topic} is not handled`;
+    }
+  }
+}

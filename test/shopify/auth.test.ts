@@ -1,0 +1,142 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
+import { API_KEY, getJson, SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
+
+let app: ShopifyTestApp;
+let fake: FakeShopify;
+beforeAll(async () => {
+  fake = await startFakeShopify(API_KEY, SECRET);
+  routeShopifyRequestsTo(fake.baseUrl);
+  app = await startShopifyTestApp();
+});
+afterAll(async () => {
+  await app.close();
+  await fake.close();
+});
+
+const db = () => app.services.database.db;
+// The library answers bots (any non-browser User-Agent, like fetch's) with 410 during OAuth.
+const browser = { 'User-Agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15' };
+const shopRow = (shop: string) => db().selectFrom('shops').selectAll().where('domain', '=', shop).executeTakeFirstOrThrow();
+
+function sessionToken(shop: string, secret = SECRET): string {
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ iss: `https://${shop}/admin`, dest: `https://${shop}`, aud: API_KEY, sub: '42', exp: now + 60, nbf: now - 5, iat: now, jti: randomUUID(), sid: randomUUID() })}`;
+  return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
+}
+
+describe('install', () => {
+  it('OAuth: /shopify/auth redirects to Shopify; the callback stores an expiring token pair and creates the account', async () => {
+    const shop = `oauth-${Date.now()}.myshopify.com`;
+    const begin = await fetch(`${app.baseUrl}/shopify/auth?shop=${shop}`, { redirect: 'manual', headers: browser });
+    expect(begin.status).toBe(302);
+    const location = new URL(begin.headers.get('location')!);
+    expect(location.host).toBe(shop);
+    expect(location.searchParams.get('scope')).toBe('read_orders,read_fulfillments');
+    expect(location.searchParams.get('redirect_uri')).toBe(`${app.baseUrl}/shopify/auth/callback`);
+    const state = location.searchParams.get('state')!;
+    const cookies = begin.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+
+    const query: Record<string, string> = { code: 'auth-code', host: Buffer.from(`${shop}/admin`).toString('base64url'), shop, state, timestamp: String(Math.floor(Date.now() / 1000)) };
+    const message = Object.keys(query).sort().map((k) => `${k}=${query[k]}`).join('&');
+    const hmac = createHmac('sha256', SECRET).update(message).digest('hex');
+    const callback = await fetch(`${app.baseUrl}/shopify/auth/callback?${new URLSearchParams({ ...query, hmac })}`, { redirect: 'manual', headers: { ...browser, Cookie: cookies } });
+    expect(callback.status).toBe(302);
+    expect(callback.headers.get('location')).toBe(`https://${shop}/admin/apps/${API_KEY}`);
+
+    const row = await shopRow(shop);
+    expect(row).toMatchObject({ active: true, access_token: expect.stringMatching(/^shpat_/), refresh_token: expect.stringMatching(/^shprt_/) });
+    expect(row.access_token_expires_at!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+    const account = await db().selectFrom('accounts').selectAll().where('id', '=', row.account_id).executeTakeFirstOrThrow();
+    expect(account.name).toBe(`Fake ${shop.split('.')[0]}`);
+  });
+
+  it('refuses a callback with a forged HMAC', async () => {
+    const shop = `forged-${Date.now()}.myshopify.com`;
+    const begin = await fetch(`${app.baseUrl}/shopify/auth?shop=${shop}`, { redirect: 'manual', headers: browser });
+    const state = new URL(begin.headers.get('location')!).searchParams.get('state')!;
+    const cookies = begin.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const response = await fetch(`${app.baseUrl}/shopify/auth/callback?code=x&shop=${shop}&state=${state}&timestamp=${Math.floor(Date.now() / 1000)}&hmac=00`, { redirect: 'manual', headers: { ...browser, Cookie: cookies } });
+    expect(response.status).toBe(400);
+    expect(await db().selectFrom('shops').select('domain').where('domain', '=', shop).execute()).toEqual([]);
+  });
+
+  it('embedded admin: a session token installs through token exchange, and re-activates after uninstall', async () => {
+    const shop = `embedded-${Date.now()}.myshopify.com`;
+    const page = await fetch(`${app.baseUrl}/shopify/app?shop=${shop}&id_token=${sessionToken(shop)}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('fallback_delivered');
+    const first = await shopRow(shop);
+    expect(fake.grants.filter((g) => g.shop === shop).map((g) => g.grant_type)).toEqual(['urn:ietf:params:oauth:grant-type:token-exchange']);
+
+    await app.webhook(shop, 'app/uninstalled', { id: 1 });
+    expect((await shopRow(shop)).active).toBe(false);
+    await fetch(`${app.baseUrl}/shopify/app?shop=${shop}&id_token=${sessionToken(shop)}`);
+    const again = await shopRow(shop);
+    expect(again).toMatchObject({ active: true, account_id: first.account_id, uninstalled_at: null });
+
+    const forged = await fetch(`${app.baseUrl}/shopify/app?id_token=${sessionToken(shop, 'wrong')}`);
+    expect(forged.status).toBe(401);
+  });
+
+  it('settings API: the shop switches the Shopify delivered fallback off and sets carrier names', async () => {
+    const shop = `settings-${Date.now()}.myshopify.com`;
+    const token = sessionToken(shop);
+    const response = await fetch(`${app.baseUrl}/shopify/api/settings`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fallback_delivered: false, carrier_aliases: { 'Royal Mail': 'USPS' } }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ fallback_delivered: false, carrier_aliases: { 'Royal Mail': 'usps' } });
+    const bad = await fetch(`${app.baseUrl}/shopify/api/settings`, { method: 'PUT', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ carrier_aliases: { X: 'dhl' } }) });
+    expect(bad.status).toBe(422);
+  });
+});
+
+describe('expiring offline tokens', () => {
+  it('refreshes once per shop under concurrency and stores the rotated pair together', async () => {
+    const shop = `refresh-${Date.now()}.myshopify.com`;
+    fake.accessTokenLifetime = 60; // inside the refresh margin: the next use must refresh
+    await fetch(`${app.baseUrl}/shopify/app?id_token=${sessionToken(shop)}`);
+    fake.accessTokenLifetime = 3600;
+    const before = await shopRow(shop);
+
+    const tokens = await Promise.all(Array.from({ length: 8 }, () => app.shopify.tokens.accessToken(shop)));
+    expect(new Set(tokens).size).toBe(1);
+    expect(fake.grants.filter((g) => g.shop === shop && g.grant_type === 'refresh_token')).toHaveLength(1);
+    const after = await shopRow(shop);
+    expect(after.access_token).toBe(tokens[0]);
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(after.access_token_expires_at!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+    expect(after.token_refresh_claimed_until).toBeNull();
+    // The fresh token works against the Admin API.
+    const { fetchShopName } = await import('../../src/shopify/admin-api.ts');
+    expect(await fetchShopName(app.shopify.library, tokens[0]!, shop)).toBe(`Fake ${shop.split('.')[0]}`);
+  });
+
+  it('a second process waits for the refresh the first one holds', async () => {
+    const shop = `lease-${Date.now()}.myshopify.com`;
+    fake.accessTokenLifetime = 60;
+    await fetch(`${app.baseUrl}/shopify/app?id_token=${sessionToken(shop)}`);
+    fake.accessTokenLifetime = 3600;
+    const { ShopTokens } = await import('../../src/shopify/tokens.ts');
+    const { createLogger } = await import('../../src/logger.ts');
+    const other = new ShopTokens({ db: db(), shopify: app.shopify.library, logger: createLogger('silent') });
+    const [a, b] = await Promise.all([app.shopify.tokens.accessToken(shop), other.accessToken(shop)]);
+    expect(a).toBe(b);
+    expect(fake.grants.filter((g) => g.shop === shop && g.grant_type === 'refresh_token')).toHaveLength(1);
+  });
+});
+
+describe('shops without credentials', () => {
+  it('an uninstalled shop has no token to use', async () => {
+    const shop = `gone-${Date.now()}.myshopify.com`;
+    await app.addShop(shop);
+    await expect(app.shopify.tokens.accessToken(shop)).rejects.toThrow(/no access token/);
+    expect((await getJson(app.baseUrl, '/shopify/api/settings', '')).status).toBe(401);
+  });
+});
