@@ -68,6 +68,9 @@ export interface CreateResult extends UpdateResult {
 
 class IdempotencyRace extends Error {}
 
+/** What erased personal fields read afterwards (the columns are NOT NULL). */
+const ERASED = '[erased]';
+
 /**
  * The one place every order state change happens (DESIGN.md §2): the API routes, the Shopify
  * mapper and the tracking jobs all call these functions; none of them writes order rows directly.
@@ -315,6 +318,38 @@ export class OrderService {
       change: { stopped: 'cancelled' },
     }));
     return order;
+  }
+
+  /**
+   * Privacy erasure (Shopify customers/redact, shop/redact): the people's names, addresses and the
+   * title are blanked, an unsent order is cancelled, and the order is gone from the API. Dates,
+   * price and status stay — billing and the merchant's records need them, and they identify no one.
+   */
+  async erasePersonalData(orderId: string, source: EventSource, reason: string): Promise<void> {
+    const change = await this.db.transaction().execute(async (trx) => {
+      const order = await lockOrder(trx, orderId, undefined, { includeDeleted: true });
+      const now = this.now();
+      const cancel = transition({ status: order.status as OrderStatus, sent: order.sent_at !== null }, 'cancelled');
+      const updated = await trx
+        .updateTable('orders')
+        .set({
+          name: ERASED,
+          email: 'erased@invalid.invalid',
+          recipient_name: ERASED,
+          recipient_email: null,
+          recipient_phone: null,
+          video_title: ERASED,
+          ...(cancel.kind === 'moved' ? { status: 'cancelled', cancelled_at: now } : {}),
+          deleted_at: order.deleted_at ?? now,
+          updated_at: now,
+        })
+        .where('id', '=', order.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordEvents(trx, updated, source, [{ type: 'order.erased', data: { reason } }], now);
+      return this.notify(trx, { order: updated, source, shipment: null, delivered: false, recorded: false, stopped: 'deleted' });
+    });
+    this.deps.afterCommit?.(change);
   }
 
   /** DELETE: gone from the API, kept (soft-deleted) for billing and audit; never sends. */

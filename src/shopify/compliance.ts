@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.ts';
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { NotFoundError } from '../errors.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 
@@ -21,27 +21,15 @@ export interface ComplianceDeps {
   eraseOrderArtifacts?: (orderId: string) => Promise<void>;
 }
 
-const REDACTED = '[redacted]';
-
 /**
  * Stops the order (it must never send to an erased recipient), blanks every personal field, and
  * soft-deletes it (the row stays, without personal data, for billing). The blanking is the one place
  * this module writes order columns: OrderService has no erase operation yet (see the report; it
  * belongs there as `erasePersonalData`).
  */
-export async function eraseVideoOrder(deps: ComplianceDeps, accountId: string, orderId: string, reason: string): Promise<void> {
+export async function eraseVideoOrder(deps: ComplianceDeps, _accountId: string, orderId: string, reason: string): Promise<void> {
   try {
-    await deps.orders.cancel(orderId, 'shopify', reason);
-  } catch (error) {
-    if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
-  }
-  await deps.db
-    .updateTable('orders')
-    .set({ name: REDACTED, email: 'redacted@invalid.invalid', recipient_name: REDACTED, recipient_email: null, recipient_phone: null, video_title: REDACTED, updated_at: deps.now() })
-    .where('id', '=', orderId)
-    .execute();
-  try {
-    await deps.orders.delete(accountId, orderId);
+    await deps.orders.erasePersonalData(orderId, 'shopify', reason);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }

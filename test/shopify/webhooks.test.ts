@@ -256,7 +256,7 @@ describe('compliance topics', () => {
     const other = await placeOrder(shop);
     await app.webhook(shop, 'customers/redact', { shop_id: 1, shop_domain: shop, customer: { id: 7000000001, email: 'ann.sender@example.com', phone: null }, orders_to_redact: [shopifyOrderId] });
     const erased = await order(orderIds[0]!);
-    expect(erased).toMatchObject({ name: '[redacted]', recipient_name: '[redacted]', recipient_email: null, recipient_phone: null, status: 'cancelled' });
+    expect(erased).toMatchObject({ name: '[erased]', recipient_name: '[erased]', recipient_email: null, recipient_phone: null, status: 'cancelled' });
     expect(erased.deleted_at).not.toBeNull();
     expect((await getJson(app.baseUrl, `/v1/orders/${orderIds[0]}`, auth)).status).toBe(404);
     // Same customer (by customer id) on another order: erased too.
@@ -290,7 +290,7 @@ describe('compliance topics', () => {
     await app.webhook(shop, 'app/uninstalled', { id: 1 });
     const sent = await app.webhook(shop, 'shop/redact', { shop_id: 1, shop_domain: shop });
     expect((await receipt(sent.webhookId))?.status).toBe('processed');
-    expect(await order(orderIds[0]!)).toMatchObject({ name: '[redacted]', recipient_email: null });
+    expect(await order(orderIds[0]!)).toMatchObject({ name: '[erased]', recipient_email: null });
     for (const table of ['shopify_order_links', 'shopify_fulfillments'] as const) {
       expect(await db().selectFrom(table).select('shop').where('shop', '=', shop).execute()).toEqual([]);
     }
