@@ -1,3 +1,4 @@
+import { progressiveVideo } from '../videos/sample-video.ts';
 import { mapTrackingCompany } from './carrier-names.ts';
 import { fakeShopifyId, fulfillmentPayload, orderPayload, randomUpsTrackingNumber, signedWebhook } from './dev-payloads.ts';
 
@@ -42,6 +43,13 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
   const created = await waitFor('the video order', async () => (await options.videoOrders(String(orderId)))[0]);
   log(`  video order ${created.order.id} created (${created.order.status}); record_url ${String(created.order.record_url)}`);
 
+  // The shopper records: a small generated MP4 through the record page's own upload endpoint.
+  // (Built from the app's address, as PUBLIC_URL may name a host this machine cannot resolve.)
+  const upload = await fetch(`${publicUrl}/record/${String(created.order.uuid)}/video`, { method: 'PUT', headers: { 'Content-Type': 'video/mp4' }, body: progressiveVideo(4.2).buffer });
+  if (upload.status !== 200) throw new Error(`The record page refused the video: ${upload.status} ${await upload.text()}`);
+  await waitFor('the video to be processed', async () => ((await options.videoOrders(String(orderId)))[0]?.order.video_processed === '1' ? true : undefined));
+  log(`→ shopper recorded a 4.2 s video on the record page`);
+
   const fulfillmentId = fakeShopifyId();
   const trackable = mapTrackingCompany(options.carrierCompany, options.trackingNumber ?? null);
   if (!options.trackingNumber && trackable.carrier !== null && trackable.carrier !== 'ups') {
@@ -80,5 +88,10 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
     return row?.order.status === 'delivered' ? row : undefined;
   });
   log(`  delivered: ${delivered.order.id}`);
-  return delivered.order;
+  const sent = await waitFor('the recipient notification', async () => {
+    const [row] = await options.videoOrders(String(orderId));
+    return row?.order.sent_at ? row : undefined;
+  });
+  log(`  recipient notified at ${String(sent.order.sent_at)} (e-mail in DATA_DIR/outbox unless SMTP_URL is set)`);
+  return sent.order;
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readVideoDuration, UnreadableVideoError } from '../../src/videos/container-duration.ts';
-import { progressiveVideo } from './synthetic-mp4.ts';
+import { progressiveVideo } from '../../src/videos/sample-video.ts';
 import { fixture, fixturePath } from './video-test-app.ts';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-duration-'));

@@ -1,4 +1,7 @@
-/** A minimal, valid, classic (non-fragmented) MP4 with one video track of the given length. */
+/**
+ * A minimal, valid, classic (non-fragmented) MP4 with one video track of the given length: what
+ * `shopify simulate` uploads as the shopper's recording, and what tests use as a known duration.
+ */
 function box(type: string, ...payload: Buffer[]): Buffer {
   const body = Buffer.concat(payload);
   const header = Buffer.alloc(8);
