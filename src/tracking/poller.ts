@@ -112,11 +112,7 @@ export class TrackingPoller {
           consecutive_errors: 0,
           rate_limited_until: null,
           poll_count: current.poll_count + 1,
-          next_poll_at: decision.kind === 'poll' ? decision.at : null,
-          stopped_reason: decision.kind === 'stop' ? decision.reason : null,
-          lease_token: null,
-          lease_until: null,
-          updated_at: now,
+          ...releaseWith(decision, now),
         })
         .where('order_id', '=', row.order_id)
         .execute();
@@ -171,11 +167,7 @@ export class TrackingPoller {
           consecutive_errors: state.consecutiveErrors,
           rate_limited_until: state.rateLimitedUntil,
           // An expiry reached while the carrier is failing still stops tracking, visibly.
-          next_poll_at: decision.kind === 'poll' ? decision.at : null,
-          stopped_reason: decision.kind === 'stop' ? decision.reason : null,
-          lease_token: null,
-          lease_until: null,
-          updated_at: now,
+          ...releaseWith(decision, now),
         })
         .where('order_id', '=', row.order_id)
         .where('lease_token', '=', row.lease_token)
@@ -201,6 +193,17 @@ function stopEvent(row: TrackingRow, reason: 'delivered' | 'expired' | 'returned
     returned: `Tracking stopped: ${carrier} is returning the package to the sender. The video will not send on its own.`,
   };
   return { type: 'tracking.stopped', data: { reason, message: messages[reason] } };
+}
+
+/** Ends a claim: the next poll (or the stop and its reason) and the lease released. */
+function releaseWith(decision: PollDecision, now: Date) {
+  return {
+    next_poll_at: decision.kind === 'poll' ? decision.at : null,
+    stopped_reason: decision.kind === 'stop' ? decision.reason : null,
+    lease_token: null,
+    lease_until: null,
+    updated_at: now,
+  };
 }
 
 function sameTime(a: Date | null, b: Date | null): boolean {
