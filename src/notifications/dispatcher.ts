@@ -55,16 +55,12 @@ export class SendDispatcher {
       await this.fail(send, order, 'claimed', `The order has no ${send.channel === 'sms' ? 'recipient_phone' : 'recipient_email'} to send to.`);
       return;
     }
-    if (!(await moveSend(db, send, 'claimed', { status: 'sending', destination }, this.now()))) return;
+    // `claimed_at` restarts here: the reconciler's "stuck in sending" clock starts at the provider call.
+    if (!(await moveSend(db, send, 'claimed', { status: 'sending', destination, claimed_at: this.now() }, this.now()))) return;
 
+    let providerMessageId: string;
     try {
-      const providerMessageId = await this.callProvider(send, order, destination);
-      const sentAt = this.now();
-      if (!(await moveSend(db, send, 'sending', { status: 'sent', sent_at: sentAt, provider_message_id: providerMessageId, last_error: null }, sentAt))) {
-        this.deps.logger.error({ sendId: send.id }, 'send was accepted by the provider but its row moved meanwhile');
-        return;
-      }
-      await this.recordSent(send, order, sentAt);
+      providerMessageId = await this.callProvider(send, order, destination);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (error instanceof PermanentSendError || send.attempts >= MAX_SEND_ATTEMPTS) {
@@ -75,7 +71,9 @@ export class SendDispatcher {
       this.deps.logger.warn({ sendId: send.id, channel: send.channel, attempt: send.attempts, retryAt, err: error }, 'send failed; will retry');
       await moveSend(db, send, 'sending', { status: 'pending', due_at: retryAt, last_error: reason }, this.now());
       await recordEvents(db, order, 'system', [{ type: 'send.retry_scheduled', data: { kind: send.kind, channel: send.channel, attempt: send.attempts, retry_at: retryAt.toISOString(), reason } }], this.now());
+      return;
     }
+    await this.recordSent(send, order, providerMessageId, this.now());
   }
 
   private async callProvider(send: SendRow, order: OrderRow, destination: string): Promise<string> {
@@ -88,15 +86,33 @@ export class SendDispatcher {
     return (await this.deps.email.send({ to: destination, ...content, messageId: `<${send.id}@doorstep>` })).providerMessageId;
   }
 
-  private async recordSent(send: SendRow, order: OrderRow, sentAt: Date): Promise<void> {
+  /**
+   * The provider accepted: the send becomes `sent` in the same transaction that sets the order's
+   * `sent_at` and queues the sender's note. `uncertain` is accepted too — a slow provider call the
+   * reconciler gave up on that did succeed after all.
+   */
+  private async recordSent(send: SendRow, order: OrderRow, providerMessageId: string, sentAt: Date): Promise<void> {
     const { db, orders, logger } = this.deps;
-    logger.info({ orderId: order.id, sendId: send.id, kind: send.kind, channel: send.channel }, 'message sent');
+    const markRow = async (trx: Db) => {
+      await trx
+        .updateTable('sends')
+        .set({ status: 'sent', sent_at: sentAt, provider_message_id: providerMessageId, last_error: null, updated_at: sentAt })
+        .where('id', '=', send.id)
+        .where('status', 'in', ['sending', 'uncertain'])
+        .execute();
+    };
     if (send.kind === 'recipient_video') {
-      await orders.markSent(order.id, { channel: send.channel, at: sentAt });
-      await queueSend(db, order, { kind: 'sender_sent_note', channel: 'email', dueAt: sentAt }, sentAt);
+      await orders.markSent(order.id, { channel: send.channel, at: sentAt }, async (trx) => {
+        await markRow(trx);
+        await queueSend(trx, order, { kind: 'sender_sent_note', channel: 'email', dueAt: sentAt }, sentAt);
+      });
     } else {
-      await recordEvents(db, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
+      await db.transaction().execute(async (trx) => {
+        await markRow(trx);
+        await recordEvents(trx, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
+      });
     }
+    logger.info({ orderId: order.id, sendId: send.id, kind: send.kind, channel: send.channel }, 'message sent');
   }
 
   private async fail(send: SendRow, order: OrderRow, from: 'claimed' | 'sending', reason: string): Promise<void> {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Logger } from '../logger.ts';
 import { PermanentSendError } from './errors.ts';
 
@@ -26,7 +27,9 @@ export function createEmailChannel(options: { smtpUrl: string | undefined; from:
   const outbox = !options.smtpUrl;
   const transport: Transporter = outbox
     ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
-    : nodemailer.createTransport(options.smtpUrl);
+    : // Bounded waits: a hung SMTP server must fail the attempt well inside the reconciler's 5-minute
+      // "stuck in sending" limit, so a live send is never declared uncertain.
+      nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 } as SMTPTransport.Options);
   return {
     async send(message) {
       let info: { messageId: string; message?: unknown };

@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { SendsTable } from '../db/schema.ts';
-import { recordEvents } from '../orders/events.ts';
+import { ConflictError } from '../errors.ts';
+import { recordEvents, type EventSource } from '../orders/events.ts';
 import type { OrderChangeListener } from '../orders/service.ts';
 import { recipientSendPlan, type Channel, type SendKind } from './send-policy.ts';
 
@@ -45,38 +46,35 @@ export function sendListener(options: { now: () => Date }): OrderChangeListener 
     const { order } = change;
     const now = options.now();
     if (change.stopped) {
-      const cancelled = await trx
-        .updateTable('sends')
-        .set({ status: 'cancelled', updated_at: now, last_error: `order ${change.stopped}` })
-        .where('order_id', '=', order.id)
-        .where('status', '=', 'pending')
-        .returning('id')
-        .execute();
-      if (cancelled.length > 0) await recordEvents(trx, order, change.source, [{ type: 'send.cancelled', data: { reason: `order ${change.stopped}` } }], now);
+      await stopSends(trx, order, change.source, `order ${change.stopped}`, now);
       return;
     }
 
     const plan = recipientSendPlan(order, now);
+    const existing = await trx.selectFrom('sends').select(['id', 'channel', 'status', 'attempts']).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
+    const untouched = (row: { status: string; attempts: number }) => row.status === 'pending' && row.attempts === 0;
+    const wanted = 'due' in plan ? plan.due.map((send) => send.channel) : [];
+    // A queued message nobody tried yet follows the order: a changed trigger, send_on or method
+    // moves or withdraws it (deleted, so it never counts as an attempt).
+    const withdraw = existing.filter((row) => untouched(row) && !wanted.includes(row.channel as Channel));
+    if (withdraw.length > 0) {
+      await trx.deleteFrom('sends').where('id', 'in', withdraw.map((row) => row.id)).execute();
+      await recordEvents(trx, order, 'system', [{ type: 'send.withdrawn', data: { channels: withdraw.map((row) => row.channel), reason: 'waiting' in plan ? plan.waiting : 'send_method changed' } }], now);
+    }
+
     if ('due' in plan) {
-      // Sending happens on its own once per channel; after a failure only an explicit resend
-      // (POST /v1/orders/{id}/resend) tries again, so an unrelated edit never re-sends by surprise.
-      const attempted = await trx.selectFrom('sends').select('channel').where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
       for (const send of plan.due) {
-        if (attempted.some((row) => row.channel === send.channel)) continue;
+        const queued = existing.find((row) => row.channel === send.channel && untouched(row));
+        if (queued) {
+          await trx.updateTable('sends').set({ due_at: send.dueAt, updated_at: now }).where('id', '=', queued.id).where('status', '=', 'pending').execute();
+          continue;
+        }
+        // Sending happens on its own once per channel; after a failure only an explicit resend
+        // (POST /v1/orders/{id}/resend) tries again, so an unrelated edit never re-sends by surprise.
+        if (existing.some((row) => row.channel === send.channel)) continue;
         if (await queueSend(trx, order, send, now)) {
           await recordEvents(trx, order, 'system', [{ type: 'send.queued', data: { channel: send.channel, due_at: send.dueAt.toISOString() } }], now);
         }
-      }
-      // A date-triggered message follows send_on while it is still pending.
-      if (order.send_trigger === 'date' && order.send_on) {
-        await trx
-          .updateTable('sends')
-          .set({ due_at: order.send_on, updated_at: now })
-          .where('order_id', '=', order.id)
-          .where('kind', '=', 'recipient_video')
-          .where('status', '=', 'pending')
-          .where('attempts', '=', 0)
-          .execute();
       }
     } else if (change.delivered) {
       // No silent non-send: say on the timeline why delivery did not send the video.
@@ -85,6 +83,24 @@ export function sendListener(options: { now: () => Date }): OrderChangeListener 
 
     if (change.viewed) await queueSend(trx, order, { kind: 'sender_viewed_note', channel: 'email', dueAt: now }, now);
   };
+}
+
+/**
+ * The order will never send: queued and claimed messages are cancelled (a claimed one's dispatcher
+ * then finds it moved and stops before the provider). A message being handed to the provider right
+ * now cannot be recalled, so the stop is refused instead of claiming a cancel that is not true.
+ */
+async function stopSends(trx: Db, order: { id: string; account_id: string }, source: EventSource, reason: string, now: Date): Promise<void> {
+  const inFlight = await trx.selectFrom('sends').select('id').where('order_id', '=', order.id).where('kind', '=', 'recipient_video').where('status', '=', 'sending').executeTakeFirst();
+  if (inFlight) throw new ConflictError('The video is being sent to the recipient right now and can no longer be stopped.');
+  const cancelled = await trx
+    .updateTable('sends')
+    .set({ status: 'cancelled', updated_at: now, last_error: reason })
+    .where('order_id', '=', order.id)
+    .where('status', 'in', ['pending', 'claimed'])
+    .returning('id')
+    .execute();
+  if (cancelled.length > 0) await recordEvents(trx, order, source, [{ type: 'send.cancelled', data: { reason } }], now);
 }
 
 /**

@@ -290,7 +290,7 @@ export class OrderService {
    * A provider accepted the recipient's video message. `sent_at` is set by the first accepted
    * channel (for email_and_sms, whichever goes first); status stays `delivered` (spec §3).
    */
-  async markSent(orderId: string, sent: { channel: string; at: Date }): Promise<OrderRow> {
+  async markSent(orderId: string, sent: { channel: string; at: Date }, alsoInTransaction?: (trx: Db) => Promise<void>): Promise<OrderRow> {
     return this.db.transaction().execute(async (trx) => {
       const order = await lockOrder(trx, orderId, undefined, { includeDeleted: true });
       const updated =
@@ -298,6 +298,8 @@ export class OrderService {
           ? await trx.updateTable('orders').set({ sent_at: sent.at, updated_at: sent.at }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow()
           : order;
       await recordEvents(trx, updated, 'system', [{ type: 'video.sent', data: { channel: sent.channel } }], this.now());
+      // The send's own bookkeeping commits with sent_at, or not at all.
+      await alsoInTransaction?.(trx);
       return updated;
     });
   }

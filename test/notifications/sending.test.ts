@@ -116,6 +116,64 @@ describe('other triggers', () => {
   });
 });
 
+describe('a queued message follows the order', () => {
+  it('moves when the trigger changes from a future date to now', async () => {
+    const recipient = `moved-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient, send_trigger: 'date', send_on: '2030-12-24T09:00:00Z' });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    await store.request('PUT', `/v1/orders/${order.id}`, { send_trigger: 'now' });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(1);
+  });
+
+  it('is withdrawn, with a reason, when the trigger changes to package before delivery', async () => {
+    const recipient = `withdrawn-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient, send_trigger: 'date', send_on: '2030-12-24T09:00:00Z' });
+    await store.request('PUT', `/v1/orders/${order.id}`, { send_trigger: 'package' });
+    expect((await timeline(order.id)).find((e) => e.type === 'send.withdrawn')?.data.reason).toMatch(/not delivered/);
+    clock.advance(5 * 366 * 24 * 3_600_000);
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(1);
+  });
+
+  it('drops a channel the send_method no longer uses', async () => {
+    const recipient = `switch-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient, recipient_phone: '+14155550177', send_trigger: 'date', send_on: '2030-12-24T09:00:00Z', send_method: 'email_and_sms' });
+    await store.request('PUT', `/v1/orders/${order.id}`, { send_method: 'sms', send_trigger: 'now' });
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    expect(sms.messages.filter((m) => m.to === '+14155550177')).toHaveLength(1);
+  });
+});
+
+describe('stopping an order while it sends', () => {
+  it('cancels a claimed message before it reaches the provider', async () => {
+    const recipient = `claimed-cancel-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const db = app.services.database.db;
+    await db.updateTable('sends').set({ status: 'claimed', claimed_at: clock.now(), claim_token: 'other-worker' }).where('order_id', '=', order.id).execute();
+    expect((await store.request('DELETE', `/v1/orders/${order.id}`)).status).toBe(204);
+    const row = await db.selectFrom('sends').select('status').where('order_id', '=', order.id).where('kind', '=', 'recipient_video').executeTakeFirstOrThrow();
+    expect(row.status).toBe('cancelled');
+  });
+
+  it('refuses to stop an order whose video is being handed to the provider right now (409), changing nothing', async () => {
+    const order = await recordedOrder();
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const db = app.services.database.db;
+    await db.updateTable('sends').set({ status: 'sending', claimed_at: clock.now(), claim_token: 'other-worker' }).where('order_id', '=', order.id).execute();
+    const response = await store.request('DELETE', `/v1/orders/${order.id}`);
+    expect(response.status).toBe(409);
+    expect(response.body.error.message).toMatch(/being sent/);
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).status).toBe(200);
+  });
+});
+
 describe('SMS', () => {
   it('sends both channels for email_and_sms', async () => {
     const recipient = `both-${Date.now()}@example.com`;
