@@ -24,12 +24,17 @@ export function processVideoProcessor(videos: VideoService, logger: Logger) {
 
 /**
  * The web side's `VideoProcessingQueue` on BullMQ. The job id is the video id, so a re-enqueue by
- * the reconciler while the first job still exists is a no-op.
+ * the reconciler while the first job is waiting or running is a no-op.
  */
 export function bullmqVideoQueue(queue: Queue): VideoProcessingQueue {
   return {
     async enqueue(videoId) {
-      await queue.add('process', { videoId }, { jobId: `video-${videoId}` });
+      const jobId = `video-${videoId}`;
+      // A job that gave up stays in the failed set (bounded retention) and would make add() a
+      // no-op: a re-enqueue by the reconciler must really run again.
+      const previous = await queue.getJob(jobId);
+      if (previous && (await previous.isFailed())) await previous.remove();
+      await queue.add('process', { videoId }, { jobId });
     },
   };
 }

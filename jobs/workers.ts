@@ -1,4 +1,4 @@
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions, type RateLimiterOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Services } from '../src/app.ts';
 import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts';
@@ -6,7 +6,7 @@ import { createRedisConnection } from '../src/redis/connection.ts';
 import { claimTrackingProcessor } from './claim-tracking.ts';
 import { pollTrackingBatchProcessor } from './poll-tracking-batch.ts';
 import { reenqueueUnprocessedWebhooks, SHOPIFY_WEBHOOK_QUEUE } from '../src/shopify/index.ts';
-import { pendingVideos } from '../src/videos/videos.ts';
+import { unsettledVideos } from '../src/videos/videos.ts';
 import { shopifyWebhookProcessor } from './shopify-webhooks.ts';
 import { dispatchSendsProcessor } from './dispatch-sends.ts';
 import { processVideoProcessor, VIDEO_PROCESSING_QUEUE } from './process-video.ts';
@@ -66,16 +66,17 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
   workers.push(new Worker(SHOPIFY_WEBHOOK_QUEUE, shopifyWebhookProcessor(services.shopify.processing, logger), { connection: connection(), prefix, concurrency: 4 }));
   // One dispatch at a time per process is plenty; several processes are safe (claims use SKIP LOCKED).
   workers.push(new Worker(SENDS_QUEUE, dispatchSendsProcessor(services.dispatcher, logger), { connection: connection(), prefix, concurrency: 1 }));
-  const claimWorker = new Worker(TRACKING_CLAIM_QUEUE, claimTrackingProcessor(services.poller, batchQueues, logger), { connection: connection(), prefix, concurrency: 3 });
-  workers.push(claimWorker);
+  const limits = Object.fromEntries(
+    CARRIER_CODES.map((carrier) => [carrier, services.sandboxedCarriers.includes(carrier) ? SANDBOX_LIMIT : CARRIER_LIMITS[carrier]]),
+  ) as Record<CarrierCode, RateLimiterOptions>;
+  workers.push(new Worker(TRACKING_CLAIM_QUEUE, claimTrackingProcessor(services.poller, batchQueues, limits, logger), { connection: connection(), prefix, concurrency: 3 }));
   for (const carrier of CARRIER_CODES) {
-    const sandboxed = services.sandboxedCarriers.includes(carrier);
     // The processor needs its own worker (to pause the queue on a 429), which exists only after construction.
     const worker: Worker = new Worker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, () => worker, logger), {
       connection: connection(),
       prefix,
       concurrency: 4,
-      limiter: sandboxed ? SANDBOX_LIMIT : CARRIER_LIMITS[carrier],
+      limiter: limits[carrier],
     });
     workers.push(worker);
   }
@@ -86,8 +87,8 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
 
   const reconcile = async () => {
     await sendsQueue.upsertJobScheduler('dispatch-sends', { every: options.dispatchEveryMs ?? DISPATCH_EVERY_MS }, { name: 'dispatch', data: {} });
-    // Uploads whose processing job was lost (Redis restart, failed enqueue) are queued again.
-    for (const video of await pendingVideos(services.database.db, { olderThan: new Date(Date.now() - 60_000) })) await services.videoQueue.enqueue(video.id);
+    // Uploads whose processing was lost (Redis restart, failed enqueue, a job that gave up) go again.
+    for (const video of await unsettledVideos(services.database.db, { olderThan: new Date(Date.now() - 60_000) })) await services.videoQueue.enqueue(video.id);
     // Webhook receipts stored while Redis was away (or whose job was lost) are processed again.
     await reenqueueUnprocessedWebhooks(services.database.db, services.shopify.deps.enqueue!);
     const stuck = await services.dispatcher.reconcileStuck();

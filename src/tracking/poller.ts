@@ -28,6 +28,15 @@ export interface BatchOutcome {
 
 /** Long enough for a batch job to wait its turn under the carrier's limiter and run. */
 export const CLAIM_LEASE_MS = 10 * 60_000;
+/**
+ * How many batches one claim may hand to a carrier's queue: no more than its rate limit lets run
+ * within the lease (USPS: 60 calls/h × 10 min = 10), or claims would lapse while their jobs wait and
+ * the same packages be claimed again and again while none is polled. At most 200.
+ */
+export function batchesWithinLease(limit: { max: number; duration: number }): number {
+  return Math.max(1, Math.min(200, Math.floor((limit.max * CLAIM_LEASE_MS) / limit.duration)));
+}
+
 /** What a 429 without Retry-After makes us wait. */
 const DEFAULT_RATE_LIMIT_MS = 60_000;
 

@@ -34,8 +34,25 @@ export async function newestPlayable(db: Db, orderId: string): Promise<VideoRow 
  * lost its queue (PostgreSQL is the truth; a job id per video makes re-enqueueing idempotent).
  * `olderThan` skips uploads whose job was enqueued moments ago.
  */
-export async function pendingVideos(db: Db, options: { olderThan?: Date; limit?: number } = {}): Promise<Array<Pick<VideoRow, 'id' | 'order_id' | 'created_at'>>> {
-  let query = db.selectFrom('videos').select(['id', 'order_id', 'created_at']).where('status', '=', 'pending').orderBy('seq').limit(options.limit ?? 1_000);
-  if (options.olderThan) query = query.where('created_at', '<', options.olderThan);
-  return query.execute();
+/**
+ * Uploads whose processing never finished its work: still `pending`, or `processed` while their
+ * order was never recorded (the job failed after reading the file). The reconciler re-enqueues
+ * them; processing is idempotent and settles only an order's newest upload.
+ */
+export async function unsettledVideos(db: Db, options: { olderThan: Date; limit?: number }): Promise<Array<Pick<VideoRow, 'id'>>> {
+  return db
+    .selectFrom('videos')
+    .innerJoin('orders', 'orders.id', 'videos.order_id')
+    .select('videos.id')
+    .where('videos.created_at', '<', options.olderThan)
+    .where((eb) =>
+      eb.or([
+        eb('videos.status', '=', 'pending'),
+        eb.and([eb('videos.status', '=', 'processed'), eb('orders.video_processed', '=', false), eb('orders.status', '!=', 'cancelled'), eb('orders.deleted_at', 'is', null)]),
+      ]),
+    )
+    .orderBy('videos.seq')
+    .limit(options.limit ?? 1_000)
+    .execute();
 }
+
