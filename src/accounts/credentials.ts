@@ -30,6 +30,7 @@ export function parseBasicAuth(header: string | undefined): { user: string; pass
   if (!match?.[1]) return null;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon < 0) return null;
+  // A NUL can never be part of an app id or key (and PostgreSQL cannot compare it): not credentials.
+  if (colon < 0 || decoded.includes('\u0000')) return null;
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

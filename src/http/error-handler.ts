@@ -43,6 +43,10 @@ function present(error: unknown, ctx: Context): { status: number; body: ErrorBod
   if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose) {
     return { status, body: body(status === 405 ? 'method_not_allowed' : 'invalid_request', (error as Error).message), headers: {} };
   }
+  // PostgreSQL refuses text it cannot store (a NUL character, invalid encoding): bad input, not a bug.
+  if (isUnstorableText(error)) {
+    return { status: 400, body: body('invalid_request', 'The request contains characters that cannot be stored (for example a NUL character).'), headers: {} };
+  }
   if (isUnavailable(error)) {
     return { status: 503, body: body('service_unavailable', 'A dependency is unavailable. Retry shortly.'), headers: { 'Retry-After': '5' } };
   }
@@ -55,6 +59,11 @@ function statusOf(error: DomainError): number {
   if (error instanceof ConflictError) return 409;
   if (error instanceof ServiceUnavailableError) return 503;
   return 500;
+}
+
+function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '22021' || code === '22P05';
 }
 
 /** Connection-level failures from pg / ioredis, which mean "down", not "bug". */

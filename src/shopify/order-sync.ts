@@ -89,13 +89,10 @@ export class ShopifyOrderSync {
         })
         .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
         .execute();
-      if (result.replayed) {
-        outcome.existing.push(result.order.id);
-      } else {
-        outcome.created.push(result.order.id);
-        // TODO(notifications): send the record_url to the sender here — wired through onVideoOrderCreated.
-        await this.deps.onVideoOrderCreated?.(result.order);
-      }
+      (result.replayed ? outcome.existing : outcome.created).push(result.order.id);
+      // Also on a replay: a first attempt may have created the order and died before this. The
+      // hook (queueing the record-link e-mail) is idempotent — one live message per order and kind.
+      await this.deps.onVideoOrderCreated?.(result.order);
     }
     // Fulfillments may have arrived before the order: apply what we already know.
     await this.syncShopifyOrder(shop, order.id);

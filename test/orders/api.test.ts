@@ -307,6 +307,16 @@ describe('bad requests', () => {
     expect(JSON.stringify(wrongKey.body)).not.toContain(store.apiKey);
   });
 
+  it('answers text PostgreSQL cannot store (a NUL character) with 400, not 500', async () => {
+    const order = await newOrder();
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, { name: 'a\u0000b' });
+    expect(response.status).toBe(400);
+    expect((await store.request('GET', '/v1/orders/%00')).status).toBeLessThan(500);
+    const nulUser = await app.request('GET', '/v1/orders', { headers: { Authorization: `Basic ${Buffer.from('\u0000:x').toString('base64')}` } });
+    expect(nulUser.status).toBe(401);
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.name).toBe(order.name);
+  });
+
   it('answers an unsupported method with 405', async () => {
     const order = await newOrder();
     const response = await store.request('PATCH', `/v1/orders/${order.id}`, { price: 1 });
