@@ -29,6 +29,7 @@ const environmentSchema = z.object({
   ...carrierSettings('UPS', 'https://onlinetools.ups.com'),
   ...carrierSettings('FEDEX', 'https://apis.fedex.com'),
   ...carrierSettings('USPS', 'https://apis.usps.com'),
+  CARRIER_SANDBOX: z.enum(['on', 'off']).optional(),
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
   SMTP_URL: optionalUrl,
@@ -65,7 +66,10 @@ export interface Config {
   dataDir: string;
   logLevel: (typeof logLevels)[number];
   redisUrl: string | undefined;
+  /** Null credentials → that carrier uses the sandbox; only possible when `carrierSandbox` is on. */
   carriers: Record<CarrierCode, CarrierCredentials | null>;
+  /** Mount the fake carrier APIs at /sandbox. Default: on with the embedded database, off with DATABASE_URL. */
+  carrierSandbox: boolean;
   /** How long PUT waits for the carrier to validate a tracking number before answering with a warning. */
   carrierValidationTimeoutMs: number;
   /** `off` runs the web server alone (production splits web and worker processes). */
@@ -99,8 +103,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ['FEDEX_CLIENT_ID', 'FEDEX_CLIENT_SECRET', value.FEDEX_CLIENT_ID, value.FEDEX_CLIENT_SECRET],
     ['USPS_CLIENT_ID', 'USPS_CLIENT_SECRET', value.USPS_CLIENT_ID, value.USPS_CLIENT_SECRET],
   ].filter(([, , id, secret]) => Boolean(id) !== Boolean(secret));
+  // The sandbox lets anyone who knows a tracking number "deliver" it. It is the embedded default;
+  // with a real database it must be asked for, and every carrier needs credentials otherwise.
+  const sandbox = value.CARRIER_SANDBOX ? value.CARRIER_SANDBOX === 'on' : value.DATABASE_URL === undefined;
+  if (!sandbox) {
+    for (const carrier of ['UPS', 'FEDEX', 'USPS'] as const) {
+      if (!value[`${carrier}_CLIENT_ID`] || !value[`${carrier}_CLIENT_SECRET`]) {
+        halfConfigured.push([`${carrier}_CLIENT_ID`, `${carrier}_CLIENT_SECRET`, 'sandbox off', '']);
+      }
+    }
+  }
   const smsSet = [value.SMS_ACCOUNT_SID, value.SMS_AUTH_TOKEN, value.SMS_FROM].filter(Boolean).length;
-  const problems = halfConfigured.map(([id, secret]) => `  ${id} and ${secret} must be set together`);
+  const problems = halfConfigured.map(([id, secret, sandboxOff]) =>
+    sandboxOff === 'sandbox off'
+      ? `  ${id} and ${secret} are required: with DATABASE_URL set the carrier sandbox is off (set CARRIER_SANDBOX=on to use it, e.g. for a staging server)`
+      : `  ${id} and ${secret} must be set together`,
+  );
   if (smsSet !== 0 && smsSet !== 3) problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   const dataDir = path.resolve(value.DATA_DIR);
@@ -125,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fedex: credentials(value.FEDEX_BASE_URL, value.FEDEX_CLIENT_ID, value.FEDEX_CLIENT_SECRET),
       usps: credentials(value.USPS_BASE_URL, value.USPS_CLIENT_ID, value.USPS_CLIENT_SECRET),
     },
+    carrierSandbox: sandbox,
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
     smtpUrl: value.SMTP_URL,

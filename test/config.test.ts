@@ -30,8 +30,16 @@ describe('loadConfig', () => {
     expect(loadConfig({}).carriers.ups).toBeNull();
   });
 
+  it('turns the carrier sandbox off with a real database, and then requires every carrier\'s credentials', () => {
+    expect(loadConfig({}).carrierSandbox).toBe(true);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/doorstep' })).toThrow(/USPS_CLIENT_ID and USPS_CLIENT_SECRET are required/);
+    const all = { UPS_CLIENT_ID: 'u', UPS_CLIENT_SECRET: 'u', FEDEX_CLIENT_ID: 'f', FEDEX_CLIENT_SECRET: 'f', USPS_CLIENT_ID: 's', USPS_CLIENT_SECRET: 's' };
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/doorstep', ...all }).carrierSandbox).toBe(false);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/doorstep', CARRIER_SANDBOX: 'on' }).carrierSandbox).toBe(true);
+  });
+
   it('never shows the database password in its description', () => {
-    const described = JSON.stringify(describeConfig(loadConfig({ DATABASE_URL: 'postgres://app:s3cret@db:5432/doorstep' })));
+    const described = JSON.stringify(describeConfig(loadConfig({ DATABASE_URL: 'postgres://app:s3cret@db:5432/doorstep', CARRIER_SANDBOX: 'on' })));
     expect(described).not.toContain('s3cret');
   });
 });

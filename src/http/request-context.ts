@@ -8,6 +8,14 @@ declare module 'koa' {
   }
 }
 
+/**
+ * The uuid in /record/{uuid} and /watch/{uuid} is the only key to those pages; logs must not hold
+ * it. Everything else in a path is an id that needs credentials to use.
+ */
+export function maskCapabilities(path: string): string {
+  return path.replace(/^\/(record|watch)\/[^/]+/, '/$1/:uuid');
+}
+
 const acceptableRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -26,7 +34,7 @@ export function requestContext(logger: Logger) {
       await next();
     } finally {
       ctx.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, durationMs: Math.round(performance.now() - started), accountId: ctx.state.account?.id },
+        { method: ctx.method, path: maskCapabilities(ctx.path), status: ctx.status, durationMs: Math.round(performance.now() - started), accountId: ctx.state.account?.id },
         'request',
       );
     }
