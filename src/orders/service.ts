@@ -269,13 +269,15 @@ export class OrderService {
   }
 
   /**
-   * The recipient started playing the video. Only the first play counts (`viewed_at` is set once);
-   * later plays are no-ops. The caller decides what a play is (not a page prefetch).
+   * The recipient started playing the video. Only the first play after the video was sent counts
+   * (`viewed_at` is set once); earlier and later plays are no-ops. The caller decides what a play is
+   * (not a page prefetch).
    */
   async markViewed(orderId: string): Promise<{ order: OrderRow; firstView: boolean }> {
     const result = await this.db.transaction().execute(async (trx) => {
       const order = await lockOrder(trx, orderId);
-      if (order.viewed_at !== null) return { order, change: null };
+      // Plays before the video went out are the sender or merchant checking it, not the recipient.
+      if (order.viewed_at !== null || order.sent_at === null) return { order, change: null };
       const now = this.now();
       const updated = await trx.updateTable('orders').set({ viewed_at: now, updated_at: now }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
       await recordEvents(trx, updated, 'system', [{ type: 'video.viewed', data: {} }], now);

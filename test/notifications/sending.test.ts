@@ -313,6 +313,11 @@ describe('the sender hears back', () => {
     const sender = `sender-${Date.now()}@example.com`;
     const order = await recordedOrder({ email: sender });
     await app.services.orders.markViewed(order.id);
+    await dispatch();
+    expect(mailTo(sender).filter((m) => m.raw.includes('watched your video message'))).toHaveLength(0);
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    await app.services.orders.markViewed(order.id);
     await app.services.orders.markViewed(order.id);
     await dispatch();
     const notes = mailTo(sender).filter((m) => m.raw.includes('watched your video message'));

@@ -100,7 +100,11 @@ describe('viewed_at', () => {
     await app.request('GET', `/watch/${order.uuid}/video`, { headers: { Range: 'bytes=0-1' } });
     await app.request('HEAD', `/watch/${order.uuid}/video`);
     expect(await viewedAt(order.id)).toBeNull();
+    // Before the video went out, a play is the sender checking it: not the recipient's view.
+    expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
+    expect(await viewedAt(order.id)).toBeNull();
 
+    await app.services.orders.markSent(order.id, { channel: 'email', at: new Date() });
     expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
     const first = await viewedAt(order.id);
     expect(first).toMatch(/Z$/);
