@@ -15,6 +15,10 @@ export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean })
 /** How the web process hands a receipt to the workers. */
 export function queueEnqueuer(queue: Queue): EnqueueWebhook {
   return async (webhookId, options = {}) => {
+    // A job that gave up stays in the failed set and would make add() a no-op: when the
+    // reconciler hands the receipt over again, it must really run again.
+    const previous = await queue.getJob(webhookJobId(webhookId));
+    if (previous && (await previous.isFailed())) await previous.remove();
     await queue.add(
       'process',
       { webhookId, ...(options.replay ? { replay: true } : {}) },

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { exportCustomerData, redactCustomer, redactShop, type ComplianceDeps } from './compliance.ts';
 import { parseShopifyJson } from './json.ts';
@@ -107,7 +107,15 @@ export class ShopifyWebhookProcessing {
       return { status: 'processed', ...(note ? { note } : {}) };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await db.updateTable('webhook_receipts').set({ status: 'failed', error: message.slice(0, 2000) }).where('webhook_id', '=', webhookId).execute();
+      // Only a payload we can never process is `failed` (kept for a fix and a replay). A passing
+      // fault (database, Redis) leaves it `received`, so after the job's own retries the reconciler
+      // hands it over again: a delivery signal is never dropped because PostgreSQL blinked.
+      const final = error instanceof ValidationError || error instanceof NotFoundError || error instanceof ConflictError;
+      await db
+        .updateTable('webhook_receipts')
+        .set({ status: final ? 'failed' : 'received', error: message.slice(0, 2000) })
+        .where('webhook_id', '=', webhookId)
+        .execute();
       throw error;
     }
   }
