@@ -133,12 +133,19 @@ export class VideoService {
 
   private async settle(video: VideoRow): Promise<ProcessOutcome> {
     const newest = await newestUpload(this.deps.db, video.order_id);
-    if (newest && newest.id !== video.id) return 'superseded';
+    // A newer upload wins — unless it failed, in which case the newest *processed* one stands.
+    if (newest && newest.id !== video.id) {
+      const standing = newest.status === 'failed' && video.status === 'processed' && (await newestPlayable(this.deps.db, video.order_id))?.id === video.id;
+      if (!standing) return 'superseded';
+    }
     const order = await this.deps.db.selectFrom('orders').selectAll().where('id', '=', video.order_id).executeTakeFirst();
     if (!order || order.deleted_at !== null) return 'order_gone';
 
     if (video.status === 'failed') {
       await this.recordFailure(order, video);
+      // An earlier upload that processed fine is what the order (and the watch page) then uses.
+      const earlier = await newestPlayable(this.deps.db, video.order_id);
+      if (earlier && earlier.id !== video.id) await this.settle(earlier);
       return 'failed';
     }
     if (order.status === 'cancelled') return 'order_cancelled';

@@ -160,6 +160,24 @@ describe('re-uploads: the latest upload wins', () => {
     expect((await shop.request('GET', `/v1/orders/${order.id}/events`)).body.data.length).toBe(before);
   });
 
+  it('an earlier upload still processing when a newer one fails becomes the order\'s video, in either order', async () => {
+    for (const failedFirst of [true, false]) {
+      const order = await manualOrder();
+      await put(order.id, MP4);
+      const good = manual.enqueued.at(-1)!;
+      await put(order.id, Buffer.from('garbage'));
+      const bad = manual.enqueued.at(-1)!;
+      if (failedFirst) {
+        expect(await manual.videos.process(bad)).toBe('failed');
+        expect(await manual.videos.process(good)).toBe('recorded');
+      } else {
+        expect(await manual.videos.process(good)).toBe('superseded');
+        expect(await manual.videos.process(bad)).toBe('failed');
+      }
+      expect((await shop.request('GET', `/v1/orders/${order.id}`)).body, `failed first: ${failedFirst}`).toMatchObject({ video_processed: '1', status: 'recorded' });
+    }
+  });
+
   it('a newer upload that fails leaves the order on its previous video and says so on the timeline', async () => {
     const order = await manualOrder();
     await put(order.id, MP4);
