@@ -169,12 +169,31 @@ export class ShopifyOrderSync {
     await this.syncShopifyOrder(shop, event.order_id);
   }
 
-  /** Applies the package plan to each video order of the Shopify order. */
+  /**
+   * Applies the package plan to each video order of the Shopify order. Webhooks for one order can be
+   * processed at the same time (several workers); each writes its fulfillment first, then plans from
+   * all of them. A plan made from a set that changed meanwhile is made again, so the last writer's
+   * plan — made from every fulfillment — is the one that stands.
+   */
   async syncShopifyOrder(shop: ShopRow, shopifyOrderId: string): Promise<void> {
+    for (let round = 0; round < 5; round++) {
+      const planned = await this.applyPackagePlan(shop, shopifyOrderId);
+      if (planned === null || planned === (await this.fulfillmentsFingerprint(shop, shopifyOrderId))) return;
+    }
+    this.deps.logger.warn({ shop: shop.domain, shopifyOrderId }, 'fulfillments kept changing while planning; the next webhook or replay settles them');
+  }
+
+  private async fulfillmentsFingerprint(shop: ShopRow, shopifyOrderId: string): Promise<string> {
+    const rows = await this.deps.db.selectFrom('shopify_fulfillments').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).orderBy('fulfillment_id').execute();
+    return fingerprint(rows);
+  }
+
+  /** Returns the fingerprint of the fulfillments the plan was made from, or null when there is nothing to plan. */
+  private async applyPackagePlan(shop: ShopRow, shopifyOrderId: string): Promise<string | null> {
     const { db, orders } = this.deps;
     const links = await db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).execute();
-    if (links.length === 0) return;
-    const rows = await db.selectFrom('shopify_fulfillments').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).execute();
+    if (links.length === 0) return null;
+    const rows = await db.selectFrom('shopify_fulfillments').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).orderBy('fulfillment_id').execute();
     const packages: PackageState[] = rows.map((row) => ({
       fulfillmentId: row.fulfillment_id,
       status: row.status,
@@ -211,6 +230,7 @@ export class ShopifyOrderSync {
         await orders.markDelivered(order.id, { at: plan.deliver.at, source: 'shopify', detail: { shopify_fulfillment_ids: plan.deliver.fulfillmentIds, via: 'shopify shipment_status' } });
       }
     }
+    return fingerprint(rows);
   }
 
   /**
@@ -248,4 +268,8 @@ export class ShopifyOrderSync {
     }
     return notes;
   }
+}
+
+function fingerprint(rows: ReadonlyArray<{ fulfillment_id: string; updated_at: Date | null; shipment_status: string | null; status: string | null }>): string {
+  return JSON.stringify(rows.map((row) => [row.fulfillment_id, row.updated_at?.getTime() ?? null, row.shipment_status, row.status]));
 }
