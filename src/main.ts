@@ -38,7 +38,12 @@ async function main(): Promise<void> {
   // Slow clients must not hold sockets forever (a slowloris guard); uploads get the request timeout.
   server.headersTimeout = 20_000;
   server.requestTimeout = 300_000;
-  await new Promise<void>((resolve) => server.listen(config.port, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new ConfigError(`Port ${config.port} is already in use. Stop what runs there or set PORT.`) : error),
+    );
+    server.listen(config.port, resolve);
+  });
   logger.info({ url: config.publicUrl, port: config.port }, `Doorstep is listening on ${config.publicUrl}`);
 
   const workers: RunningWorkers | null = config.workers ? await startWorkers(services, { redisUrl: services.config.redisUrl! }) : null;
