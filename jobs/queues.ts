@@ -4,6 +4,8 @@ import type { CarrierCode } from '../src/carriers/carrier-code.ts';
 /** One queue per concern (DESIGN.md §2); one per carrier so each carrier's quota is its own limiter. */
 export const TRACKING_CLAIM_QUEUE = 'tracking-claim';
 export const trackingQueueName = (carrier: CarrierCode) => `tracking-${carrier}`;
+/** One poll job per claim: the claim's token is its id, so a claim can never be queued twice. */
+export const pollJobId = (claimToken: string) => `poll-${claimToken}`;
 
 /**
  * Carrier API budgets, enforced by BullMQ's global rate limiter across all worker processes.

@@ -7,10 +7,12 @@ import { claimTrackingProcessor } from './claim-tracking.ts';
 import { pollTrackingBatchProcessor } from './poll-tracking-batch.ts';
 import { reenqueueUnprocessedWebhooks, SHOPIFY_WEBHOOK_QUEUE } from '../src/shopify/index.ts';
 import { unsettledVideos } from '../src/videos/videos.ts';
+import { CLAIM_LEASE_MS } from '../src/tracking/poller.ts';
+import { openClaims, releaseClaim } from '../src/tracking/trackings.ts';
 import { shopifyWebhookProcessor } from './shopify-webhooks.ts';
 import { dispatchSendsProcessor } from './dispatch-sends.ts';
 import { processVideoProcessor, VIDEO_PROCESSING_QUEUE } from './process-video.ts';
-import { CARRIER_LIMITS, CLAIM_EVERY_MS, DEFAULT_JOB_OPTIONS, DISPATCH_EVERY_MS, SANDBOX_LIMIT, SENDS_QUEUE, TRACKING_CLAIM_QUEUE, trackingQueueName } from './queues.ts';
+import { CARRIER_LIMITS, CLAIM_EVERY_MS, DEFAULT_JOB_OPTIONS, DISPATCH_EVERY_MS, pollJobId, SANDBOX_LIMIT, SENDS_QUEUE, TRACKING_CLAIM_QUEUE, trackingQueueName } from './queues.ts';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -89,6 +91,14 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
     await sendsQueue.upsertJobScheduler('dispatch-sends', { every: options.dispatchEveryMs ?? DISPATCH_EVERY_MS }, { name: 'dispatch', data: {} });
     // Uploads whose processing was lost (Redis restart, failed enqueue, a job that gave up) go again.
     for (const video of await unsettledVideos(services.database.db, { olderThan: new Date(Date.now() - 60_000) })) await services.videoQueue.enqueue(video.id);
+    // Claims whose poll job was lost (Redis restarted empty) would hold their packages until the
+    // lease lapses (10 min); give them back as soon as we see the job is gone.
+    for (const claim of await openClaims(services.database.db, new Date(), CLAIM_LEASE_MS, 30_000)) {
+      if (!(await batchQueues[claim.carrier].getJob(pollJobId(claim.token)))) {
+        const released = await releaseClaim(services.database.db, claim.token);
+        logger.warn({ carrier: claim.carrier, packages: released }, 'released packages whose poll job was lost');
+      }
+    }
     // Webhook receipts stored while Redis was away (or whose job was lost) are processed again.
     await reenqueueUnprocessedWebhooks(services.database.db, services.shopify.deps.enqueue!);
     const stuck = await services.dispatcher.reconcileStuck();

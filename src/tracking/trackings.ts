@@ -99,6 +99,25 @@ export async function claimDueTrackings(db: Db, carrier: CarrierCode, limit: num
   return { token, rows: result.rows };
 }
 
+/** Claims older than `minAgeMs` still holding packages, per carrier: the reconciler checks their jobs exist. */
+export async function openClaims(db: Db, now: Date, leaseMs: number, minAgeMs: number): Promise<Array<{ carrier: CarrierCode; token: string }>> {
+  const rows = await db
+    .selectFrom('trackings')
+    .select(['carrier', 'lease_token'])
+    .distinct()
+    .where('lease_token', 'is not', null)
+    .where('lease_until', '>', now)
+    .where('lease_until', '<', new Date(now.getTime() + leaseMs - minAgeMs))
+    .execute();
+  return rows.map((row) => ({ carrier: row.carrier as CarrierCode, token: row.lease_token! }));
+}
+
+/** Gives a claim's packages back (its job was lost): they are due again at once. */
+export async function releaseClaim(db: Db, token: string): Promise<number> {
+  const result = await db.updateTable('trackings').set({ lease_token: null, lease_until: null }).where('lease_token', '=', token).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** The packages a batch job still owns: those claimed with its token and still tracked. */
 export async function leasedTrackings(db: Db, token: string): Promise<TrackingRow[]> {
   return db.selectFrom('trackings').selectAll().where('lease_token', '=', token).where('next_poll_at', 'is not', null).execute();

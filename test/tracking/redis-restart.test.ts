@@ -50,6 +50,12 @@ it('loses no tracked order when Redis is killed and comes back empty', async () 
   const store = await app.createAccount();
   const order = (await store.request('POST', '/v1/orders', validOrder)).body;
   await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: '1ZXX3150YW44070023' });
+  // The worst moment: the package is claimed and its poll job sits in the Redis about to die.
+  await app.services.database.db
+    .updateTable('trackings')
+    .set({ lease_token: '00000000-0000-4000-8000-000000000000', lease_until: new Date(Date.now() + 9 * 60_000) })
+    .where('order_id', '=', order.id)
+    .execute();
 
   redis.kill('SIGKILL');
   await new Promise((resolve) => redis.once('exit', resolve));
