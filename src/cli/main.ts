@@ -40,7 +40,7 @@ type Runner = (command: string, args: Record<string, unknown>) => Promise<unknow
  */
 async function withRunner<T>(config: Config, use: (run: Runner) => Promise<T>): Promise<T> {
   if (!config.databaseUrl && dataDirHolder(config.dataDir) !== null) {
-    return use((command, args) => callAdminSocket(adminSocketPath(config.dataDir), command, args));
+    return use((command, args) => callAdminSocketPatiently(adminSocketPath(config.dataDir), command, args));
   }
   const database = await openConfiguredDatabase(config);
   try {
@@ -66,12 +66,30 @@ function callAdminSocket(socketPath: string, command: string, args: Record<strin
         });
       },
     );
-    request.on('error', (error) => reject(new CliError(`The server holds the embedded database but its admin socket ${socketPath} did not answer (${error.message}).`)));
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      const message = `The server holds the embedded database but its admin socket ${socketPath} did not answer (${error.message}).`;
+      // Only "nobody listens yet" is safe to retry: the command never reached the server.
+      reject(error.code === 'ENOENT' || error.code === 'ECONNREFUSED' ? new AdminSocketUnavailable(message) : new CliError(message));
+    });
     request.end(body);
   });
 }
 
 class CliError extends Error {}
+class AdminSocketUnavailable extends CliError {}
+
+/** A server that is still starting holds the database before its socket listens: wait a little. */
+async function callAdminSocketPatiently(socketPath: string, command: string, args: Record<string, unknown>): Promise<unknown> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await callAdminSocket(socketPath, command, args);
+    } catch (error) {
+      if (!(error instanceof AdminSocketUnavailable) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
 
 function describeError(error: { message: string; fields?: Record<string, string> } | undefined): string {
   if (!error) return 'The command failed.';
