@@ -11,7 +11,9 @@ import { createCarrierClients } from './carriers/clients.ts';
 import type { CarrierClient } from './carriers/clients/types.ts';
 import { createCarrierSandbox, type CarrierSandbox } from './carriers/sandbox/index.ts';
 import type { DatabaseHandle } from './db/database.ts';
+import type { Redis } from 'ioredis';
 import { basicAuth } from './http/basic-auth.ts';
+import { rateLimit } from './http/rate-limit.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestContext } from './http/request-context.ts';
 import type { Logger } from './logger.ts';
@@ -50,6 +52,8 @@ export interface Services {
   /** Where uploads are handed for processing (BullMQ on REDIS_URL). */
   videoQueue: VideoProcessingQueue;
   shopify: ShopifyServices;
+  /** The web side's fail-fast Redis connection (queue producers, the API rate limit). */
+  redis: Redis;
   /** Closes what the services opened (the queue producer). */
   close(): Promise<void>;
 }
@@ -124,7 +128,7 @@ export function createServices(config: Config, logger: Logger, database: Databas
   });
 
   return {
-    config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify,
+    config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify, redis: producer,
     async close() {
       await Promise.all(producerQueues.map((queue) => queue.close()));
       producer.disconnect();
@@ -163,7 +167,8 @@ export function createHttpApp(services: Services): Koa {
 
   // Everything under /v1 needs credentials, including unknown paths (no probing without a key).
   const authenticate = basicAuth(services.database.db);
-  app.use(async (ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? authenticate(ctx, next) : next()));
+  const limit = rateLimit({ redis: services.redis, prefix: services.config.queuePrefix, perMinute: services.config.rateLimitPerMinute });
+  app.use(async (ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? authenticate(ctx, () => limit(ctx, next)) : next()));
 
   app.use(shopifyAccountRoutes(services.shopify).routes());
 

@@ -39,6 +39,7 @@ const environmentSchema = z.object({
   SMS_AUTH_TOKEN: z.string().trim().optional(),
   SMS_FROM: z.string().trim().optional(),
   /** BullMQ key prefix: processes that share a Redis and a prefix share their queues. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1_200),
   QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('doorstep'),
 });
 
@@ -80,6 +81,8 @@ export interface Config {
   /** Twilio-compatible SMS API; null → SMS written to the outbox. */
   sms: SmsProviderConfig | null;
   queuePrefix: string;
+  /** /v1 requests a minute per account before 429; 0 turns the limit off. */
+  rateLimitPerMinute: number;
   /** Upload limit and storage (local disk or S3-compatible): src/videos/config.ts. */
   videos: VideoConfig;
   /** The Shopify app's key, secret, scopes and URL: src/shopify/config.ts. */
@@ -153,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { baseUrl: value.SMS_API_URL, accountSid: value.SMS_ACCOUNT_SID, authToken: value.SMS_AUTH_TOKEN, from: value.SMS_FROM }
         : null,
     queuePrefix: value.QUEUE_PREFIX,
+    rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     videos,
     shopify,
   };
