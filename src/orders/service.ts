@@ -8,7 +8,7 @@ import { listEvents, recordEvents, type EventSource, type OrderEventJson } from 
 import type { OrderCreate, OrderUpdate } from './request-schemas.ts';
 import type { OrderRow, Warning } from './serializer.ts';
 import { consistencyProblems, planUpdate, type PlannedEvent, type ShipmentChange } from './update-plan.ts';
-import { isOrderStatus, transition, type OrderStatus } from './state-machine.ts';
+import { transition, type OrderStatus } from './state-machine.ts';
 
 /** Checks a tracking number; a problem is a warning, never a rejection (spec §4 rule 2). */
 export interface TrackingNumberVerifier {
@@ -441,4 +441,3 @@ export function decodeCursor(cursor: string): number {
   return Number(match[1]);
 }
 
-export { isOrderStatus };

@@ -43,6 +43,3 @@ export function transition(order: LifecycleSnapshot, event: OrderTransition): Tr
   }
 }
 
-export function isOrderStatus(value: string): value is OrderStatus {
-  return (ORDER_STATUSES as readonly string[]).includes(value);
-}

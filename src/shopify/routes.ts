@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import escapeHtml from 'escape-html';
 import { RequestedTokenType } from '@shopify/shopify-api';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
@@ -167,9 +168,6 @@ async function install(shopify: ShopifyServices, domain: string, tokens: ReturnT
   return registered;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 function adminPage(apiKey: string, settings: ReturnType<typeof shopSettingsJson>): string {
   return `<!doctype html>
