@@ -6,7 +6,7 @@
  * detection lag = first poll that sees "delivered" − actual delivery.
  */
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
-import type { PollDecision, TrackingState } from '../../src/tracking/schedule.ts';
+import { newTrackingState, type PollDecision, type TrackingState } from '../../src/tracking/schedule.ts';
 import type { Journey } from './journey.ts';
 import { seededRandom } from './prng.ts';
 
@@ -91,17 +91,7 @@ export function simulate(journeys: readonly Journey[], policy: Policy, options: 
       result.deliveredByCarrier[journey.carrier]++;
     }
     endMs = Math.max(endMs, journey.startedAt + 120 * DAY);
-    const state: TrackingState = {
-      status: null,
-      startedAt: new Date(journey.startedAt),
-      lastPolledAt: null,
-      lastChangedAt: null,
-      estimatedDeliveryAt: null,
-      estimatedWindowStartAt: null,
-      consecutiveErrors: 0,
-      rateLimitedUntil: null,
-      ...(journey.offsetKnown ? { utcOffsetMinutes: journey.destinationOffsetMinutes } : {}),
-    };
+    const state = newTrackingState(new Date(journey.startedAt), journey.offsetKnown ? journey.destinationOffsetMinutes : undefined);
     states.push(state);
     // Tracking starts when the number is set: the caller asks the schedule right then.
     const decision = policy(state, new Date(journey.startedAt));

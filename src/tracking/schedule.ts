@@ -60,6 +60,21 @@ export interface TrackingState {
   utcOffsetMinutes?: number;
 }
 
+/** A package whose tracking starts now: nothing heard from the carrier yet. */
+export function newTrackingState(startedAt: Date, utcOffsetMinutes?: number): TrackingState {
+  return {
+    status: null,
+    startedAt,
+    lastPolledAt: null,
+    lastChangedAt: null,
+    estimatedDeliveryAt: null,
+    estimatedWindowStartAt: null,
+    consecutiveErrors: 0,
+    rateLimitedUntil: null,
+    ...(utcOffsetMinutes === undefined ? {} : { utcOffsetMinutes }),
+  };
+}
+
 export type PollDecision =
   | { kind: 'poll'; at: Date }
   | { kind: 'stop'; reason: 'delivered' | 'expired' | 'returned' };

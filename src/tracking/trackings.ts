@@ -4,7 +4,7 @@ import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
 import type { TrackingsTable } from '../db/schema.ts';
 import type { OrderChange, OrderChangeListener } from '../orders/service.ts';
-import { nextPoll, type ScheduleOptions, type TrackingState, type TrackingStatus } from './schedule.ts';
+import { newTrackingState, nextPoll, type ScheduleOptions, type TrackingState, type TrackingStatus } from './schedule.ts';
 
 export type TrackingRow = Selectable<TrackingsTable>;
 
@@ -31,8 +31,7 @@ export function trackingListener(options: { now: () => Date; schedules: Record<C
     const { order } = change;
     const now = options.now();
     if (change.shipment?.kind === 'set' && !order.delivered) {
-      const fresh: TrackingState = { status: null, startedAt: now, lastPolledAt: null, lastChangedAt: null, estimatedDeliveryAt: null, consecutiveErrors: 0, rateLimitedUntil: null };
-      const decision = nextPoll(fresh, now, options.schedules[change.shipment.carrier]);
+      const decision = nextPoll(newTrackingState(now), now, options.schedules[change.shipment.carrier]);
       const row = {
         order_id: order.id,
         account_id: order.account_id,

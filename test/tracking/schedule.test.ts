@@ -6,6 +6,7 @@ import { simulate } from '../../bench/tracking/simulate.ts';
 import {
   CARRIER_POLICY,
   TRACKING_EXPIRY_DAYS,
+  newTrackingState,
   nextPoll,
   type PollDecision,
   type TrackingState,
@@ -24,18 +25,7 @@ function local(text: string, offsetMinutes = CDT): Date {
 }
 
 function state(overrides: Partial<TrackingState> = {}): TrackingState {
-  return {
-    status: 'in_transit',
-    startedAt: local('2026-04-10 10:00'),
-    lastPolledAt: null,
-    lastChangedAt: null,
-    estimatedDeliveryAt: null,
-    estimatedWindowStartAt: null,
-    consecutiveErrors: 0,
-    rateLimitedUntil: null,
-    utcOffsetMinutes: CDT,
-    ...overrides,
-  };
+  return { ...newTrackingState(local('2026-04-10 10:00'), CDT), status: 'in_transit', ...overrides };
 }
 
 /** A package just polled at `now` (the usual call: right after a poll). */
