@@ -236,6 +236,9 @@ describe('failures are visible and retried correctly', () => {
 });
 
 describe('exactly once', () => {
+  // On real PostgreSQL (CI's second pass) the six dispatchers have pools of their own and race for
+  // real. On PGlite their statements interleave one at a time, which still catches a claim that
+  // takes more than one statement (read, then update) — the mistake this guards against.
   it('sends once when several dispatchers race for the same due message', async () => {
     const recipient = `race-${Date.now()}@example.com`;
     const order = await recordedOrder({ recipient_email: recipient });
