@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Logger } from '../src/logger.ts';
 import type { VideoProcessingQueue, VideoService } from '../src/videos/service.ts';
+import { addRerunnableJob } from '../src/redis/add-job.ts';
 import { jobProcessor } from './run-job.ts';
 
 /** One queue for video processing (DESIGN.md §2 "one BullMQ queue per concern"). */
@@ -29,12 +30,7 @@ export function processVideoProcessor(videos: VideoService, logger: Logger) {
 export function bullmqVideoQueue(queue: Queue): VideoProcessingQueue {
   return {
     async enqueue(videoId) {
-      const jobId = `video-${videoId}`;
-      // A job that gave up stays in the failed set (bounded retention) and would make add() a
-      // no-op: a re-enqueue by the reconciler must really run again.
-      const previous = await queue.getJob(jobId);
-      if (previous && (await previous.isFailed())) await previous.remove();
-      await queue.add('process', { videoId }, { jobId });
+      await addRerunnableJob(queue, 'process', { videoId }, `video-${videoId}`);
     },
   };
 }

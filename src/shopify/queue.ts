@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
+import { addRerunnableJob } from '../redis/add-job.ts';
 import { unprocessedWebhooks } from './webhooks.ts';
 
 export const SHOPIFY_WEBHOOK_QUEUE = 'shopify-webhooks';
@@ -15,14 +16,11 @@ export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean })
 /** How the web process hands a receipt to the workers. */
 export function queueEnqueuer(queue: Queue): EnqueueWebhook {
   return async (webhookId, options = {}) => {
-    // A job that gave up stays in the failed set and would make add() a no-op: when the
-    // reconciler hands the receipt over again, it must really run again.
-    const previous = await queue.getJob(webhookJobId(webhookId));
-    if (previous && (await previous.isFailed())) await previous.remove();
-    await queue.add(
+    await addRerunnableJob(
+      queue,
       'process',
       { webhookId, ...(options.replay ? { replay: true } : {}) },
-      { jobId: webhookJobId(webhookId, options.replay ? `replay-${Date.now()}` : undefined) },
+      webhookJobId(webhookId, options.replay ? `replay-${Date.now()}` : undefined),
     );
   };
 }
