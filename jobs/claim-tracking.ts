@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts';
 import type { Logger } from '../src/logger.ts';
 import { batchesWithinLease, type TrackingPoller } from '../src/tracking/poller.ts';
-import { pollJobId } from './queues.ts';
+import { jobIds } from '../src/queues/queues.ts';
 import { jobProcessor } from './run-job.ts';
 
 export const claimTrackingPayload = z.object({ carrier: z.enum(CARRIER_CODES) });
@@ -21,7 +21,7 @@ export function claimTrackingProcessor(poller: TrackingPoller, batchQueues: Reco
     if ((await batchQueues[carrier].getWaitingCount()) > 0) return { batches: 0, deferred: true };
     const claims = await poller.claim(carrier, batchesWithinLease(limits[carrier]));
     if (claims.length === 0) return { batches: 0 };
-    await batchQueues[carrier].addBulk(claims.map((claim) => ({ name: 'poll', data: { carrier, token: claim.token }, opts: { jobId: pollJobId(claim.token) } })));
+    await batchQueues[carrier].addBulk(claims.map((claim) => ({ name: 'poll', data: { carrier, token: claim.token }, opts: { jobId: jobIds.poll(claim.token) } })));
     logger.debug({ carrier, batches: claims.length, packages: claims.reduce((n, c) => n + c.count, 0) }, 'claimed due packages');
     return { batches: claims.length };
   });

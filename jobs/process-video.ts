@@ -1,12 +1,7 @@
-import { Queue } from 'bullmq';
 import { z } from 'zod';
 import type { Logger } from '../src/logger.ts';
-import type { VideoProcessingQueue, VideoService } from '../src/videos/service.ts';
-import { addRerunnableJob } from '../src/redis/add-job.ts';
+import type { VideoService } from '../src/videos/service.ts';
 import { jobProcessor } from './run-job.ts';
-
-/** One queue for video processing (DESIGN.md §2 "one BullMQ queue per concern"). */
-export const VIDEO_PROCESSING_QUEUE = 'video-processing';
 
 export const processVideoPayload = z.object({ videoId: z.string().regex(/^vid_[0-9a-f]{24}$/) });
 
@@ -21,16 +16,4 @@ export function processVideoProcessor(videos: VideoService, logger: Logger) {
     logger.info({ videoId, outcome }, 'video processed');
     return { outcome };
   });
-}
-
-/**
- * The web side's `VideoProcessingQueue` on BullMQ. The job id is the video id, so a re-enqueue by
- * the reconciler while the first job is waiting or running is a no-op.
- */
-export function bullmqVideoQueue(queue: Queue): VideoProcessingQueue {
-  return {
-    async enqueue(videoId) {
-      await addRerunnableJob(queue, 'process', { videoId }, `video-${videoId}`);
-    },
-  };
 }

@@ -3,8 +3,6 @@ import type { Logger } from '../src/logger.ts';
 import type { ShopifyWebhookProcessing } from '../src/shopify/webhooks.ts';
 import { jobProcessor } from './run-job.ts';
 
-export { SHOPIFY_WEBHOOK_QUEUE } from '../src/shopify/queue.ts';
-
 export const shopifyWebhookPayload = z.object({ webhookId: z.string().min(1).max(255), replay: z.boolean().optional() });
 
 /**

@@ -1,9 +1,6 @@
 import path from 'node:path';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { Queue } from 'bullmq';
-import { bullmqVideoQueue, VIDEO_PROCESSING_QUEUE } from '../jobs/process-video.ts';
-import { DEFAULT_JOB_OPTIONS } from '../jobs/queues.ts';
 import type { Config } from './config.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import { carrierVerifier } from './carriers/carrier-verifier.ts';
@@ -21,18 +18,22 @@ import { SendDispatcher } from './notifications/dispatcher.ts';
 import { createEmailChannel, type EmailChannel } from './notifications/email.ts';
 import { resendRoutes } from './notifications/routes.ts';
 import { createSmsChannel } from './notifications/sms.ts';
+import { notificationsSubscriber } from './notifications/order-subscriber.ts';
+import { recipientVideoInProgress } from './notifications/sends.ts';
+import { OrderOutbox } from './orders/outbox.ts';
 import { orderRoutes } from './orders/routes.ts';
-import { queueSend, sendListener } from './notifications/sends.ts';
+import { Queues } from './queues/queues.ts';
 import { createRedisConnection } from './redis/connection.ts';
-import { createShopifyServices, queueEnqueuer, SHOPIFY_WEBHOOK_QUEUE, shopifyAccountRoutes, shopifyRoutes, type ShopifyServices } from './shopify/index.ts';
+import { createShopifyServices, queueEnqueuer, shopifyAccountRoutes, shopifyRoutes, type ShopifyServices } from './shopify/index.ts';
 import { createVideoStorage } from './videos/create-storage.ts';
+import { bullmqVideoQueue } from './videos/processing-queue.ts';
 import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
 import { VideoService, type VideoProcessingQueue } from './videos/service.ts';
 import type { VideoStorage } from './videos/storage.ts';
 import { OrderService, type TrackingNumberVerifier } from './orders/service.ts';
 import { TrackingPoller } from './tracking/poller.ts';
 import { DEMO_POLL_INTERVAL_MS, type ScheduleOptions } from './tracking/schedule.ts';
-import { trackingListener } from './tracking/trackings.ts';
+import { trackingSubscriber } from './tracking/trackings.ts';
 
 /** Everything the processes share, built once by the composition root. */
 export interface Services {
@@ -40,6 +41,8 @@ export interface Services {
   logger: Logger;
   database: DatabaseHandle;
   orders: OrderService;
+  /** Order events waiting for their subscribers; the workers' relay hands them over. */
+  orderOutbox: OrderOutbox;
   poller: TrackingPoller;
   carriers: Record<CarrierCode, CarrierClient>;
   /** Carriers without credentials; they run against `carrierSandbox`. */
@@ -52,9 +55,11 @@ export interface Services {
   /** Where uploads are handed for processing (BullMQ on REDIS_URL). */
   videoQueue: VideoProcessingQueue;
   shopify: ShopifyServices;
-  /** The web side's fail-fast Redis connection (queue producers, the API rate limit). */
+  /** Every queue's producer side (src/queues/queues.ts). */
+  queues: Queues;
+  /** The fail-fast Redis connection of the queue producers and the API rate limit. */
   redis: Redis;
-  /** Closes what the services opened (the queue producer). */
+  /** Closes what the services opened (the queue producers). */
   close(): Promise<void>;
 }
 
@@ -78,11 +83,13 @@ export function createServices(config: Config, logger: Logger, database: Databas
   const demo: ScheduleOptions = { profile: 'demo', demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS };
   const schedules = { ups: {}, fedex: {}, usps: {}, ...Object.fromEntries(sandboxed.map((carrier) => [carrier, demo])) } as Record<CarrierCode, ScheduleOptions>;
 
+  const orderOutbox = new OrderOutbox({ db: database.db, logger, now });
   const orders = new OrderService({
     db: database.db,
     verifier: overrides.verifier ?? carrierVerifier(clients, { timeoutMs: config.carrierValidationTimeoutMs, logger }),
+    outbox: orderOutbox,
+    sendInProgress: recipientVideoInProgress,
     now,
-    listeners: [trackingListener({ now, schedules }), sendListener({ now })],
   });
   const poller = new TrackingPoller({ db: database.db, orders, clients, schedules, logger, now });
   const carrierSandbox = sandboxed.length > 0 ? createCarrierSandbox() : null;
@@ -97,40 +104,25 @@ export function createServices(config: Config, logger: Logger, database: Databas
     now,
   });
 
-  // The web side only adds jobs; a producer connection fails fast so an upload never hangs on
-  // Redis (the reconciler re-enqueues pending videos from PostgreSQL).
-  // The web side only adds jobs; a producer connection fails fast so a request never hangs on
-  // Redis (the reconciler re-enqueues pending videos and webhook receipts from PostgreSQL).
-  if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (main.ts starts a private Redis when REDIS_URL is unset)');
-  const producer = createRedisConnection(config.redisUrl, 'producer', (error) => logger.debug({ err: error }, 'redis producer connection error'));
-  const queueOptions = { connection: producer, prefix: config.queuePrefix, defaultJobOptions: DEFAULT_JOB_OPTIONS };
-  const producerQueues = [new Queue(VIDEO_PROCESSING_QUEUE, queueOptions), new Queue(SHOPIFY_WEBHOOK_QUEUE, queueOptions)] as const;
-  const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(producerQueues[0]);
+  // Producers fail fast so a request never hangs on Redis: the reconcilers hand over again from
+  // PostgreSQL whatever a failed add missed (pending videos, webhook receipts).
+  if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
+  const producer = createRedisConnection(config.redisUrl, 'producer');
+  const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
+  const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);
   const videos = new VideoService({ db: database.db, orders, storage: videoStorage, queue: videoQueue, logger, now });
+  const shopify = createShopifyServices({ config: config.shopify, db: database.db, orders, logger, now, enqueue: queueEnqueuer(queues.shopifyWebhooks) });
 
-  const shopify = createShopifyServices({
-    config: config.shopify,
-    db: database.db,
-    orders,
-    logger,
-    now,
-    enqueue: queueEnqueuer(producerQueues[1]),
-    // A Shopify order's sender has not recorded yet: e-mail them the record link (exactly once).
-    onVideoOrderCreated: async (order) => {
-      await queueSend(database.db, order, { kind: 'sender_record_link', channel: 'email', dueAt: now() }, now());
-    },
-    // customers/redact: the video files go, and so do the addresses messages were sent to.
-    eraseOrderArtifacts: async (orderId) => {
-      await videos.eraseOrderVideos(orderId);
-      await database.db.updateTable('sends').set({ destination: null }).where('order_id', '=', orderId).execute();
-    },
-  });
+  // Every module that reacts to order changes, in one list: each owns the tables it writes.
+  orderOutbox.subscribe(trackingSubscriber({ now, schedules }));
+  orderOutbox.subscribe(notificationsSubscriber({ now }));
+  orderOutbox.subscribe(videos.orderSubscriber());
 
   return {
-    config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify, redis: producer,
+    config, logger, database, orders, orderOutbox, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify, queues, redis: producer,
     async close() {
-      await Promise.all(producerQueues.map((queue) => queue.close()));
+      await queues.close();
       producer.disconnect();
     },
   };

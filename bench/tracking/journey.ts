@@ -5,7 +5,7 @@
  * labelled an assumption, so a reader can disagree with it, change it and rerun.
  */
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
-import type { TrackingStatus } from '../../src/tracking/schedule.ts';
+import type { TrackingStatus } from '../../src/vocabulary.ts';
 import { seededRandom, type Random } from './prng.ts';
 
 const MINUTE = 60_000;

@@ -49,6 +49,18 @@ export async function createAccount(db: Db, input: NewAccount): Promise<CreatedA
   return { account: toAccount(row), apiKey };
 }
 
+/** Issues a new API key for the account (the old one stops working); returned once, stored hashed. */
+export async function rotateApiKey(db: Db, accountId: string): Promise<{ appId: string; apiKey: string }> {
+  const apiKey = generateApiKey();
+  const row = await db.updateTable('accounts').set({ api_key_hash: hashApiKey(apiKey) }).where('id', '=', accountId).returning('app_id').executeTakeFirstOrThrow();
+  return { appId: row.app_id, apiKey };
+}
+
+export async function findAccount(db: Db, accountId: string): Promise<Account | undefined> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', accountId).executeTakeFirst();
+  return row ? toAccount(row) : undefined;
+}
+
 export async function listAccounts(db: Db): Promise<Account[]> {
   const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
   return rows.map(toAccount);

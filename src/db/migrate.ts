@@ -4,6 +4,7 @@ import * as tracking from './migrations/002-tracking.ts';
 import * as sends from './migrations/003-sends.ts';
 import * as videos from './migrations/004-videos.ts';
 import * as shopify from './migrations/005-shopify.ts';
+import * as orderOutbox from './migrations/006-order-outbox.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '003-sends': sends,
   '004-videos': videos,
   '005-shopify': shopify,
+  '006-order-outbox': orderOutbox,
 };
 
 const provider: MigrationProvider = {

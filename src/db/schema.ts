@@ -1,4 +1,20 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { CarrierCode } from '../carriers/carrier-code.ts';
+import type {
+  Channel,
+  EventSource,
+  OrderEventType,
+  OrderStatus,
+  SendKind,
+  SendMethod,
+  SendStatus,
+  SendTrigger,
+  TimelineEventType,
+  TrackingStatus,
+  TrackingStopReason,
+  VideoStatus,
+  WebhookReceiptStatus,
+} from '../vocabulary.ts';
 
 /** Row types of every table, as Kysely sees them. Migrations in ./migrations are the source of truth. */
 
@@ -21,16 +37,16 @@ export interface OrdersTable {
   seq: Generated<number>;
   account_id: string;
   uuid: string;
-  status: string;
+  status: OrderStatus;
   name: string;
   email: string;
   recipient_name: string;
   recipient_email: string | null;
   recipient_phone: string | null;
-  send_method: string;
-  send_trigger: string;
+  send_method: SendMethod;
+  send_trigger: SendTrigger;
   send_on: Timestamp | null;
-  carrier: string | null;
+  carrier: CarrierCode | null;
   tracking_number: string | null;
   delivered: boolean;
   video_title: string;
@@ -52,10 +68,26 @@ export interface OrderEventsTable {
   id: Generated<number>;
   order_id: string;
   account_id: string;
-  type: string;
-  source: string;
+  type: TimelineEventType;
+  source: EventSource;
   data: JSONColumnType<Record<string, unknown>, string, string>;
   created_at: Timestamp;
+}
+
+/** Domain events waiting for one subscriber each (src/orders/outbox.ts). */
+export interface OrderOutboxTable {
+  seq: Generated<number>;
+  subscriber: string;
+  order_id: string;
+  account_id: string;
+  type: OrderEventType;
+  /** The event's fields other than `type`. */
+  data: JSONColumnType<Record<string, unknown>, string, string>;
+  source: EventSource;
+  created_at: Timestamp;
+  available_at: Timestamp;
+  attempts: Generated<number>;
+  last_error: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -71,10 +103,10 @@ export interface IdempotencyKeysTable {
 export interface TrackingsTable {
   order_id: string;
   account_id: string;
-  carrier: string;
+  carrier: CarrierCode;
   tracking_number: string;
   /** The carrier's normalized status at the last successful poll; null before the first. */
-  status: string | null;
+  status: TrackingStatus | null;
   description: string | null;
   started_at: Timestamp;
   last_polled_at: Timestamp | null;
@@ -88,7 +120,7 @@ export interface TrackingsTable {
   poll_count: Generated<number>;
   /** Null when tracking has stopped; `stopped_reason` says why. */
   next_poll_at: Timestamp | null;
-  stopped_reason: string | null;
+  stopped_reason: TrackingStopReason | null;
   /** Set while a claimed batch is in flight; a stale batch job whose token no longer matches does nothing. */
   lease_token: string | null;
   lease_until: Timestamp | null;
@@ -99,11 +131,9 @@ export interface SendsTable {
   id: string;
   order_id: string;
   account_id: string;
-  /** `recipient_video`, `sender_sent_note`, `sender_viewed_note`, `sender_record_link`. */
-  kind: string;
-  channel: string;
-  /** pending → claimed → sending → sent | failed; `uncertain` after a crash mid-send; `cancelled`. */
-  status: string;
+  kind: SendKind;
+  channel: Channel;
+  status: SendStatus;
   due_at: Timestamp;
   attempts: Generated<number>;
   claim_token: string | null;
@@ -150,7 +180,7 @@ export interface WebhookReceiptsTable {
   triggered_at: Timestamp | null;
   /** The exact bytes whose HMAC was verified, for replay. */
   raw_body: string;
-  status: 'received' | 'processed' | 'failed';
+  status: WebhookReceiptStatus;
   error: string | null;
   note: string | null;
   attempts: Generated<number>;
@@ -204,7 +234,7 @@ export interface VideosTable {
   content_type: string;
   size_bytes: number;
   /** `pending` until processed; `failed` carries `failure_reason`. */
-  status: Generated<'pending' | 'processed' | 'failed'>;
+  status: Generated<VideoStatus>;
   failure_reason: string | null;
   duration_tenths: number | null;
   created_at: Timestamp;
@@ -222,6 +252,7 @@ export interface Database {
   accounts: AccountsTable;
   orders: OrdersTable;
   order_events: OrderEventsTable;
+  order_outbox: OrderOutboxTable;
   idempotency_keys: IdempotencyKeysTable;
   videos: VideosTable;
 }

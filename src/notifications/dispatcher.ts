@@ -1,13 +1,14 @@
 import type { Db } from '../db/database.ts';
 import { ConflictError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { recordEvents } from '../orders/events.ts';
+import { recordTimeline } from '../orders/timeline.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import type { EmailChannel } from './email.ts';
 import { PermanentSendError } from './errors.ts';
-import { CLAIM_TIMEOUT_MS, MAX_SEND_ATTEMPTS, SENDING_TIMEOUT_MS, channelsFor, recipientSendPlan, retryDelayMs, type SendKind } from './send-policy.ts';
-import { claimDueSends, moveSend, queueSend, type SendRow } from './sends.ts';
+import type { Channel, SendKind } from '../vocabulary.ts';
+import { CLAIM_TIMEOUT_MS, MAX_SEND_ATTEMPTS, SENDING_TIMEOUT_MS, channelsFor, recipientSendPlan, retryDelayMs } from './send-policy.ts';
+import { claimDueSends, markSendSent, moveSend, queueSend, startSending, type SendRow } from './sends.ts';
 import type { SmsChannel } from './sms.ts';
 import { renderEmail, renderSms, templateValues } from './templates.ts';
 
@@ -45,18 +46,13 @@ export class SendDispatcher {
 
   private async deliver(send: SendRow): Promise<void> {
     const { db } = this.deps;
-    const order = await db.selectFrom('orders').selectAll().where('id', '=', send.order_id).executeTakeFirst();
-    if (!order || order.status === 'cancelled' || order.deleted_at !== null) {
-      await moveSend(db, send, 'claimed', { status: 'cancelled', last_error: 'order cancelled or deleted' }, this.now());
+    const start = await startSending(db, send, (order) => destinationOf(order, send.kind, send.channel), this.now());
+    if (start.kind === 'no_destination') {
+      await this.fail(send, start.order, 'claimed', `The order has no ${send.channel === 'sms' ? 'recipient_phone' : 'recipient_email'} to send to.`);
       return;
     }
-    const destination = destinationOf(order, send.kind as SendKind, send.channel);
-    if (!destination) {
-      await this.fail(send, order, 'claimed', `The order has no ${send.channel === 'sms' ? 'recipient_phone' : 'recipient_email'} to send to.`);
-      return;
-    }
-    // `claimed_at` restarts here: the reconciler's "stuck in sending" clock starts at the provider call.
-    if (!(await moveSend(db, send, 'claimed', { status: 'sending', destination, claimed_at: this.now() }, this.now()))) return;
+    if (start.kind !== 'started') return;
+    const { order, destination } = start;
 
     let providerMessageId: string;
     try {
@@ -70,7 +66,7 @@ export class SendDispatcher {
       const retryAt = new Date(this.now().getTime() + retryDelayMs(send.attempts));
       this.deps.logger.warn({ sendId: send.id, channel: send.channel, attempt: send.attempts, retryAt, err: error }, 'send failed; will retry');
       await moveSend(db, send, 'sending', { status: 'pending', due_at: retryAt, last_error: reason }, this.now());
-      await recordEvents(db, order, 'system', [{ type: 'send.retry_scheduled', data: { kind: send.kind, channel: send.channel, attempt: send.attempts, retry_at: retryAt.toISOString(), reason } }], this.now());
+      await recordTimeline(db, order, 'system', [{ type: 'send.retry_scheduled', data: { kind: send.kind, channel: send.channel, attempt: send.attempts, retry_at: retryAt.toISOString(), reason } }], this.now());
       return;
     }
     await this.recordSent(send, order, providerMessageId, this.now());
@@ -78,7 +74,7 @@ export class SendDispatcher {
 
   private async callProvider(send: SendRow, order: OrderRow, destination: string): Promise<string> {
     const values = templateValues(order, this.deps.publicUrl);
-    const kind = send.kind as SendKind;
+    const kind = send.kind;
     if (send.channel === 'sms') {
       return (await this.deps.sms.send({ to: destination, body: renderSms(kind, values), reference: send.id })).providerMessageId;
     }
@@ -87,39 +83,34 @@ export class SendDispatcher {
   }
 
   /**
-   * The provider accepted: the send becomes `sent` in the same transaction that sets the order's
-   * `sent_at` and queues the sender's note. `uncertain` is accepted too — a slow provider call the
-   * reconciler gave up on that did succeed after all.
+   * The provider accepted. The recipient's video is recorded on the order, whose `order.sent` event
+   * marks the send row (notifications' subscriber) and queues the sender's note; a note to the
+   * sender is only the send row and a timeline line.
    */
   private async recordSent(send: SendRow, order: OrderRow, providerMessageId: string, sentAt: Date): Promise<void> {
     const { db, orders, logger } = this.deps;
-    const markRow = async (trx: Db) => {
-      await trx
-        .updateTable('sends')
-        .set({ status: 'sent', sent_at: sentAt, provider_message_id: providerMessageId, last_error: null, updated_at: sentAt })
-        .where('id', '=', send.id)
-        .where('status', 'in', ['sending', 'uncertain'])
-        .execute();
-    };
     if (send.kind === 'recipient_video') {
-      await orders.markSent(order.id, { channel: send.channel, at: sentAt }, async (trx) => {
-        await markRow(trx);
-        await queueSend(trx, order, { kind: 'sender_sent_note', channel: 'email', dueAt: sentAt }, sentAt);
-      });
+      await orders.markSent(order.id, { sendId: send.id, channel: send.channel, providerMessageId, at: sentAt });
     } else {
       await db.transaction().execute(async (trx) => {
-        await markRow(trx);
-        await recordEvents(trx, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
+        await markSendSent(trx, send.id, { providerMessageId, at: sentAt });
+        await recordTimeline(trx, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
       });
     }
     logger.info({ orderId: order.id, sendId: send.id, kind: send.kind, channel: send.channel }, 'message sent');
   }
 
-  private async fail(send: SendRow, order: OrderRow, from: 'claimed' | 'sending', reason: string): Promise<void> {
+  private async fail(send: SendRow, order: Pick<OrderRow, 'id' | 'account_id'>, from: 'claimed' | 'sending', reason: string): Promise<void> {
     const now = this.now();
     await moveSend(this.deps.db, send, from, { status: 'failed', last_error: reason }, now);
-    await recordEvents(this.deps.db, order, 'system', [{ type: 'send.failed', data: { kind: send.kind, channel: send.channel, reason } }], now);
+    await recordTimeline(this.deps.db, order, 'system', [{ type: 'send.failed', data: { kind: send.kind, channel: send.channel, reason } }], now);
     this.deps.logger.warn({ orderId: order.id, sendId: send.id, reason }, 'send failed for good');
+  }
+
+  /** Reconciler step (see `reconcileStuck`), logged when it found anything. */
+  async reconcile(): Promise<void> {
+    const stuck = await this.reconcileStuck();
+    if (stuck.released + stuck.uncertain > 0) this.deps.logger.warn(stuck, 'reconciled sends interrupted by a crash');
   }
 
   /**
@@ -144,7 +135,7 @@ export class SendDispatcher {
       .returningAll()
       .execute();
     for (const send of stuck) {
-      await recordEvents(db, { id: send.order_id, account_id: send.account_id }, 'system', [
+      await recordTimeline(db, { id: send.order_id, account_id: send.account_id }, 'system', [
         {
           type: 'send.uncertain',
           data: {
@@ -175,13 +166,13 @@ export class SendDispatcher {
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('sends').set({ status: 'failed', last_error: 'superseded by a resend', updated_at: now }).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').where('status', '=', 'uncertain').execute();
       for (const channel of unsent) await queueSend(trx, order, { kind: 'recipient_video', channel, dueAt: now }, now);
-      await recordEvents(trx, order, 'api', [{ type: 'send.resend_requested', data: {} }], now);
+      await recordTimeline(trx, order, 'api', [{ type: 'send.resend_requested', data: {} }], now);
     });
     return this.deps.orders.get(accountId, orderId);
   }
 }
 
-function destinationOf(order: OrderRow, kind: SendKind, channel: string): string | null {
+function destinationOf(order: OrderRow, kind: SendKind, channel: Channel): string | null {
   if (kind !== 'recipient_video') return order.email;
   return channel === 'sms' ? order.recipient_phone : order.recipient_email;
 }

@@ -1,8 +1,5 @@
 import type { OrderRow } from '../orders/serializer.ts';
-
-/** What we send. Each kind is sent at most once per order and channel (the `sends_one_live` index). */
-export type SendKind = 'recipient_video' | 'sender_sent_note' | 'sender_viewed_note' | 'sender_record_link';
-export type Channel = 'email' | 'sms';
+import type { Channel, SendKind, SendMethod } from '../vocabulary.ts';
 
 export interface PlannedSend {
   kind: SendKind;
@@ -12,7 +9,7 @@ export interface PlannedSend {
 
 /**
  * When the recipient's video is due (DESIGN.md §1 send_trigger), or why it is not due yet.
- * Pure: the listener calls it on every order change and queues what it returns.
+ * Pure: notifications calls it on every order event that can change it and queues what it returns.
  */
 export function recipientSendPlan(
   order: Pick<OrderRow, 'status' | 'deleted_at' | 'video_processed' | 'delivered' | 'delivered_at' | 'send_trigger' | 'send_on' | 'send_method'>,
@@ -36,7 +33,7 @@ export function recipientSendPlan(
   return { due: channelsFor(order.send_method).map((channel) => ({ kind: 'recipient_video', channel, dueAt })) };
 }
 
-export function channelsFor(sendMethod: string): Channel[] {
+export function channelsFor(sendMethod: SendMethod): Channel[] {
   if (sendMethod === 'email_and_sms') return ['email', 'sms'];
   return sendMethod === 'sms' ? ['sms'] : ['email'];
 }

@@ -2,10 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { SendsTable } from '../db/schema.ts';
-import { ConflictError } from '../errors.ts';
-import { recordEvents, type EventSource } from '../orders/events.ts';
-import type { OrderChangeListener } from '../orders/service.ts';
-import { recipientSendPlan, type Channel, type SendKind } from './send-policy.ts';
+import type { OrderRow } from '../orders/serializer.ts';
+import { recordTimeline } from '../orders/timeline.ts';
+import type { Channel, EventSource, SendKind, SendStatus } from '../vocabulary.ts';
+import { recipientSendPlan } from './send-policy.ts';
 
 export type SendRow = Selectable<SendsTable>;
 
@@ -37,62 +37,49 @@ export async function queueSend(db: Db, order: { id: string; account_id: string 
 }
 
 /**
- * Queues the recipient's video the moment an order change makes it due (delivered with a processed
- * video, the video processed for `now`/`date` triggers), a note to the sender on the first view, and
- * cancels what is pending when the order stops. Runs inside the change's transaction.
+ * Makes the recipient's queued video follow the order: queued when it becomes due (delivered with a
+ * processed video, the video processed for `now`/`date` triggers), moved or withdrawn when the
+ * trigger, date or method changes before anyone tried it. Runs in an order event's transaction.
  */
-export function sendListener(options: { now: () => Date }): OrderChangeListener {
-  return async (trx, change) => {
-    const { order } = change;
-    const now = options.now();
-    if (change.stopped) {
-      await stopSends(trx, order, change.source, `order ${change.stopped}`, now);
-      return;
-    }
+export async function planRecipientVideo(trx: Db, order: OrderRow, options: { now: Date; explainWaiting: boolean }): Promise<void> {
+  const { now } = options;
+  const plan = recipientSendPlan(order, now);
+  const existing = await trx.selectFrom('sends').select(['id', 'channel', 'status', 'attempts']).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
+  const untouched = (row: { status: SendStatus; attempts: number }) => row.status === 'pending' && row.attempts === 0;
+  const wanted: Channel[] = 'due' in plan ? plan.due.map((send) => send.channel) : [];
+  // A queued message nobody tried yet follows the order: a changed trigger, send_on or method
+  // moves or withdraws it (deleted, so it never counts as an attempt).
+  const withdraw = existing.filter((row) => untouched(row) && !wanted.includes(row.channel));
+  if (withdraw.length > 0) {
+    await trx.deleteFrom('sends').where('id', 'in', withdraw.map((row) => row.id)).execute();
+    await recordTimeline(trx, order, 'system', [{ type: 'send.withdrawn', data: { channels: withdraw.map((row) => row.channel), reason: 'waiting' in plan ? plan.waiting : 'send_method changed' } }], now);
+  }
 
-    const plan = recipientSendPlan(order, now);
-    const existing = await trx.selectFrom('sends').select(['id', 'channel', 'status', 'attempts']).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
-    const untouched = (row: { status: string; attempts: number }) => row.status === 'pending' && row.attempts === 0;
-    const wanted = 'due' in plan ? plan.due.map((send) => send.channel) : [];
-    // A queued message nobody tried yet follows the order: a changed trigger, send_on or method
-    // moves or withdraws it (deleted, so it never counts as an attempt).
-    const withdraw = existing.filter((row) => untouched(row) && !wanted.includes(row.channel as Channel));
-    if (withdraw.length > 0) {
-      await trx.deleteFrom('sends').where('id', 'in', withdraw.map((row) => row.id)).execute();
-      await recordEvents(trx, order, 'system', [{ type: 'send.withdrawn', data: { channels: withdraw.map((row) => row.channel), reason: 'waiting' in plan ? plan.waiting : 'send_method changed' } }], now);
+  if ('waiting' in plan) {
+    // No silent non-send: say on the timeline why delivery did not send the video.
+    if (options.explainWaiting) await recordTimeline(trx, order, 'system', [{ type: 'send.waiting', data: { reason: plan.waiting } }], now);
+    return;
+  }
+  for (const send of plan.due) {
+    const queued = existing.find((row) => row.channel === send.channel && untouched(row));
+    if (queued) {
+      await trx.updateTable('sends').set({ due_at: send.dueAt, updated_at: now }).where('id', '=', queued.id).where('status', '=', 'pending').execute();
+      continue;
     }
-
-    if ('due' in plan) {
-      for (const send of plan.due) {
-        const queued = existing.find((row) => row.channel === send.channel && untouched(row));
-        if (queued) {
-          await trx.updateTable('sends').set({ due_at: send.dueAt, updated_at: now }).where('id', '=', queued.id).where('status', '=', 'pending').execute();
-          continue;
-        }
-        // Sending happens on its own once per channel; after a failure only an explicit resend
-        // (POST /v1/orders/{id}/resend) tries again, so an unrelated edit never re-sends by surprise.
-        if (existing.some((row) => row.channel === send.channel)) continue;
-        if (await queueSend(trx, order, send, now)) {
-          await recordEvents(trx, order, 'system', [{ type: 'send.queued', data: { channel: send.channel, due_at: send.dueAt.toISOString() } }], now);
-        }
-      }
-    } else if (change.delivered) {
-      // No silent non-send: say on the timeline why delivery did not send the video.
-      await recordEvents(trx, order, 'system', [{ type: 'send.waiting', data: { reason: plan.waiting } }], now);
+    // Sending happens on its own once per channel; after a failure only an explicit resend
+    // (POST /v1/orders/{id}/resend) tries again, so an unrelated edit never re-sends by surprise.
+    if (existing.some((row) => row.channel === send.channel)) continue;
+    if (await queueSend(trx, order, send, now)) {
+      await recordTimeline(trx, order, 'system', [{ type: 'send.queued', data: { channel: send.channel, due_at: send.dueAt.toISOString() } }], now);
     }
-
-    if (change.viewed) await queueSend(trx, order, { kind: 'sender_viewed_note', channel: 'email', dueAt: now }, now);
-  };
+  }
 }
 
 /**
  * The order will never send: queued and claimed messages are cancelled (a claimed one's dispatcher
- * then finds it moved and stops before the provider). A message being handed to the provider right
- * now cannot be recalled, so the stop is refused instead of claiming a cancel that is not true.
+ * then finds it moved, or the order stopped, and never calls the provider).
  */
-async function stopSends(trx: Db, order: { id: string; account_id: string }, source: EventSource, reason: string, now: Date): Promise<void> {
-  const inFlight = await trx.selectFrom('sends').select('id').where('order_id', '=', order.id).where('kind', '=', 'recipient_video').where('status', '=', 'sending').executeTakeFirst();
-  if (inFlight) throw new ConflictError('The video is being sent to the recipient right now and can no longer be stopped.');
+export async function stopSends(trx: Db, order: { id: string; account_id: string }, source: EventSource, reason: string, now: Date): Promise<void> {
   const cancelled = await trx
     .updateTable('sends')
     .set({ status: 'cancelled', updated_at: now, last_error: reason })
@@ -100,7 +87,53 @@ async function stopSends(trx: Db, order: { id: string; account_id: string }, sou
     .where('status', 'in', ['pending', 'claimed'])
     .returning('id')
     .execute();
-  if (cancelled.length > 0) await recordEvents(trx, order, source, [{ type: 'send.cancelled', data: { reason } }], now);
+  if (cancelled.length > 0) await recordTimeline(trx, order, source, [{ type: 'send.cancelled', data: { reason } }], now);
+}
+
+/** Asked by OrderService under the order's row lock before it stops an order. */
+export async function recipientVideoInProgress(trx: Db, orderId: string): Promise<boolean> {
+  const inFlight = await trx.selectFrom('sends').select('id').where('order_id', '=', orderId).where('kind', '=', 'recipient_video').where('status', '=', 'sending').executeTakeFirst();
+  return inFlight !== undefined;
+}
+
+/** A provider accepted the message (`uncertain` too: a slow call the reconciler gave up on that did succeed). */
+export async function markSendSent(db: Db, sendId: string, sent: { providerMessageId: string; at: Date }): Promise<void> {
+  await db
+    .updateTable('sends')
+    .set({ status: 'sent', sent_at: sent.at, provider_message_id: sent.providerMessageId, last_error: null, updated_at: sent.at })
+    .where('id', '=', sendId)
+    .where('status', 'in', ['sending', 'uncertain'])
+    .execute();
+}
+
+/** Privacy erasure: the addresses messages went to are personal data too. */
+export async function forgetDestinations(trx: Db, orderId: string): Promise<void> {
+  await trx.updateTable('sends').set({ destination: null }).where('order_id', '=', orderId).execute();
+}
+
+/**
+ * Moves a claimed message to `sending`, the last step before the provider call, under a share lock
+ * on its order: an order stopped meanwhile cancels the message instead, and an order cannot be
+ * stopped while this runs (OrderService takes the row lock, then finds the message `sending`).
+ */
+export async function startSending(
+  db: Db,
+  send: SendRow,
+  destinationOf: (order: OrderRow) => string | null,
+  now: Date,
+): Promise<{ kind: 'started'; order: OrderRow; destination: string } | { kind: 'no_destination'; order: OrderRow } | { kind: 'stopped' | 'lost' }> {
+  return db.transaction().execute(async (trx) => {
+    const order = await trx.selectFrom('orders').selectAll().where('id', '=', send.order_id).forShare().executeTakeFirstOrThrow();
+    if (order.status === 'cancelled' || order.deleted_at !== null) {
+      await moveSend(trx, send, 'claimed', { status: 'cancelled', last_error: 'order cancelled or deleted' }, now);
+      return { kind: 'stopped' };
+    }
+    const destination = destinationOf(order);
+    if (!destination) return { kind: 'no_destination', order };
+    // `claimed_at` restarts here: the reconciler's "stuck in sending" clock starts at the provider call.
+    const moved = await moveSend(trx, send, 'claimed', { status: 'sending', destination, claimed_at: now }, now);
+    return moved ? { kind: 'started', order, destination } : { kind: 'lost' };
+  });
 }
 
 /**
@@ -121,7 +154,7 @@ export async function claimDueSends(db: Db, limit: number, now: Date): Promise<S
 }
 
 /** Moves a send from one status to another only if it is still where this dispatcher left it. */
-export async function moveSend(db: Db, send: SendRow, from: string, changes: Partial<Omit<SendRow, 'id'>> & { status: string }, now: Date): Promise<boolean> {
+export async function moveSend(db: Db, send: SendRow, from: SendStatus, changes: Partial<Omit<SendRow, 'id'>> & { status: SendStatus }, now: Date): Promise<boolean> {
   const result = await db
     .updateTable('sends')
     .set({ ...changes, updated_at: now })

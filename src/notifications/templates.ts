@@ -3,7 +3,7 @@ import path from 'node:path';
 import escapeHtml from 'escape-html';
 import type { OrderRow } from '../orders/serializer.ts';
 import { playbackUrl, recordUrl } from '../orders/serializer.ts';
-import type { SendKind } from './send-policy.ts';
+import type { SendKind } from '../vocabulary.ts';
 
 /**
  * Message templates are plain files in ./templates (`{kind}.subject.txt`, `{kind}.txt`,

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
+import { SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
 
 /**
  * What a client may send, per spec §4 and DESIGN.md §1. Every field has a message a person can act
  * on; unknown fields are rejected (a typo must not be silently ignored on a once-a-year gift).
  */
-export const SEND_METHODS = ['email', 'sms', 'email_and_sms'] as const;
-export const SEND_TRIGGERS = ['package', 'date', 'now'] as const;
 export const MAX_PRICE_CENTS = 100_000_000;
 
 const text = (label: string, max: number) =>

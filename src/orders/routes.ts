@@ -8,7 +8,7 @@ import { fieldErrors, parseBody } from '../validation.ts';
 import { orderCreateSchema, orderUpdateSchema } from './request-schemas.ts';
 import { serializeOrder, serializeUpdateResponse } from './serializer.ts';
 import type { OrderService } from './service.ts';
-import { ORDER_STATUSES } from './state-machine.ts';
+import { ORDER_STATUSES } from '../vocabulary.ts';
 
 const listQuerySchema = z.strictObject({
   limit: z.coerce.number({ error: 'must be a number from 1 to 100' }).int('must be a whole number from 1 to 100').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20),

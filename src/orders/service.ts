@@ -4,43 +4,39 @@ import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
 import type { OrdersTable } from '../db/schema.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import { listEvents, recordEvents, type EventSource, type OrderEventJson } from './events.ts';
+import type { Channel, EventSource, OrderStatus } from '../vocabulary.ts';
+import type { OrderEvent } from './order-events.ts';
+import type { OrderOutbox } from './outbox.ts';
 import type { OrderCreate, OrderUpdate } from './request-schemas.ts';
 import type { OrderRow, Warning } from './serializer.ts';
-import { consistencyProblems, planUpdate, type PlannedEvent, type ShipmentChange } from './update-plan.ts';
-import { transition, type OrderStatus } from './state-machine.ts';
+import { transition } from './state-machine.ts';
+import { listTimeline, recordTimeline, type TimelineEntry, type TimelineEntryJson } from './timeline.ts';
+import { consistencyProblems, planUpdate } from './update-plan.ts';
 
 /** Checks a tracking number; a problem is a warning, never a rejection (spec §4 rule 2). */
 export interface TrackingNumberVerifier {
   verify(carrier: CarrierCode, trackingNumber: string): Promise<Warning | null>;
 }
 
-/** What one committed change did to an order; listeners (tracking, sending) react to it. */
-export interface OrderChange {
-  order: OrderRow;
-  source: EventSource;
-  shipment: ShipmentChange;
-  delivered: boolean;
-  recorded: boolean;
-  /** The recipient watched the video for the first time. */
-  viewed?: boolean;
-  /** The order will never send: tracking and any pending send must stop. */
-  stopped: 'cancelled' | 'deleted' | null;
-}
-
 /**
- * Runs inside the change's transaction, so that what it writes (a tracking schedule, a pending
- * send) commits or rolls back with the change itself. Redis is never touched here.
+ * Whether the recipient's video is being handed to a provider right now (asked of notifications,
+ * which owns `sends`, under the order's row lock): such an order can no longer be stopped.
  */
-export type OrderChangeListener = (trx: Db, change: OrderChange) => Promise<void>;
+export type SendInProgressCheck = (trx: Db, orderId: string) => Promise<boolean>;
 
 export interface OrderServiceDeps {
   db: Db;
   verifier: TrackingNumberVerifier;
+  /** Where every change's domain events go, in the change's own transaction. */
+  outbox: OrderOutbox;
+  sendInProgress: SendInProgressCheck;
   now?: () => Date;
-  listeners?: OrderChangeListener[];
-  /** Called after commit, e.g. to wake a worker. Failures are logged by the caller, never lose the change. */
-  afterCommit?: (change: OrderChange) => void;
+}
+
+/** What a change writes besides the order row: timeline entries for people, events for modules. */
+interface ChangeRecord {
+  timeline: readonly TimelineEntry[];
+  events: readonly OrderEvent[];
 }
 
 export interface OrderListQuery {
@@ -72,22 +68,18 @@ class IdempotencyRace extends Error {}
 const ERASED = '[erased]';
 
 /**
- * The one place every order state change happens (DESIGN.md §2): the API routes, the Shopify
- * mapper and the tracking jobs all call these functions; none of them writes order rows directly.
+ * The one place every order state change happens (docs/design.md §2): the API routes, the Shopify
+ * mapper, the tracking and sending jobs all call these functions; none of them writes order rows.
+ * Each change writes the order, its timeline and its domain events (the outbox) in one transaction;
+ * other modules react to the events, never to the call.
  */
 export class OrderService {
   private readonly db: Db;
   private readonly now: () => Date;
-  private readonly listeners: OrderChangeListener[];
 
   constructor(private readonly deps: OrderServiceDeps) {
     this.db = deps.db;
     this.now = deps.now ?? (() => new Date());
-    this.listeners = deps.listeners ?? [];
-  }
-
-  addListener(listener: OrderChangeListener): void {
-    this.listeners.push(listener);
   }
 
   async create(accountId: string, input: OrderCreate, options: { idempotencyKey?: string | undefined; source?: EventSource } = {}): Promise<CreateResult> {
@@ -132,13 +124,16 @@ export class OrderService {
     if (Object.keys(problems).length > 0) throw new ValidationError('The order could not be sent as described.', problems);
 
     const warning = carrier && trackingNumber ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
-    const shipment: ShipmentChange = carrier && trackingNumber ? { kind: 'set', carrier, trackingNumber } : null;
-    const events: PlannedEvent[] = [{ type: 'order.created', data: {} }];
-    if (shipment?.kind === 'set') events.push({ type: 'shipment.set', data: { carrier: shipment.carrier, tracking_number: shipment.trackingNumber } });
-    if (warning) events.push({ type: 'tracking.warning', data: { message: warning.message } });
+    const timeline: TimelineEntry[] = [{ type: 'order.created', data: {} }];
+    const events: OrderEvent[] = [{ type: 'order.created' }];
+    if (carrier && trackingNumber) {
+      timeline.push({ type: 'shipment.set', data: { carrier, tracking_number: trackingNumber } });
+      events.push({ type: 'order.shipment_set', carrier, tracking_number: trackingNumber });
+    }
+    if (warning) timeline.push({ type: 'tracking.warning', data: { message: warning.message } });
 
     try {
-      const change = await this.db.transaction().execute(async (trx) => {
+      const order = await this.change(async (trx, write) => {
         const order = await trx.insertInto('orders').values(row).returningAll().executeTakeFirstOrThrow();
         if (options.idempotencyKey) {
           const claimed = await trx
@@ -150,11 +145,10 @@ export class OrderService {
           // Another request with this key committed first: undo ours and answer with theirs.
           if (!claimed) throw new IdempotencyRace();
         }
-        await recordEvents(trx, order, source, events, now);
-        return this.notify(trx, { order, source, shipment, delivered: false, recorded: false, stopped: null });
+        await write(order, source, { timeline, events }, now);
+        return order;
       });
-      this.deps.afterCommit?.(change);
-      return { order: change.order, warning, replayed: false };
+      return { order, warning, replayed: false };
     } catch (error) {
       if (error instanceof IdempotencyRace && options.idempotencyKey) {
         const replay = await this.findIdempotentCreate(accountId, options.idempotencyKey, requestHash);
@@ -209,9 +203,9 @@ export class OrderService {
     return { orders, hasMore, nextCursor: hasMore && last ? encodeCursor(last.seq) : null };
   }
 
-  async events(accountId: string, orderId: string): Promise<OrderEventJson[]> {
+  async events(accountId: string, orderId: string): Promise<TimelineEntryJson[]> {
     await this.get(accountId, orderId);
-    return listEvents(this.db, orderId);
+    return listTimeline(this.db, orderId);
   }
 
   /** PUT /v1/orders/{id} and the Shopify mapper: spec §4. */
@@ -223,19 +217,22 @@ export class OrderService {
     const sendsShipment = (update.carrier != null || update.tracking_number != null) && carrier !== null && trackingNumber !== null;
     const warning = sendsShipment ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
 
-    const change = await this.db.transaction().execute(async (trx) => {
+    const updated = await this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId, accountId);
       const now = this.now();
       const plan = planUpdate(order, update, now);
-      const events = warning && plan.shipment?.kind === 'set' ? [...plan.events, { type: 'tracking.warning', data: { message: warning.message } }] : plan.events;
       if (Object.keys(plan.changes).length === 0) return null;
-      const updated = await trx.updateTable('orders').set(plan.changes).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
-      await recordEvents(trx, updated, source, events, now);
-      return this.notify(trx, { order: updated, source, shipment: plan.shipment, delivered: plan.deliveredNow, recorded: false, stopped: null });
+      const timeline: TimelineEntry[] = warning && plan.shipment?.kind === 'set' ? [...plan.events, { type: 'tracking.warning', data: { message: warning.message } }] : plan.events;
+      const events: OrderEvent[] = [];
+      if (plan.changedDetails.length > 0) events.push({ type: 'order.updated', fields: plan.changedDetails });
+      if (plan.shipment?.kind === 'set') events.push({ type: 'order.shipment_set', carrier: plan.shipment.carrier, tracking_number: plan.shipment.trackingNumber });
+      if (plan.shipment?.kind === 'cleared') events.push({ type: 'order.shipment_cleared' });
+      if (plan.deliveredNow) events.push({ type: 'order.delivered', delivered_at: now.toISOString() });
+      const changed = await trx.updateTable('orders').set(plan.changes).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
+      await write(changed, source, { timeline, events }, now);
+      return changed;
     });
-    if (!change) return { order: await this.get(accountId, orderId), warning };
-    this.deps.afterCommit?.(change);
-    return { order: change.order, warning };
+    return { order: updated ?? (await this.get(accountId, orderId)), warning };
   }
 
   /**
@@ -245,9 +242,9 @@ export class OrderService {
   async markDelivered(orderId: string, signal: { at: Date; source: EventSource; detail?: Record<string, unknown> }): Promise<{ order: OrderRow; changed: boolean }> {
     return this.applyTransition(orderId, 'delivered', signal.source, (order) => ({
       changes: { status: 'delivered', delivered: true, delivered_at: signal.at },
-      events: [{ type: 'order.delivered', data: { delivered_at: signal.at.toISOString(), ...signal.detail } }],
-      change: { delivered: true },
-      ignoredEvent: { type: 'delivery.signal_ignored', data: { reason: order.status === 'cancelled' ? 'order cancelled' : 'already delivered', ...signal.detail } },
+      timeline: [{ type: 'order.delivered', data: { delivered_at: signal.at.toISOString(), ...signal.detail } }],
+      events: [{ type: 'order.delivered', delivered_at: signal.at.toISOString() }],
+      ignoredEntry: { type: 'delivery.signal_ignored', data: { reason: order.status === 'cancelled' ? 'order cancelled' : 'already delivered', ...signal.detail } },
     }));
   }
 
@@ -261,8 +258,8 @@ export class OrderService {
         video_duration_tenths: video.durationTenths,
         recorded_at: now,
       },
-      events: [{ type: 'order.recorded', data: { video_duration: video.durationTenths / 10 } }],
-      change: { recorded: true },
+      timeline: [{ type: 'order.recorded', data: { video_duration: video.durationTenths / 10 } }],
+      events: [{ type: 'order.recorded' }],
       alwaysApply: true,
     }));
     return order;
@@ -274,36 +271,43 @@ export class OrderService {
    * (not a page prefetch).
    */
   async markViewed(orderId: string): Promise<{ order: OrderRow; firstView: boolean }> {
-    const result = await this.db.transaction().execute(async (trx) => {
+    return this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId);
       // Plays before the video went out are the sender or merchant checking it, not the recipient.
-      if (order.viewed_at !== null || order.sent_at === null) return { order, change: null };
+      if (order.viewed_at !== null || order.sent_at === null) return { order, firstView: false };
       const now = this.now();
       const updated = await trx.updateTable('orders').set({ viewed_at: now, updated_at: now }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
-      await recordEvents(trx, updated, 'system', [{ type: 'video.viewed', data: {} }], now);
-      const change = await this.notify(trx, { order: updated, source: 'system', shipment: null, delivered: false, recorded: false, viewed: true, stopped: null });
-      return { order: updated, change };
+      await write(updated, 'system', { timeline: [{ type: 'video.viewed', data: {} }], events: [{ type: 'order.viewed' }] }, now);
+      return { order: updated, firstView: true };
     });
-    if (result.change) this.deps.afterCommit?.(result.change);
-    return { order: result.order, firstView: result.change !== null };
   }
 
   /**
    * A provider accepted the recipient's video message. `sent_at` is set by the first accepted
    * channel (for email_and_sms, whichever goes first); status stays `delivered` (spec §3).
    */
-  async markSent(orderId: string, sent: { channel: string; at: Date }, alsoInTransaction?: (trx: Db) => Promise<void>): Promise<OrderRow> {
-    return this.db.transaction().execute(async (trx) => {
+  async markSent(orderId: string, sent: { sendId: string; channel: Channel; providerMessageId: string; at: Date }): Promise<OrderRow> {
+    return this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId, undefined, { includeDeleted: true });
       const updated =
         order.sent_at === null
           ? await trx.updateTable('orders').set({ sent_at: sent.at, updated_at: sent.at }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow()
           : order;
-      await recordEvents(trx, updated, 'system', [{ type: 'video.sent', data: { channel: sent.channel } }], this.now());
-      // The send's own bookkeeping commits with sent_at, or not at all.
-      await alsoInTransaction?.(trx);
+      // Notifications marks its send row sent from this event: the row cannot say "sent" while the
+      // order does not, nor the other way round for longer than the outbox takes.
+      const event: OrderEvent = { type: 'order.sent', send_id: sent.sendId, channel: sent.channel, provider_message_id: sent.providerMessageId, sent_at: sent.at.toISOString() };
+      await write(updated, 'system', { timeline: [{ type: 'video.sent', data: { channel: sent.channel } }], events: [event] }, this.now());
       return updated;
     });
+  }
+
+  /**
+   * Runs `work` in a transaction that holds the order's row lock, for a module that must decide on
+   * the order as it is and write its own rows with that decision (a video upload). The order row
+   * itself is still written only here.
+   */
+  async whileLocked<T>(orderId: string, work: (trx: Db, order: OrderRow) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(async (trx) => work(trx, await lockOrder(trx, orderId)));
   }
 
   /** The order behind a record/playback URL's uuid, or NotFoundError. Deleted orders are gone. */
@@ -318,8 +322,8 @@ export class OrderService {
   async cancel(orderId: string, source: EventSource, reason: string): Promise<OrderRow> {
     const { order } = await this.applyTransition(orderId, 'cancelled', source, (_current, now) => ({
       changes: { status: 'cancelled', cancelled_at: now },
-      events: [{ type: 'order.cancelled', data: { reason } }],
-      change: { stopped: 'cancelled' },
+      timeline: [{ type: 'order.cancelled', data: { reason } }],
+      events: [{ type: 'order.cancelled' }],
     }));
     return order;
   }
@@ -330,10 +334,11 @@ export class OrderService {
    * price and status stay — billing and the merchant's records need them, and they identify no one.
    */
   async erasePersonalData(orderId: string, source: EventSource, reason: string): Promise<void> {
-    const change = await this.db.transaction().execute(async (trx) => {
+    await this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId, undefined, { includeDeleted: true });
+      await this.refuseWhileSending(trx, order.id);
       const now = this.now();
-      const cancel = transition({ status: order.status as OrderStatus, sent: order.sent_at !== null }, 'cancelled');
+      const cancel = transition({ status: order.status, sent: order.sent_at !== null }, 'cancelled');
       const updated = await trx
         .updateTable('orders')
         .set({
@@ -350,70 +355,83 @@ export class OrderService {
         .where('id', '=', order.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await recordEvents(trx, updated, source, [{ type: 'order.erased', data: { reason } }], now);
-      return this.notify(trx, { order: updated, source, shipment: null, delivered: false, recorded: false, stopped: 'deleted' });
+      await write(updated, source, { timeline: [{ type: 'order.erased', data: { reason } }], events: [{ type: 'order.erased' }] }, now);
     });
-    this.deps.afterCommit?.(change);
   }
 
   /** DELETE: gone from the API, kept (soft-deleted) for billing and audit; never sends. */
   async delete(accountId: string, orderId: string): Promise<void> {
-    const change = await this.db.transaction().execute(async (trx) => {
+    await this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId, accountId);
+      await this.refuseWhileSending(trx, order.id);
       const now = this.now();
       const updated = await trx.updateTable('orders').set({ deleted_at: now, updated_at: now }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
-      await recordEvents(trx, updated, 'api', [{ type: 'order.deleted', data: {} }], now);
-      return this.notify(trx, { order: updated, source: 'api', shipment: null, delivered: false, recorded: false, stopped: 'deleted' });
+      await write(updated, 'api', { timeline: [{ type: 'order.deleted', data: {} }], events: [{ type: 'order.deleted' }] }, now);
     });
-    this.deps.afterCommit?.(change);
   }
 
   private async applyTransition(
     orderId: string,
-    event: 'delivered' | 'video_recorded' | 'cancelled',
+    transitionName: 'delivered' | 'video_recorded' | 'cancelled',
     source: EventSource,
     describe: (order: OrderRow, now: Date) => {
       changes: Partial<Insertable<OrdersTable>>;
-      events: PlannedEvent[];
-      change: Partial<Pick<OrderChange, 'delivered' | 'recorded' | 'stopped'>>;
-      ignoredEvent?: PlannedEvent;
+      timeline: TimelineEntry[];
+      events: OrderEvent[];
+      /** Recorded instead when the transition does not apply (a late or duplicate signal). */
+      ignoredEntry?: TimelineEntry;
       /** Apply the changes even when the status does not move (e.g. a video arriving after delivery). */
       alwaysApply?: boolean;
     },
   ): Promise<{ order: OrderRow; changed: boolean }> {
-    const result = await this.db.transaction().execute(async (trx) => {
+    return this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId);
       const now = this.now();
-      const outcome = transition({ status: order.status as OrderStatus, sent: order.sent_at !== null }, event);
+      const outcome = transition({ status: order.status, sent: order.sent_at !== null }, transitionName);
       const plan = describe(order, now);
-      if (outcome.kind === 'rejected' && !(plan.alwaysApply && order.status !== 'cancelled')) {
-        if (plan.ignoredEvent) {
-          await recordEvents(trx, order, source, [plan.ignoredEvent], now);
-          return { order, change: null };
-        }
-        throw new ConflictError(outcome.reason);
+      const applies = outcome.kind === 'moved' || (plan.alwaysApply === true && order.status !== 'cancelled');
+      if (!applies) {
+        if (outcome.kind === 'rejected' && !plan.ignoredEntry) throw new ConflictError(outcome.reason);
+        if (plan.ignoredEntry) await recordTimeline(trx, order, source, [plan.ignoredEntry], now);
+        return { order, changed: false };
       }
-      if (outcome.kind === 'unchanged' && !plan.alwaysApply) {
-        if (plan.ignoredEvent) await recordEvents(trx, order, source, [plan.ignoredEvent], now);
-        return { order, change: null };
-      }
+      if (transitionName === 'cancelled') await this.refuseWhileSending(trx, order.id);
       const updated = await trx
         .updateTable('orders')
         .set({ ...plan.changes, updated_at: now })
         .where('id', '=', order.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await recordEvents(trx, updated, source, plan.events, now);
-      const change = await this.notify(trx, { order: updated, source, shipment: null, delivered: false, recorded: false, stopped: null, ...plan.change });
-      return { order: updated, change };
+      await write(updated, source, { timeline: plan.timeline, events: plan.events }, now);
+      return { order: updated, changed: true };
     });
-    if (result.change) this.deps.afterCommit?.(result.change);
-    return { order: result.order, changed: result.change !== null };
   }
 
-  private async notify(trx: Db, change: OrderChange): Promise<OrderChange> {
-    for (const listener of this.listeners) await listener(trx, change);
-    return change;
+  /**
+   * A message being handed to the provider right now cannot be recalled, so stopping the order is
+   * refused rather than claiming a cancel that is not true. Under the order's row lock, the
+   * dispatcher cannot start a hand-over meanwhile (it takes the same lock first).
+   */
+  private async refuseWhileSending(trx: Db, orderId: string): Promise<void> {
+    if (await this.deps.sendInProgress(trx, orderId)) throw new ConflictError('The video is being sent to the recipient right now and can no longer be stopped.');
+  }
+
+  /**
+   * One order change: `work` runs in a transaction and `write`s the timeline entries and domain
+   * events of the change with it; after the commit, the events go to their subscribers.
+   */
+  private async change<T>(
+    work: (trx: Db, write: (order: { id: string; account_id: string }, source: EventSource, record: ChangeRecord, at: Date) => Promise<void>) => Promise<T>,
+  ): Promise<T> {
+    const outboxRows: number[] = [];
+    const result = await this.db.transaction().execute(async (trx) =>
+      work(trx, async (order, source, record, at) => {
+        await recordTimeline(trx, order, source, record.timeline, at);
+        outboxRows.push(...(await this.deps.outbox.record(trx, order, source, record.events, at)));
+      }),
+    );
+    await this.deps.outbox.deliver(outboxRows);
+    return result;
   }
 }
 

@@ -9,8 +9,7 @@
  * order delivered (the video is then sent as soon as it is processed). Sending and viewing are
  * recorded as `sent_at` / `viewed_at`; they do not change status.
  */
-export const ORDER_STATUSES = ['created', 'recorded', 'delivered', 'cancelled'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import type { OrderStatus } from '../vocabulary.ts';
 
 export type OrderTransition = 'video_recorded' | 'delivered' | 'cancelled';
 

@@ -3,21 +3,19 @@ import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { OrdersTable } from '../db/schema.ts';
 import { ConflictError, ValidationError, type FieldErrors } from '../errors.ts';
 import type { OrderUpdate } from './request-schemas.ts';
+import type { TimelineEntry } from './timeline.ts';
 import type { OrderRow } from './serializer.ts';
-import { transition, type OrderStatus } from './state-machine.ts';
-
-/** A timeline entry the service will record with the change. */
-export interface PlannedEvent {
-  type: string;
-  data: Record<string, unknown>;
-}
+import { transition } from './state-machine.ts';
 
 export type ShipmentChange = { kind: 'set'; carrier: CarrierCode; trackingNumber: string } | { kind: 'cleared' } | null;
 
 export interface UpdatePlan {
   /** Columns to write; empty when the request changes nothing (then updated_at stays too). */
   changes: Updateable<OrdersTable>;
-  events: PlannedEvent[];
+  /** What the change puts on the order's timeline. */
+  events: TimelineEntry[];
+  /** The customer detail fields whose value changes. */
+  changedDetails: string[];
   shipment: ShipmentChange;
   deliveredNow: boolean;
 }
@@ -30,13 +28,13 @@ const DETAIL_FIELDS = ['name', 'email', 'recipient_name', 'recipient_email', 're
  * change nothing.
  */
 export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): UpdatePlan {
-  const status = order.status as OrderStatus;
+  const { status } = order;
   if (status === 'cancelled' && Object.keys(update).length > 0) {
     throw new ConflictError('The order is cancelled and can no longer be changed.');
   }
 
   const changes: Updateable<OrdersTable> = {};
-  const events: PlannedEvent[] = [];
+  const events: TimelineEntry[] = [];
 
   const changedDetails: string[] = [];
   for (const field of DETAIL_FIELDS) {
@@ -80,7 +78,7 @@ export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): Upd
   if (Object.keys(problems).length > 0) throw new ValidationError('The update would leave the order unable to send.', problems);
 
   if (Object.keys(changes).length > 0) changes.updated_at = now;
-  return { changes, events, shipment, deliveredNow };
+  return { changes, events, changedDetails, shipment, deliveredNow };
 }
 
 /**
@@ -90,7 +88,7 @@ export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): Upd
 function planShipment(order: OrderRow, update: OrderUpdate): ShipmentChange {
   if (update.carrier === undefined && update.tracking_number === undefined) return null;
 
-  const carrier = update.carrier === undefined ? (order.carrier as CarrierCode | null) : update.carrier;
+  const carrier = update.carrier === undefined ? order.carrier : update.carrier;
   const trackingNumber = update.tracking_number === undefined ? order.tracking_number : update.tracking_number;
 
   if (carrier === null && trackingNumber === null) {

@@ -14,18 +14,12 @@ export interface ComplianceDeps {
   db: Db;
   orders: OrderService;
   now: () => Date;
-  /**
-   * Erases what other modules keep about an order: the video file (videos) and send destinations
-   * (notifications). Wired by the composition root; absent, only the order row is erased.
-   */
-  eraseOrderArtifacts?: (orderId: string) => Promise<void>;
 }
 
 /**
  * Stops the order (it must never send to an erased recipient), blanks every personal field, and
- * soft-deletes it (the row stays, without personal data, for billing). The blanking is the one place
- * this module writes order columns: OrderService has no erase operation yet (see the report; it
- * belongs there as `erasePersonalData`).
+ * soft-deletes it (the row stays, without personal data, for billing). What other modules keep
+ * about the people (video files, send destinations) goes with the `order.erased` event.
  */
 export async function eraseVideoOrder(deps: ComplianceDeps, _accountId: string, orderId: string, reason: string): Promise<void> {
   try {
@@ -33,7 +27,6 @@ export async function eraseVideoOrder(deps: ComplianceDeps, _accountId: string, 
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
-  await deps.eraseOrderArtifacts?.(orderId);
 }
 
 interface CustomerRef {

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { recordEvents } from '../orders/events.ts';
+import { recordTimeline } from '../orders/timeline.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import { orderToVideoOrder, trackingNumbersOf, videoLineItems } from './mapping.ts';
@@ -14,11 +14,6 @@ export interface ShopifyOrderSyncDeps {
   orders: OrderService;
   logger: Logger;
   now: () => Date;
-  /**
-   * Hook for the notifications engineer: a new video order from Shopify should send its record_url
-   * to the sender. Called after the order is committed, once per created order (not on replays).
-   */
-  onVideoOrderCreated?: (order: OrderRow) => Promise<void>;
 }
 
 export interface CreateOutcome {
@@ -89,10 +84,8 @@ export class ShopifyOrderSync {
         })
         .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
         .execute();
+      // The sender's record-link e-mail follows from the order's own `order.created` event.
       (result.replayed ? outcome.existing : outcome.created).push(result.order.id);
-      // Also on a replay: a first attempt may have created the order and died before this. The
-      // hook (queueing the record-link e-mail) is idempotent — one live message per order and kind.
-      await this.deps.onVideoOrderCreated?.(result.order);
     }
     // Fulfillments may have arrived before the order: apply what we already know.
     await this.syncShopifyOrder(shop, order.id);
@@ -249,7 +242,7 @@ export class ShopifyOrderSync {
         .where('line_item_id', '=', link.line_item_id)
         .where((eb) => (link.notice === null ? eb('notice', 'is', null) : eb('notice', '=', link.notice)))
         .executeTakeFirst();
-      if (notice && Number(claimed.numUpdatedRows) > 0) await recordEvents(trx, order, 'shopify', [{ type: notice.type, data: { reason: notice.reason } }], this.deps.now());
+      if (notice && Number(claimed.numUpdatedRows) > 0) await recordTimeline(trx, order, 'shopify', [{ type: notice.type, data: { reason: notice.reason } }], this.deps.now());
     });
   }
 

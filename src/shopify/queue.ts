@@ -1,15 +1,8 @@
 import type { Queue } from 'bullmq';
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
-import { addRerunnableJob } from '../redis/add-job.ts';
+import { addRerunnableJob, jobIds } from '../queues/queues.ts';
 import { unprocessedWebhooks } from './webhooks.ts';
-
-export const SHOPIFY_WEBHOOK_QUEUE = 'shopify-webhooks';
-
-/** BullMQ forbids ':' in custom job ids; one job id per receipt dedupes enqueues while it is queued. */
-export function webhookJobId(webhookId: string, suffix?: string): string {
-  return `wh-${webhookId.replace(/:/g, '_')}${suffix ? `-${suffix}` : ''}`;
-}
 
 export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean }) => Promise<void>;
 
@@ -20,7 +13,7 @@ export function queueEnqueuer(queue: Queue): EnqueueWebhook {
       queue,
       'process',
       { webhookId, ...(options.replay ? { replay: true } : {}) },
-      webhookJobId(webhookId, options.replay ? `replay-${Date.now()}` : undefined),
+      jobIds.webhook(webhookId, options.replay ? `replay-${Date.now()}` : undefined),
     );
   };
 }

@@ -1,7 +1,6 @@
 
 import { z } from 'zod';
-import { createAccount } from '../accounts/accounts.ts';
-import { generateApiKey, hashApiKey } from '../accounts/credentials.ts';
+import { createAccount, findAccount, rotateApiKey } from '../accounts/accounts.ts';
 import type { Db } from '../db/database.ts';
 import type { ShopsTable } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
@@ -66,13 +65,13 @@ export async function registerShop(db: Db, domain: string, options: { name?: str
       .where('domain', '=', domain)
       .returningAll()
       .executeTakeFirstOrThrow();
-    const account = await db.selectFrom('accounts').select(['app_id']).where('id', '=', shop.account_id).executeTakeFirstOrThrow();
-    let apiKey: string | null = null;
     if (options.rotateKey) {
-      apiKey = generateApiKey();
-      await db.updateTable('accounts').set({ api_key_hash: hashApiKey(apiKey) }).where('id', '=', shop.account_id).execute();
+      const rotated = await rotateApiKey(db, shop.account_id);
+      return { shop, created: false, apiKey: rotated.apiKey, appId: rotated.appId };
     }
-    return { shop, created: false, apiKey, appId: account.app_id };
+    const account = await findAccount(db, shop.account_id);
+    if (!account) throw new Error(`Shop ${domain} names account ${shop.account_id}, which does not exist.`);
+    return { shop, created: false, apiKey: null, appId: account.appId };
   }
   const { account, apiKey } = await createAccount(db, { name: options.name?.trim() || domain });
   const inserted = await db

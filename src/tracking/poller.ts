@@ -4,10 +4,10 @@ import type { CarrierClient, TrackingResult } from '../carriers/clients/types.ts
 import { carrierDisplayName } from '../carriers/tracking-number.ts';
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
-import { recordEvents } from '../orders/events.ts';
+import { recordTimeline, type TimelineEntry } from '../orders/timeline.ts';
 import type { OrderService } from '../orders/service.ts';
 import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
-import { claimDueTrackings, leasedTrackings, trackingState, type TrackingRow } from './trackings.ts';
+import { claimDueTrackings, leasedTrackings, openClaims, releaseClaim, trackingState, type TrackingRow } from './trackings.ts';
 
 export interface TrackingPollerDeps {
   db: Db;
@@ -64,6 +64,18 @@ export class TrackingPoller {
     return claims;
   }
 
+  /**
+   * Reconciler step: claims whose poll job was lost (Redis restarted empty) would hold their
+   * packages until the lease lapses (10 min); they are given back as soon as the job is seen gone.
+   */
+  async reconcile(pollJobExists: (carrier: CarrierCode, claimToken: string) => Promise<boolean>): Promise<void> {
+    for (const claim of await openClaims(this.deps.db, this.now(), CLAIM_LEASE_MS, 30_000)) {
+      if (await pollJobExists(claim.carrier, claim.token)) continue;
+      const released = await releaseClaim(this.deps.db, claim.token);
+      this.deps.logger.warn({ carrier: claim.carrier, packages: released }, 'released packages whose poll job was lost');
+    }
+  }
+
   /** One carrier API call for the packages a claim holds, and everything that follows from it. */
   async pollBatch(carrier: CarrierCode, token: string): Promise<BatchOutcome> {
     const rows = await leasedTrackings(this.deps.db, token);
@@ -101,7 +113,7 @@ export class TrackingPoller {
       rateLimitedUntil: null,
     };
     const isDelivered = result.status === 'delivered';
-    const decision = this.decide(state, now, row.carrier as CarrierCode);
+    const decision = this.decide(state, now, row.carrier);
 
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const current = await trx.selectFrom('trackings').selectAll().where('order_id', '=', row.order_id).forUpdate().executeTakeFirst();
@@ -125,7 +137,7 @@ export class TrackingPoller {
         })
         .where('order_id', '=', row.order_id)
         .execute();
-      const events = [];
+      const events: TimelineEntry[] = [];
       if (result.status !== row.status) {
         events.push({
           type: 'tracking.status',
@@ -133,7 +145,7 @@ export class TrackingPoller {
         });
       }
       if (decision.kind === 'stop') events.push(stopEvent(row, decision.reason));
-      await recordEvents(trx, { id: row.order_id, account_id: row.account_id }, 'carrier', events, now);
+      await recordTimeline(trx, { id: row.order_id, account_id: row.account_id }, 'carrier', events, now);
       return true;
     });
     if (!applied || !isDelivered) return false;
@@ -169,7 +181,7 @@ export class TrackingPoller {
         rateLimitedUntil: rateLimitedMs !== null ? new Date(now.getTime() + rateLimitedMs) : row.rate_limited_until,
         lastPolledAt: now,
       };
-      const decision = this.decide(state, now, row.carrier as CarrierCode);
+      const decision = this.decide(state, now, row.carrier);
       await this.deps.db
         .updateTable('trackings')
         .set({
@@ -181,11 +193,11 @@ export class TrackingPoller {
         .where('order_id', '=', row.order_id)
         .where('lease_token', '=', row.lease_token)
         .execute();
-      if (decision.kind === 'stop') await recordEvents(this.deps.db, { id: row.order_id, account_id: row.account_id }, 'carrier', [stopEvent(row, decision.reason)], now);
+      if (decision.kind === 'stop') await recordTimeline(this.deps.db, { id: row.order_id, account_id: row.account_id }, 'carrier', [stopEvent(row, decision.reason)], now);
       // The third failure in a row is worth a line on the timeline: the merchant sees why nothing moves.
       if (!rateLimited && state.consecutiveErrors === 3) {
-        await recordEvents(this.deps.db, { id: row.order_id, account_id: row.account_id }, 'carrier', [
-          { type: 'tracking.carrier_unavailable', data: { carrier: row.carrier, message: `${carrierDisplayName(row.carrier as CarrierCode)} did not answer 3 times in a row; retrying with backoff.` } },
+        await recordTimeline(this.deps.db, { id: row.order_id, account_id: row.account_id }, 'carrier', [
+          { type: 'tracking.carrier_unavailable', data: { carrier: row.carrier, message: `${carrierDisplayName(row.carrier)} did not answer 3 times in a row; retrying with backoff.` } },
         ], now);
       }
     }
@@ -193,8 +205,8 @@ export class TrackingPoller {
   }
 }
 
-function stopEvent(row: TrackingRow, reason: 'delivered' | 'expired' | 'returned'): { type: string; data: Record<string, unknown> } {
-  const carrier = carrierDisplayName(row.carrier as CarrierCode);
+function stopEvent(row: TrackingRow, reason: 'delivered' | 'expired' | 'returned'): TimelineEntry {
+  const carrier = carrierDisplayName(row.carrier);
   const messages = {
     // Not reached (see decide), but the schedule's type allows it.
     delivered: `${carrier} reports the package delivered.`,

@@ -16,7 +16,7 @@
  * a 15-min p95 target as long as fewer than 5% of deliveries happen outside dense periods; 10 min costs
  * ~30% more calls (bench/tracking/RESULTS.md has both).
  */
-import type { TrackingStatus } from '../carriers/clients/types.ts';
+import type { TrackingStatus } from '../vocabulary.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -31,7 +31,6 @@ import {
   type DeliveryZone,
 } from './schedule-hours.ts';
 
-export type { TrackingStatus };
 
 export interface TrackingState {
   /** null = never polled successfully yet. */

@@ -3,15 +3,17 @@ import { sql, type Selectable } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
 import type { TrackingsTable } from '../db/schema.ts';
-import type { OrderChange, OrderChangeListener } from '../orders/service.ts';
-import { newTrackingState, nextPoll, type ScheduleOptions, type TrackingState, type TrackingStatus } from './schedule.ts';
+import type { OrderEventSubscriber } from '../orders/order-events.ts';
+import type { OrderRow } from '../orders/serializer.ts';
+import { newTrackingState, nextPoll, type ScheduleOptions, type TrackingState } from './schedule.ts';
+import type { TrackingStopReason } from '../vocabulary.ts';
 
 export type TrackingRow = Selectable<TrackingsTable>;
 
 /** The schedule's view of a stored row. */
 export function trackingState(row: TrackingRow): TrackingState {
   return {
-    status: row.status as TrackingStatus | null,
+    status: row.status,
     startedAt: row.started_at,
     lastPolledAt: row.last_polled_at,
     lastChangedAt: row.last_changed_at,
@@ -23,51 +25,73 @@ export function trackingState(row: TrackingRow): TrackingState {
 }
 
 /**
- * Keeps the tracking table in step with orders, inside the order change's transaction: a new
- * shipment starts (or restarts) tracking; clearing it, delivery, cancellation or deletion stops it.
+ * Keeps the tracking table in step with orders: a new shipment starts (or restarts) tracking;
+ * clearing it, delivery, cancellation, deletion or erasure stops it. Tracking's only way in from an
+ * order change.
  */
-export function trackingListener(options: { now: () => Date; schedules: Record<CarrierCode, ScheduleOptions> }): OrderChangeListener {
-  return async (trx: Db, change: OrderChange) => {
-    const { order } = change;
-    const now = options.now();
-    if (change.shipment?.kind === 'set' && !order.delivered) {
-      const decision = nextPoll(newTrackingState(now), now, options.schedules[change.shipment.carrier]);
-      const row = {
-        order_id: order.id,
-        account_id: order.account_id,
-        carrier: change.shipment.carrier,
-        tracking_number: change.shipment.trackingNumber,
-        status: null,
-        description: null,
-        started_at: now,
-        last_polled_at: null,
-        last_changed_at: null,
-        last_event_at: null,
-        delivered_at: null,
-        estimated_delivery_at: null,
-        estimated_window_start_at: null,
-        consecutive_errors: 0,
-        rate_limited_until: null,
-        poll_count: 0,
-        next_poll_at: decision.kind === 'poll' ? decision.at : null,
-        stopped_reason: null,
-        lease_token: null,
-        lease_until: null,
-        updated_at: now,
-      };
-      await trx
-        .insertInto('trackings')
-        .values(row)
-        .onConflict((oc) => oc.column('order_id').doUpdateSet(row))
-        .execute();
-      return;
-    }
-    const stopReason = change.delivered ? 'order_delivered' : change.stopped ? `order_${change.stopped}` : change.shipment?.kind === 'cleared' ? 'shipment_cleared' : null;
-    if (stopReason) await stopTracking(trx, order.id, stopReason, now);
+export function trackingSubscriber(options: { now: () => Date; schedules: Record<CarrierCode, ScheduleOptions> }): OrderEventSubscriber {
+  return {
+    name: 'tracking',
+    events: ['order.shipment_set', 'order.shipment_cleared', 'order.delivered', 'order.cancelled', 'order.deleted', 'order.erased'],
+    async handle(trx, order, { event }) {
+      const now = options.now();
+      switch (event.type) {
+        case 'order.shipment_set': {
+          // A later change already moved on (another number, delivered, stopped): its own event follows.
+          const current = order.carrier === event.carrier && order.tracking_number === event.tracking_number;
+          if (current && !order.delivered && order.status !== 'cancelled' && order.deleted_at === null) await startTracking(trx, order, { carrier: event.carrier, trackingNumber: event.tracking_number }, now, options.schedules[event.carrier]);
+          return;
+        }
+        case 'order.shipment_cleared':
+          return stopTracking(trx, order.id, 'shipment_cleared', now);
+        case 'order.delivered':
+          return stopTracking(trx, order.id, 'order_delivered', now);
+        case 'order.cancelled':
+          return stopTracking(trx, order.id, 'order_cancelled', now);
+        case 'order.deleted':
+          return stopTracking(trx, order.id, 'order_deleted', now);
+        case 'order.erased':
+          return stopTracking(trx, order.id, 'order_erased', now);
+        default:
+          return;
+      }
+    },
   };
 }
 
-export async function stopTracking(db: Db, orderId: string, reason: string, now: Date): Promise<void> {
+async function startTracking(trx: Db, order: OrderRow, shipment: { carrier: CarrierCode; trackingNumber: string }, now: Date, schedule: ScheduleOptions): Promise<void> {
+  const decision = nextPoll(newTrackingState(now), now, schedule);
+  const row = {
+    order_id: order.id,
+    account_id: order.account_id,
+    carrier: shipment.carrier,
+    tracking_number: shipment.trackingNumber,
+    status: null,
+    description: null,
+    started_at: now,
+    last_polled_at: null,
+    last_changed_at: null,
+    last_event_at: null,
+    delivered_at: null,
+    estimated_delivery_at: null,
+    estimated_window_start_at: null,
+    consecutive_errors: 0,
+    rate_limited_until: null,
+    poll_count: 0,
+    next_poll_at: decision.kind === 'poll' ? decision.at : null,
+    stopped_reason: null,
+    lease_token: null,
+    lease_until: null,
+    updated_at: now,
+  };
+  await trx
+    .insertInto('trackings')
+    .values(row)
+    .onConflict((oc) => oc.column('order_id').doUpdateSet(row))
+    .execute();
+}
+
+export async function stopTracking(db: Db, orderId: string, reason: TrackingStopReason, now: Date): Promise<void> {
   await db
     .updateTable('trackings')
     .set({ next_poll_at: null, stopped_reason: reason, lease_token: null, lease_until: null, updated_at: now })

@@ -8,12 +8,14 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import { recordEvents, type EventSource } from '../orders/events.ts';
+import { recordTimeline } from '../orders/timeline.ts';
+import type { EventSource } from '../vocabulary.ts';
 import type { OrderRow } from '../orders/serializer.ts';
+import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderService } from '../orders/service.ts';
 import { readVideoDuration, UnreadableVideoError } from './container-duration.ts';
 import { VideoNotStoredError, type VideoStorage } from './storage.ts';
-import { findVideo, newestPlayable, newestUpload, type VideoRow } from './videos.ts';
+import { findVideo, newestPlayable, newestUpload, unsettledVideos, type VideoRow } from './videos.ts';
 
 /** The content types an upload may declare (DESIGN.md §1 "Video upload"). */
 export const VIDEO_CONTENT_TYPES = ['video/mp4', 'video/webm', 'video/quicktime'] as const;
@@ -75,12 +77,9 @@ export class VideoService {
       throw new ValidationError('The video is empty.', { video: 'must not be empty' });
     }
 
-    const row = await this.deps.db
-      .transaction()
-      .execute(async (trx) => {
-        // The upload may have taken minutes: decide on the order as it is now, under its row lock.
-        const current = await trx.selectFrom('orders').selectAll().where('id', '=', order.id).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
-        if (!current) throw new NotFoundError('No such order.');
+    const row = await this.deps.orders
+      // The upload may have taken minutes: decide on the order as it is now, under its row lock.
+      .whileLocked(order.id, async (trx, current) => {
         assertAcceptsVideo(current);
         const now = this.now();
         const inserted = await trx
@@ -88,7 +87,7 @@ export class VideoService {
           .values({ id, order_id: order.id, storage_key: key, content_type: upload.contentType, size_bytes: size, failure_reason: null, duration_tenths: null, created_at: now, processed_at: null })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await recordEvents(trx, current, upload.source, [{ type: 'video.uploaded', data: { video_id: id, size_bytes: size, content_type: upload.contentType } }], now);
+        await recordTimeline(trx, current, upload.source, [{ type: 'video.uploaded', data: { video_id: id, size_bytes: size, content_type: upload.contentType } }], now);
         return inserted;
       })
       .catch(async (error: unknown) => {
@@ -124,6 +123,16 @@ export class VideoService {
       video = (await findVideo(this.deps.db, videoId))!;
     }
     return this.settle(video);
+  }
+
+  /**
+   * Reconciler step: uploads whose processing was lost (Redis restart, failed enqueue, a job that
+   * gave up) are handed to the queue again. Uploads of the last minute are left to their own job.
+   */
+  async reconcile(): Promise<number> {
+    const videos = await unsettledVideos(this.deps.db, { olderThan: new Date(this.now().getTime() - 60_000) });
+    for (const video of videos) await this.deps.queue.enqueue(video.id);
+    return videos.length;
   }
 
   /** The video the watch page plays, or undefined while none has processed. */
@@ -177,7 +186,7 @@ export class VideoService {
       .where(sql<string>`data->>'video_id'`, '=', video.id)
       .executeTakeFirst();
     if (already) return;
-    await recordEvents(this.deps.db, order, 'system', [{ type: 'video.processing_failed', data: { reason: video.failure_reason ?? 'The video could not be read.', video_id: video.id } }], this.now());
+    await recordTimeline(this.deps.db, order, 'system', [{ type: 'video.processing_failed', data: { reason: video.failure_reason ?? 'The video could not be read.', video_id: video.id } }], this.now());
   }
 
   /** Copies the stored bytes to a private temporary file and reads the container there. */
@@ -199,14 +208,22 @@ export class VideoService {
   }
 
   /**
-   * Erases every upload of an order — the files and their rows (customers/redact, shop/redact).
-   * The order keeps `video_processed`/`video_duration` as facts about the past; the bytes are gone.
+   * The videos module's reaction to order events: an erased order's uploads go — the files and
+   * their rows (customers/redact, shop/redact). The order keeps `video_processed`/`video_duration`
+   * as facts about the past; the bytes are gone.
    */
-  async eraseOrderVideos(orderId: string): Promise<number> {
-    const videos = await this.deps.db.selectFrom('videos').select(['id', 'storage_key']).where('order_id', '=', orderId).execute();
-    for (const video of videos) await this.discard(video.storage_key);
-    await this.deps.db.deleteFrom('videos').where('order_id', '=', orderId).execute();
-    return videos.length;
+  orderSubscriber(): OrderEventSubscriber {
+    return {
+      name: 'videos',
+      events: ['order.erased'],
+      handle: async (trx, order) => {
+        const videos = await trx.selectFrom('videos').select(['id', 'storage_key']).where('order_id', '=', order.id).execute();
+        // Files first: should the transaction then fail, the event is handled again and deleting a
+        // missing file is a no-op.
+        for (const video of videos) await this.deps.storage.delete(video.storage_key);
+        await trx.deleteFrom('videos').where('order_id', '=', order.id).execute();
+      },
+    };
   }
 
   private async discard(key: string): Promise<void> {

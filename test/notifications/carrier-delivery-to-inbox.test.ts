@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/workers.ts';
+import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';

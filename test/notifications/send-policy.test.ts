@@ -3,7 +3,7 @@ import { channelsFor, recipientSendPlan, retryDelayMs } from '../../src/notifica
 import { render } from '../../src/notifications/templates.ts';
 
 const now = new Date('2026-12-20T10:00:00Z');
-const base = {
+const base: Parameters<typeof recipientSendPlan>[0] = {
   status: 'delivered', deleted_at: null, video_processed: true, delivered: true, delivered_at: now,
   send_trigger: 'package', send_on: null, send_method: 'email',
 };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeShopifyId, fulfillmentPayload, orderPayload, randomUpsTrackingNumber, signedWebhook } from '../../src/shopify/dev-payloads.ts';
 import { reenqueueUnprocessedWebhooks } from '../../src/shopify/queue.ts';
+import type { SendKind } from '../../src/vocabulary.ts';
 import { eventually } from '../support/workers.ts';
 import { getJson, SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
 
@@ -24,7 +25,7 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
     const lineItemId = fakeShopifyId();
     expect((await app.webhook(shop, 'orders/create', orderPayload({ id: shopifyOrderId, lines: [{ id: lineItemId, recipientEmail: 'bob@example.com' }] }))).status).toBe(200);
     const orderId = await videoOrderOf(shop, shopifyOrderId);
-    const sends = (kind: string) => db().selectFrom('sends').select(['status', 'destination']).where('order_id', '=', orderId).where('kind', '=', kind).execute();
+    const sends = (kind: SendKind) => db().selectFrom('sends').select(['status', 'destination']).where('order_id', '=', orderId).where('kind', '=', kind).execute();
     // The shopper (sender) is e-mailed the record link; they record.
     await eventually(async () => ((await sends('sender_record_link'))[0]?.status === 'sent' ? true : undefined), 15_000, 'the record link e-mail');
     await app.services.orders.markRecorded(orderId, { durationTenths: 60 });

@@ -24,7 +24,7 @@ export { freePort };
 
 /** Starts `npm start`'s entry point and resolves once its /healthz answers on env.PORT. */
 export async function startServerProcess(env: Record<string, string> & { PORT: string }): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

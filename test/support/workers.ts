@@ -1,10 +1,9 @@
-import { inject } from 'vitest';
-import { startWorkers, type RunningWorkers, type WorkerOptions } from '../../jobs/workers.ts';
+import { startWorkers, type RunningWorkers, type WorkerOptions } from '../../jobs/start-workers.ts';
 import type { Services } from '../../src/app.ts';
 
-/** The real BullMQ workers on the run's real Redis, under the app's own queue prefix. */
-export async function startTestWorkers(services: Services, options: Partial<WorkerOptions> = {}): Promise<RunningWorkers> {
-  return startWorkers(services, { redisUrl: inject('redisUrl'), claimEveryMs: 150, ...options });
+/** The real BullMQ workers on the app's Redis, under the app's own queue prefix. */
+export async function startTestWorkers(services: Services, options: WorkerOptions = {}): Promise<RunningWorkers> {
+  return startWorkers(services, { claimEveryMs: 150, ...options });
 }
 
 /** Polls `check` until it returns a value (not undefined), or fails after `timeoutMs`. */

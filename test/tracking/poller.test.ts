@@ -94,7 +94,7 @@ describe('TrackingPoller', () => {
 describe('batchesWithinLease', () => {
   it('lets a claim hand out only what the carrier limit runs within the lease', async () => {
     const { batchesWithinLease } = await import('../../src/tracking/poller.ts');
-    const { CARRIER_LIMITS } = await import('../../jobs/queues.ts');
+    const { CARRIER_LIMITS } = await import('../../src/queues/queues.ts');
     expect(batchesWithinLease(CARRIER_LIMITS.usps)).toBe(10);
     expect(batchesWithinLease(CARRIER_LIMITS.fedex)).toBe(200);
     expect(batchesWithinLease({ max: 1, duration: 86_400_000 })).toBe(1);

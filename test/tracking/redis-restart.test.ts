@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/workers.ts';
+import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import { freePort } from '../support/processes.ts';
 import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';
@@ -36,8 +36,8 @@ async function startEmptyRedis(): Promise<ChildProcess> {
 beforeAll(async () => {
   port = await freePort();
   redis = await startEmptyRedis();
-  app = await startTestApp({ sandboxPollIntervalMs: 200 });
-  workers = await startTestWorkers(app.services, { redisUrl: `redis://127.0.0.1:${port}`, reconcileEveryMs: 300 });
+  app = await startTestApp({ sandboxPollIntervalMs: 200, env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+  workers = await startTestWorkers(app.services, { reconcileEveryMs: 300 });
 });
 afterAll(async () => {
   await workers.close();

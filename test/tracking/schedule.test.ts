@@ -3,6 +3,7 @@ import { generateFleet } from '../../bench/tracking/journey.ts';
 import { adaptiveSchedule } from '../../bench/tracking/policies.ts';
 import { TARGETS, measure } from '../../bench/tracking/report.ts';
 import { simulate } from '../../bench/tracking/simulate.ts';
+import type { TrackingStatus } from '../../src/vocabulary.ts';
 import {
   CARRIER_POLICY,
   TRACKING_EXPIRY_DAYS,
@@ -10,7 +11,6 @@ import {
   nextPoll,
   type PollDecision,
   type TrackingState,
-  type TrackingStatus,
 } from '../../src/tracking/schedule.ts';
 
 const MINUTE = 60_000;

@@ -79,7 +79,7 @@ describe('in a browser', () => {
     await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), { 'Content-Type': 'video/webm' });
     await eventually(async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined), 15_000, 'processing');
     // viewed_at counts the recipient's plays, which come after the video was sent to them.
-    await app.services.orders.markSent(order.id, { channel: 'email', at: new Date() });
+    await app.services.orders.markSent(order.id, { sendId: 'snd_test', channel: 'email', providerMessageId: 'test', at: new Date() });
 
     const page = await browser.newPage();
     try {

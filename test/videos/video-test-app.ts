@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunningWorkers } from '../../jobs/workers.ts';
+import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import type { VideoService, VideoProcessingQueue } from '../../src/videos/service.ts';
 import type { VideoStorage } from '../../src/videos/storage.ts';
 import type { TestClock } from '../support/clock.ts';

@@ -104,7 +104,7 @@ describe('viewed_at', () => {
     expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
     expect(await viewedAt(order.id)).toBeNull();
 
-    await app.services.orders.markSent(order.id, { channel: 'email', at: new Date() });
+    await app.services.orders.markSent(order.id, { sendId: 'snd_test', channel: 'email', providerMessageId: 'test', at: new Date() });
     expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
     const first = await viewedAt(order.id);
     expect(first).toMatch(/Z$/);

@@ -1,4 +1,4 @@
-import type { TrackingStatus } from './types.ts';
+import type { TrackingStatus } from '../../vocabulary.ts';
 
 /**
  * FedEx `latestStatusDetail.code` → TrackingStatus. fedex-track.openapi.json only gives examples

@@ -1,4 +1,5 @@
-import type { TrackingResult, TrackingStatus } from './types.ts';
+import type { TrackingResult } from './types.ts';
+import type { TrackingStatus } from '../../vocabulary.ts';
 
 /** How carriers echo numbers back can differ in case and spacing from how we sent them. */
 export function trackingKey(trackingNumber: string): string {

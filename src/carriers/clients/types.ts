@@ -1,32 +1,6 @@
 import type { CarrierCode } from '../carrier-code.ts';
 
-/**
- * The carrier-neutral status of a package. The names follow EasyPost's normalized statuses
- * (/work/shared/spec/carriers/NOTES.md, "How the aggregators behave") plus `not_found`: a number the
- * carrier does not know (yet) is an answer, not an error.
- */
-export type TrackingStatus =
-  | 'pre_transit'
-  | 'in_transit'
-  | 'out_for_delivery'
-  | 'delivered'
-  | 'available_for_pickup'
-  | 'return_to_sender'
-  | 'failure'
-  | 'not_found'
-  | 'unknown';
-
-export const TRACKING_STATUSES = [
-  'pre_transit',
-  'in_transit',
-  'out_for_delivery',
-  'delivered',
-  'available_for_pickup',
-  'return_to_sender',
-  'failure',
-  'not_found',
-  'unknown',
-] as const satisfies readonly TrackingStatus[];
+import type { TrackingStatus } from '../../vocabulary.ts';
 
 export interface TrackingResult {
   /** Exactly as the caller passed it to `track`. */

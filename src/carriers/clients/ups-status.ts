@@ -1,4 +1,4 @@
-import type { TrackingStatus } from './types.ts';
+import type { TrackingStatus } from '../../vocabulary.ts';
 
 /**
  * UPS status → TrackingStatus. ups-tracking.openapi.yaml `Status` has `type` (the activity status

@@ -1,4 +1,4 @@
-import type { TrackingStatus } from './types.ts';
+import type { TrackingStatus } from '../../vocabulary.ts';
 
 /**
  * USPS `statusCategory` → TrackingStatus. The yamls defer the values to Pub 199 Appendix G-4/G-5;

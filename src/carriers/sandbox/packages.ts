@@ -1,5 +1,5 @@
 import type { CarrierCode } from '../carrier-code.ts';
-import type { TrackingStatus } from '../clients/types.ts';
+import type { TrackingStatus } from '../../vocabulary.ts';
 
 /** What a test or demo can script; `not_found` and `unknown` are what the clients conclude, not events. */
 export type SandboxStatus = Exclude<TrackingStatus, 'not_found' | 'unknown'>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { expect, inject, it } from 'vitest';
-import { addRerunnableJob } from '../../src/redis/add-job.ts';
+import { addRerunnableJob } from '../../src/queues/queues.ts';
 import { createRedisConnection } from '../../src/redis/connection.ts';
 import { eventually } from '../support/workers.ts';
 

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import path from 'node:path';
-import { startWorkers, type RunningWorkers } from '../jobs/workers.ts';
-import { startAdminSocket } from './admin/socket.ts';
-import { createHttpApp, createServices } from './app.ts';
-import { ConfigError, describeConfig, loadConfig } from './config.ts';
-import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { openConfiguredDatabase } from './db/open.ts';
-import { createLogger } from './logger.ts';
-import { describeShopifyConfig } from './shopify/config.ts';
-import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from './redis/private-redis.ts';
+import { startWorkers, type RunningWorkers } from '../jobs/start-workers.ts';
+import { startAdminSocket } from '../src/admin/socket.ts';
+import { createHttpApp, createServices } from '../src/app.ts';
+import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
+import { DataDirLockedError } from '../src/db/data-dir-lock.ts';
+import { openConfiguredDatabase } from '../src/db/open.ts';
+import { createLogger } from '../src/logger.ts';
+import { describeShopifyConfig } from '../src/shopify/config.ts';
+import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.ts';
 
 /**
  * `npm start`: the whole system in one process on embedded defaults — web server, admin socket
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   });
   logger.info({ url: config.publicUrl, port: config.port }, `Doorstep is listening on ${config.publicUrl}`);
 
-  const workers: RunningWorkers | null = config.workers ? await startWorkers(services, { redisUrl: services.config.redisUrl! }) : null;
+  const workers: RunningWorkers | null = config.workers ? await startWorkers(services) : null;
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -2,7 +2,7 @@ import { createServices } from '../src/app.ts';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
-import { startWorkers } from './workers.ts';
+import { startWorkers } from '../jobs/start-workers.ts';
 
 /**
  * `npm run worker`: the BullMQ workers alone, for production where web and worker processes scale
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
   const database = await openConfiguredDatabase(config);
   const services = createServices(config, logger, database);
-  const workers = await startWorkers(services, { redisUrl: config.redisUrl });
+  const workers = await startWorkers(services);
   const stop = async (signal: string) => {
     logger.info({ signal }, 'shutting down worker');
     await workers.close();

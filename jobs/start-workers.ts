@@ -1,0 +1,101 @@
+import { Worker, type Processor, type RateLimiterOptions, type WorkerOptions as BullWorkerOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Services } from '../src/app.ts';
+import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts';
+import { CARRIER_LIMITS, EVERY_MS, jobIds, QUEUE_NAMES, SANDBOX_LIMIT, trackingQueueName } from '../src/queues/queues.ts';
+import { RedisStateLog } from '../src/queues/redis-state-log.ts';
+import { createRedisConnection } from '../src/redis/connection.ts';
+import { claimTrackingProcessor } from './claim-tracking.ts';
+import { deliverOrderEventsProcessor } from './deliver-order-events.ts';
+import { dispatchSendsProcessor } from './dispatch-sends.ts';
+import { pollTrackingBatchProcessor } from './poll-tracking-batch.ts';
+import { processVideoProcessor } from './process-video.ts';
+import { shopifyWebhookProcessor } from './shopify-webhooks.ts';
+
+export interface RunningWorkers {
+  close(): Promise<void>;
+  /** Re-asserts the schedules and runs every domain's reconcile (what happens every minute); exposed for tests. */
+  reconcile(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  /** Override of the claim cadence (tests). */
+  claimEveryMs?: number;
+  /** Override of the send dispatch cadence (tests). */
+  dispatchEveryMs?: number;
+  /** How often the reconciler runs; default one minute. */
+  reconcileEveryMs?: number;
+}
+
+/**
+ * Starts every BullMQ worker of the system in this process, and the reconciler. Redis holds only
+ * queue state: what to do is in PostgreSQL, so re-asserting the schedules and letting each domain
+ * hand over its unfinished work again (`reconcile()`) is all it takes to recover from a Redis that
+ * lost its data.
+ */
+export async function startWorkers(services: Services, options: WorkerOptions = {}): Promise<RunningWorkers> {
+  const { logger, queues } = services;
+  const { queuePrefix: prefix, redisUrl } = services.config;
+  if (!redisUrl) throw new Error('startWorkers needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
+  const redisState = new RedisStateLog(logger, 'workers');
+  // Each worker blocks on its own connection, which retries forever (a Redis outage pauses work).
+  // BullMQ does not close connections it was handed, so we keep them and close them ourselves.
+  const connections: Redis[] = [];
+  const workers: Worker[] = [];
+  const startWorker = (name: string, processor: Processor, settings: Omit<BullWorkerOptions, 'connection' | 'prefix'>): Worker => {
+    const connection = createRedisConnection(redisUrl, 'worker');
+    redisState.watch(connection);
+    connections.push(connection);
+    const worker = new Worker(name, processor, { connection, prefix, ...settings });
+    worker.on('error', (error) => redisState.failed(error));
+    workers.push(worker);
+    return worker;
+  };
+
+  const limits = Object.fromEntries(
+    CARRIER_CODES.map((carrier) => [carrier, services.sandboxedCarriers.includes(carrier) ? SANDBOX_LIMIT : CARRIER_LIMITS[carrier]]),
+  ) as Record<CarrierCode, RateLimiterOptions>;
+
+  startWorker(QUEUE_NAMES.videoProcessing, processVideoProcessor(services.videos, logger), { concurrency: 2 });
+  startWorker(QUEUE_NAMES.shopifyWebhooks, shopifyWebhookProcessor(services.shopify.processing, logger), { concurrency: 4 });
+  // One dispatch and one relay at a time per process is plenty; several processes are safe (claims
+  // and outbox rows are taken with SKIP LOCKED).
+  startWorker(QUEUE_NAMES.sends, dispatchSendsProcessor(services.dispatcher, logger), { concurrency: 1 });
+  startWorker(QUEUE_NAMES.orderEvents, deliverOrderEventsProcessor(services.orderOutbox, logger), { concurrency: 1 });
+  startWorker(QUEUE_NAMES.trackingClaim, claimTrackingProcessor(services.poller, queues.tracking, limits, logger), { concurrency: 3 });
+  for (const carrier of CARRIER_CODES) {
+    // The processor needs its own worker (to pause the queue on a 429), which exists only after construction.
+    const worker: Worker = startWorker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, () => worker, logger), {
+      concurrency: 4,
+      limiter: limits[carrier],
+    });
+  }
+  for (const worker of workers) worker.on('failed', (job, error) => logger.warn({ queue: worker.name, jobId: job?.id, err: error }, 'job failed'));
+
+  const reconcile = async () => {
+    await queues.sends.upsertJobScheduler('dispatch-sends', { every: options.dispatchEveryMs ?? EVERY_MS.dispatchSends }, { name: 'dispatch', data: {} });
+    await queues.orderEvents.upsertJobScheduler('deliver-order-events', { every: EVERY_MS.deliverOrderEvents }, { name: 'deliver', data: {} });
+    for (const carrier of CARRIER_CODES) {
+      const every = options.claimEveryMs ?? (services.sandboxedCarriers.includes(carrier) ? EVERY_MS.claimTracking.sandbox : EVERY_MS.claimTracking.carrier);
+      await queues.trackingClaim.upsertJobScheduler(`claim-${carrier}`, { every }, { name: 'claim', data: { carrier } });
+    }
+    await services.videos.reconcile();
+    await services.poller.reconcile(async (carrier, token) => (await queues.tracking[carrier].getJob(jobIds.poll(token))) !== undefined);
+    await services.shopify.reconcile();
+    await services.dispatcher.reconcile();
+  };
+  await reconcile();
+  const reconciler = setInterval(() => {
+    reconcile().catch((error: unknown) => logger.warn({ err: error }, 'the reconciler could not finish; it runs again in a minute'));
+  }, options.reconcileEveryMs ?? EVERY_MS.reconcile);
+  logger.info({ sandboxed: services.sandboxedCarriers }, 'workers started');
+
+  return {
+    reconcile,
+    async close() {
+      clearInterval(reconciler);
+      await Promise.all(workers.map((worker) => worker.close()));
+      for (const connection of connections) connection.disconnect();
+    },
+  };
+}

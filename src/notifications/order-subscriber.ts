@@ -1,0 +1,54 @@
+import type { OrderEventSubscriber } from '../orders/order-events.ts';
+import { forgetDestinations, markSendSent, planRecipientVideo, queueSend, stopSends } from './sends.ts';
+
+/**
+ * How notifications follow an order: the recipient's video is queued, moved or withdrawn as the
+ * order changes; the sender gets the record link (Shopify orders), and a note when the video went out
+ * and when it was first watched; a stopped order sends nothing more. Every `sends` row is written by
+ * this module; this subscriber is the only way an order change reaches it.
+ */
+export function notificationsSubscriber(options: { now: () => Date }): OrderEventSubscriber {
+  return {
+    name: 'notifications',
+    events: ['order.created', 'order.updated', 'order.delivered', 'order.recorded', 'order.sent', 'order.viewed', 'order.cancelled', 'order.deleted', 'order.erased'],
+    async handle(trx, order, delivered) {
+      const now = options.now();
+      const { event } = delivered;
+      switch (event.type) {
+        case 'order.created':
+          // A Shopify shopper has not recorded yet: e-mail them the record link. API clients send
+          // their own record_url to their customers.
+          if (delivered.source === 'shopify') await queueSend(trx, order, { kind: 'sender_record_link', channel: 'email', dueAt: now }, now);
+          await planRecipientVideo(trx, order, { now, explainWaiting: false });
+          return;
+        case 'order.updated':
+        case 'order.recorded':
+          await planRecipientVideo(trx, order, { now, explainWaiting: false });
+          return;
+        case 'order.delivered':
+          await planRecipientVideo(trx, order, { now, explainWaiting: true });
+          return;
+        case 'order.sent': {
+          const sentAt = new Date(event.sent_at);
+          await markSendSent(trx, event.send_id, { providerMessageId: event.provider_message_id, at: sentAt });
+          await queueSend(trx, order, { kind: 'sender_sent_note', channel: 'email', dueAt: sentAt }, now);
+          return;
+        }
+        case 'order.viewed':
+          await queueSend(trx, order, { kind: 'sender_viewed_note', channel: 'email', dueAt: now }, now);
+          return;
+        case 'order.cancelled':
+        case 'order.deleted':
+          await stopSends(trx, order, delivered.source, `order ${event.type === 'order.cancelled' ? 'cancelled' : 'deleted'}`, now);
+          return;
+        case 'order.erased':
+          await stopSends(trx, order, delivered.source, 'order deleted', now);
+          await forgetDestinations(trx, order.id);
+          return;
+        case 'order.shipment_set':
+        case 'order.shipment_cleared':
+          return;
+      }
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { CarrierCode } from '../carriers/carrier-code.ts';
+import type { Db } from '../db/database.ts';
+import type { Channel, EventSource, OrderEventType } from '../vocabulary.ts';
+
+export type { OrderEventType };
+import type { OrderRow } from './serializer.ts';
+
+/**
+ * What happened to an order, for the modules that react to it (tracking, notifications, videos,
+ * and later billing and metrics). `OrderService` writes these to the outbox in the same transaction
+ * as the change itself; they are the one way a change reaches another module.
+ *
+ * They say what changed, not what to do: each subscriber decides from the event and the order as it
+ * is when the subscriber runs. The timeline (`./timeline.ts`) is the separate, human-facing record.
+ */
+export type OrderEvent =
+  | { type: 'order.created' }
+  /** Customer details changed (recipient, send method, trigger or date, title, price…). */
+  | { type: 'order.updated'; fields: string[] }
+  | { type: 'order.shipment_set'; carrier: CarrierCode; tracking_number: string }
+  | { type: 'order.shipment_cleared' }
+  | { type: 'order.delivered'; delivered_at: string }
+  /** The video was processed (also after delivery: the video can then go out). */
+  | { type: 'order.recorded' }
+  /** A provider accepted the recipient's video on one channel. */
+  | { type: 'order.sent'; send_id: string; channel: Channel; provider_message_id: string; sent_at: string }
+  /** The recipient played the video for the first time after it was sent. */
+  | { type: 'order.viewed' }
+  | { type: 'order.cancelled' }
+  | { type: 'order.deleted' }
+  /** Personal data erased (privacy request): what other modules keep about the people goes too. */
+  | { type: 'order.erased' };
+
+// Every listed type has a payload above and every payload is listed: a mismatch is a type error.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const everyEventTyped: Same<OrderEvent['type'], OrderEventType> = true;
+void everyEventTyped;
+
+/** The three ways an order stops for good: nothing may track or send for it afterwards. */
+export const STOPPING_EVENTS = ['order.cancelled', 'order.deleted', 'order.erased'] as const satisfies readonly OrderEventType[];
+
+/** An event as a subscriber receives it. */
+export interface DeliveredOrderEvent<E extends OrderEvent = OrderEvent> {
+  /** Outbox position: a subscriber sees one order's events in this order. */
+  seq: number;
+  orderId: string;
+  accountId: string;
+  source: EventSource;
+  at: Date;
+  event: E;
+}
+
+/**
+ * A module's reaction to order events. `handle` runs in its own transaction (`trx`, the only
+ * connection it may use), which also removes the event from this subscriber's queue: what it writes
+ * commits exactly when the event counts as handled. A throw rolls both back and the event is tried
+ * again later, so a handler must be safe to run again after a failure.
+ */
+export interface OrderEventSubscriber {
+  /** Stored with every pending event; never rename a subscriber that has shipped. */
+  name: string;
+  events: readonly OrderEventType[];
+  /** `order` is the order as it is now (orders are never removed, only soft-deleted). */
+  handle(trx: Db, order: OrderRow, delivered: DeliveredOrderEvent): Promise<void>;
+}
+
+/** Narrows a delivered event by type, for subscribers' switch statements. */
+export function isEvent<T extends OrderEventType>(delivered: DeliveredOrderEvent, type: T): delivered is DeliveredOrderEvent<Extract<OrderEvent, { type: T }>> {
+  return delivered.event.type === type;
+}

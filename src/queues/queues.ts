@@ -1,0 +1,121 @@
+import { Queue, type DefaultJobOptions, type RateLimiterOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
+import type { Logger } from '../logger.ts';
+import { RedisStateLog } from './redis-state-log.ts';
+
+/**
+ * Every BullMQ queue of the system, in one place: names, job options and ids, and the producer
+ * `Queue` objects. The processors that work them are in `jobs/` (one file each), started by
+ * `jobs/start-workers.ts`. Redis holds only queue state; PostgreSQL holds the truth, and each
+ * domain's `reconcile()` hands over again whatever a lost job would have done.
+ */
+export const QUEUE_NAMES = {
+  videoProcessing: 'video-processing',
+  shopifyWebhooks: 'shopify-webhooks',
+  /** Sends due messages; a job scheduler runs it every second. */
+  sends: 'sends',
+  /** The order outbox relay; a job scheduler runs it every second. */
+  orderEvents: 'order-events',
+  /** Claims due packages per carrier; a job scheduler per carrier. */
+  trackingClaim: 'tracking-claim',
+} as const;
+
+/** One queue per carrier for the polling calls, so one carrier's backlog never delays another's. */
+export const trackingQueueName = (carrier: CarrierCode) => `tracking-${carrier}`;
+
+/** How often the scheduled ticks run. */
+export const EVERY_MS = {
+  /** Due messages are looked for every second: "within seconds" of delivery, at one indexed query a second. */
+  dispatchSends: 1_000,
+  /** The outbox relay: events the changing process could not hand over go within about a second. */
+  deliverOrderEvents: 1_000,
+  /** Due packages are claimed every minute for real carriers, every few seconds in the sandbox. */
+  claimTracking: { carrier: 60_000, sandbox: 2_000 },
+  /** The reconciler: each domain hands over again what a lost job would have done. */
+  reconcile: 60_000,
+};
+
+/**
+ * Carrier API budgets, enforced by BullMQ's global rate limiter across all worker processes.
+ * FedEx publishes 1,400 transactions / 10 s per project (docs/carriers/NOTES.md); we take a tenth
+ * so other tools sharing the project keep room. UPS publishes no limit; 10/s is well inside what is
+ * reported. USPS's default quota is reported as 60/h: batching 35 numbers per call (v3r2) is what
+ * makes it usable at all.
+ */
+export const CARRIER_LIMITS: Record<CarrierCode, RateLimiterOptions> = {
+  ups: { max: 10, duration: 1_000 },
+  fedex: { max: 140, duration: 10_000 },
+  usps: { max: 60, duration: 3_600_000 },
+};
+
+/** The sandbox has no quota worth protecting; a person watching wants answers now. */
+export const SANDBOX_LIMIT: RateLimiterOptions = { max: 50, duration: 1_000 };
+
+/** Bounded retention so Redis memory stays flat however long the system runs. */
+export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: { count: 1_000, age: 3_600 },
+  removeOnFail: { count: 5_000, age: 7 * 24 * 3_600 },
+};
+
+/** Scheduled ticks are not retried: the next tick is the retry. */
+const TICK_JOB_OPTIONS: DefaultJobOptions = { ...DEFAULT_JOB_OPTIONS, attempts: 1 };
+
+/** Job ids make adds idempotent: a second add of the same work while it waits or runs is a no-op. */
+export const jobIds = {
+  video: (videoId: string) => `video-${videoId}`,
+  /** One poll job per claim: the claim's token is its id, so a claim can never be queued twice. */
+  poll: (claimToken: string) => `poll-${claimToken}`,
+  /** BullMQ forbids ':' in custom job ids. */
+  webhook: (webhookId: string, suffix?: string) => `wh-${webhookId.replace(/:/g, '_')}${suffix ? `-${suffix}` : ''}`,
+};
+
+/** The producer side of every queue, on one connection. */
+export class Queues {
+  readonly videoProcessing: Queue;
+  readonly shopifyWebhooks: Queue;
+  readonly sends: Queue;
+  readonly orderEvents: Queue;
+  readonly trackingClaim: Queue;
+  readonly tracking: Record<CarrierCode, Queue>;
+  private readonly log: RedisStateLog;
+
+  constructor(connection: Redis, options: { prefix: string; logger: Logger }) {
+    this.log = new RedisStateLog(options.logger, 'queue producers');
+    this.log.watch(connection);
+    const queue = (name: string, defaultJobOptions = DEFAULT_JOB_OPTIONS) => {
+      const created = new Queue(name, { connection, prefix: options.prefix, defaultJobOptions });
+      // Without a listener an 'error' event would crash the process; the state log says one line
+      // when Redis goes away and one when it is back, not a stack trace per reconnect attempt.
+      created.on('error', (error) => this.log.failed(error));
+      return created;
+    };
+    this.videoProcessing = queue(QUEUE_NAMES.videoProcessing);
+    this.shopifyWebhooks = queue(QUEUE_NAMES.shopifyWebhooks);
+    this.sends = queue(QUEUE_NAMES.sends, TICK_JOB_OPTIONS);
+    this.orderEvents = queue(QUEUE_NAMES.orderEvents, TICK_JOB_OPTIONS);
+    this.trackingClaim = queue(QUEUE_NAMES.trackingClaim, TICK_JOB_OPTIONS);
+    this.tracking = Object.fromEntries(CARRIER_CODES.map((carrier) => [carrier, queue(trackingQueueName(carrier))])) as Record<CarrierCode, Queue>;
+  }
+
+  all(): Queue[] {
+    return [this.videoProcessing, this.shopifyWebhooks, this.sends, this.orderEvents, this.trackingClaim, ...Object.values(this.tracking)];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all().map((queue) => queue.close()));
+  }
+}
+
+/**
+ * Adds a job with a deterministic id, so a second add while it waits or runs is a no-op. A job
+ * with that id that gave up stays in the failed set (bounded retention) and would make the add a
+ * no-op too: when the reconciler hands the work over again it must really run, so that one goes.
+ */
+export async function addRerunnableJob(queue: Queue, name: string, data: unknown, jobId: string): Promise<void> {
+  const previous = await queue.getJob(jobId);
+  if (previous && (await previous.isFailed())) await previous.remove();
+  await queue.add(name, data, { jobId });
+}

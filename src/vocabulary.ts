@@ -1,0 +1,133 @@
+/**
+ * The words Doorstep stores in text columns, each as one list and its union type. The database row
+ * types (`src/db/schema.ts`) and the domain code use these, so a misspelt status or timeline entry is
+ * a type error, not a silent new value. This file imports nothing: every layer may use it.
+ *
+ * Carrier codes (`ups`, `fedex`, `usps`) are the carriers module's own list: `src/carriers/carrier-code.ts`.
+ */
+
+/** The order lifecycle (see `src/orders/state-machine.ts`). */
+export const ORDER_STATUSES = ['created', 'recorded', 'delivered', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** docs/design.md §1 `send_method`. */
+export const SEND_METHODS = ['email', 'sms', 'email_and_sms'] as const;
+export type SendMethod = (typeof SEND_METHODS)[number];
+
+/** docs/design.md §1 `send_trigger`. */
+export const SEND_TRIGGERS = ['package', 'date', 'now'] as const;
+export type SendTrigger = (typeof SEND_TRIGGERS)[number];
+
+/** Where a change came from; every timeline entry names one. */
+export const EVENT_SOURCES = ['api', 'shopify', 'carrier', 'system'] as const;
+export type EventSource = (typeof EVENT_SOURCES)[number];
+
+/**
+ * Every entry an order's timeline (`GET /v1/orders/{id}/events`) can hold. Entries are facts for
+ * people (the merchant, support); the typed domain events that modules react to are a separate list
+ * (`src/orders/order-events.ts`).
+ */
+export const TIMELINE_EVENT_TYPES = [
+  // The order itself (written by OrderService)
+  'order.created',
+  'order.updated',
+  'order.recorded',
+  'order.delivered',
+  'order.cancelled',
+  'order.deleted',
+  'order.erased',
+  'shipment.set',
+  'shipment.cleared',
+  'delivery.signal_ignored',
+  // The video
+  'video.uploaded',
+  'video.processing_failed',
+  'video.sent',
+  'video.viewed',
+  // Tracking
+  'tracking.warning',
+  'tracking.status',
+  'tracking.stopped',
+  'tracking.carrier_unavailable',
+  // Sending
+  'send.queued',
+  'send.waiting',
+  'send.withdrawn',
+  'send.cancelled',
+  'send.retry_scheduled',
+  'send.failed',
+  'send.uncertain',
+  'send.resend_requested',
+  'note.sent',
+  // Shopify
+  'delivery.via_shopify',
+  'delivery.blocked',
+] as const;
+export type TimelineEventType = (typeof TIMELINE_EVENT_TYPES)[number];
+
+/**
+ * The typed domain events an order change emits (their payloads: `src/orders/order-events.ts`).
+ * Stored in the order outbox until each subscriber has handled them.
+ */
+export const ORDER_EVENT_TYPES = [
+  'order.created',
+  'order.updated',
+  'order.shipment_set',
+  'order.shipment_cleared',
+  'order.delivered',
+  'order.recorded',
+  'order.sent',
+  'order.viewed',
+  'order.cancelled',
+  'order.deleted',
+  'order.erased',
+] as const;
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
+
+/** What we send. Each kind is sent at most once per order and channel (the `sends_one_live` index). */
+export const SEND_KINDS = ['recipient_video', 'sender_sent_note', 'sender_viewed_note', 'sender_record_link'] as const;
+export type SendKind = (typeof SEND_KINDS)[number];
+
+export const CHANNELS = ['email', 'sms'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** pending → claimed → sending → sent | failed; `uncertain` after a crash mid-send; `cancelled`. */
+export const SEND_STATUSES = ['pending', 'claimed', 'sending', 'sent', 'failed', 'uncertain', 'cancelled'] as const;
+export type SendStatus = (typeof SEND_STATUSES)[number];
+
+/**
+ * The carrier-neutral status of a package. The names follow EasyPost's normalized statuses
+ * (docs/carriers/NOTES.md, "How the aggregators behave") plus `not_found`: a number the carrier does
+ * not know (yet) is an answer, not an error.
+ */
+export const TRACKING_STATUSES = [
+  'pre_transit',
+  'in_transit',
+  'out_for_delivery',
+  'delivered',
+  'available_for_pickup',
+  'return_to_sender',
+  'failure',
+  'not_found',
+  'unknown',
+] as const;
+export type TrackingStatus = (typeof TRACKING_STATUSES)[number];
+
+/** Why tracking stopped (`trackings.stopped_reason`). */
+export const TRACKING_STOP_REASONS = [
+  'delivered',
+  'expired',
+  'returned',
+  'order_delivered',
+  'order_cancelled',
+  'order_deleted',
+  'order_erased',
+  'shipment_cleared',
+] as const;
+export type TrackingStopReason = (typeof TRACKING_STOP_REASONS)[number];
+
+export const VIDEO_STATUSES = ['pending', 'processed', 'failed'] as const;
+export type VideoStatus = (typeof VIDEO_STATUSES)[number];
+
+export const WEBHOOK_RECEIPT_STATUSES = ['received', 'processed', 'failed'] as const;
+export type WebhookReceiptStatus = (typeof WEBHOOK_RECEIPT_STATUSES)[number];
