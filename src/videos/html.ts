@@ -4,7 +4,7 @@ import escapeHtml from 'escape-html';
  * HTML escaping for every value interpolated into the pages is the `escape-html` package (the one
  * the e-mail templates use): it replaces the five characters text and double-quoted attribute
  * values need (OWASP XSS cheat sheet, rules 1–2). Values are never placed in unquoted attributes,
- * URLs of our own making aside, or inside <script>.
+ * URLs of our own making aside, or inside <script> other than as JSON data (jsonScriptContent).
  */
 export { escapeHtml };
 
@@ -17,6 +17,16 @@ export class SafeHtml {
   toString(): string {
     return this.value;
   }
+}
+
+/**
+ * JSON for a `<script type="application/json">` block. Inside <script> the HTML parser only looks
+ * for `<` (`</script>` ends the element, `<!--` changes how it ends), so every `<` becomes the JSON
+ * escape \u003c, which JSON.parse reads back as `<`. Entity escaping would be wrong here: script
+ * content is raw text, and `&lt;` would reach JSON.parse as is.
+ */
+export function jsonScriptContent(value: unknown): SafeHtml {
+  return new SafeHtml(JSON.stringify(value).replaceAll('<', '\\u003c'));
 }
 
 /** A tagged template that escapes every interpolation unless it is already `SafeHtml`. */

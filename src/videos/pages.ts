@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { OrderRow } from '../orders/serializer.ts';
-import { html, SafeHtml } from './html.ts';
+import type { BrowserAsset } from './browser-assets.ts';
+import { PAGE_DATA_ID, type RecordPageData, type WatchPageData } from './browser/page-data.ts';
+import { html, jsonScriptContent, SafeHtml } from './html.ts';
 import { VIDEO_CONTENT_TYPES } from './service.ts';
 
 /**
- * The two public pages behind `record_url` and `playback_url`: plain HTML, inline CSS and JS (no
- * framework), readable on a phone. The uuid in the URL is the capability, so pages are never
- * cached, never framed and never leak their URL in a Referer.
+ * The two public pages behind `record_url` and `playback_url`: plain HTML, inline CSS and a small
+ * script of our own (src/videos/browser/, bundled by browser-assets.ts; no framework), readable on
+ * a phone. The uuid in the URL is the capability, so pages are never cached, never framed and never
+ * leak their URL in a Referer.
  */
 const STYLE = `
 :root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.5; }
@@ -32,7 +35,8 @@ progress { width: 100%; height: 1rem; }
 interface PageOptions {
   title: string;
   body: SafeHtml;
-  script?: string;
+  /** The page's bundled script and the data it reads (JSON, never spliced into code). */
+  script?: { asset: BrowserAsset; data: RecordPageData | WatchPageData };
   /** The record page needs the camera and microphone; no other page does. */
   camera?: boolean;
 }
@@ -71,10 +75,19 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
 <main>
 ${options.body}
 </main>
-${options.script ? html`<script nonce="${nonce}">${new SafeHtml(options.script)}</script>` : ''}
+${options.script ? pageScript(options.script, nonce) : ''}
 </body>
 </html>
 `.value;
+}
+
+/**
+ * The data block is not executed, so CSP does not apply to it; the script itself is ours, from our
+ * origin, allowed by the nonce and pinned by its hash.
+ */
+function pageScript(script: NonNullable<PageOptions['script']>, nonce: string): SafeHtml {
+  return html`<script type="application/json" id="${PAGE_DATA_ID}">${jsonScriptContent(script.data)}</script>
+<script src="${script.asset.url}" integrity="${script.asset.integrity}" nonce="${nonce}"></script>`;
 }
 
 
@@ -86,7 +99,7 @@ export function notFoundPage(ctx: Context): void {
   });
 }
 
-export function recordPage(ctx: Context, order: OrderRow, maxBytes: number): void {
+export function recordPage(ctx: Context, order: OrderRow, maxBytes: number, script: BrowserAsset): void {
   if (order.status === 'cancelled' || order.sent_at !== null) {
     sendPage(ctx, 200, {
       title: 'Video message',
@@ -100,7 +113,7 @@ export function recordPage(ctx: Context, order: OrderRow, maxBytes: number): voi
     camera: true,
     body: html`<h1>Record a video message for ${order.recipient_name}</h1>
 <p class="muted">“${order.video_title}” — it will reach ${order.recipient_name} when the gift arrives.${order.video_processed ? ' You have already sent a video; a new one replaces it.' : ''}</p>
-<div id="recorder" data-upload-url="/record/${order.uuid}/video" data-max-bytes="${maxBytes}" data-types="${VIDEO_CONTENT_TYPES.join(' ')}">
+<div id="recorder">
   <video id="preview" playsinline muted aria-label="Camera preview" hidden></video>
   <video id="playback" playsinline controls aria-label="Your recording" hidden></video>
   <div class="actions">
@@ -115,11 +128,11 @@ export function recordPage(ctx: Context, order: OrderRow, maxBytes: number): voi
   <progress id="progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
   <p id="status" class="status" role="status" aria-live="polite"></p>
 </div>`,
-    script: RECORD_SCRIPT,
+    script: { asset: script, data: { uploadUrl: `/record/${order.uuid}/video`, maxBytes, types: [...VIDEO_CONTENT_TYPES] } satisfies RecordPageData },
   });
 }
 
-export function watchPage(ctx: Context, order: OrderRow, hasVideo: boolean): void {
+export function watchPage(ctx: Context, order: OrderRow, hasVideo: boolean, script: BrowserAsset): void {
   if (order.status === 'cancelled') {
     sendPage(ctx, 200, { title: 'Video message', body: html`<h1>This video message is no longer available</h1>` });
     return;
@@ -136,126 +149,7 @@ export function watchPage(ctx: Context, order: OrderRow, hasVideo: boolean): voi
     title: order.video_title,
     body: html`<h1>${order.video_title}</h1>
 <p>A video message from <strong id="sender">${order.name}</strong></p>
-<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video" data-viewed-url="/watch/${order.uuid}/viewed"></video>`,
-    script: WATCH_SCRIPT,
+<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"></video>`,
+    script: { asset: script, data: { viewedUrl: `/watch/${order.uuid}/viewed` } satisfies WatchPageData },
   });
 }
-
-/** Tells us the first time the recipient actually presses play (not a prefetch, not a page view). */
-const WATCH_SCRIPT = `
-(() => {
-  const video = document.getElementById('message');
-  let told = false;
-  video.addEventListener('play', () => {
-    if (told) return;
-    told = true;
-    fetch(video.dataset.viewedUrl, { method: 'POST', keepalive: true }).catch(() => { told = false; });
-  });
-})();
-`;
-
-const RECORD_SCRIPT = `
-(() => {
-  const root = document.getElementById('recorder');
-  const $ = (id) => document.getElementById(id);
-  const preview = $('preview'), playback = $('playback'), statusEl = $('status'), progress = $('progress');
-  const cameraBtn = $('camera'), recordBtn = $('record'), stopBtn = $('stop'), sendBtn = $('send'), fileInput = $('file');
-  const maxBytes = Number(root.dataset.maxBytes);
-  const types = root.dataset.types.split(' ');
-  let stream = null, recorder = null, chunks = [], chosen = null, playbackUrl = null;
-
-  const say = (text, kind) => { statusEl.textContent = text; statusEl.className = 'status' + (kind ? ' ' + kind : ''); };
-  const baseType = (type) => (type || '').split(';')[0].trim().toLowerCase();
-
-  function choose(blob) {
-    if (playbackUrl) URL.revokeObjectURL(playbackUrl);
-    if (!types.includes(baseType(blob.type))) { chosen = null; sendBtn.disabled = true; say('Please choose an MP4, WebM or QuickTime (.mov) video.', 'error'); return; }
-    if (blob.size === 0) { chosen = null; sendBtn.disabled = true; say('That video is empty. Please try again.', 'error'); return; }
-    if (blob.size > maxBytes) { chosen = null; sendBtn.disabled = true; say('That video is too large (the limit is ' + Math.floor(maxBytes / 1048576) + ' MB). Please record a shorter one.', 'error'); return; }
-    chosen = blob;
-    playbackUrl = URL.createObjectURL(blob);
-    playback.src = playbackUrl;
-    playback.hidden = false;
-    sendBtn.disabled = false;
-    say('Watch your video, then press “Send video”.');
-  }
-
-  function pickMimeType() {
-    const candidates = ['video/webm;codecs=vp9,opus', 'video/webm;codecs=vp8,opus', 'video/webm', 'video/mp4;codecs=avc1,mp4a', 'video/mp4'];
-    return candidates.find((t) => window.MediaRecorder && MediaRecorder.isTypeSupported(t)) || '';
-  }
-
-  if (!navigator.mediaDevices || !window.MediaRecorder) { cameraBtn.hidden = true; }
-
-  cameraBtn.addEventListener('click', async () => {
-    try {
-      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: true });
-    } catch (error) {
-      say('We could not use your camera (' + error.name + '). You can choose a video file instead.', 'error');
-      return;
-    }
-    preview.srcObject = stream;
-    preview.hidden = false;
-    playback.hidden = true;
-    await preview.play().catch(() => {});
-    cameraBtn.hidden = true;
-    recordBtn.hidden = false;
-    say('Camera ready. Press “Start recording” when you are.');
-  });
-
-  recordBtn.addEventListener('click', () => {
-    chunks = [];
-    const mimeType = pickMimeType();
-    recorder = new MediaRecorder(stream, mimeType ? { mimeType } : undefined);
-    recorder.ondataavailable = (event) => { if (event.data.size > 0) chunks.push(event.data); };
-    recorder.onstop = () => {
-      preview.hidden = true;
-      choose(new Blob(chunks, { type: baseType(recorder.mimeType) || baseType(mimeType) || 'video/webm' }));
-      recordBtn.hidden = false;
-      recordBtn.textContent = 'Record again';
-    };
-    recorder.start(1000);
-    recordBtn.hidden = true;
-    stopBtn.hidden = false;
-    stopBtn.focus();
-    sendBtn.disabled = true;
-    say('Recording…');
-  });
-
-  stopBtn.addEventListener('click', () => {
-    stopBtn.hidden = true;
-    recorder.stop();
-  });
-
-  fileInput.addEventListener('change', () => {
-    const file = fileInput.files && fileInput.files[0];
-    if (file) choose(file);
-  });
-
-  sendBtn.addEventListener('click', () => {
-    if (!chosen) return;
-    sendBtn.disabled = true;
-    progress.hidden = false;
-    progress.value = 0;
-    say('Sending your video…');
-    const xhr = new XMLHttpRequest();
-    xhr.open('PUT', root.dataset.uploadUrl);
-    xhr.setRequestHeader('Content-Type', baseType(chosen.type));
-    xhr.upload.onprogress = (event) => { if (event.lengthComputable) progress.value = Math.round((event.loaded / event.total) * 100); };
-    xhr.onload = () => {
-      if (xhr.status >= 200 && xhr.status < 300) {
-        progress.value = 100;
-        say('Thank you! Your video was received. It will be delivered with the gift.', 'ok');
-        if (stream) stream.getTracks().forEach((track) => track.stop());
-        return;
-      }
-      let message = 'Something went wrong (' + xhr.status + ').';
-      try { message = JSON.parse(xhr.responseText).error.message || message; } catch (_) {}
-      say('Your video was not sent: ' + message, 'error');
-      sendBtn.disabled = false;
-    };
-    xhr.onerror = () => { say('Your video was not sent: the connection failed. Please try again.', 'error'); sendBtn.disabled = false; };
-    xhr.send(chosen);
-  });
-})();
-`;

@@ -6,6 +6,7 @@ import { HttpError } from '../http/errors.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import { serializeOrder } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
+import { browserAssets, sendAsset } from './browser-assets.ts';
 import { notFoundPage, recordPage, watchPage } from './pages.ts';
 import { decideRange } from './range.ts';
 import { assertAcceptsVideo, type VideoService } from './service.ts';
@@ -35,15 +36,25 @@ export function videoApiRoutes(deps: VideoRouteDeps): Router {
 
 /**
  * The public pages: `record_url` and its upload, `playback_url`, its video stream and the play
- * beacon. No credentials: the unguessable uuid in the path is the capability.
+ * beacon, and the pages' scripts. No credentials: the unguessable uuid in the path is the capability.
  */
 export function videoPageRoutes(deps: VideoRouteDeps): Router {
   const router = new Router();
+  const assets = browserAssets();
+  const assetsByPath = new Map(Object.values(assets).map((asset) => [asset.url, asset]));
+
+  // The pages' scripts, by content-hashed URL. Only this build's URLs exist: the pages are
+  // no-store, so none still names an older one.
+  router.get('/assets/:file', async (ctx) => {
+    const asset = assetsByPath.get(ctx.path);
+    if (!asset) throw new NotFoundError('No such asset.');
+    sendAsset(ctx, asset);
+  });
 
   router.get('/record/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx);
-    recordPage(ctx, order, deps.maxBytes);
+    recordPage(ctx, order, deps.maxBytes, assets.record);
   });
 
   router.put('/record/:uuid/video', async (ctx) => {
@@ -57,7 +68,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx);
     const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
-    watchPage(ctx, order, video !== undefined);
+    watchPage(ctx, order, video !== undefined, assets.watch);
   });
 
   // GET and HEAD (the router answers HEAD for GET routes). Browsers fetch ranges while seeking.

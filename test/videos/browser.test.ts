@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
@@ -35,10 +35,25 @@ afterAll(async () => {
 
 const getOrder = async (id: string) => (await store.request('GET', `/v1/orders/${id}`)).body;
 
+/**
+ * A page that remembers what went wrong in it: a script error, or a CSP or integrity refusal (which
+ * Chromium reports as console errors), so the flows below also prove the bundled script ran clean.
+ */
+async function newPage(): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    // The pages name no icon, so Chromium's guess at /favicon.ico may 404: not the page's doing.
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) problems.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  return { page, problems };
+}
+
 describe('in a browser', () => {
   it('records with the camera on the record page, sends it, and the order is recorded', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-    const page = await browser.newPage();
+    const { page, problems } = await newPage();
     try {
       await page.goto(`${app.baseUrl}/record/${order.uuid}`);
       await page.getByRole('button', { name: 'Use the camera' }).click();
@@ -48,6 +63,7 @@ describe('in a browser', () => {
       await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
       await page.getByRole('button', { name: 'Send video' }).click();
       await page.getByRole('status').filter({ hasText: 'Thank you! Your video was received.' }).waitFor({ timeout: 15_000 });
+      expect(problems).toEqual([]);
     } finally {
       await page.close();
     }
@@ -61,7 +77,7 @@ describe('in a browser', () => {
 
   it('shows a clear failure on the record page when the upload is refused', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-    const page = await browser.newPage();
+    const { page, problems } = await newPage();
     try {
       await page.goto(`${app.baseUrl}/record/${order.uuid}`);
       await page.locator('#file').setInputFiles({ name: 'message.webm', mimeType: 'video/webm', buffer: fixture('recorded-vp8-opus.webm') });
@@ -69,6 +85,8 @@ describe('in a browser', () => {
       await app.services.orders.cancel(order.id, 'api', 'test'); // cancelled while the sender watched the preview
       await page.getByRole('button', { name: 'Send video' }).click();
       await page.getByRole('status').filter({ hasText: 'Your video was not sent: The order is cancelled' }).waitFor({ timeout: 10_000 });
+      // The refused upload itself is the one error Chromium logs (a failed request), nothing else.
+      expect(problems.filter((problem) => !/status of 409/.test(problem))).toEqual([]);
     } finally {
       await page.close();
     }
@@ -81,7 +99,7 @@ describe('in a browser', () => {
     // viewed_at counts the recipient's plays, which come after the video was sent to them.
     await app.services.orders.markSent(order.id, { sendId: 'snd_test', channel: 'email', providerMessageId: 'test', at: new Date() });
 
-    const page = await browser.newPage();
+    const { page, problems } = await newPage();
     try {
       await page.goto(`${app.baseUrl}/watch/${order.uuid}`);
       await expect.poll(() => page.locator('h1').textContent()).toBe('For you');
@@ -92,6 +110,7 @@ describe('in a browser', () => {
 
       await page.evaluate("document.getElementById('message').play()");
       await eventually(async () => ((await getOrder(order.id)).viewed_at ? true : undefined), 10_000, 'viewed_at');
+      expect(problems).toEqual([]);
     } finally {
       await page.close();
     }

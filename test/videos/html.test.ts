@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html } from '../../src/videos/html.ts';
+import { escapeHtml, html, jsonScriptContent } from '../../src/videos/html.ts';
 
 describe('escaping values put into the pages', () => {
   it('replaces the five characters that matter in text and quoted attributes', () => {
@@ -12,5 +12,14 @@ describe('escaping values put into the pages', () => {
     expect(html`<p title="${name}">${inner}</p>`.value).toBe(
       '<p title="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"><b>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</b></p>',
     );
+  });
+
+  it('puts JSON into a data block that no value can close, and that parses back unchanged', () => {
+    const data = { name: '</script><script>alert(1)</script>', comment: '<!-- <script>', amp: '&lt; & >' };
+    const block = html`<script type="application/json">${jsonScriptContent(data)}</script>`.value;
+    const content = block.slice('<script type="application/json">'.length, -'</script>'.length);
+    // The HTML parser ends or re-modes a script element only at `<`.
+    expect(content).not.toContain('<');
+    expect(JSON.parse(content)).toEqual(data);
   });
 });

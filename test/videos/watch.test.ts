@@ -129,7 +129,7 @@ describe('the record page', () => {
     const page = await app.request('GET', `/record/${order.uuid}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('Record a video message for Bob &lt;b&gt;');
-    expect(page.text).toContain(`data-upload-url="/record/${order.uuid}/video"`);
+    expect(page.text).toContain(`<script type="application/json" id="page-data">{"uploadUrl":"/record/${order.uuid}/video","maxBytes":`);
     expect(page.headers.get('permissions-policy')).toContain('camera=(self)');
 
     await app.services.orders.cancel(order.id, 'api', 'test');

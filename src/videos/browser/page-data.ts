@@ -1,0 +1,23 @@
+/**
+ * What the server hands each page's script, as JSON in a `<script type="application/json">` block
+ * (never spliced into code). Shared by the server (which writes it) and the browser scripts (which
+ * read it), so both sides are checked against one shape. Types only: this file is compiled for
+ * Node and for the browser alike.
+ */
+
+/** The id of the JSON block on a page. */
+export const PAGE_DATA_ID = 'page-data';
+
+export interface RecordPageData {
+  /** Where the recording is PUT: `/record/{uuid}/video`. */
+  uploadUrl: string;
+  /** VIDEO_MAX_BYTES: refused in the browser before a long upload the server would refuse too. */
+  maxBytes: number;
+  /** The content types the server accepts. */
+  types: string[];
+}
+
+export interface WatchPageData {
+  /** `POST` here on the first `play`: `/watch/{uuid}/viewed`. */
+  viewedUrl: string;
+}

@@ -1,0 +1,15 @@
+import { byId, readPageData } from './dom.ts';
+import type { WatchPageData } from './page-data.ts';
+
+/** Tells us the first time the recipient actually presses play (not a prefetch, not a page view). */
+const { viewedUrl } = readPageData<WatchPageData>();
+const video = byId('message', HTMLVideoElement);
+let told = false;
+video.addEventListener('play', () => {
+  if (told) return;
+  told = true;
+  // keepalive: the beacon still goes out if the recipient closes the tab right after pressing play.
+  fetch(viewedUrl, { method: 'POST', keepalive: true }).catch(() => {
+    told = false;
+  });
+});
