@@ -3,7 +3,7 @@ import type { Db } from '../db/database.ts';
 import { NotFoundError } from '../errors.ts';
 import { serializeOrder } from '../orders/serializer.ts';
 import { parseBody } from '../validation.ts';
-import type { ShopifyServices } from './index.ts';
+import type { ShopifyServices } from './services.ts';
 import { parseShopDomain, registerShop, shopSettingsJson, shopSettingsSchema, updateShopSettings } from './shops.ts';
 
 /**

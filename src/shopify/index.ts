@@ -1,48 +1,5 @@
-import type { Db } from '../db/database.ts';
-import type { Logger } from '../logger.ts';
-import type { OrderService } from '../orders/service.ts';
-import type { ShopifyConfig } from './config.ts';
-import { createShopifyLibrary, type ShopifyLibrary } from './library.ts';
-import { ShopifyOrderSync } from './order-sync.ts';
-import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './queue.ts';
-import { ShopTokens } from './tokens.ts';
-import { ShopifyWebhookProcessing } from './webhooks.ts';
-
-export interface ShopifyDeps {
-  config: ShopifyConfig;
-  db: Db;
-  orders: OrderService;
-  logger: Logger;
-  now?: () => Date;
-  /** Hands a stored receipt to the workers; absent (no Redis yet) → the reconciler picks it up. */
-  enqueue?: EnqueueWebhook;
-}
-
-export interface ShopifyServices {
-  config: ShopifyConfig;
-  library: ShopifyLibrary;
-  tokens: ShopTokens;
-  sync: ShopifyOrderSync;
-  processing: ShopifyWebhookProcessing;
-  deps: ShopifyDeps;
-  /** Reconciler step: receipts stored while Redis was away (or whose job was lost) go to the queue again. */
-  reconcile(): Promise<void>;
-}
-
-/** Builds the Shopify module once, in the composition root. */
-export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
-  const now = deps.now ?? (() => new Date());
-  const logger = deps.logger.child({ component: 'shopify' });
-  const library = createShopifyLibrary(deps.config, logger);
-  const tokens = new ShopTokens({ db: deps.db, shopify: library, logger, now });
-  const sync = new ShopifyOrderSync({ db: deps.db, orders: deps.orders, logger, now });
-  const processing = new ShopifyWebhookProcessing({ db: deps.db, orders: deps.orders, logger, now, sync });
-  const reconcile = async () => {
-    if (deps.enqueue) await reenqueueUnprocessedWebhooks(deps.db, deps.enqueue);
-  };
-  return { config: deps.config, library, tokens, sync, processing, deps: { ...deps, now }, reconcile };
-}
-
+/** The Shopify module's public face for the composition root and the CLI. */
+export { createShopifyServices, type ShopifyDeps, type ShopifyServices } from './services.ts';
 export { shopifyRoutes, shopifyAccountRoutes } from './routes.ts';
 export { queueEnqueuer, reenqueueUnprocessedWebhooks } from './queue.ts';
 export { unprocessedWebhooks } from './webhooks.ts';

@@ -9,7 +9,7 @@ import { readJsonObject } from '../http/json-body.ts';
 import { NotFoundError } from '../errors.ts';
 import { parseBody } from '../validation.ts';
 import { fetchShopName } from './admin-api.ts';
-import type { ShopifyServices } from './index.ts';
+import type { ShopifyServices } from './services.ts';
 import { enqueueWithin } from './queue.ts';
 import { findShop, getShop, parseShopDomain, registerShop, shopSettingsJson, shopSettingsSchema, updateShopSettings } from './shops.ts';
 import { sessionTokens } from './tokens.ts';
