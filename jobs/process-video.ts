@@ -5,7 +5,7 @@ import type { VideoProcessingQueue, VideoService } from '../src/videos/service.t
 import { addRerunnableJob } from '../src/redis/add-job.ts';
 import { jobProcessor } from './run-job.ts';
 
-/** One queue for video processing (DESIGN.md §2 "one BullMQ queue per concern"). */
+/** One queue for video processing (docs/design.md §2 "one BullMQ queue per concern"). */
 export const VIDEO_PROCESSING_QUEUE = 'video-processing';
 
 export const processVideoPayload = z.object({ videoId: z.string().regex(/^vid_[0-9a-f]{24}$/) });

@@ -1,7 +1,7 @@
 import type { DefaultJobOptions, RateLimiterOptions } from 'bullmq';
 import type { CarrierCode } from '../src/carriers/carrier-code.ts';
 
-/** One queue per concern (DESIGN.md §2); one per carrier so each carrier's quota is its own limiter. */
+/** One queue per concern (docs/design.md §2); one per carrier so each carrier's quota is its own limiter. */
 export const TRACKING_CLAIM_QUEUE = 'tracking-claim';
 export const trackingQueueName = (carrier: CarrierCode) => `tracking-${carrier}`;
 /** One poll job per claim: the claim's token is its id, so a claim can never be queued twice. */
@@ -9,7 +9,7 @@ export const pollJobId = (claimToken: string) => `poll-${claimToken}`;
 
 /**
  * Carrier API budgets, enforced by BullMQ's global rate limiter across all worker processes.
- * FedEx publishes 1,400 transactions / 10 s per project (NOTES.md); we take a tenth so other
+ * FedEx publishes 1,400 transactions / 10 s per project (docs/carriers/NOTES.md); we take a tenth so other
  * tools sharing the project keep room. UPS publishes no limit; 10/s is well inside what is
  * reported. USPS's default quota is reported as 60/h: batching 35 numbers per call (v3r2) is what
  * makes it usable at all.

@@ -11,7 +11,7 @@ export interface PlannedSend {
 }
 
 /**
- * When the recipient's video is due (DESIGN.md §1 send_trigger), or why it is not due yet.
+ * When the recipient's video is due (docs/design.md §1 send_trigger), or why it is not due yet.
  * Pure: the listener calls it on every order change and queues what it returns.
  */
 export function recipientSendPlan(

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
 
 /**
- * What a client may send, per spec §4 and DESIGN.md §1. Every field has a message a person can act
+ * What a client may send, per spec §4 and docs/design.md §1. Every field has a message a person can act
  * on; unknown fields are rejected (a typo must not be silently ignored on a once-a-year gift).
  */
 export const SEND_METHODS = ['email', 'sms', 'email_and_sms'] as const;

@@ -72,7 +72,7 @@ class IdempotencyRace extends Error {}
 const ERASED = '[erased]';
 
 /**
- * The one place every order state change happens (DESIGN.md §2): the API routes, the Shopify
+ * The one place every order state change happens (docs/design.md §2): the API routes, the Shopify
  * mapper and the tracking jobs all call these functions; none of them writes order rows directly.
  */
 export class OrderService {
@@ -240,7 +240,7 @@ export class OrderService {
 
   /**
    * A delivery signal from anywhere — carrier, Shopify, the client. The first one delivers; the
-   * rest are recorded as no-ops (DESIGN.md §3 rule 4). `at` is when the package was delivered.
+   * rest are recorded as no-ops (docs/design.md §3 rule 4). `at` is when the package was delivered.
    */
   async markDelivered(orderId: string, signal: { at: Date; source: EventSource; detail?: Record<string, unknown> }): Promise<{ order: OrderRow; changed: boolean }> {
     return this.applyTransition(orderId, 'delivered', signal.source, (order) => ({

@@ -2,7 +2,7 @@ import type { CarrierCode } from '../carrier-code.ts';
 
 /**
  * The carrier-neutral status of a package. The names follow EasyPost's normalized statuses
- * (/work/shared/spec/carriers/NOTES.md, "How the aggregators behave") plus `not_found`: a number the
+ * (docs/carriers/NOTES.md, "How the aggregators behave") plus `not_found`: a number the
  * carrier does not know (yet) is an answer, not an error.
  */
 export type TrackingStatus =

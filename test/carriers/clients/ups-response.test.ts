@@ -33,7 +33,7 @@ describe('normalizeUpsStatus', () => {
 });
 
 describe('upsPackageStatus', () => {
-  it('is delivered when either the current status or the latest activity says D (NOTES.md)', () => {
+  it('is delivered when either the current status or the latest activity says D (docs/carriers/NOTES.md)', () => {
     expect(upsPackageStatus({ type: 'I', code: 'OT' }, { type: 'D' })).toBe('delivered');
     expect(upsPackageStatus({ type: 'D' }, { type: 'I' })).toBe('delivered');
   });

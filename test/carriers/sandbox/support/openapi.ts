@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseYaml } from './yaml.ts';
 
 /**
- * Reads the carrier OpenAPI files beside NOTES.md and validates JSON values against their schemas,
+ * Reads the carrier OpenAPI files beside docs/carriers/NOTES.md and validates JSON values against their schemas,
  * so sandbox responses and client requests are checked against the published shapes themselves.
  *
  * The subset of OpenAPI 3.0 schema semantics implemented: $ref, type, nullable, enum, properties,
