@@ -3,7 +3,7 @@ import { parseFedexTrackResponse } from '../../../src/carriers/clients/fedex-res
 import { FEDEX_STATUS_CODES, normalizeFedexStatus } from '../../../src/carriers/clients/fedex-status.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 
-const spec = OpenApiSpec.load('fedex-track.openapi.json');
+const spec = await OpenApiSpec.load('fedex-track.openapi.json');
 const responseSchema = spec.responseSchema('/track/v1/trackingnumbers', 'post', 200);
 
 describe('normalizeFedexStatus', () => {
