@@ -92,7 +92,7 @@ export const WORLD = {
   // Assumption: delivery time of day (minutes), clipped to 08:00–21:00 and ≥ 30 min after the scan.
   deliveryMinute: { ups: [870, 150], fedex: [840, 150], usps: [780, 120] } as Record<CarrierCode, [number, number]>,
   // Delivery windows on the day (UPS EDW/CDW/IDW, FedEx estimatedDeliveryTimeWindow, USPS
-  // predictedDeliveryWindow*; all in the specs beside NOTES.md). Assumption: share of packages with one,
+  // predictedDeliveryWindow*; all in the OpenAPI files in test/fixtures/carriers). Assumption: share of packages with one,
   // 4 h wide, containing the delivery 88% of the time (8% late, 4% early).
   window: { ups: 0.8, fedex: 0.75, usps: 0.5 },
   windowMinutes: 240,

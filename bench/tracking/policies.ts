@@ -1,6 +1,6 @@
 /**
  * The policies the bench compares: the real schedule, and fixed-interval pollers as the aggregators
- * run them (NOTES.md: AfterShip 30 min at best, Shippo and Karrio ~2 h, Judge.me's AfterShip 12 h).
+ * run them (docs/carriers/NOTES.md: AfterShip 30 min at best, Shippo and Karrio ~2 h, Judge.me's AfterShip 12 h).
  * The baselines poll around the clock from the moment tracking starts, stop on delivery or return, and
  * expire after 30 days without news like AfterShip does.
  */

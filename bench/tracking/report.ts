@@ -7,7 +7,7 @@ import type { Journey } from './journey.ts';
 import { BATCH_SIZES, type SimulationResult } from './simulate.ts';
 
 const MINUTE = 60_000;
-/** "The default hourly quota is small (reported as 60/h)" (NOTES.md). */
+/** "The default hourly quota is small (reported as 60/h)" (docs/carriers/NOTES.md). */
 const USPS_HOURLY_QUOTA = 60;
 
 export const TARGETS = {
@@ -175,7 +175,7 @@ export function checkTargets(m: Metrics, runSeconds: number): TargetCheck[] {
     why: 'they back off to one look a morning (pre-transit) or every 4 h (exceptions), thinning after a week of silence, and stop after 30 days',
   });
   checks.push({
-    target: `USPS stays inside its default quota of ${USPS_HOURLY_QUOTA} requests an hour (NOTES.md)`,
+    target: `USPS stays inside its default quota of ${USPS_HOURLY_QUOTA} requests an hour (docs/carriers/NOTES.md)`,
     value: `peak ${m.peakRequestsPerHour.usps} in an hour`,
     pass: m.peakRequestsPerHour.usps <= USPS_HOURLY_QUOTA,
     why: 'ask USPS for a higher quota, or let the claimer spread morning checks',

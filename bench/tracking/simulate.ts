@@ -1,7 +1,7 @@
 /**
  * A virtual-clock simulation of a fleet being polled. A claimer wakes every minute, takes every package
  * whose poll is due, groups them by carrier and sends FedEx numbers 30 per request, USPS 35 per request
- * and UPS one per request (NOTES.md). Each polled package sees the carrier's truthful answer at that
+ * and UPS one per request (docs/carriers/NOTES.md). Each polled package sees the carrier's truthful answer at that
  * minute, the policy under test decides its next poll, and the simulation counts requests and measures
  * detection lag = first poll that sees "delivered" − actual delivery.
  */
@@ -17,7 +17,7 @@ const DAY = 24 * HOUR;
 export type Policy = (state: TrackingState, now: Date) => PollDecision;
 
 export const CARRIERS: readonly CarrierCode[] = ['ups', 'fedex', 'usps'];
-/** Numbers per tracking request (NOTES.md): UPS 1, FedEx 30, USPS v3r2 35. */
+/** Numbers per tracking request (docs/carriers/NOTES.md): UPS 1, FedEx 30, USPS v3r2 35. */
 export const BATCH_SIZES: Readonly<Record<CarrierCode, number>> = { ups: 1, fedex: 30, usps: 35 };
 
 export interface SimulationOptions {

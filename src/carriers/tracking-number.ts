@@ -1,9 +1,9 @@
 // Tracking-number normalization, validation and carrier detection for UPS, FedEx and USPS.
 //
 // Pure module: no I/O. The formats and check-digit algorithms come from
-// /work/shared/spec/carriers/NOTES.md ("Tracking-number formats") and from jkeen/tracking_number_data
+// docs/carriers/NOTES.md ("Tracking-number formats") and from jkeen/tracking_number_data
 // v2.0.0 (couriers/ups.json, fedex.json, usps.json, s10.json; CHECKSUM_ALGORITHMS.md), whose published
-// test numbers are our vectors (shared/data/tracking-number-vectors.json).
+// test numbers are our vectors (test/fixtures/tracking-number-vectors.json).
 
 import { type CarrierCode } from './carrier-code.ts';
 
@@ -179,7 +179,7 @@ export function identifyTrackingNumber(number: string): Array<{ carrier: Carrier
 /**
  * Valid when one of the carrier's formats matches with a correct check digit. USPS IMpb numbers are also
  * valid for UPS and FedEx: SurePost / Ground Saver and Ground Economy (SmartPost) parcels carry them and
- * USPS delivers them (NOTES.md).
+ * USPS delivers them (docs/carriers/NOTES.md).
  */
 export function validateTrackingNumber(carrier: CarrierCode, number: string): TrackingNumberValidation {
   const normalized = normalizeTrackingNumber(number);

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { HttpError } from './errors.ts';
 
 /**
- * Per-account request budget for the /v1 API (DESIGN.md §1: 429 with Retry-After). A fixed
+ * Per-account request budget for the /v1 API (docs/design.md §1: 429 with Retry-After). A fixed
  * one-minute window counted in Redis, so every web process shares one budget per account. If Redis
  * does not answer, requests pass: a queue outage must not take the API down with it (PostgreSQL,
  * not Redis, holds every order).

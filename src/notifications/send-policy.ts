@@ -8,7 +8,7 @@ export interface PlannedSend {
 }
 
 /**
- * When the recipient's video is due (DESIGN.md §1 send_trigger), or why it is not due yet.
+ * When the recipient's video is due (docs/design.md §1 send_trigger), or why it is not due yet.
  * Pure: notifications calls it on every order event that can change it and queues what it returns.
  */
 export function recipientSendPlan(

@@ -3,7 +3,7 @@ import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
 import { SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
 
 /**
- * What a client may send, per spec §4 and DESIGN.md §1. Every field has a message a person can act
+ * What a client may send, per spec §4 and docs/design.md §1. Every field has a message a person can act
  * on; unknown fields are rejected (a typo must not be silently ignored on a once-a-year gift).
  */
 export const MAX_PRICE_CENTS = 100_000_000;

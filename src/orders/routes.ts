@@ -19,7 +19,7 @@ const listQuerySchema = z.strictObject({
 
 const idempotencyKeySchema = z.string().regex(/^[\x21-\x7E]{1,255}$/);
 
-/** DESIGN.md §1: the order resource under /v1. */
+/** docs/design.md §1: the order resource under /v1. */
 export function orderRoutes(orders: OrderService, publicUrl: string): Router {
   const router = new Router({ prefix: '/v1/orders' });
 

@@ -237,7 +237,7 @@ export class OrderService {
 
   /**
    * A delivery signal from anywhere — carrier, Shopify, the client. The first one delivers; the
-   * rest are recorded as no-ops (DESIGN.md §3 rule 4). `at` is when the package was delivered.
+   * rest are recorded as no-ops (docs/design.md §3 rule 4). `at` is when the package was delivered.
    */
   async markDelivered(orderId: string, signal: { at: Date; source: EventSource; detail?: Record<string, unknown> }): Promise<{ order: OrderRow; changed: boolean }> {
     return this.applyTransition(orderId, 'delivered', signal.source, (order) => ({

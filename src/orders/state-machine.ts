@@ -1,5 +1,5 @@
 /**
- * The order lifecycle (DESIGN.md §1 "status values"):
+ * The order lifecycle (docs/design.md §1 "status values"):
  *
  *   created ──video recorded──▶ recorded ──delivered──▶ delivered
  *      └──────────────delivered──────────────────────────▲

@@ -23,7 +23,7 @@ export interface UpdatePlan {
 const DETAIL_FIELDS = ['name', 'email', 'recipient_name', 'recipient_email', 'recipient_phone', 'send_method', 'send_trigger', 'send_on', 'video_title', 'price'] as const;
 
 /**
- * Decides what an update does to an order — pure, so every rule of spec §4 and DESIGN.md §1 is
+ * Decides what an update does to an order — pure, so every rule of spec §4 and docs/design.md §1 is
  * unit-tested without a database. Throws ConflictError / ValidationError for requests that must
  * change nothing.
  */
@@ -82,7 +82,7 @@ export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): Upd
 }
 
 /**
- * Carrier and tracking number travel together (DESIGN.md §1): either may be sent alone when the
+ * Carrier and tracking number travel together (docs/design.md §1): either may be sent alone when the
  * other is already stored; after the update both are set or both are null.
  */
 function planShipment(order: OrderRow, update: OrderUpdate): ShipmentChange {

@@ -3,7 +3,7 @@ import { detectCarrier, normalizeTrackingNumber } from '../carriers/tracking-num
 
 /**
  * `tracking_company` is free text in practice ("UPS", "ups", "Fed Ex", "Hermes", null). Shopify's own
- * carrier list spells the three we track `UPS`, `FedEx`, `USPS` (shared/spec/shopify-notes.md); the
+ * carrier list spells the three we track `UPS`, `FedEx`, `USPS` (docs/shopify-notes.md); the
  * rest are the spellings merchants and shipping apps commonly use.
  */
 const BUILT_IN_ALIASES: Record<string, CarrierCode> = {

@@ -1,6 +1,6 @@
 /**
  * Shopify ids are 64-bit integers sent as JSON numbers; today's fit below 2^53 but nothing promises
- * that (shared/spec/shopify-notes.md). `JSON.parse` would silently round a larger one, so ids are
+ * that (docs/shopify-notes.md). `JSON.parse` would silently round a larger one, so ids are
  * taken from the source text instead (ES2025 JSON.parse source access, Node >= 21) and kept as strings:
  * any integer under a key named `id` / `*_id`, any integer in an array (`orders_to_redact`, …) and
  * any integer too large to be exact.

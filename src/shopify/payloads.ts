@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The parts of Shopify's webhook payloads we read (REST shapes, shared/spec/shopify-notes.md). Parsed
+ * The parts of Shopify's webhook payloads we read (REST shapes, docs/shopify-notes.md). Parsed
  * with `parseShopifyJson` first, so ids arrive as strings; numbers are still accepted for safety.
  * Objects are not strict: Shopify adds fields without notice.
  */

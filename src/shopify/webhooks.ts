@@ -80,7 +80,7 @@ function parse<S extends z.ZodType>(schema: S, body: unknown, topic: string): z.
 }
 
 /**
- * Processes one stored webhook. The use case does not know it runs in a queue (STYLE.md): the job,
+ * Processes one stored webhook. The use case does not know it runs in a queue (docs/style.md): the job,
  * the replay command and tests all call `process`. A receipt already processed is skipped unless
  * `replay` is set; processing is idempotent either way, so a replay changes nothing that is done.
  */

@@ -42,7 +42,7 @@ const DEFAULT_RATE_LIMIT_MS = 60_000;
 
 /**
  * Asks carriers about due packages and applies what they say. Knows nothing of queues: the jobs in
- * jobs/ decide when to call `claim` and `pollBatch` (STYLE.md: workers are adapters).
+ * jobs/ decide when to call `claim` and `pollBatch` (docs/style.md: workers are adapters).
  */
 export class TrackingPoller {
   private readonly now: () => Date;

@@ -148,7 +148,7 @@ export interface ScheduleOptions {
   policy?: Partial<PollPolicy>;
 }
 
-/** AfterShip expires a tracker after 30 days with no information (NOTES.md); so do we. */
+/** AfterShip expires a tracker after 30 days with no information (docs/carriers/NOTES.md); so do we. */
 export const TRACKING_EXPIRY_DAYS = 30;
 const TRACKING_EXPIRY_MS = TRACKING_EXPIRY_DAYS * DAY_MS;
 

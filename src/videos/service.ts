@@ -17,7 +17,7 @@ import { readVideoDuration, UnreadableVideoError } from './container-duration.ts
 import { VideoNotStoredError, type VideoStorage } from './storage.ts';
 import { findVideo, newestPlayable, newestUpload, unsettledVideos, type VideoRow } from './videos.ts';
 
-/** The content types an upload may declare (DESIGN.md §1 "Video upload"). */
+/** The content types an upload may declare (docs/design.md §1 "Video upload"). */
 export const VIDEO_CONTENT_TYPES = ['video/mp4', 'video/webm', 'video/quicktime'] as const;
 
 /**

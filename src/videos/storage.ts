@@ -16,7 +16,7 @@ export interface StoredVideo {
 
 /**
  * Where video bytes live: local disk by default, S3-compatible storage when configured
- * (DESIGN.md §2 "Videos"). Keys are opaque paths chosen by the caller (`{orderId}/{videoId}`).
+ * (docs/design.md §2 "Videos"). Keys are opaque paths chosen by the caller (`{orderId}/{videoId}`).
  */
 export interface VideoStorage {
   put(key: string, body: Readable | Buffer, contentType: string): Promise<{ size: number }>;

@@ -9,7 +9,7 @@ import {
   validateTrackingNumber,
 } from '../../src/carriers/tracking-number.ts';
 
-// Published test numbers of jkeen/tracking_number_data; the repo is checked out beside shared/.
+// Published test numbers of jkeen/tracking_number_data (provenance: test/fixtures/README.md).
 interface VectorFormat {
   format: string;
   name: string;
@@ -17,7 +17,7 @@ interface VectorFormat {
   invalid: string[];
 }
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/data/tracking-number-vectors.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/tracking-number-vectors.json', import.meta.url), 'utf8'),
 ) as { carriers: Record<string, VectorFormat[]> };
 
 // S10 (UPU international) numbers are tracked by USPS once they reach the US, so they count as USPS.

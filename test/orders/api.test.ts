@@ -198,7 +198,7 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     expect(changed.body.updated_at).not.toBe(order.updated_at);
   });
 
-  it('updates every customer detail field DESIGN.md lists', async () => {
+  it('updates every customer detail field docs/design.md lists', async () => {
     const order = await newOrder();
     const update = {
       name: 'Ann B', email: 'annb@example.com', recipient_name: 'Carl', recipient_email: 'carl@example.com', recipient_phone: '+14155550199',

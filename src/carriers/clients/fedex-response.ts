@@ -32,7 +32,7 @@ export const fedexTrackResponseSchema = z.looseObject({
 
 type FedexTrackResult = z.infer<typeof trackResultSchema>;
 
-/** NOTES.md: an unknown number is this per-result error inside a 200. */
+/** docs/carriers/NOTES.md: an unknown number is this per-result error inside a 200. */
 export const FEDEX_NOT_FOUND_ERROR = 'TRACKING.TRACKINGNUMBER.NOTFOUND';
 
 /** Per-number errors that mean "FedEx does not know this number" rather than a failure to look. */

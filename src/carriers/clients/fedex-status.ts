@@ -2,7 +2,7 @@ import type { TrackingStatus } from '../../vocabulary.ts';
 
 /**
  * FedEx `latestStatusDetail.code` → TrackingStatus. fedex-track.openapi.json only gives examples
- * ("PU,DE,DP,HL,OC"); NOTES.md lists the main ones; the rest are FedEx's documented track status codes.
+ * ("PU,DE,DP,HL,OC"); docs/carriers/NOTES.md lists the main ones; the rest are FedEx's documented track status codes.
  */
 export const FEDEX_STATUS_CODES: ReadonlyMap<string, TrackingStatus> = new Map<string, TrackingStatus>([
   ['OC', 'pre_transit'], // order / label created

@@ -14,7 +14,7 @@ export const FEDEX_MAX_BATCH_SIZE = 30;
 
 /**
  * FedEx Track API client. OAuth: `POST /oauth/token` with a form body carrying grant_type, client_id
- * and client_secret (NOTES.md; the track spec only says "Bearer"). Tracking:
+ * and client_secret (docs/carriers/NOTES.md; the track spec only says "Bearer"). Tracking:
  * `POST /track/v1/trackingnumbers` with up to 30 numbers per request.
  */
 export function createFedexClient(options: CarrierClientOptions): CarrierClient {

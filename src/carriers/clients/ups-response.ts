@@ -47,7 +47,7 @@ export const upsTrackResponseSchema = z.looseObject({
 type UpsActivity = z.infer<typeof activitySchema>;
 type UpsPackage = z.infer<typeof packageSchema>;
 
-/** NOTES.md: an unknown number usually comes back as 200 with this warning on shipment[0]. */
+/** docs/carriers/NOTES.md: an unknown number usually comes back as 200 with this warning on shipment[0]. */
 export const UPS_NOT_FOUND_WARNING = 'TW0001';
 
 /** deliveryTime types whose endTime bounds the expected delivery (yaml `DeliveryTime.type`). */

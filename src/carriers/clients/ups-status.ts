@@ -25,7 +25,7 @@ export const UPS_STATUS_TYPES: ReadonlyMap<string, TrackingStatus> = new Map<str
 
 /** Status codes that say more than their type, so they win over it. */
 export const UPS_STATUS_CODES: ReadonlyMap<string, TrackingStatus> = new Map<string, TrackingStatus>([
-  // NOTES.md: out for delivery is type I with code OT.
+  // docs/carriers/NOTES.md: out for delivery is type I with code OT.
   ['OT', 'out_for_delivery'],
   // Waiting at a UPS Access Point / UPS location for the customer (appendix codes as used by public
   // integrations; UPS may type these D, but the recipient does not have the package yet).
@@ -44,7 +44,7 @@ export function normalizeUpsStatus(status: UpsStatusFields | null | undefined): 
 
 /**
  * A package's status from `currentStatus` and the latest activity (activities are most recent first,
- * per the yaml `Activity` description). Delivered if either says so (NOTES.md); otherwise the current
+ * per the yaml `Activity` description). Delivered if either says so (docs/carriers/NOTES.md); otherwise the current
  * status, or the latest activity when the current status is missing or unrecognised.
  */
 export function upsPackageStatus(current: UpsStatusFields | null | undefined, latestActivity: UpsStatusFields | null | undefined): TrackingStatus {

@@ -75,7 +75,7 @@ export function createUpsClient(options: UpsClientOptions): CarrierClient {
     maxBatchSize: UPS_MAX_BATCH_SIZE,
     async track(trackingNumbers, trackOptions) {
       const results: TrackingResult[] = [];
-      // One after another: UPS's limits are unpublished (NOTES.md), so no bursts from one caller.
+      // One after another: UPS's limits are unpublished (docs/carriers/NOTES.md), so no bursts from one caller.
       for (const trackingNumber of trackingNumbers) results.push(await trackOne(trackingNumber, trackOptions?.signal));
       return results;
     },

@@ -2,7 +2,7 @@ import type { TrackingStatus } from '../../vocabulary.ts';
 
 /**
  * USPS `statusCategory` → TrackingStatus. The yamls defer the values to Pub 199 Appendix G-4/G-5;
- * NOTES.md lists the ones seen in practice. Keys are compared lower-case with hyphens as spaces, since
+ * docs/carriers/NOTES.md lists the ones seen in practice. Keys are compared lower-case with hyphens as spaces, since
  * USPS spells some both ways ("In-Transit" / "In Transit").
  */
 export const USPS_STATUS_CATEGORIES: ReadonlyMap<string, TrackingStatus> = new Map<string, TrackingStatus>([

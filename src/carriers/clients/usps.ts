@@ -19,7 +19,7 @@ export interface UspsClientOptions extends CarrierClientOptions {
 export const USPS_V3R2_MAX_BATCH_SIZE = 35;
 
 /**
- * USPS Tracking API client. OAuth: `POST /oauth2/v3/token` with a JSON body (NOTES.md; both yamls
+ * USPS Tracking API client. OAuth: `POST /oauth2/v3/token` with a JSON body (docs/carriers/NOTES.md; both yamls
  * name only the token URL). Tracking, v3: `GET /tracking/v3/tracking/{n}?expand=DETAIL`; v3r2:
  * `POST /tracking/v3r2/tracking` with a JSON array of `{trackingNumber}`, answered 200 (all found) or
  * 207 (per-item statusCode). An unknown number is a 404 (v3, or v3r2 when no number was found).

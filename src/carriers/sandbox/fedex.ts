@@ -10,11 +10,11 @@ import { TokenIssuer } from './tokens.ts';
 import { trackGate, type CarrierErrorDialect } from './track-gate.ts';
 
 /**
- * Fake FedEx: OAuth (`POST /oauth/token`, form body, NOTES.md) and Track by Tracking Number
+ * Fake FedEx: OAuth (`POST /oauth/token`, form body, docs/carriers/NOTES.md) and Track by Tracking Number
  * (`POST /track/v1/trackingnumbers`, fedex-track.openapi.json), under /sandbox/fedex.
  */
 
-/** `latestStatusDetail` / scan event codes per scripted status (codes from NOTES.md). */
+/** `latestStatusDetail` / scan event codes per scripted status (codes from docs/carriers/NOTES.md). */
 const FEDEX_STATUS: Record<SandboxStatus, { code: string; derivedCode: string; label: string }> = {
   pre_transit: { code: 'OC', derivedCode: 'IN', label: 'Label created' },
   in_transit: { code: 'IT', derivedCode: 'IT', label: 'In transit' },
@@ -144,7 +144,7 @@ function customerTransaction(ctx: Context): { customerTransactionId?: string } {
   return id ? { customerTransactionId: id } : {};
 }
 
-/** NOTES.md: an unknown number is a per-result error inside the 200. */
+/** docs/carriers/NOTES.md: an unknown number is a per-result error inside the 200. */
 export function fedexNotFoundResult(trackingNumber: string) {
   return {
     trackingNumberInfo: { trackingNumber, trackingNumberUniqueId: '' },

@@ -94,7 +94,7 @@ export function upsRoutes(state: SandboxState): Router {
   return router;
 }
 
-/** NOTES.md: UPS answers an unknown number with 200 and warning TW0001 on the shipment. */
+/** docs/carriers/NOTES.md: UPS answers an unknown number with 200 and warning TW0001 on the shipment. */
 export function upsNotFoundResponse(inquiryNumber: string) {
   return { trackResponse: { shipment: [{ inquiryNumber, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } };
 }

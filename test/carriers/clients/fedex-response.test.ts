@@ -3,7 +3,7 @@ import { parseFedexTrackResponse } from '../../../src/carriers/clients/fedex-res
 import { FEDEX_STATUS_CODES, normalizeFedexStatus } from '../../../src/carriers/clients/fedex-status.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 
-const spec = OpenApiSpec.load('fedex-track.openapi.json');
+const spec = await OpenApiSpec.load('fedex-track.openapi.json');
 const responseSchema = spec.responseSchema('/track/v1/trackingnumbers', 'post', 200);
 
 describe('normalizeFedexStatus', () => {
@@ -35,14 +35,14 @@ describe('normalizeFedexStatus', () => {
     expect(normalizeFedexStatus('OD', 'IT')).toBe('out_for_delivery');
   });
 
-  it('maps every code NOTES.md names', () => {
+  it('maps every code docs/carriers/NOTES.md names', () => {
     for (const code of ['DL', 'OD', 'IT', 'AR', 'DP', 'AF', 'PU', 'DE', 'SE', 'RS', 'CA']) expect(FEDEX_STATUS_CODES.has(code)).toBe(true);
   });
 });
 
 describe('parseFedexTrackResponse', () => {
   // Built from fedex-track.openapi.json's own examples: TrackResult fields, the NOTFOUND error text
-  // from its 400 example, which in practice comes per result inside a 200 (NOTES.md).
+  // from its 400 example, which in practice comes per result inside a 200 (docs/carriers/NOTES.md).
   const body = {
     transactionId: '624deea6-b709-470c-8c39-4b5511281492',
     customerTransactionId: 'AnyCo_order123456789',

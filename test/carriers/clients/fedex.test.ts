@@ -4,7 +4,7 @@ import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/ca
 import { SandboxControl } from '../sandbox/support/control.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 
-const spec = OpenApiSpec.load('fedex-track.openapi.json');
+const spec = await OpenApiSpec.load('fedex-track.openapi.json');
 
 describe('FedEx client', () => {
   let running: RunningCarrierSandbox;

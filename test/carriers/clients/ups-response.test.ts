@@ -4,7 +4,7 @@ import { activityInstant, parseUpsTrackResponse } from '../../../src/carriers/cl
 import { normalizeUpsStatus, upsPackageStatus } from '../../../src/carriers/clients/ups-status.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 
-const spec = OpenApiSpec.load('ups-tracking.openapi.yaml');
+const spec = await OpenApiSpec.load('ups-tracking.openapi.yaml');
 const trackResponseSchema = spec.responseSchema('/track/v1/details/{inquiryNumber}', 'get', 200);
 
 describe('normalizeUpsStatus', () => {
@@ -33,7 +33,7 @@ describe('normalizeUpsStatus', () => {
 });
 
 describe('upsPackageStatus', () => {
-  it('is delivered when either the current status or the latest activity says D (NOTES.md)', () => {
+  it('is delivered when either the current status or the latest activity says D (docs/carriers/NOTES.md)', () => {
     expect(upsPackageStatus({ type: 'I', code: 'OT' }, { type: 'D' })).toBe('delivered');
     expect(upsPackageStatus({ type: 'D' }, { type: 'I' })).toBe('delivered');
   });

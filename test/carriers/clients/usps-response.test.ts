@@ -3,8 +3,8 @@ import { eventInstant, parseUspsV3Response, parseUspsV3r2Response } from '../../
 import { normalizeUspsStatus } from '../../../src/carriers/clients/usps-status.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 
-const v3 = OpenApiSpec.load('usps-tracking-v3.openapi.yaml');
-const v3r2 = OpenApiSpec.load('usps-tracking-v3r2.openapi.yaml');
+const v3 = await OpenApiSpec.load('usps-tracking-v3.openapi.yaml');
+const v3r2 = await OpenApiSpec.load('usps-tracking-v3r2.openapi.yaml');
 
 describe('normalizeUspsStatus', () => {
   it.each([

@@ -4,7 +4,7 @@ import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/ca
 import { SandboxControl } from '../sandbox/support/control.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 
-const v3r2Spec = OpenApiSpec.load('usps-tracking-v3r2.openapi.yaml');
+const v3r2Spec = await OpenApiSpec.load('usps-tracking-v3r2.openapi.yaml');
 
 describe('USPS client', () => {
   let running: RunningCarrierSandbox;

@@ -8,11 +8,11 @@ import { OpenApiSpec } from './support/openapi.ts';
  * every scripted status, so a real client written from the same spec reads them as it would the
  * carrier's. (openapi.ts explains the two places where the specs contradict themselves.)
  */
-const upsOauth = OpenApiSpec.load('ups-oauth-client-credentials.openapi.yaml');
-const ups = OpenApiSpec.load('ups-tracking.openapi.yaml');
-const fedex = OpenApiSpec.load('fedex-track.openapi.json');
-const uspsV3 = OpenApiSpec.load('usps-tracking-v3.openapi.yaml');
-const uspsV3r2 = OpenApiSpec.load('usps-tracking-v3r2.openapi.yaml');
+const upsOauth = await OpenApiSpec.load('ups-oauth-client-credentials.openapi.yaml');
+const ups = await OpenApiSpec.load('ups-tracking.openapi.yaml');
+const fedex = await OpenApiSpec.load('fedex-track.openapi.json');
+const uspsV3 = await OpenApiSpec.load('usps-tracking-v3.openapi.yaml');
+const uspsV3r2 = await OpenApiSpec.load('usps-tracking-v3r2.openapi.yaml');
 
 const UPS_DETAILS = '/track/v1/details/{inquiryNumber}';
 const FEDEX_TRACK = '/track/v1/trackingnumbers';
@@ -235,6 +235,71 @@ describe('sandbox wire formats', () => {
       expect(unauthorized.status).toBe(401);
       expect(unauthorized.headers.get('www-authenticate')).toBe('Bearer realm="https://api.usps.com"');
       expect(uspsV3.validate(uspsV3.responseSchema(USPS_V3, 'get', 401), unauthorized.body)).toEqual([]);
+    });
+  });
+
+  // The checks above would pass vacuously if the validator accepted anything: the same calls must
+  // reject a real sandbox body with one plausible mistake in it.
+  describe('a body that breaks the published schema', () => {
+    /** A deep copy of `body` with `edit` applied. */
+    const broken = <T>(body: unknown, edit: (copy: T) => void): T => {
+      const copy = structuredClone(body) as T;
+      edit(copy);
+      return copy;
+    };
+
+    it('fails for UPS: a count sent as a string, one delivery date instead of a list', async () => {
+      await script('ups', '1Z999AA10123456784', 'delivered');
+      const { body } = await upsTrack('1Z999AA10123456784');
+      const schema = ups.responseSchema(UPS_DETAILS, 'get', 200);
+      expect(ups.validate(schema, body)).toEqual([]);
+      type Body = { trackResponse: { shipment: { package: { packageCount: unknown; deliveryDate: unknown[] }[] }[] } };
+      const wrong = broken<Body>(body, (copy) => {
+        const pkg = copy.trackResponse.shipment[0]?.package[0];
+        if (!pkg) throw new Error('the sandbox sent no package');
+        pkg.packageCount = '1';
+        pkg.deliveryDate = pkg.deliveryDate[0] as unknown[];
+      });
+      expect(ups.validate(schema, wrong)).toEqual([
+        '$.trackResponse.shipment[0].package[0].deliveryDate: must be array',
+        '$.trackResponse.shipment[0].package[0].packageCount: must be integer',
+      ]);
+    });
+
+    it('fails for FedEx: a scan location type the enum does not list', async () => {
+      await script('fedex', '123456789012', 'delivered');
+      const { body } = await fedexTrack(fedexBody('123456789012'));
+      const schema = fedex.responseSchema(FEDEX_TRACK, 'post', 200);
+      expect(fedex.validate(schema, body)).toEqual([]);
+      type Body = { output: { completeTrackResults: { trackResults: { scanEvents: { locationType: string }[] }[] }[] } };
+      const wrong = broken<Body>(body, (copy) => {
+        const scan = copy.output.completeTrackResults[0]?.trackResults[0]?.scanEvents[0];
+        if (!scan) throw new Error('the sandbox sent no scan event');
+        scan.locationType = 'FRONT_PORCH';
+      });
+      expect(fedex.validate(schema, wrong)).toEqual([
+        expect.stringMatching(/^\$\.output\.completeTrackResults\[0\]\.trackResults\[0\]\.scanEvents\[0\]\.locationType: must be equal to one of the allowed values /),
+      ]);
+    });
+
+    it('fails for USPS v3r2: the v3 field name eventZIP in a closed event, a flag sent as a string', async () => {
+      await script('usps', '9400111899223197428490', 'delivered');
+      const { body } = await uspsV3r2Track([{ trackingNumber: '9400111899223197428490' }]);
+      const schema = uspsV3r2.responseSchema('/tracking', 'post', 200);
+      expect(uspsV3r2.validate(schema, body)).toEqual([]);
+      type Body = { servicesEligibility: Record<string, unknown>; trackingEvents: Record<string, unknown>[] }[];
+      const wrong = broken<Body>(body, (copy) => {
+        const detail = copy[0];
+        const event = detail?.trackingEvents[0];
+        if (!detail || !event) throw new Error('the sandbox sent no tracking event');
+        event['eventZIP'] = event['eventZIPCode'];
+        delete event['eventZIPCode'];
+        detail.servicesEligibility['RREEnabled'] = 'false';
+      });
+      expect(uspsV3r2.validate(schema, wrong)).toEqual([
+        '$[0].servicesEligibility.RREEnabled: must be boolean',
+        '$[0].trackingEvents[0]: must NOT have additional properties (eventZIP)',
+      ]);
     });
   });
 
