@@ -52,7 +52,7 @@ export interface Services {
   /** Where uploads are handed for processing (BullMQ on REDIS_URL). */
   videoQueue: VideoProcessingQueue;
   shopify: ShopifyServices;
-  /** The web side's fail-fast Redis connection (queue producers, the API rate limit). */
+  /** The web side's fail-fast Redis connection (queue producers, the API rate limit, the carrier quota). */
   redis: Redis;
   /** Closes what the services opened (the queue producer). */
   close(): Promise<void>;
@@ -74,7 +74,12 @@ export interface ServiceOverrides {
 export function createServices(config: Config, logger: Logger, database: DatabaseHandle, overrides: ServiceOverrides = {}): Services {
   const now = overrides.now ?? (() => new Date());
   const sandboxBaseUrl = overrides.sandboxBaseUrl ?? `http://127.0.0.1:${config.port}/sandbox`;
-  const { clients, sandboxed } = createCarrierClients(config, sandboxBaseUrl, logger);
+  // The web side only adds jobs; a producer connection fails fast so a request never hangs on
+  // Redis (the reconciler re-enqueues pending videos and webhook receipts from PostgreSQL). The
+  // carrier quota counts on it too, failing closed (src/carriers/quota.ts).
+  if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (main.ts starts a private Redis when REDIS_URL is unset)');
+  const producer = createRedisConnection(config.redisUrl, 'producer', (error) => logger.debug({ err: error }, 'redis producer connection error'));
+  const { clients, sandboxed } = createCarrierClients(config, sandboxBaseUrl, logger, producer);
   const demo: ScheduleOptions = { profile: 'demo', demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS };
   const schedules = { ups: {}, fedex: {}, usps: {}, ...Object.fromEntries(sandboxed.map((carrier) => [carrier, demo])) } as Record<CarrierCode, ScheduleOptions>;
 
@@ -97,12 +102,6 @@ export function createServices(config: Config, logger: Logger, database: Databas
     now,
   });
 
-  // The web side only adds jobs; a producer connection fails fast so an upload never hangs on
-  // Redis (the reconciler re-enqueues pending videos from PostgreSQL).
-  // The web side only adds jobs; a producer connection fails fast so a request never hangs on
-  // Redis (the reconciler re-enqueues pending videos and webhook receipts from PostgreSQL).
-  if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (main.ts starts a private Redis when REDIS_URL is unset)');
-  const producer = createRedisConnection(config.redisUrl, 'producer', (error) => logger.debug({ err: error }, 'redis producer connection error'));
   const queueOptions = { connection: producer, prefix: config.queuePrefix, defaultJobOptions: DEFAULT_JOB_OPTIONS };
   const producerQueues = [new Queue(VIDEO_PROCESSING_QUEUE, queueOptions), new Queue(SHOPIFY_WEBHOOK_QUEUE, queueOptions)] as const;
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(producerQueues[0]);
