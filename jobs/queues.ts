@@ -1,27 +1,11 @@
-import type { DefaultJobOptions, RateLimiterOptions } from 'bullmq';
+import type { DefaultJobOptions } from 'bullmq';
 import type { CarrierCode } from '../src/carriers/carrier-code.ts';
 
-/** One queue per concern (DESIGN.md §2); one per carrier so each carrier's quota is its own limiter. */
+/** One queue per concern (DESIGN.md §2); one per carrier so one carrier's backlog never delays another's. */
 export const TRACKING_CLAIM_QUEUE = 'tracking-claim';
 export const trackingQueueName = (carrier: CarrierCode) => `tracking-${carrier}`;
 /** One poll job per claim: the claim's token is its id, so a claim can never be queued twice. */
 export const pollJobId = (claimToken: string) => `poll-${claimToken}`;
-
-/**
- * Carrier API budgets, enforced by BullMQ's global rate limiter across all worker processes.
- * FedEx publishes 1,400 transactions / 10 s per project (NOTES.md); we take a tenth so other
- * tools sharing the project keep room. UPS publishes no limit; 10/s is well inside what is
- * reported. USPS's default quota is reported as 60/h: batching 35 numbers per call (v3r2) is what
- * makes it usable at all.
- */
-export const CARRIER_LIMITS: Record<CarrierCode, RateLimiterOptions> = {
-  ups: { max: 10, duration: 1_000 },
-  fedex: { max: 140, duration: 10_000 },
-  usps: { max: 60, duration: 3_600_000 },
-};
-
-/** The sandbox has no quota worth protecting; a person watching wants answers now. */
-export const SANDBOX_LIMIT: RateLimiterOptions = { max: 50, duration: 1_000 };
 
 /** How often each carrier's due packages are claimed: every minute for real carriers, seconds in the sandbox. */
 export const CLAIM_EVERY_MS = { carrier: 60_000, sandbox: 2_000 };

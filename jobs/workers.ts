@@ -1,6 +1,7 @@
-import { Queue, Worker, type ConnectionOptions, type RateLimiterOptions } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Services } from '../src/app.ts';
+import { carrierBudgets } from '../src/carriers/budget.ts';
 import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts';
 import { createRedisConnection } from '../src/redis/connection.ts';
 import { claimTrackingProcessor } from './claim-tracking.ts';
@@ -12,7 +13,7 @@ import { openClaims, releaseClaim } from '../src/tracking/trackings.ts';
 import { shopifyWebhookProcessor } from './shopify-webhooks.ts';
 import { dispatchSendsProcessor } from './dispatch-sends.ts';
 import { processVideoProcessor, VIDEO_PROCESSING_QUEUE } from './process-video.ts';
-import { CARRIER_LIMITS, CLAIM_EVERY_MS, DEFAULT_JOB_OPTIONS, DISPATCH_EVERY_MS, pollJobId, SANDBOX_LIMIT, SENDS_QUEUE, TRACKING_CLAIM_QUEUE, trackingQueueName } from './queues.ts';
+import { CLAIM_EVERY_MS, DEFAULT_JOB_OPTIONS, DISPATCH_EVERY_MS, pollJobId, SENDS_QUEUE, TRACKING_CLAIM_QUEUE, trackingQueueName } from './queues.ts';
 
 export interface RunningWorkers {
   close(): Promise<void>;
@@ -68,19 +69,11 @@ export async function startWorkers(services: Services, options: WorkerOptions): 
   workers.push(new Worker(SHOPIFY_WEBHOOK_QUEUE, shopifyWebhookProcessor(services.shopify.processing, logger), { connection: connection(), prefix, concurrency: 4 }));
   // One dispatch at a time per process is plenty; several processes are safe (claims use SKIP LOCKED).
   workers.push(new Worker(SENDS_QUEUE, dispatchSendsProcessor(services.dispatcher, logger), { connection: connection(), prefix, concurrency: 1 }));
-  const limits = Object.fromEntries(
-    CARRIER_CODES.map((carrier) => [carrier, services.sandboxedCarriers.includes(carrier) ? SANDBOX_LIMIT : CARRIER_LIMITS[carrier]]),
-  ) as Record<CarrierCode, RateLimiterOptions>;
+  const limits = carrierBudgets(services.config.carrierQuotas, services.sandboxedCarriers);
   workers.push(new Worker(TRACKING_CLAIM_QUEUE, claimTrackingProcessor(services.poller, batchQueues, limits, logger), { connection: connection(), prefix, concurrency: 3 }));
+  // No BullMQ limiter: the carrier clients hold every call (polls and validation) to the budget.
   for (const carrier of CARRIER_CODES) {
-    // The processor needs its own worker (to pause the queue on a 429), which exists only after construction.
-    const worker: Worker = new Worker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, () => worker, logger), {
-      connection: connection(),
-      prefix,
-      concurrency: 4,
-      limiter: limits[carrier],
-    });
-    workers.push(worker);
+    workers.push(new Worker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, logger), { connection: connection(), prefix, concurrency: 4 }));
   }
   for (const worker of workers) {
     worker.on('error', (error) => logger.error({ err: error, queue: worker.name }, 'worker error'));
