@@ -1,5 +1,6 @@
-import type { Queue, RateLimiterOptions } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { z } from 'zod';
+import type { CarrierBudget } from '../src/carriers/budget.ts';
 import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts';
 import type { Logger } from '../src/logger.ts';
 import { batchesWithinLease, type TrackingPoller } from '../src/tracking/poller.ts';
@@ -11,13 +12,13 @@ export const claimTrackingPayload = z.object({ carrier: z.enum(CARRIER_CODES) })
 
 /**
  * Runs on a schedule per carrier: claims due packages in carrier-sized batches and queues one poll
- * job per batch on the carrier's own (rate-limited) queue. The job id is the claim's token, so a
- * claim can never be queued twice.
+ * job per batch on the carrier's own queue (the carrier client holds the calls to its budget). The
+ * job id is the claim's token, so a claim can never be queued twice.
  */
-export function claimTrackingProcessor(poller: TrackingPoller, batchQueues: Record<CarrierCode, Queue>, limits: Record<CarrierCode, RateLimiterOptions>, logger: Logger) {
+export function claimTrackingProcessor(poller: TrackingPoller, batchQueues: Record<CarrierCode, Queue>, limits: Record<CarrierCode, CarrierBudget>, logger: Logger) {
   return jobProcessor('claim-tracking', claimTrackingPayload, logger, async ({ carrier }) => {
-    // The carrier's queue is still working through earlier batches (its rate limit is the
-    // bottleneck): claiming more now would only let leases lapse. Due packages wait in PostgreSQL.
+    // The carrier's queue is still working through earlier batches: claiming more now would only
+    // let leases lapse. Due packages wait in PostgreSQL.
     if ((await batchQueues[carrier].getWaitingCount()) > 0) return { batches: 0, deferred: true };
     const claims = await poller.claim(carrier, batchesWithinLease(limits[carrier]));
     if (claims.length === 0) return { batches: 0 };

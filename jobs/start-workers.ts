@@ -1,8 +1,9 @@
-import { Worker, type Processor, type RateLimiterOptions, type WorkerOptions as BullWorkerOptions } from 'bullmq';
+import { Worker, type Processor, type WorkerOptions as BullWorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Services } from '../src/app.ts';
-import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts';
-import { CARRIER_LIMITS, EVERY_MS, jobIds, QUEUE_NAMES, SANDBOX_LIMIT, trackingQueueName } from '../src/queues/queues.ts';
+import { carrierBudgets } from '../src/carriers/budget.ts';
+import { CARRIER_CODES } from '../src/carriers/carrier-code.ts';
+import { EVERY_MS, jobIds, QUEUE_NAMES, trackingQueueName } from '../src/queues/queues.ts';
 import { RedisStateLog } from '../src/queues/redis-state-log.ts';
 import { createRedisConnection } from '../src/redis/connection.ts';
 import { claimTrackingProcessor } from './claim-tracking.ts';
@@ -52,9 +53,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     return worker;
   };
 
-  const limits = Object.fromEntries(
-    CARRIER_CODES.map((carrier) => [carrier, services.sandboxedCarriers.includes(carrier) ? SANDBOX_LIMIT : CARRIER_LIMITS[carrier]]),
-  ) as Record<CarrierCode, RateLimiterOptions>;
+  const budgets = carrierBudgets(services.config.carrierQuotas, services.sandboxedCarriers);
 
   startWorker(QUEUE_NAMES.videoProcessing, processVideoProcessor(services.videos, logger), { concurrency: 2 });
   startWorker(QUEUE_NAMES.shopifyWebhooks, shopifyWebhookProcessor(services.shopify.processing, logger), { concurrency: 4 });
@@ -62,14 +61,9 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   // and outbox rows are taken with SKIP LOCKED).
   startWorker(QUEUE_NAMES.sends, dispatchSendsProcessor(services.dispatcher, logger), { concurrency: 1 });
   startWorker(QUEUE_NAMES.orderEvents, deliverOrderEventsProcessor(services.orderOutbox, logger), { concurrency: 1 });
-  startWorker(QUEUE_NAMES.trackingClaim, claimTrackingProcessor(services.poller, queues.tracking, limits, logger), { concurrency: 3 });
-  for (const carrier of CARRIER_CODES) {
-    // The processor needs its own worker (to pause the queue on a 429), which exists only after construction.
-    const worker: Worker = startWorker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, () => worker, logger), {
-      concurrency: 4,
-      limiter: limits[carrier],
-    });
-  }
+  startWorker(QUEUE_NAMES.trackingClaim, claimTrackingProcessor(services.poller, queues.tracking, budgets, logger), { concurrency: 3 });
+  // No BullMQ limiter: the carrier clients hold every call (polls and validation) to the budget.
+  for (const carrier of CARRIER_CODES) startWorker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, logger), { concurrency: 4 });
   for (const worker of workers) worker.on('failed', (job, error) => logger.warn({ queue: worker.name, jobId: job?.id, err: error }, 'job failed'));
 
   const reconcile = async () => {

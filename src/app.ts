@@ -57,7 +57,7 @@ export interface Services {
   shopify: ShopifyServices;
   /** Every queue's producer side (src/queues/queues.ts). */
   queues: Queues;
-  /** The fail-fast Redis connection of the queue producers and the API rate limit. */
+  /** The fail-fast Redis connection of the queue producers, the API rate limit and the carrier quota. */
   redis: Redis;
   /** Closes what the services opened (the queue producers). */
   close(): Promise<void>;
@@ -79,7 +79,12 @@ export interface ServiceOverrides {
 export function createServices(config: Config, logger: Logger, database: DatabaseHandle, overrides: ServiceOverrides = {}): Services {
   const now = overrides.now ?? (() => new Date());
   const sandboxBaseUrl = overrides.sandboxBaseUrl ?? `http://127.0.0.1:${config.port}/sandbox`;
-  const { clients, sandboxed } = createCarrierClients(config, sandboxBaseUrl, logger);
+  // Producers fail fast so a request never hangs on Redis: the reconcilers hand over again from
+  // PostgreSQL whatever a failed add missed (pending videos, webhook receipts). The carrier quota
+  // counts on the same connection, failing closed (src/carriers/quota.ts).
+  if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
+  const producer = createRedisConnection(config.redisUrl, 'producer');
+  const { clients, sandboxed } = createCarrierClients(config, sandboxBaseUrl, logger, producer);
   const demo: ScheduleOptions = { profile: 'demo', demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS };
   const schedules = { ups: {}, fedex: {}, usps: {}, ...Object.fromEntries(sandboxed.map((carrier) => [carrier, demo])) } as Record<CarrierCode, ScheduleOptions>;
 
@@ -104,10 +109,6 @@ export function createServices(config: Config, logger: Logger, database: Databas
     now,
   });
 
-  // Producers fail fast so a request never hangs on Redis: the reconcilers hand over again from
-  // PostgreSQL whatever a failed add missed (pending videos, webhook receipts).
-  if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
-  const producer = createRedisConnection(config.redisUrl, 'producer');
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { BudgetFormatError, describeBudget, parseBudget, type CarrierBudget } from './carriers/budget.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import type { SmsProviderConfig } from './notifications/sms.ts';
 import { loadShopifyConfig, ShopifyConfigError, type ShopifyConfig } from './shopify/config.ts';
@@ -18,6 +19,21 @@ const optionalUrl = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined))
   .pipe(z.url().optional());
+
+/** `60/hour`, `3/minute`, `140/10s`; unset or empty → the carrier's default (src/carriers/budget.ts). */
+const budgetSetting = z
+  .string()
+  .optional()
+  .transform((value, ctx): CarrierBudget | null => {
+    if (!value?.trim()) return null;
+    try {
+      return parseBudget(value);
+    } catch (error) {
+      if (!(error instanceof BudgetFormatError)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message });
+      return z.NEVER;
+    }
+  });
 
 const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -48,7 +64,10 @@ function carrierSettings<P extends string>(prefix: P, defaultBaseUrl: string) {
     [`${prefix}_BASE_URL`]: z.url().default(defaultBaseUrl),
     [`${prefix}_CLIENT_ID`]: z.string().trim().optional(),
     [`${prefix}_CLIENT_SECRET`]: z.string().trim().optional(),
-  } as Record<`${P}_BASE_URL`, z.ZodDefault<z.ZodURL>> & Record<`${P}_CLIENT_ID` | `${P}_CLIENT_SECRET`, z.ZodOptional<z.ZodString>>;
+    [`${prefix}_QUOTA`]: budgetSetting,
+  } as Record<`${P}_BASE_URL`, z.ZodDefault<z.ZodURL>> &
+    Record<`${P}_CLIENT_ID` | `${P}_CLIENT_SECRET`, z.ZodOptional<z.ZodString>> &
+    Record<`${P}_QUOTA`, typeof budgetSetting>;
 }
 
 /** A carrier's API credentials; absent → that carrier runs against the built-in sandbox. */
@@ -69,6 +88,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Null credentials → that carrier uses the sandbox; only possible when `carrierSandbox` is on. */
   carriers: Record<CarrierCode, CarrierCredentials | null>;
+  /** Tracking calls per window per carrier (`USPS_QUOTA=3/minute`); null → the default (src/carriers/budget.ts). */
+  carrierQuotas: Record<CarrierCode, CarrierBudget | null>;
   /** Mount the fake carrier APIs at /sandbox. Default: on with the embedded database, off with DATABASE_URL. */
   carrierSandbox: boolean;
   /** How long PUT waits for the carrier to validate a tracking number before answering with a warning. */
@@ -146,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fedex: credentials(value.FEDEX_BASE_URL, value.FEDEX_CLIENT_ID, value.FEDEX_CLIENT_SECRET),
       usps: credentials(value.USPS_BASE_URL, value.USPS_CLIENT_ID, value.USPS_CLIENT_SECRET),
     },
+    carrierQuotas: { ups: value.UPS_QUOTA, fedex: value.FEDEX_QUOTA, usps: value.USPS_QUOTA },
     carrierSandbox: sandbox,
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
@@ -176,6 +198,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     redis: config.redisUrl ? redactUrl(config.redisUrl) : 'private redis-server child process',
     logLevel: config.logLevel,
     carriers: Object.fromEntries(Object.entries(config.carriers).map(([code, c]) => [code, c ? c.baseUrl : 'sandbox'])),
+    carrierQuotas: Object.fromEntries(Object.entries(config.carrierQuotas).map(([code, budget]) => [code, budget ? describeBudget(budget) : 'default'])),
     workers: config.workers,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,

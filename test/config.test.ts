@@ -30,6 +30,18 @@ describe('loadConfig', () => {
     expect(loadConfig({}).carriers.ups).toBeNull();
   });
 
+  it('reads per-carrier quotas like USPS_QUOTA=3/minute, and names a bad one', () => {
+    expect(loadConfig({ USPS_QUOTA: '3/minute', FEDEX_QUOTA: '140/10s' }).carrierQuotas).toEqual({
+      ups: null,
+      fedex: { max: 140, durationMs: 10_000 },
+      usps: { max: 3, durationMs: 60_000 },
+    });
+    expect(loadConfig({ UPS_QUOTA: '' }).carrierQuotas.ups).toBeNull();
+    expect(describeConfig(loadConfig({ USPS_QUOTA: '3/minute' })).carrierQuotas).toEqual({ ups: 'default', fedex: 'default', usps: '3/60s' });
+    expect(() => loadConfig({ USPS_QUOTA: '3 per minute' })).toThrow(/USPS_QUOTA: must be calls per window, e\.g\. 60\/hour, 3\/minute or 140\/10s \(got "3 per minute"\)/);
+    expect(() => loadConfig({ UPS_QUOTA: '0/s' })).toThrow(/UPS_QUOTA: must allow at least 1 call/);
+  });
+
   it('turns the carrier sandbox off with a real database, and then requires every carrier\'s credentials', () => {
     expect(loadConfig({}).carrierSandbox).toBe(true);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/doorstep' })).toThrow(/USPS_CLIENT_ID and USPS_CLIENT_SECRET are required/);

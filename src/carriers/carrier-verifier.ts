@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.ts';
 import type { TrackingNumberVerifier } from '../orders/service.ts';
 import type { CarrierCode } from './carrier-code.ts';
+import { CarrierQuotaError } from './clients/errors.ts';
 import type { CarrierClient } from './clients/types.ts';
 import { carrierDisplayName, validateTrackingNumber } from './tracking-number.ts';
 
@@ -9,7 +10,8 @@ import { carrierDisplayName, validateTrackingNumber } from './tracking-number.ts
  * but never wait longer than `timeoutMs`: a slow or failing carrier gives a warning, not a slow PUT.
  * The carrier's word beats the format check (a number it knows is valid, whatever its shape); when
  * the carrier cannot answer, the format check decides the wording. Rule 2: whatever happens the
- * number is stored and tracked — this only chooses the warning.
+ * number is stored and tracked — this only chooses the warning. The call spends from the carrier's
+ * shared request budget (./quota.ts); when that is spent the carrier is not asked at all.
  */
 export function carrierVerifier(clients: Record<CarrierCode, CarrierClient>, options: { timeoutMs: number; logger: Logger }): TrackingNumberVerifier {
   return {
@@ -26,6 +28,12 @@ export function carrierVerifier(clients: Record<CarrierCode, CarrierClient>, opt
             : `${format.reason} ${name} does not know it either. It is stored and will be tracked anyway.`,
         };
       } catch (error) {
+        // Our budget for the carrier said no: answer at once with the format check, the carrier unasked.
+        if (error instanceof CarrierQuotaError) {
+          const why = error.reason === 'spent' ? `our ${name} request budget is used up for now` : `our ${name} request budget could not be checked just now`;
+          const notAsked = `${name} was not asked: ${why}. It is stored and will be checked by the next poll.`;
+          return { type: 'request', message: format.valid ? `The tracking number "${trackingNumber}" looks right, but ${notAsked}` : `${format.reason} ${notAsked}` };
+        }
         options.logger.warn({ carrier, err: error }, 'carrier validation failed; answering with a warning');
         return {
           type: 'request',

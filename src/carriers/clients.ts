@@ -1,10 +1,13 @@
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { carrierBudgets } from './budget.ts';
 import { CARRIER_CODES, type CarrierCode } from './carrier-code.ts';
 import { createFedexClient } from './clients/fedex.ts';
 import type { CarrierCall, CarrierClient, CarrierClientOptions } from './clients/types.ts';
 import { createUpsClient } from './clients/ups.ts';
 import { createUspsClient } from './clients/usps.ts';
+import { createCarrierQuota } from './quota.ts';
 
 export interface CarrierClients {
   clients: Record<CarrierCode, CarrierClient>;
@@ -21,18 +24,25 @@ const factories: Record<CarrierCode, (options: CarrierClientOptions) => CarrierC
 /**
  * Real clients for every carrier; those without configured credentials point at the sandbox
  * (`sandboxBaseUrl`, e.g. http://127.0.0.1:3000/sandbox) with throw-away credentials. Every call is
- * logged with its outcome and duration — never with credentials or tokens.
+ * logged with its outcome and duration — never with credentials or tokens. Every tracking call, for
+ * polling or validation, first spends from the carrier's budget shared in `redis` (./quota.ts).
  */
-export function createCarrierClients(config: Pick<Config, 'carriers'>, sandboxBaseUrl: string, logger: Logger): CarrierClients {
-  const sandboxed: CarrierCode[] = [];
+export function createCarrierClients(
+  config: Pick<Config, 'carriers' | 'carrierQuotas' | 'queuePrefix'>,
+  sandboxBaseUrl: string,
+  logger: Logger,
+  redis: Redis,
+): CarrierClients {
+  const sandboxed = CARRIER_CODES.filter((carrier) => !config.carriers[carrier]);
+  const budgets = carrierBudgets(config.carrierQuotas, sandboxed);
+  const quota = createCarrierQuota({ redis, prefix: config.queuePrefix, budgets, logger });
   const onCall = (call: CarrierCall) => logger.debug({ carrierCall: call }, 'carrier call');
   const clients = Object.fromEntries(
     CARRIER_CODES.map((carrier) => {
       const credentials = config.carriers[carrier];
-      if (!credentials) sandboxed.push(carrier);
       const options: CarrierClientOptions = credentials
-        ? { ...credentials, onCall }
-        : { baseUrl: `${sandboxBaseUrl}/${carrier}`, clientId: 'doorstep-sandbox', clientSecret: 'doorstep-sandbox', onCall };
+        ? { ...credentials, onCall, budget: quota[carrier] }
+        : { baseUrl: `${sandboxBaseUrl}/${carrier}`, clientId: 'doorstep-sandbox', clientSecret: 'doorstep-sandbox', onCall, budget: quota[carrier] };
       return [carrier, factories[carrier](options)];
     }),
   ) as Record<CarrierCode, CarrierClient>;

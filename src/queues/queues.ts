@@ -1,4 +1,4 @@
-import { Queue, type DefaultJobOptions, type RateLimiterOptions } from 'bullmq';
+import { Queue, type DefaultJobOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
 import type { Logger } from '../logger.ts';
@@ -35,22 +35,6 @@ export const EVERY_MS = {
   /** The reconciler: each domain hands over again what a lost job would have done. */
   reconcile: 60_000,
 };
-
-/**
- * Carrier API budgets, enforced by BullMQ's global rate limiter across all worker processes.
- * FedEx publishes 1,400 transactions / 10 s per project (docs/carriers/NOTES.md); we take a tenth
- * so other tools sharing the project keep room. UPS publishes no limit; 10/s is well inside what is
- * reported. USPS's default quota is reported as 60/h: batching 35 numbers per call (v3r2) is what
- * makes it usable at all.
- */
-export const CARRIER_LIMITS: Record<CarrierCode, RateLimiterOptions> = {
-  ups: { max: 10, duration: 1_000 },
-  fedex: { max: 140, duration: 10_000 },
-  usps: { max: 60, duration: 3_600_000 },
-};
-
-/** The sandbox has no quota worth protecting; a person watching wants answers now. */
-export const SANDBOX_LIMIT: RateLimiterOptions = { max: 50, duration: 1_000 };
 
 /** Bounded retention so Redis memory stays flat however long the system runs. */
 export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {

@@ -1,5 +1,6 @@
 import type { CarrierCode } from '../carriers/carrier-code.ts';
-import { CarrierRateLimitedError } from '../carriers/clients/errors.ts';
+import type { CarrierBudget } from '../carriers/budget.ts';
+import { CarrierQuotaError, CarrierRateLimitedError } from '../carriers/clients/errors.ts';
 import type { CarrierClient, TrackingResult } from '../carriers/clients/types.ts';
 import { carrierDisplayName } from '../carriers/tracking-number.ts';
 import type { Db } from '../db/database.ts';
@@ -22,22 +23,22 @@ export interface TrackingPollerDeps {
 export interface BatchOutcome {
   polled: number;
   delivered: number;
-  /** Set when the carrier answered 429: the caller pauses this carrier's queue that long. */
+  /** Set when the carrier answered 429 or our budget for it was spent: how long the packages wait. */
   rateLimitedMs: number | null;
 }
 
-/** Long enough for a batch job to wait its turn under the carrier's limiter and run. */
+/** Long enough for a batch job to wait its turn in the carrier's queue and run. */
 export const CLAIM_LEASE_MS = 10 * 60_000;
 /**
- * How many batches one claim may hand to a carrier's queue: no more than its rate limit lets run
- * within the lease (USPS: 60 calls/h × 10 min = 10), or claims would lapse while their jobs wait and
- * the same packages be claimed again and again while none is polled. At most 200.
+ * How many batches one claim may hand to a carrier's queue: no more than its budget lets run
+ * within the lease (USPS: 60 calls/h × 10 min = 10), or most would only be refused by the budget
+ * and rescheduled. At most 200.
  */
-export function batchesWithinLease(limit: { max: number; duration: number }): number {
-  return Math.max(1, Math.min(200, Math.floor((limit.max * CLAIM_LEASE_MS) / limit.duration)));
+export function batchesWithinLease(budget: CarrierBudget): number {
+  return Math.max(1, Math.min(200, Math.floor((budget.max * CLAIM_LEASE_MS) / budget.durationMs)));
 }
 
-/** What a 429 without Retry-After makes us wait. */
+/** What a 429 without Retry-After (or a budget we could not check) makes us wait. */
 const DEFAULT_RATE_LIMIT_MS = 60_000;
 
 /**
@@ -173,7 +174,12 @@ export class TrackingPoller {
     const now = this.now();
     const rateLimited = error instanceof CarrierRateLimitedError;
     const rateLimitedMs = rateLimited ? (error.retryAfterMs ?? DEFAULT_RATE_LIMIT_MS) : null;
-    this.deps.logger.warn({ carrier: rows[0]?.carrier, packages: rows.length, err: error }, rateLimited ? 'carrier rate limited us' : 'carrier call failed');
+    if (error instanceof CarrierQuotaError) {
+      // Not the carrier's doing: our own budget held the call back, the carrier was not asked.
+      this.deps.logger.info({ carrier: rows[0]?.carrier, packages: rows.length, reason: error.reason, retryInMs: rateLimitedMs }, 'our carrier budget held the call back; packages wait for it');
+    } else {
+      this.deps.logger.warn({ carrier: rows[0]?.carrier, packages: rows.length, err: error }, rateLimited ? 'carrier rate limited us' : 'carrier call failed');
+    }
     for (const row of rows) {
       const state = {
         ...trackingState(row),

@@ -92,11 +92,11 @@ describe('TrackingPoller', () => {
 });
 
 describe('batchesWithinLease', () => {
-  it('lets a claim hand out only what the carrier limit runs within the lease', async () => {
+  it('lets a claim hand out only what the carrier budget runs within the lease', async () => {
     const { batchesWithinLease } = await import('../../src/tracking/poller.ts');
-    const { CARRIER_LIMITS } = await import('../../src/queues/queues.ts');
-    expect(batchesWithinLease(CARRIER_LIMITS.usps)).toBe(10);
-    expect(batchesWithinLease(CARRIER_LIMITS.fedex)).toBe(200);
-    expect(batchesWithinLease({ max: 1, duration: 86_400_000 })).toBe(1);
+    const { CARRIER_BUDGETS } = await import('../../src/carriers/budget.ts');
+    expect(batchesWithinLease(CARRIER_BUDGETS.usps)).toBe(10);
+    expect(batchesWithinLease(CARRIER_BUDGETS.fedex)).toBe(200);
+    expect(batchesWithinLease({ max: 1, durationMs: 86_400_000 })).toBe(1);
   });
 });

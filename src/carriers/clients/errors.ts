@@ -21,6 +21,28 @@ export class CarrierRateLimitedError extends ServiceUnavailableError {
   }
 }
 
+/**
+ * Our own request budget for the carrier (src/carriers/quota.ts) said no, so the carrier was not
+ * called: `spent` when the window's calls are used up (or the carrier told us to wait),
+ * `unchecked` when the budget could not be read (Redis unreachable: we fail closed). A rate limit
+ * like the carrier's own 429, so callers that wait out a 429 wait this out the same way.
+ */
+export class CarrierQuotaError extends CarrierRateLimitedError {
+  override name = 'CarrierQuotaError';
+  constructor(
+    carrier: CarrierCode,
+    readonly reason: 'spent' | 'unchecked',
+    retryAfterMs: number | null,
+    options?: ErrorOptions,
+  ) {
+    super(carrier, retryAfterMs, options);
+    this.message =
+      reason === 'spent'
+        ? `our ${carrier} request budget is spent; next call in ${retryAfterMs ?? '?'} ms`
+        : `our ${carrier} request budget could not be checked, so ${carrier} was not called`;
+  }
+}
+
 /** 5xx, network failure or timeout: the carrier may answer later. */
 export class CarrierUnavailableError extends ServiceUnavailableError {
   override name = 'CarrierUnavailableError';

@@ -3,6 +3,8 @@ import { CarrierRateLimitedError, CarrierUnavailableError } from './errors.ts';
 import type { CarrierCall, CarrierClientOptions } from './types.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/** How long a 429 without Retry-After keeps every process from calling the carrier. */
+export const DEFAULT_HOLD_OFF_MS = 60_000;
 
 export interface CarrierRequest {
   operation: CarrierCall['operation'];
@@ -28,6 +30,7 @@ export interface CarrierHttp {
    * One exchange with the carrier, reported to `onCall`. Throws CarrierRateLimitedError for 429 (and
    * 503 with Retry-After), CarrierUnavailableError for other 5xx, network errors and timeouts; every
    * other status is returned for the carrier's own handling. A caller's abort is rethrown as is.
+   * A tracking request the budget refuses is never sent: CarrierQuotaError.
    */
   send(request: CarrierRequest): Promise<CarrierResponse>;
 }
@@ -82,9 +85,16 @@ export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOp
   return {
     carrier,
     async send(request) {
+      // Tracking requests are what the carriers count; OAuth token requests are not: they go to a
+      // separate endpoint with its own limit (UPS's OAuth spec has its own 429 "Quota Limit
+      // Exceeded"), and the token cache makes them about one per token lifetime per process.
+      const budgeted = request.operation === 'track' && options.budget !== undefined;
+      if (budgeted) await options.budget!.take();
       const { status, headers, text } = await exchange(request);
       const retryAfterMs = parseRetryAfter(headers.get('retry-after'), now());
       if (status === 429 || (status === 503 && retryAfterMs !== null)) {
+        // The carrier's word on its limit binds every process sharing the account, not just this call.
+        if (budgeted) await options.budget!.holdOff(retryAfterMs ?? DEFAULT_HOLD_OFF_MS);
         throw new CarrierRateLimitedError(carrier, retryAfterMs);
       }
       if (status >= 500) {

@@ -54,4 +54,18 @@ export interface CarrierClientOptions {
   /** Clock for token expiry; tests move it forward. */
   now?: () => Date;
   onCall?: (call: CarrierCall) => void;
+  /**
+   * The carrier account's shared request budget (src/carriers/quota.ts). Every tracking request asks
+   * it first and is not sent when it says no; the carrier's own 429 is reported back to it.
+   * createCarrierClients always sets it; clients built without it (wire-format tests) are unlimited.
+   */
+  budget?: CarrierCallBudget;
+}
+
+/** One carrier's side of the shared quota, as a client sees it. */
+export interface CarrierCallBudget {
+  /** Spends one tracking call, or throws CarrierQuotaError: the call must not be made. */
+  take(): Promise<void>;
+  /** The carrier answered 429 (or 503 with Retry-After): no process calls it for `ms`. Never throws. */
+  holdOff(ms: number): Promise<void>;
 }
