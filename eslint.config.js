@@ -3,9 +3,21 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    // Type-aware rules: a promise nobody awaits is an error that vanishes, a promise where a
+    // callback's result is ignored is a failure nobody sees, and a switch over a union must say what
+    // it does with a value added later.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

@@ -1,3 +1,4 @@
+import { nodeHandler } from '../src/http/node-handler.ts';
 import http from 'node:http';
 import path from 'node:path';
 import { startWorkers, type RunningWorkers } from '../jobs/start-workers.ts';
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
     );
   }
 
-  const server = http.createServer(createHttpApp(services).callback());
+  const server = http.createServer(nodeHandler(createHttpApp(services)));
   // Slow clients must not hold sockets forever (a slowloris guard); uploads get the request timeout.
   server.headersTimeout = 20_000;
   server.requestTimeout = 300_000;

@@ -1,3 +1,4 @@
+import { nodeHandler } from '../http/node-handler.ts';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -31,7 +32,7 @@ export async function startAdminSocket(dataDir: string, db: Db, logger: Logger, 
   app.use(requestContext(logger.child({ channel: 'admin-socket' })));
   app.use(errorHandler);
   app.use(router.routes());
-  const server = http.createServer(app.callback());
+  const server = http.createServer(nodeHandler(app));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => resolve());

@@ -1,3 +1,4 @@
+import { nodeHandler } from '../../src/http/node-handler.ts';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -54,7 +55,7 @@ export async function startTestApp(overrides: ServiceOverrides & { env?: Record<
     ...overrides.env,
   });
   const services = createServices(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), database, { sandboxBaseUrl: `${baseUrl}/sandbox`, ...overrides });
-  server.on('request', createHttpApp(services).callback());
+  server.on('request', nodeHandler(createHttpApp(services)));
 
   const request: TestApp['request'] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };

@@ -1,3 +1,4 @@
+import { nodeHandler } from '../../http/node-handler.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCarrierSandbox, type CarrierSandbox } from './app.ts';
@@ -13,7 +14,7 @@ export interface RunningCarrierSandbox {
 /** Listens on 127.0.0.1 at a free port, for tests and local demos. */
 export async function startCarrierSandbox(options: SandboxOptions = {}): Promise<RunningCarrierSandbox> {
   const sandbox = createCarrierSandbox(options);
-  const server = createServer(sandbox.app.callback());
+  const server = createServer(nodeHandler(sandbox.app));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -70,7 +70,8 @@ function errorMessage(responseText: string): string | undefined {
 // Older browsers (and insecure origins) have no camera API: the file picker still works.
 if (!navigator.mediaDevices || typeof MediaRecorder === 'undefined') cameraBtn.hidden = true;
 
-cameraBtn.addEventListener('click', async () => {
+/** Turns the camera on; never rejects (every failure is said on the page). */
+async function startCamera(): Promise<void> {
   try {
     stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: true });
   } catch (error) {
@@ -84,7 +85,9 @@ cameraBtn.addEventListener('click', async () => {
   cameraBtn.hidden = true;
   recordBtn.hidden = false;
   say('Camera ready. Press “Start recording” when you are.');
-});
+}
+
+cameraBtn.addEventListener('click', () => void startCamera());
 
 recordBtn.addEventListener('click', () => {
   if (!stream) return;

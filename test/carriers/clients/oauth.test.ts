@@ -21,7 +21,9 @@ describe('token cache', () => {
       cache,
       issued: () => issued,
       advance: (seconds: number) => (nowMs += seconds * 1000),
-      hold: () => (gate = new Promise<void>((resolve) => (release = resolve))),
+      hold: () => {
+        gate = new Promise<void>((resolve) => (release = resolve));
+      },
       release: () => release?.(),
     };
   };
