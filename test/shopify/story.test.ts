@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fakeShopifyId, fulfillmentPayload, orderPayload, randomUpsTrackingNumber, signedWebhook } from '../../src/shopify/dev-payloads.ts';
 import { reenqueueUnprocessedWebhooks } from '../../src/shopify/queue.ts';
 import { eventually } from '../support/workers.ts';
@@ -10,6 +10,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app.close();
+});
+// The workers process webhooks out of the test's sight: a processing error must still fail the test.
+afterEach(async () => {
+  expect(await app.processingErrors()).toEqual([]);
 });
 
 const db = () => app.services.database.db;
@@ -72,10 +76,12 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
     const results = await Promise.all(sends);
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(Math.max(...results.map((r) => r.ms))).toBeLessThan(4_000);
+    // Wait until none is still waiting; then every one must have been processed (a failed one says why).
     await eventually(async () => {
-      const pending = await db().selectFrom('webhook_receipts').select('webhook_id').where('shop', '=', shop).where('status', '!=', 'processed').execute();
-      return pending.length === 0 ? true : undefined;
+      const waiting = await db().selectFrom('webhook_receipts').select('webhook_id').where('shop', '=', shop).where('status', '=', 'received').execute();
+      return waiting.length === 0 ? true : undefined;
     }, 30_000, 'all receipts processed');
+    expect(await db().selectFrom('webhook_receipts').select(['status', 'error']).where('shop', '=', shop).where('status', '!=', 'processed').execute()).toEqual([]);
     expect(await db().selectFrom('shopify_order_links').select('order_id').where('shop', '=', shop).execute()).toHaveLength(60);
   });
 

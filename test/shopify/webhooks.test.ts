@@ -64,8 +64,9 @@ describe('POST /shopify/webhooks', () => {
   it('keeps the payload of an unknown shop as failed, and a replay after `shops add` processes it', async () => {
     const shop = `unknown-${Date.now()}.myshopify.com`;
     const id = fakeShopifyId();
-    const sent = await app.webhook(shop, 'orders/create', orderPayload({ id, lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com' }] }));
+    const sent = await app.webhook(shop, 'orders/create', orderPayload({ id, lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com' }] }), { expectProcessingError: true });
     expect(sent.status).toBe(200);
+    expect(sent.processingError?.message).toContain('has not installed Doorstep');
     expect(await receipt(sent.webhookId)).toMatchObject({ status: 'failed', error: expect.stringContaining('shops add') });
     await app.addShop(shop);
     await app.shopify.processing.process(sent.webhookId, { replay: true });
