@@ -54,6 +54,8 @@ export interface Services {
   shopify: ShopifyServices;
   /** The web side's fail-fast Redis connection (queue producers, the API rate limit). */
   redis: Redis;
+  /** The clock every service reads (the `now` override in tests). */
+  now: () => Date;
   /** Closes what the services opened (the queue producer). */
   close(): Promise<void>;
 }
@@ -128,7 +130,7 @@ export function createServices(config: Config, logger: Logger, database: Databas
   });
 
   return {
-    config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify, redis: producer,
+    config, logger, database, orders, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify, redis: producer, now,
     async close() {
       await Promise.all(producerQueues.map((queue) => queue.close()));
       producer.disconnect();
@@ -167,7 +169,7 @@ export function createHttpApp(services: Services): Koa {
 
   // Everything under /v1 needs credentials, including unknown paths (no probing without a key).
   const authenticate = basicAuth(services.database.db);
-  const limit = rateLimit({ redis: services.redis, prefix: services.config.queuePrefix, perMinute: services.config.rateLimitPerMinute });
+  const limit = rateLimit({ redis: services.redis, prefix: services.config.queuePrefix, perMinute: services.config.rateLimitPerMinute, now: services.now });
   app.use(async (ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? authenticate(ctx, () => limit(ctx, next)) : next()));
 
   app.use(shopifyAccountRoutes(services.shopify).routes());
