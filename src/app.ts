@@ -59,6 +59,8 @@ export interface Services {
   queues: Queues;
   /** The fail-fast Redis connection of the queue producers, the API rate limit and the carrier quota. */
   redis: Redis;
+  /** The clock every service reads (the `now` override in tests). */
+  now: () => Date;
   /** Closes what the services opened (the queue producers). */
   close(): Promise<void>;
 }
@@ -121,7 +123,7 @@ export function createServices(config: Config, logger: Logger, database: Databas
   orderOutbox.subscribe(videos.orderSubscriber());
 
   return {
-    config, logger, database, orders, orderOutbox, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify, queues, redis: producer,
+    config, logger, database, orders, orderOutbox, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify, queues, redis: producer, now,
     async close() {
       await queues.close();
       producer.disconnect();
@@ -160,7 +162,7 @@ export function createHttpApp(services: Services): Koa {
 
   // Everything under /v1 needs credentials, including unknown paths (no probing without a key).
   const authenticate = basicAuth(services.database.db);
-  const limit = rateLimit({ redis: services.redis, prefix: services.config.queuePrefix, perMinute: services.config.rateLimitPerMinute });
+  const limit = rateLimit({ redis: services.redis, prefix: services.config.queuePrefix, perMinute: services.config.rateLimitPerMinute, now: services.now });
   app.use(async (ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? authenticate(ctx, () => limit(ctx, next)) : next()));
 
   app.use(shopifyAccountRoutes(services.shopify).routes());

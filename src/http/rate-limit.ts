@@ -8,8 +8,10 @@ import { HttpError } from './errors.ts';
  * does not answer, requests pass: a queue outage must not take the API down with it (PostgreSQL,
  * not Redis, holds every order).
  */
-export function rateLimit(options: { redis: Redis; prefix: string; perMinute: number; now?: () => number }) {
-  const now = options.now ?? Date.now;
+export function rateLimit(options: { redis: Redis; prefix: string; perMinute: number; now?: () => Date }) {
+  // The window follows the injected clock (tests move it across a minute); the key's TTL in Redis
+  // is real time and only tidies up.
+  const now = () => (options.now ? options.now().getTime() : Date.now());
   return async (ctx: Context, next: Next): Promise<void> => {
     const account = ctx.state.account;
     if (!account || options.perMinute <= 0) return next();

@@ -137,8 +137,9 @@ export async function startSending(
 }
 
 /**
- * Claims due messages for one dispatcher. SKIP LOCKED: concurrent dispatchers never wait on or
- * take the same row; `pending → claimed` happens once per attempt.
+ * Claims due messages for one dispatcher, earliest due first (id breaks ties, so every run is the
+ * same). SKIP LOCKED: concurrent dispatchers never wait on or take the same row;
+ * `pending → claimed` happens once per attempt.
  */
 export async function claimDueSends(db: Db, limit: number, now: Date): Promise<SendRow[]> {
   const token = randomUUID();
@@ -146,11 +147,12 @@ export async function claimDueSends(db: Db, limit: number, now: Date): Promise<S
     update sends set status = 'claimed', claim_token = ${token}, claimed_at = ${now}, attempts = attempts + 1, updated_at = ${now}
     where id in (
       select id from sends where status = 'pending' and due_at <= ${now}
-      order by due_at limit ${limit}
+      order by due_at, id limit ${limit}
       for update skip locked
     )
     returning *`.execute(db);
-  return result.rows;
+  // RETURNING has no order of its own; the dispatcher delivers in the order given.
+  return result.rows.sort((a, b) => a.due_at.getTime() - b.due_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Moves a send from one status to another only if it is still where this dispatcher left it. */

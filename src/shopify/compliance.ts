@@ -34,19 +34,22 @@ interface CustomerRef {
   email: string | null;
 }
 
+/** The customer's video orders, oldest first: the data export lists them in that order. */
 async function customerLinks(db: Db, shop: string, customer: CustomerRef, shopifyOrderIds: string[]) {
   return db
     .selectFrom('shopify_order_links')
-    .selectAll()
-    .where('shop', '=', shop)
+    .innerJoin('orders', 'orders.id', 'shopify_order_links.order_id')
+    .selectAll('shopify_order_links')
+    .where('shopify_order_links.shop', '=', shop)
     .where((eb) =>
       eb.or([
-        ...(customer.id ? [eb('customer_id', '=', customer.id)] : []),
-        ...(customer.email ? [eb('customer_email', '=', customer.email)] : []),
-        ...(shopifyOrderIds.length > 0 ? [eb('shopify_order_id', 'in', shopifyOrderIds)] : []),
+        ...(customer.id ? [eb('shopify_order_links.customer_id', '=', customer.id)] : []),
+        ...(customer.email ? [eb('shopify_order_links.customer_email', '=', customer.email)] : []),
+        ...(shopifyOrderIds.length > 0 ? [eb('shopify_order_links.shopify_order_id', 'in', shopifyOrderIds)] : []),
         eb.val(false),
       ]),
     )
+    .orderBy('orders.seq')
     .execute();
 }
 

@@ -184,7 +184,8 @@ export class ShopifyOrderSync {
   /** Returns the fingerprint of the fulfillments the plan was made from, or null when there is nothing to plan. */
   private async applyPackagePlan(shop: ShopRow, shopifyOrderId: string): Promise<string | null> {
     const { db, orders } = this.deps;
-    const links = await db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).execute();
+    // Line items in a fixed order, so every run and replay writes the timelines in the same order.
+    const links = await db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).orderBy('line_item_id').execute();
     if (links.length === 0) return null;
     const rows = await db.selectFrom('shopify_fulfillments').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).orderBy('fulfillment_id').execute();
     const packages: PackageState[] = rows.map((row) => ({
@@ -248,7 +249,8 @@ export class ShopifyOrderSync {
 
   /** orders/cancelled: every video order of the Shopify order stops tracking and never sends. */
   async cancelShopifyOrder(shop: ShopRow, shopifyOrderId: string, reason: string): Promise<string[]> {
-    const links = await this.deps.db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).execute();
+    // A fixed order: the notes end up on the receipt, and a replay must write the same text.
+    const links = await this.deps.db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).orderBy('line_item_id').execute();
     const notes: string[] = [];
     for (const link of links) {
       try {

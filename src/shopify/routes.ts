@@ -112,7 +112,7 @@ export function shopifyAccountRoutes(shopify: ShopifyServices): Router {
   const router = new Router({ prefix: '/v1/shopify' });
   router.get('/data-exports', async (ctx) => {
     const account = currentAccount(ctx);
-    const rows = await db.selectFrom('shopify_data_exports').select(['id', 'shop', 'data_request_id', 'customer_id', 'created_at']).where('account_id', '=', account.id).orderBy('created_at', 'desc').limit(100).execute();
+    const rows = await db.selectFrom('shopify_data_exports').select(['id', 'shop', 'data_request_id', 'customer_id', 'created_at']).where('account_id', '=', account.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute();
     ctx.body = { data: rows.map((row) => ({ ...row, created_at: row.created_at.toISOString() })) };
   });
   router.get('/data-exports/:id', async (ctx) => {

@@ -61,6 +61,7 @@ export async function unprocessedWebhooks(db: Db, options: { now?: Date; olderTh
     .where('status', '=', 'received')
     .where('received_at', '<', new Date(now.getTime() - (options.olderThanMs ?? 60_000)))
     .orderBy('received_at')
+    .orderBy('id')
     .limit(options.limit ?? 500)
     .execute();
   return rows.map((row) => row.webhook_id);

@@ -114,7 +114,7 @@ export async function claimDueTrackings(db: Db, carrier: CarrierCode, limit: num
       select order_id from trackings
       where carrier = ${carrier} and next_poll_at is not null and next_poll_at <= ${now}
         and (lease_until is null or lease_until < ${now})
-      order by next_poll_at
+      order by next_poll_at, order_id
       limit ${limit}
       for update skip locked
     )
@@ -141,7 +141,7 @@ export async function releaseClaim(db: Db, token: string): Promise<number> {
   return Number(result.numUpdatedRows);
 }
 
-/** The packages a batch job still owns: those claimed with its token and still tracked. */
+/** The packages a batch job still owns: those claimed with its token and still tracked (in one fixed order, so a retried call asks the carrier the same question). */
 export async function leasedTrackings(db: Db, token: string): Promise<TrackingRow[]> {
-  return db.selectFrom('trackings').selectAll().where('lease_token', '=', token).where('next_poll_at', 'is not', null).execute();
+  return db.selectFrom('trackings').selectAll().where('lease_token', '=', token).where('next_poll_at', 'is not', null).orderBy('order_id').execute();
 }

@@ -54,14 +54,20 @@ it('plays the whole story on the embedded defaults', async () => {
   await fetch(`${base}/sandbox/carriers/ups/packages/${number}/events`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'delivered' }) });
 
   const outbox = path.join(dataDir, 'outbox');
-  const recipientMails = () => (fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')).map((f) => fs.readFileSync(path.join(outbox, f), 'utf8')).filter((m) => /^To: bob@example\.com/m.test(m)) : []);
+  const mailsTo = (to: RegExp) => (fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')).map((f) => fs.readFileSync(path.join(outbox, f), 'utf8')).filter((m) => to.test(m)) : []);
+  const recipientMails = () => mailsTo(/^To: bob@example\.com/m);
   const [mail] = await eventually(async () => (recipientMails().length > 0 ? recipientMails() : undefined), 30_000, 'the recipient e-mail in the outbox');
   expect(Date.now() - deliveredAt).toBeLessThan(20_000);
   // Bodies are quoted-printable: undo soft line breaks and =XX escapes before looking for the link.
   const decoded = mail!.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   expect(decoded).toContain(order.playback_url);
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  // Exactly one, and it stays one: the dispatcher sends the sender's "was sent" note after the
+  // recipient's e-mail, so once that note is in the outbox the dispatcher has moved past it; and the
+  // timeline shows that only one message to the recipient was ever queued.
+  await eventually(async () => (mailsTo(/^To: ann@example\.com/m).some((m) => /was sent/.test(m)) ? true : undefined), 30_000, "the sender's note in the outbox");
   expect(recipientMails()).toHaveLength(1);
+  const timeline = (await api('GET', `/v1/orders/${order.id}/events`)).body as unknown as { data: Array<{ type: string }> };
+  expect(timeline.data.filter((e) => e.type === 'send.queued')).toHaveLength(1);
 
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

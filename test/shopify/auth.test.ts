@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { UpdateQueryNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
 import { API_KEY, getJson, SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
@@ -105,7 +106,13 @@ describe('expiring offline tokens', () => {
     fake.accessTokenLifetime = 3600;
     const before = await shopRow(shop);
 
-    const tokens = await Promise.all(Array.from({ length: 8 }, () => app.shopify.tokens.accessToken(shop)));
+    // The first caller's refresh is held at Shopify while seven more ask: they must share it.
+    const refresh = fake.holdRefreshes();
+    const first = app.shopify.tokens.accessToken(shop);
+    await refresh.arrived;
+    const others = Array.from({ length: 7 }, () => app.shopify.tokens.accessToken(shop));
+    refresh.release();
+    const tokens = await Promise.all([first, ...others]);
     expect(new Set(tokens).size).toBe(1);
     expect(fake.grants.filter((g) => g.shop === shop && g.grant_type === 'refresh_token')).toHaveLength(1);
     const after = await shopRow(shop);
@@ -125,8 +132,31 @@ describe('expiring offline tokens', () => {
     fake.accessTokenLifetime = 3600;
     const { ShopTokens } = await import('../../src/shopify/tokens.ts');
     const { createLogger } = await import('../../src/logger.ts');
-    const other = new ShopTokens({ db: db(), shopify: app.shopify.library, logger: createLogger('silent') });
-    const [a, b] = await Promise.all([app.shopify.tokens.accessToken(shop), other.accessToken(shop)]);
+    // The second process's database, watched for the moment its claim on the refresh is refused
+    // (the one UPDATE … RETURNING it makes comes back empty): from then on it can only wait.
+    const claims = new WeakSet<object>();
+    let refused!: () => void;
+    const claimRefused = new Promise<void>((resolve) => (refused = resolve));
+    const watched = db().withPlugin({
+      transformQuery: (args) => {
+        if (UpdateQueryNode.is(args.node) && args.node.returning) claims.add(args.queryId);
+        return args.node;
+      },
+      transformResult: async (args) => {
+        if (claims.has(args.queryId) && args.result.rows.length === 0) refused();
+        return args.result;
+      },
+    });
+    const other = new ShopTokens({ db: watched, shopify: app.shopify.library, logger: createLogger('silent') });
+    // The first process's refresh is in flight at Shopify (it holds the lease) when the second asks;
+    // it answers only once the second has been refused the lease and is waiting.
+    const refresh = fake.holdRefreshes();
+    const first = app.shopify.tokens.accessToken(shop);
+    await refresh.arrived;
+    const second = other.accessToken(shop);
+    await claimRefused;
+    refresh.release();
+    const [a, b] = await Promise.all([first, second]);
     expect(a).toBe(b);
     expect(fake.grants.filter((g) => g.shop === shop && g.grant_type === 'refresh_token')).toHaveLength(1);
   });

@@ -12,13 +12,31 @@ export interface FakeShopify {
   grants: Array<{ shop: string; grant_type: string }>;
   /** Seconds until the next issued access token expires. */
   accessTokenLifetime: number;
+  /**
+   * Holds the next refresh-grant answers in flight until `release` (so a test knows a refresh is
+   * under way while it starts a competitor); `arrived` resolves when the first held request comes in.
+   */
+  holdRefreshes(): { arrived: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
 export async function startFakeShopify(apiKey: string, apiSecret: string): Promise<FakeShopify> {
   const refreshTokens = new Map<string, string>(); // refresh token → shop (rotating: used once)
   const accessTokens = new Set<string>();
-  const fake: FakeShopify = { baseUrl: '', grants: [], accessTokenLifetime: 3600, close: async () => {} };
+  let held: Promise<void> | null = null;
+  let arrived: (() => void) | null = null;
+  const fake: FakeShopify = {
+    baseUrl: '',
+    grants: [],
+    accessTokenLifetime: 3600,
+    holdRefreshes() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      return { arrived: arrival, release: () => { held = null; release(); } };
+    },
+    close: async () => {},
+  };
 
   const issue = (shop: string) => {
     const access = `shpat_${randomBytes(8).toString('hex')}`;
@@ -46,7 +64,9 @@ export async function startFakeShopify(apiKey: string, apiSecret: string): Promi
           // Rotating refresh tokens: each works once; a second use (a refresh race) is refused.
           if (refreshTokens.get(body.refresh_token ?? '') !== shop) return send(400, { error: 'invalid_grant' });
           refreshTokens.delete(body.refresh_token!);
-          return setTimeout(() => send(200, issue(shop)), 50);
+          arrived?.();
+          if (held) return void held.then(() => send(200, issue(shop)));
+          return send(200, issue(shop));
         }
         if (grant === 'urn:ietf:params:oauth:grant-type:token-exchange' || body.code) return send(200, issue(shop));
         return send(400, { error: 'unsupported_grant_type' });

@@ -12,8 +12,23 @@ export interface ShopifyTestApp {
   baseUrl: string;
   services: Services;
   shopify: ShopifyServices;
-  /** POSTs a signed webhook; returns the HTTP status and the webhook id. */
-  webhook(shop: string, topic: string, payload: unknown, options?: { webhookId?: string; secret?: string; rawBody?: string }): Promise<{ status: number; webhookId: string; body: unknown }>;
+  /**
+   * POSTs a signed webhook; returns the HTTP status and the webhook id. Without `queue`, the receipt
+   * is processed before this returns, and a processing error is thrown from here — so it fails the
+   * test that sent it — unless the test says it expects one (`expectProcessingError`), in which case
+   * it is returned as `processingError` (and its absence is the error).
+   */
+  webhook(
+    shop: string,
+    topic: string,
+    payload: unknown,
+    options?: { webhookId?: string; secret?: string; rawBody?: string; expectProcessingError?: boolean },
+  ): Promise<{ status: number; webhookId: string; body: unknown; processingError?: Error }>;
+  /**
+   * Receipts sent through `webhook` (not expecting an error) whose processing has failed so far:
+   * with `queue` the worker processes them out of sight, so a test asserts this is empty.
+   */
+  processingErrors(): Promise<Array<{ webhookId: string; topic: string; error: string }>>;
   addShop(shop: string): Promise<{ accountId: string; auth: string }>;
   close(): Promise<void>;
 }
@@ -22,7 +37,8 @@ export interface ShopifyTestApp {
  * The real app (createHttpApp) with the Shopify routes mounted the way the lead wires them: before
  * the /v1 auth for /shopify/*, after it for /v1/shopify/*. Webhooks go through a real BullMQ queue
  * and worker on the test Redis when `queue` is set; otherwise the receipts are processed by calling
- * the use case (`shopify.processing.process`).
+ * the use case (`shopify.processing.process`). Either way a processing error fails the test: thrown
+ * from `webhook` when processed in place, reported by `processingErrors` when a worker processed it.
  */
 export async function startShopifyTestApp(options: { queue?: boolean; env?: Record<string, string> } = {}): Promise<ShopifyTestApp> {
   const app = await startTestApp({ sandboxPollIntervalMs: 200, env: { SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, ...options.env } });
@@ -30,6 +46,7 @@ export async function startShopifyTestApp(options: { queue?: boolean; env?: Reco
   const shopify = services.shopify;
   // With `queue`, the real workers process webhooks from BullMQ; without, the test runs the use case.
   const workers = options.queue ? await startTestWorkers(services) : null;
+  const mustSucceed: string[] = [];
   return {
     baseUrl: app.baseUrl,
     services,
@@ -38,10 +55,28 @@ export async function startShopifyTestApp(options: { queue?: boolean; env?: Reco
       const signed = signedWebhook(opts.secret ?? SECRET, shop, topic, payload, { ...(opts.webhookId ? { webhookId: opts.webhookId } : {}), ...(opts.rawBody ? { rawBody: opts.rawBody } : {}) });
       const response = await fetch(`${app.baseUrl}/shopify/webhooks`, { method: 'POST', headers: signed.headers, body: signed.body });
       const text = await response.text();
-      if (!options.queue && response.status === 200) {
-        await shopify.processing.process(signed.webhookId).catch(() => undefined);
+      const result = { status: response.status, webhookId: signed.webhookId, body: text ? JSON.parse(text) : undefined };
+      if (!opts.expectProcessingError) mustSucceed.push(signed.webhookId);
+      if (options.queue || response.status !== 200) return result;
+      try {
+        await shopify.processing.process(signed.webhookId);
+      } catch (error) {
+        if (!opts.expectProcessingError) throw error;
+        return { ...result, processingError: error as Error };
       }
-      return { status: response.status, webhookId: signed.webhookId, body: text ? JSON.parse(text) : undefined };
+      if (opts.expectProcessingError) throw new Error(`${topic} ${signed.webhookId} was expected to fail processing, and did not`);
+      return result;
+    },
+    async processingErrors() {
+      if (mustSucceed.length === 0) return [];
+      const rows = await services.database.db
+        .selectFrom('webhook_receipts')
+        .select(['webhook_id', 'topic', 'error'])
+        .where('webhook_id', 'in', mustSucceed)
+        .where('error', 'is not', null)
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({ webhookId: row.webhook_id, topic: row.topic, error: row.error! }));
     },
     async addShop(shop) {
       const registered = await registerShop(services.database.db, shop);

@@ -20,7 +20,8 @@ async function newShop() {
 
 const db = () => app.services.database.db;
 const receipt = (webhookId: string) => db().selectFrom('webhook_receipts').selectAll().where('webhook_id', '=', webhookId).executeTakeFirst();
-const links = (shop: string, orderId: number | string) => db().selectFrom('shopify_order_links').selectAll().where('shop', '=', shop).where('shopify_order_id', '=', String(orderId)).execute();
+// Ordered by the primary key, so two reads of the same links compare equal (SQL promises no order without it).
+const links = (shop: string, orderId: number | string) => db().selectFrom('shopify_order_links').selectAll().where('shop', '=', shop).where('shopify_order_id', '=', String(orderId)).orderBy('line_item_id').execute();
 const order = (id: string) => db().selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const events = (id: string) => db().selectFrom('order_events').select(['type', 'source', 'data']).where('order_id', '=', id).orderBy('id').execute();
 
@@ -28,8 +29,9 @@ async function placeOrder(shop: string, lines: GiftLine[] = [{ id: fakeShopifyId
   const id = fakeShopifyId();
   const result = await app.webhook(shop, 'orders/create', orderPayload({ id, lines }));
   expect(result.status).toBe(200);
-  const rows = await links(shop, id);
-  return { shopifyOrderId: id, lineItemIds: lines.map((l) => l.id), orderIds: rows.map((r) => r.order_id) };
+  // Each line item's video order, in the order of the lines (not the order the rows come back in).
+  const orderOf = new Map((await links(shop, id)).map((r) => [r.line_item_id, r.order_id]));
+  return { shopifyOrderId: id, lineItemIds: lines.map((l) => l.id), orderIds: lines.flatMap((l) => orderOf.get(String(l.id)) ?? []) };
 }
 
 describe('POST /shopify/webhooks', () => {
@@ -62,8 +64,9 @@ describe('POST /shopify/webhooks', () => {
   it('keeps the payload of an unknown shop as failed, and a replay after `shops add` processes it', async () => {
     const shop = `unknown-${Date.now()}.myshopify.com`;
     const id = fakeShopifyId();
-    const sent = await app.webhook(shop, 'orders/create', orderPayload({ id, lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com' }] }));
+    const sent = await app.webhook(shop, 'orders/create', orderPayload({ id, lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com' }] }), { expectProcessingError: true });
     expect(sent.status).toBe(200);
+    expect(sent.processingError?.message).toContain('has not installed Doorstep');
     expect(await receipt(sent.webhookId)).toMatchObject({ status: 'failed', error: expect.stringContaining('shops add') });
     await app.addShop(shop);
     await app.shopify.processing.process(sent.webhookId, { replay: true });
@@ -267,14 +270,26 @@ describe('compliance topics', () => {
 
   it('customers/data_request produces an export the merchant fetches with the account credentials', async () => {
     const { shop, auth } = await newShop();
-    const { orderIds } = await placeOrder(shop);
+    // Three video orders of one customer (two lines of one Shopify order, then another order): the
+    // export lists them oldest first, whatever order the database finds them in.
+    const first = await placeOrder(shop, [
+      { id: fakeShopifyId(), recipientName: 'Bob', recipientEmail: 'bob@example.com' },
+      { id: fakeShopifyId(), recipientName: 'Cy', recipientEmail: 'cy@example.com' },
+    ]);
+    const second = await placeOrder(shop, [{ id: fakeShopifyId(), recipientName: 'Di', recipientEmail: 'di@example.com' }]);
+    const orderIds = [...first.orderIds, ...second.orderIds];
     const payload = { shop_id: 1, shop_domain: shop, customer: { id: 7000000001, email: 'ann.sender@example.com', phone: null }, orders_requested: [], data_request: { id: 9999 } };
     const sent = await app.webhook(shop, 'customers/data_request', payload);
     const exportId = /export (dex_\w+)/.exec((await receipt(sent.webhookId))!.note!)![1]!;
     const list = await getJson(app.baseUrl, '/v1/shopify/data-exports', auth);
     expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([exportId]);
     const data = await getJson(app.baseUrl, `/v1/shopify/data-exports/${exportId}`, auth);
-    expect(data.body).toMatchObject({ shop, data_request_id: '9999', video_orders: [{ id: orderIds[0], recipient_email: 'bob@example.com' }] });
+    expect(data.body).toMatchObject({ shop, data_request_id: '9999' });
+    expect(data.body.video_orders.map((o: { id: string; recipient_email: string }) => [o.id, o.recipient_email])).toEqual([
+      [orderIds[0], 'bob@example.com'],
+      [orderIds[1], 'cy@example.com'],
+      [orderIds[2], 'di@example.com'],
+    ]);
     // Another account cannot read it.
     const stranger = await newShop();
     expect((await getJson(app.baseUrl, `/v1/shopify/data-exports/${exportId}`, stranger.auth)).status).toBe(404);

@@ -57,9 +57,10 @@ it('loses no tracked order when Redis is killed and comes back empty', async () 
     .where('order_id', '=', order.id)
     .execute();
 
+  // Once the process has exited the kernel has closed its sockets: every worker connection has lost
+  // Redis, and reconnects to the empty one started next on the same port.
   redis.kill('SIGKILL');
   await new Promise((resolve) => redis.once('exit', resolve));
-  await new Promise((resolve) => setTimeout(resolve, 500));
   redis = await startEmptyRedis();
 
   await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/1ZXX3150YW44070023/events`, {

@@ -57,8 +57,13 @@ describe('in a browser', () => {
     try {
       await page.goto(`${app.baseUrl}/record/${order.uuid}`);
       await page.getByRole('button', { name: 'Use the camera' }).click();
+      // Record 2.5 s of the camera's own media clock (the preview plays the same stream), rather
+      // than 2.5 s of wall time a busy machine may not give the browser.
+      const preview = page.locator('#preview');
+      const mediaTime = () => preview.evaluate((video) => (video as unknown as { currentTime: number }).currentTime);
+      const startedAt = await mediaTime();
       await page.getByRole('button', { name: 'Start recording' }).click();
-      await page.waitForTimeout(2_500);
+      await expect.poll(mediaTime, { timeout: 15_000 }).toBeGreaterThanOrEqual(startedAt + 2.5);
       await page.getByRole('button', { name: 'Stop recording' }).click();
       await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
       await page.getByRole('button', { name: 'Send video' }).click();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../support/clock.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 
@@ -6,9 +7,10 @@ const WEBM = fixture('recorded-vp8-opus.webm');
 
 let app: VideoTestApp;
 let store: TestAccount;
+const clock = new TestClock();
 
 beforeAll(async () => {
-  app = await startVideoTestApp({ queue: 'manual' });
+  app = await startVideoTestApp({ queue: 'manual', clock });
   store = await app.createAccount();
 });
 afterAll(() => app.close());
@@ -104,11 +106,12 @@ describe('viewed_at', () => {
     expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
     expect(await viewedAt(order.id)).toBeNull();
 
-    await app.services.orders.markSent(order.id, { sendId: 'snd_test', channel: 'email', providerMessageId: 'test', at: new Date() });
+    await app.services.orders.markSent(order.id, { sendId: 'snd_test', channel: 'email', providerMessageId: 'test', at: clock.now() });
     expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
     const first = await viewedAt(order.id);
     expect(first).toMatch(/Z$/);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // A later play, at a time that would show (timestamps have whole seconds).
+    clock.advance(60_000);
     expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
     expect(await viewedAt(order.id)).toBe(first);
     const types = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data.map((e: { type: string }) => e.type);
