@@ -25,7 +25,10 @@ export class S3Storage implements VideoStorage {
       new S3Client({
         region: config.region,
         forcePathStyle: config.forcePathStyle,
-        ...(config.endpoint ? { endpoint: config.endpoint } : {}),
+        // S3-compatible servers: the SDK's default flexible checksums send a streamed body as
+        // aws-chunked with a trailing checksum (STREAMING-UNSIGNED-PAYLOAD-TRAILER), which many of
+        // them refuse; checksums only where the operation requires one, as before SDK 3.729.
+        ...(config.endpoint ? { endpoint: config.endpoint, requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),
         ...(config.credentials ? { credentials: config.credentials } : {}),
       });
   }
@@ -60,7 +63,9 @@ export class S3Storage implements VideoStorage {
       if (total === undefined || !(response.Body instanceof Readable)) throw new Error(`S3 answered GetObject for "${key}" without a body or size.`);
       return { stream: response.Body, size: total, contentType: response.ContentType ?? 'application/octet-stream' };
     } catch (error) {
-      if (error instanceof NoSuchKey || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404)) throw new VideoNotStoredError(key);
+      // A 404 for a missing bucket is a misconfiguration, not a missing video: it must not mark
+      // uploads failed for good, so only a missing key is VideoNotStoredError.
+      if (error instanceof NoSuchKey || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404 && error.name !== 'NoSuchBucket')) throw new VideoNotStoredError(key);
       throw error;
     }
   }

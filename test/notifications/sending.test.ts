@@ -245,7 +245,7 @@ describe('exactly once', () => {
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
 
     // Separate dispatchers, as in separate worker processes; on real PostgreSQL each has its own pool.
-    const handles = usingRealPostgres ? await Promise.all(Array.from({ length: 6 }, () => openPostgres(process.env.DATABASE_URL!))) : [];
+    const handles = usingRealPostgres ? await Promise.all(Array.from({ length: 6 }, () => openPostgres(app.databaseUrl!))) : [];
     const logger = createLogger('silent');
     const dispatchers = Array.from({ length: 6 }, (_, i) =>
       new SendDispatcher({

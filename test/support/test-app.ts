@@ -31,6 +31,8 @@ export interface TestResponse {
 
 export interface TestApp {
   baseUrl: string;
+  /** The app's own PostgreSQL database (test/support/database.ts); undefined on PGlite. */
+  databaseUrl: string | undefined;
   services: Services;
   createAccount(name?: string): Promise<TestAccount>;
   request(method: string, path: string, options?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<TestResponse>;
@@ -71,6 +73,7 @@ export async function startTestApp(overrides: ServiceOverrides & { env?: Record<
 
   return {
     baseUrl,
+    databaseUrl: database.url,
     services,
     request,
     async createAccount(name = 'Test store') {

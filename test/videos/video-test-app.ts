@@ -19,13 +19,13 @@ export interface VideoTestApp extends TestApp {
  * are processed by the real job on the run's Redis; `queue: 'manual'` only records what was
  * enqueued so a test can run processing itself, in the order it wants.
  */
-export async function startVideoTestApp(options: { queue: 'bullmq' | 'manual'; maxBytes?: number; clock?: TestClock }): Promise<VideoTestApp> {
+export async function startVideoTestApp(options: { queue: 'bullmq' | 'manual'; maxBytes?: number; clock?: TestClock; env?: Record<string, string> }): Promise<VideoTestApp> {
   const enqueued: string[] = [];
   const manualQueue: VideoProcessingQueue = { enqueue: async (id) => void enqueued.push(id) };
   const app = await startTestApp({
     ...(options.queue === 'manual' ? { videoQueue: manualQueue } : {}),
     ...(options.clock ? { now: options.clock.now } : {}),
-    env: { ...(options.maxBytes ? { VIDEO_MAX_BYTES: String(options.maxBytes) } : {}) },
+    env: { ...(options.maxBytes ? { VIDEO_MAX_BYTES: String(options.maxBytes) } : {}), ...options.env },
   });
   const workers: RunningWorkers | null = options.queue === 'bullmq' ? await startTestWorkers(app.services) : null;
   return {
