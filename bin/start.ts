@@ -22,15 +22,29 @@ async function main(): Promise<void> {
   logger.info({ config: describeConfig(config) }, 'starting doorstep');
 
   const database = await openConfiguredDatabase(config);
-  const redis: PrivateRedis | null = config.redisUrl ? null : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);
+  const redis: PrivateRedis | null = config.redisUrl
+    ? null
+    : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);
   const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database);
-  const adminSocket = database.kind === 'pglite' ? await startAdminSocket(config.dataDir, database.db, logger, { shopify: services.shopify, publicUrl: config.publicUrl }) : null;
+  const adminSocket =
+    database.kind === 'pglite'
+      ? await startAdminSocket(config.dataDir, database.db, logger, {
+          shopify: services.shopify,
+          publicUrl: config.publicUrl,
+        })
+      : null;
   if (config.shopify.development) {
-    logger.warn({ shopify: describeShopifyConfig(config.shopify) }, 'Shopify app running on the built-in DEVELOPMENT key and secret (public); set SHOPIFY_API_KEY and SHOPIFY_API_SECRET for a real app');
+    logger.warn(
+      { shopify: describeShopifyConfig(config.shopify) },
+      'Shopify app running on the built-in DEVELOPMENT key and secret (public); set SHOPIFY_API_KEY and SHOPIFY_API_SECRET for a real app',
+    );
   }
   if (services.sandboxedCarriers.length > 0) {
     logger.warn(
-      { carriers: services.sandboxedCarriers, control: `${config.publicUrl}/sandbox/carriers/{carrier}/packages/{tracking_number}/events` },
+      {
+        carriers: services.sandboxedCarriers,
+        control: `${config.publicUrl}/sandbox/carriers/{carrier}/packages/{tracking_number}/events`,
+      },
       'no credentials for these carriers: they run against the built-in sandbox (fake carrier APIs), polled every few seconds',
     );
   }
@@ -41,7 +55,11 @@ async function main(): Promise<void> {
   server.requestTimeout = 300_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new ConfigError(`Port ${config.port} is already in use. Stop what runs there or set PORT.`) : error),
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new ConfigError(`Port ${config.port} is already in use. Stop what runs there or set PORT.`)
+          : error,
+      ),
     );
     server.listen(config.port, resolve);
   });

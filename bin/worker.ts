@@ -12,7 +12,9 @@ import { startWorkers } from '../jobs/start-workers.ts';
 async function main(): Promise<void> {
   const config = loadConfig();
   if (!config.databaseUrl || !config.redisUrl) {
-    throw new ConfigError('npm run worker needs DATABASE_URL and REDIS_URL (the embedded defaults live inside `npm start`).');
+    throw new ConfigError(
+      'npm run worker needs DATABASE_URL and REDIS_URL (the embedded defaults live inside `npm start`).',
+    );
   }
   const logger = createLogger(config.logLevel).child({ process: 'worker' });
   logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
@@ -30,6 +32,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(
+    `${error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error)}\n`,
+  );
   process.exit(1);
 });

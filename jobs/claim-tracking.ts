@@ -9,21 +9,34 @@ import { jobProcessor } from './run-job.ts';
 
 export const claimTrackingPayload = z.object({ carrier: z.enum(CARRIER_CODES) });
 
-
 /**
  * Runs on a schedule per carrier: claims due packages in carrier-sized batches and queues one poll
  * job per batch on the carrier's own queue (the carrier client holds the calls to its budget). The
  * job id is the claim's token, so a claim can never be queued twice.
  */
-export function claimTrackingProcessor(poller: TrackingPoller, batchQueues: Record<CarrierCode, Queue>, limits: Record<CarrierCode, CarrierBudget>, logger: Logger) {
+export function claimTrackingProcessor(
+  poller: TrackingPoller,
+  batchQueues: Record<CarrierCode, Queue>,
+  limits: Record<CarrierCode, CarrierBudget>,
+  logger: Logger,
+) {
   return jobProcessor('claim-tracking', claimTrackingPayload, logger, async ({ carrier }) => {
     // The carrier's queue is still working through earlier batches: claiming more now would only
     // let leases lapse. Due packages wait in PostgreSQL.
     if ((await batchQueues[carrier].getWaitingCount()) > 0) return { batches: 0, deferred: true };
     const claims = await poller.claim(carrier, batchesWithinLease(limits[carrier]));
     if (claims.length === 0) return { batches: 0 };
-    await batchQueues[carrier].addBulk(claims.map((claim) => ({ name: 'poll', data: { carrier, token: claim.token }, opts: { jobId: jobIds.poll(claim.token) } })));
-    logger.debug({ carrier, batches: claims.length, packages: claims.reduce((n, c) => n + c.count, 0) }, 'claimed due packages');
+    await batchQueues[carrier].addBulk(
+      claims.map((claim) => ({
+        name: 'poll',
+        data: { carrier, token: claim.token },
+        opts: { jobId: jobIds.poll(claim.token) },
+      })),
+    );
+    logger.debug(
+      { carrier, batches: claims.length, packages: claims.reduce((n, c) => n + c.count, 0) },
+      'claimed due packages',
+    );
     return { batches: claims.length };
   });
 }

@@ -12,5 +12,7 @@ export const pollTrackingBatchPayload = z.object({ carrier: z.enum(CARRIER_CODES
  * client holds every process off the carrier until then (src/carriers/quota.ts).
  */
 export function pollTrackingBatchProcessor(poller: TrackingPoller, logger: Logger) {
-  return jobProcessor('poll-tracking-batch', pollTrackingBatchPayload, logger, ({ carrier, token }) => poller.pollBatch(carrier, token));
+  return jobProcessor('poll-tracking-batch', pollTrackingBatchPayload, logger, ({ carrier, token }) =>
+    poller.pollBatch(carrier, token),
+  );
 }

@@ -8,14 +8,20 @@ import type { Logger } from '../src/logger.ts';
  * error that another attempt cannot fix (not found, invalid, conflict), fails the job for good;
  * anything else (a carrier or database outage) is thrown so BullMQ retries with backoff.
  */
-export function jobProcessor<S extends z.ZodType, R>(name: string, schema: S, logger: Logger, perform: (payload: z.output<S>, job: Job) => Promise<R>) {
+export function jobProcessor<S extends z.ZodType, R>(
+  name: string,
+  schema: S,
+  logger: Logger,
+  perform: (payload: z.output<S>, job: Job) => Promise<R>,
+) {
   return async (job: Job): Promise<R> => {
     const parsed = schema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`${name}: invalid payload: ${parsed.error.message}`);
     try {
       return await perform(parsed.data, job);
     } catch (error) {
-      const final = error instanceof ValidationError || error instanceof NotFoundError || error instanceof ConflictError;
+      const final =
+        error instanceof ValidationError || error instanceof NotFoundError || error instanceof ConflictError;
       logger.warn({ job: name, jobId: job.id, attempt: job.attemptsMade + 1, final, err: error }, 'job failed');
       if (final) throw new UnrecoverableError(`${name}: ${(error as Error).message}`);
       throw error;

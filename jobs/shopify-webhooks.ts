@@ -3,7 +3,10 @@ import type { Logger } from '../src/logger.ts';
 import type { ShopifyWebhookProcessing } from '../src/shopify/webhooks.ts';
 import { jobProcessor } from './run-job.ts';
 
-export const shopifyWebhookPayload = z.object({ webhookId: z.string().min(1).max(255), replay: z.boolean().optional() });
+export const shopifyWebhookPayload = z.object({
+  webhookId: z.string().min(1).max(255),
+  replay: z.boolean().optional(),
+});
 
 /**
  * Processes one stored Shopify webhook (queue 'shopify-webhooks'). A payload we cannot process
@@ -11,5 +14,7 @@ export const shopifyWebhookPayload = z.object({ webhookId: z.string().min(1).max
  * error, for `npm run cli -- webhooks replay <id>`; a database outage is retried with backoff.
  */
 export function shopifyWebhookProcessor(processing: ShopifyWebhookProcessing, logger: Logger) {
-  return jobProcessor('shopify-webhook', shopifyWebhookPayload, logger, async ({ webhookId, replay }) => processing.process(webhookId, { replay: replay ?? false }));
+  return jobProcessor('shopify-webhook', shopifyWebhookPayload, logger, async ({ webhookId, replay }) =>
+    processing.process(webhookId, { replay: replay ?? false }),
+  );
 }

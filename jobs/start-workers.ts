@@ -37,13 +37,18 @@ export interface WorkerOptions {
 export async function startWorkers(services: Services, options: WorkerOptions = {}): Promise<RunningWorkers> {
   const { logger, queues } = services;
   const { queuePrefix: prefix, redisUrl } = services.config;
-  if (!redisUrl) throw new Error('startWorkers needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
+  if (!redisUrl)
+    throw new Error('startWorkers needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
   const redisState = new RedisStateLog(logger, 'workers');
   // Each worker blocks on its own connection, which retries forever (a Redis outage pauses work).
   // BullMQ does not close connections it was handed, so we keep them and close them ourselves.
   const connections: Redis[] = [];
   const workers: Worker[] = [];
-  const startWorker = (name: string, processor: Processor, settings: Omit<BullWorkerOptions, 'connection' | 'prefix'>): Worker => {
+  const startWorker = (
+    name: string,
+    processor: Processor,
+    settings: Omit<BullWorkerOptions, 'connection' | 'prefix'>,
+  ): Worker => {
     const connection = createRedisConnection(redisUrl, 'worker');
     redisState.watch(connection);
     connections.push(connection);
@@ -56,31 +61,57 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   const budgets = carrierBudgets(services.config.carrierQuotas, services.sandboxedCarriers);
 
   startWorker(QUEUE_NAMES.videoProcessing, processVideoProcessor(services.videos, logger), { concurrency: 2 });
-  startWorker(QUEUE_NAMES.shopifyWebhooks, shopifyWebhookProcessor(services.shopify.processing, logger), { concurrency: 4 });
+  startWorker(QUEUE_NAMES.shopifyWebhooks, shopifyWebhookProcessor(services.shopify.processing, logger), {
+    concurrency: 4,
+  });
   // One dispatch and one relay at a time per process is plenty; several processes are safe (claims
   // and outbox rows are taken with SKIP LOCKED).
   startWorker(QUEUE_NAMES.sends, dispatchSendsProcessor(services.dispatcher, logger), { concurrency: 1 });
   startWorker(QUEUE_NAMES.orderEvents, deliverOrderEventsProcessor(services.orderOutbox, logger), { concurrency: 1 });
-  startWorker(QUEUE_NAMES.trackingClaim, claimTrackingProcessor(services.poller, queues.tracking, budgets, logger), { concurrency: 3 });
+  startWorker(QUEUE_NAMES.trackingClaim, claimTrackingProcessor(services.poller, queues.tracking, budgets, logger), {
+    concurrency: 3,
+  });
   // No BullMQ limiter: the carrier clients hold every call (polls and validation) to the budget.
-  for (const carrier of CARRIER_CODES) startWorker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, logger), { concurrency: 4 });
-  for (const worker of workers) worker.on('failed', (job, error) => logger.warn({ queue: worker.name, jobId: job?.id, err: error }, 'job failed'));
+  for (const carrier of CARRIER_CODES)
+    startWorker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, logger), { concurrency: 4 });
+  for (const worker of workers)
+    worker.on('failed', (job, error) => logger.warn({ queue: worker.name, jobId: job?.id, err: error }, 'job failed'));
 
   const reconcile = async () => {
-    await queues.sends.upsertJobScheduler('dispatch-sends', { every: options.dispatchEveryMs ?? EVERY_MS.dispatchSends }, { name: 'dispatch', data: {} });
-    await queues.orderEvents.upsertJobScheduler('deliver-order-events', { every: EVERY_MS.deliverOrderEvents }, { name: 'deliver', data: {} });
+    await queues.sends.upsertJobScheduler(
+      'dispatch-sends',
+      { every: options.dispatchEveryMs ?? EVERY_MS.dispatchSends },
+      { name: 'dispatch', data: {} },
+    );
+    await queues.orderEvents.upsertJobScheduler(
+      'deliver-order-events',
+      { every: EVERY_MS.deliverOrderEvents },
+      { name: 'deliver', data: {} },
+    );
     for (const carrier of CARRIER_CODES) {
-      const every = options.claimEveryMs ?? (services.sandboxedCarriers.includes(carrier) ? EVERY_MS.claimTracking.sandbox : EVERY_MS.claimTracking.carrier);
-      await queues.trackingClaim.upsertJobScheduler(`claim-${carrier}`, { every }, { name: 'claim', data: { carrier } });
+      const every =
+        options.claimEveryMs ??
+        (services.sandboxedCarriers.includes(carrier)
+          ? EVERY_MS.claimTracking.sandbox
+          : EVERY_MS.claimTracking.carrier);
+      await queues.trackingClaim.upsertJobScheduler(
+        `claim-${carrier}`,
+        { every },
+        { name: 'claim', data: { carrier } },
+      );
     }
     await services.videos.reconcile();
-    await services.poller.reconcile(async (carrier, token) => (await queues.tracking[carrier].getJob(jobIds.poll(token))) !== undefined);
+    await services.poller.reconcile(
+      async (carrier, token) => (await queues.tracking[carrier].getJob(jobIds.poll(token))) !== undefined,
+    );
     await services.shopify.reconcile();
     await services.dispatcher.reconcile();
   };
   await reconcile();
   const reconciler = setInterval(() => {
-    reconcile().catch((error: unknown) => logger.warn({ err: error }, 'the reconciler could not finish; it runs again in a minute'));
+    reconcile().catch((error: unknown) =>
+      logger.warn({ err: error }, 'the reconciler could not finish; it runs again in a minute'),
+    );
   }, options.reconcileEveryMs ?? EVERY_MS.reconcile);
   logger.info({ sandboxed: services.sandboxedCarriers }, 'workers started');
 

@@ -24,7 +24,13 @@ import { OrderOutbox } from './orders/outbox.ts';
 import { orderRoutes } from './orders/routes.ts';
 import { Queues } from './queues/queues.ts';
 import { createRedisConnection } from './redis/connection.ts';
-import { createShopifyServices, queueEnqueuer, shopifyAccountRoutes, shopifyRoutes, type ShopifyServices } from './shopify/index.ts';
+import {
+  createShopifyServices,
+  queueEnqueuer,
+  shopifyAccountRoutes,
+  shopifyRoutes,
+  type ShopifyServices,
+} from './shopify/index.ts';
 import { createVideoStorage } from './videos/create-storage.ts';
 import { bullmqVideoQueue } from './videos/processing-queue.ts';
 import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
@@ -78,17 +84,31 @@ export interface ServiceOverrides {
   videoQueue?: VideoProcessingQueue;
 }
 
-export function createServices(config: Config, logger: Logger, database: DatabaseHandle, overrides: ServiceOverrides = {}): Services {
+export function createServices(
+  config: Config,
+  logger: Logger,
+  database: DatabaseHandle,
+  overrides: ServiceOverrides = {},
+): Services {
   const now = overrides.now ?? (() => new Date());
   const sandboxBaseUrl = overrides.sandboxBaseUrl ?? `http://127.0.0.1:${config.port}/sandbox`;
   // Producers fail fast so a request never hangs on Redis: the reconcilers hand over again from
   // PostgreSQL whatever a failed add missed (pending videos, webhook receipts). The carrier quota
   // counts on the same connection, failing closed (src/carriers/quota.ts).
-  if (!config.redisUrl) throw new Error('createServices needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
+  if (!config.redisUrl)
+    throw new Error('createServices needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
   const producer = createRedisConnection(config.redisUrl, 'producer');
   const { clients, sandboxed } = createCarrierClients(config, sandboxBaseUrl, logger, producer);
-  const demo: ScheduleOptions = { profile: 'demo', demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS };
-  const schedules = { ups: {}, fedex: {}, usps: {}, ...Object.fromEntries(sandboxed.map((carrier) => [carrier, demo])) } as Record<CarrierCode, ScheduleOptions>;
+  const demo: ScheduleOptions = {
+    profile: 'demo',
+    demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS,
+  };
+  const schedules = {
+    ups: {},
+    fedex: {},
+    usps: {},
+    ...Object.fromEntries(sandboxed.map((carrier) => [carrier, demo])),
+  } as Record<CarrierCode, ScheduleOptions>;
 
   const orderOutbox = new OrderOutbox({ db: database.db, logger, now });
   const orders = new OrderService({
@@ -104,7 +124,8 @@ export function createServices(config: Config, logger: Logger, database: Databas
   const dispatcher = new SendDispatcher({
     db: database.db,
     orders,
-    email: overrides.email ?? createEmailChannel({ smtpUrl: config.smtpUrl, from: config.emailFrom, outboxDir, logger }),
+    email:
+      overrides.email ?? createEmailChannel({ smtpUrl: config.smtpUrl, from: config.emailFrom, outboxDir, logger }),
     sms: createSmsChannel({ provider: config.sms, outboxDir, logger }),
     publicUrl: config.publicUrl,
     logger,
@@ -115,7 +136,14 @@ export function createServices(config: Config, logger: Logger, database: Databas
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);
   const videos = new VideoService({ db: database.db, orders, storage: videoStorage, queue: videoQueue, logger, now });
-  const shopify = createShopifyServices({ config: config.shopify, db: database.db, orders, logger, now, enqueue: queueEnqueuer(queues.shopifyWebhooks) });
+  const shopify = createShopifyServices({
+    config: config.shopify,
+    db: database.db,
+    orders,
+    logger,
+    now,
+    enqueue: queueEnqueuer(queues.shopifyWebhooks),
+  });
 
   // Every module that reacts to order changes, in one list: each owns the tables it writes.
   orderOutbox.subscribe(trackingSubscriber({ now, schedules }));
@@ -123,7 +151,23 @@ export function createServices(config: Config, logger: Logger, database: Databas
   orderOutbox.subscribe(videos.orderSubscriber());
 
   return {
-    config, logger, database, orders, orderOutbox, poller, carriers: clients, sandboxedCarriers: sandboxed, carrierSandbox, dispatcher, videos, videoStorage, videoQueue, shopify, queues, redis: producer, now,
+    config,
+    logger,
+    database,
+    orders,
+    orderOutbox,
+    poller,
+    carriers: clients,
+    sandboxedCarriers: sandboxed,
+    carrierSandbox,
+    dispatcher,
+    videos,
+    videoStorage,
+    videoQueue,
+    shopify,
+    queues,
+    redis: producer,
+    now,
     async close() {
       await queues.close();
       producer.disconnect();
@@ -162,12 +206,25 @@ export function createHttpApp(services: Services): Koa {
 
   // Everything under /v1 needs credentials, including unknown paths (no probing without a key).
   const authenticate = basicAuth(services.database.db);
-  const limit = rateLimit({ redis: services.redis, prefix: services.config.queuePrefix, perMinute: services.config.rateLimitPerMinute, now: services.now });
-  app.use(async (ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? authenticate(ctx, () => limit(ctx, next)) : next()));
+  const limit = rateLimit({
+    redis: services.redis,
+    prefix: services.config.queuePrefix,
+    perMinute: services.config.rateLimitPerMinute,
+    now: services.now,
+  });
+  app.use(async (ctx, next) =>
+    ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? authenticate(ctx, () => limit(ctx, next)) : next(),
+  );
 
   app.use(shopifyAccountRoutes(services.shopify).routes());
 
-  const videoDeps = { orders: services.orders, videos: services.videos, storage: services.videoStorage, maxBytes: services.config.videos.maxBytes, publicUrl: services.config.publicUrl };
+  const videoDeps = {
+    orders: services.orders,
+    videos: services.videos,
+    storage: services.videoStorage,
+    maxBytes: services.config.videos.maxBytes,
+    publicUrl: services.config.publicUrl,
+  };
   const videoApi = videoApiRoutes(videoDeps);
   app.use(videoApi.routes());
   app.use(videoApi.allowedMethods({ throw: true }));

@@ -56,7 +56,10 @@ const environmentSchema = z.object({
   SMS_FROM: z.string().trim().optional(),
   /** BullMQ key prefix: processes that share a Redis and a prefix share their queues. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(1_200),
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).default('doorstep'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .default('doorstep'),
 });
 
 function carrierSettings<P extends string>(prefix: P, defaultBaseUrl: string) {
@@ -143,7 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? `  ${id} and ${secret} are required: with DATABASE_URL set the carrier sandbox is off (set CARRIER_SANDBOX=on to use it, e.g. for a staging server)`
       : `  ${id} and ${secret} must be set together`,
   );
-  if (smsSet !== 0 && smsSet !== 3) problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
+  if (smsSet !== 0 && smsSet !== 3)
+    problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   const dataDir = path.resolve(value.DATA_DIR);
   const publicUrl = (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, '');
@@ -153,7 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     videos = loadVideoConfig(env, dataDir);
     shopify = loadShopifyConfig(env, publicUrl);
   } catch (error) {
-    throw error instanceof VideoConfigError || error instanceof ShopifyConfigError ? new ConfigError(error.message) : error;
+    throw error instanceof VideoConfigError || error instanceof ShopifyConfigError
+      ? new ConfigError(error.message)
+      : error;
   }
   return {
     port: value.PORT,
@@ -175,7 +181,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emailFrom: value.EMAIL_FROM,
     sms:
       value.SMS_ACCOUNT_SID && value.SMS_AUTH_TOKEN && value.SMS_FROM
-        ? { baseUrl: value.SMS_API_URL, accountSid: value.SMS_ACCOUNT_SID, authToken: value.SMS_AUTH_TOKEN, from: value.SMS_FROM }
+        ? {
+            baseUrl: value.SMS_API_URL,
+            accountSid: value.SMS_ACCOUNT_SID,
+            authToken: value.SMS_AUTH_TOKEN,
+            from: value.SMS_FROM,
+          }
         : null,
     queuePrefix: value.QUEUE_PREFIX,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
@@ -184,7 +195,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-function credentials(baseUrl: string, clientId: string | undefined, clientSecret: string | undefined): CarrierCredentials | null {
+function credentials(
+  baseUrl: string,
+  clientId: string | undefined,
+  clientSecret: string | undefined,
+): CarrierCredentials | null {
   return clientId && clientSecret ? { baseUrl: baseUrl.replace(/\/+$/, ''), clientId, clientSecret } : null;
 }
 
@@ -198,7 +213,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
     redis: config.redisUrl ? redactUrl(config.redisUrl) : 'private redis-server child process',
     logLevel: config.logLevel,
     carriers: Object.fromEntries(Object.entries(config.carriers).map(([code, c]) => [code, c ? c.baseUrl : 'sandbox'])),
-    carrierQuotas: Object.fromEntries(Object.entries(config.carrierQuotas).map(([code, budget]) => [code, budget ? describeBudget(budget) : 'default'])),
+    carrierQuotas: Object.fromEntries(
+      Object.entries(config.carrierQuotas).map(([code, budget]) => [code, budget ? describeBudget(budget) : 'default']),
+    ),
     workers: config.workers,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,

@@ -12,7 +12,14 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { service: 'doorstep' },
       redact: {
-        paths: ['req.headers.authorization', 'headers.authorization', '*.apiKey', '*.api_key', '*.password', '*.clientSecret'],
+        paths: [
+          'req.headers.authorization',
+          'headers.authorization',
+          '*.apiKey',
+          '*.api_key',
+          '*.password',
+          '*.clientSecret',
+        ],
         censor: '***',
       },
     },

@@ -5,13 +5,33 @@ import { cruise, type ICruiseResult, type IFlattenedRuleSet } from 'dependency-c
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ruleSet = (JSON.parse(fs.readFileSync(path.join(root, '.dependency-cruiser.json'), 'utf8')) as { forbidden: IFlattenedRuleSet['forbidden'] });
+const ruleSet = JSON.parse(fs.readFileSync(path.join(root, '.dependency-cruiser.json'), 'utf8')) as {
+  forbidden: IFlattenedRuleSet['forbidden'];
+};
 
 /** The rules `npm run lint` applies, run over `folders` of `baseDir`; returns the broken rules' names. */
-async function violations(baseDir: string, folders: string[]): Promise<Array<{ rule: string; from: string; to: string }>> {
-  const result = await cruise(folders, { baseDir, ruleSet: { forbidden: ruleSet.forbidden }, validate: true, tsPreCompilationDeps: true, doNotFollow: { path: 'node_modules' } }, {}, {});
+async function violations(
+  baseDir: string,
+  folders: string[],
+): Promise<Array<{ rule: string; from: string; to: string }>> {
+  const result = await cruise(
+    folders,
+    {
+      baseDir,
+      ruleSet: { forbidden: ruleSet.forbidden },
+      validate: true,
+      tsPreCompilationDeps: true,
+      doNotFollow: { path: 'node_modules' },
+    },
+    {},
+    {},
+  );
   const output = result.output as ICruiseResult;
-  return output.summary.violations.map((violation) => ({ rule: violation.rule.name, from: violation.from, to: violation.to }));
+  return output.summary.violations.map((violation) => ({
+    rule: violation.rule.name,
+    from: violation.from,
+    to: violation.to,
+  }));
 }
 
 describe('the import graph', () => {
@@ -30,21 +50,39 @@ function documentedWriters(): Map<string, string[]> {
   const doc = fs.readFileSync(path.join(root, 'docs/architecture.md'), 'utf8');
   const section = doc.slice(doc.indexOf('## Each table has one writing module'));
   const rows = section.split('\n').filter((line) => /^\| [a-z]+ \| `/.test(line));
-  return new Map(rows.map((line) => {
-    const [, module, tables] = line.split('|').map((cell) => cell.trim());
-    return [module!, [...tables!.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]!).sort()];
-  }));
+  return new Map(
+    rows.map((line) => {
+      const [, module, tables] = line.split('|').map((cell) => cell.trim());
+      return [module!, [...tables!.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]!).sort()];
+    }),
+  );
 }
 
 /** Tables each src/<module>/ writes, read from its code (Kysely calls and raw SQL). */
 function writtenTables(): Map<string, string[]> {
   const writes = new Map<string, Set<string>>();
-  const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : entry.name.endsWith('.ts') ? [path.join(dir, entry.name)] : []));
-  for (const file of [...walk(path.join(root, 'src')), ...walk(path.join(root, 'jobs')), ...walk(path.join(root, 'bin'))]) {
+  const walk = (dir: string): string[] =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((entry) =>
+        entry.isDirectory()
+          ? walk(path.join(dir, entry.name))
+          : entry.name.endsWith('.ts')
+            ? [path.join(dir, entry.name)]
+            : [],
+      );
+  for (const file of [
+    ...walk(path.join(root, 'src')),
+    ...walk(path.join(root, 'jobs')),
+    ...walk(path.join(root, 'bin')),
+  ]) {
     const relative = path.relative(root, file).split(path.sep);
     const module = relative[0] === 'src' && relative.length > 2 ? relative[1]! : relative.join('/');
     const code = fs.readFileSync(file, 'utf8');
-    const patterns = [/(?:insertInto|updateTable|deleteFrom)\(\s*'([a-z_]+)/g, /\b(?:insert into|update|delete from)\s+([a-z_]+)(?:\s+set\b|\s*\(|\s+where\b|\s+values\b)/gi];
+    const patterns = [
+      /(?:insertInto|updateTable|deleteFrom)\(\s*'([a-z_]+)/g,
+      /\b(?:insert into|update|delete from)\s+([a-z_]+)(?:\s+set\b|\s*\(|\s+where\b|\s+values\b)/gi,
+    ];
     for (const pattern of patterns) {
       for (const match of code.matchAll(pattern)) {
         if (!writes.has(module)) writes.set(module, new Set());

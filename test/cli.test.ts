@@ -20,7 +20,10 @@ afterEach(() => {
 describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
   it('creates and lists accounts when no server is running, printing the key once', async () => {
     const env = { DATA_DIR: tempDataDir(), LOG_LEVEL: 'silent' };
-    const created = await runCli(['accounts', 'create', '--name', 'Corner Shop', '--revenue-share-bps', '250', '--json'], env);
+    const created = await runCli(
+      ['accounts', 'create', '--name', 'Corner Shop', '--revenue-share-bps', '250', '--json'],
+      env,
+    );
     expect(created.code).toBe(0);
     const credentials = JSON.parse(created.stdout) as { app_id: string; api_key: string };
     expect(Object.keys(credentials)).toEqual(['app_id', 'api_key']);
@@ -38,7 +41,9 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
       const created = await runCli(['accounts', 'create', '--name', 'Live Shop', '--json'], env);
       expect(created.stderr).toBe('');
       const { app_id, api_key } = JSON.parse(created.stdout) as { app_id: string; api_key: string };
-      const response = await fetch(`http://127.0.0.1:${port}/v1/orders`, { headers: { Authorization: `Basic ${Buffer.from(`${app_id}:${api_key}`).toString('base64')}` } });
+      const response = await fetch(`http://127.0.0.1:${port}/v1/orders`, {
+        headers: { Authorization: `Basic ${Buffer.from(`${app_id}:${api_key}`).toString('base64')}` },
+      });
       expect(response.status).toBe(200);
       expect(server.output()).not.toContain(api_key);
     } finally {

@@ -4,7 +4,12 @@ import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 describe('loadConfig', () => {
   it('uses the embedded defaults when nothing is set', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 3000, publicUrl: 'http://localhost:3000', databaseUrl: undefined, logLevel: 'info' });
+    expect(config).toMatchObject({
+      port: 3000,
+      publicUrl: 'http://localhost:3000',
+      databaseUrl: undefined,
+      logLevel: 'info',
+    });
     expect(config.dataDir.endsWith('/data')).toBe(true);
   });
 
@@ -26,7 +31,11 @@ describe('loadConfig', () => {
   it('refuses half-configured carrier or SMS credentials instead of silently using the sandbox', () => {
     expect(() => loadConfig({ UPS_CLIENT_ID: 'id' })).toThrow(/UPS_CLIENT_ID and UPS_CLIENT_SECRET/);
     expect(() => loadConfig({ SMS_ACCOUNT_SID: 'AC1' })).toThrow(/SMS_FROM/);
-    expect(loadConfig({ FEDEX_CLIENT_ID: 'id', FEDEX_CLIENT_SECRET: 's' }).carriers.fedex).toEqual({ baseUrl: 'https://apis.fedex.com', clientId: 'id', clientSecret: 's' });
+    expect(loadConfig({ FEDEX_CLIENT_ID: 'id', FEDEX_CLIENT_SECRET: 's' }).carriers.fedex).toEqual({
+      baseUrl: 'https://apis.fedex.com',
+      clientId: 'id',
+      clientSecret: 's',
+    });
     expect(loadConfig({}).carriers.ups).toBeNull();
   });
 
@@ -37,21 +46,38 @@ describe('loadConfig', () => {
       usps: { max: 3, durationMs: 60_000 },
     });
     expect(loadConfig({ UPS_QUOTA: '' }).carrierQuotas.ups).toBeNull();
-    expect(describeConfig(loadConfig({ USPS_QUOTA: '3/minute' })).carrierQuotas).toEqual({ ups: 'default', fedex: 'default', usps: '3/60s' });
-    expect(() => loadConfig({ USPS_QUOTA: '3 per minute' })).toThrow(/USPS_QUOTA: must be calls per window, e\.g\. 60\/hour, 3\/minute or 140\/10s \(got "3 per minute"\)/);
+    expect(describeConfig(loadConfig({ USPS_QUOTA: '3/minute' })).carrierQuotas).toEqual({
+      ups: 'default',
+      fedex: 'default',
+      usps: '3/60s',
+    });
+    expect(() => loadConfig({ USPS_QUOTA: '3 per minute' })).toThrow(
+      /USPS_QUOTA: must be calls per window, e\.g\. 60\/hour, 3\/minute or 140\/10s \(got "3 per minute"\)/,
+    );
     expect(() => loadConfig({ UPS_QUOTA: '0/s' })).toThrow(/UPS_QUOTA: must allow at least 1 call/);
   });
 
-  it('turns the carrier sandbox off with a real database, and then requires every carrier\'s credentials', () => {
+  it("turns the carrier sandbox off with a real database, and then requires every carrier's credentials", () => {
     expect(loadConfig({}).carrierSandbox).toBe(true);
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/doorstep' })).toThrow(/USPS_CLIENT_ID and USPS_CLIENT_SECRET are required/);
-    const all = { UPS_CLIENT_ID: 'u', UPS_CLIENT_SECRET: 'u', FEDEX_CLIENT_ID: 'f', FEDEX_CLIENT_SECRET: 'f', USPS_CLIENT_ID: 's', USPS_CLIENT_SECRET: 's' };
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/doorstep' })).toThrow(
+      /USPS_CLIENT_ID and USPS_CLIENT_SECRET are required/,
+    );
+    const all = {
+      UPS_CLIENT_ID: 'u',
+      UPS_CLIENT_SECRET: 'u',
+      FEDEX_CLIENT_ID: 'f',
+      FEDEX_CLIENT_SECRET: 'f',
+      USPS_CLIENT_ID: 's',
+      USPS_CLIENT_SECRET: 's',
+    };
     expect(loadConfig({ DATABASE_URL: 'postgres://db/doorstep', ...all }).carrierSandbox).toBe(false);
     expect(loadConfig({ DATABASE_URL: 'postgres://db/doorstep', CARRIER_SANDBOX: 'on' }).carrierSandbox).toBe(true);
   });
 
   it('never shows the database password in its description', () => {
-    const described = JSON.stringify(describeConfig(loadConfig({ DATABASE_URL: 'postgres://app:s3cret@db:5432/doorstep', CARRIER_SANDBOX: 'on' })));
+    const described = JSON.stringify(
+      describeConfig(loadConfig({ DATABASE_URL: 'postgres://app:s3cret@db:5432/doorstep', CARRIER_SANDBOX: 'on' })),
+    );
     expect(described).not.toContain('s3cret');
   });
 });

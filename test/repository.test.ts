@@ -25,11 +25,16 @@ const EXEMPT = new Set(['package-lock.json']);
 function trackedFiles(): { files: string[] } | { reason: string } {
   let top: string;
   try {
-    top = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    top = execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
   } catch (error) {
     return { reason: `not a git checkout (${(error as Error).message.split('\n')[0]})` };
   }
-  if (realpathSync(top) !== realpathSync(root)) return { reason: `${root} is not the top of its git checkout (${top} is)` };
+  if (realpathSync(top) !== realpathSync(root))
+    return { reason: `${root} is not the top of its git checkout (${top} is)` };
   const listing = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' });
   return { files: listing.split('\0').filter((file) => file !== '') };
 }
@@ -66,11 +71,22 @@ describe('the repository stands alone', () => {
 
   it('would notice each kind of path it forbids', () => {
     // Put together at run time, so that this file does not contain what it forbids.
-    const examples = [['see ..', 'shared', 'DESIGN.md'], ["readFileSync('", 'work', 'shared', "x')"], ['', 'home', 'dev', 'x'], ['', 'root', '.cache'], ['', 'Users', 'dev', 'x']]
+    const examples = [
+      ['see ..', 'shared', 'DESIGN.md'],
+      ["readFileSync('", 'work', 'shared', "x')"],
+      ['', 'home', 'dev', 'x'],
+      ['', 'root', '.cache'],
+      ['', 'Users', 'dev', 'x'],
+    ]
       .map((parts) => parts.join('/'))
       .concat(['C:', 'Users', 'dev', 'x'].join('\\'), ['"C:', 'Users', 'dev"'].join('\\\\'));
     expect(examples.filter((line) => !FORBIDDEN.some(({ pattern }) => pattern.test(line)))).toEqual([]);
-    const innocent = ['Invalid configuration:\\n  S3_BUCKET', 'docs/design.md §2', 'https://example.com/workflow/', 'a:\\n  b'];
+    const innocent = [
+      'Invalid configuration:\\n  S3_BUCKET',
+      'docs/design.md §2',
+      'https://example.com/workflow/',
+      'a:\\n  b',
+    ];
     expect(innocent.filter((line) => FORBIDDEN.some(({ pattern }) => pattern.test(line)))).toEqual([]);
   });
 });

@@ -66,17 +66,43 @@ export const DEFAULT_START_MS = Date.UTC(2026, 3, 6);
 /** The model's parameters, printed with the results. */
 export const WORLD = {
   // Assumption: a Shopify-app customer base ships with all three; USPS carries most light parcels.
-  carrierMix: [['ups', 0.35], ['fedex', 0.3], ['usps', 0.35]] as const,
+  carrierMix: [
+    ['ups', 0.35],
+    ['fedex', 0.3],
+    ['usps', 0.35],
+  ] as const,
   // Roughly the US population by summer offset: ET, CT, MT, Arizona + PT, AK, HI.
-  offsets: [[-240, 0.47], [-300, 0.29], [-360, 0.05], [-420, 0.18], [-480, 0.005], [-600, 0.005]] as const,
+  offsets: [
+    [-240, 0.47],
+    [-300, 0.29],
+    [-360, 0.05],
+    [-420, 0.18],
+    [-480, 0.005],
+    [-600, 0.005],
+  ] as const,
   // Assumption: the shipping address gives the zone for most orders; the rest use the US-wide hours.
   offsetKnown: 0.9,
   // Assumption: labels printed and never shipped (cancelled orders, reprints).
   neverScanned: 0.03,
   // Label → first scan, in days ("label created days before the first scan"); scans at 17:00–21:30.
-  labelToScanDays: [[0, 0.55], [1, 0.25], [2, 0.1], [3, 0.05], [4, 0.03], [5, 0.02]] as const,
+  labelToScanDays: [
+    [0, 0.55],
+    [1, 0.25],
+    [2, 0.1],
+    [3, 0.05],
+    [4, 0.03],
+    [5, 0.02],
+  ] as const,
   // Delivery days after the first scan (ground 1–5, USPS Ground Advantage 2–5, some longer); no Sundays.
-  transitDays: [[1, 0.15], [2, 0.25], [3, 0.25], [4, 0.15], [5, 0.1], [6, 0.06], [7, 0.04]] as const,
+  transitDays: [
+    [1, 0.15],
+    [2, 0.25],
+    [3, 0.25],
+    [4, 0.15],
+    [5, 0.1],
+    [6, 0.06],
+    [7, 0.04],
+  ] as const,
   // Assumption: estimate shown from the first scan; USPS omits expectedDeliveryDate more often.
   estimateKnown: { ups: 0.97, fedex: 0.97, usps: 0.9 },
   // Assumption: ~85% on the estimated day, in line with the 85–95% on-time rates carriers report:
@@ -86,7 +112,11 @@ export const WORLD = {
   estimateEarly: 0.04,
   // Assumption: exceptions (failure status) among scanned packages, and how they end.
   exception: 0.03,
-  exceptionOutcome: [['exception_delivered', 0.6], ['exception_returned', 0.25], ['exception_lost', 0.15]] as const,
+  exceptionOutcome: [
+    ['exception_delivered', 0.6],
+    ['exception_returned', 0.25],
+    ['exception_lost', 0.15],
+  ] as const,
   // Assumption: an out-for-delivery scan exists (USPS skips it more often), posted ~07:15 ± 40 min.
   outForDeliveryScan: { ups: 0.98, fedex: 0.98, usps: 0.95 },
   // Assumption: delivery time of day (minutes), clipped to 08:00–21:00 and ≥ 30 min after the scan.
@@ -134,7 +164,7 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
   const isSunday = (day: number): boolean => (day + 4) % 7 === 0; // day 0 (1970-01-01) was a Thursday
   const addDeliveryDays = (day: number, n: number): number => {
     let d = day;
-    for (let left = n; left > 0; ) if (!isSunday(++d)) left--;
+    for (let left = n; left > 0;) if (!isSunday(++d)) left--;
     return d;
   };
 
@@ -192,7 +222,11 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
     const resolvedDay = exceptionDay + Math.round(rng.between(1, 3));
     // An exception delays: the new date is at least a day after the original one.
     deliveryDay = Math.max(addDeliveryDays(resolvedDay, Math.round(rng.between(1, 2))), addDeliveryDays(plannedDay, 1));
-    changes.push({ at: local(resolvedDay, rng.between(5 * 60, 9 * 60)), status: 'in_transit', estimatedDeliveryAt: endOfDay(deliveryDay) });
+    changes.push({
+      at: local(resolvedDay, rng.between(5 * 60, 9 * 60)),
+      status: 'in_transit',
+      estimatedDeliveryAt: endOfDay(deliveryDay),
+    });
     traits.estimate = 'late';
   } else {
     traits.estimate = estimateKnown ? 'on_time' : 'none';
@@ -205,8 +239,13 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
         // at all until the package moves again (20%): the estimate then sits in the past.
         const when = rng.next();
         const revealAt =
-          when < 0.5 ? local(plannedDay - 1, rng.between(19 * 60, 22 * 60)) : when < 0.8 ? local(plannedDay, rng.between(10 * 60, 14 * 60)) : null;
-        if (revealAt !== null) changes.push({ at: Math.max(revealAt, scanAt + HOUR), estimatedDeliveryAt: endOfDay(deliveryDay) });
+          when < 0.5
+            ? local(plannedDay - 1, rng.between(19 * 60, 22 * 60))
+            : when < 0.8
+              ? local(plannedDay, rng.between(10 * 60, 14 * 60))
+              : null;
+        if (revealAt !== null)
+          changes.push({ at: Math.max(revealAt, scanAt + HOUR), estimatedDeliveryAt: endOfDay(deliveryDay) });
       }
     } else if (surprise < WORLD.estimateLate1 + WORLD.estimateLate2 + WORLD.estimateEarly && transit >= 2) {
       deliveryDay = plannedDay - 1;
@@ -216,7 +255,8 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
         traits.estimate = 'early';
         // Arrival at the destination facility updates the date the evening before (assumption: 70%).
         const revealAt = local(deliveryDay - 1, rng.between(19 * 60, 22 * 60));
-        if (rng.chance(0.7) && revealAt > scanAt) changes.push({ at: revealAt, estimatedDeliveryAt: endOfDay(deliveryDay) });
+        if (rng.chance(0.7) && revealAt > scanAt)
+          changes.push({ at: revealAt, estimatedDeliveryAt: endOfDay(deliveryDay) });
       }
     }
     addFacilityScans(changes, rng, scanDay + 1, deliveryDay, local);
@@ -227,7 +267,8 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
   const hasScan = rng.chance(WORLD.outForDeliveryScan[carrier]);
   const scanMinute = rng.normal(7.25 * 60, 40, 5.5 * 60, 10 * 60);
   let deliveryMinute = rng.normal(meanMinute, sdMinute, 8 * 60, 21 * 60);
-  if (hasScan && deliveryMinute < scanMinute + 30) deliveryMinute = Math.min(21 * 60, scanMinute + 30 + rng.between(0, 90));
+  if (hasScan && deliveryMinute < scanMinute + 30)
+    deliveryMinute = Math.min(21 * 60, scanMinute + 30 + rng.between(0, 90));
   const attemptAt = local(deliveryDay, deliveryMinute);
   traits.outForDeliveryScan = hasScan;
   if (hasScan) {
@@ -235,14 +276,34 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
     if (rng.chance(WORLD.window[carrier]) && !options.withoutWindows) {
       const placed = placeWindow(rng, deliveryMinute, WORLD.windowMinutes, WORLD.windowInside, WORLD.windowLate);
       traits.window = placed.where;
-      changes.push({ at: outAt, status: 'out_for_delivery', windowStartAt: local(deliveryDay, placed.start), estimatedDeliveryAt: local(deliveryDay, placed.end) });
+      changes.push({
+        at: outAt,
+        status: 'out_for_delivery',
+        windowStartAt: local(deliveryDay, placed.start),
+        estimatedDeliveryAt: local(deliveryDay, placed.end),
+      });
       const narrowAt = Math.max(outAt + 30 * MINUTE, attemptAt - rng.between(60, 150) * MINUTE);
       if (rng.chance(WORLD.narrowedWindow[carrier]) && narrowAt < attemptAt - 5 * MINUTE) {
-        const narrowed = placeWindow(rng, deliveryMinute, WORLD.narrowedWindowMinutes, WORLD.narrowedWindowInside, 1 - WORLD.narrowedWindowInside);
-        changes.push({ at: narrowAt, windowStartAt: local(deliveryDay, narrowed.start), estimatedDeliveryAt: local(deliveryDay, narrowed.end) });
+        const narrowed = placeWindow(
+          rng,
+          deliveryMinute,
+          WORLD.narrowedWindowMinutes,
+          WORLD.narrowedWindowInside,
+          1 - WORLD.narrowedWindowInside,
+        );
+        changes.push({
+          at: narrowAt,
+          windowStartAt: local(deliveryDay, narrowed.start),
+          estimatedDeliveryAt: local(deliveryDay, narrowed.end),
+        });
       }
     } else {
-      changes.push({ at: outAt, status: 'out_for_delivery', windowStartAt: null, estimatedDeliveryAt: endOfDay(deliveryDay) });
+      changes.push({
+        at: outAt,
+        status: 'out_for_delivery',
+        windowStartAt: null,
+        estimatedDeliveryAt: endOfDay(deliveryDay),
+      });
     }
   }
 
@@ -257,11 +318,24 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
 }
 
 /** Sorting-facility scans at night: news that keeps the package "alive" without changing its status. */
-function addFacilityScans(changes: Change[], rng: Random, fromDay: number, untilDay: number, local: (day: number, minute: number) => number): void {
-  for (let day = fromDay; day < untilDay; day++) changes.push({ at: local(day, rng.between(1 * 60, 6 * 60)), status: 'in_transit' });
+function addFacilityScans(
+  changes: Change[],
+  rng: Random,
+  fromDay: number,
+  untilDay: number,
+  local: (day: number, minute: number) => number,
+): void {
+  for (let day = fromDay; day < untilDay; day++)
+    changes.push({ at: local(day, rng.between(1 * 60, 6 * 60)), status: 'in_transit' });
 }
 
-function placeWindow(rng: Random, deliveryMinute: number, width: number, inside: number, late: number): { start: number; end: number; where: 'inside' | 'early' | 'late' } {
+function placeWindow(
+  rng: Random,
+  deliveryMinute: number,
+  width: number,
+  inside: number,
+  late: number,
+): { start: number; end: number; where: 'inside' | 'early' | 'late' } {
   const r = rng.next();
   if (r < inside) {
     const start = Math.min(deliveryMinute, Math.max(8 * 60, deliveryMinute - rng.between(0, width)));
@@ -284,11 +358,13 @@ function fold(changes: Change[]): CarrierSnapshot[] {
     const next: CarrierSnapshot = {
       at: change.at,
       status: change.status ?? current?.status ?? 'pre_transit',
-      estimatedDeliveryAt: change.estimatedDeliveryAt !== undefined ? change.estimatedDeliveryAt : (current?.estimatedDeliveryAt ?? null),
+      estimatedDeliveryAt:
+        change.estimatedDeliveryAt !== undefined ? change.estimatedDeliveryAt : (current?.estimatedDeliveryAt ?? null),
       windowStartAt: change.windowStartAt !== undefined ? change.windowStartAt : (current?.windowStartAt ?? null),
     };
     // A new status clears a window that belonged to the previous one, unless the change sets its own.
-    if (change.status !== undefined && change.status !== 'out_for_delivery' && change.windowStartAt === undefined) next.windowStartAt = null;
+    if (change.status !== undefined && change.status !== 'out_for_delivery' && change.windowStartAt === undefined)
+      next.windowStartAt = null;
     snapshots.push(next);
     current = next;
   }
@@ -298,8 +374,10 @@ function fold(changes: Change[]): CarrierSnapshot[] {
 /** The model in words, for the report; reads WORLD so the two cannot drift apart. */
 export function describeWorld(labelDays: number): string[] {
   const pct = (x: number): string => `${Math.round(x * 1000) / 10}%`;
-  const perCarrier = (r: Record<CarrierCode, number>): string => `UPS ${pct(r.ups)}, FedEx ${pct(r.fedex)}, USPS ${pct(r.usps)}`;
-  const hhmm = (m: number): string => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(Math.round(m % 60)).padStart(2, '0')}`;
+  const perCarrier = (r: Record<CarrierCode, number>): string =>
+    `UPS ${pct(r.ups)}, FedEx ${pct(r.fedex)}, USPS ${pct(r.usps)}`;
+  const hhmm = (m: number): string =>
+    `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(Math.round(m % 60)).padStart(2, '0')}`;
   return [
     `Labels printed over ${labelDays} days from 2026-04-06, 13:00–23:00 UTC; carriers ${WORLD.carrierMix.map(([c, w]) => `${c} ${pct(w)}`).join(', ')}; destinations by US population across ET/CT/MT/PT/AK/HI, zone known for ${pct(WORLD.offsetKnown)}.`,
     `${pct(WORLD.neverScanned)} never scanned; first scan 17:00–21:30 local, ${WORLD.labelToScanDays.map(([d, w]) => `${d} d ${pct(w)}`).join(', ')} after the label.`,

@@ -23,7 +23,8 @@ export function fixedInterval(intervalMs: number): Policy {
   return (state: TrackingState, now: Date): PollDecision => {
     if (state.status === 'delivered') return { kind: 'stop', reason: 'delivered' };
     if (state.status === 'return_to_sender') return { kind: 'stop', reason: 'returned' };
-    if (now.getTime() - (state.lastChangedAt ?? state.startedAt).getTime() >= EXPIRY_MS) return { kind: 'stop', reason: 'expired' };
+    if (now.getTime() - (state.lastChangedAt ?? state.startedAt).getTime() >= EXPIRY_MS)
+      return { kind: 'stop', reason: 'expired' };
     const at = state.lastPolledAt === null ? now.getTime() : state.lastPolledAt.getTime() + intervalMs;
     return { kind: 'poll', at: new Date(Math.max(at, now.getTime())) };
   };

@@ -89,7 +89,11 @@ export function measure(name: string, kind: RowKind, fleet: readonly Journey[], 
   lags.sort((a, b) => a - b);
   const delivered = result.delivered;
   const perDelivered = (n: number): number => (delivered === 0 ? Number.NaN : n / delivered);
-  const byCarrier = <T>(f: (c: CarrierCode) => T): Record<CarrierCode, T> => ({ ups: f('ups'), fedex: f('fedex'), usps: f('usps') });
+  const byCarrier = <T>(f: (c: CarrierCode) => T): Record<CarrierCode, T> => ({
+    ups: f('ups'),
+    fedex: f('fedex'),
+    usps: f('usps'),
+  });
   const late = Object.values(lateCauses).reduce((a, b) => a + b, 0);
   // The days the fleet's labels were printed over: the stretch when the claimer is busy.
   const days = Math.max(1, Math.ceil((lastLabel - firstLabel) / (24 * 60 * MINUTE)));
@@ -108,7 +112,9 @@ export function measure(name: string, kind: RowKind, fleet: readonly Journey[], 
     lagP95Minutes: percentile(lags, 0.95),
     lagMaxMinutes: lags[lags.length - 1] ?? Number.NaN,
     lateShare: late / Math.max(1, lags.length),
-    lateCauses: Object.fromEntries(Object.entries(lateCauses).map(([k, v]) => [k, v / Math.max(1, lags.length)])) as Record<LateCause, number>,
+    lateCauses: Object.fromEntries(
+      Object.entries(lateCauses).map(([k, v]) => [k, v / Math.max(1, lags.length)]),
+    ) as Record<LateCause, number>,
     troubledCallShare: troubledCalls / Math.max(1, result.polls),
     troubledPackageShare: troubledPackages / Math.max(1, result.packages),
     callsByStatus: Object.fromEntries(Object.entries(result.pollsByStatus).map(([k, v]) => [k, perDelivered(v)])),
@@ -244,17 +250,32 @@ export function renderReport(input: ReportInput): string {
   lines.push('');
   lines.push('## Targets (adaptive schedule)');
   lines.push('');
-  for (const c of input.checks) lines.push(`- **${c.pass ? 'PASS' : 'MISS'}** ${c.target}: ${c.value}${c.pass ? '' : ` — why: ${c.why}`}`);
+  for (const c of input.checks)
+    lines.push(`- **${c.pass ? 'PASS' : 'MISS'}** ${c.target}: ${c.value}${c.pass ? '' : ` — why: ${c.why}`}`);
   lines.push('');
   const main = input.rows.find((r) => r.kind === 'policy');
   if (main) {
     lines.push('## Where the adaptive schedule spends its calls');
     lines.push('');
-    lines.push('Calls per delivered package, by the status the schedule acted on ("none" = first look or only failed looks so far):');
+    lines.push(
+      'Calls per delivered package, by the status the schedule acted on ("none" = first look or only failed looks so far):',
+    );
     lines.push('');
     lines.push('| ' + Object.keys(main.callsByStatus).join(' | ') + ' |');
-    lines.push('|' + Object.keys(main.callsByStatus).map(() => '---:').join('|') + '|');
-    lines.push('| ' + Object.values(main.callsByStatus).map((v) => fmt(v, 2)).join(' | ') + ' |');
+    lines.push(
+      '|' +
+        Object.keys(main.callsByStatus)
+          .map(() => '---:')
+          .join('|') +
+        '|',
+    );
+    lines.push(
+      '| ' +
+        Object.values(main.callsByStatus)
+          .map((v) => fmt(v, 2))
+          .join(' | ') +
+        ' |',
+    );
     lines.push('');
     lines.push(`Deliveries seen > 15 min late: ${pct(main.lateShare)} (${describeCauses(main)}).`);
     lines.push('');

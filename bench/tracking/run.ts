@@ -25,7 +25,8 @@ const { values } = parseArgs({
 });
 const packages = Number(values.packages);
 const seed = Number(values.seed);
-if (!Number.isInteger(packages) || packages < 1 || !Number.isInteger(seed)) throw new Error('--packages and --seed take integers');
+if (!Number.isInteger(packages) || packages < 1 || !Number.isInteger(seed))
+  throw new Error('--packages and --seed take integers');
 
 const started = performance.now();
 const fleets = new Map<string, Journey[]>();
@@ -47,12 +48,32 @@ const run = (name: string, kind: Metrics['kind'], policy: Policy, journeys: Jour
 
 const rows: Metrics[] = POLICIES.map((p) => run(p.name, p.judged ? 'policy' : 'baseline', p.policy, fleet()));
 rows.push(
-  run('adaptive, 10-min cadence on the delivery day', 'sensitivity', (s, now) => nextPoll(s, now, { policy: { deliveryDayIntervalMs: 10 * MINUTE, windowLeadMs: 10 * MINUTE } }), fleet()),
+  run(
+    'adaptive, 10-min cadence on the delivery day',
+    'sensitivity',
+    (s, now) => nextPoll(s, now, { policy: { deliveryDayIntervalMs: 10 * MINUTE, windowLeadMs: 10 * MINUTE } }),
+    fleet(),
+  ),
   run('adaptive, carriers give no delivery windows', 'sensitivity', adaptiveSchedule, fleet({ withoutWindows: true })),
   run('adaptive, destination zone never known', 'sensitivity', adaptiveSchedule, fleet({ withoutZones: true })),
-  run(`adaptive, fleet twice as dense (labels over ${LABEL_DAYS / 2} days)`, 'sensitivity', adaptiveSchedule, fleet({ labelDays: LABEL_DAYS / 2 })),
-  run(`adaptive, fleet four times as dense (labels over ${LABEL_DAYS / 4} days)`, 'sensitivity', adaptiveSchedule, fleet({ labelDays: LABEL_DAYS / 4 })),
-  run(`adaptive, fleet half as dense (labels over ${LABEL_DAYS * 2} days)`, 'sensitivity', adaptiveSchedule, fleet({ labelDays: LABEL_DAYS * 2 })),
+  run(
+    `adaptive, fleet twice as dense (labels over ${LABEL_DAYS / 2} days)`,
+    'sensitivity',
+    adaptiveSchedule,
+    fleet({ labelDays: LABEL_DAYS / 2 }),
+  ),
+  run(
+    `adaptive, fleet four times as dense (labels over ${LABEL_DAYS / 4} days)`,
+    'sensitivity',
+    adaptiveSchedule,
+    fleet({ labelDays: LABEL_DAYS / 4 }),
+  ),
+  run(
+    `adaptive, fleet half as dense (labels over ${LABEL_DAYS * 2} days)`,
+    'sensitivity',
+    adaptiveSchedule,
+    fleet({ labelDays: LABEL_DAYS * 2 }),
+  ),
 );
 const runSeconds = (performance.now() - started) / 1000;
 

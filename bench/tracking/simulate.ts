@@ -53,7 +53,11 @@ export interface SimulationResult {
   unfinished: number;
 }
 
-export function simulate(journeys: readonly Journey[], policy: Policy, options: SimulationOptions = {}): SimulationResult {
+export function simulate(
+  journeys: readonly Journey[],
+  policy: Policy,
+  options: SimulationOptions = {},
+): SimulationResult {
   const batchSizes = options.batchSizes ?? BATCH_SIZES;
   const errorRate = options.errorRate ?? 0.005;
   const tick = options.tickMs ?? MINUTE;
@@ -79,7 +83,11 @@ export function simulate(journeys: readonly Journey[], policy: Policy, options: 
     stops: { delivered: 0, expired: 0, returned: 0 },
     unfinished: 0,
   };
-  const requestsPerHour: Record<CarrierCode, Map<number, number>> = { ups: new Map(), fedex: new Map(), usps: new Map() };
+  const requestsPerHour: Record<CarrierCode, Map<number, number>> = {
+    ups: new Map(),
+    fedex: new Map(),
+    usps: new Map(),
+  };
   const queue = new DueQueue();
   const ceilTick = (at: number): number => Math.ceil(at / tick) * tick;
 
@@ -91,7 +99,10 @@ export function simulate(journeys: readonly Journey[], policy: Policy, options: 
       result.deliveredByCarrier[journey.carrier]++;
     }
     endMs = Math.max(endMs, journey.startedAt + 120 * DAY);
-    const state = newTrackingState(new Date(journey.startedAt), journey.offsetKnown ? journey.destinationOffsetMinutes : undefined);
+    const state = newTrackingState(
+      new Date(journey.startedAt),
+      journey.offsetKnown ? journey.destinationOffsetMinutes : undefined,
+    );
     states.push(state);
     // Tracking starts when the number is set: the caller asks the schedule right then.
     const decision = policy(state, new Date(journey.startedAt));
@@ -123,7 +134,8 @@ export function simulate(journeys: readonly Journey[], policy: Policy, options: 
       state.estimatedDeliveryAt = snapshot.estimatedDeliveryAt === null ? null : new Date(snapshot.estimatedDeliveryAt);
       state.estimatedWindowStartAt = snapshot.windowStartAt === null ? null : new Date(snapshot.windowStartAt);
       state.consecutiveErrors = 0;
-      if (snapshot.status === 'delivered' && Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null) lagMs[i] = now - journey.deliveredAt;
+      if (snapshot.status === 'delivered' && Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null)
+        lagMs[i] = now - journey.deliveredAt;
     }
     const decision = policy(state, new Date(now));
     if (decision.kind === 'stop') result.stops[decision.reason]++;
@@ -157,7 +169,8 @@ export function simulate(journeys: readonly Journey[], policy: Policy, options: 
       list.length = 0;
     }
   }
-  for (const carrier of CARRIERS) result.peakRequestsPerHour[carrier] = Math.max(0, ...requestsPerHour[carrier].values());
+  for (const carrier of CARRIERS)
+    result.peakRequestsPerHour[carrier] = Math.max(0, ...requestsPerHour[carrier].values());
   return result;
 }
 

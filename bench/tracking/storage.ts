@@ -30,7 +30,11 @@ async function redisCostPerPackage(): Promise<number> {
     await queue.addBulk(
       Array.from({ length: 1_000 }, (_, j) => ({
         name: 'poll',
-        data: { orderId: `ord_${(i + j).toString(16).padStart(24, '0')}`, carrier: 'ups', trackingNumber: '1Z5R89390357567127' },
+        data: {
+          orderId: `ord_${(i + j).toString(16).padStart(24, '0')}`,
+          carrier: 'ups',
+          trackingNumber: '1Z5R89390357567127',
+        },
         opts: { jobId: `poll-ord_${i + j}`, delay: 3_600_000 + j },
       })),
     );
@@ -47,20 +51,28 @@ async function postgresCost(): Promise<{ bytesPerPackage: number; claimMs: numbe
   const handle = process.env.DATABASE_URL ? await openPostgres(process.env.DATABASE_URL) : await openPglite(undefined);
   const db = handle.db;
   await migrateToLatest(db);
-  await db.insertInto('accounts').values({ id: 'acc_bench', name: 'bench', app_id: 'app_bench', api_key_hash: 'x' }).onConflict((oc) => oc.doNothing()).execute();
+  await db
+    .insertInto('accounts')
+    .values({ id: 'acc_bench', name: 'bench', app_id: 'app_bench', api_key_hash: 'x' })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
   await sql`delete from trackings where account_id = 'acc_bench'`.execute(db);
   await sql`delete from orders where account_id = 'acc_bench'`.execute(db);
   await sql`
     insert into orders (id, account_id, uuid, status, name, email, recipient_name, recipient_email, send_method, send_trigger, created_at, updated_at, carrier, tracking_number)
     select 'ord_b' || g, 'acc_bench', gen_random_uuid(), 'recorded', 'A', 'a@example.com', 'B', 'b@example.com', 'email', 'package', now(), now(), 'fedex', '98657878' || g
     from generate_series(1, ${packages}) g`.execute(db);
-  const beforeBytes = Number((await sql<{ size: string }>`select pg_total_relation_size('trackings')::text as size`.execute(db)).rows[0]!.size);
+  const beforeBytes = Number(
+    (await sql<{ size: string }>`select pg_total_relation_size('trackings')::text as size`.execute(db)).rows[0]!.size,
+  );
   await sql`
     insert into trackings (order_id, account_id, carrier, tracking_number, started_at, next_poll_at, updated_at, status, last_polled_at, estimated_delivery_at)
     select 'ord_b' || g, 'acc_bench', 'fedex', '98657878' || g, now(), now() + (g % 86400) * interval '1 second', now(), 'in_transit', now(), now() + interval '2 days'
     from generate_series(1, ${packages}) g`.execute(db);
   await sql`analyze trackings`.execute(db);
-  const afterBytes = Number((await sql<{ size: string }>`select pg_total_relation_size('trackings')::text as size`.execute(db)).rows[0]!.size);
+  const afterBytes = Number(
+    (await sql<{ size: string }>`select pg_total_relation_size('trackings')::text as size`.execute(db)).rows[0]!.size,
+  );
   // Claim 10 batches of 30 among the due ones (due: roughly packages/86400 per second of "now").
   const started = performance.now();
   for (let i = 0; i < 10; i++) await claimDueTrackings(db, 'fedex', 30, new Date(Date.now() + 3_600_000), 600_000);
@@ -76,6 +88,12 @@ const pg = await postgresCost();
 const million = (bytes: number) => `${((bytes * 1_000_000) / 1024 / 1024 / 1024).toFixed(2)} GiB`;
 console.log(`| design | per package | at 1,000,000 packages |`);
 console.log(`|---|---:|---:|`);
-console.log(`| one delayed BullMQ job per package (Redis memory) | ${Math.round(redisBytes)} B | ${million(redisBytes)} of Redis RAM |`);
-console.log(`| one row per package in PostgreSQL (${pg.kind}, table + indexes, ${packages.toLocaleString()} rows) | ${Math.round(pg.bytesPerPackage)} B | ${million(pg.bytesPerPackage)} of disk |`);
-console.log(`\nClaiming a batch of 30 due packages among ${packages.toLocaleString()}: ${pg.claimMs.toFixed(1)} ms per claim (${pg.kind}).`);
+console.log(
+  `| one delayed BullMQ job per package (Redis memory) | ${Math.round(redisBytes)} B | ${million(redisBytes)} of Redis RAM |`,
+);
+console.log(
+  `| one row per package in PostgreSQL (${pg.kind}, table + indexes, ${packages.toLocaleString()} rows) | ${Math.round(pg.bytesPerPackage)} B | ${million(pg.bytesPerPackage)} of disk |`,
+);
+console.log(
+  `\nClaiming a batch of 30 due packages among ${packages.toLocaleString()}: ${pg.claimMs.toFixed(1)} ms per claim (${pg.kind}).`,
+);

@@ -25,14 +25,29 @@ export const newAccountSchema = z.object({
 
 export type NewAccount = z.input<typeof newAccountSchema>;
 
-function toAccount(row: { id: string; name: string; app_id: string; revenue_share_bps: number | null; created_at: Date }): Account {
-  return { id: row.id, name: row.name, appId: row.app_id, revenueShareBps: row.revenue_share_bps, createdAt: row.created_at };
+function toAccount(row: {
+  id: string;
+  name: string;
+  app_id: string;
+  revenue_share_bps: number | null;
+  created_at: Date;
+}): Account {
+  return {
+    id: row.id,
+    name: row.name,
+    appId: row.app_id,
+    revenueShareBps: row.revenue_share_bps,
+    createdAt: row.created_at,
+  };
 }
 
 export async function createAccount(db: Db, input: NewAccount): Promise<CreatedAccount> {
   const parsed = newAccountSchema.safeParse(input);
   if (!parsed.success) {
-    throw new ValidationError('The account is not valid.', Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
+    throw new ValidationError(
+      'The account is not valid.',
+      Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])),
+    );
   }
   const apiKey = generateApiKey();
   const row = await db
@@ -52,7 +67,12 @@ export async function createAccount(db: Db, input: NewAccount): Promise<CreatedA
 /** Issues a new API key for the account (the old one stops working); returned once, stored hashed. */
 export async function rotateApiKey(db: Db, accountId: string): Promise<{ appId: string; apiKey: string }> {
   const apiKey = generateApiKey();
-  const row = await db.updateTable('accounts').set({ api_key_hash: hashApiKey(apiKey) }).where('id', '=', accountId).returning('app_id').executeTakeFirstOrThrow();
+  const row = await db
+    .updateTable('accounts')
+    .set({ api_key_hash: hashApiKey(apiKey) })
+    .where('id', '=', accountId)
+    .returning('app_id')
+    .executeTakeFirstOrThrow();
   return { appId: row.app_id, apiKey };
 }
 

@@ -22,12 +22,31 @@ export interface AdminExtras {
 export function adminCommands(db: Db, extras: AdminExtras = {}) {
   const handlers: Record<string, (args: Record<string, unknown>) => Promise<unknown>> = {
     'accounts.create': async (args) => {
-      const input = parseBody(z.object({ name: z.string(), revenueShareBps: z.number().nullable().optional() }), args, 'account');
-      const { account, apiKey } = await createAccount(db, { name: input.name, revenueShareBps: input.revenueShareBps ?? null });
-      return { id: account.id, name: account.name, app_id: account.appId, api_key: apiKey, revenue_share_bps: account.revenueShareBps };
+      const input = parseBody(
+        z.object({ name: z.string(), revenueShareBps: z.number().nullable().optional() }),
+        args,
+        'account',
+      );
+      const { account, apiKey } = await createAccount(db, {
+        name: input.name,
+        revenueShareBps: input.revenueShareBps ?? null,
+      });
+      return {
+        id: account.id,
+        name: account.name,
+        app_id: account.appId,
+        api_key: apiKey,
+        revenue_share_bps: account.revenueShareBps,
+      };
     },
     'accounts.list': async () =>
-      (await listAccounts(db)).map((a) => ({ id: a.id, name: a.name, app_id: a.appId, revenue_share_bps: a.revenueShareBps, created_at: formatTimestamp(a.createdAt) })),
+      (await listAccounts(db)).map((a) => ({
+        id: a.id,
+        name: a.name,
+        app_id: a.appId,
+        revenue_share_bps: a.revenueShareBps,
+        created_at: formatTimestamp(a.createdAt),
+      })),
     migrate: async () => ({ applied: await migrateToLatest(db) }),
     ...shopifyAdminCommands(db, extras.shopify, extras.publicUrl ?? 'http://localhost:3000'),
   };

@@ -20,7 +20,12 @@ export function adminSocketPath(dataDir: string): string {
  * runs the CLI reaches it through this Unix socket. It lives in DATA_DIR with mode 0600: only
  * the machine user that owns the data can use it, the same user who could read the files anyway.
  */
-export async function startAdminSocket(dataDir: string, db: Db, logger: Logger, extras: AdminExtras = {}): Promise<{ close(): Promise<void> }> {
+export async function startAdminSocket(
+  dataDir: string,
+  db: Db,
+  logger: Logger,
+  extras: AdminExtras = {},
+): Promise<{ close(): Promise<void> }> {
   const socketPath = adminSocketPath(dataDir);
   fs.rmSync(socketPath, { force: true });
   const commands = adminCommands(db, extras);

@@ -26,18 +26,34 @@ export const SANDBOX_BUDGET: Readonly<CarrierBudget> = { max: 50, durationMs: 1_
  * The budget each carrier's calls are held to: a configured one (`USPS_QUOTA=3/minute`) wins;
  * otherwise the carrier's own default, or the sandbox's for carriers served by the sandbox.
  */
-export function carrierBudgets(configured: Readonly<Record<CarrierCode, CarrierBudget | null>>, sandboxed: readonly CarrierCode[]): Record<CarrierCode, CarrierBudget> {
+export function carrierBudgets(
+  configured: Readonly<Record<CarrierCode, CarrierBudget | null>>,
+  sandboxed: readonly CarrierCode[],
+): Record<CarrierCode, CarrierBudget> {
   return Object.fromEntries(
-    CARRIER_CODES.map((carrier) => [carrier, configured[carrier] ?? (sandboxed.includes(carrier) ? SANDBOX_BUDGET : CARRIER_BUDGETS[carrier])]),
+    CARRIER_CODES.map((carrier) => [
+      carrier,
+      configured[carrier] ?? (sandboxed.includes(carrier) ? SANDBOX_BUDGET : CARRIER_BUDGETS[carrier]),
+    ]),
   ) as Record<CarrierCode, CarrierBudget>;
 }
 
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const UNIT_NAMES: Record<string, string> = {
-  s: 's', sec: 's', second: 's', seconds: 's',
-  m: 'm', min: 'm', minute: 'm', minutes: 'm',
-  h: 'h', hour: 'h', hours: 'h',
-  d: 'd', day: 'd', days: 'd',
+  s: 's',
+  sec: 's',
+  second: 's',
+  seconds: 's',
+  m: 'm',
+  min: 'm',
+  minute: 'm',
+  minutes: 'm',
+  h: 'h',
+  hour: 'h',
+  hours: 'h',
+  d: 'd',
+  day: 'd',
+  days: 'd',
 };
 const BUDGET_PATTERN = /^(\d+)\s*\/\s*(\d*)\s*([a-z]+)$/i;
 
@@ -52,11 +68,13 @@ export class BudgetFormatError extends Error {
 export function parseBudget(text: string): CarrierBudget {
   const match = BUDGET_PATTERN.exec(text.trim());
   const unit = match ? UNIT_NAMES[match[3]!.toLowerCase()] : undefined;
-  if (!match || !unit) throw new BudgetFormatError(`must be calls per window, e.g. 60/hour, 3/minute or 140/10s (got "${text}")`);
+  if (!match || !unit)
+    throw new BudgetFormatError(`must be calls per window, e.g. 60/hour, 3/minute or 140/10s (got "${text}")`);
   const max = Number(match[1]);
   const durationMs = (match[2] ? Number(match[2]) : 1) * UNIT_MS[unit]!;
   if (max < 1) throw new BudgetFormatError(`must allow at least 1 call per window (got "${text}")`);
-  if (durationMs < 1_000 || durationMs > UNIT_MS.d!) throw new BudgetFormatError(`window must be between 1 second and 1 day (got "${text}")`);
+  if (durationMs < 1_000 || durationMs > UNIT_MS.d!)
+    throw new BudgetFormatError(`window must be between 1 second and 1 day (got "${text}")`);
   return { max, durationMs };
 }
 

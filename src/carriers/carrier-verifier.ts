@@ -13,13 +13,18 @@ import { carrierDisplayName, validateTrackingNumber } from './tracking-number.ts
  * number is stored and tracked — this only chooses the warning. The call spends from the carrier's
  * shared request budget (./quota.ts); when that is spent the carrier is not asked at all.
  */
-export function carrierVerifier(clients: Record<CarrierCode, CarrierClient>, options: { timeoutMs: number; logger: Logger }): TrackingNumberVerifier {
+export function carrierVerifier(
+  clients: Record<CarrierCode, CarrierClient>,
+  options: { timeoutMs: number; logger: Logger },
+): TrackingNumberVerifier {
   return {
     async verify(carrier, trackingNumber) {
       const name = carrierDisplayName(carrier);
       const format = validateTrackingNumber(carrier, trackingNumber);
       try {
-        const [result] = await clients[carrier].track([trackingNumber], { signal: AbortSignal.timeout(options.timeoutMs) });
+        const [result] = await clients[carrier].track([trackingNumber], {
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
         if (result && result.status !== 'not_found') return null;
         return {
           type: 'request',
@@ -30,9 +35,17 @@ export function carrierVerifier(clients: Record<CarrierCode, CarrierClient>, opt
       } catch (error) {
         // Our budget for the carrier said no: answer at once with the format check, the carrier unasked.
         if (error instanceof CarrierQuotaError) {
-          const why = error.reason === 'spent' ? `our ${name} request budget is used up for now` : `our ${name} request budget could not be checked just now`;
+          const why =
+            error.reason === 'spent'
+              ? `our ${name} request budget is used up for now`
+              : `our ${name} request budget could not be checked just now`;
           const notAsked = `${name} was not asked: ${why}. It is stored and will be checked by the next poll.`;
-          return { type: 'request', message: format.valid ? `The tracking number "${trackingNumber}" looks right, but ${notAsked}` : `${format.reason} ${notAsked}` };
+          return {
+            type: 'request',
+            message: format.valid
+              ? `The tracking number "${trackingNumber}" looks right, but ${notAsked}`
+              : `${format.reason} ${notAsked}`,
+          };
         }
         options.logger.warn({ carrier, err: error }, 'carrier validation failed; answering with a warning');
         return {

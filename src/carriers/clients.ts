@@ -42,7 +42,13 @@ export function createCarrierClients(
       const credentials = config.carriers[carrier];
       const options: CarrierClientOptions = credentials
         ? { ...credentials, onCall, budget: quota[carrier] }
-        : { baseUrl: `${sandboxBaseUrl}/${carrier}`, clientId: 'doorstep-sandbox', clientSecret: 'doorstep-sandbox', onCall, budget: quota[carrier] };
+        : {
+            baseUrl: `${sandboxBaseUrl}/${carrier}`,
+            clientId: 'doorstep-sandbox',
+            clientSecret: 'doorstep-sandbox',
+            onCall,
+            budget: quota[carrier],
+          };
       return [carrier, factories[carrier](options)];
     }),
   ) as Record<CarrierCode, CarrierClient>;

@@ -51,7 +51,10 @@ export function createCarrierQuota(options: CarrierQuotaOptions): Record<Carrier
             // One line every 10 s is enough for an outage that fails every call.
             if (Date.now() - lastWarning > 10_000) {
               lastWarning = Date.now();
-              logger.warn({ carrier, err: error, redisStatus: redis.status }, 'carrier quota could not be checked in Redis; not calling the carrier');
+              logger.warn(
+                { carrier, err: error, redisStatus: redis.status },
+                'carrier quota could not be checked in Redis; not calling the carrier',
+              );
             }
             throw new CarrierQuotaError(carrier, 'unchecked', null, { cause: error });
           }
@@ -107,7 +110,10 @@ function readiness(redis: Redis): () => Promise<void> {
 function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: Redis did not answer within ${REDIS_WAIT_MS} ms`)), REDIS_WAIT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what}: Redis did not answer within ${REDIS_WAIT_MS} ms`)),
+      REDIS_WAIT_MS,
+    );
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -104,34 +104,94 @@ const FORMATS: readonly TrackingFormat[] = [
   // 1Z + shipper (6) + service (2) + package (7) + check; mod10 ×1/×2 over the 15 characters after 1Z.
   { carrier: 'ups', name: 'UPS', pattern: /^1Z(?<body>[A-Z0-9]{15})(?<check>\d)$/, checkDigit: (b) => mod10(b, 1, 2) },
   // Waybill: service letter + 9-digit serial + check, the same mod10 ×1/×2 over the serial.
-  { carrier: 'ups', name: 'UPS Waybill', pattern: /^[A-Z](?<body>\d{9})(?<check>\d)$/, checkDigit: (b) => mod10(b, 1, 2) },
+  {
+    carrier: 'ups',
+    name: 'UPS Waybill',
+    pattern: /^[A-Z](?<body>\d{9})(?<check>\d)$/,
+    checkDigit: (b) => mod10(b, 1, 2),
+  },
 
   // --- FedEx ---
-  { carrier: 'fedex', name: 'FedEx Express (12)', pattern: /^(?<body>\d{11})(?<check>\d)$/, checkDigit: (b) => weightedMod11(b, FEDEX_EXPRESS_WEIGHTS) },
+  {
+    carrier: 'fedex',
+    name: 'FedEx Express (12)',
+    pattern: /^(?<body>\d{11})(?<check>\d)$/,
+    checkDigit: (b) => weightedMod11(b, FEDEX_EXPRESS_WEIGHTS),
+  },
   // 34-digit barcode: the tracking number is at the end. The first digit is 0–8 since FedEx's 2024
   // FDX1D barcode change (tracking_number_data #117), so it never starts with 9 (GSN does).
-  { carrier: 'fedex', name: 'FedEx Express (34)', pattern: /^[0-8]\d{19}(?<body>\d{13})(?<check>\d)$/, checkDigit: (b) => weightedMod11(b, FEDEX_34_WEIGHTS) },
+  {
+    carrier: 'fedex',
+    name: 'FedEx Express (34)',
+    pattern: /^[0-8]\d{19}(?<body>\d{13})(?<check>\d)$/,
+    checkDigit: (b) => weightedMod11(b, FEDEX_34_WEIGHTS),
+  },
   // ASTRA label barcode: "3" + 15 digits + the 12-digit Express number + 4 digits.
-  { carrier: 'fedex', name: 'FedEx ASTRA (32)', pattern: /^3\d{15}(?<body>\d{11})(?<check>\d)\d{4}$/, checkDigit: (b) => weightedMod11(b, FEDEX_EXPRESS_WEIGHTS) },
-  { carrier: 'fedex', name: 'FedEx Ground', pattern: /^(?<body>\d{14})(?<check>\d)$/, checkDigit: (b) => mod10(b, 1, 3) },
+  {
+    carrier: 'fedex',
+    name: 'FedEx ASTRA (32)',
+    pattern: /^3\d{15}(?<body>\d{11})(?<check>\d)\d{4}$/,
+    checkDigit: (b) => weightedMod11(b, FEDEX_EXPRESS_WEIGHTS),
+  },
+  {
+    carrier: 'fedex',
+    name: 'FedEx Ground',
+    pattern: /^(?<body>\d{14})(?<check>\d)$/,
+    checkDigit: (b) => mod10(b, 1, 3),
+  },
   // Container type (2) + serial (15) + check; the check covers the serial only.
-  { carrier: 'fedex', name: 'FedEx Ground (SSCC-18)', pattern: /^\d{2}(?<body>\d{15})(?<check>\d)$/, checkDigit: (b) => mod10(b, 3, 1) },
+  {
+    carrier: 'fedex',
+    name: 'FedEx Ground (SSCC-18)',
+    pattern: /^\d{2}(?<body>\d{15})(?<check>\d)$/,
+    checkDigit: (b) => mod10(b, 3, 1),
+  },
   // 96 + SCNC (2) + service (3) + the 15-digit Ground number.
-  { carrier: 'fedex', name: 'FedEx Ground 96 (22)', pattern: /^96\d{5}(?<body>\d{14})(?<check>\d)$/, checkDigit: (b) => mod10(b, 1, 3) },
+  {
+    carrier: 'fedex',
+    name: 'FedEx Ground 96 (22)',
+    pattern: /^96\d{5}(?<body>\d{14})(?<check>\d)$/,
+    checkDigit: (b) => mod10(b, 1, 3),
+  },
   // 96 + SCNC (2) + 5 + GSN (10) + 1 + serial (13) + check, checked like Express 34.
-  { carrier: 'fedex', name: 'FedEx Ground GSN', pattern: /^96\d{18}(?<body>\d{13})(?<check>\d)$/, checkDigit: (b) => weightedMod11(b, FEDEX_34_WEIGHTS) },
+  {
+    carrier: 'fedex',
+    name: 'FedEx Ground GSN',
+    pattern: /^96\d{18}(?<body>\d{13})(?<check>\d)$/,
+    checkDigit: (b) => weightedMod11(b, FEDEX_34_WEIGHTS),
+  },
 
   // --- USPS --- (GS1 mod10 ×3/×1 unless noted)
   { carrier: 'usps', name: 'USPS 20', pattern: /^(?<body>\d{19})(?<check>\d)$/, checkDigit: (b) => mod10(b, 3, 1) },
   // IMpb, Publication 199. Non-concatenated: application identifier 94.
-  { carrier: 'usps', name: 'USPS IMpb N', pattern: /^(?<body>94\d{19}(?:\d{4})?)(?<check>\d)$/, checkDigit: (b) => mod10(b, 3, 1), routingPrefix: true, impb: true },
+  {
+    carrier: 'usps',
+    name: 'USPS IMpb N',
+    pattern: /^(?<body>94\d{19}(?:\d{4})?)(?<check>\d)$/,
+    checkDigit: (b) => mod10(b, 3, 1),
+    routingPrefix: true,
+    impb: true,
+  },
   // Application identifier 91 (pre-IMpb). The 20-digit printed form omits the "91", which the check
   // digit still covers, so it is put back before checking.
-  { carrier: 'usps', name: 'USPS Legacy', pattern: /^(?<body>91\d{19}(?:\d{4})?|\d{19})(?<check>\d)$/, checkDigit: (b) => mod10(b.length === 19 ? '91' + b : b, 3, 1), routingPrefix: true },
+  {
+    carrier: 'usps',
+    name: 'USPS Legacy',
+    pattern: /^(?<body>91\d{19}(?:\d{4})?|\d{19})(?<check>\d)$/,
+    checkDigit: (b) => mod10(b.length === 19 ? '91' + b : b, 3, 1),
+    routingPrefix: true,
+  },
   // Concatenated IMpb: AI 92 + service (3) + 9-digit mailer ID (9-digit MIDs start with 9), or AI 93/95
   // + service (3) + 6-digit mailer ID (6-digit MIDs start with 0–8); 22 digits, or 26 with a long serial.
   // FedEx SmartPost / Ground Economy "92 61 29…" numbers are these.
-  { carrier: 'usps', name: 'USPS IMpb C', pattern: /^(?<body>(?:92\d{3}9|9[35]\d{3}[0-8])\d{15}(?:\d{4})?)(?<check>\d)$/, checkDigit: (b) => mod10(b, 3, 1), routingPrefix: true, impb: true },
+  {
+    carrier: 'usps',
+    name: 'USPS IMpb C',
+    pattern: /^(?<body>(?:92\d{3}9|9[35]\d{3}[0-8])\d{15}(?:\d{4})?)(?<check>\d)$/,
+    checkDigit: (b) => mod10(b, 3, 1),
+    routingPrefix: true,
+    impb: true,
+  },
   // UPU S10 international items (e.g. RB123456785US), which USPS tracks once they reach the US.
   {
     carrier: 'usps',

@@ -55,12 +55,19 @@ function callAdminSocket(socketPath: string, command: string, args: Record<strin
   return new Promise((resolve, reject) => {
     const body = JSON.stringify(args);
     const request = http.request(
-      { socketPath, path: `/admin/${command}`, method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } },
+      {
+        socketPath,
+        path: `/admin/${command}`,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
-          const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error?: { message: string; fields?: Record<string, string> } };
+          const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            error?: { message: string; fields?: Record<string, string> };
+          };
           if ((response.statusCode ?? 500) >= 400) reject(new CliError(describeError(parsed.error)));
           else resolve(parsed);
         });
@@ -69,7 +76,11 @@ function callAdminSocket(socketPath: string, command: string, args: Record<strin
     request.on('error', (error: NodeJS.ErrnoException) => {
       const message = `The server holds the embedded database but its admin socket ${socketPath} did not answer (${error.message}).`;
       // Only "nobody listens yet" is safe to retry: the command never reached the server.
-      reject(error.code === 'ENOENT' || error.code === 'ECONNREFUSED' ? new AdminSocketUnavailable(message) : new CliError(message));
+      reject(
+        error.code === 'ENOENT' || error.code === 'ECONNREFUSED'
+          ? new AdminSocketUnavailable(message)
+          : new CliError(message),
+      );
     });
     request.end(body);
   });
@@ -79,7 +90,11 @@ class CliError extends Error {}
 class AdminSocketUnavailable extends CliError {}
 
 /** A server that is still starting holds the database before its socket listens: wait a little. */
-async function callAdminSocketPatiently(socketPath: string, command: string, args: Record<string, unknown>): Promise<unknown> {
+async function callAdminSocketPatiently(
+  socketPath: string,
+  command: string,
+  args: Record<string, unknown>,
+): Promise<unknown> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
@@ -119,7 +134,8 @@ async function main(argv: string[]): Promise<void> {
   const head = positionals.slice(0, 2).join(' ');
   const command = twoWord.includes(head) ? head : positionals.join(' ');
   const argument = twoWord.includes(head) ? positionals[2] : undefined;
-  if (twoWord.includes(head) && (argument === undefined || positionals.length > 3)) throw new CliError(`${head} needs exactly one argument.\n\n${usage}`);
+  if (twoWord.includes(head) && (argument === undefined || positionals.length > 3))
+    throw new CliError(`${head} needs exactly one argument.\n\n${usage}`);
   if (values.help || command === '') {
     process.stdout.write(usage);
     return;
@@ -130,8 +146,12 @@ async function main(argv: string[]): Promise<void> {
       case 'accounts create': {
         if (!values.name) throw new CliError('accounts create needs --name <name>.');
         const share = values['revenue-share-bps'];
-        if (share !== undefined && !/^\d+$/.test(share)) throw new CliError('--revenue-share-bps must be a whole number from 0 to 10000.');
-        const created = (await run('accounts.create', { name: values.name, revenueShareBps: share === undefined ? null : Number(share) })) as {
+        if (share !== undefined && !/^\d+$/.test(share))
+          throw new CliError('--revenue-share-bps must be a whole number from 0 to 10000.');
+        const created = (await run('accounts.create', {
+          name: values.name,
+          revenueShareBps: share === undefined ? null : Number(share),
+        })) as {
           app_id: string;
           api_key: string;
           name: string;
@@ -147,23 +167,36 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'accounts list': {
-        const accounts = (await run('accounts.list', {})) as Array<{ app_id: string; name: string; revenue_share_bps: number | null; created_at: string }>;
+        const accounts = (await run('accounts.list', {})) as Array<{
+          app_id: string;
+          name: string;
+          revenue_share_bps: number | null;
+          created_at: string;
+        }>;
         if (values.json) {
           process.stdout.write(`${JSON.stringify(accounts)}\n`);
         } else if (accounts.length === 0) {
           process.stdout.write('No accounts yet. Create one with: npm run cli -- accounts create --name "My store"\n');
         } else {
-          for (const a of accounts) process.stdout.write(`${a.app_id}  ${a.created_at}  ${a.revenue_share_bps ?? '-'} bps  ${a.name}\n`);
+          for (const a of accounts)
+            process.stdout.write(`${a.app_id}  ${a.created_at}  ${a.revenue_share_bps ?? '-'} bps  ${a.name}\n`);
         }
         return;
       }
       case 'migrate': {
         const result = (await run('migrate', {})) as { applied: string[] };
-        process.stdout.write(result.applied.length ? `Applied: ${result.applied.join(', ')}\n` : 'The database is up to date.\n');
+        process.stdout.write(
+          result.applied.length ? `Applied: ${result.applied.join(', ')}\n` : 'The database is up to date.\n',
+        );
         return;
       }
       case 'shops add': {
-        const added = (await run('shops.add', { shop: argument, rotateKey: values['rotate-key'] })) as { shop: string; app_id: string; api_key: string | null; created: boolean };
+        const added = (await run('shops.add', { shop: argument, rotateKey: values['rotate-key'] })) as {
+          shop: string;
+          app_id: string;
+          api_key: string | null;
+          created: boolean;
+        };
         if (values.json) {
           process.stdout.write(`${JSON.stringify({ app_id: added.app_id, api_key: added.api_key })}\n`);
         } else {
@@ -195,13 +228,24 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'webhooks list': {
-        const rows = (await run('webhooks.list', values.status ? { status: values.status } : {})) as Array<{ webhook_id: string; topic: string; shop: string; status: string; error: string | null; note: string | null; received_at: string }>;
+        const rows = (await run('webhooks.list', values.status ? { status: values.status } : {})) as Array<{
+          webhook_id: string;
+          topic: string;
+          shop: string;
+          status: string;
+          error: string | null;
+          note: string | null;
+          received_at: string;
+        }>;
         if (values.json) {
           process.stdout.write(`${JSON.stringify(rows)}\n`);
         } else if (rows.length === 0) {
           process.stdout.write('No webhooks received.\n');
         } else {
-          for (const r of rows) process.stdout.write(`${r.received_at}  ${r.status.padEnd(9)}  ${r.topic.padEnd(26)}  ${r.shop}  ${r.webhook_id}${r.error ? `\n    error: ${r.error}` : ''}${r.note ? `\n    note: ${r.note}` : ''}\n`);
+          for (const r of rows)
+            process.stdout.write(
+              `${r.received_at}  ${r.status.padEnd(9)}  ${r.topic.padEnd(26)}  ${r.shop}  ${r.webhook_id}${r.error ? `\n    error: ${r.error}` : ''}${r.note ? `\n    note: ${r.note}` : ''}\n`,
+            );
         }
         return;
       }
@@ -212,15 +256,22 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'shopify simulate': {
         const shopify = loadShopifyConfig(process.env, config.publicUrl);
-        const added = (await run('shops.add', { shop: argument })) as { shop: string; app_id: string; api_key: string | null };
-        process.stdout.write(`Shop ${added.shop} (account app id ${added.app_id})${added.api_key ? `, API key ${added.api_key} (shown once)` : ''}\n`);
+        const added = (await run('shops.add', { shop: argument })) as {
+          shop: string;
+          app_id: string;
+          api_key: string | null;
+        };
+        process.stdout.write(
+          `Shop ${added.shop} (account app id ${added.app_id})${added.api_key ? `, API key ${added.api_key} (shown once)` : ''}\n`,
+        );
         const order = await simulateStore({
           shop: added.shop,
           publicUrl: config.publicUrl,
           apiSecret: shopify.apiSecret,
           carrierCompany: values['carrier-company'] ?? 'UPS',
           trackingNumber: values['tracking-number'],
-          videoOrders: async (shopifyOrderId) => (await run('shopify.orders', { shop: added.shop, shopifyOrderId })) as never,
+          videoOrders: async (shopifyOrderId) =>
+            (await run('shopify.orders', { shop: added.shop, shopifyOrderId })) as never,
           log: (line) => process.stdout.write(`${line}\n`),
         });
         process.stdout.write(`${JSON.stringify(order, null, 2)}\n`);
@@ -233,9 +284,22 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  const expected = error instanceof CliError || error instanceof ConfigError || error instanceof ShopifyConfigError || error instanceof DataDirLockedError || error instanceof ValidationError;
+  const expected =
+    error instanceof CliError ||
+    error instanceof ConfigError ||
+    error instanceof ShopifyConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof ValidationError;
   const message = expected ? error.message : String(error instanceof Error ? error.stack : error);
   const fields = (error as { fields?: Record<string, string> }).fields;
-  process.stderr.write(`${message}${fields ? `\n${Object.entries(fields).map(([f, p]) => `  ${f}: ${p}`).join('\n')}` : ''}\n`);
+  process.stderr.write(
+    `${message}${
+      fields
+        ? `\n${Object.entries(fields)
+            .map(([f, p]) => `  ${f}: ${p}`)
+            .join('\n')}`
+        : ''
+    }\n`,
+  );
   process.exitCode = 1;
 });

@@ -29,10 +29,16 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
 function present(error: unknown, ctx: Context): { status: number; body: ErrorBody; headers: Record<string, string> } {
   const requestId = ctx.state.requestId as string | undefined;
   const body = (type: string, message: string, fields?: Record<string, string>): ErrorBody => ({
-    error: { type, message, ...(fields && Object.keys(fields).length > 0 ? { fields } : {}), ...(requestId ? { request_id: requestId } : {}) },
+    error: {
+      type,
+      message,
+      ...(fields && Object.keys(fields).length > 0 ? { fields } : {}),
+      ...(requestId ? { request_id: requestId } : {}),
+    },
   });
 
-  if (error instanceof HttpError) return { status: error.status, body: body(error.type, error.message), headers: error.headers };
+  if (error instanceof HttpError)
+    return { status: error.status, body: body(error.type, error.message), headers: error.headers };
   if (error instanceof DomainError) {
     const status = statusOf(error);
     const fields = error instanceof ValidationError ? error.fields : undefined;
@@ -41,16 +47,35 @@ function present(error: unknown, ctx: Context): { status: number; body: ErrorBod
   // Koa / @koa/router's own client errors (405 Method Not Allowed, 501): keep their status.
   const status = (error as { status?: unknown; expose?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: unknown }).expose) {
-    return { status, body: body(status === 405 ? 'method_not_allowed' : 'invalid_request', (error as Error).message), headers: {} };
+    return {
+      status,
+      body: body(status === 405 ? 'method_not_allowed' : 'invalid_request', (error as Error).message),
+      headers: {},
+    };
   }
   // PostgreSQL refuses text it cannot store (a NUL character, invalid encoding): bad input, not a bug.
   if (isUnstorableText(error)) {
-    return { status: 400, body: body('invalid_request', 'The request contains characters that cannot be stored (for example a NUL character).'), headers: {} };
+    return {
+      status: 400,
+      body: body(
+        'invalid_request',
+        'The request contains characters that cannot be stored (for example a NUL character).',
+      ),
+      headers: {},
+    };
   }
   if (isUnavailable(error)) {
-    return { status: 503, body: body('service_unavailable', 'A dependency is unavailable. Retry shortly.'), headers: { 'Retry-After': '5' } };
+    return {
+      status: 503,
+      body: body('service_unavailable', 'A dependency is unavailable. Retry shortly.'),
+      headers: { 'Retry-After': '5' },
+    };
   }
-  return { status: 500, body: body('internal_error', 'Something went wrong on our side. It has been logged.'), headers: {} };
+  return {
+    status: 500,
+    body: body('internal_error', 'Something went wrong on our side. It has been logged.'),
+    headers: {},
+  };
 }
 
 function statusOf(error: DomainError): number {
@@ -69,5 +94,7 @@ function isUnstorableText(error: unknown): boolean {
 /** Connection-level failures from pg / ioredis, which mean "down", not "bug". */
 function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300'].includes(code);
+  return (
+    typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300'].includes(code)
+  );
 }

@@ -11,5 +11,6 @@ export class HttpError extends Error {
   }
 }
 
-export const unauthorized = (message = 'Missing or invalid credentials. Use HTTP Basic auth with your app id and API key.') =>
-  new HttpError(401, 'unauthorized', message, { 'WWW-Authenticate': 'Basic realm="Doorstep", charset="UTF-8"' });
+export const unauthorized = (
+  message = 'Missing or invalid credentials. Use HTTP Basic auth with your app id and API key.',
+) => new HttpError(401, 'unauthorized', message, { 'WWW-Authenticate': 'Basic realm="Doorstep", charset="UTF-8"' });

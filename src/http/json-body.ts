@@ -14,11 +14,17 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   }
   let text: string;
   try {
-    text = await getRawBody(ctx.req, { limit: JSON_BODY_LIMIT_BYTES, encoding: 'utf8', length: ctx.get('Content-Length') || undefined });
+    text = await getRawBody(ctx.req, {
+      limit: JSON_BODY_LIMIT_BYTES,
+      encoding: 'utf8',
+      length: ctx.get('Content-Length') || undefined,
+    });
   } catch (error) {
     const type = (error as { type?: string }).type;
-    if (type === 'entity.too.large') throw new HttpError(413, 'payload_too_large', `JSON bodies are limited to ${JSON_BODY_LIMIT_BYTES} bytes.`);
-    if (type === 'request.aborted') throw new HttpError(400, 'invalid_request', 'The request body was not completely received.');
+    if (type === 'entity.too.large')
+      throw new HttpError(413, 'payload_too_large', `JSON bodies are limited to ${JSON_BODY_LIMIT_BYTES} bytes.`);
+    if (type === 'request.aborted')
+      throw new HttpError(400, 'invalid_request', 'The request body was not completely received.');
     throw new HttpError(400, 'invalid_request', 'The request body could not be read.');
   }
   let value: unknown;

@@ -22,7 +22,10 @@ export function rateLimit(options: { redis: Redis; prefix: string; perMinute: nu
       count = await options.redis.incr(key);
       if (count === 1) await options.redis.expire(key, 61);
     } catch (error) {
-      ctx.log.warn({ err: error, redisStatus: options.redis.status }, 'rate limiter could not reach Redis; letting the request through');
+      ctx.log.warn(
+        { err: error, redisStatus: options.redis.status },
+        'rate limiter could not reach Redis; letting the request through',
+      );
       return next();
     }
     const remaining = Math.max(0, options.perMinute - count);
@@ -30,7 +33,12 @@ export function rateLimit(options: { redis: Redis; prefix: string; perMinute: nu
     ctx.set('RateLimit-Remaining', String(remaining));
     if (count > options.perMinute) {
       const retryAfter = Math.max(1, Math.ceil(((window + 1) * 60_000 - now()) / 1000));
-      throw new HttpError(429, 'rate_limited', `Too many requests: ${options.perMinute} a minute per account. Retry after ${retryAfter} s.`, { 'Retry-After': String(retryAfter) });
+      throw new HttpError(
+        429,
+        'rate_limited',
+        `Too many requests: ${options.perMinute} a minute per account. Retry after ${retryAfter} s.`,
+        { 'Retry-After': String(retryAfter) },
+      );
     }
     await next();
   };

@@ -34,7 +34,13 @@ export function requestContext(logger: Logger) {
       await next();
     } finally {
       ctx.log.info(
-        { method: ctx.method, path: maskCapabilities(ctx.path), status: ctx.status, durationMs: Math.round(performance.now() - started), accountId: ctx.state.account?.id },
+        {
+          method: ctx.method,
+          path: maskCapabilities(ctx.path),
+          status: ctx.status,
+          durationMs: Math.round(performance.now() - started),
+          accountId: ctx.state.account?.id,
+        },
         'request',
       );
     }

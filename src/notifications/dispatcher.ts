@@ -7,7 +7,14 @@ import type { OrderService } from '../orders/service.ts';
 import type { EmailChannel } from './email.ts';
 import { PermanentSendError } from './errors.ts';
 import type { Channel, SendKind } from '../vocabulary.ts';
-import { CLAIM_TIMEOUT_MS, MAX_SEND_ATTEMPTS, SENDING_TIMEOUT_MS, channelsFor, recipientSendPlan, retryDelayMs } from './send-policy.ts';
+import {
+  CLAIM_TIMEOUT_MS,
+  MAX_SEND_ATTEMPTS,
+  SENDING_TIMEOUT_MS,
+  channelsFor,
+  recipientSendPlan,
+  retryDelayMs,
+} from './send-policy.ts';
 import { claimDueSends, markSendSent, moveSend, queueSend, startSending, type SendRow } from './sends.ts';
 import type { SmsChannel } from './sms.ts';
 import { renderEmail, renderSms, templateValues } from './templates.ts';
@@ -48,7 +55,12 @@ export class SendDispatcher {
     const { db } = this.deps;
     const start = await startSending(db, send, (order) => destinationOf(order, send.kind, send.channel), this.now());
     if (start.kind === 'no_destination') {
-      await this.fail(send, start.order, 'claimed', `The order has no ${send.channel === 'sms' ? 'recipient_phone' : 'recipient_email'} to send to.`);
+      await this.fail(
+        send,
+        start.order,
+        'claimed',
+        `The order has no ${send.channel === 'sms' ? 'recipient_phone' : 'recipient_email'} to send to.`,
+      );
       return;
     }
     if (start.kind !== 'started') return;
@@ -60,13 +72,38 @@ export class SendDispatcher {
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (error instanceof PermanentSendError || send.attempts >= MAX_SEND_ATTEMPTS) {
-        await this.fail(send, order, 'sending', error instanceof PermanentSendError ? reason : `Gave up after ${send.attempts} attempts: ${reason}`);
+        await this.fail(
+          send,
+          order,
+          'sending',
+          error instanceof PermanentSendError ? reason : `Gave up after ${send.attempts} attempts: ${reason}`,
+        );
         return;
       }
       const retryAt = new Date(this.now().getTime() + retryDelayMs(send.attempts));
-      this.deps.logger.warn({ sendId: send.id, channel: send.channel, attempt: send.attempts, retryAt, err: error }, 'send failed; will retry');
+      this.deps.logger.warn(
+        { sendId: send.id, channel: send.channel, attempt: send.attempts, retryAt, err: error },
+        'send failed; will retry',
+      );
       await moveSend(db, send, 'sending', { status: 'pending', due_at: retryAt, last_error: reason }, this.now());
-      await recordTimeline(db, order, 'system', [{ type: 'send.retry_scheduled', data: { kind: send.kind, channel: send.channel, attempt: send.attempts, retry_at: retryAt.toISOString(), reason } }], this.now());
+      await recordTimeline(
+        db,
+        order,
+        'system',
+        [
+          {
+            type: 'send.retry_scheduled',
+            data: {
+              kind: send.kind,
+              channel: send.channel,
+              attempt: send.attempts,
+              retry_at: retryAt.toISOString(),
+              reason,
+            },
+          },
+        ],
+        this.now(),
+      );
       return;
     }
     await this.recordSent(send, order, providerMessageId, this.now());
@@ -76,10 +113,12 @@ export class SendDispatcher {
     const values = templateValues(order, this.deps.publicUrl);
     const kind = send.kind;
     if (send.channel === 'sms') {
-      return (await this.deps.sms.send({ to: destination, body: renderSms(kind, values), reference: send.id })).providerMessageId;
+      return (await this.deps.sms.send({ to: destination, body: renderSms(kind, values), reference: send.id }))
+        .providerMessageId;
     }
     const content = renderEmail(kind, values);
-    return (await this.deps.email.send({ to: destination, ...content, messageId: `<${send.id}@doorstep>` })).providerMessageId;
+    return (await this.deps.email.send({ to: destination, ...content, messageId: `<${send.id}@doorstep>` }))
+      .providerMessageId;
   }
 
   /**
@@ -100,10 +139,21 @@ export class SendDispatcher {
     logger.info({ orderId: order.id, sendId: send.id, kind: send.kind, channel: send.channel }, 'message sent');
   }
 
-  private async fail(send: SendRow, order: Pick<OrderRow, 'id' | 'account_id'>, from: 'claimed' | 'sending', reason: string): Promise<void> {
+  private async fail(
+    send: SendRow,
+    order: Pick<OrderRow, 'id' | 'account_id'>,
+    from: 'claimed' | 'sending',
+    reason: string,
+  ): Promise<void> {
     const now = this.now();
     await moveSend(this.deps.db, send, from, { status: 'failed', last_error: reason }, now);
-    await recordTimeline(this.deps.db, order, 'system', [{ type: 'send.failed', data: { kind: send.kind, channel: send.channel, reason } }], now);
+    await recordTimeline(
+      this.deps.db,
+      order,
+      'system',
+      [{ type: 'send.failed', data: { kind: send.kind, channel: send.channel, reason } }],
+      now,
+    );
     this.deps.logger.warn({ orderId: order.id, sendId: send.id, reason }, 'send failed for good');
   }
 
@@ -129,22 +179,33 @@ export class SendDispatcher {
       .executeTakeFirst();
     const stuck = await db
       .updateTable('sends')
-      .set({ status: 'uncertain', last_error: 'the process stopped during the provider call; outcome unknown', updated_at: now })
+      .set({
+        status: 'uncertain',
+        last_error: 'the process stopped during the provider call; outcome unknown',
+        updated_at: now,
+      })
       .where('status', '=', 'sending')
       .where('claimed_at', '<', new Date(now.getTime() - SENDING_TIMEOUT_MS))
       .returningAll()
       .execute();
     for (const send of stuck) {
-      await recordTimeline(db, { id: send.order_id, account_id: send.account_id }, 'system', [
-        {
-          type: 'send.uncertain',
-          data: {
-            kind: send.kind,
-            channel: send.channel,
-            reason: 'The sending process stopped while handing the message to the provider, so it may or may not have gone out. It is not re-sent automatically; use resend if the recipient did not get it.',
+      await recordTimeline(
+        db,
+        { id: send.order_id, account_id: send.account_id },
+        'system',
+        [
+          {
+            type: 'send.uncertain',
+            data: {
+              kind: send.kind,
+              channel: send.channel,
+              reason:
+                'The sending process stopped while handing the message to the provider, so it may or may not have gone out. It is not re-sent automatically; use resend if the recipient did not get it.',
+            },
           },
-        },
-      ], now);
+        ],
+        now,
+      );
     }
     return { released: Number(released.numUpdatedRows), uncertain: stuck.length };
   }
@@ -159,12 +220,26 @@ export class SendDispatcher {
     const now = this.now();
     const plan = recipientSendPlan(order, now);
     if ('waiting' in plan) throw new ConflictError(`Nothing to resend yet: ${plan.waiting}.`);
-    const existing = await db.selectFrom('sends').selectAll().where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
-    if (existing.some((s) => ['pending', 'claimed', 'sending'].includes(s.status))) throw new ConflictError('A send for this order is already in progress.');
-    const unsent = channelsFor(order.send_method).filter((channel) => !existing.some((s) => s.channel === channel && s.status === 'sent'));
+    const existing = await db
+      .selectFrom('sends')
+      .selectAll()
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'recipient_video')
+      .execute();
+    if (existing.some((s) => ['pending', 'claimed', 'sending'].includes(s.status)))
+      throw new ConflictError('A send for this order is already in progress.');
+    const unsent = channelsFor(order.send_method).filter(
+      (channel) => !existing.some((s) => s.channel === channel && s.status === 'sent'),
+    );
     if (unsent.length === 0) throw new ConflictError('The video was already sent to the recipient.');
     await db.transaction().execute(async (trx) => {
-      await trx.updateTable('sends').set({ status: 'failed', last_error: 'superseded by a resend', updated_at: now }).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').where('status', '=', 'uncertain').execute();
+      await trx
+        .updateTable('sends')
+        .set({ status: 'failed', last_error: 'superseded by a resend', updated_at: now })
+        .where('order_id', '=', order.id)
+        .where('kind', '=', 'recipient_video')
+        .where('status', '=', 'uncertain')
+        .execute();
       for (const channel of unsent) await queueSend(trx, order, { kind: 'recipient_video', channel, dueAt: now }, now);
       await recordTimeline(trx, order, 'api', [{ type: 'send.resend_requested', data: {} }], now);
     });

@@ -23,24 +23,44 @@ export interface EmailChannel {
  * E-mail over SMTP (nodemailer) when SMTP_URL is set; otherwise the embedded default writes each
  * message as an .eml file to the outbox directory and logs its path.
  */
-export function createEmailChannel(options: { smtpUrl: string | undefined; from: string; outboxDir: string; logger: Logger }): EmailChannel {
+export function createEmailChannel(options: {
+  smtpUrl: string | undefined;
+  from: string;
+  outboxDir: string;
+  logger: Logger;
+}): EmailChannel {
   const outbox = !options.smtpUrl;
   const transport: Transporter = outbox
     ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
     : // Bounded waits: a hung SMTP server must fail the attempt well inside the reconciler's 5-minute
       // "stuck in sending" limit, so a live send is never declared uncertain.
-      nodemailer.createTransport({ url: options.smtpUrl, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 } as SMTPTransport.Options);
+      nodemailer.createTransport({
+        url: options.smtpUrl,
+        connectionTimeout: 30_000,
+        greetingTimeout: 30_000,
+        socketTimeout: 60_000,
+      } as SMTPTransport.Options);
   return {
     async send(message) {
       let info: { messageId: string; message?: unknown };
       try {
-        info = await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text, html: message.html, messageId: message.messageId });
+        info = await transport.sendMail({
+          from: options.from,
+          to: message.to,
+          subject: message.subject,
+          text: message.text,
+          html: message.html,
+          messageId: message.messageId,
+        });
       } catch (error) {
         throw classifySmtpError(error);
       }
       if (outbox) {
         fs.mkdirSync(options.outboxDir, { recursive: true });
-        const file = path.join(options.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.messageId.replace(/[^A-Za-z0-9_-]/g, '')}.eml`);
+        const file = path.join(
+          options.outboxDir,
+          `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.messageId.replace(/[^A-Za-z0-9_-]/g, '')}.eml`,
+        );
         fs.writeFileSync(file, info.message as Buffer);
         options.logger.info({ file, to: message.to, subject: message.subject }, 'e-mail written to the outbox');
       }

@@ -10,7 +10,17 @@ import { forgetDestinations, markSendSent, planRecipientVideo, queueSend, stopSe
 export function notificationsSubscriber(options: { now: () => Date }): OrderEventSubscriber {
   return {
     name: 'notifications',
-    events: ['order.created', 'order.updated', 'order.delivered', 'order.recorded', 'order.sent', 'order.viewed', 'order.cancelled', 'order.deleted', 'order.erased'],
+    events: [
+      'order.created',
+      'order.updated',
+      'order.delivered',
+      'order.recorded',
+      'order.sent',
+      'order.viewed',
+      'order.cancelled',
+      'order.deleted',
+      'order.erased',
+    ],
     async handle(trx, order, delivered) {
       const now = options.now();
       const { event } = delivered;
@@ -18,7 +28,8 @@ export function notificationsSubscriber(options: { now: () => Date }): OrderEven
         case 'order.created':
           // A Shopify shopper has not recorded yet: e-mail them the record link. API clients send
           // their own record_url to their customers.
-          if (delivered.source === 'shopify') await queueSend(trx, order, { kind: 'sender_record_link', channel: 'email', dueAt: now }, now);
+          if (delivered.source === 'shopify')
+            await queueSend(trx, order, { kind: 'sender_record_link', channel: 'email', dueAt: now }, now);
           await planRecipientVideo(trx, order, { now, explainWaiting: false });
           return;
         case 'order.updated':
@@ -39,7 +50,13 @@ export function notificationsSubscriber(options: { now: () => Date }): OrderEven
           return;
         case 'order.cancelled':
         case 'order.deleted':
-          await stopSends(trx, order, delivered.source, `order ${event.type === 'order.cancelled' ? 'cancelled' : 'deleted'}`, now);
+          await stopSends(
+            trx,
+            order,
+            delivered.source,
+            `order ${event.type === 'order.cancelled' ? 'cancelled' : 'deleted'}`,
+            now,
+          );
           return;
         case 'order.erased':
           await stopSends(trx, order, delivered.source, 'order deleted', now);

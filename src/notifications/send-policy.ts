@@ -12,7 +12,17 @@ export interface PlannedSend {
  * Pure: notifications calls it on every order event that can change it and queues what it returns.
  */
 export function recipientSendPlan(
-  order: Pick<OrderRow, 'status' | 'deleted_at' | 'video_processed' | 'delivered' | 'delivered_at' | 'send_trigger' | 'send_on' | 'send_method'>,
+  order: Pick<
+    OrderRow,
+    | 'status'
+    | 'deleted_at'
+    | 'video_processed'
+    | 'delivered'
+    | 'delivered_at'
+    | 'send_trigger'
+    | 'send_on'
+    | 'send_method'
+  >,
   now: Date,
 ): { due: PlannedSend[] } | { waiting: string } {
   if (order.status === 'cancelled' || order.deleted_at !== null) return { waiting: 'the order is cancelled' };

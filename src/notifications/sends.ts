@@ -16,7 +16,12 @@ export const LIVE_STATUSES = ['pending', 'claimed', 'sending', 'sent', 'uncertai
  * Queues a message unless a live one of the same kind and channel exists for the order. Returns
  * whether a row was added. The unique index, not this code, is what makes a second one impossible.
  */
-export async function queueSend(db: Db, order: { id: string; account_id: string }, send: { kind: SendKind; channel: Channel; dueAt: Date }, now: Date): Promise<boolean> {
+export async function queueSend(
+  db: Db,
+  order: { id: string; account_id: string },
+  send: { kind: SendKind; channel: Channel; dueAt: Date },
+  now: Date,
+): Promise<boolean> {
   const inserted = await db
     .insertInto('sends')
     .values({
@@ -41,36 +46,78 @@ export async function queueSend(db: Db, order: { id: string; account_id: string 
  * processed video, the video processed for `now`/`date` triggers), moved or withdrawn when the
  * trigger, date or method changes before anyone tried it. Runs in an order event's transaction.
  */
-export async function planRecipientVideo(trx: Db, order: OrderRow, options: { now: Date; explainWaiting: boolean }): Promise<void> {
+export async function planRecipientVideo(
+  trx: Db,
+  order: OrderRow,
+  options: { now: Date; explainWaiting: boolean },
+): Promise<void> {
   const { now } = options;
   const plan = recipientSendPlan(order, now);
-  const existing = await trx.selectFrom('sends').select(['id', 'channel', 'status', 'attempts']).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
+  const existing = await trx
+    .selectFrom('sends')
+    .select(['id', 'channel', 'status', 'attempts'])
+    .where('order_id', '=', order.id)
+    .where('kind', '=', 'recipient_video')
+    .execute();
   const untouched = (row: { status: SendStatus; attempts: number }) => row.status === 'pending' && row.attempts === 0;
   const wanted: Channel[] = 'due' in plan ? plan.due.map((send) => send.channel) : [];
   // A queued message nobody tried yet follows the order: a changed trigger, send_on or method
   // moves or withdraws it (deleted, so it never counts as an attempt).
   const withdraw = existing.filter((row) => untouched(row) && !wanted.includes(row.channel));
   if (withdraw.length > 0) {
-    await trx.deleteFrom('sends').where('id', 'in', withdraw.map((row) => row.id)).execute();
-    await recordTimeline(trx, order, 'system', [{ type: 'send.withdrawn', data: { channels: withdraw.map((row) => row.channel), reason: 'waiting' in plan ? plan.waiting : 'send_method changed' } }], now);
+    await trx
+      .deleteFrom('sends')
+      .where(
+        'id',
+        'in',
+        withdraw.map((row) => row.id),
+      )
+      .execute();
+    await recordTimeline(
+      trx,
+      order,
+      'system',
+      [
+        {
+          type: 'send.withdrawn',
+          data: {
+            channels: withdraw.map((row) => row.channel),
+            reason: 'waiting' in plan ? plan.waiting : 'send_method changed',
+          },
+        },
+      ],
+      now,
+    );
   }
 
   if ('waiting' in plan) {
     // No silent non-send: say on the timeline why delivery did not send the video.
-    if (options.explainWaiting) await recordTimeline(trx, order, 'system', [{ type: 'send.waiting', data: { reason: plan.waiting } }], now);
+    if (options.explainWaiting)
+      await recordTimeline(trx, order, 'system', [{ type: 'send.waiting', data: { reason: plan.waiting } }], now);
     return;
   }
   for (const send of plan.due) {
     const queued = existing.find((row) => row.channel === send.channel && untouched(row));
     if (queued) {
-      await trx.updateTable('sends').set({ due_at: send.dueAt, updated_at: now }).where('id', '=', queued.id).where('status', '=', 'pending').execute();
+      await trx
+        .updateTable('sends')
+        .set({ due_at: send.dueAt, updated_at: now })
+        .where('id', '=', queued.id)
+        .where('status', '=', 'pending')
+        .execute();
       continue;
     }
     // Sending happens on its own once per channel; after a failure only an explicit resend
     // (POST /v1/orders/{id}/resend) tries again, so an unrelated edit never re-sends by surprise.
     if (existing.some((row) => row.channel === send.channel)) continue;
     if (await queueSend(trx, order, send, now)) {
-      await recordTimeline(trx, order, 'system', [{ type: 'send.queued', data: { channel: send.channel, due_at: send.dueAt.toISOString() } }], now);
+      await recordTimeline(
+        trx,
+        order,
+        'system',
+        [{ type: 'send.queued', data: { channel: send.channel, due_at: send.dueAt.toISOString() } }],
+        now,
+      );
     }
   }
 }
@@ -79,7 +126,13 @@ export async function planRecipientVideo(trx: Db, order: OrderRow, options: { no
  * The order will never send: queued and claimed messages are cancelled (a claimed one's dispatcher
  * then finds it moved, or the order stopped, and never calls the provider).
  */
-export async function stopSends(trx: Db, order: { id: string; account_id: string }, source: EventSource, reason: string, now: Date): Promise<void> {
+export async function stopSends(
+  trx: Db,
+  order: { id: string; account_id: string },
+  source: EventSource,
+  reason: string,
+  now: Date,
+): Promise<void> {
   const cancelled = await trx
     .updateTable('sends')
     .set({ status: 'cancelled', updated_at: now, last_error: reason })
@@ -87,20 +140,37 @@ export async function stopSends(trx: Db, order: { id: string; account_id: string
     .where('status', 'in', ['pending', 'claimed'])
     .returning('id')
     .execute();
-  if (cancelled.length > 0) await recordTimeline(trx, order, source, [{ type: 'send.cancelled', data: { reason } }], now);
+  if (cancelled.length > 0)
+    await recordTimeline(trx, order, source, [{ type: 'send.cancelled', data: { reason } }], now);
 }
 
 /** Asked by OrderService under the order's row lock before it stops an order. */
 export async function recipientVideoInProgress(trx: Db, orderId: string): Promise<boolean> {
-  const inFlight = await trx.selectFrom('sends').select('id').where('order_id', '=', orderId).where('kind', '=', 'recipient_video').where('status', '=', 'sending').executeTakeFirst();
+  const inFlight = await trx
+    .selectFrom('sends')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('kind', '=', 'recipient_video')
+    .where('status', '=', 'sending')
+    .executeTakeFirst();
   return inFlight !== undefined;
 }
 
 /** A provider accepted the message (`uncertain` too: a slow call the reconciler gave up on that did succeed). */
-export async function markSendSent(db: Db, sendId: string, sent: { providerMessageId: string; at: Date }): Promise<void> {
+export async function markSendSent(
+  db: Db,
+  sendId: string,
+  sent: { providerMessageId: string; at: Date },
+): Promise<void> {
   await db
     .updateTable('sends')
-    .set({ status: 'sent', sent_at: sent.at, provider_message_id: sent.providerMessageId, last_error: null, updated_at: sent.at })
+    .set({
+      status: 'sent',
+      sent_at: sent.at,
+      provider_message_id: sent.providerMessageId,
+      last_error: null,
+      updated_at: sent.at,
+    })
     .where('id', '=', sendId)
     .where('status', 'in', ['sending', 'uncertain'])
     .execute();
@@ -121,9 +191,18 @@ export async function startSending(
   send: SendRow,
   destinationOf: (order: OrderRow) => string | null,
   now: Date,
-): Promise<{ kind: 'started'; order: OrderRow; destination: string } | { kind: 'no_destination'; order: OrderRow } | { kind: 'stopped' | 'lost' }> {
+): Promise<
+  | { kind: 'started'; order: OrderRow; destination: string }
+  | { kind: 'no_destination'; order: OrderRow }
+  | { kind: 'stopped' | 'lost' }
+> {
   return db.transaction().execute(async (trx) => {
-    const order = await trx.selectFrom('orders').selectAll().where('id', '=', send.order_id).forShare().executeTakeFirstOrThrow();
+    const order = await trx
+      .selectFrom('orders')
+      .selectAll()
+      .where('id', '=', send.order_id)
+      .forShare()
+      .executeTakeFirstOrThrow();
     if (order.status === 'cancelled' || order.deleted_at !== null) {
       await moveSend(trx, send, 'claimed', { status: 'cancelled', last_error: 'order cancelled or deleted' }, now);
       return { kind: 'stopped' };
@@ -152,11 +231,19 @@ export async function claimDueSends(db: Db, limit: number, now: Date): Promise<S
     )
     returning *`.execute(db);
   // RETURNING has no order of its own; the dispatcher delivers in the order given.
-  return result.rows.sort((a, b) => a.due_at.getTime() - b.due_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return result.rows.sort(
+    (a, b) => a.due_at.getTime() - b.due_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }
 
 /** Moves a send from one status to another only if it is still where this dispatcher left it. */
-export async function moveSend(db: Db, send: SendRow, from: SendStatus, changes: Partial<Omit<SendRow, 'id'>> & { status: SendStatus }, now: Date): Promise<boolean> {
+export async function moveSend(
+  db: Db,
+  send: SendRow,
+  from: SendStatus,
+  changes: Partial<Omit<SendRow, 'id'>> & { status: SendStatus },
+  now: Date,
+): Promise<boolean> {
   const result = await db
     .updateTable('sends')
     .set({ ...changes, updated_at: now })

@@ -25,13 +25,21 @@ const PERMANENT_TWILIO_CODES = new Set([21211, 21214, 21408, 21610, 21612, 21614
  * SMS through a Twilio-compatible REST API (`POST /2010-04-01/Accounts/{sid}/Messages.json`, form
  * body, Basic auth). Without SMS_* config the embedded default writes each message to the outbox.
  */
-export function createSmsChannel(options: { provider: SmsProviderConfig | null; outboxDir: string; logger: Logger; timeoutMs?: number }): SmsChannel {
+export function createSmsChannel(options: {
+  provider: SmsProviderConfig | null;
+  outboxDir: string;
+  logger: Logger;
+  timeoutMs?: number;
+}): SmsChannel {
   const { provider } = options;
   if (!provider) {
     return {
       async send(message) {
         fs.mkdirSync(options.outboxDir, { recursive: true });
-        const file = path.join(options.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.reference}.sms.txt`);
+        const file = path.join(
+          options.outboxDir,
+          `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.reference}.sms.txt`,
+        );
         fs.writeFileSync(file, `To: ${message.to}\n\n${message.body}\n`);
         options.logger.info({ file, to: message.to }, 'SMS written to the outbox');
         return { providerMessageId: `outbox-${message.reference}` };
@@ -51,7 +59,8 @@ export function createSmsChannel(options: { provider: SmsProviderConfig | null; 
       const body = (await response.json().catch(() => ({}))) as { sid?: string; code?: number; message?: string };
       if (response.ok && body.sid) return { providerMessageId: body.sid };
       const detail = `SMS provider answered ${response.status}${body.code ? ` (code ${body.code})` : ''}: ${body.message ?? 'no message'}`;
-      if (response.status === 400 && body.code !== undefined && PERMANENT_TWILIO_CODES.has(body.code)) throw new PermanentSendError(detail);
+      if (response.status === 400 && body.code !== undefined && PERMANENT_TWILIO_CODES.has(body.code))
+        throw new PermanentSendError(detail);
       throw new Error(detail);
     },
   };

@@ -37,7 +37,11 @@ const everyEventTyped: Same<OrderEvent['type'], OrderEventType> = true;
 void everyEventTyped;
 
 /** The three ways an order stops for good: nothing may track or send for it afterwards. */
-export const STOPPING_EVENTS = ['order.cancelled', 'order.deleted', 'order.erased'] as const satisfies readonly OrderEventType[];
+export const STOPPING_EVENTS = [
+  'order.cancelled',
+  'order.deleted',
+  'order.erased',
+] as const satisfies readonly OrderEventType[];
 
 /** An event as a subscriber receives it. */
 export interface DeliveredOrderEvent<E extends OrderEvent = OrderEvent> {
@@ -65,6 +69,9 @@ export interface OrderEventSubscriber {
 }
 
 /** Narrows a delivered event by type, for subscribers' switch statements. */
-export function isEvent<T extends OrderEventType>(delivered: DeliveredOrderEvent, type: T): delivered is DeliveredOrderEvent<Extract<OrderEvent, { type: T }>> {
+export function isEvent<T extends OrderEventType>(
+  delivered: DeliveredOrderEvent,
+  type: T,
+): delivered is DeliveredOrderEvent<Extract<OrderEvent, { type: T }>> {
   return delivered.event.type === type;
 }

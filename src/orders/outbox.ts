@@ -37,12 +37,19 @@ export class OrderOutbox {
 
   /** Every process registers the same subscribers at start, before it changes any order. */
   subscribe(subscriber: OrderEventSubscriber): void {
-    if (this.subscribers.has(subscriber.name)) throw new Error(`Order event subscriber "${subscriber.name}" is registered twice.`);
+    if (this.subscribers.has(subscriber.name))
+      throw new Error(`Order event subscriber "${subscriber.name}" is registered twice.`);
     this.subscribers.set(subscriber.name, subscriber);
   }
 
   /** Writes the events for each subscriber that handles them; returns the rows to `deliver` after commit. */
-  async record(trx: Db, order: { id: string; account_id: string }, source: EventSource, events: readonly OrderEvent[], at: Date): Promise<number[]> {
+  async record(
+    trx: Db,
+    order: { id: string; account_id: string },
+    source: EventSource,
+    events: readonly OrderEvent[],
+    at: Date,
+  ): Promise<number[]> {
     const rows = events.flatMap((event) => {
       const { type, ...data } = event;
       return [...this.subscribers.values()]
@@ -102,7 +109,11 @@ export class OrderOutbox {
   }
 
   /** Rows still waiting, oldest first (operators, tests). */
-  async waiting(limit = 100): Promise<Array<Pick<OutboxRow, 'seq' | 'subscriber' | 'order_id' | 'type' | 'attempts' | 'last_error' | 'available_at'>>> {
+  async waiting(
+    limit = 100,
+  ): Promise<
+    Array<Pick<OutboxRow, 'seq' | 'subscriber' | 'order_id' | 'type' | 'attempts' | 'last_error' | 'available_at'>>
+  > {
     return this.deps.db
       .selectFrom('order_outbox')
       .select(['seq', 'subscriber', 'order_id', 'type', 'attempts', 'last_error', 'available_at'])
@@ -116,7 +127,14 @@ export class OrderOutbox {
     try {
       const handled = await this.deps.db.transaction().execute(async (trx) => {
         // SKIP LOCKED: another process handling this row right now wins; we do not wait for it.
-        row = await trx.selectFrom('order_outbox').selectAll().where('seq', '=', seq).where('available_at', '<=', this.deps.now()).forUpdate().skipLocked().executeTakeFirst();
+        row = await trx
+          .selectFrom('order_outbox')
+          .selectAll()
+          .where('seq', '=', seq)
+          .where('available_at', '<=', this.deps.now())
+          .forUpdate()
+          .skipLocked()
+          .executeTakeFirst();
         if (!row) return false;
         const subscriber = this.subscribers.get(row.subscriber);
         if (!subscriber) return false;
@@ -130,7 +148,12 @@ export class OrderOutbox {
           .executeTakeFirst();
         if (earlier) return false;
         // FOR SHARE: the order cannot change while the subscriber decides on it.
-        const order = await trx.selectFrom('orders').selectAll().where('id', '=', row.order_id).forShare().executeTakeFirstOrThrow();
+        const order = await trx
+          .selectFrom('orders')
+          .selectAll()
+          .where('id', '=', row.order_id)
+          .forShare()
+          .executeTakeFirstOrThrow();
         await subscriber.handle(trx, order, toDelivered(row));
         await trx.deleteFrom('order_outbox').where('seq', '=', row.seq).execute();
         return true;
@@ -151,7 +174,11 @@ export class OrderOutbox {
       'an order event handler failed; it will be tried again',
     );
     try {
-      await this.deps.db.updateTable('order_outbox').set({ attempts, available_at: retryAt, last_error: message.slice(0, 1_000) }).where('seq', '=', seq).execute();
+      await this.deps.db
+        .updateTable('order_outbox')
+        .set({ attempts, available_at: retryAt, last_error: message.slice(0, 1_000) })
+        .where('seq', '=', seq)
+        .execute();
     } catch (updateError) {
       // The database itself is away: the row stays due and the relay tries it again.
       this.deps.logger.warn({ seq, err: updateError }, 'could not record the order event failure');

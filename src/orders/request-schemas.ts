@@ -9,7 +9,11 @@ import { SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
 export const MAX_PRICE_CENTS = 100_000_000;
 
 const text = (label: string, max: number) =>
-  z.string({ error: `must be a string` }).trim().min(1, `${label} must not be empty`).max(max, `must be at most ${max} characters`);
+  z
+    .string({ error: `must be a string` })
+    .trim()
+    .min(1, `${label} must not be empty`)
+    .max(max, `must be at most ${max} characters`);
 
 const email = z
   .string({ error: 'must be an e-mail address' })

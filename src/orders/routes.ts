@@ -11,10 +11,18 @@ import type { OrderService } from './service.ts';
 import { ORDER_STATUSES } from '../vocabulary.ts';
 
 const listQuerySchema = z.strictObject({
-  limit: z.coerce.number({ error: 'must be a number from 1 to 100' }).int('must be a whole number from 1 to 100').min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100').default(20),
+  limit: z.coerce
+    .number({ error: 'must be a number from 1 to 100' })
+    .int('must be a whole number from 1 to 100')
+    .min(1, 'must be from 1 to 100')
+    .max(100, 'must be from 1 to 100')
+    .default(20),
   cursor: z.string().min(1).optional(),
   status: z.enum(ORDER_STATUSES, { error: `must be one of ${ORDER_STATUSES.join(', ')}` }).optional(),
-  delivered: z.enum(['0', '1'], { error: 'must be "0" or "1"' }).transform((v) => v === '1').optional(),
+  delivered: z
+    .enum(['0', '1'], { error: 'must be "0" or "1"' })
+    .transform((v) => v === '1')
+    .optional(),
 });
 
 const idempotencyKeySchema = z.string().regex(/^[\x21-\x7E]{1,255}$/);
@@ -37,7 +45,11 @@ export function orderRoutes(orders: OrderService, publicUrl: string): Router {
     const parsed = listQuerySchema.safeParse(ctx.query);
     if (!parsed.success) throw new ValidationError('The query parameters are not valid.', fieldErrors(parsed.error));
     const page = await orders.list(currentAccount(ctx).id, parsed.data);
-    ctx.body = { data: page.orders.map((o) => serializeOrder(o, publicUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
+    ctx.body = {
+      data: page.orders.map((o) => serializeOrder(o, publicUrl)),
+      has_more: page.hasMore,
+      next_cursor: page.nextCursor,
+    };
   });
 
   router.get('/:orderId', async (ctx) => {
@@ -66,7 +78,9 @@ function readIdempotencyKey(ctx: Context): string | undefined {
   const header = ctx.get('Idempotency-Key');
   if (header === '') return undefined;
   if (!idempotencyKeySchema.safeParse(header).success) {
-    throw new ValidationError('The Idempotency-Key header is not valid.', { 'Idempotency-Key': 'must be 1 to 255 printable characters' });
+    throw new ValidationError('The Idempotency-Key header is not valid.', {
+      'Idempotency-Key': 'must be 1 to 255 printable characters',
+    });
   }
   return header;
 }

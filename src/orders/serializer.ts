@@ -91,7 +91,11 @@ export function serializeOrder(order: OrderRow, publicUrl: string): OrderJson {
 }
 
 /** An update response: the warning, when there is one, comes before the order's fields. */
-export function serializeUpdateResponse(order: OrderRow, publicUrl: string, warning: Warning | null): ({ warning?: Warning } & OrderJson) {
+export function serializeUpdateResponse(
+  order: OrderRow,
+  publicUrl: string,
+  warning: Warning | null,
+): { warning?: Warning } & OrderJson {
   const json = serializeOrder(order, publicUrl);
   return warning ? { warning, ...json } : json;
 }

@@ -82,7 +82,11 @@ export class OrderService {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async create(accountId: string, input: OrderCreate, options: { idempotencyKey?: string | undefined; source?: EventSource } = {}): Promise<CreateResult> {
+  async create(
+    accountId: string,
+    input: OrderCreate,
+    options: { idempotencyKey?: string | undefined; source?: EventSource } = {},
+  ): Promise<CreateResult> {
     const source = options.source ?? 'api';
     const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
     if (options.idempotencyKey) {
@@ -95,7 +99,9 @@ export class OrderService {
     if ((carrier === null) !== (trackingNumber === null)) {
       throw new ValidationError(
         'carrier and tracking_number must be set together.',
-        carrier === null ? { carrier: 'is required with tracking_number (one of ups, fedex, usps)' } : { tracking_number: 'is required with carrier' },
+        carrier === null
+          ? { carrier: 'is required with tracking_number (one of ups, fedex, usps)' }
+          : { tracking_number: 'is required with carrier' },
       );
     }
     const now = this.now();
@@ -121,7 +127,8 @@ export class OrderService {
       updated_at: now,
     };
     const problems = consistencyProblems(row as OrderRow);
-    if (Object.keys(problems).length > 0) throw new ValidationError('The order could not be sent as described.', problems);
+    if (Object.keys(problems).length > 0)
+      throw new ValidationError('The order could not be sent as described.', problems);
 
     const warning = carrier && trackingNumber ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
     const timeline: TimelineEntry[] = [{ type: 'order.created', data: {} }];
@@ -138,7 +145,13 @@ export class OrderService {
         if (options.idempotencyKey) {
           const claimed = await trx
             .insertInto('idempotency_keys')
-            .values({ account_id: accountId, key: options.idempotencyKey, request_hash: requestHash, order_id: order.id, warning: warning?.message ?? null })
+            .values({
+              account_id: accountId,
+              key: options.idempotencyKey,
+              request_hash: requestHash,
+              order_id: order.id,
+              warning: warning?.message ?? null,
+            })
             .onConflict((oc) => oc.doNothing())
             .returning('key')
             .executeTakeFirst();
@@ -158,7 +171,11 @@ export class OrderService {
     }
   }
 
-  private async findIdempotentCreate(accountId: string, key: string, requestHash: string): Promise<CreateResult | null> {
+  private async findIdempotentCreate(
+    accountId: string,
+    key: string,
+    requestHash: string,
+  ): Promise<CreateResult | null> {
     const existing = await this.db
       .selectFrom('idempotency_keys')
       .selectAll()
@@ -167,9 +184,15 @@ export class OrderService {
       .executeTakeFirst();
     if (!existing) return null;
     if (existing.request_hash !== requestHash) {
-      throw new ConflictError('This Idempotency-Key was already used with a different request body. Use a new key for a new order.');
+      throw new ConflictError(
+        'This Idempotency-Key was already used with a different request body. Use a new key for a new order.',
+      );
     }
-    const order = await this.db.selectFrom('orders').selectAll().where('id', '=', existing.order_id).executeTakeFirstOrThrow();
+    const order = await this.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('id', '=', existing.order_id)
+      .executeTakeFirstOrThrow();
     return { order, warning: existing.warning ? { type: 'request', message: existing.warning } : null, replayed: true };
   }
 
@@ -209,12 +232,18 @@ export class OrderService {
   }
 
   /** PUT /v1/orders/{id} and the Shopify mapper: spec §4. */
-  async update(accountId: string, orderId: string, update: OrderUpdate, source: EventSource = 'api'): Promise<UpdateResult> {
+  async update(
+    accountId: string,
+    orderId: string,
+    update: OrderUpdate,
+    source: EventSource = 'api',
+  ): Promise<UpdateResult> {
     // Validate with the carrier before taking the row lock, so a slow carrier never holds it.
     const current = await this.get(accountId, orderId);
     const carrier = update.carrier ?? (current.carrier as CarrierCode | null);
     const trackingNumber = update.tracking_number ?? current.tracking_number;
-    const sendsShipment = (update.carrier != null || update.tracking_number != null) && carrier !== null && trackingNumber !== null;
+    const sendsShipment =
+      (update.carrier != null || update.tracking_number != null) && carrier !== null && trackingNumber !== null;
     const warning = sendsShipment ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
 
     const updated = await this.change(async (trx, write) => {
@@ -222,13 +251,26 @@ export class OrderService {
       const now = this.now();
       const plan = planUpdate(order, update, now);
       if (Object.keys(plan.changes).length === 0) return null;
-      const timeline: TimelineEntry[] = warning && plan.shipment?.kind === 'set' ? [...plan.events, { type: 'tracking.warning', data: { message: warning.message } }] : plan.events;
+      const timeline: TimelineEntry[] =
+        warning && plan.shipment?.kind === 'set'
+          ? [...plan.events, { type: 'tracking.warning', data: { message: warning.message } }]
+          : plan.events;
       const events: OrderEvent[] = [];
       if (plan.changedDetails.length > 0) events.push({ type: 'order.updated', fields: plan.changedDetails });
-      if (plan.shipment?.kind === 'set') events.push({ type: 'order.shipment_set', carrier: plan.shipment.carrier, tracking_number: plan.shipment.trackingNumber });
+      if (plan.shipment?.kind === 'set')
+        events.push({
+          type: 'order.shipment_set',
+          carrier: plan.shipment.carrier,
+          tracking_number: plan.shipment.trackingNumber,
+        });
       if (plan.shipment?.kind === 'cleared') events.push({ type: 'order.shipment_cleared' });
       if (plan.deliveredNow) events.push({ type: 'order.delivered', delivered_at: now.toISOString() });
-      const changed = await trx.updateTable('orders').set(plan.changes).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
+      const changed = await trx
+        .updateTable('orders')
+        .set(plan.changes)
+        .where('id', '=', order.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
       await write(changed, source, { timeline, events }, now);
       return changed;
     });
@@ -239,12 +281,18 @@ export class OrderService {
    * A delivery signal from anywhere — carrier, Shopify, the client. The first one delivers; the
    * rest are recorded as no-ops (docs/design.md §3 rule 4). `at` is when the package was delivered.
    */
-  async markDelivered(orderId: string, signal: { at: Date; source: EventSource; detail?: Record<string, unknown> }): Promise<{ order: OrderRow; changed: boolean }> {
+  async markDelivered(
+    orderId: string,
+    signal: { at: Date; source: EventSource; detail?: Record<string, unknown> },
+  ): Promise<{ order: OrderRow; changed: boolean }> {
     return this.applyTransition(orderId, 'delivered', signal.source, (order) => ({
       changes: { status: 'delivered', delivered: true, delivered_at: signal.at },
       timeline: [{ type: 'order.delivered', data: { delivered_at: signal.at.toISOString(), ...signal.detail } }],
       events: [{ type: 'order.delivered', delivered_at: signal.at.toISOString() }],
-      ignoredEntry: { type: 'delivery.signal_ignored', data: { reason: order.status === 'cancelled' ? 'order cancelled' : 'already delivered', ...signal.detail } },
+      ignoredEntry: {
+        type: 'delivery.signal_ignored',
+        data: { reason: order.status === 'cancelled' ? 'order cancelled' : 'already delivered', ...signal.detail },
+      },
     }));
   }
 
@@ -276,8 +324,18 @@ export class OrderService {
       // Plays before the video went out are the sender or merchant checking it, not the recipient.
       if (order.viewed_at !== null || order.sent_at === null) return { order, firstView: false };
       const now = this.now();
-      const updated = await trx.updateTable('orders').set({ viewed_at: now, updated_at: now }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
-      await write(updated, 'system', { timeline: [{ type: 'video.viewed', data: {} }], events: [{ type: 'order.viewed' }] }, now);
+      const updated = await trx
+        .updateTable('orders')
+        .set({ viewed_at: now, updated_at: now })
+        .where('id', '=', order.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await write(
+        updated,
+        'system',
+        { timeline: [{ type: 'video.viewed', data: {} }], events: [{ type: 'order.viewed' }] },
+        now,
+      );
       return { order: updated, firstView: true };
     });
   }
@@ -286,17 +344,36 @@ export class OrderService {
    * A provider accepted the recipient's video message. `sent_at` is set by the first accepted
    * channel (for email_and_sms, whichever goes first); status stays `delivered` (spec §3).
    */
-  async markSent(orderId: string, sent: { sendId: string; channel: Channel; providerMessageId: string; at: Date }): Promise<OrderRow> {
+  async markSent(
+    orderId: string,
+    sent: { sendId: string; channel: Channel; providerMessageId: string; at: Date },
+  ): Promise<OrderRow> {
     return this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId, undefined, { includeDeleted: true });
       const updated =
         order.sent_at === null
-          ? await trx.updateTable('orders').set({ sent_at: sent.at, updated_at: sent.at }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow()
+          ? await trx
+              .updateTable('orders')
+              .set({ sent_at: sent.at, updated_at: sent.at })
+              .where('id', '=', order.id)
+              .returningAll()
+              .executeTakeFirstOrThrow()
           : order;
       // Notifications marks its send row sent from this event: the row cannot say "sent" while the
       // order does not, nor the other way round for longer than the outbox takes.
-      const event: OrderEvent = { type: 'order.sent', send_id: sent.sendId, channel: sent.channel, provider_message_id: sent.providerMessageId, sent_at: sent.at.toISOString() };
-      await write(updated, 'system', { timeline: [{ type: 'video.sent', data: { channel: sent.channel } }], events: [event] }, this.now());
+      const event: OrderEvent = {
+        type: 'order.sent',
+        send_id: sent.sendId,
+        channel: sent.channel,
+        provider_message_id: sent.providerMessageId,
+        sent_at: sent.at.toISOString(),
+      };
+      await write(
+        updated,
+        'system',
+        { timeline: [{ type: 'video.sent', data: { channel: sent.channel } }], events: [event] },
+        this.now(),
+      );
       return updated;
     });
   }
@@ -312,8 +389,14 @@ export class OrderService {
 
   /** The order behind a record/playback URL's uuid, or NotFoundError. Deleted orders are gone. */
   async getByUuid(uuid: string): Promise<OrderRow> {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid)) throw new NotFoundError('No such video message.');
-    const order = await this.db.selectFrom('orders').selectAll().where('uuid', '=', uuid.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid))
+      throw new NotFoundError('No such video message.');
+    const order = await this.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('uuid', '=', uuid.toLowerCase())
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     if (!order) throw new NotFoundError('No such video message.');
     return order;
   }
@@ -355,7 +438,12 @@ export class OrderService {
         .where('id', '=', order.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await write(updated, source, { timeline: [{ type: 'order.erased', data: { reason } }], events: [{ type: 'order.erased' }] }, now);
+      await write(
+        updated,
+        source,
+        { timeline: [{ type: 'order.erased', data: { reason } }], events: [{ type: 'order.erased' }] },
+        now,
+      );
     });
   }
 
@@ -365,8 +453,18 @@ export class OrderService {
       const order = await lockOrder(trx, orderId, accountId);
       await this.refuseWhileSending(trx, order.id);
       const now = this.now();
-      const updated = await trx.updateTable('orders').set({ deleted_at: now, updated_at: now }).where('id', '=', order.id).returningAll().executeTakeFirstOrThrow();
-      await write(updated, 'api', { timeline: [{ type: 'order.deleted', data: {} }], events: [{ type: 'order.deleted' }] }, now);
+      const updated = await trx
+        .updateTable('orders')
+        .set({ deleted_at: now, updated_at: now })
+        .where('id', '=', order.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await write(
+        updated,
+        'api',
+        { timeline: [{ type: 'order.deleted', data: {} }], events: [{ type: 'order.deleted' }] },
+        now,
+      );
     });
   }
 
@@ -374,7 +472,10 @@ export class OrderService {
     orderId: string,
     transitionName: 'delivered' | 'video_recorded' | 'cancelled',
     source: EventSource,
-    describe: (order: OrderRow, now: Date) => {
+    describe: (
+      order: OrderRow,
+      now: Date,
+    ) => {
       changes: Partial<Insertable<OrdersTable>>;
       timeline: TimelineEntry[];
       events: OrderEvent[];
@@ -413,7 +514,8 @@ export class OrderService {
    * dispatcher cannot start a hand-over meanwhile (it takes the same lock first).
    */
   private async refuseWhileSending(trx: Db, orderId: string): Promise<void> {
-    if (await this.deps.sendInProgress(trx, orderId)) throw new ConflictError('The video is being sent to the recipient right now and can no longer be stopped.');
+    if (await this.deps.sendInProgress(trx, orderId))
+      throw new ConflictError('The video is being sent to the recipient right now and can no longer be stopped.');
   }
 
   /**
@@ -421,7 +523,15 @@ export class OrderService {
    * events of the change with it; after the commit, the events go to their subscribers.
    */
   private async change<T>(
-    work: (trx: Db, write: (order: { id: string; account_id: string }, source: EventSource, record: ChangeRecord, at: Date) => Promise<void>) => Promise<T>,
+    work: (
+      trx: Db,
+      write: (
+        order: { id: string; account_id: string },
+        source: EventSource,
+        record: ChangeRecord,
+        at: Date,
+      ) => Promise<void>,
+    ) => Promise<T>,
   ): Promise<T> {
     const outboxRows: number[] = [];
     const result = await this.db.transaction().execute(async (trx) =>
@@ -436,7 +546,12 @@ export class OrderService {
 }
 
 /** Locks the order row for the rest of the transaction: concurrent changes to one order queue up. */
-async function lockOrder(trx: Db, orderId: string, accountId?: string, options: { includeDeleted?: boolean } = {}): Promise<OrderRow> {
+async function lockOrder(
+  trx: Db,
+  orderId: string,
+  accountId?: string,
+  options: { includeDeleted?: boolean } = {},
+): Promise<OrderRow> {
   let query = trx.selectFrom('orders').selectAll().where('id', '=', orderId);
   if (!options.includeDeleted) query = query.where('deleted_at', 'is', null);
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
@@ -455,7 +570,9 @@ export function encodeCursor(seq: number): string {
 
 export function decodeCursor(cursor: string): number {
   const match = /^s:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match?.[1]) throw new ValidationError('The cursor is not valid.', { cursor: 'must be a next_cursor value from a previous page' });
+  if (!match?.[1])
+    throw new ValidationError('The cursor is not valid.', {
+      cursor: 'must be a next_cursor value from a previous page',
+    });
   return Number(match[1]);
 }
-

@@ -41,4 +41,3 @@ export function transition(order: LifecycleSnapshot, event: OrderTransition): Tr
         : { kind: 'moved', next: 'cancelled' };
   }
 }
-

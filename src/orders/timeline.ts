@@ -31,7 +31,16 @@ export async function recordTimeline(
   if (entries.length === 0) return;
   await db
     .insertInto('order_events')
-    .values(entries.map((entry) => ({ order_id: order.id, account_id: order.account_id, type: entry.type, source, data: JSON.stringify(entry.data), created_at: at })))
+    .values(
+      entries.map((entry) => ({
+        order_id: order.id,
+        account_id: order.account_id,
+        type: entry.type,
+        source,
+        data: JSON.stringify(entry.data),
+        created_at: at,
+      })),
+    )
     .execute();
 }
 

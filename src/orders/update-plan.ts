@@ -20,7 +20,18 @@ export interface UpdatePlan {
   deliveredNow: boolean;
 }
 
-const DETAIL_FIELDS = ['name', 'email', 'recipient_name', 'recipient_email', 'recipient_phone', 'send_method', 'send_trigger', 'send_on', 'video_title', 'price'] as const;
+const DETAIL_FIELDS = [
+  'name',
+  'email',
+  'recipient_name',
+  'recipient_email',
+  'recipient_phone',
+  'send_method',
+  'send_trigger',
+  'send_on',
+  'video_title',
+  'price',
+] as const;
 
 /**
  * Decides what an update does to an order — pure, so every rule of spec §4 and docs/design.md §1 is
@@ -48,7 +59,10 @@ export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): Upd
   if (shipment?.kind === 'set') {
     changes.carrier = shipment.carrier;
     changes.tracking_number = shipment.trackingNumber;
-    events.push({ type: 'shipment.set', data: { carrier: shipment.carrier, tracking_number: shipment.trackingNumber } });
+    events.push({
+      type: 'shipment.set',
+      data: { carrier: shipment.carrier, tracking_number: shipment.trackingNumber },
+    });
   } else if (shipment?.kind === 'cleared') {
     changes.carrier = null;
     changes.tracking_number = null;
@@ -75,7 +89,8 @@ export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): Upd
   }
 
   const problems = consistencyProblems({ ...order, ...changes } as OrderRow);
-  if (Object.keys(problems).length > 0) throw new ValidationError('The update would leave the order unable to send.', problems);
+  if (Object.keys(problems).length > 0)
+    throw new ValidationError('The update would leave the order unable to send.', problems);
 
   if (Object.keys(changes).length > 0) changes.updated_at = now;
   return { changes, events, changedDetails, shipment, deliveredNow };
@@ -93,7 +108,8 @@ function planShipment(order: OrderRow, update: OrderUpdate): ShipmentChange {
 
   if (carrier === null && trackingNumber === null) {
     if (order.carrier === null) return null;
-    if (order.delivered) throw new ConflictError('The order is already delivered; its shipment can no longer be changed.');
+    if (order.delivered)
+      throw new ConflictError('The order is already delivered; its shipment can no longer be changed.');
     return { kind: 'cleared' };
   }
   if (carrier === null || trackingNumber === null) {
@@ -104,7 +120,8 @@ function planShipment(order: OrderRow, update: OrderUpdate): ShipmentChange {
     throw new ValidationError('carrier and tracking_number must be set together.', fields);
   }
   if (carrier === order.carrier && trackingNumber === order.tracking_number) return null;
-  if (order.delivered) throw new ConflictError('The order is already delivered; its shipment can no longer be changed.');
+  if (order.delivered)
+    throw new ConflictError('The order is already delivered; its shipment can no longer be changed.');
   return { kind: 'set', carrier, trackingNumber };
 }
 
@@ -112,15 +129,25 @@ function planShipment(order: OrderRow, update: OrderUpdate): ShipmentChange {
  * What would stop an order from ever being sent, as field errors. Checked after every create and
  * update so no request can leave an order that silently never sends.
  */
-export function consistencyProblems(order: Pick<OrderRow, 'recipient_email' | 'recipient_phone' | 'send_method' | 'send_trigger' | 'send_on'>): FieldErrors {
+export function consistencyProblems(
+  order: Pick<OrderRow, 'recipient_email' | 'recipient_phone' | 'send_method' | 'send_trigger' | 'send_on'>,
+): FieldErrors {
   const problems: FieldErrors = {};
   if (order.recipient_email === null && order.recipient_phone === null) {
     problems.recipient_email = 'recipient_email or recipient_phone is required';
   }
-  if ((order.send_method === 'email' || order.send_method === 'email_and_sms') && order.recipient_email === null && order.recipient_phone !== null) {
+  if (
+    (order.send_method === 'email' || order.send_method === 'email_and_sms') &&
+    order.recipient_email === null &&
+    order.recipient_phone !== null
+  ) {
     problems.send_method = `"${order.send_method}" needs recipient_email`;
   }
-  if ((order.send_method === 'sms' || order.send_method === 'email_and_sms') && order.recipient_phone === null && order.recipient_email !== null) {
+  if (
+    (order.send_method === 'sms' || order.send_method === 'email_and_sms') &&
+    order.recipient_phone === null &&
+    order.recipient_email !== null
+  ) {
     problems.send_method = `"${order.send_method}" needs recipient_phone`;
   }
   if (order.send_trigger === 'date' && order.send_on === null) {

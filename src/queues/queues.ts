@@ -81,11 +81,20 @@ export class Queues {
     this.sends = queue(QUEUE_NAMES.sends, TICK_JOB_OPTIONS);
     this.orderEvents = queue(QUEUE_NAMES.orderEvents, TICK_JOB_OPTIONS);
     this.trackingClaim = queue(QUEUE_NAMES.trackingClaim, TICK_JOB_OPTIONS);
-    this.tracking = Object.fromEntries(CARRIER_CODES.map((carrier) => [carrier, queue(trackingQueueName(carrier))])) as Record<CarrierCode, Queue>;
+    this.tracking = Object.fromEntries(
+      CARRIER_CODES.map((carrier) => [carrier, queue(trackingQueueName(carrier))]),
+    ) as Record<CarrierCode, Queue>;
   }
 
   all(): Queue[] {
-    return [this.videoProcessing, this.shopifyWebhooks, this.sends, this.orderEvents, this.trackingClaim, ...Object.values(this.tracking)];
+    return [
+      this.videoProcessing,
+      this.shopifyWebhooks,
+      this.sends,
+      this.orderEvents,
+      this.trackingClaim,
+      ...Object.values(this.tracking),
+    ];
   }
 
   async close(): Promise<void> {

@@ -24,7 +24,10 @@ export class RedisStateLog {
   failed(error: Error): void {
     if (this.down) return;
     this.down = true;
-    this.logger.warn({ err: error, what: this.what }, 'redis is unreachable; queued work waits until it is back (PostgreSQL keeps it)');
+    this.logger.warn(
+      { err: error, what: this.what },
+      'redis is unreachable; queued work waits until it is back (PostgreSQL keeps it)',
+    );
   }
 
   recovered(): void {

@@ -31,7 +31,24 @@ export async function startPrivateRedis(dir: string, logger: Logger): Promise<Pr
   const port = await freePort();
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', path.resolve(dir), '--maxmemory-policy', 'noeviction', '--appendonly', 'yes', '--save', '', '--protected-mode', 'yes', '--daemonize', 'no'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      path.resolve(dir),
+      '--maxmemory-policy',
+      'noeviction',
+      '--appendonly',
+      'yes',
+      '--save',
+      '',
+      '--protected-mode',
+      'yes',
+      '--daemonize',
+      'no',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

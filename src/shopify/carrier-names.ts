@@ -39,14 +39,22 @@ export type CarrierMapping =
 
 /** Case, surrounding space, dots and repeated spaces do not matter: "U.S. Postal  Service" = "us postal service". */
 export function normalizeCompanyName(company: string): string {
-  return company.toLowerCase().replace(/\./g, '').replace(/[\s_-]+/g, ' ').trim();
+  return company
+    .toLowerCase()
+    .replace(/\./g, '')
+    .replace(/[\s_-]+/g, ' ')
+    .trim();
 }
 
 /**
  * Which of our carriers a fulfillment ships with: the built-in aliases, then the shop's own mapping
  * (`{"Royal Mail Tracked": "usps"}`, keys matched the same way), then the tracking number's format.
  */
-export function mapTrackingCompany(company: string | null | undefined, number: string | null | undefined, shopAliases: Record<string, string> = {}): CarrierMapping {
+export function mapTrackingCompany(
+  company: string | null | undefined,
+  number: string | null | undefined,
+  shopAliases: Record<string, string> = {},
+): CarrierMapping {
   const name = company ? normalizeCompanyName(company) : '';
   if (name) {
     const builtIn = BUILT_IN_ALIASES[name];
@@ -60,7 +68,13 @@ export function mapTrackingCompany(company: string | null | undefined, number: s
     const detected = detectCarrier(trackingNumber);
     if (detected) return { carrier: detected, via: 'tracking number' };
   }
-  if (!trackingNumber) return { carrier: null, reason: company ? `the fulfillment with "${company}" has no tracking number` : 'the fulfillment has no carrier and no tracking number' };
+  if (!trackingNumber)
+    return {
+      carrier: null,
+      reason: company
+        ? `the fulfillment with "${company}" has no tracking number`
+        : 'the fulfillment has no carrier and no tracking number',
+    };
   return {
     carrier: null,
     reason: company

@@ -21,7 +21,12 @@ export interface ComplianceDeps {
  * soft-deletes it (the row stays, without personal data, for billing). What other modules keep
  * about the people (video files, send destinations) goes with the `order.erased` event.
  */
-export async function eraseVideoOrder(deps: ComplianceDeps, _accountId: string, orderId: string, reason: string): Promise<void> {
+export async function eraseVideoOrder(
+  deps: ComplianceDeps,
+  _accountId: string,
+  orderId: string,
+  reason: string,
+): Promise<void> {
   try {
     await deps.orders.erasePersonalData(orderId, 'shopify', reason);
   } catch (error) {
@@ -53,16 +58,26 @@ async function customerLinks(db: Db, shop: string, customer: CustomerRef, shopif
     .execute();
 }
 
-export async function redactCustomer(deps: ComplianceDeps, shop: string, customer: CustomerRef, ordersToRedact: string[]): Promise<{ erased: string[] }> {
+export async function redactCustomer(
+  deps: ComplianceDeps,
+  shop: string,
+  customer: CustomerRef,
+  ordersToRedact: string[],
+): Promise<{ erased: string[] }> {
   const links = await customerLinks(deps.db, shop, customer, ordersToRedact);
-  for (const link of links) await eraseVideoOrder(deps, link.account_id, link.order_id, 'customer data erased (Shopify customers/redact)');
+  for (const link of links)
+    await eraseVideoOrder(deps, link.account_id, link.order_id, 'customer data erased (Shopify customers/redact)');
   const orderIds = [...new Set([...ordersToRedact, ...links.map((l) => l.shopify_order_id)])];
   if (links.length > 0) {
     await deps.db
       .updateTable('shopify_order_links')
       .set({ customer_id: null, customer_email: null })
       .where('shop', '=', shop)
-      .where('order_id', 'in', links.map((l) => l.order_id))
+      .where(
+        'order_id',
+        'in',
+        links.map((l) => l.order_id),
+      )
       .execute();
   }
   // Stored webhook bodies of those orders hold the same personal data.
@@ -72,20 +87,39 @@ export async function redactCustomer(deps: ComplianceDeps, shop: string, custome
       .set({ raw_body: '{"redacted":true}' })
       .where('shop', '=', shop)
       .where('topic', 'not in', ['customers/redact', 'customers/data_request', 'shop/redact'])
-      .where((eb) => eb.or(['id', 'order_id'].flatMap((key) => [',', '}'].map((end) => eb('raw_body', 'like', `%"${key}":${id}${end}%`)))))
+      .where((eb) =>
+        eb.or(
+          ['id', 'order_id'].flatMap((key) =>
+            [',', '}'].map((end) => eb('raw_body', 'like', `%"${key}":${id}${end}%`)),
+          ),
+        ),
+      )
       .execute();
   }
-  await deps.db.deleteFrom('shopify_data_exports').where('shop', '=', shop).where('customer_id', '=', customer.id ?? '').execute();
+  await deps.db
+    .deleteFrom('shopify_data_exports')
+    .where('shop', '=', shop)
+    .where('customer_id', '=', customer.id ?? '')
+    .execute();
   return { erased: links.map((l) => l.order_id) };
 }
 
-export async function redactShop(deps: ComplianceDeps, shop: string, keepWebhookId: string): Promise<{ erased: number }> {
+export async function redactShop(
+  deps: ComplianceDeps,
+  shop: string,
+  keepWebhookId: string,
+): Promise<{ erased: number }> {
   const links = await deps.db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop).execute();
-  for (const link of links) await eraseVideoOrder(deps, link.account_id, link.order_id, 'shop data erased (Shopify shop/redact)');
+  for (const link of links)
+    await eraseVideoOrder(deps, link.account_id, link.order_id, 'shop data erased (Shopify shop/redact)');
   await deps.db.deleteFrom('shopify_order_links').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_fulfillments').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_data_exports').where('shop', '=', shop).execute();
-  await deps.db.deleteFrom('webhook_receipts').where('shop', '=', shop).where('webhook_id', '!=', keepWebhookId).execute();
+  await deps.db
+    .deleteFrom('webhook_receipts')
+    .where('shop', '=', shop)
+    .where('webhook_id', '!=', keepWebhookId)
+    .execute();
   await deps.db.deleteFrom('shops').where('domain', '=', shop).execute();
   return { erased: links.length };
 }
@@ -99,7 +133,12 @@ export async function exportCustomerData(
 ): Promise<string> {
   if (dataRequestId) {
     // A redelivered request gets the export already made.
-    const existing = await deps.db.selectFrom('shopify_data_exports').select('id').where('shop', '=', shop.domain).where('data_request_id', '=', dataRequestId).executeTakeFirst();
+    const existing = await deps.db
+      .selectFrom('shopify_data_exports')
+      .select('id')
+      .where('shop', '=', shop.domain)
+      .where('data_request_id', '=', dataRequestId)
+      .executeTakeFirst();
     if (existing) return existing.id;
   }
   const links = await customerLinks(deps.db, shop.domain, customer, ordersRequested);
@@ -126,10 +165,23 @@ export async function exportCustomerData(
     });
   }
   const id = `dex_${randomBytes(10).toString('hex')}`;
-  const data = { shop: shop.domain, customer: { id: customer.id ?? null, email: customer.email, phone: customer.phone ?? null }, data_request_id: dataRequestId, video_orders: orders };
+  const data = {
+    shop: shop.domain,
+    customer: { id: customer.id ?? null, email: customer.email, phone: customer.phone ?? null },
+    data_request_id: dataRequestId,
+    video_orders: orders,
+  };
   await deps.db
     .insertInto('shopify_data_exports')
-    .values({ id, shop: shop.domain, account_id: shop.account_id, data_request_id: dataRequestId, customer_id: customer.id ?? null, data: JSON.stringify(data), created_at: deps.now() })
+    .values({
+      id,
+      shop: shop.domain,
+      account_id: shop.account_id,
+      data_request_id: dataRequestId,
+      customer_id: customer.id ?? null,
+      data: JSON.stringify(data),
+      created_at: deps.now(),
+    })
     .execute();
   return id;
 }

@@ -53,7 +53,9 @@ export function loadShopifyConfig(env: NodeJS.ProcessEnv, publicUrl: string): Sh
   }
   const value = parsed.data;
   if (Boolean(value.SHOPIFY_API_KEY) !== Boolean(value.SHOPIFY_API_SECRET)) {
-    throw new ShopifyConfigError('Invalid configuration in the environment:\n  SHOPIFY_API_KEY and SHOPIFY_API_SECRET must be set together');
+    throw new ShopifyConfigError(
+      'Invalid configuration in the environment:\n  SHOPIFY_API_KEY and SHOPIFY_API_SECRET must be set together',
+    );
   }
   const development = !value.SHOPIFY_API_KEY;
   return {
@@ -73,6 +75,11 @@ export function describeShopifyConfig(config: ShopifyConfig): Record<string, unk
     scopes: config.scopes.join(','),
     apiVersion: config.apiVersion,
     apiKey: config.apiKey,
-    ...(config.development ? { apiSecret: config.apiSecret, credentials: 'DEVELOPMENT (built-in, public; set SHOPIFY_API_KEY and SHOPIFY_API_SECRET for a real app)' } : {}),
+    ...(config.development
+      ? {
+          apiSecret: config.apiSecret,
+          credentials: 'DEVELOPMENT (built-in, public; set SHOPIFY_API_KEY and SHOPIFY_API_SECRET for a real app)',
+        }
+      : {}),
   };
 }

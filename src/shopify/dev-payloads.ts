@@ -15,7 +15,13 @@ export interface SignedWebhook {
   webhookId: string;
 }
 
-export function signedWebhook(secret: string, shop: string, topic: string, payload: unknown, options: { webhookId?: string; apiVersion?: string; rawBody?: string } = {}): SignedWebhook {
+export function signedWebhook(
+  secret: string,
+  shop: string,
+  topic: string,
+  payload: unknown,
+  options: { webhookId?: string; apiVersion?: string; rawBody?: string } = {},
+): SignedWebhook {
   const body = options.rawBody ?? JSON.stringify(payload);
   const webhookId = options.webhookId ?? randomUUID();
   return {
@@ -51,7 +57,14 @@ export interface GiftLine {
   variantId?: number;
 }
 
-export function orderPayload(options: { id: number; lines: GiftLine[]; email?: string; customerId?: number; cancelledAt?: string | null; updatedAt?: string }) {
+export function orderPayload(options: {
+  id: number;
+  lines: GiftLine[];
+  email?: string;
+  customerId?: number;
+  cancelledAt?: string | null;
+  updatedAt?: string;
+}) {
   return {
     id: options.id,
     admin_graphql_api_id: `gid://shopify/Order/${options.id}`,
@@ -64,7 +77,13 @@ export function orderPayload(options: { id: number; lines: GiftLine[]; email?: s
     cancelled_at: options.cancelledAt ?? null,
     financial_status: 'paid',
     total_price: '54.00',
-    customer: { id: options.customerId ?? 7_000_000_001, email: options.email ?? 'ann.sender@example.com', first_name: 'Ann', last_name: 'Sender', phone: null },
+    customer: {
+      id: options.customerId ?? 7_000_000_001,
+      email: options.email ?? 'ann.sender@example.com',
+      first_name: 'Ann',
+      last_name: 'Sender',
+      phone: null,
+    },
     billing_address: { name: 'Ann Sender', first_name: 'Ann', last_name: 'Sender', phone: null },
     shipping_address: { name: 'Bob Recipient', first_name: 'Bob', last_name: 'Recipient', phone: '+14155550100' },
     line_items: options.lines.map((line) => ({
@@ -119,11 +138,21 @@ export function fulfillmentPayload(options: {
     shipment_status: options.shipmentStatus ?? null,
     created_at: options.createdAt ?? '2026-12-02T09:00:00-05:00',
     updated_at: options.updatedAt,
-    line_items: options.lineItemIds.map((id) => ({ id, admin_graphql_api_id: `gid://shopify/LineItem/${id}`, quantity: 1 })),
+    line_items: options.lineItemIds.map((id) => ({
+      id,
+      admin_graphql_api_id: `gid://shopify/LineItem/${id}`,
+      quantity: 1,
+    })),
   };
 }
 
-export function fulfillmentEventPayload(options: { id: number; fulfillmentId: number; orderId: number; status: string; happenedAt: string }) {
+export function fulfillmentEventPayload(options: {
+  id: number;
+  fulfillmentId: number;
+  orderId: number;
+  status: string;
+  happenedAt: string;
+}) {
   return {
     id: options.id,
     fulfillment_id: options.fulfillmentId,

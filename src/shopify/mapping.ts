@@ -28,7 +28,11 @@ export interface VideoProductSettings {
 }
 
 function normalizePropertyName(name: string): string {
-  return name.trim().replace(/^_+/, '').replace(/[\s_-]+/g, ' ').toLowerCase();
+  return name
+    .trim()
+    .replace(/^_+/, '')
+    .replace(/[\s_-]+/g, ' ')
+    .toLowerCase();
 }
 
 export function lineItemProperties(item: ShopifyLineItem): Map<string, string> {
@@ -40,7 +44,10 @@ export function lineItemProperties(item: ShopifyLineItem): Map<string, string> {
 const FALSE_VALUES = new Set(['', 'false', 'no', '0', 'off']);
 
 /** The order's line items that are video messages: marked by `_video_message`, or a product/variant the merchant chose. */
-export function videoLineItems(order: Pick<ShopifyOrder, 'line_items'>, settings: VideoProductSettings): ShopifyLineItem[] {
+export function videoLineItems(
+  order: Pick<ShopifyOrder, 'line_items'>,
+  settings: VideoProductSettings,
+): ShopifyLineItem[] {
   return order.line_items.filter((item) => {
     const marker = lineItemProperties(item).get(PROPERTY.marker);
     if (marker !== undefined && !FALSE_VALUES.has(marker.toLowerCase())) return true;
@@ -73,10 +80,14 @@ export function lineItemPaidCents(item: ShopifyLineItem): number {
   return Math.min(MAX_PRICE_CENTS, Math.max(0, gross - discounts));
 }
 
-export type VideoOrderMapping = { ok: true; order: OrderCreate } | { ok: false; reason: string; fields: Record<string, string> };
+export type VideoOrderMapping =
+  { ok: true; order: OrderCreate } | { ok: false; reason: string; fields: Record<string, string> };
 
 function personName(first: string | null | undefined, last: string | null | undefined): string {
-  return [first, last].filter((part) => part && part.trim()).join(' ').trim();
+  return [first, last]
+    .filter((part) => part && part.trim())
+    .join(' ')
+    .trim();
 }
 
 const SEND_TRIGGER_WORDS: Record<string, 'package' | 'date' | 'now'> = {
@@ -133,7 +144,13 @@ export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): V
   const parsed = orderCreateSchema.safeParse(candidate);
   if (!parsed.success) {
     const fields = fieldErrors(parsed.error as z.ZodError);
-    return { ok: false, reason: `line item ${item.id} cannot become a video order: ${Object.entries(fields).map(([f, m]) => `${f} ${m}`).join('; ')}`, fields };
+    return {
+      ok: false,
+      reason: `line item ${item.id} cannot become a video order: ${Object.entries(fields)
+        .map(([f, m]) => `${f} ${m}`)
+        .join('; ')}`,
+      fields,
+    };
   }
   if (!parsed.data.recipient_email && !parsed.data.recipient_phone) {
     return {
@@ -143,16 +160,29 @@ export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): V
     };
   }
   if (parsed.data.send_trigger === 'date' && !parsed.data.send_on) {
-    return { ok: false, reason: `line item ${item.id} sends on a date but has no "Send on" property`, fields: { send_on: 'is required when send_trigger is date' } };
+    return {
+      ok: false,
+      reason: `line item ${item.id} sends on a date but has no "Send on" property`,
+      fields: { send_on: 'is required when send_trigger is date' },
+    };
   }
   return { ok: true, order: parsed.data };
 }
 
-export type Shipment = { kind: 'tracked'; carrier: CarrierCode; trackingNumber: string; via: string } | { kind: 'untracked'; reason: string };
+export type Shipment =
+  | { kind: 'tracked'; carrier: CarrierCode; trackingNumber: string; via: string }
+  | { kind: 'untracked'; reason: string };
 
 /** The fulfillment's tracking numbers, newest last (`tracking_numbers` when present, else `tracking_number`). */
-export function trackingNumbersOf(fulfillment: Pick<ShopifyFulfillment, 'tracking_number' | 'tracking_numbers'>): string[] {
-  const numbers = fulfillment.tracking_numbers.length > 0 ? fulfillment.tracking_numbers : fulfillment.tracking_number ? [fulfillment.tracking_number] : [];
+export function trackingNumbersOf(
+  fulfillment: Pick<ShopifyFulfillment, 'tracking_number' | 'tracking_numbers'>,
+): string[] {
+  const numbers =
+    fulfillment.tracking_numbers.length > 0
+      ? fulfillment.tracking_numbers
+      : fulfillment.tracking_number
+        ? [fulfillment.tracking_number]
+        : [];
   return numbers.map((number) => number.trim()).filter((number) => number.length > 0);
 }
 
@@ -162,7 +192,11 @@ export function trackingNumbersOf(fulfillment: Pick<ShopifyFulfillment, 'trackin
  * Shopify's own shipment_status covers the whole fulfillment.
  */
 export function fulfillmentToShipment(
-  fulfillment: { line_item_ids: readonly string[] | null; tracking_company: string | null; tracking_numbers: readonly string[] },
+  fulfillment: {
+    line_item_ids: readonly string[] | null;
+    tracking_company: string | null;
+    tracking_numbers: readonly string[];
+  },
   giftLineItemIds: readonly string[],
   shopAliases: Record<string, string> = {},
 ): Shipment | null {
@@ -170,8 +204,16 @@ export function fulfillmentToShipment(
   const number = fulfillment.tracking_numbers.at(-1) ?? null;
   const mapped = mapTrackingCompany(fulfillment.tracking_company, number, shopAliases);
   if (mapped.carrier === null) return { kind: 'untracked', reason: mapped.reason };
-  if (!number) return { kind: 'untracked', reason: `the ${fulfillment.tracking_company ?? 'carrier'} fulfillment has no tracking number` };
+  if (!number)
+    return {
+      kind: 'untracked',
+      reason: `the ${fulfillment.tracking_company ?? 'carrier'} fulfillment has no tracking number`,
+    };
   const trackingNumber = normalizeTrackingNumber(number);
-  if (!/^[\x21-\x7E]{1,64}$/.test(trackingNumber)) return { kind: 'untracked', reason: `the tracking number "${number.slice(0, 70)}" is not 1 to 64 printable characters` };
+  if (!/^[\x21-\x7E]{1,64}$/.test(trackingNumber))
+    return {
+      kind: 'untracked',
+      reason: `the tracking number "${number.slice(0, 70)}" is not 1 to 64 printable characters`,
+    };
   return { kind: 'tracked', carrier: mapped.carrier, trackingNumber, via: mapped.via };
 }

@@ -36,7 +36,10 @@ export class ShopifyOrderSync {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
-    const items = videoLineItems(order, { videoProductIds: shop.video_product_ids, videoVariantIds: shop.video_variant_ids });
+    const items = videoLineItems(order, {
+      videoProductIds: shop.video_product_ids,
+      videoVariantIds: shop.video_variant_ids,
+    });
     for (const item of items) {
       const link = await db
         .selectFrom('shopify_order_links')
@@ -50,7 +53,9 @@ export class ShopifyOrderSync {
         continue;
       }
       if (!shop.active) {
-        outcome.problems.push(`line item ${item.id}: the shop has uninstalled Doorstep; no new video orders are created`);
+        outcome.problems.push(
+          `line item ${item.id}: the shop has uninstalled Doorstep; no new video orders are created`,
+        );
         continue;
       }
       const mapped = orderToVideoOrder(order, item);
@@ -67,7 +72,12 @@ export class ShopifyOrderSync {
       } catch (error) {
         // Same key, different body: the order was created from an earlier version of the payload.
         if (!(error instanceof ConflictError)) throw error;
-        const key = await db.selectFrom('idempotency_keys').select('order_id').where('account_id', '=', shop.account_id).where('key', '=', idempotencyKey).executeTakeFirstOrThrow();
+        const key = await db
+          .selectFrom('idempotency_keys')
+          .select('order_id')
+          .where('account_id', '=', shop.account_id)
+          .where('key', '=', idempotencyKey)
+          .executeTakeFirstOrThrow();
         result = { order: await orders.get(shop.account_id, key.order_id), replayed: true };
       }
       await db
@@ -126,7 +136,10 @@ export class ShopifyOrderSync {
           .where('fulfillment_id', '=', fulfillment.id)
           .execute();
       } else {
-        await trx.insertInto('shopify_fulfillments').values({ shop: shop.domain, fulfillment_id: fulfillment.id, ...values, delivered_at: delivered }).execute();
+        await trx
+          .insertInto('shopify_fulfillments')
+          .values({ shop: shop.domain, fulfillment_id: fulfillment.id, ...values, delivered_at: delivered })
+          .execute();
       }
       return false;
     });
@@ -135,7 +148,16 @@ export class ShopifyOrderSync {
   }
 
   /** fulfillment_events/create: Shopify's own tracking. Only `delivered` matters to us. */
-  async recordFulfillmentEvent(shop: ShopRow, event: { fulfillment_id: string; order_id: string; status: string; happened_at?: string | null | undefined; created_at?: string | null | undefined }): Promise<void> {
+  async recordFulfillmentEvent(
+    shop: ShopRow,
+    event: {
+      fulfillment_id: string;
+      order_id: string;
+      status: string;
+      happened_at?: string | null | undefined;
+      created_at?: string | null | undefined;
+    },
+  ): Promise<void> {
     if (event.status !== 'delivered') return;
     const now = this.deps.now();
     const at = new Date(event.happened_at ?? event.created_at ?? now.toISOString());
@@ -149,14 +171,27 @@ export class ShopifyOrderSync {
         .executeTakeFirst();
       if (stored) {
         if (stored.delivered_at === null) {
-          await trx.updateTable('shopify_fulfillments').set({ delivered_at: at, shipment_status: 'delivered', updated_at: now }).where('shop', '=', shop.domain).where('fulfillment_id', '=', event.fulfillment_id).execute();
+          await trx
+            .updateTable('shopify_fulfillments')
+            .set({ delivered_at: at, shipment_status: 'delivered', updated_at: now })
+            .where('shop', '=', shop.domain)
+            .where('fulfillment_id', '=', event.fulfillment_id)
+            .execute();
         }
         return;
       }
       // The event came before its fulfillment: remember the delivery; the fulfillment fills the rest.
       await trx
         .insertInto('shopify_fulfillments')
-        .values({ shop: shop.domain, fulfillment_id: event.fulfillment_id, shopify_order_id: event.order_id, shipment_status: 'delivered', delivered_at: at, line_item_ids: null, updated_at: now })
+        .values({
+          shop: shop.domain,
+          fulfillment_id: event.fulfillment_id,
+          shopify_order_id: event.order_id,
+          shipment_status: 'delivered',
+          delivered_at: at,
+          line_item_ids: null,
+          updated_at: now,
+        })
         .execute();
     });
     await this.syncShopifyOrder(shop, event.order_id);
@@ -173,11 +208,20 @@ export class ShopifyOrderSync {
       const planned = await this.applyPackagePlan(shop, shopifyOrderId);
       if (planned === null || planned === (await this.fulfillmentsFingerprint(shop, shopifyOrderId))) return;
     }
-    this.deps.logger.warn({ shop: shop.domain, shopifyOrderId }, 'fulfillments kept changing while planning; the next webhook or replay settles them');
+    this.deps.logger.warn(
+      { shop: shop.domain, shopifyOrderId },
+      'fulfillments kept changing while planning; the next webhook or replay settles them',
+    );
   }
 
   private async fulfillmentsFingerprint(shop: ShopRow, shopifyOrderId: string): Promise<string> {
-    const rows = await this.deps.db.selectFrom('shopify_fulfillments').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).orderBy('fulfillment_id').execute();
+    const rows = await this.deps.db
+      .selectFrom('shopify_fulfillments')
+      .selectAll()
+      .where('shop', '=', shop.domain)
+      .where('shopify_order_id', '=', shopifyOrderId)
+      .orderBy('fulfillment_id')
+      .execute();
     return fingerprint(rows);
   }
 
@@ -185,9 +229,21 @@ export class ShopifyOrderSync {
   private async applyPackagePlan(shop: ShopRow, shopifyOrderId: string): Promise<string | null> {
     const { db, orders } = this.deps;
     // Line items in a fixed order, so every run and replay writes the timelines in the same order.
-    const links = await db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).orderBy('line_item_id').execute();
+    const links = await db
+      .selectFrom('shopify_order_links')
+      .selectAll()
+      .where('shop', '=', shop.domain)
+      .where('shopify_order_id', '=', shopifyOrderId)
+      .orderBy('line_item_id')
+      .execute();
     if (links.length === 0) return null;
-    const rows = await db.selectFrom('shopify_fulfillments').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).orderBy('fulfillment_id').execute();
+    const rows = await db
+      .selectFrom('shopify_fulfillments')
+      .selectAll()
+      .where('shop', '=', shop.domain)
+      .where('shopify_order_id', '=', shopifyOrderId)
+      .orderBy('fulfillment_id')
+      .execute();
     const packages: PackageState[] = rows.map((row) => ({
       fulfillmentId: row.fulfillment_id,
       status: row.status,
@@ -206,11 +262,22 @@ export class ShopifyOrderSync {
         throw error;
       }
       if (order.status === 'cancelled' || order.status === 'delivered') continue;
-      const plan = planPackages(packages, [link.line_item_id], { fallbackDelivered: shop.fallback_delivered, carrierAliases: shop.carrier_aliases });
+      const plan = planPackages(packages, [link.line_item_id], {
+        fallbackDelivered: shop.fallback_delivered,
+        carrierAliases: shop.carrier_aliases,
+      });
 
       try {
-        if (plan.shipment.kind === 'set' && (order.carrier !== plan.shipment.carrier || order.tracking_number !== plan.shipment.trackingNumber)) {
-          await orders.update(link.account_id, order.id, { carrier: plan.shipment.carrier, tracking_number: plan.shipment.trackingNumber }, 'shopify');
+        if (
+          plan.shipment.kind === 'set' &&
+          (order.carrier !== plan.shipment.carrier || order.tracking_number !== plan.shipment.trackingNumber)
+        ) {
+          await orders.update(
+            link.account_id,
+            order.id,
+            { carrier: plan.shipment.carrier, tracking_number: plan.shipment.trackingNumber },
+            'shopify',
+          );
         } else if (plan.shipment.kind === 'clear' && order.carrier !== null) {
           await orders.update(link.account_id, order.id, { carrier: null, tracking_number: null }, 'shopify');
         }
@@ -221,7 +288,11 @@ export class ShopifyOrderSync {
       }
       await this.putNotice(link, order, plan.notice);
       if (plan.deliver) {
-        await orders.markDelivered(order.id, { at: plan.deliver.at, source: 'shopify', detail: { shopify_fulfillment_ids: plan.deliver.fulfillmentIds, via: 'shopify shipment_status' } });
+        await orders.markDelivered(order.id, {
+          at: plan.deliver.at,
+          source: 'shopify',
+          detail: { shopify_fulfillment_ids: plan.deliver.fulfillmentIds, via: 'shopify shipment_status' },
+        });
       }
     }
     return fingerprint(rows);
@@ -231,7 +302,11 @@ export class ShopifyOrderSync {
    * Rule 3 (no silent non-send): why an order waits on Shopify, or cannot deliver on its own, goes
    * on its timeline — once per distinct reason, so replays do not repeat it.
    */
-  private async putNotice(link: { shop: string; shopify_order_id: string; line_item_id: string; notice: string | null }, order: OrderRow, notice: Notice | null): Promise<void> {
+  private async putNotice(
+    link: { shop: string; shopify_order_id: string; line_item_id: string; notice: string | null },
+    order: OrderRow,
+    notice: Notice | null,
+  ): Promise<void> {
     const text = notice ? `${notice.type}: ${notice.reason}` : null;
     if (text === link.notice) return;
     await this.deps.db.transaction().execute(async (trx) => {
@@ -243,14 +318,27 @@ export class ShopifyOrderSync {
         .where('line_item_id', '=', link.line_item_id)
         .where((eb) => (link.notice === null ? eb('notice', 'is', null) : eb('notice', '=', link.notice)))
         .executeTakeFirst();
-      if (notice && Number(claimed.numUpdatedRows) > 0) await recordTimeline(trx, order, 'shopify', [{ type: notice.type, data: { reason: notice.reason } }], this.deps.now());
+      if (notice && Number(claimed.numUpdatedRows) > 0)
+        await recordTimeline(
+          trx,
+          order,
+          'shopify',
+          [{ type: notice.type, data: { reason: notice.reason } }],
+          this.deps.now(),
+        );
     });
   }
 
   /** orders/cancelled: every video order of the Shopify order stops tracking and never sends. */
   async cancelShopifyOrder(shop: ShopRow, shopifyOrderId: string, reason: string): Promise<string[]> {
     // A fixed order: the notes end up on the receipt, and a replay must write the same text.
-    const links = await this.deps.db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop.domain).where('shopify_order_id', '=', shopifyOrderId).orderBy('line_item_id').execute();
+    const links = await this.deps.db
+      .selectFrom('shopify_order_links')
+      .selectAll()
+      .where('shop', '=', shop.domain)
+      .where('shopify_order_id', '=', shopifyOrderId)
+      .orderBy('line_item_id')
+      .execute();
     const notes: string[] = [];
     for (const link of links) {
       try {
@@ -265,6 +353,15 @@ export class ShopifyOrderSync {
   }
 }
 
-function fingerprint(rows: ReadonlyArray<{ fulfillment_id: string; updated_at: Date | null; shipment_status: string | null; status: string | null }>): string {
-  return JSON.stringify(rows.map((row) => [row.fulfillment_id, row.updated_at?.getTime() ?? null, row.shipment_status, row.status]));
+function fingerprint(
+  rows: ReadonlyArray<{
+    fulfillment_id: string;
+    updated_at: Date | null;
+    shipment_status: string | null;
+    status: string | null;
+  }>,
+): string {
+  return JSON.stringify(
+    rows.map((row) => [row.fulfillment_id, row.updated_at?.getTime() ?? null, row.shipment_status, row.status]),
+  );
 }

@@ -20,7 +20,8 @@ export interface PackageSettings {
   carrierAliases: Record<string, string>;
 }
 
-export type ShipmentPlan = { kind: 'set'; carrier: CarrierCode; trackingNumber: string } | { kind: 'clear' } | { kind: 'keep' };
+export type ShipmentPlan =
+  { kind: 'set'; carrier: CarrierCode; trackingNumber: string } | { kind: 'clear' } | { kind: 'keep' };
 
 export interface Notice {
   type: 'delivery.via_shopify' | 'delivery.blocked';
@@ -38,7 +39,9 @@ const DEAD_STATUSES = new Set(['cancelled', 'error', 'failure']);
 
 /** The gift's packages: live fulfillments that carry any of the video order's line items. */
 export function giftPackages(packages: readonly PackageState[], giftLineItemIds: readonly string[]): PackageState[] {
-  return packages.filter((p) => !DEAD_STATUSES.has(p.status ?? '') && p.lineItemIds?.some((id) => giftLineItemIds.includes(id)));
+  return packages.filter(
+    (p) => !DEAD_STATUSES.has(p.status ?? '') && p.lineItemIds?.some((id) => giftLineItemIds.includes(id)),
+  );
 }
 
 /**
@@ -52,35 +55,64 @@ export function giftPackages(packages: readonly PackageState[], giftLineItemIds:
  * - Shopify's own `delivered` delivers the order only once every gift package is delivered, and only
  *   when the shop keeps the fallback on.
  */
-export function planPackages(packages: readonly PackageState[], giftLineItemIds: readonly string[], settings: PackageSettings): PackagePlan {
+export function planPackages(
+  packages: readonly PackageState[],
+  giftLineItemIds: readonly string[],
+  settings: PackageSettings,
+): PackagePlan {
   const gift = giftPackages(packages, giftLineItemIds);
   if (gift.length === 0) return { shipment: { kind: 'keep' }, deliver: null, notice: null };
 
   const outstanding = gift.filter((p) => p.deliveredAt === null);
   if (outstanding.length === 0) {
     const at = new Date(Math.max(...gift.map((p) => p.deliveredAt!.getTime())));
-    if (settings.fallbackDelivered) return { shipment: { kind: 'keep' }, deliver: { at, fulfillmentIds: gift.map((p) => p.fulfillmentId) }, notice: null };
+    if (settings.fallbackDelivered)
+      return {
+        shipment: { kind: 'keep' },
+        deliver: { at, fulfillmentIds: gift.map((p) => p.fulfillmentId) },
+        notice: null,
+      };
     return {
       shipment: { kind: 'keep' },
       deliver: null,
       notice: {
         type: 'delivery.blocked',
-        reason: "Shopify reports every package delivered, but this shop does not let Shopify's delivery status deliver orders; the order is delivered by carrier tracking or a PUT with delivered: 1",
+        reason:
+          "Shopify reports every package delivered, but this shop does not let Shopify's delivery status deliver orders; the order is delivered by carrier tracking or a PUT with delivered: 1",
       },
     };
   }
 
   const latest = [...outstanding].sort(byNewest)[0]!;
-  const shipment = fulfillmentToShipment({ line_item_ids: latest.lineItemIds, tracking_company: latest.trackingCompany, tracking_numbers: latest.trackingNumbers }, giftLineItemIds, settings.carrierAliases);
-  if (shipment?.kind === 'tracked') return { shipment: { kind: 'set', carrier: shipment.carrier, trackingNumber: shipment.trackingNumber }, deliver: null, notice: null };
+  const shipment = fulfillmentToShipment(
+    {
+      line_item_ids: latest.lineItemIds,
+      tracking_company: latest.trackingCompany,
+      tracking_numbers: latest.trackingNumbers,
+    },
+    giftLineItemIds,
+    settings.carrierAliases,
+  );
+  if (shipment?.kind === 'tracked')
+    return {
+      shipment: { kind: 'set', carrier: shipment.carrier, trackingNumber: shipment.trackingNumber },
+      deliver: null,
+      notice: null,
+    };
 
   const reason = shipment?.reason ?? 'the package cannot be tracked';
   return {
     shipment: { kind: 'clear' },
     deliver: null,
     notice: settings.fallbackDelivered
-      ? { type: 'delivery.via_shopify', reason: `${reason}; the video is sent when Shopify reports the package delivered` }
-      : { type: 'delivery.blocked', reason: `${reason}, and this shop has switched off Shopify's delivery status: the order will not be delivered on its own (mark it delivered with PUT delivered: 1)` },
+      ? {
+          type: 'delivery.via_shopify',
+          reason: `${reason}; the video is sent when Shopify reports the package delivered`,
+        }
+      : {
+          type: 'delivery.blocked',
+          reason: `${reason}, and this shop has switched off Shopify's delivery status: the order will not be delivered on its own (mark it delivered with PUT delivered: 1)`,
+        },
   };
 }
 

@@ -7,11 +7,23 @@ import { z } from 'zod';
  */
 export const shopifyId = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(String);
 
-const nullableText = z.string().nullish().transform((v) => v ?? null);
+const nullableText = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? null);
 /** Shopify money is a decimal string ("10.00"); a number is tolerated. */
-export const money = z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal amount'));
+export const money = z
+  .union([z.string(), z.number()])
+  .transform(String)
+  .pipe(z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal amount'));
 
-export const lineItemProperty = z.object({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]).nullish().transform((v) => (v == null ? '' : String(v))) });
+export const lineItemProperty = z.object({
+  name: z.string(),
+  value: z
+    .union([z.string(), z.number(), z.boolean()])
+    .nullish()
+    .transform((v) => (v == null ? '' : String(v))),
+});
 
 export const shopifyLineItem = z.object({
   id: shopifyId,
@@ -22,11 +34,16 @@ export const shopifyLineItem = z.object({
   price: money.default('0'),
   total_discount: money.nullish(),
   discount_allocations: z.array(z.object({ amount: money })).nullish(),
-  properties: z.array(lineItemProperty).nullish().transform((v) => v ?? []),
+  properties: z
+    .array(lineItemProperty)
+    .nullish()
+    .transform((v) => v ?? []),
 });
 export type ShopifyLineItem = z.output<typeof shopifyLineItem>;
 
-const address = z.object({ name: nullableText, first_name: nullableText, last_name: nullableText, phone: nullableText }).nullish();
+const address = z
+  .object({ name: nullableText, first_name: nullableText, last_name: nullableText, phone: nullableText })
+  .nullish();
 
 export const shopifyCustomer = z.object({
   id: shopifyId.nullish().transform((v) => v ?? null),
@@ -60,9 +77,15 @@ export const shopifyFulfillment = z.object({
   status: nullableText,
   tracking_company: nullableText,
   tracking_number: nullableText,
-  tracking_numbers: z.array(z.string()).nullish().transform((v) => v ?? []),
+  tracking_numbers: z
+    .array(z.string())
+    .nullish()
+    .transform((v) => v ?? []),
   shipment_status: nullableText,
-  line_items: z.array(z.object({ id: shopifyId })).nullish().transform((v) => v ?? []),
+  line_items: z
+    .array(z.object({ id: shopifyId }))
+    .nullish()
+    .transform((v) => v ?? []),
   created_at: z.string().pipe(z.iso.datetime({ offset: true })),
   updated_at: z.string().pipe(z.iso.datetime({ offset: true })),
 });
@@ -73,20 +96,32 @@ export const shopifyFulfillmentEvent = z.object({
   fulfillment_id: shopifyId,
   order_id: shopifyId,
   status: z.string(),
-  happened_at: z.string().pipe(z.iso.datetime({ offset: true })).nullish(),
-  created_at: z.string().pipe(z.iso.datetime({ offset: true })).nullish(),
+  happened_at: z
+    .string()
+    .pipe(z.iso.datetime({ offset: true }))
+    .nullish(),
+  created_at: z
+    .string()
+    .pipe(z.iso.datetime({ offset: true }))
+    .nullish(),
 });
 
 export const customersRedact = z.object({
   shop_domain: z.string(),
   customer: z.object({ id: shopifyId.nullish(), email: nullableText, phone: nullableText }),
-  orders_to_redact: z.array(shopifyId).nullish().transform((v) => v ?? []),
+  orders_to_redact: z
+    .array(shopifyId)
+    .nullish()
+    .transform((v) => v ?? []),
 });
 
 export const customersDataRequest = z.object({
   shop_domain: z.string(),
   customer: z.object({ id: shopifyId.nullish(), email: nullableText, phone: nullableText }),
-  orders_requested: z.array(shopifyId).nullish().transform((v) => v ?? []),
+  orders_requested: z
+    .array(shopifyId)
+    .nullish()
+    .transform((v) => v ?? []),
   data_request: z.object({ id: shopifyId }).nullish(),
 });
 

@@ -22,7 +22,12 @@ export function queueEnqueuer(queue: Queue): EnqueueWebhook {
  * The answer to Shopify must not wait on Redis (5-second limit): the receipt is already in
  * PostgreSQL, so a slow or failed enqueue is logged and left to the reconciler.
  */
-export async function enqueueWithin(enqueue: EnqueueWebhook, webhookId: string, timeoutMs: number, logger: Logger): Promise<void> {
+export async function enqueueWithin(
+  enqueue: EnqueueWebhook,
+  webhookId: string,
+  timeoutMs: number,
+  logger: Logger,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -32,14 +37,21 @@ export async function enqueueWithin(enqueue: EnqueueWebhook, webhookId: string, 
       }),
     ]);
   } catch (error) {
-    logger.warn({ err: error, webhookId }, 'could not enqueue the webhook; the reconciler will pick it up from PostgreSQL');
+    logger.warn(
+      { err: error, webhookId },
+      'could not enqueue the webhook; the reconciler will pick it up from PostgreSQL',
+    );
   } finally {
     clearTimeout(timer);
   }
 }
 
 /** Reconciler step: re-enqueues receipts whose job was lost (Redis down at receipt, Redis data lost). */
-export async function reenqueueUnprocessedWebhooks(db: Db, enqueue: EnqueueWebhook, options: { olderThanMs?: number } = {}): Promise<number> {
+export async function reenqueueUnprocessedWebhooks(
+  db: Db,
+  enqueue: EnqueueWebhook,
+  options: { olderThanMs?: number } = {},
+): Promise<number> {
   const ids = await unprocessedWebhooks(db, options);
   for (const id of ids) await enqueue(id);
   return ids.length;

@@ -11,7 +11,15 @@ import { parseBody } from '../validation.ts';
 import { fetchShopName } from './admin-api.ts';
 import type { ShopifyServices } from './services.ts';
 import { enqueueWithin } from './queue.ts';
-import { findShop, getShop, parseShopDomain, registerShop, shopSettingsJson, shopSettingsSchema, updateShopSettings } from './shops.ts';
+import {
+  findShop,
+  getShop,
+  parseShopDomain,
+  registerShop,
+  shopSettingsJson,
+  shopSettingsSchema,
+  updateShopSettings,
+} from './shops.ts';
 import { sessionTokens } from './tokens.ts';
 import { recordReceipt } from './webhooks.ts';
 
@@ -32,9 +40,14 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
   router.post('/webhooks', async (ctx) => {
     let rawBody: string;
     try {
-      rawBody = await getRawBody(ctx.req, { limit: WEBHOOK_BODY_LIMIT_BYTES, encoding: 'utf8', length: ctx.get('Content-Length') || undefined });
+      rawBody = await getRawBody(ctx.req, {
+        limit: WEBHOOK_BODY_LIMIT_BYTES,
+        encoding: 'utf8',
+        length: ctx.get('Content-Length') || undefined,
+      });
     } catch (error) {
-      if ((error as { type?: string }).type === 'entity.too.large') throw new HttpError(413, 'payload_too_large', 'The webhook body is too large.');
+      if ((error as { type?: string }).type === 'entity.too.large')
+        throw new HttpError(413, 'payload_too_large', 'The webhook body is too large.');
       throw new HttpError(400, 'invalid_request', 'The request body could not be read.');
     }
     const check = await library.webhooks.validate({ rawBody, rawRequest: ctx.req, rawResponse: ctx.res });
@@ -42,7 +55,12 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
       // Shopify's app review expects 401 for a bad HMAC; nothing is stored.
       const status = check.reason === 'missing_headers' ? 400 : 401;
       ctx.status = status;
-      ctx.body = { error: { type: status === 401 ? 'unauthorized' : 'invalid_request', message: `Webhook rejected: ${check.reason}.` } };
+      ctx.body = {
+        error: {
+          type: status === 401 ? 'unauthorized' : 'invalid_request',
+          message: `Webhook rejected: ${check.reason}.`,
+        },
+      };
       return;
     }
     const triggeredAt = check.triggeredAt ? new Date(check.triggeredAt) : null;
@@ -65,15 +83,29 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
   router.get('/auth', async (ctx) => {
     const shop = parseShopDomain(ctx.query.shop);
     ctx.respond = false;
-    await library.auth.begin({ shop, callbackPath: '/shopify/auth/callback', isOnline: false, rawRequest: ctx.req, rawResponse: ctx.res });
+    await library.auth.begin({
+      shop,
+      callbackPath: '/shopify/auth/callback',
+      isOnline: false,
+      rawRequest: ctx.req,
+      rawResponse: ctx.res,
+    });
   });
 
   router.get('/auth/callback', async (ctx) => {
     let result;
     try {
-      result = await library.auth.callback<Record<string, string | string[]>>({ rawRequest: ctx.req, rawResponse: ctx.res, expiring: true });
+      result = await library.auth.callback<Record<string, string | string[]>>({
+        rawRequest: ctx.req,
+        rawResponse: ctx.res,
+        expiring: true,
+      });
     } catch (error) {
-      throw new HttpError(400, 'invalid_request', `The Shopify OAuth callback is not valid: ${(error as Error).message}`);
+      throw new HttpError(
+        400,
+        'invalid_request',
+        `The Shopify OAuth callback is not valid: ${(error as Error).message}`,
+      );
     }
     // The Node adapter has already set the headers (clearing the state cookie) on ctx.res; other adapters return them.
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
@@ -112,12 +144,24 @@ export function shopifyAccountRoutes(shopify: ShopifyServices): Router {
   const router = new Router({ prefix: '/v1/shopify' });
   router.get('/data-exports', async (ctx) => {
     const account = currentAccount(ctx);
-    const rows = await db.selectFrom('shopify_data_exports').select(['id', 'shop', 'data_request_id', 'customer_id', 'created_at']).where('account_id', '=', account.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute();
+    const rows = await db
+      .selectFrom('shopify_data_exports')
+      .select(['id', 'shop', 'data_request_id', 'customer_id', 'created_at'])
+      .where('account_id', '=', account.id)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(100)
+      .execute();
     ctx.body = { data: rows.map((row) => ({ ...row, created_at: row.created_at.toISOString() })) };
   });
   router.get('/data-exports/:id', async (ctx) => {
     const account = currentAccount(ctx);
-    const row = await db.selectFrom('shopify_data_exports').selectAll().where('id', '=', ctx.params.id!).where('account_id', '=', account.id).executeTakeFirst();
+    const row = await db
+      .selectFrom('shopify_data_exports')
+      .selectAll()
+      .where('id', '=', ctx.params.id!)
+      .where('account_id', '=', account.id)
+      .executeTakeFirst();
     if (!row) throw new NotFoundError(`No data export with id "${ctx.params.id}".`);
     ctx.body = row.data;
   });
@@ -135,7 +179,8 @@ function bearer(ctx: Context): string {
  * This is how an embedded app installs without a redirect.
  */
 async function authenticateSessionToken(shopify: ShopifyServices, ctx: Context, sessionToken: string) {
-  if (!sessionToken) throw new HttpError(401, 'unauthorized', 'Open Doorstep from the Shopify admin (a session token is required).');
+  if (!sessionToken)
+    throw new HttpError(401, 'unauthorized', 'Open Doorstep from the Shopify admin (a session token is required).');
   let payload;
   try {
     payload = await shopify.library.session.decodeSessionToken(sessionToken);
@@ -145,7 +190,12 @@ async function authenticateSessionToken(shopify: ShopifyServices, ctx: Context, 
   const domain = parseShopDomain(new URL(payload.dest).hostname);
   const existing = await findShop(shopify.deps.db, domain);
   if (!existing?.active || !existing.access_token) {
-    const { session } = await shopify.library.auth.tokenExchange({ shop: domain, sessionToken, requestedTokenType: RequestedTokenType.OfflineAccessToken, expiring: true });
+    const { session } = await shopify.library.auth.tokenExchange({
+      shop: domain,
+      sessionToken,
+      requestedTokenType: RequestedTokenType.OfflineAccessToken,
+      expiring: true,
+    });
     await install(shopify, domain, sessionTokens(session));
   }
   ctx.state.shopDomain = domain;
@@ -160,14 +210,19 @@ async function install(shopify: ShopifyServices, domain: string, tokens: ReturnT
     try {
       name = await fetchShopName(shopify.library, tokens.accessToken, domain);
     } catch (error) {
-      shopify.deps.logger.warn({ err: error, shop: domain }, 'could not read the shop name; the account is named after the domain');
+      shopify.deps.logger.warn(
+        { err: error, shop: domain },
+        'could not read the shop name; the account is named after the domain',
+      );
     }
   }
   const registered = await registerShop(shopify.deps.db, domain, { name, tokens });
-  shopify.deps.logger.info({ shop: domain, created: registered.created, appId: registered.appId }, 'shop installed Doorstep');
+  shopify.deps.logger.info(
+    { shop: domain, created: registered.created, appId: registered.appId },
+    'shop installed Doorstep',
+  );
   return registered;
 }
-
 
 function adminPage(apiKey: string, settings: ReturnType<typeof shopSettingsJson>): string {
   return `<!doctype html>

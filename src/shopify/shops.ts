@@ -1,4 +1,3 @@
-
 import { z } from 'zod';
 import { createAccount, findAccount, rotateApiKey } from '../accounts/accounts.ts';
 import type { Db } from '../db/database.ts';
@@ -18,7 +17,8 @@ export const shopDomain = z
 
 export function parseShopDomain(value: unknown): string {
   const parsed = shopDomain.safeParse(value);
-  if (!parsed.success) throw new ValidationError('The shop is not valid.', { shop: parsed.error.issues[0]?.message ?? 'is not valid' });
+  if (!parsed.success)
+    throw new ValidationError('The shop is not valid.', { shop: parsed.error.issues[0]?.message ?? 'is not valid' });
   return parsed.data;
 }
 
@@ -54,14 +54,24 @@ export async function getShop(db: Db, domain: string): Promise<ShopRow> {
  * re-activates the shop and its existing account after an uninstall. Tokens, when given, are stored
  * as one pair.
  */
-export async function registerShop(db: Db, domain: string, options: { name?: string | null; tokens?: TokenPair | null; rotateKey?: boolean; now?: Date } = {}): Promise<RegisteredShop> {
+export async function registerShop(
+  db: Db,
+  domain: string,
+  options: { name?: string | null; tokens?: TokenPair | null; rotateKey?: boolean; now?: Date } = {},
+): Promise<RegisteredShop> {
   const now = options.now ?? new Date();
   const tokenColumns = options.tokens ? tokenValues(options.tokens) : {};
   const existing = await findShop(db, domain);
   if (existing) {
     const shop = await db
       .updateTable('shops')
-      .set({ active: true, uninstalled_at: null, ...(existing.active ? {} : { installed_at: now }), updated_at: now, ...tokenColumns })
+      .set({
+        active: true,
+        uninstalled_at: null,
+        ...(existing.active ? {} : { installed_at: now }),
+        updated_at: now,
+        ...tokenColumns,
+      })
       .where('domain', '=', domain)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -98,14 +108,26 @@ function tokenValues(tokens: TokenPair) {
 
 /** Stores a refreshed pair in one statement: readers see the old pair or the new one, never a mix. */
 export async function storeTokens(db: Db, domain: string, tokens: TokenPair, now: Date): Promise<void> {
-  await db.updateTable('shops').set({ ...tokenValues(tokens), updated_at: now }).where('domain', '=', domain).execute();
+  await db
+    .updateTable('shops')
+    .set({ ...tokenValues(tokens), updated_at: now })
+    .where('domain', '=', domain)
+    .execute();
 }
 
 /** app/uninstalled: the shop is inactive and its tokens are useless; already-paid video orders still send. */
 export async function markUninstalled(db: Db, domain: string, now: Date): Promise<boolean> {
   const result = await db
     .updateTable('shops')
-    .set({ active: false, uninstalled_at: now, access_token: null, access_token_expires_at: null, refresh_token: null, refresh_token_expires_at: null, updated_at: now })
+    .set({
+      active: false,
+      uninstalled_at: now,
+      access_token: null,
+      access_token_expires_at: null,
+      refresh_token: null,
+      refresh_token_expires_at: null,
+      updated_at: now,
+    })
     .where('domain', '=', domain)
     .where('active', '=', true)
     .executeTakeFirst();
@@ -118,8 +140,14 @@ export const shopSettingsSchema = z.strictObject({
     .record(z.string().trim().min(1).max(100), z.string().trim().toLowerCase())
     .refine((aliases) => Object.values(aliases).every(isCarrierCode), 'each alias must map to ups, fedex or usps')
     .optional(),
-  video_product_ids: z.array(z.string().regex(/^\d{1,20}$/, 'must be Shopify product ids')).max(500).optional(),
-  video_variant_ids: z.array(z.string().regex(/^\d{1,20}$/, 'must be Shopify variant ids')).max(500).optional(),
+  video_product_ids: z
+    .array(z.string().regex(/^\d{1,20}$/, 'must be Shopify product ids'))
+    .max(500)
+    .optional(),
+  video_variant_ids: z
+    .array(z.string().regex(/^\d{1,20}$/, 'must be Shopify variant ids'))
+    .max(500)
+    .optional(),
 });
 export type ShopSettingsUpdate = z.output<typeof shopSettingsSchema>;
 
@@ -134,14 +162,23 @@ export function shopSettingsJson(shop: ShopRow) {
   };
 }
 
-export async function updateShopSettings(db: Db, domain: string, update: ShopSettingsUpdate, now: Date): Promise<ShopRow> {
+export async function updateShopSettings(
+  db: Db,
+  domain: string,
+  update: ShopSettingsUpdate,
+  now: Date,
+): Promise<ShopRow> {
   const shop = await db
     .updateTable('shops')
     .set({
       ...(update.fallback_delivered !== undefined ? { fallback_delivered: update.fallback_delivered } : {}),
       ...(update.carrier_aliases !== undefined ? { carrier_aliases: JSON.stringify(update.carrier_aliases) } : {}),
-      ...(update.video_product_ids !== undefined ? { video_product_ids: JSON.stringify(update.video_product_ids) } : {}),
-      ...(update.video_variant_ids !== undefined ? { video_variant_ids: JSON.stringify(update.video_variant_ids) } : {}),
+      ...(update.video_product_ids !== undefined
+        ? { video_product_ids: JSON.stringify(update.video_product_ids) }
+        : {}),
+      ...(update.video_variant_ids !== undefined
+        ? { video_variant_ids: JSON.stringify(update.video_variant_ids) }
+        : {}),
       updated_at: now,
     })
     .where('domain', '=', domain)
@@ -156,7 +193,13 @@ export async function updateShopSettings(db: Db, domain: string, update: ShopSet
  * concurrent refreshes with the same refresh token would leave one process with a dead pair, so
  * exactly one process refreshes while the others wait for its result.
  */
-export async function claimTokenRefresh(db: Db, domain: string, now: Date, leaseMs: number, refreshBefore: Date): Promise<string | null> {
+export async function claimTokenRefresh(
+  db: Db,
+  domain: string,
+  now: Date,
+  leaseMs: number,
+  refreshBefore: Date,
+): Promise<string | null> {
   const row = await db
     .updateTable('shops')
     .set({ token_refresh_claimed_until: new Date(now.getTime() + leaseMs) })
@@ -173,4 +216,3 @@ export async function claimTokenRefresh(db: Db, domain: string, now: Date, lease
 export async function releaseTokenRefresh(db: Db, domain: string): Promise<void> {
   await db.updateTable('shops').set({ token_refresh_claimed_until: null }).where('domain', '=', domain).execute();
 }
-

@@ -1,6 +1,12 @@
 import { progressiveVideo } from '../videos/sample-video.ts';
 import { mapTrackingCompany } from './carrier-names.ts';
-import { fakeShopifyId, fulfillmentPayload, orderPayload, randomUpsTrackingNumber, signedWebhook } from './dev-payloads.ts';
+import {
+  fakeShopifyId,
+  fulfillmentPayload,
+  orderPayload,
+  randomUpsTrackingNumber,
+  signedWebhook,
+} from './dev-payloads.ts';
 
 export interface SimulateOptions {
   shop: string;
@@ -9,7 +15,15 @@ export interface SimulateOptions {
   carrierCompany: string;
   trackingNumber?: string | undefined;
   /** Reads the Shopify order's video orders (through the admin socket or the database). */
-  videoOrders: (shopifyOrderId: string) => Promise<Array<{ order: { id: string; status: string; carrier: string | null; tracking_number: string | null } & Record<string, unknown>; notice: string | null }>>;
+  videoOrders: (shopifyOrderId: string) => Promise<
+    Array<{
+      order: { id: string; status: string; carrier: string | null; tracking_number: string | null } & Record<
+        string,
+        unknown
+      >;
+      notice: string | null;
+    }>
+  >;
   log: (line: string) => void;
   timeoutMs?: number;
 }
@@ -23,9 +37,14 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
   const { shop, publicUrl, apiSecret, log } = options;
   const post = async (topic: string, payload: unknown) => {
     const webhook = signedWebhook(apiSecret, shop, topic, payload);
-    const response = await fetch(`${publicUrl}/shopify/webhooks`, { method: 'POST', headers: webhook.headers, body: webhook.body });
+    const response = await fetch(`${publicUrl}/shopify/webhooks`, {
+      method: 'POST',
+      headers: webhook.headers,
+      body: webhook.body,
+    });
     log(`→ ${topic} (webhook ${webhook.webhookId}): HTTP ${response.status}`);
-    if (response.status !== 200) throw new Error(`The app answered ${response.status} to ${topic}: ${await response.text()}`);
+    if (response.status !== 200)
+      throw new Error(`The app answered ${response.status} to ${topic}: ${await response.text()}`);
   };
   const waitFor = async <T>(what: string, check: () => Promise<T | undefined>): Promise<T> => {
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
@@ -39,48 +58,97 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
 
   const orderId = fakeShopifyId();
   const lineItemId = fakeShopifyId();
-  await post('orders/create', orderPayload({ id: orderId, lines: [{ id: lineItemId, recipientName: 'Bob Recipient', recipientEmail: 'bob.recipient@example.com', price: '12.00' }] }));
+  await post(
+    'orders/create',
+    orderPayload({
+      id: orderId,
+      lines: [
+        { id: lineItemId, recipientName: 'Bob Recipient', recipientEmail: 'bob.recipient@example.com', price: '12.00' },
+      ],
+    }),
+  );
   const created = await waitFor('the video order', async () => (await options.videoOrders(String(orderId)))[0]);
-  log(`  video order ${created.order.id} created (${created.order.status}); record_url ${String(created.order.record_url)}`);
+  log(
+    `  video order ${created.order.id} created (${created.order.status}); record_url ${String(created.order.record_url)}`,
+  );
 
   // The shopper records: a small generated MP4 through the record page's own upload endpoint.
   // (Built from the app's address, as PUBLIC_URL may name a host this machine cannot resolve.)
-  const upload = await fetch(`${publicUrl}/record/${String(created.order.uuid)}/video`, { method: 'PUT', headers: { 'Content-Type': 'video/mp4' }, body: progressiveVideo(4.2).buffer });
-  if (upload.status !== 200) throw new Error(`The record page refused the video: ${upload.status} ${await upload.text()}`);
-  await waitFor('the video to be processed', async () => ((await options.videoOrders(String(orderId)))[0]?.order.video_processed === '1' ? true : undefined));
+  const upload = await fetch(`${publicUrl}/record/${String(created.order.uuid)}/video`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'video/mp4' },
+    body: progressiveVideo(4.2).buffer,
+  });
+  if (upload.status !== 200)
+    throw new Error(`The record page refused the video: ${upload.status} ${await upload.text()}`);
+  await waitFor('the video to be processed', async () =>
+    (await options.videoOrders(String(orderId)))[0]?.order.video_processed === '1' ? true : undefined,
+  );
   log(`→ shopper recorded a 4.2 s video on the record page`);
 
   const fulfillmentId = fakeShopifyId();
   const trackable = mapTrackingCompany(options.carrierCompany, options.trackingNumber ?? null);
   if (!options.trackingNumber && trackable.carrier !== null && trackable.carrier !== 'ups') {
-    throw new Error(`Pass --tracking-number for "${options.carrierCompany}" (numbers are generated for UPS and for carriers Doorstep does not track).`);
+    throw new Error(
+      `Pass --tracking-number for "${options.carrierCompany}" (numbers are generated for UPS and for carriers Doorstep does not track).`,
+    );
   }
   // Unsupported carriers get a number that matches no UPS/FedEx/USPS format (like Canada Post's 16 digits, prefixed).
-  const trackingNumber = options.trackingNumber ?? (trackable.carrier === 'ups' ? randomUpsTrackingNumber() : `CP${Date.now()}`);
+  const trackingNumber =
+    options.trackingNumber ?? (trackable.carrier === 'ups' ? randomUpsTrackingNumber() : `CP${Date.now()}`);
   const shippedAt = new Date();
   await post(
     'fulfillments/create',
-    fulfillmentPayload({ id: fulfillmentId, orderId, lineItemIds: [lineItemId], trackingCompany: options.carrierCompany, trackingNumber, createdAt: shippedAt.toISOString(), updatedAt: shippedAt.toISOString() }),
+    fulfillmentPayload({
+      id: fulfillmentId,
+      orderId,
+      lineItemIds: [lineItemId],
+      trackingCompany: options.carrierCompany,
+      trackingNumber,
+      createdAt: shippedAt.toISOString(),
+      updatedAt: shippedAt.toISOString(),
+    }),
   );
   const shipped = await waitFor('the fulfillment to reach the order', async () => {
     const [row] = await options.videoOrders(String(orderId));
     return row && (row.order.tracking_number !== null || row.notice !== null) ? row : undefined;
   });
-  log(shipped.order.tracking_number ? `  tracking ${shipped.order.carrier} ${shipped.order.tracking_number}` : `  not trackable by carrier: ${shipped.notice}`);
+  log(
+    shipped.order.tracking_number
+      ? `  tracking ${shipped.order.carrier} ${shipped.order.tracking_number}`
+      : `  not trackable by carrier: ${shipped.notice}`,
+  );
 
   if (shipped.order.carrier) {
-    const response = await fetch(`${publicUrl}/sandbox/carriers/${shipped.order.carrier}/packages/${encodeURIComponent(shipped.order.tracking_number!)}/events`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ status: 'delivered' }),
-    });
-    if (response.status !== 201) throw new Error(`The carrier sandbox answered ${response.status} (is ${shipped.order.carrier} running on the sandbox?): ${await response.text()}`);
-    log(`→ sandbox: ${shipped.order.carrier} reports ${shipped.order.tracking_number} delivered (the app's poller picks it up)`);
+    const response = await fetch(
+      `${publicUrl}/sandbox/carriers/${shipped.order.carrier}/packages/${encodeURIComponent(shipped.order.tracking_number!)}/events`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ status: 'delivered' }),
+      },
+    );
+    if (response.status !== 201)
+      throw new Error(
+        `The carrier sandbox answered ${response.status} (is ${shipped.order.carrier} running on the sandbox?): ${await response.text()}`,
+      );
+    log(
+      `→ sandbox: ${shipped.order.carrier} reports ${shipped.order.tracking_number} delivered (the app's poller picks it up)`,
+    );
   } else {
     const deliveredAt = new Date(shippedAt.getTime() + 1_000);
     await post(
       'fulfillments/update',
-      fulfillmentPayload({ id: fulfillmentId, orderId, lineItemIds: [lineItemId], trackingCompany: options.carrierCompany, trackingNumber, shipmentStatus: 'delivered', createdAt: shippedAt.toISOString(), updatedAt: deliveredAt.toISOString() }),
+      fulfillmentPayload({
+        id: fulfillmentId,
+        orderId,
+        lineItemIds: [lineItemId],
+        trackingCompany: options.carrierCompany,
+        trackingNumber,
+        shipmentStatus: 'delivered',
+        createdAt: shippedAt.toISOString(),
+        updatedAt: deliveredAt.toISOString(),
+      }),
     );
   }
   const delivered = await waitFor('delivery', async () => {

@@ -41,7 +41,8 @@ export class ShopTokens {
 
   async accessToken(domain: string): Promise<string> {
     const shop = await findShop(this.deps.db, domain);
-    if (!shop?.active || !shop.access_token) throw new ShopNotConnectedError(`${domain} has no access token (not installed, or uninstalled).`);
+    if (!shop?.active || !shop.access_token)
+      throw new ShopNotConnectedError(`${domain} has no access token (not installed, or uninstalled).`);
     if (!needsRefresh(shop.access_token_expires_at, this.now())) return shop.access_token;
     const running = this.inFlight.get(domain);
     if (running) return running;
@@ -54,7 +55,13 @@ export class ShopTokens {
     const { db, shopify, logger } = this.deps;
     const deadline = Date.now() + (this.deps.waitMs ?? REFRESH_LEASE_MS);
     for (;;) {
-      const refreshToken = await claimTokenRefresh(db, domain, this.now(), REFRESH_LEASE_MS, new Date(this.now().getTime() + REFRESH_MARGIN_MS));
+      const refreshToken = await claimTokenRefresh(
+        db,
+        domain,
+        this.now(),
+        REFRESH_LEASE_MS,
+        new Date(this.now().getTime() + REFRESH_MARGIN_MS),
+      );
       if (refreshToken) {
         try {
           const { session } = await shopify.auth.refreshToken({ shop: domain, refreshToken });
@@ -63,14 +70,18 @@ export class ShopTokens {
           return session.accessToken!;
         } catch (error) {
           await releaseTokenRefresh(db, domain);
-          throw new ShopNotConnectedError(`Refreshing the access token of ${domain} failed: ${(error as Error).message}`);
+          throw new ShopNotConnectedError(
+            `Refreshing the access token of ${domain} failed: ${(error as Error).message}`,
+          );
         }
       }
       // Another process holds the lease: wait for the pair it stores.
       const shop = await findShop(db, domain);
       if (shop?.access_token && !needsRefresh(shop.access_token_expires_at, this.now())) return shop.access_token;
-      if (!shop?.refresh_token) throw new ShopNotConnectedError(`${domain} has no refresh token; the merchant must open the app again.`);
-      if (Date.now() > deadline) throw new ShopNotConnectedError(`Timed out waiting for another process to refresh the token of ${domain}.`);
+      if (!shop?.refresh_token)
+        throw new ShopNotConnectedError(`${domain} has no refresh token; the merchant must open the app again.`);
+      if (Date.now() > deadline)
+        throw new ShopNotConnectedError(`Timed out waiting for another process to refresh the token of ${domain}.`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -4,7 +4,14 @@ import type { Logger } from '../logger.ts';
 import { exportCustomerData, redactCustomer, redactShop, type ComplianceDeps } from './compliance.ts';
 import { parseShopifyJson } from './json.ts';
 import type { ShopifyOrderSync } from './order-sync.ts';
-import { customersDataRequest, customersRedact, shopifyFulfillment, shopifyFulfillmentEvent, shopifyOrder, shopRedact } from './payloads.ts';
+import {
+  customersDataRequest,
+  customersRedact,
+  shopifyFulfillment,
+  shopifyFulfillmentEvent,
+  shopifyOrder,
+  shopRedact,
+} from './payloads.ts';
 import { findShop, markUninstalled } from './shops.ts';
 import type { z } from 'zod';
 
@@ -53,7 +60,10 @@ export async function recordReceipt(db: Db, input: ReceiptInput): Promise<boolea
 }
 
 /** Reconciler hook: receipts still 'received' after `olderThanMs` (their queue job was lost). */
-export async function unprocessedWebhooks(db: Db, options: { now?: Date; olderThanMs?: number; limit?: number } = {}): Promise<string[]> {
+export async function unprocessedWebhooks(
+  db: Db,
+  options: { now?: Date; olderThanMs?: number; limit?: number } = {},
+): Promise<string[]> {
   const now = options.now ?? new Date();
   const rows = await db
     .selectFrom('webhook_receipts')
@@ -76,7 +86,13 @@ export type ProcessOutcome = { status: 'processed' | 'skipped'; note?: string };
 
 function parse<S extends z.ZodType>(schema: S, body: unknown, topic: string): z.output<S> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new ValidationError(`The ${topic} payload does not have the documented shape: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new ValidationError(
+      `The ${topic} payload does not have the documented shape: ${parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`,
+    );
   return parsed.data;
 }
 
@@ -98,20 +114,29 @@ export class ShopifyWebhookProcessing {
       .returningAll()
       .executeTakeFirst();
     if (!receipt) {
-      const exists = await db.selectFrom('webhook_receipts').select('id').where('webhook_id', '=', webhookId).executeTakeFirst();
+      const exists = await db
+        .selectFrom('webhook_receipts')
+        .select('id')
+        .where('webhook_id', '=', webhookId)
+        .executeTakeFirst();
       if (!exists) throw new NotFoundError(`No webhook receipt with id "${webhookId}".`);
       return { status: 'skipped', note: 'already processed' };
     }
     try {
       const note = await this.dispatch(receipt.topic, receipt.shop, receipt.raw_body, receipt.webhook_id);
-      await db.updateTable('webhook_receipts').set({ status: 'processed', error: null, note: note ?? null, processed_at: this.deps.now() }).where('webhook_id', '=', webhookId).execute();
+      await db
+        .updateTable('webhook_receipts')
+        .set({ status: 'processed', error: null, note: note ?? null, processed_at: this.deps.now() })
+        .where('webhook_id', '=', webhookId)
+        .execute();
       return { status: 'processed', ...(note ? { note } : {}) };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       // Only a payload we can never process is `failed` (kept for a fix and a replay). A passing
       // fault (database, Redis) leaves it `received`, so after the job's own retries the reconciler
       // hands it over again: a delivery signal is never dropped because PostgreSQL blinked.
-      const final = error instanceof ValidationError || error instanceof NotFoundError || error instanceof ConflictError;
+      const final =
+        error instanceof ValidationError || error instanceof NotFoundError || error instanceof ConflictError;
       await db
         .updateTable('webhook_receipts')
         .set({ status: final ? 'failed' : 'received', error: message.slice(0, 2000) })
@@ -122,7 +147,12 @@ export class ShopifyWebhookProcessing {
   }
 
   /** Returns a note worth keeping on the receipt (e.g. why no video order was created), or undefined. */
-  private async dispatch(topic: string, shopDomain: string, rawBody: string, webhookId: string): Promise<string | undefined> {
+  private async dispatch(
+    topic: string,
+    shopDomain: string,
+    rawBody: string,
+    webhookId: string,
+  ): Promise<string | undefined> {
     const { db, sync, now } = this.deps;
     let body: unknown;
     try {
@@ -139,14 +169,28 @@ export class ShopifyWebhookProcessing {
     const shop = await findShop(db, shopDomain);
     if (topic === 'customers/redact') {
       const payload = parse(customersRedact, body, topic);
-      const result = await redactCustomer(this.deps, shopDomain, { id: payload.customer.id ?? null, email: payload.customer.email }, payload.orders_to_redact);
+      const result = await redactCustomer(
+        this.deps,
+        shopDomain,
+        { id: payload.customer.id ?? null, email: payload.customer.email },
+        payload.orders_to_redact,
+      );
       return `erased ${result.erased.length} video order(s)`;
     }
-    if (!shop) throw new NotFoundError(`The shop ${shopDomain} has not installed Doorstep (install it, or run: npm run cli -- shops add ${shopDomain}; then replay this webhook).`);
+    if (!shop)
+      throw new NotFoundError(
+        `The shop ${shopDomain} has not installed Doorstep (install it, or run: npm run cli -- shops add ${shopDomain}; then replay this webhook).`,
+      );
     switch (topic) {
       case 'customers/data_request': {
         const payload = parse(customersDataRequest, body, topic);
-        const id = await exportCustomerData(this.deps, shop, { id: payload.customer.id ?? null, email: payload.customer.email, phone: payload.customer.phone }, payload.orders_requested, payload.data_request?.id ?? null);
+        const id = await exportCustomerData(
+          this.deps,
+          shop,
+          { id: payload.customer.id ?? null, email: payload.customer.email, phone: payload.customer.phone },
+          payload.orders_requested,
+          payload.data_request?.id ?? null,
+        );
         return `export ${id} is ready at GET /v1/shopify/data-exports/${id}`;
       }
       case 'orders/create':
@@ -168,7 +212,9 @@ export class ShopifyWebhookProcessing {
       case 'fulfillments/update': {
         const fulfillment = parse(shopifyFulfillment, body, topic);
         const { stale } = await sync.recordFulfillment(shop, fulfillment);
-        return stale ? `stale: a version of fulfillment ${fulfillment.id} at least as new was already applied` : undefined;
+        return stale
+          ? `stale: a version of fulfillment ${fulfillment.id} at least as new was already applied`
+          : undefined;
       }
       case 'fulfillment_events/create': {
         const event = parse(shopifyFulfillmentEvent, body, topic);

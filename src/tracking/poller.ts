@@ -8,7 +8,14 @@ import type { Logger } from '../logger.ts';
 import { recordTimeline, type TimelineEntry } from '../orders/timeline.ts';
 import type { OrderService } from '../orders/service.ts';
 import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
-import { claimDueTrackings, leasedTrackings, openClaims, releaseClaim, trackingState, type TrackingRow } from './trackings.ts';
+import {
+  claimDueTrackings,
+  leasedTrackings,
+  openClaims,
+  releaseClaim,
+  trackingState,
+  type TrackingRow,
+} from './trackings.ts';
 
 export interface TrackingPollerDeps {
   db: Db;
@@ -73,7 +80,10 @@ export class TrackingPoller {
     for (const claim of await openClaims(this.deps.db, this.now(), CLAIM_LEASE_MS, 30_000)) {
       if (await pollJobExists(claim.carrier, claim.token)) continue;
       const released = await releaseClaim(this.deps.db, claim.token);
-      this.deps.logger.warn({ carrier: claim.carrier, packages: released }, 'released packages whose poll job was lost');
+      this.deps.logger.warn(
+        { carrier: claim.carrier, packages: released },
+        'released packages whose poll job was lost',
+      );
     }
   }
 
@@ -117,9 +127,20 @@ export class TrackingPoller {
     const decision = this.decide(state, now, row.carrier);
 
     const applied = await this.deps.db.transaction().execute(async (trx) => {
-      const current = await trx.selectFrom('trackings').selectAll().where('order_id', '=', row.order_id).forUpdate().executeTakeFirst();
+      const current = await trx
+        .selectFrom('trackings')
+        .selectAll()
+        .where('order_id', '=', row.order_id)
+        .forUpdate()
+        .executeTakeFirst();
       // The shipment changed or tracking stopped while we were asking: this answer is stale.
-      if (!current || current.lease_token !== row.lease_token || current.tracking_number !== row.tracking_number || current.next_poll_at === null) return false;
+      if (
+        !current ||
+        current.lease_token !== row.lease_token ||
+        current.tracking_number !== row.tracking_number ||
+        current.next_poll_at === null
+      )
+        return false;
       await trx
         .updateTable('trackings')
         .set({
@@ -142,7 +163,12 @@ export class TrackingPoller {
       if (result.status !== row.status) {
         events.push({
           type: 'tracking.status',
-          data: { carrier: row.carrier, status: result.status, description: result.description, at: (result.lastEventAt ?? now).toISOString() },
+          data: {
+            carrier: row.carrier,
+            status: result.status,
+            description: result.description,
+            at: (result.lastEventAt ?? now).toISOString(),
+          },
         });
       }
       if (decision.kind === 'stop') events.push(stopEvent(row, decision.reason));
@@ -156,7 +182,10 @@ export class TrackingPoller {
       source: 'carrier',
       detail: { carrier: row.carrier, tracking_number: row.tracking_number },
     });
-    this.deps.logger.info({ orderId: row.order_id, carrier: row.carrier, deliveredAt: result.deliveredAt }, deliveredNow ? 'carrier reported delivery' : 'carrier delivery was already known');
+    this.deps.logger.info(
+      { orderId: row.order_id, carrier: row.carrier, deliveredAt: result.deliveredAt },
+      deliveredNow ? 'carrier reported delivery' : 'carrier delivery was already known',
+    );
     return deliveredNow;
   }
 
@@ -176,9 +205,15 @@ export class TrackingPoller {
     const rateLimitedMs = rateLimited ? (error.retryAfterMs ?? DEFAULT_RATE_LIMIT_MS) : null;
     if (error instanceof CarrierQuotaError) {
       // Not the carrier's doing: our own budget held the call back, the carrier was not asked.
-      this.deps.logger.info({ carrier: rows[0]?.carrier, packages: rows.length, reason: error.reason, retryInMs: rateLimitedMs }, 'our carrier budget held the call back; packages wait for it');
+      this.deps.logger.info(
+        { carrier: rows[0]?.carrier, packages: rows.length, reason: error.reason, retryInMs: rateLimitedMs },
+        'our carrier budget held the call back; packages wait for it',
+      );
     } else {
-      this.deps.logger.warn({ carrier: rows[0]?.carrier, packages: rows.length, err: error }, rateLimited ? 'carrier rate limited us' : 'carrier call failed');
+      this.deps.logger.warn(
+        { carrier: rows[0]?.carrier, packages: rows.length, err: error },
+        rateLimited ? 'carrier rate limited us' : 'carrier call failed',
+      );
     }
     for (const row of rows) {
       const state = {
@@ -199,12 +234,31 @@ export class TrackingPoller {
         .where('order_id', '=', row.order_id)
         .where('lease_token', '=', row.lease_token)
         .execute();
-      if (decision.kind === 'stop') await recordTimeline(this.deps.db, { id: row.order_id, account_id: row.account_id }, 'carrier', [stopEvent(row, decision.reason)], now);
+      if (decision.kind === 'stop')
+        await recordTimeline(
+          this.deps.db,
+          { id: row.order_id, account_id: row.account_id },
+          'carrier',
+          [stopEvent(row, decision.reason)],
+          now,
+        );
       // The third failure in a row is worth a line on the timeline: the merchant sees why nothing moves.
       if (!rateLimited && state.consecutiveErrors === 3) {
-        await recordTimeline(this.deps.db, { id: row.order_id, account_id: row.account_id }, 'carrier', [
-          { type: 'tracking.carrier_unavailable', data: { carrier: row.carrier, message: `${carrierDisplayName(row.carrier)} did not answer 3 times in a row; retrying with backoff.` } },
-        ], now);
+        await recordTimeline(
+          this.deps.db,
+          { id: row.order_id, account_id: row.account_id },
+          'carrier',
+          [
+            {
+              type: 'tracking.carrier_unavailable',
+              data: {
+                carrier: row.carrier,
+                message: `${carrierDisplayName(row.carrier)} did not answer 3 times in a row; retrying with backoff.`,
+              },
+            },
+          ],
+          now,
+        );
       }
     }
     return { polled: 0, delivered: 0, rateLimitedMs };

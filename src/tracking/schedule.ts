@@ -31,7 +31,6 @@ import {
   type DeliveryZone,
 } from './schedule-hours.ts';
 
-
 export interface TrackingState {
   /** null = never polled successfully yet. */
   status: TrackingStatus | null;
@@ -74,9 +73,7 @@ export function newTrackingState(startedAt: Date, utcOffsetMinutes?: number): Tr
   };
 }
 
-export type PollDecision =
-  | { kind: 'poll'; at: Date }
-  | { kind: 'stop'; reason: 'delivered' | 'expired' | 'returned' };
+export type PollDecision = { kind: 'poll'; at: Date } | { kind: 'stop'; reason: 'delivered' | 'expired' | 'returned' };
 
 /** The carrier policy's knobs; CARRIER_POLICY holds the defaults that bench/tracking measures. */
 export interface PollPolicy {
@@ -170,7 +167,8 @@ export function nextPoll(state: TrackingState, now: Date, options: ScheduleOptio
   let wanted: number;
   if (lastPolledAt === null) wanted = demo ? nowMs : Math.ceil(nowMs / policy.firstLookGridMs) * policy.firstLookGridMs;
   else if (demo) wanted = lastPolledAt + demoIntervalMs;
-  else if (state.status === null) wanted = Number.POSITIVE_INFINITY; // only failed looks so far: the retry decides
+  else if (state.status === null)
+    wanted = Number.POSITIVE_INFINITY; // only failed looks so far: the retry decides
   else wanted = byPhase({ state, status: state.status, nowMs, lastPolledAt, zone, policy });
 
   // A failed look told us nothing, so it is retried sooner than a sparse phase would look (a failed
@@ -271,12 +269,17 @@ function isSunday(day: number): boolean {
 /** The earliest instant of the next look after a long silence (or `lastPolledAt`). */
 function afterSilence(c: Context): number {
   const silence = c.nowMs - (c.state.lastChangedAt ?? c.state.startedAt).getTime();
-  return silence > c.policy.silenceBackoffAfterMs ? c.lastPolledAt + silence * c.policy.silenceBackoffFraction : c.lastPolledAt;
+  return silence > c.policy.silenceBackoffAfterMs
+    ? c.lastPolledAt + silence * c.policy.silenceBackoffFraction
+    : c.lastPolledAt;
 }
 
 function errorRetryAt(state: TrackingState, policy: Readonly<PollPolicy>): number | null {
   if (state.consecutiveErrors <= 0 || state.lastPolledAt === null) return null;
   // The exponent is clamped so a long outage cannot overflow to Infinity before the cap applies.
-  const backoff = Math.min(policy.errorBackoffBaseMs * 2 ** Math.min(state.consecutiveErrors - 1, 30), policy.errorBackoffCapMs);
+  const backoff = Math.min(
+    policy.errorBackoffBaseMs * 2 ** Math.min(state.consecutiveErrors - 1, 30),
+    policy.errorBackoffCapMs,
+  );
   return state.lastPolledAt.getTime() + backoff;
 }

@@ -29,17 +29,34 @@ export function trackingState(row: TrackingRow): TrackingState {
  * clearing it, delivery, cancellation, deletion or erasure stops it. Tracking's only way in from an
  * order change.
  */
-export function trackingSubscriber(options: { now: () => Date; schedules: Record<CarrierCode, ScheduleOptions> }): OrderEventSubscriber {
+export function trackingSubscriber(options: {
+  now: () => Date;
+  schedules: Record<CarrierCode, ScheduleOptions>;
+}): OrderEventSubscriber {
   return {
     name: 'tracking',
-    events: ['order.shipment_set', 'order.shipment_cleared', 'order.delivered', 'order.cancelled', 'order.deleted', 'order.erased'],
+    events: [
+      'order.shipment_set',
+      'order.shipment_cleared',
+      'order.delivered',
+      'order.cancelled',
+      'order.deleted',
+      'order.erased',
+    ],
     async handle(trx, order, { event }) {
       const now = options.now();
       switch (event.type) {
         case 'order.shipment_set': {
           // A later change already moved on (another number, delivered, stopped): its own event follows.
           const current = order.carrier === event.carrier && order.tracking_number === event.tracking_number;
-          if (current && !order.delivered && order.status !== 'cancelled' && order.deleted_at === null) await startTracking(trx, order, { carrier: event.carrier, trackingNumber: event.tracking_number }, now, options.schedules[event.carrier]);
+          if (current && !order.delivered && order.status !== 'cancelled' && order.deleted_at === null)
+            await startTracking(
+              trx,
+              order,
+              { carrier: event.carrier, trackingNumber: event.tracking_number },
+              now,
+              options.schedules[event.carrier],
+            );
           return;
         }
         case 'order.shipment_cleared':
@@ -59,7 +76,13 @@ export function trackingSubscriber(options: { now: () => Date; schedules: Record
   };
 }
 
-async function startTracking(trx: Db, order: OrderRow, shipment: { carrier: CarrierCode; trackingNumber: string }, now: Date, schedule: ScheduleOptions): Promise<void> {
+async function startTracking(
+  trx: Db,
+  order: OrderRow,
+  shipment: { carrier: CarrierCode; trackingNumber: string },
+  now: Date,
+  schedule: ScheduleOptions,
+): Promise<void> {
   const decision = nextPoll(newTrackingState(now), now, schedule);
   const row = {
     order_id: order.id,
@@ -105,7 +128,13 @@ export async function stopTracking(db: Db, orderId: string, reason: TrackingStop
  * of claimers run at once without waiting on or double-claiming each other's rows; the lease makes a
  * claim whose job was lost (Redis restart, crash) due again once it lapses.
  */
-export async function claimDueTrackings(db: Db, carrier: CarrierCode, limit: number, now: Date, leaseMs: number): Promise<{ token: string; rows: TrackingRow[] }> {
+export async function claimDueTrackings(
+  db: Db,
+  carrier: CarrierCode,
+  limit: number,
+  now: Date,
+  leaseMs: number,
+): Promise<{ token: string; rows: TrackingRow[] }> {
   const token = randomUUID();
   const leaseUntil = new Date(now.getTime() + leaseMs);
   const result = await sql<TrackingRow>`
@@ -123,7 +152,12 @@ export async function claimDueTrackings(db: Db, carrier: CarrierCode, limit: num
 }
 
 /** Claims older than `minAgeMs` still holding packages, per carrier: the reconciler checks their jobs exist. */
-export async function openClaims(db: Db, now: Date, leaseMs: number, minAgeMs: number): Promise<Array<{ carrier: CarrierCode; token: string }>> {
+export async function openClaims(
+  db: Db,
+  now: Date,
+  leaseMs: number,
+  minAgeMs: number,
+): Promise<Array<{ carrier: CarrierCode; token: string }>> {
   const rows = await db
     .selectFrom('trackings')
     .select(['carrier', 'lease_token'])
@@ -137,11 +171,21 @@ export async function openClaims(db: Db, now: Date, leaseMs: number, minAgeMs: n
 
 /** Gives a claim's packages back (its job was lost): they are due again at once. */
 export async function releaseClaim(db: Db, token: string): Promise<number> {
-  const result = await db.updateTable('trackings').set({ lease_token: null, lease_until: null }).where('lease_token', '=', token).executeTakeFirst();
+  const result = await db
+    .updateTable('trackings')
+    .set({ lease_token: null, lease_until: null })
+    .where('lease_token', '=', token)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** The packages a batch job still owns: those claimed with its token and still tracked (in one fixed order, so a retried call asks the carrier the same question). */
 export async function leasedTrackings(db: Db, token: string): Promise<TrackingRow[]> {
-  return db.selectFrom('trackings').selectAll().where('lease_token', '=', token).where('next_poll_at', 'is not', null).orderBy('order_id').execute();
+  return db
+    .selectFrom('trackings')
+    .selectAll()
+    .where('lease_token', '=', token)
+    .where('next_poll_at', 'is not', null)
+    .orderBy('order_id')
+    .execute();
 }

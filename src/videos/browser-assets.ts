@@ -47,7 +47,11 @@ function bundle(name: string): BrowserAsset {
   });
   const body = result.outputFiles[0]!.text;
   const digest = createHash('sha256').update(body).digest();
-  return { url: `/assets/${name}.${digest.toString('hex').slice(0, 16)}.js`, integrity: `sha256-${digest.toString('base64')}`, body };
+  return {
+    url: `/assets/${name}.${digest.toString('hex').slice(0, 16)}.js`,
+    integrity: `sha256-${digest.toString('base64')}`,
+    body,
+  };
 }
 
 export function sendAsset(ctx: Context, asset: BrowserAsset): void {

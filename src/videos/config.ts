@@ -14,7 +14,12 @@ const trimmedOptional = z
 const booleanText = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
 export const videoEnvironmentSchema = z.object({
-  VIDEO_MAX_BYTES: z.coerce.number().int().min(1).max(5 * 1024 ** 3).default(200 * 1024 * 1024),
+  VIDEO_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(5 * 1024 ** 3)
+    .default(200 * 1024 * 1024),
   S3_BUCKET: trimmedOptional,
   /** An S3-compatible endpoint (MinIO, R2, …); unset means AWS itself. */
   S3_ENDPOINT: trimmedOptional.pipe(z.url().optional()),
@@ -53,11 +58,15 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
   }
   const value = parsed.data;
   if ((value.S3_ACCESS_KEY_ID === undefined) !== (value.S3_SECRET_ACCESS_KEY === undefined)) {
-    throw new VideoConfigError('Invalid configuration in the environment:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together.');
+    throw new VideoConfigError(
+      'Invalid configuration in the environment:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together.',
+    );
   }
   if (!value.S3_BUCKET) {
     if (value.S3_ENDPOINT || value.S3_ACCESS_KEY_ID) {
-      throw new VideoConfigError('Invalid configuration in the environment:\n  S3_BUCKET: is required when other S3_ settings are given.');
+      throw new VideoConfigError(
+        'Invalid configuration in the environment:\n  S3_BUCKET: is required when other S3_ settings are given.',
+      );
     }
     return { maxBytes: value.VIDEO_MAX_BYTES, storage: { kind: 'local', directory: path.join(dataDir, 'videos') } };
   }
@@ -68,7 +77,10 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
       bucket: value.S3_BUCKET,
       endpoint: value.S3_ENDPOINT,
       region: value.S3_REGION,
-      credentials: value.S3_ACCESS_KEY_ID && value.S3_SECRET_ACCESS_KEY ? { accessKeyId: value.S3_ACCESS_KEY_ID, secretAccessKey: value.S3_SECRET_ACCESS_KEY } : undefined,
+      credentials:
+        value.S3_ACCESS_KEY_ID && value.S3_SECRET_ACCESS_KEY
+          ? { accessKeyId: value.S3_ACCESS_KEY_ID, secretAccessKey: value.S3_SECRET_ACCESS_KEY }
+          : undefined,
       forcePathStyle: value.S3_FORCE_PATH_STYLE ?? value.S3_ENDPOINT !== undefined,
     },
   };
@@ -79,6 +91,9 @@ export function describeVideoConfig(config: VideoConfig): Record<string, unknown
   const { storage } = config;
   return {
     maxBytes: config.maxBytes,
-    storage: storage.kind === 'local' ? `local disk in ${storage.directory}` : `s3://${storage.bucket} via ${storage.endpoint ?? 'AWS'} (${storage.region})`,
+    storage:
+      storage.kind === 'local'
+        ? `local disk in ${storage.directory}`
+        : `s3://${storage.bucket} via ${storage.endpoint ?? 'AWS'} (${storage.region})`,
   };
 }

@@ -26,12 +26,15 @@ export class UnreadableVideoError extends Error {
   override name = 'UnreadableVideoError';
 }
 
-export async function readVideoDuration(filePath: string): Promise<{ durationTenths: number; container: ContainerKind }> {
+export async function readVideoDuration(
+  filePath: string,
+): Promise<{ durationTenths: number; container: ContainerKind }> {
   const facts = await readContainer(filePath);
   if (!facts.hasVideo) throw new UnreadableVideoError('The file has no video track.');
   let seconds = facts.durationSeconds;
   if (seconds === null || !(seconds > 0)) seconds = await musicMetadataDuration(filePath);
-  if (seconds === null || !Number.isFinite(seconds) || !(seconds > 0)) throw new UnreadableVideoError('The video has no duration (it may be empty or cut off).');
+  if (seconds === null || !Number.isFinite(seconds) || !(seconds > 0))
+    throw new UnreadableVideoError('The video has no duration (it may be empty or cut off).');
   // A video shorter than a tenth still exists: "0" means "not processed" in the API.
   return { durationTenths: Math.max(1, Math.round(seconds * 10)), container: facts.container };
 }
@@ -157,7 +160,10 @@ async function readIsoBmff(file: RandomAccessFile): Promise<ContainerFacts> {
         const flags = box.readUIntBE(1, 3);
         switch (type) {
           case 'mvhd':
-            movie = version === 1 ? { timescale: box.readUInt32BE(20), duration: Number(box.readBigUInt64BE(24)) } : { timescale: box.readUInt32BE(12), duration: box.readUInt32BE(16) };
+            movie =
+              version === 1
+                ? { timescale: box.readUInt32BE(20), duration: Number(box.readBigUInt64BE(24)) }
+                : { timescale: box.readUInt32BE(12), duration: box.readUInt32BE(16) };
             break;
           case 'tkhd':
             currentTrackId = box.readUInt32BE(version === 1 ? 20 : 12);
@@ -183,7 +189,8 @@ async function readIsoBmff(file: RandomAccessFile): Promise<ContainerFacts> {
             let offset = 8;
             if (flags & 0x01) offset += 8; // base-data-offset
             if (flags & 0x02) offset += 4; // sample-description-index
-            fragment.defaultDuration = flags & 0x08 ? box.readUInt32BE(offset) : (defaultDurations.get(fragment.trackId) ?? 0);
+            fragment.defaultDuration =
+              flags & 0x08 ? box.readUInt32BE(offset) : (defaultDurations.get(fragment.trackId) ?? 0);
             break;
           }
           case 'tfdt':
@@ -197,7 +204,8 @@ async function readIsoBmff(file: RandomAccessFile): Promise<ContainerFacts> {
             const perSample = [0x100, 0x200, 0x400, 0x800].filter((bit) => flags & bit).length * 4;
             if (offset + count * perSample > box.length) throw new Error('trun box is shorter than its sample count');
             let total = 0;
-            for (let i = 0; i < count; i++) total += flags & 0x100 ? box.readUInt32BE(offset + i * perSample) : fragment.defaultDuration;
+            for (let i = 0; i < count; i++)
+              total += flags & 0x100 ? box.readUInt32BE(offset + i * perSample) : fragment.defaultDuration;
             const t = track(fragment.trackId);
             const start = fragment.decodeTime ?? t.fragmentedEnd;
             t.fragmentedEnd = Math.max(t.fragmentedEnd, start + total);
@@ -222,7 +230,11 @@ async function readIsoBmff(file: RandomAccessFile): Promise<ContainerFacts> {
   const declaredFragments = seconds(fragmentDuration, movie.timescale);
   const perTrack = Math.max(0, ...media.map((t) => seconds(t.mediaDuration, t.timescale)));
   const duration = fragmented || header || declaredFragments || perTrack;
-  return { container: 'isobmff', hasVideo: all.some((t) => t.handler === 'vide'), durationSeconds: duration > 0 ? duration : null };
+  return {
+    container: 'isobmff',
+    hasVideo: all.some((t) => t.handler === 'vide'),
+    durationSeconds: duration > 0 ? duration : null,
+  };
 }
 
 function printable(type: string): string {
@@ -251,7 +263,15 @@ const ID = {
   blockDuration: 0x9b,
 } as const;
 /** Master elements we step into rather than over. Segment and Cluster may have unknown size (live recording). */
-const MATROSKA_DESCEND = new Set<number>([EBML_HEADER, ID.segment, ID.info, ID.tracks, ID.trackEntry, ID.cluster, ID.blockGroup]);
+const MATROSKA_DESCEND = new Set<number>([
+  EBML_HEADER,
+  ID.segment,
+  ID.info,
+  ID.tracks,
+  ID.trackEntry,
+  ID.cluster,
+  ID.blockGroup,
+]);
 const UNKNOWN_SIZE_ALLOWED = new Set<number>([ID.segment, ID.cluster]);
 
 /**
@@ -283,7 +303,8 @@ async function readMatroska(file: RandomAccessFile): Promise<ContainerFacts> {
       throw new Error(`invalid element size at byte ${position}`);
     }
     const dataStart = position + id.length + size.length;
-    if (size.unknown && !UNKNOWN_SIZE_ALLOWED.has(id.value)) throw new Error(`element 0x${id.value.toString(16)} has unknown size`);
+    if (size.unknown && !UNKNOWN_SIZE_ALLOWED.has(id.value))
+      throw new Error(`element 0x${id.value.toString(16)} has unknown size`);
     if (position === 0 && id.value !== EBML_HEADER) throw new Error('no EBML header');
 
     if (MATROSKA_DESCEND.has(id.value)) {
@@ -326,10 +347,12 @@ async function readMatroska(file: RandomAccessFile): Promise<ContainerFacts> {
         lastEnd = Math.max(lastEnd, lastBlock + readUnsigned(await file.readExactly(dataStart, size.value)));
         break;
     }
-    if (!inFile && blocks === 0 && declared === null) throw new Error(`element at byte ${position} runs past the end of the file`);
+    if (!inFile && blocks === 0 && declared === null)
+      throw new Error(`element at byte ${position} runs past the end of the file`);
     position = dataStart + size.value;
   }
-  if (docType !== 'webm' && docType !== 'matroska') throw new UnreadableVideoError('The file is an EBML document but not a WebM/Matroska video.');
+  if (docType !== 'webm' && docType !== 'matroska')
+    throw new UnreadableVideoError('The file is an EBML document but not a WebM/Matroska video.');
   const fromBlocks = blocks > 0 ? ((lastEnd - first) * timestampScale) / 1e9 : 0;
   const fromInfo = declared !== null ? (declared * timestampScale) / 1e9 : 0;
   const duration = fromInfo > 0 ? fromInfo : fromBlocks;
@@ -337,7 +360,11 @@ async function readMatroska(file: RandomAccessFile): Promise<ContainerFacts> {
 }
 
 /** An EBML variable-length integer. Ids keep their length marker; sizes drop it (all ones = unknown). */
-function readVint(buffer: Buffer, offset: number, keepMarker: boolean): { value: number; length: number; unknown: boolean } | null {
+function readVint(
+  buffer: Buffer,
+  offset: number,
+  keepMarker: boolean,
+): { value: number; length: number; unknown: boolean } | null {
   const firstByte = buffer[offset];
   if (firstByte === undefined || firstByte === 0) return null;
   const length = Math.clz32(firstByte) - 23;

@@ -4,5 +4,7 @@ import { S3Storage } from './s3-storage.ts';
 import type { VideoStorage } from './storage.ts';
 
 export function createVideoStorage(config: VideoConfig): VideoStorage {
-  return config.storage.kind === 'local' ? new LocalDiskStorage(config.storage.directory) : new S3Storage(config.storage);
+  return config.storage.kind === 'local'
+    ? new LocalDiskStorage(config.storage.directory)
+    : new S3Storage(config.storage);
 }

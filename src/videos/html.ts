@@ -30,10 +30,17 @@ export function jsonScriptContent(value: unknown): SafeHtml {
 }
 
 /** A tagged template that escapes every interpolation unless it is already `SafeHtml`. */
-export function html(strings: TemplateStringsArray, ...values: Array<string | number | SafeHtml | SafeHtml[]>): SafeHtml {
+export function html(
+  strings: TemplateStringsArray,
+  ...values: Array<string | number | SafeHtml | SafeHtml[]>
+): SafeHtml {
   let out = strings[0] ?? '';
   values.forEach((value, index) => {
-    const text = Array.isArray(value) ? value.map((v) => v.value).join('') : value instanceof SafeHtml ? value.value : escapeHtml(String(value));
+    const text = Array.isArray(value)
+      ? value.map((v) => v.value).join('')
+      : value instanceof SafeHtml
+        ? value.value
+        : escapeHtml(String(value));
     out += text + (strings[index + 1] ?? '');
   });
   return new SafeHtml(out);

@@ -18,7 +18,10 @@ export class LocalDiskStorage implements VideoStorage {
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     const temporary = `${file}.${randomUUID()}.partial`;
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, fs.createWriteStream(temporary, { mode: 0o600 }));
+      await pipeline(
+        Buffer.isBuffer(body) ? Readable.from([body]) : body,
+        fs.createWriteStream(temporary, { mode: 0o600 }),
+      );
       await fs.promises.writeFile(`${file}.meta.json`, JSON.stringify({ contentType }), { mode: 0o600 });
       await fs.promises.rename(temporary, file);
     } catch (error) {
@@ -34,7 +37,8 @@ export class LocalDiskStorage implements VideoStorage {
     let contentType: string;
     try {
       size = (await fs.promises.stat(file)).size;
-      contentType = (JSON.parse(await fs.promises.readFile(`${file}.meta.json`, 'utf8')) as { contentType: string }).contentType;
+      contentType = (JSON.parse(await fs.promises.readFile(`${file}.meta.json`, 'utf8')) as { contentType: string })
+        .contentType;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new VideoNotStoredError(key);
       throw error;

@@ -77,11 +77,22 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
     if (!video) throw new NotFoundError('This video message is not ready yet.');
     const etag = `"${video.id}"`;
-    ctx.set({ 'Accept-Ranges': 'bytes', ETag: etag, 'Cache-Control': 'private, max-age=3600', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
+    ctx.set({
+      'Accept-Ranges': 'bytes',
+      ETag: etag,
+      'Cache-Control': 'private, max-age=3600',
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+    });
     const ifRange = ctx.get('If-Range');
-    const decision = ifRange && ifRange !== etag ? { kind: 'full' as const } : decideRange(ctx.get('Range') || undefined, video.size_bytes);
+    const decision =
+      ifRange && ifRange !== etag
+        ? { kind: 'full' as const }
+        : decideRange(ctx.get('Range') || undefined, video.size_bytes);
     if (decision.kind === 'unsatisfiable') {
-      throw new HttpError(416, 'range_not_satisfiable', `The video is ${video.size_bytes} bytes long.`, { 'Content-Range': `bytes */${video.size_bytes}` });
+      throw new HttpError(416, 'range_not_satisfiable', `The video is ${video.size_bytes} bytes long.`, {
+        'Content-Range': `bytes */${video.size_bytes}`,
+      });
     }
     ctx.type = video.content_type;
     if (decision.kind === 'partial') {
@@ -112,7 +123,12 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   return router;
 }
 
-async function receiveUpload(ctx: Context, deps: VideoRouteDeps, order: OrderRow, source: 'api' | 'system'): Promise<void> {
+async function receiveUpload(
+  ctx: Context,
+  deps: VideoRouteDeps,
+  order: OrderRow,
+  source: 'api' | 'system',
+): Promise<void> {
   // Refuse before reading 200 MB that would be thrown away.
   assertAcceptsVideo(order);
   const { contentType, body } = videoUploadBody(ctx, deps.maxBytes);

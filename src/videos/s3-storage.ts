@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import type { S3StorageConfig } from './config.ts';
 import { assertSafeKey, VideoNotStoredError, type ByteRange, type StoredVideo, type VideoStorage } from './storage.ts';
 
@@ -28,7 +35,13 @@ export class S3Storage implements VideoStorage {
         // S3-compatible servers: the SDK's default flexible checksums send a streamed body as
         // aws-chunked with a trailing checksum (STREAMING-UNSIGNED-PAYLOAD-TRAILER), which many of
         // them refuse; checksums only where the operation requires one, as before SDK 3.729.
-        ...(config.endpoint ? { endpoint: config.endpoint, requestChecksumCalculation: 'WHEN_REQUIRED' as const, responseChecksumValidation: 'WHEN_REQUIRED' as const } : {}),
+        ...(config.endpoint
+          ? {
+              endpoint: config.endpoint,
+              requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+              responseChecksumValidation: 'WHEN_REQUIRED' as const,
+            }
+          : {}),
         ...(config.credentials ? { credentials: config.credentials } : {}),
       });
   }
@@ -36,7 +49,15 @@ export class S3Storage implements VideoStorage {
   async put(key: string, body: Readable | Buffer, contentType: string): Promise<{ size: number }> {
     assertSafeKey(key);
     if (Buffer.isBuffer(body)) {
-      await this.client.send(new PutObjectCommand({ Bucket: this.config.bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType }));
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.config.bucket,
+          Key: key,
+          Body: body,
+          ContentLength: body.length,
+          ContentType: contentType,
+        }),
+      );
       return { size: body.length };
     }
     const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'doorstep-s3-'));
@@ -45,7 +66,13 @@ export class S3Storage implements VideoStorage {
       await pipeline(body, fs.createWriteStream(spool, { mode: 0o600 }));
       const { size } = await fs.promises.stat(spool);
       await this.client.send(
-        new PutObjectCommand({ Bucket: this.config.bucket, Key: key, Body: fs.createReadStream(spool), ContentLength: size, ContentType: contentType }),
+        new PutObjectCommand({
+          Bucket: this.config.bucket,
+          Key: key,
+          Body: fs.createReadStream(spool),
+          ContentLength: size,
+          ContentType: contentType,
+        }),
       );
       return { size };
     } finally {
@@ -57,15 +84,24 @@ export class S3Storage implements VideoStorage {
     assertSafeKey(key);
     try {
       const response = await this.client.send(
-        new GetObjectCommand({ Bucket: this.config.bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
+        new GetObjectCommand({
+          Bucket: this.config.bucket,
+          Key: key,
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
       );
       const total = range ? totalFromContentRange(response.ContentRange) : response.ContentLength;
-      if (total === undefined || !(response.Body instanceof Readable)) throw new Error(`S3 answered GetObject for "${key}" without a body or size.`);
+      if (total === undefined || !(response.Body instanceof Readable))
+        throw new Error(`S3 answered GetObject for "${key}" without a body or size.`);
       return { stream: response.Body, size: total, contentType: response.ContentType ?? 'application/octet-stream' };
     } catch (error) {
       // A 404 for a missing bucket is a misconfiguration, not a missing video: it must not mark
       // uploads failed for good, so only a missing key is VideoNotStoredError.
-      if (error instanceof NoSuchKey || (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404 && error.name !== 'NoSuchBucket')) throw new VideoNotStoredError(key);
+      if (
+        error instanceof NoSuchKey ||
+        (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404 && error.name !== 'NoSuchBucket')
+      )
+        throw new VideoNotStoredError(key);
       throw error;
     }
   }

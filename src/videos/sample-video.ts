@@ -24,7 +24,15 @@ export function progressiveVideo(seconds: number, handler: 'vide' | 'soun' = 'vi
   hdlr.write(handler, 8, 'latin1');
   const buffer = Buffer.concat([
     box('ftyp', Buffer.from('isom\0\0\x02\0isomiso2mp41', 'latin1')),
-    box('moov', box('mvhd', timed(1000, Math.round(seconds * 1000), 80)), box('trak', box('tkhd', tkhd), box('mdia', box('mdhd', timed(90000, Math.round(seconds * 90000), 4)), box('hdlr', hdlr)))),
+    box(
+      'moov',
+      box('mvhd', timed(1000, Math.round(seconds * 1000), 80)),
+      box(
+        'trak',
+        box('tkhd', tkhd),
+        box('mdia', box('mdhd', timed(90000, Math.round(seconds * 90000), 4)), box('hdlr', hdlr)),
+      ),
+    ),
     box('mdat', Buffer.alloc(64)),
   ]);
   return { buffer };

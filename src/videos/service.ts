@@ -61,7 +61,10 @@ export class VideoService {
    * Stores the bytes, records the upload (pending) and asks for processing. The order itself does
    * not change until processing has read a real duration from the file.
    */
-  async upload(order: OrderRow, upload: { contentType: string; body: Readable | Buffer; source: EventSource }): Promise<VideoRow> {
+  async upload(
+    order: OrderRow,
+    upload: { contentType: string; body: Readable | Buffer; source: EventSource },
+  ): Promise<VideoRow> {
     assertAcceptsVideo(order);
     const id = `vid_${randomBytes(12).toString('hex')}`;
     const key = `${order.id}/${id}`;
@@ -84,10 +87,26 @@ export class VideoService {
         const now = this.now();
         const inserted = await trx
           .insertInto('videos')
-          .values({ id, order_id: order.id, storage_key: key, content_type: upload.contentType, size_bytes: size, failure_reason: null, duration_tenths: null, created_at: now, processed_at: null })
+          .values({
+            id,
+            order_id: order.id,
+            storage_key: key,
+            content_type: upload.contentType,
+            size_bytes: size,
+            failure_reason: null,
+            duration_tenths: null,
+            created_at: now,
+            processed_at: null,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await recordTimeline(trx, current, upload.source, [{ type: 'video.uploaded', data: { video_id: id, size_bytes: size, content_type: upload.contentType } }], now);
+        await recordTimeline(
+          trx,
+          current,
+          upload.source,
+          [{ type: 'video.uploaded', data: { video_id: id, size_bytes: size, content_type: upload.contentType } }],
+          now,
+        );
         return inserted;
       })
       .catch(async (error: unknown) => {
@@ -98,7 +117,10 @@ export class VideoService {
     try {
       await this.deps.queue.enqueue(id);
     } catch (error) {
-      this.deps.logger.warn({ err: error, videoId: id }, 'could not enqueue video processing; the reconciler will pick it up');
+      this.deps.logger.warn(
+        { err: error, videoId: id },
+        'could not enqueue video processing; the reconciler will pick it up',
+      );
     }
     return row;
   }
@@ -116,7 +138,11 @@ export class VideoService {
       const now = this.now();
       await this.deps.db
         .updateTable('videos')
-        .set(result.ok ? { status: 'processed', duration_tenths: result.durationTenths, processed_at: now } : { status: 'failed', failure_reason: result.reason, processed_at: now })
+        .set(
+          result.ok
+            ? { status: 'processed', duration_tenths: result.durationTenths, processed_at: now }
+            : { status: 'failed', failure_reason: result.reason, processed_at: now },
+        )
         .where('id', '=', video.id)
         .where('status', '=', 'pending')
         .execute();
@@ -144,10 +170,17 @@ export class VideoService {
     const newest = await newestUpload(this.deps.db, video.order_id);
     // A newer upload wins — unless it failed, in which case the newest *processed* one stands.
     if (newest && newest.id !== video.id) {
-      const standing = newest.status === 'failed' && video.status === 'processed' && (await newestPlayable(this.deps.db, video.order_id))?.id === video.id;
+      const standing =
+        newest.status === 'failed' &&
+        video.status === 'processed' &&
+        (await newestPlayable(this.deps.db, video.order_id))?.id === video.id;
       if (!standing) return 'superseded';
     }
-    const order = await this.deps.db.selectFrom('orders').selectAll().where('id', '=', video.order_id).executeTakeFirst();
+    const order = await this.deps.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('id', '=', video.order_id)
+      .executeTakeFirst();
     if (!order || order.deleted_at !== null) return 'order_gone';
 
     if (video.status === 'failed') {
@@ -159,7 +192,12 @@ export class VideoService {
     }
     if (order.status === 'cancelled') return 'order_cancelled';
     const durationTenths = video.duration_tenths ?? 0;
-    const alreadyApplied = order.video_processed && order.video_duration_tenths === durationTenths && order.recorded_at !== null && video.processed_at !== null && order.recorded_at >= video.processed_at;
+    const alreadyApplied =
+      order.video_processed &&
+      order.video_duration_tenths === durationTenths &&
+      order.recorded_at !== null &&
+      video.processed_at !== null &&
+      order.recorded_at >= video.processed_at;
     if (!alreadyApplied) {
       try {
         await this.deps.orders.markRecorded(order.id, { durationTenths, source: 'system' });
@@ -186,11 +224,24 @@ export class VideoService {
       .where(sql<string>`data->>'video_id'`, '=', video.id)
       .executeTakeFirst();
     if (already) return;
-    await recordTimeline(this.deps.db, order, 'system', [{ type: 'video.processing_failed', data: { reason: video.failure_reason ?? 'The video could not be read.', video_id: video.id } }], this.now());
+    await recordTimeline(
+      this.deps.db,
+      order,
+      'system',
+      [
+        {
+          type: 'video.processing_failed',
+          data: { reason: video.failure_reason ?? 'The video could not be read.', video_id: video.id },
+        },
+      ],
+      this.now(),
+    );
   }
 
   /** Copies the stored bytes to a private temporary file and reads the container there. */
-  private async inspect(video: VideoRow): Promise<{ ok: true; durationTenths: number } | { ok: false; reason: string }> {
+  private async inspect(
+    video: VideoRow,
+  ): Promise<{ ok: true; durationTenths: number } | { ok: false; reason: string }> {
     const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'doorstep-video-'));
     try {
       const file = path.join(directory, 'video');
@@ -200,7 +251,8 @@ export class VideoService {
       return { ok: true, durationTenths };
     } catch (error) {
       if (error instanceof UnreadableVideoError) return { ok: false, reason: error.message };
-      if (error instanceof VideoNotStoredError) return { ok: false, reason: 'The uploaded file is missing from storage.' };
+      if (error instanceof VideoNotStoredError)
+        return { ok: false, reason: 'The uploaded file is missing from storage.' };
       throw error; // storage or disk trouble: the job is retried
     } finally {
       await fs.promises.rm(directory, { recursive: true, force: true });
@@ -217,7 +269,11 @@ export class VideoService {
       name: 'videos',
       events: ['order.erased'],
       handle: async (trx, order) => {
-        const videos = await trx.selectFrom('videos').select(['id', 'storage_key']).where('order_id', '=', order.id).execute();
+        const videos = await trx
+          .selectFrom('videos')
+          .select(['id', 'storage_key'])
+          .where('order_id', '=', order.id)
+          .execute();
         // Files first: should the transaction then fail, the event is handled again and deleting a
         // missing file is a no-op.
         for (const video of videos) await this.deps.storage.delete(video.storage_key);
@@ -227,12 +283,15 @@ export class VideoService {
   }
 
   private async discard(key: string): Promise<void> {
-    await this.deps.storage.delete(key).catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not delete a rejected upload'));
+    await this.deps.storage
+      .delete(key)
+      .catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not delete a rejected upload'));
   }
 }
 
 /** A cancelled order never sends; a sent video is already with the recipient. Both refuse a new one. */
 export function assertAcceptsVideo(order: OrderRow): void {
   if (order.status === 'cancelled') throw new ConflictError('The order is cancelled; it no longer takes a video.');
-  if (order.sent_at !== null) throw new ConflictError('The video has already been sent to the recipient; it can no longer be replaced.');
+  if (order.sent_at !== null)
+    throw new ConflictError('The video has already been sent to the recipient; it can no longer be replaced.');
 }

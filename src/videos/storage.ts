@@ -35,7 +35,10 @@ export class VideoNotStoredError extends Error {
 
 /** Keys become file paths and URLs: allow only what `{orderId}/{videoId}` needs. */
 export function assertSafeKey(key: string): void {
-  if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_.-]+)*$/.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+  if (
+    !/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_.-]+)*$/.test(key) ||
+    key.split('/').some((part) => part === '..' || part === '.')
+  ) {
     throw new Error(`Unsafe storage key "${key}".`);
   }
 }

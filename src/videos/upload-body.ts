@@ -11,7 +11,11 @@ import { VIDEO_CONTENT_TYPES } from './service.ts';
 export function videoUploadBody(ctx: Context, maxBytes: number): { contentType: string; body: Transform } {
   const contentType = ctx.request.type.toLowerCase(); // media type without parameters (codecs=…)
   if (!(VIDEO_CONTENT_TYPES as readonly string[]).includes(contentType)) {
-    throw new HttpError(415, 'unsupported_media_type', `Send the video's raw bytes with Content-Type ${VIDEO_CONTENT_TYPES.join(', ')}.`);
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `Send the video's raw bytes with Content-Type ${VIDEO_CONTENT_TYPES.join(', ')}.`,
+    );
   }
   const declared = Number(ctx.get('Content-Length') || NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
@@ -28,13 +32,19 @@ export function videoUploadBody(ctx: Context, maxBytes: number): { contentType: 
   // when it happens before the storage has started reading (e.g. while creating a directory).
   limiter.on('error', () => {});
   ctx.req.on('error', (error) => limiter.destroy(error));
-  ctx.req.on('aborted', () => limiter.destroy(new HttpError(400, 'invalid_request', 'The request body was not completely received.')));
+  ctx.req.on('aborted', () =>
+    limiter.destroy(new HttpError(400, 'invalid_request', 'The request body was not completely received.')),
+  );
   ctx.req.pipe(limiter);
   return { contentType, body: limiter };
 }
 
 function tooLarge(maxBytes: number): HttpError {
-  return new HttpError(413, 'payload_too_large', `Videos are limited to ${maxBytes} bytes (${Math.floor(maxBytes / (1024 * 1024))} MB).`);
+  return new HttpError(
+    413,
+    'payload_too_large',
+    `Videos are limited to ${maxBytes} bytes (${Math.floor(maxBytes / (1024 * 1024))} MB).`,
+  );
 }
 
 /** A stream failure that is the client's doing (it hung up) is a 400, not a 500. */

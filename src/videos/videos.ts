@@ -11,7 +11,13 @@ export async function findVideo(db: Db, videoId: string): Promise<VideoRow | und
 
 /** The order's newest upload, whatever its state: it is the order's video (latest upload wins). */
 export async function newestUpload(db: Db, orderId: string): Promise<VideoRow | undefined> {
-  return db.selectFrom('videos').selectAll().where('order_id', '=', orderId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('videos')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /**
@@ -39,7 +45,10 @@ export async function newestPlayable(db: Db, orderId: string): Promise<VideoRow 
  * order was never recorded (the job failed after reading the file). The reconciler re-enqueues
  * them; processing is idempotent and settles only an order's newest upload.
  */
-export async function unsettledVideos(db: Db, options: { olderThan: Date; limit?: number }): Promise<Array<Pick<VideoRow, 'id'>>> {
+export async function unsettledVideos(
+  db: Db,
+  options: { olderThan: Date; limit?: number },
+): Promise<Array<Pick<VideoRow, 'id'>>> {
   return db
     .selectFrom('videos')
     .innerJoin('orders', 'orders.id', 'videos.order_id')
@@ -48,11 +57,15 @@ export async function unsettledVideos(db: Db, options: { olderThan: Date; limit?
     .where((eb) =>
       eb.or([
         eb('videos.status', '=', 'pending'),
-        eb.and([eb('videos.status', '=', 'processed'), eb('orders.video_processed', '=', false), eb('orders.status', '!=', 'cancelled'), eb('orders.deleted_at', 'is', null)]),
+        eb.and([
+          eb('videos.status', '=', 'processed'),
+          eb('orders.video_processed', '=', false),
+          eb('orders.status', '!=', 'cancelled'),
+          eb('orders.deleted_at', 'is', null),
+        ]),
       ]),
     )
     .orderBy('videos.seq')
     .limit(options.limit ?? 1_000)
     .execute();
 }
-

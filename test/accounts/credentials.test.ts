@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { apiKeyMatches, generateApiKey, generateAppId, hashApiKey, parseBasicAuth } from '../../src/accounts/credentials.ts';
+import {
+  apiKeyMatches,
+  generateApiKey,
+  generateAppId,
+  hashApiKey,
+  parseBasicAuth,
+} from '../../src/accounts/credentials.ts';
 
 describe('credentials', () => {
   it('generates distinct, prefixed app ids and keys', () => {

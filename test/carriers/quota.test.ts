@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { CARRIER_BUDGETS, carrierBudgets, parseBudget, SANDBOX_BUDGET, type CarrierBudget } from '../../src/carriers/budget.ts';
+import {
+  CARRIER_BUDGETS,
+  carrierBudgets,
+  parseBudget,
+  SANDBOX_BUDGET,
+  type CarrierBudget,
+} from '../../src/carriers/budget.ts';
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
 import { CarrierQuotaError, CarrierRateLimitedError } from '../../src/carriers/clients/errors.ts';
 import type { CarrierClient } from '../../src/carriers/clients/types.ts';
@@ -39,7 +45,12 @@ function uspsClientOfAProcess(prefix: string, usps: CarrierBudget, redisUrl = in
   const redis = createRedisConnection(redisUrl, 'producer');
   connections.push(redis);
   const quota = createCarrierQuota({ redis, prefix, budgets: { ...CARRIER_BUDGETS, usps }, logger });
-  return createUspsClient({ baseUrl: `${running.baseUrl}/usps`, clientId: 'doorstep-test', clientSecret: 'secret', budget: quota.usps });
+  return createUspsClient({
+    baseUrl: `${running.baseUrl}/usps`,
+    clientId: 'doorstep-test',
+    clientSecret: 'secret',
+    budget: quota.usps,
+  });
 }
 
 async function outcome(client: CarrierClient): Promise<'called' | CarrierQuotaError> {
@@ -97,7 +108,11 @@ describe('the carrier quota in Redis', () => {
 
   it('fails closed when Redis does not answer: the carrier is not called', async () => {
     const unused = await freePort();
-    const client = uspsClientOfAProcess(`test-${randomUUID()}`, { max: 50, durationMs: 1_000 }, `redis://127.0.0.1:${unused}`);
+    const client = uspsClientOfAProcess(
+      `test-${randomUUID()}`,
+      { max: 50, durationMs: 1_000 },
+      `redis://127.0.0.1:${unused}`,
+    );
     const started = Date.now();
     const refused = await outcome(client);
     expect(refused).toMatchObject({ reason: 'unchecked', retryAfterMs: null });
@@ -120,8 +135,16 @@ describe('budgets', () => {
   });
 
   it('uses a configured budget first, then the sandbox budget for sandboxed carriers, then the carrier default', () => {
-    const configured: Record<CarrierCode, CarrierBudget | null> = { ups: null, fedex: null, usps: { max: 3, durationMs: 60_000 } };
-    expect(carrierBudgets(configured, ['ups', 'usps'])).toEqual({ ups: SANDBOX_BUDGET, fedex: CARRIER_BUDGETS.fedex, usps: { max: 3, durationMs: 60_000 } });
+    const configured: Record<CarrierCode, CarrierBudget | null> = {
+      ups: null,
+      fedex: null,
+      usps: { max: 3, durationMs: 60_000 },
+    };
+    expect(carrierBudgets(configured, ['ups', 'usps'])).toEqual({
+      ups: SANDBOX_BUDGET,
+      fedex: CARRIER_BUDGETS.fedex,
+      usps: { max: 3, durationMs: 60_000 },
+    });
     expect(carrierBudgets({ ups: null, fedex: null, usps: null }, [])).toEqual(CARRIER_BUDGETS);
   });
 });

@@ -152,7 +152,8 @@ describe('validation reasons', () => {
   it('escapes quotes and shortens long input', () => {
     const result = validateTrackingNumber('usps', 'x"'.repeat(50));
     expect(result.valid).toBe(false);
-    if (!result.valid) expect(result.reason).toBe(`${JSON.stringify('X"'.repeat(20) + '…')} does not look like a USPS tracking number.`);
+    if (!result.valid)
+      expect(result.reason).toBe(`${JSON.stringify('X"'.repeat(20) + '…')} does not look like a USPS tracking number.`);
   });
 
   it('names an empty number', () => {
@@ -160,6 +161,10 @@ describe('validation reasons', () => {
   });
 
   it('uses the carrier display names', () => {
-    expect([carrierDisplayName('ups'), carrierDisplayName('fedex'), carrierDisplayName('usps')]).toEqual(['UPS', 'FedEx', 'USPS']);
+    expect([carrierDisplayName('ups'), carrierDisplayName('fedex'), carrierDisplayName('usps')]).toEqual([
+      'UPS',
+      'FedEx',
+      'USPS',
+    ]);
   });
 });

@@ -18,7 +18,8 @@ interface Holder {
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -30,14 +31,21 @@ function dataDir(): string {
 
 /** Starts a process that takes the lock; resolves once it says it holds it. */
 async function holdInChild(dir: string): Promise<Holder> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/db/fixtures/hold-data-dir-lock.ts', dir], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/db/fixtures/hold-data-dir-lock.ts', dir], {
+    cwd: projectRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   children.push(child);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const line = await Promise.race([
     new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve)),
-    exited.then(({ code }) => Promise.reject(new Error(`the lock holder exited with ${code} before taking the lock:\n${stderr}`))),
+    exited.then(({ code }) =>
+      Promise.reject(new Error(`the lock holder exited with ${code} before taking the lock:\n${stderr}`)),
+    ),
   ]);
   expect(line).toBe(`locked ${child.pid}`);
   return { child, pid: child.pid!, exited };
@@ -57,7 +65,11 @@ describe('the data-directory lock', () => {
       refused = error;
     }
     expect(refused).toBeInstanceOf(DataDirLockedError);
-    expect(refused).toMatchObject({ dataDir: dir, pid: holder.pid, message: expect.stringContaining(`in use by process ${holder.pid}`) });
+    expect(refused).toMatchObject({
+      dataDir: dir,
+      pid: holder.pid,
+      message: expect.stringContaining(`in use by process ${holder.pid}`),
+    });
     // What the server and the CLI actually call: the embedded database will not open.
     await expect(openPglite(dir)).rejects.toBeInstanceOf(DataDirLockedError);
     // The refused attempts left the holder's lock as it was.

@@ -23,7 +23,15 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   // The embedded story is about the defaults: no DATABASE_URL, no REDIS_URL, no SMTP.
-  const env = { DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: base, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '', SMTP_URL: '' };
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    PUBLIC_URL: base,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    SMTP_URL: '',
+  };
   server = await startServerProcess(env);
 }, 90_000);
 afterAll(async () => {
@@ -32,7 +40,10 @@ afterAll(async () => {
 });
 
 it('plays the whole story on the embedded defaults', async () => {
-  const created = await runCli(['accounts', 'create', '--name', 'E2E store', '--json'], { DATA_DIR: dataDir, DATABASE_URL: '' });
+  const created = await runCli(['accounts', 'create', '--name', 'E2E store', '--json'], {
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+  });
   const { app_id, api_key } = JSON.parse(created.stdout) as { app_id: string; api_key: string };
   const auth = `Basic ${Buffer.from(`${app_id}:${api_key}`).toString('base64')}`;
   const api = async (method: string, url: string, body?: unknown, contentType = 'application/json') => {
@@ -44,41 +55,91 @@ it('plays the whole story on the embedded defaults', async () => {
     return { status: response.status, body: (await response.json()) as Record<string, string> };
   };
 
-  const order = (await api('POST', '/v1/orders', { name: 'Ann', email: 'ann@example.com', recipient_name: 'Bob', recipient_email: 'bob@example.com' })).body;
-  expect((await api('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), 'video/webm')).status).toBe(200);
-  await eventually(async () => ((await api('GET', `/v1/orders/${order.id}`)).body.video_processed === '1' ? true : undefined), 30_000, 'video processing');
+  const order = (
+    await api('POST', '/v1/orders', {
+      name: 'Ann',
+      email: 'ann@example.com',
+      recipient_name: 'Bob',
+      recipient_email: 'bob@example.com',
+    })
+  ).body;
+  expect(
+    (await api('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), 'video/webm')).status,
+  ).toBe(200);
+  await eventually(
+    async () => ((await api('GET', `/v1/orders/${order.id}`)).body.video_processed === '1' ? true : undefined),
+    30_000,
+    'video processing',
+  );
 
   const number = '1Z5R89390357567127';
   expect((await api('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: number })).status).toBe(200);
   const deliveredAt = Date.now();
-  await fetch(`${base}/sandbox/carriers/ups/packages/${number}/events`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'delivered' }) });
+  await fetch(`${base}/sandbox/carriers/ups/packages/${number}/events`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ status: 'delivered' }),
+  });
 
   const outbox = path.join(dataDir, 'outbox');
-  const mailsTo = (to: RegExp) => (fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')).map((f) => fs.readFileSync(path.join(outbox, f), 'utf8')).filter((m) => to.test(m)) : []);
+  const mailsTo = (to: RegExp) =>
+    fs.existsSync(outbox)
+      ? fs
+          .readdirSync(outbox)
+          .filter((f) => f.endsWith('.eml'))
+          .map((f) => fs.readFileSync(path.join(outbox, f), 'utf8'))
+          .filter((m) => to.test(m))
+      : [];
   const recipientMails = () => mailsTo(/^To: bob@example\.com/m);
-  const [mail] = await eventually(async () => (recipientMails().length > 0 ? recipientMails() : undefined), 30_000, 'the recipient e-mail in the outbox');
+  const [mail] = await eventually(
+    async () => (recipientMails().length > 0 ? recipientMails() : undefined),
+    30_000,
+    'the recipient e-mail in the outbox',
+  );
   expect(Date.now() - deliveredAt).toBeLessThan(20_000);
   // Bodies are quoted-printable: undo soft line breaks and =XX escapes before looking for the link.
-  const decoded = mail!.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const decoded = mail!
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   expect(decoded).toContain(order.playback_url);
   // Exactly one, and it stays one: the dispatcher sends the sender's "was sent" note after the
   // recipient's e-mail, so once that note is in the outbox the dispatcher has moved past it; and the
   // timeline shows that only one message to the recipient was ever queued.
-  await eventually(async () => (mailsTo(/^To: ann@example\.com/m).some((m) => /was sent/.test(m)) ? true : undefined), 30_000, "the sender's note in the outbox");
+  await eventually(
+    async () => (mailsTo(/^To: ann@example\.com/m).some((m) => /was sent/.test(m)) ? true : undefined),
+    30_000,
+    "the sender's note in the outbox",
+  );
   expect(recipientMails()).toHaveLength(1);
-  const timeline = (await api('GET', `/v1/orders/${order.id}/events`)).body as unknown as { data: Array<{ type: string }> };
+  const timeline = (await api('GET', `/v1/orders/${order.id}/events`)).body as unknown as {
+    data: Array<{ type: string }>;
+  };
   expect(timeline.data.filter((e) => e.type === 'send.queued')).toHaveLength(1);
 
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
   });
   try {
     const page = await browser.newPage();
     await page.goto(order.playback_url!);
     expect((await api('GET', `/v1/orders/${order.id}`)).body.viewed_at).toBeNull();
     await page.locator('video').evaluate((video) => (video as unknown as { play(): Promise<void> }).play());
-    const viewed = await eventually(async () => (await api('GET', `/v1/orders/${order.id}`)).body.viewed_at ?? undefined, 15_000, 'viewed_at');
+    const viewed = await eventually(
+      async () => (await api('GET', `/v1/orders/${order.id}`)).body.viewed_at ?? undefined,
+      15_000,
+      'viewed_at',
+    );
     expect(viewed).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
   } finally {
     await browser.close();

@@ -14,7 +14,10 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-async function spend(account: { request(method: string, path: string): Promise<{ status: number }> }, requests: number): Promise<number[]> {
+async function spend(
+  account: { request(method: string, path: string): Promise<{ status: number }> },
+  requests: number,
+): Promise<number[]> {
   const statuses: number[] = [];
   for (let i = 0; i < requests; i++) statuses.push((await account.request('GET', '/v1/orders')).status);
   return statuses;

@@ -21,7 +21,8 @@ afterAll(async () => {
 
 it('carrier reports delivery → within seconds exactly one e-mail reaches the recipient', async () => {
   const store = await app.createAccount();
-  const order = (await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: 'gift@example.com' })).body;
+  const order = (await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: 'gift@example.com' }))
+    .body;
   await app.services.orders.markRecorded(order.id, { durationTenths: 80 });
   await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'usps', tracking_number: '9400111899223817240935' });
 
@@ -31,7 +32,11 @@ it('carrier reports delivery → within seconds exactly one e-mail reaches the r
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ status: 'delivered' }),
   });
-  const message = await eventually(async () => mail.messages.find((m) => m.to.includes('gift@example.com')), 15_000, 'the recipient e-mail');
+  const message = await eventually(
+    async () => mail.messages.find((m) => m.to.includes('gift@example.com')),
+    15_000,
+    'the recipient e-mail',
+  );
   expect(Date.now() - deliveredAt).toBeLessThan(10_000);
   expect(message.raw).toContain(order.playback_url);
 
@@ -39,10 +44,24 @@ it('carrier reports delivery → within seconds exactly one e-mail reaches the r
   // wait for what settles it: the sender's "was sent" note, which the dispatcher sends after the
   // recipient's e-mail; then tracking has stopped, no message of the order is left to go out, and
   // one more dispatch round of our own sends nothing to the recipient.
-  await eventually(async () => mail.messages.find((m) => m.to.includes('ann@example.com') && m.raw.includes('was sent')), 15_000, "the sender's note");
+  await eventually(
+    async () => mail.messages.find((m) => m.to.includes('ann@example.com') && m.raw.includes('was sent')),
+    15_000,
+    "the sender's note",
+  );
   const db = app.services.database.db;
-  expect((await db.selectFrom('trackings').select('next_poll_at').where('order_id', '=', order.id).executeTakeFirstOrThrow()).next_poll_at).toBeNull();
-  expect(await db.selectFrom('sends').select(['kind', 'status']).where('order_id', '=', order.id).where('status', '!=', 'sent').execute()).toEqual([]);
+  expect(
+    (await db.selectFrom('trackings').select('next_poll_at').where('order_id', '=', order.id).executeTakeFirstOrThrow())
+      .next_poll_at,
+  ).toBeNull();
+  expect(
+    await db
+      .selectFrom('sends')
+      .select(['kind', 'status'])
+      .where('order_id', '=', order.id)
+      .where('status', '!=', 'sent')
+      .execute(),
+  ).toEqual([]);
   await app.services.dispatcher.dispatchDue();
   expect(mail.messages.filter((m) => m.to.includes('gift@example.com'))).toHaveLength(1);
   expect((await store.request('GET', `/v1/orders/${order.id}`)).body.sent_at).not.toBeNull();

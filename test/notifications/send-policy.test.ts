@@ -4,8 +4,14 @@ import { render } from '../../src/notifications/templates.ts';
 
 const now = new Date('2026-12-20T10:00:00Z');
 const base: Parameters<typeof recipientSendPlan>[0] = {
-  status: 'delivered', deleted_at: null, video_processed: true, delivered: true, delivered_at: now,
-  send_trigger: 'package', send_on: null, send_method: 'email',
+  status: 'delivered',
+  deleted_at: null,
+  video_processed: true,
+  delivered: true,
+  delivered_at: now,
+  send_trigger: 'package',
+  send_on: null,
+  send_method: 'email',
 };
 
 describe('recipientSendPlan', () => {
@@ -14,8 +20,12 @@ describe('recipientSendPlan', () => {
   });
 
   it('waits, with a reason, for the video or the delivery', () => {
-    expect(recipientSendPlan({ ...base, video_processed: false }, now)).toEqual({ waiting: 'the video is not recorded and processed yet' });
-    expect(recipientSendPlan({ ...base, delivered: false, delivered_at: null, status: 'recorded' }, now)).toEqual({ waiting: 'the package is not delivered yet' });
+    expect(recipientSendPlan({ ...base, video_processed: false }, now)).toEqual({
+      waiting: 'the video is not recorded and processed yet',
+    });
+    expect(recipientSendPlan({ ...base, delivered: false, delivered_at: null, status: 'recorded' }, now)).toEqual({
+      waiting: 'the package is not delivered yet',
+    });
   });
 
   it('never sends a cancelled or deleted order', () => {
@@ -25,7 +35,9 @@ describe('recipientSendPlan', () => {
 
   it('is due at send_on for the date trigger, delivered or not', () => {
     const sendOn = new Date('2026-12-24T08:00:00Z');
-    expect(recipientSendPlan({ ...base, delivered: false, send_trigger: 'date', send_on: sendOn }, now)).toEqual({ due: [{ kind: 'recipient_video', channel: 'email', dueAt: sendOn }] });
+    expect(recipientSendPlan({ ...base, delivered: false, send_trigger: 'date', send_on: sendOn }, now)).toEqual({
+      due: [{ kind: 'recipient_video', channel: 'email', dueAt: sendOn }],
+    });
   });
 
   it('is due at once for the now trigger', () => {
@@ -47,7 +59,11 @@ describe('retryDelayMs', () => {
 
 describe('render', () => {
   it('fills placeholders and escapes them for HTML', () => {
-    expect(render('<p>{{sender_name}}</p>', { sender_name: '<b>Ann & "Co"</b>' }, (v) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;'))).toBe('<p>&lt;b>Ann &amp; "Co"&lt;/b></p>');
+    expect(
+      render('<p>{{sender_name}}</p>', { sender_name: '<b>Ann & "Co"</b>' }, (v) =>
+        v.replace(/&/g, '&amp;').replace(/</g, '&lt;'),
+      ),
+    ).toBe('<p>&lt;b>Ann &amp; "Co"&lt;/b></p>');
     expect(render('Hi {{ recipient_name }} {{unknown}}', { recipient_name: 'Bob' })).toBe('Hi Bob {{unknown}}');
   });
 });
@@ -56,7 +72,11 @@ describe('renderEmail', () => {
   it('escapes customer-supplied text in the HTML part and keeps it readable in the text part', async () => {
     const { renderEmail } = await import('../../src/notifications/templates.ts');
     const content = renderEmail('recipient_video', {
-      sender_name: '<script>alert(1)</script>', recipient_name: 'Bob', video_title: 'Hi & bye', playback_url: 'https://d.test/watch/x', record_url: 'https://d.test/record/x',
+      sender_name: '<script>alert(1)</script>',
+      recipient_name: 'Bob',
+      video_title: 'Hi & bye',
+      playback_url: 'https://d.test/watch/x',
+      record_url: 'https://d.test/record/x',
     });
     expect(content.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(content.html).not.toContain('<script>');

@@ -23,7 +23,13 @@ beforeAll(async () => {
   app = await startTestApp({
     now: clock.now,
     verifier: formatVerifier,
-    env: { SMTP_URL: mail.url, SMS_API_URL: sms.url, SMS_ACCOUNT_SID: sms.credentials.sid, SMS_AUTH_TOKEN: sms.credentials.token, SMS_FROM: '+15005550006' },
+    env: {
+      SMTP_URL: mail.url,
+      SMS_API_URL: sms.url,
+      SMS_ACCOUNT_SID: sms.credentials.sid,
+      SMS_AUTH_TOKEN: sms.credentials.token,
+      SMS_FROM: '+15005550006',
+    },
   });
   store = await app.createAccount();
 });
@@ -70,7 +76,9 @@ describe('sending on delivery (send_trigger package)', () => {
     expect(after.sent_at).toBe(after.delivered_at);
     expect(after.status).toBe('delivered');
     expect(mailTo('ann@example.com').some((m) => m.raw.includes('was sent'))).toBe(true);
-    expect((await timeline(order.id)).map((e) => e.type)).toEqual(expect.arrayContaining(['send.queued', 'video.sent', 'note.sent']));
+    expect((await timeline(order.id)).map((e) => e.type)).toEqual(
+      expect.arrayContaining(['send.queued', 'video.sent', 'note.sent']),
+    );
   });
 
   it('waits for the video when the package arrives first, saying so on the timeline, then sends', async () => {
@@ -119,7 +127,11 @@ describe('other triggers', () => {
 describe('a queued message follows the order', () => {
   it('moves when the trigger changes from a future date to now', async () => {
     const recipient = `moved-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient, send_trigger: 'date', send_on: '2030-12-24T09:00:00Z' });
+    const order = await recordedOrder({
+      recipient_email: recipient,
+      send_trigger: 'date',
+      send_on: '2030-12-24T09:00:00Z',
+    });
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
     await store.request('PUT', `/v1/orders/${order.id}`, { send_trigger: 'now' });
@@ -129,7 +141,11 @@ describe('a queued message follows the order', () => {
 
   it('is withdrawn, with a reason, when the trigger changes to package before delivery', async () => {
     const recipient = `withdrawn-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient, send_trigger: 'date', send_on: '2030-12-24T09:00:00Z' });
+    const order = await recordedOrder({
+      recipient_email: recipient,
+      send_trigger: 'date',
+      send_on: '2030-12-24T09:00:00Z',
+    });
     await store.request('PUT', `/v1/orders/${order.id}`, { send_trigger: 'package' });
     expect((await timeline(order.id)).find((e) => e.type === 'send.withdrawn')?.data.reason).toMatch(/not delivered/);
     clock.advance(5 * 366 * 24 * 3_600_000);
@@ -142,7 +158,13 @@ describe('a queued message follows the order', () => {
 
   it('drops a channel the send_method no longer uses', async () => {
     const recipient = `switch-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient, recipient_phone: '+14155550177', send_trigger: 'date', send_on: '2030-12-24T09:00:00Z', send_method: 'email_and_sms' });
+    const order = await recordedOrder({
+      recipient_email: recipient,
+      recipient_phone: '+14155550177',
+      send_trigger: 'date',
+      send_on: '2030-12-24T09:00:00Z',
+      send_method: 'email_and_sms',
+    });
     await store.request('PUT', `/v1/orders/${order.id}`, { send_method: 'sms', send_trigger: 'now' });
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
@@ -156,9 +178,18 @@ describe('stopping an order while it sends', () => {
     const order = await recordedOrder({ recipient_email: recipient });
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     const db = app.services.database.db;
-    await db.updateTable('sends').set({ status: 'claimed', claimed_at: clock.now(), claim_token: 'other-worker' }).where('order_id', '=', order.id).execute();
+    await db
+      .updateTable('sends')
+      .set({ status: 'claimed', claimed_at: clock.now(), claim_token: 'other-worker' })
+      .where('order_id', '=', order.id)
+      .execute();
     expect((await store.request('DELETE', `/v1/orders/${order.id}`)).status).toBe(204);
-    const row = await db.selectFrom('sends').select('status').where('order_id', '=', order.id).where('kind', '=', 'recipient_video').executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('sends')
+      .select('status')
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'recipient_video')
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('cancelled');
   });
 
@@ -166,7 +197,11 @@ describe('stopping an order while it sends', () => {
     const order = await recordedOrder();
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     const db = app.services.database.db;
-    await db.updateTable('sends').set({ status: 'sending', claimed_at: clock.now(), claim_token: 'other-worker' }).where('order_id', '=', order.id).execute();
+    await db
+      .updateTable('sends')
+      .set({ status: 'sending', claimed_at: clock.now(), claim_token: 'other-worker' })
+      .where('order_id', '=', order.id)
+      .execute();
     const response = await store.request('DELETE', `/v1/orders/${order.id}`);
     expect(response.status).toBe(409);
     expect(response.body.error.message).toMatch(/being sent/);
@@ -177,7 +212,11 @@ describe('stopping an order while it sends', () => {
 describe('SMS', () => {
   it('sends both channels for email_and_sms', async () => {
     const recipient = `both-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient, recipient_phone: '+14155550100', send_method: 'email_and_sms' });
+    const order = await recordedOrder({
+      recipient_email: recipient,
+      recipient_phone: '+14155550100',
+      send_method: 'email_and_sms',
+    });
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(1);
@@ -245,18 +284,27 @@ describe('exactly once', () => {
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
 
     // Separate dispatchers, as in separate worker processes; on real PostgreSQL each has its own pool.
-    const handles = usingRealPostgres ? await Promise.all(Array.from({ length: 6 }, () => openPostgres(app.databaseUrl!))) : [];
+    const handles = usingRealPostgres
+      ? await Promise.all(Array.from({ length: 6 }, () => openPostgres(app.databaseUrl!)))
+      : [];
     const logger = createLogger('silent');
-    const dispatchers = Array.from({ length: 6 }, (_, i) =>
-      new SendDispatcher({
-        db: handles[i]?.db ?? app.services.database.db,
-        orders: app.services.orders,
-        email: createEmailChannel({ smtpUrl: mail.url, from: 'Doorstep <d@example.com>', outboxDir: '/nonexistent', logger }),
-        sms: createSmsChannel({ provider: null, outboxDir: '/nonexistent', logger }),
-        publicUrl: 'https://doorstep.test',
-        logger,
-        now: clock.now,
-      }),
+    const dispatchers = Array.from(
+      { length: 6 },
+      (_, i) =>
+        new SendDispatcher({
+          db: handles[i]?.db ?? app.services.database.db,
+          orders: app.services.orders,
+          email: createEmailChannel({
+            smtpUrl: mail.url,
+            from: 'Doorstep <d@example.com>',
+            outboxDir: '/nonexistent',
+            logger,
+          }),
+          sms: createSmsChannel({ provider: null, outboxDir: '/nonexistent', logger }),
+          publicUrl: 'https://doorstep.test',
+          logger,
+          now: clock.now,
+        }),
     );
     try {
       await Promise.all(dispatchers.flatMap((d) => [d.dispatchDue(5), d.dispatchDue(5)]));
@@ -272,13 +320,20 @@ describe('exactly once', () => {
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     // What a process killed during the SMTP conversation leaves behind.
     const db = app.services.database.db;
-    await db.updateTable('sends').set({ status: 'sending', claimed_at: clock.now(), claim_token: 'dead-process' }).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
+    await db
+      .updateTable('sends')
+      .set({ status: 'sending', claimed_at: clock.now(), claim_token: 'dead-process' })
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'recipient_video')
+      .execute();
     clock.advance(10 * 60_000);
     const reconciled = await app.services.dispatcher.reconcileStuck();
     expect(reconciled.uncertain).toBeGreaterThanOrEqual(1);
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
-    expect((await timeline(order.id)).find((e) => e.type === 'send.uncertain')?.data.reason).toMatch(/not re-sent automatically/);
+    expect((await timeline(order.id)).find((e) => e.type === 'send.uncertain')?.data.reason).toMatch(
+      /not re-sent automatically/,
+    );
 
     expect((await store.request('POST', `/v1/orders/${order.id}/resend`)).status).toBe(200);
     await dispatch();
@@ -290,7 +345,12 @@ describe('exactly once', () => {
     const order = await recordedOrder({ recipient_email: recipient });
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     const db = app.services.database.db;
-    await db.updateTable('sends').set({ status: 'claimed', claimed_at: clock.now(), claim_token: 'dead-process' }).where('order_id', '=', order.id).where('kind', '=', 'recipient_video').execute();
+    await db
+      .updateTable('sends')
+      .set({ status: 'claimed', claimed_at: clock.now(), claim_token: 'dead-process' })
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'recipient_video')
+      .execute();
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
     clock.advance(5 * 60_000);
@@ -304,8 +364,15 @@ describe('exactly once', () => {
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     const db = app.services.database.db;
     const insert = db.insertInto('sends').values({
-      id: `snd_dup_${Date.now()}`, order_id: order.id, account_id: store.id, kind: 'recipient_video', channel: 'email', status: 'pending',
-      due_at: clock.now(), created_at: clock.now(), updated_at: clock.now(),
+      id: `snd_dup_${Date.now()}`,
+      order_id: order.id,
+      account_id: store.id,
+      kind: 'recipient_video',
+      channel: 'email',
+      status: 'pending',
+      due_at: clock.now(),
+      created_at: clock.now(),
+      updated_at: clock.now(),
     });
     await expect(insert.execute()).rejects.toThrow();
   });

@@ -4,9 +4,32 @@ import { TestClock } from '../support/clock.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 const SPEC_FIELDS = [
-  'id', 'uuid', 'name', 'email', 'recipient_name', 'recipient_email', 'recipient_phone', 'record_url', 'playback_url',
-  'send_method', 'send_trigger', 'send_on', 'carrier', 'tracking_number', 'delivered', 'video_title', 'video_duration',
-  'video_processed', 'price', 'status', 'created_at', 'updated_at', 'recorded_at', 'delivered_at', 'sent_at', 'viewed_at',
+  'id',
+  'uuid',
+  'name',
+  'email',
+  'recipient_name',
+  'recipient_email',
+  'recipient_phone',
+  'record_url',
+  'playback_url',
+  'send_method',
+  'send_trigger',
+  'send_on',
+  'carrier',
+  'tracking_number',
+  'delivered',
+  'video_title',
+  'video_duration',
+  'video_processed',
+  'price',
+  'status',
+  'created_at',
+  'updated_at',
+  'recorded_at',
+  'delivered_at',
+  'sent_at',
+  'viewed_at',
 ];
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const VALID_UPS = '1Z5R89390357567127';
@@ -38,9 +61,23 @@ describe('POST /v1/orders', () => {
     expect(response.headers.get('location')).toBe(`/v1/orders/${response.body.id}`);
     const order = response.body;
     expect(order).toMatchObject({
-      name: 'Ann Sender', recipient_email: 'bob@example.com', recipient_phone: null, send_method: 'email', send_trigger: 'package',
-      carrier: null, tracking_number: null, delivered: '0', video_processed: '0', video_duration: '0', price: null, status: 'created',
-      send_on: null, recorded_at: null, delivered_at: null, sent_at: null, viewed_at: null,
+      name: 'Ann Sender',
+      recipient_email: 'bob@example.com',
+      recipient_phone: null,
+      send_method: 'email',
+      send_trigger: 'package',
+      carrier: null,
+      tracking_number: null,
+      delivered: '0',
+      video_processed: '0',
+      video_duration: '0',
+      price: null,
+      status: 'created',
+      send_on: null,
+      recorded_at: null,
+      delivered_at: null,
+      sent_at: null,
+      viewed_at: null,
     });
     expect(order.record_url).toBe(`https://doorstep.test/record/${order.uuid}`);
     expect(order.playback_url).toBe(`https://doorstep.test/watch/${order.uuid}`);
@@ -77,7 +114,9 @@ describe('POST /v1/orders', () => {
 
   it('creates one order when the same Idempotency-Key arrives concurrently', async () => {
     const headers = { 'Idempotency-Key': `race-${Date.now()}` };
-    const responses = await Promise.all(Array.from({ length: 5 }, () => store.request('POST', '/v1/orders', validOrder, headers)));
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => store.request('POST', '/v1/orders', validOrder, headers)),
+    );
     expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(responses.map((r) => r.body.id)).size).toBe(1);
   });
@@ -93,15 +132,26 @@ describe('POST /v1/orders', () => {
 describe('PUT /v1/orders/{id} — spec §4', () => {
   it('stores carrier and a valid tracking number without a warning', async () => {
     const order = await newOrder();
-    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: VALID_UPS });
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, {
+      carrier: 'ups',
+      tracking_number: VALID_UPS,
+    });
     expect(response.status).toBe(200);
     expect(response.body.warning).toBeUndefined();
-    expect(response.body).toMatchObject({ carrier: 'ups', tracking_number: VALID_UPS, status: 'created', delivered: '0' });
+    expect(response.body).toMatchObject({
+      carrier: 'ups',
+      tracking_number: VALID_UPS,
+      status: 'created',
+      delivered: '0',
+    });
   });
 
   it('stores an invalid tracking number and puts the warning before the order fields', async () => {
     const order = await newOrder();
-    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: INVALID_UPS });
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, {
+      carrier: 'ups',
+      tracking_number: INVALID_UPS,
+    });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(['warning', ...SPEC_FIELDS]);
     expect(response.text.startsWith('{"warning":{"type":"request","message":')).toBe(true);
@@ -113,7 +163,10 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
 
   it('matches the carrier case-insensitively and normalizes the tracking number', async () => {
     const order = await newOrder();
-    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'FedEx', tracking_number: ' 9864 5646 2891 ' });
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, {
+      carrier: 'FedEx',
+      tracking_number: ' 9864 5646 2891 ',
+    });
     expect(response.body).toMatchObject({ carrier: 'fedex', tracking_number: '986456462891' });
   });
 
@@ -169,7 +222,10 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
   it('refuses to change the shipment of a delivered order', async () => {
     const order = await newOrder({ carrier: 'ups', tracking_number: VALID_UPS });
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'usps', tracking_number: '9400100000000000000000' });
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, {
+      carrier: 'usps',
+      tracking_number: '9400100000000000000000',
+    });
     expect(response.status).toBe(409);
     expect(response.body.error.type).toBe('conflict');
   });
@@ -193,16 +249,31 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     const same = await store.request('PUT', `/v1/orders/${order.id}`, { name: order.name });
     expect(same.body.updated_at).toBe(order.updated_at);
     clock.advance(5_000);
-    const changed = await store.request('PUT', `/v1/orders/${order.id}`, { recipient_name: 'Robert', recipient_phone: '+442071838750' });
-    expect(changed.body).toEqual({ ...order, recipient_name: 'Robert', recipient_phone: '+442071838750', updated_at: changed.body.updated_at });
+    const changed = await store.request('PUT', `/v1/orders/${order.id}`, {
+      recipient_name: 'Robert',
+      recipient_phone: '+442071838750',
+    });
+    expect(changed.body).toEqual({
+      ...order,
+      recipient_name: 'Robert',
+      recipient_phone: '+442071838750',
+      updated_at: changed.body.updated_at,
+    });
     expect(changed.body.updated_at).not.toBe(order.updated_at);
   });
 
   it('updates every customer detail field docs/design.md lists', async () => {
     const order = await newOrder();
     const update = {
-      name: 'Ann B', email: 'annb@example.com', recipient_name: 'Carl', recipient_email: 'carl@example.com', recipient_phone: '+14155550199',
-      send_method: 'email_and_sms', send_trigger: 'date', send_on: '2026-12-24T09:00:00+01:00', video_title: 'Merry Christmas',
+      name: 'Ann B',
+      email: 'annb@example.com',
+      recipient_name: 'Carl',
+      recipient_email: 'carl@example.com',
+      recipient_phone: '+14155550199',
+      send_method: 'email_and_sms',
+      send_trigger: 'date',
+      send_on: '2026-12-24T09:00:00+01:00',
+      video_title: 'Merry Christmas',
     };
     const response = await store.request('PUT', `/v1/orders/${order.id}`, update);
     expect(response.status).toBe(200);
@@ -212,10 +283,20 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
   it('rejects unknown fields, bad e-mails, bad phones and bad enums with one error per field', async () => {
     const order = await newOrder();
     const response = await store.request('PUT', `/v1/orders/${order.id}`, {
-      colour: 'red', email: 'not-an-email', recipient_phone: '555-0123', send_method: 'pigeon', send_on: 'tomorrow',
+      colour: 'red',
+      email: 'not-an-email',
+      recipient_phone: '555-0123',
+      send_method: 'pigeon',
+      send_on: 'tomorrow',
     });
     expect(response.status).toBe(422);
-    expect(Object.keys(response.body.error.fields).sort()).toEqual(['colour', 'email', 'recipient_phone', 'send_method', 'send_on']);
+    expect(Object.keys(response.body.error.fields).sort()).toEqual([
+      'colour',
+      'email',
+      'recipient_phone',
+      'send_method',
+      'send_on',
+    ]);
     const after = await store.request('GET', `/v1/orders/${order.id}`);
     expect(after.body).toEqual(order);
   });
@@ -241,7 +322,10 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
   it('moves a recorded order to delivered', async () => {
     const order = await newOrder();
     await app.services.orders.markRecorded(order.id, { durationTenths: 90 });
-    expect((await store.request('GET', `/v1/orders/${order.id}`)).body).toMatchObject({ status: 'recorded', video_duration: '9' });
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body).toMatchObject({
+      status: 'recorded',
+      video_duration: '9',
+    });
     const response = await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     expect(response.body.status).toBe('delivered');
   });
@@ -286,7 +370,7 @@ describe('bad requests', () => {
     expect(response.body.error.type).toBe('not_found');
   });
 
-  it('hides another account\'s order behind 404 for every verb', async () => {
+  it("hides another account's order behind 404 for every verb", async () => {
     const order = await newOrder();
     const other = await app.createAccount('Other store');
     expect((await other.request('GET', `/v1/orders/${order.id}`)).status).toBe(404);
@@ -300,9 +384,13 @@ describe('bad requests', () => {
     const none = await app.request('GET', '/v1/orders');
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Basic/);
-    const wrongKey = await app.request('GET', '/v1/orders', { headers: { Authorization: `Basic ${Buffer.from(`${store.appId}:nope`).toString('base64')}` } });
+    const wrongKey = await app.request('GET', '/v1/orders', {
+      headers: { Authorization: `Basic ${Buffer.from(`${store.appId}:nope`).toString('base64')}` },
+    });
     expect(wrongKey.status).toBe(401);
-    const unknownApp = await app.request('GET', '/v1/orders', { headers: { Authorization: `Basic ${Buffer.from('app_nobody:x').toString('base64')}` } });
+    const unknownApp = await app.request('GET', '/v1/orders', {
+      headers: { Authorization: `Basic ${Buffer.from('app_nobody:x').toString('base64')}` },
+    });
     expect(unknownApp.status).toBe(401);
     expect(JSON.stringify(wrongKey.body)).not.toContain(store.apiKey);
   });
@@ -312,7 +400,9 @@ describe('bad requests', () => {
     const response = await store.request('PUT', `/v1/orders/${order.id}`, { name: 'a\u0000b' });
     expect(response.status).toBe(400);
     expect((await store.request('GET', '/v1/orders/%00')).status).toBeLessThan(500);
-    const nulUser = await app.request('GET', '/v1/orders', { headers: { Authorization: `Basic ${Buffer.from('\u0000:x').toString('base64')}` } });
+    const nulUser = await app.request('GET', '/v1/orders', {
+      headers: { Authorization: `Basic ${Buffer.from('\u0000:x').toString('base64')}` },
+    });
     expect(nulUser.status).toBe(401);
     expect((await store.request('GET', `/v1/orders/${order.id}`)).body.name).toBe(order.name);
   });
@@ -367,14 +457,17 @@ describe('reading, listing and deleting', () => {
     expect((await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 })).status).toBe(404);
   });
 
-  it('keeps the order\'s timeline oldest first with each change\'s source', async () => {
+  it("keeps the order's timeline oldest first with each change's source", async () => {
     const order = await newOrder();
     await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: VALID_UPS });
     await store.request('PUT', `/v1/orders/${order.id}`, { price: 999 });
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     const events = await store.request('GET', `/v1/orders/${order.id}/events`);
     expect(events.body.data.map((e: { type: string; source: string }) => `${e.source}:${e.type}`)).toEqual([
-      'api:order.created', 'api:shipment.set', 'api:order.updated', 'api:order.delivered',
+      'api:order.created',
+      'api:shipment.set',
+      'api:order.updated',
+      'api:order.delivered',
       // Delivered without a recorded video: the timeline says why nothing was sent.
       'system:send.waiting',
     ]);

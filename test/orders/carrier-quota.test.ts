@@ -12,7 +12,12 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const NUMBERS = ['9400111899223817240102', '9400111899223817240119', '9400111899223817240126', '9400111899223817240133'];
+const NUMBERS = [
+  '9400111899223817240102',
+  '9400111899223817240119',
+  '9400111899223817240126',
+  '9400111899223817240133',
+];
 
 async function sandbox(method: string, path: string, body?: unknown) {
   const response = await fetch(`${app.baseUrl}/sandbox/carriers/${path}`, {
@@ -49,7 +54,9 @@ it('with a USPS quota of 3 a minute, the fourth PUT answers at once with a warni
 
   // A number that fails the format check says so too.
   const bad = await putTracking('9400111899223817240110');
-  expect(bad.body.warning.message).toMatch(/^"9400111899223817240110" is not a valid USPS tracking number \(check digit does not match\)\. USPS was not asked: /);
+  expect(bad.body.warning.message).toMatch(
+    /^"9400111899223817240110" is not a valid USPS tracking number \(check digit does not match\)\. USPS was not asked: /,
+  );
   expect((await sandbox('GET', 'usps/stats'))!.track_calls).toBe(3);
 
   // Another carrier's budget is its own.
@@ -66,11 +73,18 @@ it('does not ask the carrier when the budget cannot be checked (Redis away), and
     await eventually(async () => (other.services.redis.status === 'ready' ? true : undefined), 10_000, 'redis ready');
     other.services.redis.disconnect();
     const order = (await account.request('POST', '/v1/orders', validOrder)).body;
-    const response = await account.request('PUT', `/v1/orders/${order.id}`, { carrier: 'usps', tracking_number: NUMBERS[0] });
+    const response = await account.request('PUT', `/v1/orders/${order.id}`, {
+      carrier: 'usps',
+      tracking_number: NUMBERS[0],
+    });
     expect(response.status).toBe(200);
     expect(response.body.tracking_number).toBe(NUMBERS[0]);
-    expect(response.body.warning.message).toMatch(/USPS was not asked: our USPS request budget could not be checked just now\. It is stored and will be checked by the next poll\.$/);
-    const stats = (await fetch(`${other.baseUrl}/sandbox/carriers/usps/stats`).then((r) => r.json())) as { track_calls: number };
+    expect(response.body.warning.message).toMatch(
+      /USPS was not asked: our USPS request budget could not be checked just now\. It is stored and will be checked by the next poll\.$/,
+    );
+    const stats = (await fetch(`${other.baseUrl}/sandbox/carriers/usps/stats`).then((r) => r.json())) as {
+      track_calls: number;
+    };
     expect(stats.track_calls).toBe(0);
   } finally {
     await other.close().catch(() => undefined);

@@ -40,12 +40,19 @@ function probe(name: string, events: OrderEventSubscriber['events']) {
   return { seen, state };
 }
 
-const waitingFor = async (orderId: string) => (await app.services.orderOutbox.waiting(1_000)).filter((row) => row.order_id === orderId);
+const waitingFor = async (orderId: string) =>
+  (await app.services.orderOutbox.waiting(1_000)).filter((row) => row.order_id === orderId);
 
 describe('order events', () => {
   it('reach each subscriber once, right after the change commits, typed and in order', async () => {
     const { seen } = probe('probe-order', ['order.created', 'order.shipment_set', 'order.delivered', 'order.updated']);
-    const order = (await store.request('POST', '/v1/orders', { ...validOrder, carrier: 'ups', tracking_number: '1Z5R89390357567127' })).body;
+    const order = (
+      await store.request('POST', '/v1/orders', {
+        ...validOrder,
+        carrier: 'ups',
+        tracking_number: '1Z5R89390357567127',
+      })
+    ).body;
     await store.request('PUT', `/v1/orders/${order.id}`, { price: 550 });
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
 
@@ -64,10 +71,21 @@ describe('order events', () => {
   it('are not written when the change is refused', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-    const before = await app.services.database.db.selectFrom('order_outbox').select('seq').where('order_id', '=', order.id).execute();
+    const before = await app.services.database.db
+      .selectFrom('order_outbox')
+      .select('seq')
+      .where('order_id', '=', order.id)
+      .execute();
     // A delivered order's shipment can no longer change: 409, and nothing reaches any subscriber.
-    expect((await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: '1Z5R89390357567127' })).status).toBe(409);
-    const after = await app.services.database.db.selectFrom('order_outbox').select('seq').where('order_id', '=', order.id).execute();
+    expect(
+      (await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: '1Z5R89390357567127' }))
+        .status,
+    ).toBe(409);
+    const after = await app.services.database.db
+      .selectFrom('order_outbox')
+      .select('seq')
+      .where('order_id', '=', order.id)
+      .execute();
     expect(after).toEqual(before);
   });
 
@@ -106,12 +124,23 @@ describe('order events', () => {
     }
     const outbox = new CrashingOutbox({ db: app.services.database.db, logger: createLogger('silent'), now: clock.now });
     outbox.subscribe(notificationsSubscriber({ now: clock.now }));
-    const crashing = new OrderService({ db: app.services.database.db, verifier: formatVerifier, outbox, sendInProgress: recipientVideoInProgress, now: clock.now });
+    const crashing = new OrderService({
+      db: app.services.database.db,
+      verifier: formatVerifier,
+      outbox,
+      sendInProgress: recipientVideoInProgress,
+      now: clock.now,
+    });
 
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
     await app.services.orders.markRecorded(order.id, { durationTenths: 50 });
     await crashing.update(store.id, order.id, { delivered: 1 });
-    const sends = () => app.services.database.db.selectFrom('sends').select(['kind', 'status']).where('order_id', '=', order.id).execute();
+    const sends = () =>
+      app.services.database.db
+        .selectFrom('sends')
+        .select(['kind', 'status'])
+        .where('order_id', '=', order.id)
+        .execute();
     expect(await sends()).toEqual([]);
 
     // Any process's relay hands it over, once however often it runs.
@@ -132,7 +161,13 @@ describe('order events', () => {
     }
     const outbox = new RecordOnly({ db: app.services.database.db, logger: createLogger('silent'), now: clock.now });
     outbox.subscribe({ name: 'probe-race', events: ['order.updated'], handle: async () => {} });
-    const other = new OrderService({ db: app.services.database.db, verifier: formatVerifier, outbox, sendInProgress: recipientVideoInProgress, now: clock.now });
+    const other = new OrderService({
+      db: app.services.database.db,
+      verifier: formatVerifier,
+      outbox,
+      sendInProgress: recipientVideoInProgress,
+      now: clock.now,
+    });
     for (let price = 1; price <= 20; price++) await other.update(store.id, order.id, { price });
 
     await Promise.all(Array.from({ length: 6 }, () => app.services.orderOutbox.deliverDue()));

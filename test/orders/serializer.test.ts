@@ -1,18 +1,45 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatTimestamp, serializeOrder, serializeUpdateResponse, type OrderRow } from '../../src/orders/serializer.ts';
+import {
+  formatDuration,
+  formatTimestamp,
+  serializeOrder,
+  serializeUpdateResponse,
+  type OrderRow,
+} from '../../src/orders/serializer.ts';
 
 const row: OrderRow = {
-  id: 'ord_1', seq: 1, account_id: 'acc_1', uuid: '6b4a51ad-1eba-4478-af38-02d4660202d3', status: 'delivered',
-  name: 'Ann', email: 'ann@example.com', recipient_name: 'Bob', recipient_email: 'bob@example.com', recipient_phone: null,
-  send_method: 'email', send_trigger: 'package', send_on: null, carrier: 'ups', tracking_number: '1Z5R89390357567127',
-  delivered: true, video_title: 'Hi', video_duration_tenths: 124, video_processed: true, price: 550,
-  created_at: new Date('2026-12-01T10:00:00.123Z'), updated_at: new Date('2026-12-02T11:30:00.999Z'),
-  recorded_at: new Date('2026-12-01T10:05:00Z'), delivered_at: new Date('2026-12-02T11:30:00.999Z'),
-  sent_at: null, viewed_at: null, cancelled_at: null, deleted_at: null,
+  id: 'ord_1',
+  seq: 1,
+  account_id: 'acc_1',
+  uuid: '6b4a51ad-1eba-4478-af38-02d4660202d3',
+  status: 'delivered',
+  name: 'Ann',
+  email: 'ann@example.com',
+  recipient_name: 'Bob',
+  recipient_email: 'bob@example.com',
+  recipient_phone: null,
+  send_method: 'email',
+  send_trigger: 'package',
+  send_on: null,
+  carrier: 'ups',
+  tracking_number: '1Z5R89390357567127',
+  delivered: true,
+  video_title: 'Hi',
+  video_duration_tenths: 124,
+  video_processed: true,
+  price: 550,
+  created_at: new Date('2026-12-01T10:00:00.123Z'),
+  updated_at: new Date('2026-12-02T11:30:00.999Z'),
+  recorded_at: new Date('2026-12-01T10:05:00Z'),
+  delivered_at: new Date('2026-12-02T11:30:00.999Z'),
+  sent_at: null,
+  viewed_at: null,
+  cancelled_at: null,
+  deleted_at: null,
 };
 
 describe('serializeOrder', () => {
-  it('produces exactly the spec\'s 26 fields, in order, with the spec\'s types', () => {
+  it("produces exactly the spec's 26 fields, in order, with the spec's types", () => {
     expect(serializeOrder(row, 'https://d.example')).toStrictEqual({
       id: 'ord_1',
       uuid: '6b4a51ad-1eba-4478-af38-02d4660202d3',
@@ -42,18 +69,50 @@ describe('serializeOrder', () => {
       viewed_at: null,
     });
     expect(JSON.stringify(Object.keys(serializeOrder(row, 'https://d.example')))).toBe(
-      JSON.stringify(['id', 'uuid', 'name', 'email', 'recipient_name', 'recipient_email', 'recipient_phone', 'record_url', 'playback_url', 'send_method', 'send_trigger', 'send_on', 'carrier', 'tracking_number', 'delivered', 'video_title', 'video_duration', 'video_processed', 'price', 'status', 'created_at', 'updated_at', 'recorded_at', 'delivered_at', 'sent_at', 'viewed_at']),
+      JSON.stringify([
+        'id',
+        'uuid',
+        'name',
+        'email',
+        'recipient_name',
+        'recipient_email',
+        'recipient_phone',
+        'record_url',
+        'playback_url',
+        'send_method',
+        'send_trigger',
+        'send_on',
+        'carrier',
+        'tracking_number',
+        'delivered',
+        'video_title',
+        'video_duration',
+        'video_processed',
+        'price',
+        'status',
+        'created_at',
+        'updated_at',
+        'recorded_at',
+        'delivered_at',
+        'sent_at',
+        'viewed_at',
+      ]),
     );
   });
 
   it('returns delivered and video_processed as "0" strings when false', () => {
-    const json = serializeOrder({ ...row, delivered: false, delivered_at: null, video_processed: false }, 'https://d.example');
+    const json = serializeOrder(
+      { ...row, delivered: false, delivered_at: null, video_processed: false },
+      'https://d.example',
+    );
     expect(json.delivered).toBe('0');
     expect(json.video_processed).toBe('0');
   });
 
   it('puts the warning first in an update response', () => {
-    const text = JSON.stringify(serializeUpdateResponse(row, 'https://d.example', { type: 'request', message: 'not known to UPS yet' }));
+    const text = JSON.stringify(
+      serializeUpdateResponse(row, 'https://d.example', { type: 'request', message: 'not known to UPS yet' }),
+    );
     expect(text.startsWith('{"warning":{"type":"request","message":"not known to UPS yet"},"id":"ord_1"')).toBe(true);
     expect(JSON.stringify(serializeUpdateResponse(row, 'https://d.example', null)).startsWith('{"id":')).toBe(true);
   });

@@ -3,7 +3,10 @@ import { transition } from '../../src/orders/state-machine.ts';
 
 describe('order state machine', () => {
   it('records a video: created → recorded', () => {
-    expect(transition({ status: 'created', sent: false }, 'video_recorded')).toEqual({ kind: 'moved', next: 'recorded' });
+    expect(transition({ status: 'created', sent: false }, 'video_recorded')).toEqual({
+      kind: 'moved',
+      next: 'recorded',
+    });
   });
 
   it('delivers from created and from recorded', () => {

@@ -6,13 +6,37 @@ import { planUpdate } from '../../src/orders/update-plan.ts';
 
 const now = new Date('2026-12-05T12:00:00Z');
 const base: OrderRow = {
-  id: 'ord_1', seq: 1, account_id: 'acc_1', uuid: 'u', status: 'recorded', name: 'Ann', email: 'ann@example.com',
-  recipient_name: 'Bob', recipient_email: 'bob@example.com', recipient_phone: null, send_method: 'email', send_trigger: 'package',
-  send_on: null, carrier: null, tracking_number: null, delivered: false, video_title: 'Hi', video_duration_tenths: 0,
-  video_processed: true, price: null, created_at: new Date('2026-12-01T00:00:00Z'), updated_at: new Date('2026-12-01T00:00:00Z'),
-  recorded_at: null, delivered_at: null, sent_at: null, viewed_at: null, cancelled_at: null, deleted_at: null,
+  id: 'ord_1',
+  seq: 1,
+  account_id: 'acc_1',
+  uuid: 'u',
+  status: 'recorded',
+  name: 'Ann',
+  email: 'ann@example.com',
+  recipient_name: 'Bob',
+  recipient_email: 'bob@example.com',
+  recipient_phone: null,
+  send_method: 'email',
+  send_trigger: 'package',
+  send_on: null,
+  carrier: null,
+  tracking_number: null,
+  delivered: false,
+  video_title: 'Hi',
+  video_duration_tenths: 0,
+  video_processed: true,
+  price: null,
+  created_at: new Date('2026-12-01T00:00:00Z'),
+  updated_at: new Date('2026-12-01T00:00:00Z'),
+  recorded_at: null,
+  delivered_at: null,
+  sent_at: null,
+  viewed_at: null,
+  cancelled_at: null,
+  deleted_at: null,
 };
-const plan = (order: Partial<OrderRow>, body: unknown) => planUpdate({ ...base, ...order }, orderUpdateSchema.parse(body), now);
+const plan = (order: Partial<OrderRow>, body: unknown) =>
+  planUpdate({ ...base, ...order }, orderUpdateSchema.parse(body), now);
 
 describe('planUpdate', () => {
   it('sets a shipment and records it on the timeline', () => {
@@ -51,7 +75,12 @@ describe('planUpdate', () => {
   });
 
   it('refuses to change the shipment of a delivered order', () => {
-    expect(() => plan({ status: 'delivered', delivered: true, delivered_at: now, carrier: 'ups', tracking_number: 'A' }, { tracking_number: 'B' })).toThrow(ConflictError);
+    expect(() =>
+      plan(
+        { status: 'delivered', delivered: true, delivered_at: now, carrier: 'ups', tracking_number: 'A' },
+        { tracking_number: 'B' },
+      ),
+    ).toThrow(ConflictError);
   });
 
   it('refuses any change to a cancelled order', () => {
@@ -60,11 +89,16 @@ describe('planUpdate', () => {
 
   it('records which details changed, with the price change in full', () => {
     const result = plan({ price: 100 }, { price: 550, video_title: 'New' });
-    expect(result.events[0]).toEqual({ type: 'order.updated', data: { fields: ['video_title', 'price'], price: { from: 100, to: 550 } } });
+    expect(result.events[0]).toEqual({
+      type: 'order.updated',
+      data: { fields: ['video_title', 'price'], price: { from: 100, to: 550 } },
+    });
   });
 
   it('requires send_on for date-triggered sending', () => {
     expect(() => plan({}, { send_trigger: 'date' })).toThrow(ValidationError);
-    expect(plan({}, { send_trigger: 'date', send_on: '2026-12-24T09:00:00Z' }).changes.send_on).toEqual(new Date('2026-12-24T09:00:00Z'));
+    expect(plan({}, { send_trigger: 'date', send_on: '2026-12-24T09:00:00Z' }).changes.send_on).toEqual(
+      new Date('2026-12-24T09:00:00Z'),
+    );
   });
 });

@@ -21,7 +21,11 @@ it('adds a job once while it waits, and again after it gave up', async () => {
   );
   try {
     await addRerunnableJob(queue, 'work', {}, 'job-1');
-    await eventually(async () => ((await queue.getJob('job-1'))?.failedReason ? true : undefined), 10_000, 'the first run to fail');
+    await eventually(
+      async () => ((await queue.getJob('job-1'))?.failedReason ? true : undefined),
+      10_000,
+      'the first run to fail',
+    );
     await addRerunnableJob(queue, 'work', {}, 'job-1');
     await eventually(async () => (runs === 2 ? true : undefined), 10_000, 'the second run');
     expect(runs).toBe(2);

@@ -19,8 +19,12 @@ afterAll(async () => {
 
 const db = () => app.services.database.db;
 // The library answers bots (any non-browser User-Agent, like fetch's) with 410 during OAuth.
-const browser = { 'User-Agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15' };
-const shopRow = (shop: string) => db().selectFrom('shops').selectAll().where('domain', '=', shop).executeTakeFirstOrThrow();
+const browser = {
+  'User-Agent':
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15',
+};
+const shopRow = (shop: string) =>
+  db().selectFrom('shops').selectAll().where('domain', '=', shop).executeTakeFirstOrThrow();
 
 function sessionToken(shop: string, secret = SECRET): string {
   const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -39,19 +43,42 @@ describe('install', () => {
     expect(location.searchParams.get('scope')).toBe('read_orders,read_fulfillments');
     expect(location.searchParams.get('redirect_uri')).toBe(`${app.baseUrl}/shopify/auth/callback`);
     const state = location.searchParams.get('state')!;
-    const cookies = begin.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookies = begin.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
 
-    const query: Record<string, string> = { code: 'auth-code', host: Buffer.from(`${shop}/admin`).toString('base64url'), shop, state, timestamp: String(Math.floor(Date.now() / 1000)) };
-    const message = Object.keys(query).sort().map((k) => `${k}=${query[k]}`).join('&');
+    const query: Record<string, string> = {
+      code: 'auth-code',
+      host: Buffer.from(`${shop}/admin`).toString('base64url'),
+      shop,
+      state,
+      timestamp: String(Math.floor(Date.now() / 1000)),
+    };
+    const message = Object.keys(query)
+      .sort()
+      .map((k) => `${k}=${query[k]}`)
+      .join('&');
     const hmac = createHmac('sha256', SECRET).update(message).digest('hex');
-    const callback = await fetch(`${app.baseUrl}/shopify/auth/callback?${new URLSearchParams({ ...query, hmac })}`, { redirect: 'manual', headers: { ...browser, Cookie: cookies } });
+    const callback = await fetch(`${app.baseUrl}/shopify/auth/callback?${new URLSearchParams({ ...query, hmac })}`, {
+      redirect: 'manual',
+      headers: { ...browser, Cookie: cookies },
+    });
     expect(callback.status).toBe(302);
     expect(callback.headers.get('location')).toBe(`https://${shop}/admin/apps/${API_KEY}`);
 
     const row = await shopRow(shop);
-    expect(row).toMatchObject({ active: true, access_token: expect.stringMatching(/^shpat_/), refresh_token: expect.stringMatching(/^shprt_/) });
+    expect(row).toMatchObject({
+      active: true,
+      access_token: expect.stringMatching(/^shpat_/),
+      refresh_token: expect.stringMatching(/^shprt_/),
+    });
     expect(row.access_token_expires_at!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
-    const account = await db().selectFrom('accounts').selectAll().where('id', '=', row.account_id).executeTakeFirstOrThrow();
+    const account = await db()
+      .selectFrom('accounts')
+      .selectAll()
+      .where('id', '=', row.account_id)
+      .executeTakeFirstOrThrow();
     expect(account.name).toBe(`Fake ${shop.split('.')[0]}`);
   });
 
@@ -59,8 +86,14 @@ describe('install', () => {
     const shop = `forged-${Date.now()}.myshopify.com`;
     const begin = await fetch(`${app.baseUrl}/shopify/auth?shop=${shop}`, { redirect: 'manual', headers: browser });
     const state = new URL(begin.headers.get('location')!).searchParams.get('state')!;
-    const cookies = begin.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    const response = await fetch(`${app.baseUrl}/shopify/auth/callback?code=x&shop=${shop}&state=${state}&timestamp=${Math.floor(Date.now() / 1000)}&hmac=00`, { redirect: 'manual', headers: { ...browser, Cookie: cookies } });
+    const cookies = begin.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const response = await fetch(
+      `${app.baseUrl}/shopify/auth/callback?code=x&shop=${shop}&state=${state}&timestamp=${Math.floor(Date.now() / 1000)}&hmac=00`,
+      { redirect: 'manual', headers: { ...browser, Cookie: cookies } },
+    );
     expect(response.status).toBe(400);
     expect(await db().selectFrom('shops').select('domain').where('domain', '=', shop).execute()).toEqual([]);
   });
@@ -71,7 +104,9 @@ describe('install', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('fallback_delivered');
     const first = await shopRow(shop);
-    expect(fake.grants.filter((g) => g.shop === shop).map((g) => g.grant_type)).toEqual(['urn:ietf:params:oauth:grant-type:token-exchange']);
+    expect(fake.grants.filter((g) => g.shop === shop).map((g) => g.grant_type)).toEqual([
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+    ]);
 
     await app.webhook(shop, 'app/uninstalled', { id: 1 });
     expect((await shopRow(shop)).active).toBe(false);
@@ -92,8 +127,15 @@ describe('install', () => {
       body: JSON.stringify({ fallback_delivered: false, carrier_aliases: { 'Royal Mail': 'USPS' } }),
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ fallback_delivered: false, carrier_aliases: { 'Royal Mail': 'usps' } });
-    const bad = await fetch(`${app.baseUrl}/shopify/api/settings`, { method: 'PUT', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ carrier_aliases: { X: 'dhl' } }) });
+    expect(await response.json()).toMatchObject({
+      fallback_delivered: false,
+      carrier_aliases: { 'Royal Mail': 'usps' },
+    });
+    const bad = await fetch(`${app.baseUrl}/shopify/api/settings`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ carrier_aliases: { X: 'dhl' } }),
+    });
     expect(bad.status).toBe(422);
   });
 });

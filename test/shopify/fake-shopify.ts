@@ -33,7 +33,13 @@ export async function startFakeShopify(apiKey: string, apiSecret: string): Promi
       let release!: () => void;
       held = new Promise<void>((resolve) => (release = resolve));
       const arrival = new Promise<void>((resolve) => (arrived = resolve));
-      return { arrived: arrival, release: () => { held = null; release(); } };
+      return {
+        arrived: arrival,
+        release: () => {
+          held = null;
+          release();
+        },
+      };
     },
     close: async () => {},
   };
@@ -43,7 +49,13 @@ export async function startFakeShopify(apiKey: string, apiSecret: string): Promi
     const refresh = `shprt_${randomBytes(8).toString('hex')}`;
     accessTokens.add(access);
     refreshTokens.set(refresh, shop);
-    return { access_token: access, scope: 'read_orders,read_fulfillments', expires_in: fake.accessTokenLifetime, refresh_token: refresh, refresh_token_expires_in: 7_776_000 };
+    return {
+      access_token: access,
+      scope: 'read_orders,read_fulfillments',
+      expires_in: fake.accessTokenLifetime,
+      refresh_token: refresh,
+      refresh_token_expires_in: 7_776_000,
+    };
   };
 
   const server = http.createServer((req, res) => {
@@ -57,7 +69,8 @@ export async function startFakeShopify(apiKey: string, apiSecret: string): Promi
       };
       const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>) : {};
       if (req.method === 'POST' && req.url === '/admin/oauth/access_token') {
-        if (body.client_id !== apiKey || body.client_secret !== apiSecret) return send(401, { error: 'invalid_client' });
+        if (body.client_id !== apiKey || body.client_secret !== apiSecret)
+          return send(401, { error: 'invalid_client' });
         const grant = body.grant_type ?? 'authorization_code';
         fake.grants.push({ shop, grant_type: grant });
         if (grant === 'refresh_token') {
@@ -72,7 +85,8 @@ export async function startFakeShopify(apiKey: string, apiSecret: string): Promi
         return send(400, { error: 'unsupported_grant_type' });
       }
       if (req.method === 'POST' && /^\/admin\/api\/[\w-]+\/graphql\.json$/.test(req.url ?? '')) {
-        if (!accessTokens.has(String(req.headers['x-shopify-access-token'] ?? ''))) return send(401, { errors: '[API] Invalid API key or access token' });
+        if (!accessTokens.has(String(req.headers['x-shopify-access-token'] ?? '')))
+          return send(401, { errors: '[API] Invalid API key or access token' });
         return send(200, { data: { shop: { name: `Fake ${shop.split('.')[0]}` } } });
       }
       send(404, { errors: 'Not Found' });

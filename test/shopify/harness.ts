@@ -40,8 +40,13 @@ export interface ShopifyTestApp {
  * the use case (`shopify.processing.process`). Either way a processing error fails the test: thrown
  * from `webhook` when processed in place, reported by `processingErrors` when a worker processed it.
  */
-export async function startShopifyTestApp(options: { queue?: boolean; env?: Record<string, string> } = {}): Promise<ShopifyTestApp> {
-  const app = await startTestApp({ sandboxPollIntervalMs: 200, env: { SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, ...options.env } });
+export async function startShopifyTestApp(
+  options: { queue?: boolean; env?: Record<string, string> } = {},
+): Promise<ShopifyTestApp> {
+  const app = await startTestApp({
+    sandboxPollIntervalMs: 200,
+    env: { SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, ...options.env },
+  });
   const { services } = app;
   const shopify = services.shopify;
   // With `queue`, the real workers process webhooks from BullMQ; without, the test runs the use case.
@@ -52,10 +57,21 @@ export async function startShopifyTestApp(options: { queue?: boolean; env?: Reco
     services,
     shopify,
     async webhook(shop, topic, payload, opts = {}) {
-      const signed = signedWebhook(opts.secret ?? SECRET, shop, topic, payload, { ...(opts.webhookId ? { webhookId: opts.webhookId } : {}), ...(opts.rawBody ? { rawBody: opts.rawBody } : {}) });
-      const response = await fetch(`${app.baseUrl}/shopify/webhooks`, { method: 'POST', headers: signed.headers, body: signed.body });
+      const signed = signedWebhook(opts.secret ?? SECRET, shop, topic, payload, {
+        ...(opts.webhookId ? { webhookId: opts.webhookId } : {}),
+        ...(opts.rawBody ? { rawBody: opts.rawBody } : {}),
+      });
+      const response = await fetch(`${app.baseUrl}/shopify/webhooks`, {
+        method: 'POST',
+        headers: signed.headers,
+        body: signed.body,
+      });
       const text = await response.text();
-      const result = { status: response.status, webhookId: signed.webhookId, body: text ? JSON.parse(text) : undefined };
+      const result = {
+        status: response.status,
+        webhookId: signed.webhookId,
+        body: text ? JSON.parse(text) : undefined,
+      };
       if (!opts.expectProcessingError) mustSucceed.push(signed.webhookId);
       if (options.queue || response.status !== 200) return result;
       try {
@@ -64,7 +80,8 @@ export async function startShopifyTestApp(options: { queue?: boolean; env?: Reco
         if (!opts.expectProcessingError) throw error;
         return { ...result, processingError: error as Error };
       }
-      if (opts.expectProcessingError) throw new Error(`${topic} ${signed.webhookId} was expected to fail processing, and did not`);
+      if (opts.expectProcessingError)
+        throw new Error(`${topic} ${signed.webhookId} was expected to fail processing, and did not`);
       return result;
     },
     async processingErrors() {
@@ -80,7 +97,10 @@ export async function startShopifyTestApp(options: { queue?: boolean; env?: Reco
     },
     async addShop(shop) {
       const registered = await registerShop(services.database.db, shop);
-      return { accountId: registered.shop.account_id, auth: `Basic ${Buffer.from(`${registered.appId}:${registered.apiKey}`).toString('base64')}` };
+      return {
+        accountId: registered.shop.account_id,
+        auth: `Basic ${Buffer.from(`${registered.appId}:${registered.apiKey}`).toString('base64')}`,
+      };
     },
     async close() {
       await workers?.close();
@@ -89,7 +109,8 @@ export async function startShopifyTestApp(options: { queue?: boolean; env?: Reco
   };
 }
 
-export async function getJson(baseUrl: string, path: string, auth: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- tests inspect JSON
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests inspect JSON
+export async function getJson(baseUrl: string, path: string, auth: string): Promise<{ status: number; body: any }> {
   const response = await fetch(`${baseUrl}${path}`, { headers: { Authorization: auth } });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };

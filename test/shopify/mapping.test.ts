@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { mapTrackingCompany } from '../../src/shopify/carrier-names.ts';
 import { orderPayload } from '../../src/shopify/dev-payloads.ts';
 import { parseShopifyJson } from '../../src/shopify/json.ts';
-import { fulfillmentToShipment, lineItemPaidCents, moneyToCents, orderToVideoOrder, videoLineItems } from '../../src/shopify/mapping.ts';
+import {
+  fulfillmentToShipment,
+  lineItemPaidCents,
+  moneyToCents,
+  orderToVideoOrder,
+  videoLineItems,
+} from '../../src/shopify/mapping.ts';
 import { isStaleUpdate, planPackages, type PackageState } from '../../src/shopify/packages.ts';
 import { shopifyOrder } from '../../src/shopify/payloads.ts';
 
@@ -27,13 +33,19 @@ describe('mapTrackingCompany', () => {
   }
 
   it("maps the shop's own carrier name (case-insensitively) after the built-in aliases", () => {
-    expect(mapTrackingCompany('royal mail tracked', 'RM123', { 'Royal Mail Tracked': 'usps' })).toEqual({ carrier: 'usps', via: 'shop alias' });
+    expect(mapTrackingCompany('royal mail tracked', 'RM123', { 'Royal Mail Tracked': 'usps' })).toEqual({
+      carrier: 'usps',
+      via: 'shop alias',
+    });
     // A built-in alias wins over a shop's attempt to remap it.
     expect(mapTrackingCompany('UPS', 'X', { ups: 'fedex' })).toEqual({ carrier: 'ups', via: 'built-in alias' });
   });
 
   it("falls back to the tracking number's format", () => {
-    expect(mapTrackingCompany('Some Reseller', '1Z879E930346834440', {})).toEqual({ carrier: 'ups', via: 'tracking number' });
+    expect(mapTrackingCompany('Some Reseller', '1Z879E930346834440', {})).toEqual({
+      carrier: 'ups',
+      via: 'tracking number',
+    });
     expect(mapTrackingCompany(null, '9400111899223817240935', {})).toEqual({ carrier: 'usps', via: 'tracking number' });
   });
 
@@ -41,14 +53,24 @@ describe('mapTrackingCompany', () => {
     const canada = mapTrackingCompany('Canada Post', '7023210039414604', {});
     expect(canada.carrier).toBeNull();
     expect(canada).toMatchObject({ reason: expect.stringContaining('Canada Post') });
-    expect(mapTrackingCompany('Hermes', null, {})).toMatchObject({ carrier: null, reason: expect.stringContaining('no tracking number') });
+    expect(mapTrackingCompany('Hermes', null, {})).toMatchObject({
+      carrier: null,
+      reason: expect.stringContaining('no tracking number'),
+    });
   });
 });
 
 describe('parseShopifyJson', () => {
   it('keeps 64-bit ids exact, as text', () => {
-    const parsed = parseShopifyJson('{"id":9007199254740993,"order_id":12,"quantity":2,"orders_to_redact":[9223372036854775807]}') as Record<string, unknown>;
-    expect(parsed).toEqual({ id: '9007199254740993', order_id: '12', quantity: 2, orders_to_redact: ['9223372036854775807'] });
+    const parsed = parseShopifyJson(
+      '{"id":9007199254740993,"order_id":12,"quantity":2,"orders_to_redact":[9223372036854775807]}',
+    ) as Record<string, unknown>;
+    expect(parsed).toEqual({
+      id: '9007199254740993',
+      order_id: '12',
+      quantity: 2,
+      orders_to_redact: ['9223372036854775807'],
+    });
   });
 });
 
@@ -64,7 +86,9 @@ describe('videoLineItems and orderToVideoOrder', () => {
 
   it('finds lines marked _video_message, and products or variants the merchant chose', () => {
     expect(videoLineItems(order(raw), noProducts).map((l) => l.id)).toEqual(['11']);
-    expect(videoLineItems(order(raw), { videoProductIds: ['555'], videoVariantIds: ['777'] }).map((l) => l.id)).toEqual(['11', '12', '13']);
+    expect(videoLineItems(order(raw), { videoProductIds: ['555'], videoVariantIds: ['777'] }).map((l) => l.id)).toEqual(
+      ['11', '12', '13'],
+    );
   });
 
   it('makes the customer the sender and reads the recipient from the properties; price = what was paid', () => {
@@ -72,38 +96,78 @@ describe('videoLineItems and orderToVideoOrder', () => {
     const mapped = orderToVideoOrder(parsed, parsed.line_items[0]!);
     expect(mapped).toEqual({
       ok: true,
-      order: { name: 'Ann Sender', email: 'ann.sender@example.com', recipient_name: 'Bob', recipient_email: 'bob@example.com', send_trigger: 'package', price: 2500 },
+      order: {
+        name: 'Ann Sender',
+        email: 'ann.sender@example.com',
+        recipient_name: 'Bob',
+        recipient_email: 'bob@example.com',
+        send_trigger: 'package',
+        price: 2500,
+      },
     });
   });
 
   it('reads the send trigger and both recipient channels', () => {
-    const parsed = order(orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@example.com', recipientPhone: '+1 415 555 0100', sendTrigger: 'Now' }] }));
+    const parsed = order(
+      orderPayload({
+        id: 1,
+        lines: [{ id: 2, recipientEmail: 'bob@example.com', recipientPhone: '+1 415 555 0100', sendTrigger: 'Now' }],
+      }),
+    );
     const mapped = orderToVideoOrder(parsed, parsed.line_items[0]!);
-    expect(mapped).toMatchObject({ ok: true, order: { recipient_name: 'Bob Recipient', recipient_phone: '+14155550100', send_method: 'email_and_sms', send_trigger: 'now' } });
+    expect(mapped).toMatchObject({
+      ok: true,
+      order: {
+        recipient_name: 'Bob Recipient',
+        recipient_phone: '+14155550100',
+        send_method: 'email_and_sms',
+        send_trigger: 'now',
+      },
+    });
   });
 
   it('refuses a line without a recipient address, with a reason', () => {
     const parsed = order(orderPayload({ id: 1, lines: [{ id: 2, recipientName: 'Bob' }] }));
-    expect(orderToVideoOrder(parsed, parsed.line_items[0]!)).toMatchObject({ ok: false, reason: expect.stringContaining('Recipient email') });
+    expect(orderToVideoOrder(parsed, parsed.line_items[0]!)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('Recipient email'),
+    });
   });
 
   it('computes cents exactly, after discounts', () => {
     expect(moneyToCents('10.5')).toBe(1050);
     expect(moneyToCents('0.07')).toBe(7);
-    const parsed = order({ ...raw, line_items: [{ ...raw.line_items[0], price: '19.99', quantity: 3, discount_allocations: [{ amount: '5.00' }] }] });
+    const parsed = order({
+      ...raw,
+      line_items: [{ ...raw.line_items[0], price: '19.99', quantity: 3, discount_allocations: [{ amount: '5.00' }] }],
+    });
     expect(lineItemPaidCents(parsed.line_items[0]!)).toBe(5497);
   });
 });
 
 describe('fulfillmentToShipment', () => {
   it('is null for a fulfillment without gift items', () => {
-    expect(fulfillmentToShipment({ line_item_ids: ['1'], tracking_company: 'UPS', tracking_numbers: ['1Z879E930346834440'] }, ['2'])).toBeNull();
+    expect(
+      fulfillmentToShipment(
+        { line_item_ids: ['1'], tracking_company: 'UPS', tracking_numbers: ['1Z879E930346834440'] },
+        ['2'],
+      ),
+    ).toBeNull();
   });
   it('tracks the last number of a gift fulfillment, normalized', () => {
-    expect(fulfillmentToShipment({ line_item_ids: ['2'], tracking_company: 'ups', tracking_numbers: ['1Z 111', '1z879e930346834440'] }, ['2'])).toEqual({ kind: 'tracked', carrier: 'ups', trackingNumber: '1Z879E930346834440', via: 'built-in alias' });
+    expect(
+      fulfillmentToShipment(
+        { line_item_ids: ['2'], tracking_company: 'ups', tracking_numbers: ['1Z 111', '1z879e930346834440'] },
+        ['2'],
+      ),
+    ).toEqual({ kind: 'tracked', carrier: 'ups', trackingNumber: '1Z879E930346834440', via: 'built-in alias' });
   });
   it('is untracked (with a reason) for an unsupported carrier', () => {
-    expect(fulfillmentToShipment({ line_item_ids: ['2'], tracking_company: 'Canada Post', tracking_numbers: ['CP1'] }, ['2'])).toMatchObject({ kind: 'untracked' });
+    expect(
+      fulfillmentToShipment({ line_item_ids: ['2'], tracking_company: 'Canada Post', tracking_numbers: ['CP1'] }, [
+        '2',
+      ]),
+    ).toMatchObject({ kind: 'untracked' });
   });
 });
 
@@ -121,27 +185,53 @@ describe('planPackages (the multi-package rule)', () => {
   const on = { fallbackDelivered: true, carrierAliases: {} };
 
   it('tracks the newest gift package still out', () => {
-    expect(planPackages([pkg('1'), pkg('2')], ['L1'], on).shipment).toEqual({ kind: 'set', carrier: 'ups', trackingNumber: '1Z000000000000002' });
+    expect(planPackages([pkg('1'), pkg('2')], ['L1'], on).shipment).toEqual({
+      kind: 'set',
+      carrier: 'ups',
+      trackingNumber: '1Z000000000000002',
+    });
   });
   it('moves tracking to the package still out when Shopify reports one delivered', () => {
     const plan = planPackages([pkg('1'), pkg('2', { deliveredAt: new Date('2026-12-05T00:00:00Z') })], ['L1'], on);
-    expect(plan).toEqual({ shipment: { kind: 'set', carrier: 'ups', trackingNumber: '1Z000000000000001' }, deliver: null, notice: null });
+    expect(plan).toEqual({
+      shipment: { kind: 'set', carrier: 'ups', trackingNumber: '1Z000000000000001' },
+      deliver: null,
+      notice: null,
+    });
   });
   it('delivers only when every gift package is delivered, at the last delivery', () => {
-    const plan = planPackages([pkg('1', { deliveredAt: new Date('2026-12-06T00:00:00Z') }), pkg('2', { deliveredAt: new Date('2026-12-05T00:00:00Z') }), pkg('3', { lineItemIds: ['OTHER'] })], ['L1'], on);
+    const plan = planPackages(
+      [
+        pkg('1', { deliveredAt: new Date('2026-12-06T00:00:00Z') }),
+        pkg('2', { deliveredAt: new Date('2026-12-05T00:00:00Z') }),
+        pkg('3', { lineItemIds: ['OTHER'] }),
+      ],
+      ['L1'],
+      on,
+    );
     expect(plan.deliver).toEqual({ at: new Date('2026-12-06T00:00:00Z'), fulfillmentIds: ['1', '2'] });
   });
   it('ignores cancelled fulfillments', () => {
-    expect(planPackages([pkg('1', { status: 'cancelled' })], ['L1'], on)).toEqual({ shipment: { kind: 'keep' }, deliver: null, notice: null });
+    expect(planPackages([pkg('1', { status: 'cancelled' })], ['L1'], on)).toEqual({
+      shipment: { kind: 'keep' },
+      deliver: null,
+      notice: null,
+    });
   });
   it('clears carrier tracking when the newest package cannot be tracked, and says why', () => {
-    const plan = planPackages([pkg('1'), pkg('2', { trackingCompany: 'Canada Post', trackingNumbers: ['CP1'] })], ['L1'], on);
+    const plan = planPackages(
+      [pkg('1'), pkg('2', { trackingCompany: 'Canada Post', trackingNumbers: ['CP1'] })],
+      ['L1'],
+      on,
+    );
     expect(plan.shipment).toEqual({ kind: 'clear' });
     expect(plan.notice?.type).toBe('delivery.via_shopify');
   });
   it('with the fallback off, an untrackable package is a visible block, and Shopify never delivers', () => {
     const off = { fallbackDelivered: false, carrierAliases: {} };
-    expect(planPackages([pkg('1', { trackingCompany: 'Canada Post', trackingNumbers: ['CP1'] })], ['L1'], off).notice?.type).toBe('delivery.blocked');
+    expect(
+      planPackages([pkg('1', { trackingCompany: 'Canada Post', trackingNumbers: ['CP1'] })], ['L1'], off).notice?.type,
+    ).toBe('delivery.blocked');
     expect(planPackages([pkg('1', { deliveredAt: new Date() })], ['L1'], off).deliver).toBeNull();
   });
 });

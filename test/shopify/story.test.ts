@@ -1,5 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fakeShopifyId, fulfillmentPayload, orderPayload, randomUpsTrackingNumber, signedWebhook } from '../../src/shopify/dev-payloads.ts';
+import {
+  fakeShopifyId,
+  fulfillmentPayload,
+  orderPayload,
+  randomUpsTrackingNumber,
+  signedWebhook,
+} from '../../src/shopify/dev-payloads.ts';
 import { reenqueueUnprocessedWebhooks } from '../../src/shopify/queue.ts';
 import type { SendKind } from '../../src/vocabulary.ts';
 import { eventually } from '../support/workers.ts';
@@ -19,7 +25,19 @@ afterEach(async () => {
 
 const db = () => app.services.database.db;
 const videoOrderOf = (shop: string, shopifyOrderId: number) =>
-  eventually(async () => (await db().selectFrom('shopify_order_links').select('order_id').where('shop', '=', shop).where('shopify_order_id', '=', String(shopifyOrderId)).executeTakeFirst())?.order_id, 15_000, 'the video order');
+  eventually(
+    async () =>
+      (
+        await db()
+          .selectFrom('shopify_order_links')
+          .select('order_id')
+          .where('shop', '=', shop)
+          .where('shopify_order_id', '=', String(shopifyOrderId))
+          .executeTakeFirst()
+      )?.order_id,
+    15_000,
+    'the video order',
+  );
 
 describe('a store story through the real queue, workers and carrier sandbox', () => {
   it('orders/create → fulfillments/create (UPS) → sandbox delivery: delivered once; replays change nothing', async () => {
@@ -27,38 +45,101 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
     const { auth } = await app.addShop(shop);
     const shopifyOrderId = fakeShopifyId();
     const lineItemId = fakeShopifyId();
-    expect((await app.webhook(shop, 'orders/create', orderPayload({ id: shopifyOrderId, lines: [{ id: lineItemId, recipientEmail: 'bob@example.com' }] }))).status).toBe(200);
+    expect(
+      (
+        await app.webhook(
+          shop,
+          'orders/create',
+          orderPayload({ id: shopifyOrderId, lines: [{ id: lineItemId, recipientEmail: 'bob@example.com' }] }),
+        )
+      ).status,
+    ).toBe(200);
     const orderId = await videoOrderOf(shop, shopifyOrderId);
-    const sends = (kind: SendKind) => db().selectFrom('sends').select(['status', 'destination']).where('order_id', '=', orderId).where('kind', '=', kind).execute();
+    const sends = (kind: SendKind) =>
+      db()
+        .selectFrom('sends')
+        .select(['status', 'destination'])
+        .where('order_id', '=', orderId)
+        .where('kind', '=', kind)
+        .execute();
     // The shopper (sender) is e-mailed the record link; they record.
-    await eventually(async () => ((await sends('sender_record_link')).some((s) => s.status === 'sent') ? true : undefined), 15_000, 'the record link e-mail');
+    await eventually(
+      async () => ((await sends('sender_record_link')).some((s) => s.status === 'sent') ? true : undefined),
+      15_000,
+      'the record link e-mail',
+    );
     await app.services.orders.markRecorded(orderId, { durationTenths: 60 });
 
     const number = randomUpsTrackingNumber();
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: fakeShopifyId(), orderId: shopifyOrderId, lineItemIds: [lineItemId], trackingCompany: 'UPS', trackingNumber: number, updatedAt: new Date().toISOString() }));
-    await eventually(async () => ((await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body.tracking_number === number ? true : undefined), 15_000, 'tracking');
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: fakeShopifyId(),
+        orderId: shopifyOrderId,
+        lineItemIds: [lineItemId],
+        trackingCompany: 'UPS',
+        trackingNumber: number,
+        updatedAt: new Date().toISOString(),
+      }),
+    );
+    await eventually(
+      async () =>
+        (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body.tracking_number === number ? true : undefined,
+      15_000,
+      'tracking',
+    );
 
-    const sandbox = await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/${number}/events`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'delivered' }) });
+    const sandbox = await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/${number}/events`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ status: 'delivered' }),
+    });
     expect(sandbox.status).toBe(201);
-    const delivered = await eventually(async () => {
-      const current = (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body;
-      return current.status === 'delivered' ? current : undefined;
-    }, 20_000, 'delivery');
+    const delivered = await eventually(
+      async () => {
+        const current = (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body;
+        return current.status === 'delivered' ? current : undefined;
+      },
+      20_000,
+      'delivery',
+    );
     expect(delivered).toMatchObject({ carrier: 'ups', tracking_number: number, delivered: '1' });
-    const recipientSends = await eventually(async () => {
-      const rows = await sends('recipient_video');
-      return rows.some((r) => r.status === 'sent') ? rows : undefined;
-    }, 15_000, 'the recipient notification');
+    const recipientSends = await eventually(
+      async () => {
+        const rows = await sends('recipient_video');
+        return rows.some((r) => r.status === 'sent') ? rows : undefined;
+      },
+      15_000,
+      'the recipient notification',
+    );
     expect(recipientSends).toEqual([{ status: 'sent', destination: 'bob@example.com' }]);
 
     const timeline = async () => (await getJson(app.baseUrl, `/v1/orders/${orderId}/events`, auth)).body.data;
     // Let the last message (the "your video was sent" note to the sender) settle before comparing.
-    await eventually(async () => ((await sends('sender_sent_note')).some((s) => s.status === 'sent') ? true : undefined), 15_000, 'the sender note');
+    await eventually(
+      async () => ((await sends('sender_sent_note')).some((s) => s.status === 'sent') ? true : undefined),
+      15_000,
+      'the sender note',
+    );
     const before = await timeline();
     expect(before.filter((e: { type: string }) => e.type === 'order.delivered')).toHaveLength(1);
-    const allSends = () => db().selectFrom('sends').select(['kind', 'channel', 'status', 'destination']).where('order_id', '=', orderId).orderBy('kind').orderBy('channel').orderBy('id').execute();
+    const allSends = () =>
+      db()
+        .selectFrom('sends')
+        .select(['kind', 'channel', 'status', 'destination'])
+        .where('order_id', '=', orderId)
+        .orderBy('kind')
+        .orderBy('channel')
+        .orderBy('id')
+        .execute();
     const sendsBefore = await allSends();
-    const receipts = await db().selectFrom('webhook_receipts').select('webhook_id').where('shop', '=', shop).orderBy('id').execute();
+    const receipts = await db()
+      .selectFrom('webhook_receipts')
+      .select('webhook_id')
+      .where('shop', '=', shop)
+      .orderBy('id')
+      .execute();
     for (const r of receipts) await app.shopify.processing.process(r.webhook_id, { replay: true });
     expect(await timeline()).toEqual(before);
     // Every message is a row before any provider is called, so a message the replays queued would
@@ -71,9 +152,18 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
     const shop = `burst-${Date.now()}.myshopify.com`;
     await app.addShop(shop);
     const sends = Array.from({ length: 60 }, () => {
-      const webhook = signedWebhook(SECRET, shop, 'orders/create', orderPayload({ id: fakeShopifyId(), lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com' }] }));
+      const webhook = signedWebhook(
+        SECRET,
+        shop,
+        'orders/create',
+        orderPayload({ id: fakeShopifyId(), lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com' }] }),
+      );
       const started = Date.now();
-      return fetch(`${app.baseUrl}/shopify/webhooks`, { method: 'POST', headers: webhook.headers, body: webhook.body }).then(async (response) => {
+      return fetch(`${app.baseUrl}/shopify/webhooks`, {
+        method: 'POST',
+        headers: webhook.headers,
+        body: webhook.body,
+      }).then(async (response) => {
         await response.text();
         return { status: response.status, ms: Date.now() - started };
       });
@@ -82,12 +172,30 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(Math.max(...results.map((r) => r.ms))).toBeLessThan(4_000);
     // Wait until none is still waiting; then every one must have been processed (a failed one says why).
-    await eventually(async () => {
-      const waiting = await db().selectFrom('webhook_receipts').select('webhook_id').where('shop', '=', shop).where('status', '=', 'received').execute();
-      return waiting.length === 0 ? true : undefined;
-    }, 30_000, 'all receipts processed');
-    expect(await db().selectFrom('webhook_receipts').select(['status', 'error']).where('shop', '=', shop).where('status', '!=', 'processed').execute()).toEqual([]);
-    expect(await db().selectFrom('shopify_order_links').select('order_id').where('shop', '=', shop).execute()).toHaveLength(60);
+    await eventually(
+      async () => {
+        const waiting = await db()
+          .selectFrom('webhook_receipts')
+          .select('webhook_id')
+          .where('shop', '=', shop)
+          .where('status', '=', 'received')
+          .execute();
+        return waiting.length === 0 ? true : undefined;
+      },
+      30_000,
+      'all receipts processed',
+    );
+    expect(
+      await db()
+        .selectFrom('webhook_receipts')
+        .select(['status', 'error'])
+        .where('shop', '=', shop)
+        .where('status', '!=', 'processed')
+        .execute(),
+    ).toEqual([]);
+    expect(
+      await db().selectFrom('shopify_order_links').select('order_id').where('shop', '=', shop).execute(),
+    ).toHaveLength(60);
   });
 
   it('the reconciler re-enqueues receipts whose job was lost', async () => {
@@ -97,7 +205,16 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
     // A receipt stored while Redis was unreachable: in PostgreSQL, never queued.
     await db()
       .insertInto('webhook_receipts')
-      .values({ webhook_id: `lost-${shopifyOrderId}`, topic: 'orders/create', shop, raw_body: JSON.stringify(orderPayload({ id: shopifyOrderId, lines: [{ id: 1, recipientEmail: 'bob@example.com' }] })), status: 'received', received_at: new Date(Date.now() - 120_000) })
+      .values({
+        webhook_id: `lost-${shopifyOrderId}`,
+        topic: 'orders/create',
+        shop,
+        raw_body: JSON.stringify(
+          orderPayload({ id: shopifyOrderId, lines: [{ id: 1, recipientEmail: 'bob@example.com' }] }),
+        ),
+        status: 'received',
+        received_at: new Date(Date.now() - 120_000),
+      })
       .execute();
     const enqueue = app.shopify.deps.enqueue!;
     expect(await reenqueueUnprocessedWebhooks(db(), enqueue)).toBeGreaterThanOrEqual(1);

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeShopifyId, type GiftLine, fulfillmentEventPayload, fulfillmentPayload, orderPayload, randomUpsTrackingNumber } from '../../src/shopify/dev-payloads.ts';
+import {
+  fakeShopifyId,
+  type GiftLine,
+  fulfillmentEventPayload,
+  fulfillmentPayload,
+  orderPayload,
+  randomUpsTrackingNumber,
+} from '../../src/shopify/dev-payloads.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
 import { getJson, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
 
@@ -19,19 +26,35 @@ async function newShop() {
 }
 
 const db = () => app.services.database.db;
-const receipt = (webhookId: string) => db().selectFrom('webhook_receipts').selectAll().where('webhook_id', '=', webhookId).executeTakeFirst();
+const receipt = (webhookId: string) =>
+  db().selectFrom('webhook_receipts').selectAll().where('webhook_id', '=', webhookId).executeTakeFirst();
 // Ordered by the primary key, so two reads of the same links compare equal (SQL promises no order without it).
-const links = (shop: string, orderId: number | string) => db().selectFrom('shopify_order_links').selectAll().where('shop', '=', shop).where('shopify_order_id', '=', String(orderId)).orderBy('line_item_id').execute();
+const links = (shop: string, orderId: number | string) =>
+  db()
+    .selectFrom('shopify_order_links')
+    .selectAll()
+    .where('shop', '=', shop)
+    .where('shopify_order_id', '=', String(orderId))
+    .orderBy('line_item_id')
+    .execute();
 const order = (id: string) => db().selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const events = (id: string) => db().selectFrom('order_events').select(['type', 'source', 'data']).where('order_id', '=', id).orderBy('id').execute();
+const events = (id: string) =>
+  db().selectFrom('order_events').select(['type', 'source', 'data']).where('order_id', '=', id).orderBy('id').execute();
 
-async function placeOrder(shop: string, lines: GiftLine[] = [{ id: fakeShopifyId(), recipientName: 'Bob', recipientEmail: 'bob@example.com' }]) {
+async function placeOrder(
+  shop: string,
+  lines: GiftLine[] = [{ id: fakeShopifyId(), recipientName: 'Bob', recipientEmail: 'bob@example.com' }],
+) {
   const id = fakeShopifyId();
   const result = await app.webhook(shop, 'orders/create', orderPayload({ id, lines }));
   expect(result.status).toBe(200);
   // Each line item's video order, in the order of the lines (not the order the rows come back in).
   const orderOf = new Map((await links(shop, id)).map((r) => [r.line_item_id, r.order_id]));
-  return { shopifyOrderId: id, lineItemIds: lines.map((l) => l.id), orderIds: lines.flatMap((l) => orderOf.get(String(l.id)) ?? []) };
+  return {
+    shopifyOrderId: id,
+    lineItemIds: lines.map((l) => l.id),
+    orderIds: lines.flatMap((l) => orderOf.get(String(l.id)) ?? []),
+  };
 }
 
 describe('POST /shopify/webhooks', () => {
@@ -45,7 +68,11 @@ describe('POST /shopify/webhooks', () => {
     // Signed over one body, sent with another (re-serialized JSON never verifies either).
     const { signedWebhook } = await import('../../src/shopify/dev-payloads.ts');
     const signed = signedWebhook('test-shopify-secret', shop, 'orders/create', payload);
-    const response = await fetch(`${app.baseUrl}/shopify/webhooks`, { method: 'POST', headers: signed.headers, body: JSON.stringify(payload, null, 1) });
+    const response = await fetch(`${app.baseUrl}/shopify/webhooks`, {
+      method: 'POST',
+      headers: signed.headers,
+      body: JSON.stringify(payload, null, 1),
+    });
     expect(response.status).toBe(401);
     expect(await receipt(signed.webhookId)).toBeUndefined();
   });
@@ -64,10 +91,18 @@ describe('POST /shopify/webhooks', () => {
   it('keeps the payload of an unknown shop as failed, and a replay after `shops add` processes it', async () => {
     const shop = `unknown-${Date.now()}.myshopify.com`;
     const id = fakeShopifyId();
-    const sent = await app.webhook(shop, 'orders/create', orderPayload({ id, lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com' }] }), { expectProcessingError: true });
+    const sent = await app.webhook(
+      shop,
+      'orders/create',
+      orderPayload({ id, lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com' }] }),
+      { expectProcessingError: true },
+    );
     expect(sent.status).toBe(200);
     expect(sent.processingError?.message).toContain('has not installed Doorstep');
-    expect(await receipt(sent.webhookId)).toMatchObject({ status: 'failed', error: expect.stringContaining('shops add') });
+    expect(await receipt(sent.webhookId)).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('shops add'),
+    });
     await app.addShop(shop);
     await app.shopify.processing.process(sent.webhookId, { replay: true });
     expect(await receipt(sent.webhookId)).toMatchObject({ status: 'processed', error: null });
@@ -81,14 +116,35 @@ describe('orders/create', () => {
     const lines = [
       { id: fakeShopifyId(), recipientName: 'Bob', recipientEmail: 'bob@example.com', price: '15.00' },
       { id: fakeShopifyId(), marker: false },
-      { id: fakeShopifyId(), recipientName: 'Cy', recipientPhone: '+14155550199', sendTrigger: 'now', price: '9.99', quantity: 2 },
+      {
+        id: fakeShopifyId(),
+        recipientName: 'Cy',
+        recipientPhone: '+14155550199',
+        sendTrigger: 'now',
+        price: '9.99',
+        quantity: 2,
+      },
     ];
     const { orderIds } = await placeOrder(shop, lines);
     expect(orderIds).toHaveLength(2);
     const first = await getJson(app.baseUrl, `/v1/orders/${orderIds[0]}`, auth);
-    expect(first.body).toMatchObject({ name: 'Ann Sender', email: 'ann.sender@example.com', recipient_name: 'Bob', recipient_email: 'bob@example.com', send_trigger: 'package', price: 1500, status: 'created' });
+    expect(first.body).toMatchObject({
+      name: 'Ann Sender',
+      email: 'ann.sender@example.com',
+      recipient_name: 'Bob',
+      recipient_email: 'bob@example.com',
+      send_trigger: 'package',
+      price: 1500,
+      status: 'created',
+    });
     const second = await getJson(app.baseUrl, `/v1/orders/${orderIds[1]}`, auth);
-    expect(second.body).toMatchObject({ recipient_name: 'Cy', recipient_phone: '+14155550199', send_method: 'sms', send_trigger: 'now', price: 1998 });
+    expect(second.body).toMatchObject({
+      recipient_name: 'Cy',
+      recipient_phone: '+14155550199',
+      send_method: 'sms',
+      send_trigger: 'now',
+      price: 1998,
+    });
     expect((await events(orderIds[0]!))[0]).toMatchObject({ type: 'order.created', source: 'shopify' });
   });
 
@@ -105,8 +161,15 @@ describe('orders/create', () => {
 
   it('notes a line item that cannot become a video order on the receipt', async () => {
     const { shop } = await newShop();
-    const sent = await app.webhook(shop, 'orders/create', orderPayload({ id: fakeShopifyId(), lines: [{ id: fakeShopifyId(), recipientName: 'Bob' }] }));
-    expect(await receipt(sent.webhookId)).toMatchObject({ status: 'processed', note: expect.stringContaining('no recipient e-mail or phone') });
+    const sent = await app.webhook(
+      shop,
+      'orders/create',
+      orderPayload({ id: fakeShopifyId(), lines: [{ id: fakeShopifyId(), recipientName: 'Bob' }] }),
+    );
+    expect(await receipt(sent.webhookId)).toMatchObject({
+      status: 'processed',
+      note: expect.stringContaining('no recipient e-mail or phone'),
+    });
   });
 });
 
@@ -115,7 +178,18 @@ describe('fulfillments', () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
     const number = randomUpsTrackingNumber();
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: fakeShopifyId(), orderId: shopifyOrderId, lineItemIds, trackingCompany: 'United Parcel Service', trackingNumber: number, updatedAt: '2026-12-02T10:00:00Z' }));
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: fakeShopifyId(),
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'United Parcel Service',
+        trackingNumber: number,
+        updatedAt: '2026-12-02T10:00:00Z',
+      }),
+    );
     expect(await order(orderIds[0]!)).toMatchObject({ carrier: 'ups', tracking_number: number });
     expect((await events(orderIds[0]!)).some((e) => e.type === 'shipment.set' && e.source === 'shopify')).toBe(true);
   });
@@ -123,7 +197,18 @@ describe('fulfillments', () => {
   it('ignores a fulfillment without gift items', async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, orderIds } = await placeOrder(shop);
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: fakeShopifyId(), orderId: shopifyOrderId, lineItemIds: [123], trackingCompany: 'UPS', trackingNumber: randomUpsTrackingNumber(), updatedAt: '2026-12-02T10:00:00Z' }));
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: fakeShopifyId(),
+        orderId: shopifyOrderId,
+        lineItemIds: [123],
+        trackingCompany: 'UPS',
+        trackingNumber: randomUpsTrackingNumber(),
+        updatedAt: '2026-12-02T10:00:00Z',
+      }),
+    );
     expect(await order(orderIds[0]!)).toMatchObject({ carrier: null, tracking_number: null });
   });
 
@@ -131,10 +216,32 @@ describe('fulfillments', () => {
     const { shop } = await newShop();
     await updateShopSettings(db(), shop, { carrier_aliases: { 'Royal Mail Tracked': 'usps' } }, new Date());
     const a = await placeOrder(shop);
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: fakeShopifyId(), orderId: a.shopifyOrderId, lineItemIds: a.lineItemIds, trackingCompany: 'ROYAL MAIL TRACKED', trackingNumber: '9400111899223817240935', updatedAt: '2026-12-02T10:00:00Z' }));
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: fakeShopifyId(),
+        orderId: a.shopifyOrderId,
+        lineItemIds: a.lineItemIds,
+        trackingCompany: 'ROYAL MAIL TRACKED',
+        trackingNumber: '9400111899223817240935',
+        updatedAt: '2026-12-02T10:00:00Z',
+      }),
+    );
     expect(await order(a.orderIds[0]!)).toMatchObject({ carrier: 'usps' });
     const b = await placeOrder(shop);
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: fakeShopifyId(), orderId: b.shopifyOrderId, lineItemIds: b.lineItemIds, trackingCompany: 'Other', trackingNumber: '986578788855', updatedAt: '2026-12-02T10:00:00Z' }));
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: fakeShopifyId(),
+        orderId: b.shopifyOrderId,
+        lineItemIds: b.lineItemIds,
+        trackingCompany: 'Other',
+        trackingNumber: '986578788855',
+        updatedAt: '2026-12-02T10:00:00Z',
+      }),
+    );
     expect(await order(b.orderIds[0]!)).toMatchObject({ carrier: 'fedex', tracking_number: '986578788855' });
   });
 
@@ -143,7 +250,15 @@ describe('fulfillments', () => {
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
     const fulfillmentId = fakeShopifyId();
     const [oldNumber, newNumber] = [randomUpsTrackingNumber(), randomUpsTrackingNumber()];
-    const version = (trackingNumber: string, updatedAt: string) => fulfillmentPayload({ id: fulfillmentId, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'UPS', trackingNumber, updatedAt });
+    const version = (trackingNumber: string, updatedAt: string) =>
+      fulfillmentPayload({
+        id: fulfillmentId,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'UPS',
+        trackingNumber,
+        updatedAt,
+      });
     await app.webhook(shop, 'fulfillments/update', version(newNumber, '2026-12-02T12:00:00Z'));
     const stale = await app.webhook(shop, 'fulfillments/create', version(oldNumber, '2026-12-02T10:00:00Z'));
     expect(await order(orderIds[0]!)).toMatchObject({ tracking_number: newNumber });
@@ -158,8 +273,23 @@ describe('fulfillments', () => {
     const id = fakeShopifyId();
     const lineItemId = fakeShopifyId();
     const number = randomUpsTrackingNumber();
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: fakeShopifyId(), orderId: id, lineItemIds: [lineItemId], trackingCompany: 'UPS', trackingNumber: number, updatedAt: '2026-12-02T10:00:00Z' }));
-    await app.webhook(shop, 'orders/create', orderPayload({ id, lines: [{ id: lineItemId, recipientEmail: 'bob@example.com' }] }));
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: fakeShopifyId(),
+        orderId: id,
+        lineItemIds: [lineItemId],
+        trackingCompany: 'UPS',
+        trackingNumber: number,
+        updatedAt: '2026-12-02T10:00:00Z',
+      }),
+    );
+    await app.webhook(
+      shop,
+      'orders/create',
+      orderPayload({ id, lines: [{ id: lineItemId, recipientEmail: 'bob@example.com' }] }),
+    );
     const [link] = await links(shop, id);
     expect(await order(link!.order_id)).toMatchObject({ carrier: 'ups', tracking_number: number });
   });
@@ -170,31 +300,87 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
     const fulfillment = (over: { shipmentStatus?: string; updatedAt: string }) =>
-      fulfillmentPayload({ id: 4242, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'Canada Post', trackingNumber: '7023210039414604', createdAt: '2026-12-02T09:00:00Z', ...over });
+      fulfillmentPayload({
+        id: 4242,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'Canada Post',
+        trackingNumber: '7023210039414604',
+        createdAt: '2026-12-02T09:00:00Z',
+        ...over,
+      });
     await app.webhook(shop, 'fulfillments/create', fulfillment({ updatedAt: '2026-12-02T09:00:00Z' }));
     expect(await order(orderIds[0]!)).toMatchObject({ carrier: null, status: 'created' });
-    expect((await events(orderIds[0]!)).find((e) => e.type === 'delivery.via_shopify')?.data).toMatchObject({ reason: expect.stringContaining('Canada Post') });
+    expect((await events(orderIds[0]!)).find((e) => e.type === 'delivery.via_shopify')?.data).toMatchObject({
+      reason: expect.stringContaining('Canada Post'),
+    });
 
-    await app.webhook(shop, 'fulfillments/update', fulfillment({ shipmentStatus: 'delivered', updatedAt: '2026-12-04T15:30:00Z' }));
-    expect(await order(orderIds[0]!)).toMatchObject({ status: 'delivered', delivered: true, delivered_at: new Date('2026-12-04T15:30:00Z') });
-    expect((await events(orderIds[0]!)).filter((e) => e.type === 'order.delivered')).toEqual([expect.objectContaining({ source: 'shopify' })]);
+    await app.webhook(
+      shop,
+      'fulfillments/update',
+      fulfillment({ shipmentStatus: 'delivered', updatedAt: '2026-12-04T15:30:00Z' }),
+    );
+    expect(await order(orderIds[0]!)).toMatchObject({
+      status: 'delivered',
+      delivered: true,
+      delivered_at: new Date('2026-12-04T15:30:00Z'),
+    });
+    expect((await events(orderIds[0]!)).filter((e) => e.type === 'order.delivered')).toEqual([
+      expect.objectContaining({ source: 'shopify' }),
+    ]);
   });
 
   it('delivers on fulfillment_events/create delivered, even when the event comes first', async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
     const fulfillmentId = fakeShopifyId();
-    await app.webhook(shop, 'fulfillment_events/create', fulfillmentEventPayload({ id: fakeShopifyId(), fulfillmentId, orderId: shopifyOrderId, status: 'delivered', happenedAt: '2026-12-05T11:00:00Z' }));
+    await app.webhook(
+      shop,
+      'fulfillment_events/create',
+      fulfillmentEventPayload({
+        id: fakeShopifyId(),
+        fulfillmentId,
+        orderId: shopifyOrderId,
+        status: 'delivered',
+        happenedAt: '2026-12-05T11:00:00Z',
+      }),
+    );
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'created' });
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: fulfillmentId, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'DHL Express', trackingNumber: 'JD0001', updatedAt: '2026-12-03T10:00:00Z' }));
-    expect(await order(orderIds[0]!)).toMatchObject({ status: 'delivered', delivered_at: new Date('2026-12-05T11:00:00Z') });
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: fulfillmentId,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'DHL Express',
+        trackingNumber: 'JD0001',
+        updatedAt: '2026-12-03T10:00:00Z',
+      }),
+    );
+    expect(await order(orderIds[0]!)).toMatchObject({
+      status: 'delivered',
+      delivered_at: new Date('2026-12-05T11:00:00Z'),
+    });
   });
 
   it('with the fallback switched off, gives a visible reason and never delivers on Shopify’s word', async () => {
     const { shop } = await newShop();
     await updateShopSettings(db(), shop, { fallback_delivered: false }, new Date());
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: 77, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'Canada Post', trackingNumber: 'CP1', shipmentStatus: 'delivered', updatedAt: '2026-12-04T10:00:00Z' }));
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: 77,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'Canada Post',
+        trackingNumber: 'CP1',
+        shipmentStatus: 'delivered',
+        updatedAt: '2026-12-04T10:00:00Z',
+      }),
+    );
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'created' });
     expect((await events(orderIds[0]!)).some((e) => e.type === 'delivery.blocked')).toBe(true);
   });
@@ -203,27 +389,73 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
     const [n1, n2] = [randomUpsTrackingNumber(), randomUpsTrackingNumber()];
-    const pkg = (id: number, number: string, createdAt: string, over: { shipmentStatus?: string; updatedAt?: string } = {}) =>
-      fulfillmentPayload({ id, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'UPS', trackingNumber: number, createdAt, updatedAt: over.updatedAt ?? createdAt, ...(over.shipmentStatus ? { shipmentStatus: over.shipmentStatus } : {}) });
+    const pkg = (
+      id: number,
+      number: string,
+      createdAt: string,
+      over: { shipmentStatus?: string; updatedAt?: string } = {},
+    ) =>
+      fulfillmentPayload({
+        id,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'UPS',
+        trackingNumber: number,
+        createdAt,
+        updatedAt: over.updatedAt ?? createdAt,
+        ...(over.shipmentStatus ? { shipmentStatus: over.shipmentStatus } : {}),
+      });
     await app.webhook(shop, 'fulfillments/create', pkg(1, n1, '2026-12-02T09:00:00Z'));
     await app.webhook(shop, 'fulfillments/create', pkg(2, n2, '2026-12-03T09:00:00Z'));
     expect(await order(orderIds[0]!)).toMatchObject({ tracking_number: n2 });
     // The later package arrives first: tracking moves to the one still out; nothing is sent yet.
-    await app.webhook(shop, 'fulfillments/update', pkg(2, n2, '2026-12-03T09:00:00Z', { shipmentStatus: 'delivered', updatedAt: '2026-12-04T09:00:00Z' }));
+    await app.webhook(
+      shop,
+      'fulfillments/update',
+      pkg(2, n2, '2026-12-03T09:00:00Z', { shipmentStatus: 'delivered', updatedAt: '2026-12-04T09:00:00Z' }),
+    );
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'created', tracking_number: n1 });
-    await app.webhook(shop, 'fulfillments/update', pkg(1, n1, '2026-12-02T09:00:00Z', { shipmentStatus: 'delivered', updatedAt: '2026-12-05T09:00:00Z' }));
-    expect(await order(orderIds[0]!)).toMatchObject({ status: 'delivered', delivered_at: new Date('2026-12-05T09:00:00Z') });
+    await app.webhook(
+      shop,
+      'fulfillments/update',
+      pkg(1, n1, '2026-12-02T09:00:00Z', { shipmentStatus: 'delivered', updatedAt: '2026-12-05T09:00:00Z' }),
+    );
+    expect(await order(orderIds[0]!)).toMatchObject({
+      status: 'delivered',
+      delivered_at: new Date('2026-12-05T09:00:00Z'),
+    });
   });
 
   it('a stale or duplicate delivery never moves a delivered order', async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
-    const delivered = fulfillmentPayload({ id: 5, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'Hermes', trackingNumber: 'H1', shipmentStatus: 'delivered', updatedAt: '2026-12-04T10:00:00Z' });
+    const delivered = fulfillmentPayload({
+      id: 5,
+      orderId: shopifyOrderId,
+      lineItemIds,
+      trackingCompany: 'Hermes',
+      trackingNumber: 'H1',
+      shipmentStatus: 'delivered',
+      updatedAt: '2026-12-04T10:00:00Z',
+    });
     await app.webhook(shop, 'fulfillments/update', delivered);
     const before = await events(orderIds[0]!);
     await app.webhook(shop, 'fulfillments/update', delivered);
-    await app.webhook(shop, 'fulfillments/update', { ...delivered, shipment_status: 'in_transit', tracking_number: 'H2', tracking_numbers: ['H2'], updated_at: '2026-12-03T10:00:00Z' });
-    await app.webhook(shop, 'fulfillments/update', { ...delivered, shipment_status: 'in_transit', tracking_company: 'UPS', tracking_number: randomUpsTrackingNumber(), tracking_numbers: [], updated_at: '2026-12-06T10:00:00Z' });
+    await app.webhook(shop, 'fulfillments/update', {
+      ...delivered,
+      shipment_status: 'in_transit',
+      tracking_number: 'H2',
+      tracking_numbers: ['H2'],
+      updated_at: '2026-12-03T10:00:00Z',
+    });
+    await app.webhook(shop, 'fulfillments/update', {
+      ...delivered,
+      shipment_status: 'in_transit',
+      tracking_company: 'UPS',
+      tracking_number: randomUpsTrackingNumber(),
+      tracking_numbers: [],
+      updated_at: '2026-12-06T10:00:00Z',
+    });
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'delivered', carrier: null });
     expect(await events(orderIds[0]!)).toEqual(before);
   });
@@ -233,10 +465,28 @@ describe('orders/cancelled and app/uninstalled', () => {
   it('cancels the video orders of a cancelled Shopify order (tracking and pending send stop)', async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: fakeShopifyId(), orderId: shopifyOrderId, lineItemIds, trackingCompany: 'UPS', trackingNumber: randomUpsTrackingNumber(), updatedAt: '2026-12-02T10:00:00Z' }));
-    await app.webhook(shop, 'orders/cancelled', { ...orderPayload({ id: shopifyOrderId, lines: [] }), cancelled_at: '2026-12-02T11:00:00Z' });
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: fakeShopifyId(),
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'UPS',
+        trackingNumber: randomUpsTrackingNumber(),
+        updatedAt: '2026-12-02T10:00:00Z',
+      }),
+    );
+    await app.webhook(shop, 'orders/cancelled', {
+      ...orderPayload({ id: shopifyOrderId, lines: [] }),
+      cancelled_at: '2026-12-02T11:00:00Z',
+    });
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'cancelled' });
-    const tracking = await db().selectFrom('trackings').selectAll().where('order_id', '=', orderIds[0]!).executeTakeFirst();
+    const tracking = await db()
+      .selectFrom('trackings')
+      .selectAll()
+      .where('order_id', '=', orderIds[0]!)
+      .executeTakeFirst();
     expect(tracking?.next_poll_at ?? null).toBeNull();
   });
 
@@ -244,8 +494,23 @@ describe('orders/cancelled and app/uninstalled', () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
     await app.webhook(shop, 'app/uninstalled', { id: 1, domain: shop });
-    expect(await db().selectFrom('shops').selectAll().where('domain', '=', shop).executeTakeFirst()).toMatchObject({ active: false, access_token: null });
-    await app.webhook(shop, 'fulfillments/update', fulfillmentPayload({ id: 9, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'Hermes', trackingNumber: 'H9', shipmentStatus: 'delivered', updatedAt: '2026-12-04T10:00:00Z' }));
+    expect(await db().selectFrom('shops').selectAll().where('domain', '=', shop).executeTakeFirst()).toMatchObject({
+      active: false,
+      access_token: null,
+    });
+    await app.webhook(
+      shop,
+      'fulfillments/update',
+      fulfillmentPayload({
+        id: 9,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'Hermes',
+        trackingNumber: 'H9',
+        shipmentStatus: 'delivered',
+        updatedAt: '2026-12-04T10:00:00Z',
+      }),
+    );
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'delivered' });
     const later = await placeOrder(shop);
     expect(later.orderIds).toEqual([]);
@@ -257,14 +522,30 @@ describe('compliance topics', () => {
     const { shop, auth } = await newShop();
     const { shopifyOrderId, orderIds } = await placeOrder(shop);
     const other = await placeOrder(shop);
-    await app.webhook(shop, 'customers/redact', { shop_id: 1, shop_domain: shop, customer: { id: 7000000001, email: 'ann.sender@example.com', phone: null }, orders_to_redact: [shopifyOrderId] });
+    await app.webhook(shop, 'customers/redact', {
+      shop_id: 1,
+      shop_domain: shop,
+      customer: { id: 7000000001, email: 'ann.sender@example.com', phone: null },
+      orders_to_redact: [shopifyOrderId],
+    });
     const erased = await order(orderIds[0]!);
-    expect(erased).toMatchObject({ name: '[erased]', recipient_name: '[erased]', recipient_email: null, recipient_phone: null, status: 'cancelled' });
+    expect(erased).toMatchObject({
+      name: '[erased]',
+      recipient_name: '[erased]',
+      recipient_email: null,
+      recipient_phone: null,
+      status: 'cancelled',
+    });
     expect(erased.deleted_at).not.toBeNull();
     expect((await getJson(app.baseUrl, `/v1/orders/${orderIds[0]}`, auth)).status).toBe(404);
     // Same customer (by customer id) on another order: erased too.
     expect(await order(other.orderIds[0]!)).toMatchObject({ recipient_email: null });
-    const bodies = await db().selectFrom('webhook_receipts').select('raw_body').where('shop', '=', shop).where('topic', '=', 'orders/create').execute();
+    const bodies = await db()
+      .selectFrom('webhook_receipts')
+      .select('raw_body')
+      .where('shop', '=', shop)
+      .where('topic', '=', 'orders/create')
+      .execute();
     expect(bodies.every((b) => !b.raw_body.includes('bob@example.com'))).toBe(true);
   });
 
@@ -276,16 +557,26 @@ describe('compliance topics', () => {
       { id: fakeShopifyId(), recipientName: 'Bob', recipientEmail: 'bob@example.com' },
       { id: fakeShopifyId(), recipientName: 'Cy', recipientEmail: 'cy@example.com' },
     ]);
-    const second = await placeOrder(shop, [{ id: fakeShopifyId(), recipientName: 'Di', recipientEmail: 'di@example.com' }]);
+    const second = await placeOrder(shop, [
+      { id: fakeShopifyId(), recipientName: 'Di', recipientEmail: 'di@example.com' },
+    ]);
     const orderIds = [...first.orderIds, ...second.orderIds];
-    const payload = { shop_id: 1, shop_domain: shop, customer: { id: 7000000001, email: 'ann.sender@example.com', phone: null }, orders_requested: [], data_request: { id: 9999 } };
+    const payload = {
+      shop_id: 1,
+      shop_domain: shop,
+      customer: { id: 7000000001, email: 'ann.sender@example.com', phone: null },
+      orders_requested: [],
+      data_request: { id: 9999 },
+    };
     const sent = await app.webhook(shop, 'customers/data_request', payload);
     const exportId = /export (dex_\w+)/.exec((await receipt(sent.webhookId))!.note!)![1]!;
     const list = await getJson(app.baseUrl, '/v1/shopify/data-exports', auth);
     expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([exportId]);
     const data = await getJson(app.baseUrl, `/v1/shopify/data-exports/${exportId}`, auth);
     expect(data.body).toMatchObject({ shop, data_request_id: '9999' });
-    expect(data.body.video_orders.map((o: { id: string; recipient_email: string }) => [o.id, o.recipient_email])).toEqual([
+    expect(
+      data.body.video_orders.map((o: { id: string; recipient_email: string }) => [o.id, o.recipient_email]),
+    ).toEqual([
       [orderIds[0], 'bob@example.com'],
       [orderIds[1], 'cy@example.com'],
       [orderIds[2], 'di@example.com'],
@@ -301,7 +592,18 @@ describe('compliance topics', () => {
   it("shop/redact deletes the shop's data", async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: 3, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'Hermes', trackingNumber: 'H', updatedAt: '2026-12-02T10:00:00Z' }));
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: 3,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'Hermes',
+        trackingNumber: 'H',
+        updatedAt: '2026-12-02T10:00:00Z',
+      }),
+    );
     await app.webhook(shop, 'app/uninstalled', { id: 1 });
     const sent = await app.webhook(shop, 'shop/redact', { shop_id: 1, shop_domain: shop });
     expect((await receipt(sent.webhookId))?.status).toBe('processed');
@@ -310,7 +612,11 @@ describe('compliance topics', () => {
       expect(await db().selectFrom(table).select('shop').where('shop', '=', shop).execute()).toEqual([]);
     }
     expect(await db().selectFrom('shops').select('domain').where('domain', '=', shop).execute()).toEqual([]);
-    expect((await db().selectFrom('webhook_receipts').select('webhook_id').where('shop', '=', shop).execute()).map((r) => r.webhook_id)).toEqual([sent.webhookId]);
+    expect(
+      (await db().selectFrom('webhook_receipts').select('webhook_id').where('shop', '=', shop).execute()).map(
+        (r) => r.webhook_id,
+      ),
+    ).toEqual([sent.webhookId]);
   });
 });
 
@@ -318,11 +624,47 @@ describe('replay', () => {
   it('replaying every webhook of a story changes nothing', async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
-    await app.webhook(shop, 'fulfillments/create', fulfillmentPayload({ id: 61, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'Canada Post', trackingNumber: 'CP61', updatedAt: '2026-12-02T10:00:00Z' }));
-    await app.webhook(shop, 'fulfillments/update', fulfillmentPayload({ id: 61, orderId: shopifyOrderId, lineItemIds, trackingCompany: 'Canada Post', trackingNumber: 'CP61', shipmentStatus: 'delivered', updatedAt: '2026-12-04T10:00:00Z' }));
-    const before = { order: await order(orderIds[0]!), events: await events(orderIds[0]!), links: await links(shop, shopifyOrderId) };
-    const receipts = await db().selectFrom('webhook_receipts').select('webhook_id').where('shop', '=', shop).orderBy('id').execute();
+    await app.webhook(
+      shop,
+      'fulfillments/create',
+      fulfillmentPayload({
+        id: 61,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'Canada Post',
+        trackingNumber: 'CP61',
+        updatedAt: '2026-12-02T10:00:00Z',
+      }),
+    );
+    await app.webhook(
+      shop,
+      'fulfillments/update',
+      fulfillmentPayload({
+        id: 61,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'Canada Post',
+        trackingNumber: 'CP61',
+        shipmentStatus: 'delivered',
+        updatedAt: '2026-12-04T10:00:00Z',
+      }),
+    );
+    const before = {
+      order: await order(orderIds[0]!),
+      events: await events(orderIds[0]!),
+      links: await links(shop, shopifyOrderId),
+    };
+    const receipts = await db()
+      .selectFrom('webhook_receipts')
+      .select('webhook_id')
+      .where('shop', '=', shop)
+      .orderBy('id')
+      .execute();
     for (const r of receipts) await app.shopify.processing.process(r.webhook_id, { replay: true });
-    expect({ order: await order(orderIds[0]!), events: await events(orderIds[0]!), links: await links(shop, shopifyOrderId) }).toEqual(before);
+    expect({
+      order: await order(orderIds[0]!),
+      events: await events(orderIds[0]!),
+      links: await links(shop, shopifyOrderId),
+    }).toEqual(before);
   });
 });

@@ -25,7 +25,12 @@ export async function startFakeS3(buckets: string[]): Promise<{
   close(): Promise<void>;
 }> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-fake-s3-'));
-  const s3 = new S3rver({ directory, silent: true, vhostBuckets: false, configureBuckets: buckets.map((name) => ({ name })) });
+  const s3 = new S3rver({
+    directory,
+    silent: true,
+    vhostBuckets: false,
+    configureBuckets: buckets.map((name) => ({ name })),
+  });
   await s3.configureBuckets();
   const requests: FakeS3Request[] = [];
   const handle = s3.callback();

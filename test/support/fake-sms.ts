@@ -23,16 +23,32 @@ export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'se
         res.writeHead(status, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify(body));
       };
-      if (req.method !== 'POST' || req.url !== `/2010-04-01/Accounts/${credentials.sid}/Messages.json`) return reply(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
-      if (req.headers.authorization !== `Basic ${Buffer.from(`${credentials.sid}:${credentials.token}`).toString('base64')}`) {
+      if (req.method !== 'POST' || req.url !== `/2010-04-01/Accounts/${credentials.sid}/Messages.json`)
+        return reply(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+      if (
+        req.headers.authorization !==
+        `Basic ${Buffer.from(`${credentials.sid}:${credentials.token}`).toString('base64')}`
+      ) {
         return reply(401, { code: 20003, message: 'Authenticate', status: 401 });
       }
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
       const to = form.get('To') ?? '';
-      if (invalidNumbers.has(to)) return reply(400, { code: 21211, message: `The 'To' number ${to} is not a valid phone number.`, more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 });
+      if (invalidNumbers.has(to))
+        return reply(400, {
+          code: 21211,
+          message: `The 'To' number ${to} is not a valid phone number.`,
+          more_info: 'https://www.twilio.com/docs/errors/21211',
+          status: 400,
+        });
       const message = { to, from: form.get('From') ?? '', body: form.get('Body') ?? '' };
       messages.push(message);
-      reply(201, { sid: `SM${messages.length.toString().padStart(32, '0')}`, status: 'queued', to, from: message.from, body: message.body });
+      reply(201, {
+        sid: `SM${messages.length.toString().padStart(32, '0')}`,
+        status: 'queued',
+        to,
+        from: message.from,
+        body: message.body,
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

@@ -7,7 +7,10 @@ export const projectRoot = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
 /** Runs `npm run cli -- …` the way a person would, with its own environment. */
-export async function runCli(args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string; code: number }> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string; code: number }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
       cwd: projectRoot,
@@ -23,8 +26,14 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
 export { freePort };
 
 /** Starts `npm start`'s entry point and resolves once its /healthz answers on env.PORT. */
-export async function startServerProcess(env: Record<string, string> & { PORT: string }): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServerProcess(
+  env: Record<string, string> & { PORT: string },
+): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -35,12 +35,18 @@ export interface TestApp {
   databaseUrl: string | undefined;
   services: Services;
   createAccount(name?: string): Promise<TestAccount>;
-  request(method: string, path: string, options?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    options?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
 /** The real HTTP app on a real port over a real database — nothing of ours is mocked. */
-export async function startTestApp(overrides: ServiceOverrides & { env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: ServiceOverrides & { env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const database = await openTestDatabase();
   // Listen first so the app's own /sandbox (the fake carriers) can be the carriers' base URL.
   const server = http.createServer();
@@ -56,7 +62,10 @@ export async function startTestApp(overrides: ServiceOverrides & { env?: Record<
     SHOPIFY_APP_URL: baseUrl,
     ...overrides.env,
   });
-  const services = createServices(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), database, { sandboxBaseUrl: `${baseUrl}/sandbox`, ...overrides });
+  const services = createServices(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), database, {
+    sandboxBaseUrl: `${baseUrl}/sandbox`,
+    ...overrides,
+  });
   server.on('request', nodeHandler(createHttpApp(services)));
 
   const request: TestApp['request'] = async (method, path, options = {}) => {

@@ -39,9 +39,18 @@ it('a due poll with the budget spent does not call the carrier; the package is p
   expect(update.body.warning).toBeUndefined();
   expect(await trackCalls()).toBe(1);
 
-  const tracking = () => app.services.database.db.selectFrom('trackings').selectAll().where('order_id', '=', order.id).executeTakeFirstOrThrow();
+  const tracking = () =>
+    app.services.database.db
+      .selectFrom('trackings')
+      .selectAll()
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
   // The poll comes due, is held back by the budget, and waits in PostgreSQL for the window to end.
-  const held = await eventually(async () => ((await tracking()).rate_limited_until ? tracking() : undefined), 10_000, 'the poll to be held back');
+  const held = await eventually(
+    async () => ((await tracking()).rate_limited_until ? tracking() : undefined),
+    10_000,
+    'the poll to be held back',
+  );
   expect(await trackCalls()).toBe(1);
   expect(held.rate_limited_until!.getTime()).toBeGreaterThan(Date.now() - 1_000);
   expect(held.next_poll_at!.getTime()).toBeGreaterThanOrEqual(held.rate_limited_until!.getTime());
@@ -49,10 +58,14 @@ it('a due poll with the budget spent does not call the carrier; the package is p
   expect(held.consecutive_errors).toBe(0);
 
   await sandbox('POST', `packages/${NUMBER}/events`, { status: 'delivered' });
-  const delivered = await eventually(async () => {
-    const current = (await store.request('GET', `/v1/orders/${order.id}`)).body;
-    return current.status === 'delivered' ? current : undefined;
-  }, 20_000, 'the poll after the window to deliver the order');
+  const delivered = await eventually(
+    async () => {
+      const current = (await store.request('GET', `/v1/orders/${order.id}`)).body;
+      return current.status === 'delivered' ? current : undefined;
+    },
+    20_000,
+    'the poll after the window to deliver the order',
+  );
   expect(delivered.delivered).toBe('1');
   // Exactly one poll reached USPS: the held-back ones never left the process.
   expect(await trackCalls()).toBe(2);

@@ -14,11 +14,17 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const db = () => app.services.database.db;
-const tracking = (orderId: string) => db().selectFrom('trackings').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
-const timeline = async (orderId: string): Promise<Array<{ type: string; data: Record<string, string> }>> => (await store.request('GET', `/v1/orders/${orderId}/events`)).body.data;
+const tracking = (orderId: string) =>
+  db().selectFrom('trackings').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
+const timeline = async (orderId: string): Promise<Array<{ type: string; data: Record<string, string> }>> =>
+  (await store.request('GET', `/v1/orders/${orderId}/events`)).body.data;
 
 async function sandbox(path: string, body: unknown, method = 'POST') {
-  await fetch(`${app.baseUrl}/sandbox/carriers/${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  await fetch(`${app.baseUrl}/sandbox/carriers/${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 async function tracked(carrier: 'ups' | 'fedex' | 'usps', number: string) {
@@ -30,13 +36,17 @@ async function tracked(carrier: 'ups' | 'fedex' | 'usps', number: string) {
 /** Advances past the demo interval and runs one claim + poll round for the carrier. */
 async function pollRound(carrier: 'ups' | 'fedex' | 'usps') {
   clock.advance(1_500);
-  for (const claim of await app.services.poller.claim(carrier, 10)) await app.services.poller.pollBatch(carrier, claim.token);
+  for (const claim of await app.services.poller.claim(carrier, 10))
+    await app.services.poller.pollBatch(carrier, claim.token);
 }
 
 describe('TrackingPoller', () => {
   it('stops with a visible reason when the package goes back to the sender', async () => {
     const id = await tracked('ups', '1Z5R89390357567127');
-    await sandbox('ups/packages/1Z5R89390357567127/events', { status: 'return_to_sender', at: clock.now().toISOString() });
+    await sandbox('ups/packages/1Z5R89390357567127/events', {
+      status: 'return_to_sender',
+      at: clock.now().toISOString(),
+    });
     await pollRound('ups');
     expect((await tracking(id)).next_poll_at).toBeNull();
     const stop = (await timeline(id)).find((e) => e.type === 'tracking.stopped');

@@ -18,18 +18,32 @@ const dirs: string[] = [];
 async function startEmptyRedis(): Promise<ChildProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-redis-loss-'));
   dirs.push(dir);
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  await eventually(async () => {
-    const { Redis } = await import('ioredis');
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => {});
-    try {
-      await probe.connect();
-      return (await probe.ping()) === 'PONG' ? true : undefined;
-    } finally {
-      probe.disconnect();
-    }
-  }, 10_000, 'redis to start');
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  await eventually(
+    async () => {
+      const { Redis } = await import('ioredis');
+      const probe = new Redis({
+        port,
+        host: '127.0.0.1',
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
+      probe.on('error', () => {});
+      try {
+        await probe.connect();
+        return (await probe.ping()) === 'PONG' ? true : undefined;
+      } finally {
+        probe.disconnect();
+      }
+    },
+    10_000,
+    'redis to start',
+  );
   return child;
 }
 
@@ -68,9 +82,13 @@ it('loses no tracked order when Redis is killed and comes back empty', async () 
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ status: 'delivered' }),
   });
-  const delivered = await eventually(async () => {
-    const current = (await store.request('GET', `/v1/orders/${order.id}`)).body;
-    return current.status === 'delivered' ? current : undefined;
-  }, 30_000, 'delivery after the Redis restart');
+  const delivered = await eventually(
+    async () => {
+      const current = (await store.request('GET', `/v1/orders/${order.id}`)).body;
+      return current.status === 'delivered' ? current : undefined;
+    },
+    30_000,
+    'delivery after the Redis restart',
+  );
   expect(delivered.delivered).toBe('1');
 }, 60_000);

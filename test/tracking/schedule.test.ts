@@ -50,12 +50,22 @@ describe('nextPoll', () => {
   describe('delivery hours', () => {
     it('does not poll at 03:00 local: an out-for-delivery package waits for 08:00', () => {
       const now = local('2026-04-14 03:00');
-      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 02:55') }), now));
+      const at = pollAt(
+        nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 02:55') }), now),
+      );
       expect(at).toEqual(local('2026-04-14 08:00'));
     });
 
     it('never schedules a poll outside 08:00–21:10 destination time, whatever the status', () => {
-      const statuses: TrackingStatus[] = ['pre_transit', 'not_found', 'unknown', 'in_transit', 'out_for_delivery', 'available_for_pickup', 'failure'];
+      const statuses: TrackingStatus[] = [
+        'pre_transit',
+        'not_found',
+        'unknown',
+        'in_transit',
+        'out_for_delivery',
+        'available_for_pickup',
+        'failure',
+      ];
       for (const status of statuses) {
         for (let hour = 0; hour < 24; hour++) {
           const now = new Date(local('2026-04-14 00:17').getTime() + hour * HOUR);
@@ -68,10 +78,21 @@ describe('nextPoll', () => {
 
     it('uses the union of US delivery hours (12:00–07:10 UTC) when the destination zone is unknown', () => {
       const now = new Date(Date.UTC(2026, 3, 14, 9, 0));
-      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, utcOffsetMinutes: undefined }), now));
+      const at = pollAt(
+        nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, utcOffsetMinutes: undefined }), now),
+      );
       expect(at).toEqual(new Date(Date.UTC(2026, 3, 14, 12, 0)));
       const lateEvening = new Date(Date.UTC(2026, 3, 15, 6, 50)); // 20:50 in Hawaii, still delivering
-      const next = pollAt(nextPoll(polledAt(lateEvening, { status: 'out_for_delivery', lastChangedAt: lateEvening, utcOffsetMinutes: undefined }), lateEvening));
+      const next = pollAt(
+        nextPoll(
+          polledAt(lateEvening, {
+            status: 'out_for_delivery',
+            lastChangedAt: lateEvening,
+            utcOffsetMinutes: undefined,
+          }),
+          lateEvening,
+        ),
+      );
       expect(next).toEqual(new Date(Date.UTC(2026, 3, 15, 7, 0)));
     });
   });
@@ -80,7 +101,9 @@ describe('nextPoll', () => {
     it('polls every 15 min during the day without a window, so a delivery is seen within 15 min', () => {
       let now = local('2026-04-14 08:00');
       for (let i = 0; i < 40; i++) {
-        const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') }), now));
+        const at = pollAt(
+          nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') }), now),
+        );
         expect(minutesBetween(now, at)).toBeGreaterThan(0);
         expect(minutesBetween(now, at)).toBeLessThanOrEqual(15);
         now = at;
@@ -89,12 +112,21 @@ describe('nextPoll', () => {
 
     it('polls every 10 min when the operator asks for a 10-min cadence', () => {
       const now = local('2026-04-14 13:00');
-      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') }), now, { policy: { deliveryDayIntervalMs: 10 * MINUTE } }));
+      const at = pollAt(
+        nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') }), now, {
+          policy: { deliveryDayIntervalMs: 10 * MINUTE },
+        }),
+      );
       expect(minutesBetween(now, at)).toBe(10);
     });
 
     it("waits for the carrier's window: sparse before it, every 15 min from 15 min before it opens", () => {
-      const window = { status: 'out_for_delivery' as const, lastChangedAt: local('2026-04-14 07:12'), estimatedWindowStartAt: local('2026-04-14 14:00'), estimatedDeliveryAt: local('2026-04-14 18:00') };
+      const window = {
+        status: 'out_for_delivery' as const,
+        lastChangedAt: local('2026-04-14 07:12'),
+        estimatedWindowStartAt: local('2026-04-14 14:00'),
+        estimatedDeliveryAt: local('2026-04-14 18:00'),
+      };
       const morning = local('2026-04-14 08:00');
       const next = pollAt(nextPoll(polledAt(morning, window), morning));
       expect(minutesBetween(morning, next)).toBeGreaterThanOrEqual(60);
@@ -127,7 +159,9 @@ describe('nextPoll', () => {
 
     it('polls a label that is not scanned yet once a morning', () => {
       const now = local('2026-04-10 10:30');
-      const at = pollAt(nextPoll(polledAt(now, { status: 'pre_transit', lastChangedAt: local('2026-04-10 10:00') }), now));
+      const at = pollAt(
+        nextPoll(polledAt(now, { status: 'pre_transit', lastChangedAt: local('2026-04-10 10:00') }), now),
+      );
       expect(at).toEqual(local('2026-04-11 09:00'));
     });
 
@@ -135,8 +169,18 @@ describe('nextPoll', () => {
       const startedAt = local('2026-04-01 10:00');
       const after10Days = local('2026-04-11 09:00');
       const after20Days = local('2026-04-21 09:00');
-      const gap10 = minutesBetween(after10Days, pollAt(nextPoll(polledAt(after10Days, { status: 'pre_transit', startedAt, lastChangedAt: startedAt }), after10Days)));
-      const gap20 = minutesBetween(after20Days, pollAt(nextPoll(polledAt(after20Days, { status: 'pre_transit', startedAt, lastChangedAt: startedAt }), after20Days)));
+      const gap10 = minutesBetween(
+        after10Days,
+        pollAt(
+          nextPoll(polledAt(after10Days, { status: 'pre_transit', startedAt, lastChangedAt: startedAt }), after10Days),
+        ),
+      );
+      const gap20 = minutesBetween(
+        after20Days,
+        pollAt(
+          nextPoll(polledAt(after20Days, { status: 'pre_transit', startedAt, lastChangedAt: startedAt }), after20Days),
+        ),
+      );
       expect(gap10).toBeGreaterThanOrEqual(3 * 24 * 60);
       expect(gap20).toBeGreaterThan(gap10);
     });
@@ -149,9 +193,13 @@ describe('nextPoll', () => {
 
     it('polls every 15 min from 08:00 on the estimated day, waiting for the out-for-delivery scan', () => {
       const dayBefore = local('2026-04-13 09:00');
-      expect(pollAt(nextPoll(polledAt(dayBefore, { estimatedDeliveryAt: local('2026-04-14 23:59') }), dayBefore))).toEqual(local('2026-04-14 08:00'));
+      expect(
+        pollAt(nextPoll(polledAt(dayBefore, { estimatedDeliveryAt: local('2026-04-14 23:59') }), dayBefore)),
+      ).toEqual(local('2026-04-14 08:00'));
       const morning = local('2026-04-14 08:00');
-      expect(pollAt(nextPoll(polledAt(morning, { estimatedDeliveryAt: local('2026-04-14 23:59') }), morning))).toEqual(local('2026-04-14 08:15'));
+      expect(pollAt(nextPoll(polledAt(morning, { estimatedDeliveryAt: local('2026-04-14 23:59') }), morning))).toEqual(
+        local('2026-04-14 08:15'),
+      );
     });
 
     it('backs an exception off to a few polls a day', () => {
@@ -185,43 +233,70 @@ describe('nextPoll', () => {
     it("does not poll before a 429's Retry-After, even when the package is out for delivery", () => {
       const now = local('2026-04-14 13:00');
       const rateLimitedUntil = local('2026-04-14 13:37');
-      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, rateLimitedUntil }), now));
+      const at = pollAt(
+        nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, rateLimitedUntil }), now),
+      );
       expect(at).toEqual(rateLimitedUntil);
     });
 
     it('moves a Retry-After that ends at night to the next morning', () => {
       const now = local('2026-04-14 20:30');
-      const at = pollAt(nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, rateLimitedUntil: local('2026-04-14 23:00') }), now));
+      const at = pollAt(
+        nextPoll(
+          polledAt(now, {
+            status: 'out_for_delivery',
+            lastChangedAt: now,
+            rateLimitedUntil: local('2026-04-14 23:00'),
+          }),
+          now,
+        ),
+      );
       expect(at).toEqual(local('2026-04-15 08:00'));
     });
   });
 
   describe('stopping', () => {
     it('stops when the package is delivered', () => {
-      expect(nextPoll(state({ status: 'delivered' }), local('2026-04-14 13:00'))).toEqual({ kind: 'stop', reason: 'delivered' });
+      expect(nextPoll(state({ status: 'delivered' }), local('2026-04-14 13:00'))).toEqual({
+        kind: 'stop',
+        reason: 'delivered',
+      });
     });
 
     it('stops when the package goes back to the sender', () => {
-      expect(nextPoll(state({ status: 'return_to_sender' }), local('2026-04-14 13:00'))).toEqual({ kind: 'stop', reason: 'returned' });
+      expect(nextPoll(state({ status: 'return_to_sender' }), local('2026-04-14 13:00'))).toEqual({
+        kind: 'stop',
+        reason: 'returned',
+      });
     });
 
     it(`stops as expired after ${TRACKING_EXPIRY_DAYS} days without news`, () => {
       const lastChangedAt = local('2026-04-01 10:00');
       const now = new Date(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY);
-      expect(nextPoll(polledAt(now, { status: 'in_transit', lastChangedAt }), now)).toEqual({ kind: 'stop', reason: 'expired' });
+      expect(nextPoll(polledAt(now, { status: 'in_transit', lastChangedAt }), now)).toEqual({
+        kind: 'stop',
+        reason: 'expired',
+      });
     });
 
     it('takes a last look at the expiry rather than sleeping past it', () => {
       const lastChangedAt = local('2026-04-01 10:00');
       const now = new Date(lastChangedAt.getTime() + 29 * DAY);
-      const at = pollAt(nextPoll(polledAt(now, { status: 'pre_transit', startedAt: lastChangedAt, lastChangedAt }), now));
+      const at = pollAt(
+        nextPoll(polledAt(now, { status: 'pre_transit', startedAt: lastChangedAt, lastChangedAt }), now),
+      );
       expect(at.getTime()).toBeGreaterThanOrEqual(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY);
-      expect(minutesBetween(new Date(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY), at)).toBeLessThanOrEqual(60);
+      expect(minutesBetween(new Date(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY), at)).toBeLessThanOrEqual(
+        60,
+      );
     });
 
     it('counts news, not polls: a package with a recent event does not expire', () => {
       const now = local('2026-05-20 10:00');
-      const decision = nextPoll(polledAt(now, { startedAt: local('2026-04-01 10:00'), lastChangedAt: local('2026-05-19 03:00') }), now);
+      const decision = nextPoll(
+        polledAt(now, { startedAt: local('2026-04-01 10:00'), lastChangedAt: local('2026-05-19 03:00') }),
+        now,
+      );
       expect(decision.kind).toBe('poll');
     });
   });
@@ -231,7 +306,9 @@ describe('nextPoll', () => {
       const night = local('2026-04-14 03:00');
       const at = pollAt(nextPoll(polledAt(night, { status: 'pre_transit' }), night, { profile: 'demo' }));
       expect(minutesBetween(night, at) * 60).toBe(5);
-      const custom = pollAt(nextPoll(polledAt(night, { status: 'out_for_delivery' }), night, { profile: 'demo', demoIntervalMs: 2_000 }));
+      const custom = pollAt(
+        nextPoll(polledAt(night, { status: 'out_for_delivery' }), night, { profile: 'demo', demoIntervalMs: 2_000 }),
+      );
       expect(custom.getTime() - night.getTime()).toBe(2_000);
     });
 

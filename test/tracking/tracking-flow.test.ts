@@ -34,10 +34,14 @@ async function orderWithShipment(carrier: string, trackingNumber: string) {
 }
 
 const deliveredOrder = (id: string) =>
-  eventually(async () => {
-    const order = (await store.request('GET', `/v1/orders/${id}`)).body;
-    return order.status === 'delivered' ? order : undefined;
-  }, 20_000, `order ${id} to be delivered`);
+  eventually(
+    async () => {
+      const order = (await store.request('GET', `/v1/orders/${id}`)).body;
+      return order.status === 'delivered' ? order : undefined;
+    },
+    20_000,
+    `order ${id} to be delivered`,
+  );
 
 describe('Standard Carrier Shipping, end to end on real Redis and the carrier sandboxes', () => {
   it('validates with the carrier: a number it does not know yet is stored with a warning', async () => {
@@ -52,11 +56,18 @@ describe('Standard Carrier Shipping, end to end on real Redis and the carrier sa
     expect(update.warning).toBeUndefined();
   });
 
-  for (const [carrier, number] of [['ups', '1Z879E930346834440'], ['fedex', '986578788855'], ['usps', '9400111899223817240935']] as const) {
+  for (const [carrier, number] of [
+    ['ups', '1Z879E930346834440'],
+    ['fedex', '986578788855'],
+    ['usps', '9400111899223817240935'],
+  ] as const) {
     it(`delivers a ${carrier} order when the carrier reports delivery, with the carrier's delivery time`, async () => {
       const order = await orderWithShipment(carrier, number);
       await sandboxEvent(carrier, number, { status: 'in_transit', at: new Date(Date.now() - 3_600_000).toISOString() });
-      await sandboxEvent(carrier, number, { status: 'out_for_delivery', at: new Date(Date.now() - 600_000).toISOString() });
+      await sandboxEvent(carrier, number, {
+        status: 'out_for_delivery',
+        at: new Date(Date.now() - 600_000).toISOString(),
+      });
       const deliveredAt = new Date(Date.now() - 90_000);
       deliveredAt.setUTCMilliseconds(0);
       await sandboxEvent(carrier, number, { status: 'delivered', at: deliveredAt.toISOString() });
@@ -68,8 +79,17 @@ describe('Standard Carrier Shipping, end to end on real Redis and the carrier sa
       const events = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data;
       const deliveredEvent = events.find((e: { type: string }) => e.type === 'order.delivered');
       expect(deliveredEvent).toMatchObject({ source: 'carrier', data: { carrier, tracking_number: number } });
-      expect(events.some((e: { type: string; data: { status?: string } }) => e.type === 'tracking.status' && e.data.status === 'delivered')).toBe(true);
-      const tracking = await app.services.database.db.selectFrom('trackings').selectAll().where('order_id', '=', order.id).executeTakeFirstOrThrow();
+      expect(
+        events.some(
+          (e: { type: string; data: { status?: string } }) =>
+            e.type === 'tracking.status' && e.data.status === 'delivered',
+        ),
+      ).toBe(true);
+      const tracking = await app.services.database.db
+        .selectFrom('trackings')
+        .selectAll()
+        .where('order_id', '=', order.id)
+        .executeTakeFirstOrThrow();
       expect(tracking.next_poll_at).toBeNull();
       expect(tracking.stopped_reason).toBe('order_delivered');
     });
@@ -92,7 +112,11 @@ describe('Standard Carrier Shipping, end to end on real Redis and the carrier sa
   it('stops tracking when the client marks the order delivered itself', async () => {
     const order = await orderWithShipment('usps', '9400111899223817240936');
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-    const tracking = await app.services.database.db.selectFrom('trackings').selectAll().where('order_id', '=', order.id).executeTakeFirstOrThrow();
+    const tracking = await app.services.database.db
+      .selectFrom('trackings')
+      .selectAll()
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
     expect(tracking.next_poll_at).toBeNull();
     expect(tracking.stopped_reason).toBe('order_delivered');
   });

@@ -24,13 +24,19 @@ async function newOrder(): Promise<{ id: string; uuid: string }> {
   return response.body;
 }
 
-const upload = (orderId: string, bytes: Buffer | string, type = 'video/webm', account = store) => account.request('PUT', `/v1/orders/${orderId}/video`, bytes, { 'Content-Type': type });
-const events = async (orderId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> => (await store.request('GET', `/v1/orders/${orderId}/events`)).body.data;
+const upload = (orderId: string, bytes: Buffer | string, type = 'video/webm', account = store) =>
+  account.request('PUT', `/v1/orders/${orderId}/video`, bytes, { 'Content-Type': type });
+const events = async (orderId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> =>
+  (await store.request('GET', `/v1/orders/${orderId}/events`)).body.data;
 const processed = (orderId: string) =>
-  eventually(async () => {
-    const order = (await store.request('GET', `/v1/orders/${orderId}`)).body;
-    return order.video_processed === '1' ? order : undefined;
-  }, 15_000, 'the video to be processed');
+  eventually(
+    async () => {
+      const order = (await store.request('GET', `/v1/orders/${orderId}`)).body;
+      return order.video_processed === '1' ? order : undefined;
+    },
+    15_000,
+    'the video to be processed',
+  );
 
 describe('PUT /v1/orders/{id}/video', () => {
   it('stores the video, answers with the order, and processing records the real duration', async () => {
@@ -50,7 +56,11 @@ describe('PUT /v1/orders/{id}/video', () => {
     const order = await newOrder();
     const before = (await store.request('GET', `/v1/orders/${order.id}`)).body;
     expect((await upload(order.id, 'definitely not a video', 'video/mp4')).status).toBe(200);
-    const failure = await eventually(async () => (await events(order.id)).find((e) => e.type === 'video.processing_failed'), 15_000, 'the failure event');
+    const failure = await eventually(
+      async () => (await events(order.id)).find((e) => e.type === 'video.processing_failed'),
+      15_000,
+      'the failure event',
+    );
     expect(failure.data.reason).toBe('The file is not an MP4, QuickTime or WebM video.');
     expect((await store.request('GET', `/v1/orders/${order.id}`)).body).toEqual(before);
   });
@@ -69,8 +79,16 @@ describe('PUT /v1/orders/{id}/video', () => {
     expect((await upload(order.id, big)).status).toBe(413);
     const chunked = await fetch(`${app.baseUrl}/v1/orders/${order.id}/video`, {
       method: 'PUT',
-      headers: { Authorization: `Basic ${Buffer.from(`${store.appId}:${store.apiKey}`).toString('base64')}`, 'Content-Type': 'video/webm' },
-      body: new ReadableStream({ start(controller) { controller.enqueue(new Uint8Array(big)); controller.close(); } }),
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${store.appId}:${store.apiKey}`).toString('base64')}`,
+        'Content-Type': 'video/webm',
+      },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new Uint8Array(big));
+          controller.close();
+        },
+      }),
       duplex: 'half',
     } as RequestInit);
     expect(chunked.status).toBe(413);
@@ -87,7 +105,14 @@ describe('PUT /v1/orders/{id}/video', () => {
   it('answers 404 for another account’s order and 401 without credentials', async () => {
     const order = await newOrder();
     expect((await upload(order.id, WEBM, 'video/webm', other)).status).toBe(404);
-    expect((await app.request('PUT', `/v1/orders/${order.id}/video`, { rawBody: WEBM, headers: { 'Content-Type': 'video/webm' } })).status).toBe(401);
+    expect(
+      (
+        await app.request('PUT', `/v1/orders/${order.id}/video`, {
+          rawBody: WEBM,
+          headers: { 'Content-Type': 'video/webm' },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('refuses a video for a cancelled order, and for one whose video was already sent (409)', async () => {
@@ -96,7 +121,11 @@ describe('PUT /v1/orders/{id}/video', () => {
     expect((await upload(cancelled.id, WEBM)).status).toBe(409);
 
     const sent = await newOrder();
-    await app.services.database.db.updateTable('orders').set({ sent_at: new Date() }).where('id', '=', sent.id).execute();
+    await app.services.database.db
+      .updateTable('orders')
+      .set({ sent_at: new Date() })
+      .where('id', '=', sent.id)
+      .execute();
     const response = await upload(sent.id, WEBM);
     expect(response.status).toBe(409);
     expect(response.body.error.message).toContain('already been sent');
@@ -104,11 +133,17 @@ describe('PUT /v1/orders/{id}/video', () => {
 
   it('takes the upload from the record page by uuid, without credentials', async () => {
     const order = await newOrder();
-    const response = await app.request('PUT', `/record/${order.uuid}/video`, { rawBody: MP4, headers: { 'Content-Type': 'video/mp4' } });
+    const response = await app.request('PUT', `/record/${order.uuid}/video`, {
+      rawBody: MP4,
+      headers: { 'Content-Type': 'video/mp4' },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ status: 'received' });
     expect(await processed(order.id)).toMatchObject({ video_duration: '2', status: 'recorded' });
-    const unknown = await app.request('PUT', '/record/00000000-0000-4000-8000-000000000000/video', { rawBody: MP4, headers: { 'Content-Type': 'video/mp4' } });
+    const unknown = await app.request('PUT', '/record/00000000-0000-4000-8000-000000000000/video', {
+      rawBody: MP4,
+      headers: { 'Content-Type': 'video/mp4' },
+    });
     expect(unknown.status).toBe(404);
   });
 });
@@ -125,18 +160,26 @@ describe('re-uploads: the latest upload wins', () => {
   async function manualOrder() {
     return (await shop.request('POST', '/v1/orders', validOrder)).body as { id: string; uuid: string };
   }
-  const put = (orderId: string, bytes: Buffer) => shop.request('PUT', `/v1/orders/${orderId}/video`, bytes, { 'Content-Type': 'video/mp4' });
+  const put = (orderId: string, bytes: Buffer) =>
+    shop.request('PUT', `/v1/orders/${orderId}/video`, bytes, { 'Content-Type': 'video/mp4' });
 
   it('lists uploads waiting for processing, for the reconciler', async () => {
     const order = await manualOrder();
     await put(order.id, MP4);
     const videoId = manual.enqueued.at(-1)!;
-    const unsettled = async () => (await unsettledVideos(manual.services.database.db, { olderThan: new Date(Date.now() + 60_000) })).map((v) => v.id);
+    const unsettled = async () =>
+      (await unsettledVideos(manual.services.database.db, { olderThan: new Date(Date.now() + 60_000) })).map(
+        (v) => v.id,
+      );
     expect(await unsettled()).toContain(videoId);
     await manual.videos.process(videoId);
     expect(await unsettled()).not.toContain(videoId);
     // A job that read the file but died before recording the order is found again, and re-running it finishes.
-    await manual.services.database.db.updateTable('orders').set({ video_processed: false, status: 'created', recorded_at: null }).where('id', '=', order.id).execute();
+    await manual.services.database.db
+      .updateTable('orders')
+      .set({ video_processed: false, status: 'created', recorded_at: null })
+      .where('id', '=', order.id)
+      .execute();
     expect(await unsettled()).toContain(videoId);
     expect(await manual.videos.process(videoId)).toBe('recorded');
     expect(await unsettled()).not.toContain(videoId);
@@ -160,7 +203,7 @@ describe('re-uploads: the latest upload wins', () => {
     expect((await shop.request('GET', `/v1/orders/${order.id}/events`)).body.data.length).toBe(before);
   });
 
-  it('an earlier upload still processing when a newer one fails becomes the order\'s video, in either order', async () => {
+  it("an earlier upload still processing when a newer one fails becomes the order's video, in either order", async () => {
     for (const failedFirst of [true, false]) {
       const order = await manualOrder();
       await put(order.id, MP4);
@@ -174,7 +217,10 @@ describe('re-uploads: the latest upload wins', () => {
         expect(await manual.videos.process(good)).toBe('superseded');
         expect(await manual.videos.process(bad)).toBe('failed');
       }
-      expect((await shop.request('GET', `/v1/orders/${order.id}`)).body, `failed first: ${failedFirst}`).toMatchObject({ video_processed: '1', status: 'recorded' });
+      expect((await shop.request('GET', `/v1/orders/${order.id}`)).body, `failed first: ${failedFirst}`).toMatchObject({
+        video_processed: '1',
+        status: 'recorded',
+      });
     }
   });
 
@@ -186,7 +232,9 @@ describe('re-uploads: the latest upload wins', () => {
     expect(await manual.videos.process(manual.enqueued.at(-1)!)).toBe('failed');
     const current = (await shop.request('GET', `/v1/orders/${order.id}`)).body;
     expect(current).toMatchObject({ video_processed: '1', video_duration: '2', status: 'recorded' });
-    const types = (await shop.request('GET', `/v1/orders/${order.id}/events`)).body.data.map((e: { type: string }) => e.type);
+    const types = (await shop.request('GET', `/v1/orders/${order.id}/events`)).body.data.map(
+      (e: { type: string }) => e.type,
+    );
     expect(types.at(-1)).toBe('video.processing_failed');
     // The watch page still plays the good video.
     const video = await manual.request('HEAD', `/watch/${order.uuid}/video`);

@@ -32,7 +32,9 @@ async function pageScript(path: string): Promise<PageScript> {
 
 async function orderWithVideo(): Promise<{ uuid: string }> {
   const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-  await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), { 'Content-Type': 'video/webm' });
+  await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
+    'Content-Type': 'video/webm',
+  });
   expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
   return order;
 }
@@ -80,7 +82,12 @@ describe('the pages’ bundled scripts', () => {
     const head = await fetch(`${app.baseUrl}${src}`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    for (const path of [src.replace(/\.[0-9a-f]{16}\.js$/, '.0000000000000000.js'), '/assets/record-page.js', '/assets/page-data.ts', '/assets/..%2Fbrowser-assets.ts']) {
+    for (const path of [
+      src.replace(/\.[0-9a-f]{16}\.js$/, '.0000000000000000.js'),
+      '/assets/record-page.js',
+      '/assets/page-data.ts',
+      '/assets/..%2Fbrowser-assets.ts',
+    ]) {
       expect((await app.request('GET', path)).status, path).toBe(404);
     }
   });

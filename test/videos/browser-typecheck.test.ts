@@ -15,24 +15,36 @@ const RECORD_PAGE = path.join(BROWSER_DIR, 'record-page.ts').replaceAll(path.sep
 
 /** Type errors in the browser project, with `extra` appended to record-page.ts. */
 function browserTypeErrors(extra = ''): string[] {
-  const parsed = ts.getParsedCommandLineOfConfigFile(path.join(BROWSER_DIR, 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    path.join(BROWSER_DIR, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
     },
-  })!;
+  )!;
   expect(parsed.errors).toEqual([]);
   expect(parsed.fileNames).toContain(RECORD_PAGE);
   const host = ts.createCompilerHost(parsed.options);
   const readFile = host.readFile.bind(host);
   host.readFile = (fileName) => (fileName === RECORD_PAGE ? readFile(fileName) + extra : readFile(fileName));
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, host });
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? path.relative(ROOT, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        `${d.file ? path.relative(ROOT, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+    );
 }
 
 describe('the browser scripts', () => {
   it('are in `npm run typecheck`', () => {
-    const scripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts as Record<string, string>;
+    const scripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts as Record<
+      string,
+      string
+    >;
     expect(scripts.typecheck).toContain('tsc --noEmit -p src/videos/browser');
   });
 
@@ -51,7 +63,11 @@ describe('the browser scripts', () => {
       const file = path.join(BROWSER_DIR, name);
       expect(await eslint.isPathIgnored(file)).toBe(false);
       const config = await eslint.calculateConfigForFile(file);
-      expect(config.languageOptions.globals).toMatchObject({ document: expect.anything(), navigator: expect.anything(), MediaRecorder: expect.anything() });
+      expect(config.languageOptions.globals).toMatchObject({
+        document: expect.anything(),
+        navigator: expect.anything(),
+        MediaRecorder: expect.anything(),
+      });
     }
   });
 });

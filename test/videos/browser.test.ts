@@ -10,7 +10,16 @@ import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.
  * skip silently: without Chromium they fail and say what to install.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let app: VideoTestApp;
 let store: TestAccount;
@@ -25,7 +34,12 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     // A fake camera and microphone, allowed without a prompt; play() without a click.
-    args: [...ARGS, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
+    args: [
+      ...ARGS,
+      '--use-fake-device-for-media-stream',
+      '--use-fake-ui-for-media-stream',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
   });
 });
 afterAll(async () => {
@@ -45,7 +59,8 @@ async function newPage(): Promise<{ page: Page; problems: string[] }> {
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   page.on('console', (message) => {
     // The pages name no icon, so Chromium's guess at /favicon.ico may 404: not the page's doing.
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) problems.push(`console: ${message.text()} (${message.location().url})`);
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico'))
+      problems.push(`console: ${message.text()} (${message.location().url})`);
   });
   return { page, problems };
 }
@@ -67,15 +82,22 @@ describe('in a browser', () => {
       await page.getByRole('button', { name: 'Stop recording' }).click();
       await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
       await page.getByRole('button', { name: 'Send video' }).click();
-      await page.getByRole('status').filter({ hasText: 'Thank you! Your video was received.' }).waitFor({ timeout: 15_000 });
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'Thank you! Your video was received.' })
+        .waitFor({ timeout: 15_000 });
       expect(problems).toEqual([]);
     } finally {
       await page.close();
     }
-    const recorded = await eventually(async () => {
-      const current = await getOrder(order.id);
-      return current.video_processed === '1' ? current : undefined;
-    }, 20_000, 'the recording to be processed');
+    const recorded = await eventually(
+      async () => {
+        const current = await getOrder(order.id);
+        return current.video_processed === '1' ? current : undefined;
+      },
+      20_000,
+      'the recording to be processed',
+    );
     expect(recorded.status).toBe('recorded');
     expect(Number(recorded.video_duration)).toBeGreaterThanOrEqual(1.5);
   });
@@ -85,11 +107,16 @@ describe('in a browser', () => {
     const { page, problems } = await newPage();
     try {
       await page.goto(`${app.baseUrl}/record/${order.uuid}`);
-      await page.locator('#file').setInputFiles({ name: 'message.webm', mimeType: 'video/webm', buffer: fixture('recorded-vp8-opus.webm') });
+      await page
+        .locator('#file')
+        .setInputFiles({ name: 'message.webm', mimeType: 'video/webm', buffer: fixture('recorded-vp8-opus.webm') });
       await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
       await app.services.orders.cancel(order.id, 'api', 'test'); // cancelled while the sender watched the preview
       await page.getByRole('button', { name: 'Send video' }).click();
-      await page.getByRole('status').filter({ hasText: 'Your video was not sent: The order is cancelled' }).waitFor({ timeout: 10_000 });
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'Your video was not sent: The order is cancelled' })
+        .waitFor({ timeout: 10_000 });
       // The refused upload itself is the one error Chromium logs (a failed request), nothing else.
       expect(problems.filter((problem) => !/status of 409/.test(problem))).toEqual([]);
     } finally {
@@ -99,10 +126,21 @@ describe('in a browser', () => {
 
   it('plays the video on the watch page, and pressing play sets viewed_at', async () => {
     const order = (await store.request('POST', '/v1/orders', { ...validOrder, video_title: 'For you' })).body;
-    await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), { 'Content-Type': 'video/webm' });
-    await eventually(async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined), 15_000, 'processing');
+    await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
+      'Content-Type': 'video/webm',
+    });
+    await eventually(
+      async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined),
+      15_000,
+      'processing',
+    );
     // viewed_at counts the recipient's plays, which come after the video was sent to them.
-    await app.services.orders.markSent(order.id, { sendId: 'snd_test', channel: 'email', providerMessageId: 'test', at: new Date() });
+    await app.services.orders.markSent(order.id, {
+      sendId: 'snd_test',
+      channel: 'email',
+      providerMessageId: 'test',
+      at: new Date(),
+    });
 
     const { page, problems } = await newPage();
     try {

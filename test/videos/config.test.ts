@@ -3,17 +3,33 @@ import { loadVideoConfig, VideoConfigError } from '../../src/videos/config.ts';
 
 describe('video configuration', () => {
   it('defaults to local disk under DATA_DIR/videos and a 200 MB limit', () => {
-    expect(loadVideoConfig({}, '/srv/data')).toEqual({ maxBytes: 200 * 1024 * 1024, storage: { kind: 'local', directory: '/srv/data/videos' } });
+    expect(loadVideoConfig({}, '/srv/data')).toEqual({
+      maxBytes: 200 * 1024 * 1024,
+      storage: { kind: 'local', directory: '/srv/data/videos' },
+    });
   });
 
   it('uses S3-compatible storage when S3_BUCKET is set, path-style with a custom endpoint', () => {
     const config = loadVideoConfig(
-      { S3_BUCKET: 'videos', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret', VIDEO_MAX_BYTES: '1000' },
+      {
+        S3_BUCKET: 'videos',
+        S3_ENDPOINT: 'http://127.0.0.1:9000',
+        S3_ACCESS_KEY_ID: 'id',
+        S3_SECRET_ACCESS_KEY: 'secret',
+        VIDEO_MAX_BYTES: '1000',
+      },
       '/srv/data',
     );
     expect(config).toEqual({
       maxBytes: 1000,
-      storage: { kind: 's3', bucket: 'videos', endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', credentials: { accessKeyId: 'id', secretAccessKey: 'secret' }, forcePathStyle: true },
+      storage: {
+        kind: 's3',
+        bucket: 'videos',
+        endpoint: 'http://127.0.0.1:9000',
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
+        forcePathStyle: true,
+      },
     });
   });
 

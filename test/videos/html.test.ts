@@ -3,7 +3,9 @@ import { escapeHtml, html, jsonScriptContent } from '../../src/videos/html.ts';
 
 describe('escaping values put into the pages', () => {
   it('replaces the five characters that matter in text and quoted attributes', () => {
-    expect(escapeHtml(`<script>alert("x")</script> & 'y'`)).toBe('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;');
+    expect(escapeHtml(`<script>alert("x")</script> & 'y'`)).toBe(
+      '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;',
+    );
   });
 
   it('escapes every interpolation but nests already-built markup as is', () => {
@@ -16,7 +18,9 @@ describe('escaping values put into the pages', () => {
 
   it('puts JSON into a data block that no value can close, and that parses back unchanged', () => {
     const data = { name: '</script><script>alert(1)</script>', comment: '<!-- <script>', amp: '&lt; & >' };
-    const block = html`<script type="application/json">${jsonScriptContent(data)}</script>`.value;
+    const block = html`<script type="application/json">
+      ${jsonScriptContent(data)}
+    </script>`.value;
     const content = block.slice('<script type="application/json">'.length, -'</script>'.length);
     // The HTML parser ends or re-modes a script element only at `<`.
     expect(content).not.toContain('<');

@@ -16,7 +16,13 @@ let storage: S3Storage;
 
 beforeAll(async () => {
   s3 = await startFakeS3([BUCKET]);
-  storage = new S3Storage({ bucket: BUCKET, endpoint: s3.endpoint, region: 'us-east-1', credentials: s3.credentials, forcePathStyle: true });
+  storage = new S3Storage({
+    bucket: BUCKET,
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    credentials: s3.credentials,
+    forcePathStyle: true,
+  });
 });
 afterAll(() => s3.close());
 
@@ -72,15 +78,29 @@ describe('S3Storage against an S3-compatible server', () => {
   });
 
   it('does not mistake a missing bucket for a missing video (a misconfiguration must not fail uploads for good)', async () => {
-    const elsewhere = new S3Storage({ bucket: `no-such-bucket-${randomUUID().slice(0, 8)}`, endpoint: s3.endpoint, region: 'us-east-1', credentials: s3.credentials, forcePathStyle: true });
+    const elsewhere = new S3Storage({
+      bucket: `no-such-bucket-${randomUUID().slice(0, 8)}`,
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      credentials: s3.credentials,
+      forcePathStyle: true,
+    });
     const error = await elsewhere.get(key()).catch((caught: unknown) => caught);
     expect(error).not.toBeInstanceOf(VideoNotStoredError);
     expect(error).toMatchObject({ name: 'NoSuchBucket' });
   });
 
   it('is refused with credentials the server does not know (the requests are really signed)', async () => {
-    const intruder = new S3Storage({ bucket: BUCKET, endpoint: s3.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'wrong' }, forcePathStyle: true });
-    await expect(intruder.put(key(), Buffer.from('x'), 'video/webm')).rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
+    const intruder = new S3Storage({
+      bucket: BUCKET,
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'wrong' },
+      forcePathStyle: true,
+    });
+    await expect(intruder.put(key(), Buffer.from('x'), 'video/webm')).rejects.toMatchObject({
+      name: 'SignatureDoesNotMatch',
+    });
   });
 
   it('refuses keys that are not `{orderId}/{videoId}`-like before any request', async () => {
@@ -96,13 +116,20 @@ describe('the app with S3_BUCKET set', () => {
     const webm = fixture('recorded-vp8-opus.webm');
     const app = await startVideoTestApp({
       queue: 'manual',
-      env: { S3_BUCKET: BUCKET, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY_ID: s3.credentials.accessKeyId, S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey },
+      env: {
+        S3_BUCKET: BUCKET,
+        S3_ENDPOINT: s3.endpoint,
+        S3_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+        S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+      },
     });
     try {
       const store = await app.createAccount();
       const order = (await store.request('POST', '/v1/orders', validOrder)).body;
       const from = s3.requests.length;
-      expect((await store.request('PUT', `/v1/orders/${order.id}/video`, webm, { 'Content-Type': 'video/webm' })).status).toBe(200);
+      expect(
+        (await store.request('PUT', `/v1/orders/${order.id}/video`, webm, { 'Content-Type': 'video/webm' })).status,
+      ).toBe(200);
       expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
       expect(s3.requests.slice(from).map((r) => r.method)).toEqual(['PUT', 'GET']);
 
@@ -110,7 +137,10 @@ describe('the app with S3_BUCKET set', () => {
       expect(partial.status).toBe(206);
       expect(partial.headers.get('content-range')).toBe(`bytes 100-199/${webm.length}`);
       expect(Buffer.from(await partial.arrayBuffer()).equals(webm.subarray(100, 200))).toBe(true);
-      expect(s3.requests.at(-1)).toMatchObject({ method: 'GET', url: expect.stringMatching(new RegExp(`^/${BUCKET}/${order.id}/`)) });
+      expect(s3.requests.at(-1)).toMatchObject({
+        method: 'GET',
+        url: expect.stringMatching(new RegExp(`^/${BUCKET}/${order.id}/`)),
+      });
     } finally {
       await app.close();
     }

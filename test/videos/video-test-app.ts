@@ -19,7 +19,12 @@ export interface VideoTestApp extends TestApp {
  * are processed by the real job on the run's Redis; `queue: 'manual'` only records what was
  * enqueued so a test can run processing itself, in the order it wants.
  */
-export async function startVideoTestApp(options: { queue: 'bullmq' | 'manual'; maxBytes?: number; clock?: TestClock; env?: Record<string, string> }): Promise<VideoTestApp> {
+export async function startVideoTestApp(options: {
+  queue: 'bullmq' | 'manual';
+  maxBytes?: number;
+  clock?: TestClock;
+  env?: Record<string, string>;
+}): Promise<VideoTestApp> {
   const enqueued: string[] = [];
   const manualQueue: VideoProcessingQueue = { enqueue: async (id) => void enqueued.push(id) };
   const app = await startTestApp({

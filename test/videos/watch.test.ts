@@ -17,7 +17,9 @@ afterAll(() => app.close());
 
 async function orderWithVideo(extra: Record<string, unknown> = {}): Promise<{ id: string; uuid: string }> {
   const order = (await store.request('POST', '/v1/orders', { ...validOrder, ...extra })).body;
-  expect((await store.request('PUT', `/v1/orders/${order.id}/video`, WEBM, { 'Content-Type': 'video/webm' })).status).toBe(200);
+  expect(
+    (await store.request('PUT', `/v1/orders/${order.id}/video`, WEBM, { 'Content-Type': 'video/webm' })).status,
+  ).toBe(200);
   expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
   return order;
 }
@@ -45,7 +47,9 @@ describe('the watch page', () => {
   it('plays the video with the sender’s name and the title, every value escaped, and leaks no URL', async () => {
     const order = await orderWithVideo({ name: '<script>alert(1)</script>', video_title: 'Happy "birthday" & more' });
     const response = await app.request('GET', `/watch/${order.uuid}`);
-    expect(response.text).toContain(`<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"`);
+    expect(response.text).toContain(
+      `<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"`,
+    );
     expect(response.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(response.text).not.toContain('<script>alert(1)');
     expect(response.text).toContain('<h1>Happy &quot;birthday&quot; &amp; more</h1>');
@@ -81,7 +85,9 @@ describe('GET /watch/{uuid}/video — HTTP Range', () => {
   });
 
   it('answers 416 with the size for a range past the end', async () => {
-    const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, { headers: { Range: `bytes=${WEBM.length}-` } });
+    const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, {
+      headers: { Range: `bytes=${WEBM.length}-` },
+    });
     expect(response.status).toBe(416);
     expect(response.headers.get('content-range')).toBe(`bytes */${WEBM.length}`);
   });
@@ -106,7 +112,12 @@ describe('viewed_at', () => {
     expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
     expect(await viewedAt(order.id)).toBeNull();
 
-    await app.services.orders.markSent(order.id, { sendId: 'snd_test', channel: 'email', providerMessageId: 'test', at: clock.now() });
+    await app.services.orders.markSent(order.id, {
+      sendId: 'snd_test',
+      channel: 'email',
+      providerMessageId: 'test',
+      at: clock.now(),
+    });
     expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
     const first = await viewedAt(order.id);
     expect(first).toMatch(/Z$/);
@@ -114,7 +125,9 @@ describe('viewed_at', () => {
     clock.advance(60_000);
     expect((await app.request('POST', `/watch/${order.uuid}/viewed`)).status).toBe(204);
     expect(await viewedAt(order.id)).toBe(first);
-    const types = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data.map((e: { type: string }) => e.type);
+    const types = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data.map(
+      (e: { type: string }) => e.type,
+    );
     expect(types.filter((t: string) => t === 'video.viewed')).toHaveLength(1);
   });
 
@@ -132,7 +145,9 @@ describe('the record page', () => {
     const page = await app.request('GET', `/record/${order.uuid}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('Record a video message for Bob &lt;b&gt;');
-    expect(page.text).toContain(`<script type="application/json" id="page-data">{"uploadUrl":"/record/${order.uuid}/video","maxBytes":`);
+    expect(page.text).toContain(
+      `<script type="application/json" id="page-data">{"uploadUrl":"/record/${order.uuid}/video","maxBytes":`,
+    );
     expect(page.headers.get('permissions-policy')).toContain('camera=(self)');
 
     await app.services.orders.cancel(order.id, 'api', 'test');

@@ -16,9 +16,13 @@ const timeWindowSchema = z.looseObject({
 
 const trackResultSchema = z.looseObject({
   trackingNumberInfo: z.looseObject({ trackingNumber: text }).nullish(),
-  latestStatusDetail: z.looseObject({ code: text, derivedCode: text, statusByLocale: text, description: text }).nullish(),
+  latestStatusDetail: z
+    .looseObject({ code: text, derivedCode: text, statusByLocale: text, description: text })
+    .nullish(),
   dateAndTimes: z.array(z.looseObject({ type: text, dateTime: text })).nullish(),
-  scanEvents: z.array(z.looseObject({ date: text, eventType: text, derivedStatusCode: text, eventDescription: text })).nullish(),
+  scanEvents: z
+    .array(z.looseObject({ date: text, eventType: text, derivedStatusCode: text, eventDescription: text }))
+    .nullish(),
   estimatedDeliveryTimeWindow: timeWindowSchema.nullish(),
   error: z.looseObject({ code: text, message: text }).nullish(),
 });
@@ -26,7 +30,9 @@ const trackResultSchema = z.looseObject({
 export const fedexTrackResponseSchema = z.looseObject({
   transactionId: text,
   output: z.looseObject({
-    completeTrackResults: z.array(z.looseObject({ trackingNumber: text, trackResults: z.array(trackResultSchema).nullish() })).nullish(),
+    completeTrackResults: z
+      .array(z.looseObject({ trackingNumber: text, trackResults: z.array(trackResultSchema).nullish() }))
+      .nullish(),
   }),
 });
 
@@ -42,7 +48,11 @@ const NOT_FOUND_ERRORS = new Set([FEDEX_NOT_FOUND_ERROR, 'TRACKING.TRACKINGNUMBE
 export function parseFedexTrackResponse(trackingNumbers: readonly string[], body: unknown): TrackingResult[] {
   const parsed = fedexTrackResponseSchema.safeParse(body);
   if (!parsed.success) {
-    throw new CarrierUnexpectedResponseError('fedex', `FedEx track response does not match TrkcResponseVO: ${z.prettifyError(parsed.error)}`, { status: 200 });
+    throw new CarrierUnexpectedResponseError(
+      'fedex',
+      `FedEx track response does not match TrkcResponseVO: ${z.prettifyError(parsed.error)}`,
+      { status: 200 },
+    );
   }
   const byNumber = new Map<string, FedexTrackResult[]>();
   for (const complete of parsed.data.output.completeTrackResults ?? []) {
@@ -72,7 +82,9 @@ function resultFor(trackingNumber: string, results: FedexTrackResult[]): Trackin
     return emptyResult(trackingNumber, status, textOrNull(error?.message));
   }
   const converted = found.map((result) => convert(trackingNumber, result));
-  return converted.reduce((best, candidate) => ((candidate.lastEventAt?.getTime() ?? 0) > (best.lastEventAt?.getTime() ?? 0) ? candidate : best));
+  return converted.reduce((best, candidate) =>
+    (candidate.lastEventAt?.getTime() ?? 0) > (best.lastEventAt?.getTime() ?? 0) ? candidate : best,
+  );
 }
 
 function convert(trackingNumber: string, result: FedexTrackResult): TrackingResult {
@@ -86,7 +98,8 @@ function convert(trackingNumber: string, result: FedexTrackResult): TrackingResu
   const dated = (type: string): Date | null => at(dates.find((candidate) => candidate.type === type)?.dateTime);
 
   const lastEventAt =
-    latestOf(scans.map((scan) => at(scan.date))) ?? latestOf(['ACTUAL_DELIVERY', 'ACTUAL_PICKUP', 'ACTUAL_TENDER', 'SHIP'].map(dated));
+    latestOf(scans.map((scan) => at(scan.date))) ??
+    latestOf(['ACTUAL_DELIVERY', 'ACTUAL_PICKUP', 'ACTUAL_TENDER', 'SHIP'].map(dated));
 
   let deliveredAt: Date | null = null;
   if (status === 'delivered') {
@@ -99,13 +112,18 @@ function convert(trackingNumber: string, result: FedexTrackResult): TrackingResu
     status,
     deliveredAt,
     estimatedDeliveryAt:
-      status === 'delivered' ? null : (at(result.estimatedDeliveryTimeWindow?.window?.ends) ?? dated('ESTIMATED_DELIVERY') ?? dated('COMMITMENT')),
+      status === 'delivered'
+        ? null
+        : (at(result.estimatedDeliveryTimeWindow?.window?.ends) ?? dated('ESTIMATED_DELIVERY') ?? dated('COMMITMENT')),
     // TimeRange.begins has no offset in the spec example ('2021-10-01T08:00:00') while ends has one:
     // begins is read at the offset of ends, else of the scans.
     estimatedWindowStartAt:
       status === 'delivered'
         ? null
-        : parseCarrierTimestamp(result.estimatedDeliveryTimeWindow?.window?.begins, utcOffsetOf(result.estimatedDeliveryTimeWindow?.window?.ends) ?? offset),
+        : parseCarrierTimestamp(
+            result.estimatedDeliveryTimeWindow?.window?.begins,
+            utcOffsetOf(result.estimatedDeliveryTimeWindow?.window?.ends) ?? offset,
+          ),
     lastEventAt,
     description: textOrNull(detail?.description) ?? textOrNull(detail?.statusByLocale),
   };

@@ -55,6 +55,7 @@ export const FEDEX_STATUS_CODES: ReadonlyMap<string, TrackingStatus> = new Map<s
 
 /** The code first, then `derivedCode` (FedEx's coarser status), else unknown. */
 export function normalizeFedexStatus(code: string | null | undefined, derivedCode?: string | null): TrackingStatus {
-  const lookup = (value: string | null | undefined): TrackingStatus | undefined => FEDEX_STATUS_CODES.get(value?.trim().toUpperCase() ?? '');
+  const lookup = (value: string | null | undefined): TrackingStatus | undefined =>
+    FEDEX_STATUS_CODES.get(value?.trim().toUpperCase() ?? '');
   return lookup(code) ?? lookup(derivedCode) ?? 'unknown';
 }

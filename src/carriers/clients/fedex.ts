@@ -30,7 +30,11 @@ export function createFedexClient(options: CarrierClientOptions): CarrierClient 
           method: 'POST',
           path: '/oauth/token',
           headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: options.clientId, client_secret: options.clientSecret }).toString(),
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: options.clientId,
+            client_secret: options.clientSecret,
+          }).toString(),
         }),
       ),
   });
@@ -38,7 +42,9 @@ export function createFedexClient(options: CarrierClientOptions): CarrierClient 
   async function trackBatch(trackingNumbers: string[], signal: AbortSignal | undefined): Promise<TrackingResult[]> {
     const body = JSON.stringify({
       includeDetailedScans: false,
-      trackingInfo: trackingNumbers.map((trackingNumber) => ({ trackingNumberInfo: { trackingNumber: trackingNumber.trim() } })),
+      trackingInfo: trackingNumbers.map((trackingNumber) => ({
+        trackingNumberInfo: { trackingNumber: trackingNumber.trim() },
+      })),
     });
     const response = await sendWithToken(http, tokens, signal, (token) => ({
       operation: 'track',
@@ -57,9 +63,13 @@ export function createFedexClient(options: CarrierClientOptions): CarrierClient 
     }));
     if (response.status === 200) return parseFedexTrackResponse(trackingNumbers, response.body);
     // Unknown numbers come back inside a 200; any other status is about the request, not a number.
-    throw new CarrierUnexpectedResponseError('fedex', `FedEx track answered ${response.status}: ${summarizeErrorBody(response.body) ?? 'no detail'}`, {
-      status: response.status,
-    });
+    throw new CarrierUnexpectedResponseError(
+      'fedex',
+      `FedEx track answered ${response.status}: ${summarizeErrorBody(response.body) ?? 'no detail'}`,
+      {
+        status: response.status,
+      },
+    );
   }
 
   return {
@@ -67,7 +77,8 @@ export function createFedexClient(options: CarrierClientOptions): CarrierClient 
     maxBatchSize: FEDEX_MAX_BATCH_SIZE,
     async track(trackingNumbers, trackOptions) {
       const results: TrackingResult[] = [];
-      for (const batch of chunk(trackingNumbers, FEDEX_MAX_BATCH_SIZE)) results.push(...(await trackBatch(batch, trackOptions?.signal)));
+      for (const batch of chunk(trackingNumbers, FEDEX_MAX_BATCH_SIZE))
+        results.push(...(await trackBatch(batch, trackOptions?.signal)));
       return results;
     },
   };

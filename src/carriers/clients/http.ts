@@ -68,9 +68,17 @@ export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOp
     } catch (error) {
       if (request.signal?.aborted) throw request.signal.reason;
       if (timeout.aborted) {
-        throw new CarrierUnavailableError(carrier, `${carrier} did not answer within ${timeoutMs} ms (${request.operation})`, { cause: error, status });
+        throw new CarrierUnavailableError(
+          carrier,
+          `${carrier} did not answer within ${timeoutMs} ms (${request.operation})`,
+          { cause: error, status },
+        );
       }
-      throw new CarrierUnavailableError(carrier, `${carrier} could not be reached (${request.operation}): ${describe(error)}`, { cause: error, status });
+      throw new CarrierUnavailableError(
+        carrier,
+        `${carrier} could not be reached (${request.operation}): ${describe(error)}`,
+        { cause: error, status },
+      );
     } finally {
       report({
         carrier,

@@ -19,7 +19,11 @@ export interface TokenCache {
   invalidate(token: string): void;
 }
 
-export function createTokenCache(options: { fetchToken: () => Promise<IssuedToken>; now: () => Date; refreshMarginMs?: number }): TokenCache {
+export function createTokenCache(options: {
+  fetchToken: () => Promise<IssuedToken>;
+  now: () => Date;
+  refreshMarginMs?: number;
+}): TokenCache {
   const marginMs = options.refreshMarginMs ?? REFRESH_MARGIN_MS;
   let cached: { value: string; refreshAt: number } | null = null;
   let inflight: Promise<string> | null = null;
@@ -67,7 +71,11 @@ export async function sendWithToken(
     response = await http.send(build(await tokens.get(signal)));
   }
   if (response.status === 401 || response.status === 403) {
-    throw new CarrierAuthError(http.carrier, response.status, `${http.carrier} rejected the access token (${response.status}): ${summarizeErrorBody(response.body) ?? 'no detail'}`);
+    throw new CarrierAuthError(
+      http.carrier,
+      response.status,
+      `${http.carrier} rejected the access token (${response.status}): ${summarizeErrorBody(response.body) ?? 'no detail'}`,
+    );
   }
   return response;
 }
@@ -82,14 +90,24 @@ const tokenResponseSchema = z.looseObject({
 /** The token endpoint's answer → a token, or the error a caller can act on. */
 export function readTokenResponse(carrier: CarrierCode, response: CarrierResponse): IssuedToken {
   if (response.status === 400 || response.status === 401 || response.status === 403) {
-    throw new CarrierAuthError(carrier, response.status, `${carrier} refused the client credentials (${response.status}): ${summarizeErrorBody(response.body) ?? 'no detail'}`);
+    throw new CarrierAuthError(
+      carrier,
+      response.status,
+      `${carrier} refused the client credentials (${response.status}): ${summarizeErrorBody(response.body) ?? 'no detail'}`,
+    );
   }
   if (response.status !== 200) {
-    throw new CarrierUnexpectedResponseError(carrier, `${carrier} token endpoint answered ${response.status}`, { status: response.status });
+    throw new CarrierUnexpectedResponseError(carrier, `${carrier} token endpoint answered ${response.status}`, {
+      status: response.status,
+    });
   }
   const parsed = tokenResponseSchema.safeParse(response.body);
   if (!parsed.success) {
-    throw new CarrierUnexpectedResponseError(carrier, `${carrier} token response is not an OAuth token: ${z.prettifyError(parsed.error)}`, { status: 200 });
+    throw new CarrierUnexpectedResponseError(
+      carrier,
+      `${carrier} token response is not an OAuth token: ${z.prettifyError(parsed.error)}`,
+      { status: 200 },
+    );
   }
   return { accessToken: parsed.data.access_token, expiresInSeconds: parsed.data.expires_in };
 }

@@ -6,8 +6,20 @@ export function trackingKey(trackingNumber: string): string {
   return trackingNumber.replace(/\s+/g, '').toUpperCase();
 }
 
-export function emptyResult(trackingNumber: string, status: TrackingStatus, description: string | null = null): TrackingResult {
-  return { trackingNumber, status, deliveredAt: null, estimatedDeliveryAt: null, estimatedWindowStartAt: null, lastEventAt: null, description };
+export function emptyResult(
+  trackingNumber: string,
+  status: TrackingStatus,
+  description: string | null = null,
+): TrackingResult {
+  return {
+    trackingNumber,
+    status,
+    deliveredAt: null,
+    estimatedDeliveryAt: null,
+    estimatedWindowStartAt: null,
+    lastEventAt: null,
+    description,
+  };
 }
 
 /** Splits `items` into consecutive chunks of at most `size`. */

@@ -80,7 +80,10 @@ const ISO_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d+
  * `fallbackOffsetMinutes` (UTC when that is null too); a bare date means the end of that day, because
  * for a delivery estimate "on the 12th" means "by the end of the 12th".
  */
-export function parseCarrierTimestamp(text: string | null | undefined, fallbackOffsetMinutes: number | null = null): Date | null {
+export function parseCarrierTimestamp(
+  text: string | null | undefined,
+  fallbackOffsetMinutes: number | null = null,
+): Date | null {
   const match = ISO_TIMESTAMP.exec(text?.trim() ?? '');
   if (!match) return null;
   const date = parseDateParts(match[1]);

@@ -59,7 +59,11 @@ const WINDOW_START_TYPES = new Set(['EDW', 'CDW', 'IDW']);
 export function parseUpsTrackResponse(trackingNumber: string, body: unknown): TrackingResult {
   const parsed = upsTrackResponseSchema.safeParse(body);
   if (!parsed.success) {
-    throw new CarrierUnexpectedResponseError('ups', `UPS track response does not match TrackApiResponse: ${z.prettifyError(parsed.error)}`, { status: 200 });
+    throw new CarrierUnexpectedResponseError(
+      'ups',
+      `UPS track response does not match TrackApiResponse: ${z.prettifyError(parsed.error)}`,
+      { status: 200 },
+    );
   }
   const key = trackingKey(trackingNumber);
   const shipments = parsed.data.trackResponse.shipment ?? [];
@@ -69,7 +73,8 @@ export function parseUpsTrackResponse(trackingNumber: string, body: unknown): Tr
   if (!shipment || !pkg) {
     // TW0001 "Tracking Information Not Found" is the usual reason; any shipment without packages
     // means UPS has nothing to say about this number.
-    const warning = shipment?.warnings?.find((candidate) => candidate.code === UPS_NOT_FOUND_WARNING) ?? shipment?.warnings?.[0];
+    const warning =
+      shipment?.warnings?.find((candidate) => candidate.code === UPS_NOT_FOUND_WARNING) ?? shipment?.warnings?.[0];
     return emptyResult(trackingNumber, 'not_found', textOrNull(warning?.message));
   }
   return packageResult(trackingNumber, pkg);
@@ -80,13 +85,15 @@ function packageResult(trackingNumber: string, pkg: UpsPackage): TrackingResult 
   const latest = activities[0];
   const status = upsPackageStatus(pkg.currentStatus, latest?.status);
   // deliveryDate/deliveryTime are wall-clock without an offset; the activities carry the package's.
-  const offset = activities.map((activity) => parseUtcOffset(activity.gmtOffset)).find((candidate) => candidate !== null) ?? null;
+  const offset =
+    activities.map((activity) => parseUtcOffset(activity.gmtOffset)).find((candidate) => candidate !== null) ?? null;
   const lastEventAt = latestOf(activities.map(activityInstant));
 
   let deliveredAt: Date | null = null;
   if (status === 'delivered') {
     const deliveryActivity = activities.find((activity) => normalizeUpsStatus(activity.status) === 'delivered');
-    deliveredAt = (deliveryActivity && activityInstant(deliveryActivity)) ?? deliveredFromDeliveryDate(pkg, offset) ?? lastEventAt;
+    deliveredAt =
+      (deliveryActivity && activityInstant(deliveryActivity)) ?? deliveredFromDeliveryDate(pkg, offset) ?? lastEventAt;
   }
 
   return {
@@ -97,7 +104,9 @@ function packageResult(trackingNumber: string, pkg: UpsPackage): TrackingResult 
     estimatedWindowStartAt: status === 'delivered' ? null : estimatedDelivery(pkg, offset, 'start'),
     lastEventAt,
     description:
-      textOrNull(pkg.currentStatus?.description) ?? textOrNull(latest?.status?.description) ?? textOrNull(pkg.currentStatus?.simplifiedTextDescription),
+      textOrNull(pkg.currentStatus?.description) ??
+      textOrNull(latest?.status?.description) ??
+      textOrNull(pkg.currentStatus?.simplifiedTextDescription),
   };
 }
 
@@ -129,7 +138,8 @@ function deliveredFromDeliveryDate(pkg: UpsPackage, offset: number | null): Date
  */
 function estimatedDelivery(pkg: UpsPackage, offset: number | null, edge: 'start' | 'end'): Date | null {
   const dates = pkg.deliveryDate ?? [];
-  const scheduled = dates.find((candidate) => candidate.type === 'RDD') ?? dates.find((candidate) => candidate.type === 'SDD');
+  const scheduled =
+    dates.find((candidate) => candidate.type === 'RDD') ?? dates.find((candidate) => candidate.type === 'SDD');
   const date = parseDateParts(scheduled?.date);
   if (!date) return null;
   const type = pkg.deliveryTime?.type ?? '';

@@ -47,7 +47,10 @@ export function normalizeUpsStatus(status: UpsStatusFields | null | undefined): 
  * per the yaml `Activity` description). Delivered if either says so (docs/carriers/NOTES.md); otherwise the current
  * status, or the latest activity when the current status is missing or unrecognised.
  */
-export function upsPackageStatus(current: UpsStatusFields | null | undefined, latestActivity: UpsStatusFields | null | undefined): TrackingStatus {
+export function upsPackageStatus(
+  current: UpsStatusFields | null | undefined,
+  latestActivity: UpsStatusFields | null | undefined,
+): TrackingStatus {
   const fromCurrent = normalizeUpsStatus(current);
   const fromActivity = normalizeUpsStatus(latestActivity);
   if (fromCurrent === 'delivered' || fromActivity === 'delivered') return 'delivered';

@@ -37,14 +37,23 @@ export function createUpsClient(options: UpsClientOptions): CarrierClient {
           trackingNumbers: 0,
           method: 'POST',
           path: '/security/v1/oauth/token',
-          headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+          headers: {
+            authorization: `Basic ${basic}`,
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'application/json',
+          },
           body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
         }),
       ),
   });
 
   async function trackOne(trackingNumber: string, signal: AbortSignal | undefined): Promise<TrackingResult> {
-    const query = new URLSearchParams({ locale: 'en_US', returnSignature: 'false', returnMilestones: 'false', returnPOD: 'false' });
+    const query = new URLSearchParams({
+      locale: 'en_US',
+      returnSignature: 'false',
+      returnMilestones: 'false',
+      returnPOD: 'false',
+    });
     const response = await sendWithToken(http, tokens, signal, (token) => ({
       operation: 'track',
       trackingNumbers: 1,
@@ -65,9 +74,13 @@ export function createUpsClient(options: UpsClientOptions): CarrierClient {
     if (response.status === 404 && isRecord(response.body) && isRecord(response.body['response'])) {
       return emptyResult(trackingNumber, 'not_found', errorMessageOf(response.body));
     }
-    throw new CarrierUnexpectedResponseError('ups', `UPS track answered ${response.status}: ${summarizeErrorBody(response.body) ?? 'no detail'}`, {
-      status: response.status,
-    });
+    throw new CarrierUnexpectedResponseError(
+      'ups',
+      `UPS track answered ${response.status}: ${summarizeErrorBody(response.body) ?? 'no detail'}`,
+      {
+        status: response.status,
+      },
+    );
   }
 
   return {

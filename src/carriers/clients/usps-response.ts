@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { CarrierUnexpectedResponseError } from './errors.ts';
 import { emptyResult, textOrNull, trackingKey } from './results.ts';
-import { instantFromParts, latestOf, parseCarrierTimestamp, parseDateParts, parseTimeParts, parseUtcOffset } from './time.ts';
+import {
+  instantFromParts,
+  latestOf,
+  parseCarrierTimestamp,
+  parseDateParts,
+  parseTimeParts,
+  parseUtcOffset,
+} from './time.ts';
 import type { TrackingResult } from './types.ts';
 import { normalizeUspsStatus } from './usps-status.ts';
 
@@ -70,14 +77,25 @@ interface EstimateSources {
 export function parseUspsV3Response(trackingNumber: string, body: unknown): TrackingResult {
   const parsed = uspsV3DetailSchema.safeParse(body);
   if (!parsed.success) {
-    throw new CarrierUnexpectedResponseError('usps', `USPS v3 response does not match TrackingDetails: ${z.prettifyError(parsed.error)}`, { status: 200 });
+    throw new CarrierUnexpectedResponseError(
+      'usps',
+      `USPS v3 response does not match TrackingDetails: ${z.prettifyError(parsed.error)}`,
+      { status: 200 },
+    );
   }
   const detail = parsed.data;
-  return detailResult(trackingNumber, detail.statusCategory, detail.status, detail.statusSummary, detail.trackingEvents ?? [], {
-    windowStart: [detail.predictedDeliveryDate, detail.predictedDeliveryWindowStartTime],
-    windows: [[detail.predictedDeliveryDate, detail.predictedDeliveryWindowEndTime]],
-    fallbacks: [detail.expectedDeliveryTimeStamp, detail.predictedDeliveryDate, detail.guaranteedDeliveryTimeStamp],
-  });
+  return detailResult(
+    trackingNumber,
+    detail.statusCategory,
+    detail.status,
+    detail.statusSummary,
+    detail.trackingEvents ?? [],
+    {
+      windowStart: [detail.predictedDeliveryDate, detail.predictedDeliveryWindowStartTime],
+      windows: [[detail.predictedDeliveryDate, detail.predictedDeliveryWindowEndTime]],
+      fallbacks: [detail.expectedDeliveryTimeStamp, detail.predictedDeliveryDate, detail.guaranteedDeliveryTimeStamp],
+    },
+  );
 }
 
 /**
@@ -89,7 +107,10 @@ export function parseUspsV3Response(trackingNumber: string, body: unknown): Trac
 export function parseUspsV3r2Response(trackingNumbers: readonly string[], body: unknown): TrackingResult[] {
   const parsed = z.array(uspsV3r2ItemSchema).safeParse(body);
   if (!parsed.success) {
-    throw new CarrierUnexpectedResponseError('usps', `USPS v3r2 response is not an array of TrackingDetail: ${z.prettifyError(parsed.error)}`);
+    throw new CarrierUnexpectedResponseError(
+      'usps',
+      `USPS v3r2 response is not an array of TrackingDetail: ${z.prettifyError(parsed.error)}`,
+    );
   }
   const byNumber = new Map<string, UspsV3r2Item[]>();
   for (const item of parsed.data) {
@@ -99,7 +120,9 @@ export function parseUspsV3r2Response(trackingNumbers: readonly string[], body: 
     const key = trackingKey(number);
     byNumber.set(key, [...(byNumber.get(key) ?? []), item]);
   }
-  return trackingNumbers.map((trackingNumber) => itemsResult(trackingNumber, byNumber.get(trackingKey(trackingNumber)) ?? []));
+  return trackingNumbers.map((trackingNumber) =>
+    itemsResult(trackingNumber, byNumber.get(trackingKey(trackingNumber)) ?? []),
+  );
 }
 
 function itemsResult(trackingNumber: string, items: UspsV3r2Item[]): TrackingResult {
@@ -115,17 +138,30 @@ function itemsResult(trackingNumber: string, items: UspsV3r2Item[]): TrackingRes
   // item with the most recent event is the one in flight.
   const results = successes.map((item) => {
     const expectation = item.deliveryDateExpectation;
-    return detailResult(trackingNumber, item.statusCategory, item.status, item.statusSummary, item.trackingEvents ?? [], {
-      windowStart: [expectation?.predictedDeliveryDate, expectation?.predictedDeliveryWindowStartTime],
-      windows: [
-        [expectation?.predictedDeliveryDate, expectation?.predictedDeliveryWindowEndTime],
-        // endOfDay: "the estimated timeframe by when the carrier will attempt to deliver" (v3r2 yaml).
-        [expectation?.expectedDeliveryDate, expectation?.endOfDay],
-      ],
-      fallbacks: [expectation?.predictedDeliveryDate, expectation?.expectedDeliveryDate, expectation?.guaranteedDeliveryDate],
-    });
+    return detailResult(
+      trackingNumber,
+      item.statusCategory,
+      item.status,
+      item.statusSummary,
+      item.trackingEvents ?? [],
+      {
+        windowStart: [expectation?.predictedDeliveryDate, expectation?.predictedDeliveryWindowStartTime],
+        windows: [
+          [expectation?.predictedDeliveryDate, expectation?.predictedDeliveryWindowEndTime],
+          // endOfDay: "the estimated timeframe by when the carrier will attempt to deliver" (v3r2 yaml).
+          [expectation?.expectedDeliveryDate, expectation?.endOfDay],
+        ],
+        fallbacks: [
+          expectation?.predictedDeliveryDate,
+          expectation?.expectedDeliveryDate,
+          expectation?.guaranteedDeliveryDate,
+        ],
+      },
+    );
   });
-  return results.reduce((best, candidate) => ((candidate.lastEventAt?.getTime() ?? 0) > (best.lastEventAt?.getTime() ?? 0) ? candidate : best));
+  return results.reduce((best, candidate) =>
+    (candidate.lastEventAt?.getTime() ?? 0) > (best.lastEventAt?.getTime() ?? 0) ? candidate : best,
+  );
 }
 
 function detailResult(
@@ -159,7 +195,10 @@ function detailResult(
 
 /** GMTTimestamp is UTC; eventTimestamp is local, with or without an offset, so GMTOffset completes it. */
 export function eventInstant(event: UspsEvent): Date | null {
-  return parseCarrierTimestamp(event.GMTTimestamp, 0) ?? parseCarrierTimestamp(event.eventTimestamp, parseUtcOffset(event.GMTOffset));
+  return (
+    parseCarrierTimestamp(event.GMTTimestamp, 0) ??
+    parseCarrierTimestamp(event.eventTimestamp, parseUtcOffset(event.GMTOffset))
+  );
 }
 
 function estimatedDelivery(estimate: EstimateSources, offset: number | null): Date | null {

@@ -27,6 +27,9 @@ const RETURN_TO_SENDER = /\breturn(ed)? to sender\b/i;
  */
 export function normalizeUspsStatus(statusCategory: string | null | undefined, status?: string | null): TrackingStatus {
   if (RETURN_TO_SENDER.test(status ?? '')) return 'return_to_sender';
-  const key = (statusCategory ?? '').trim().toLowerCase().replace(/[\s_-]+/g, ' ');
+  const key = (statusCategory ?? '')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, ' ');
   return USPS_STATUS_CATEGORIES.get(key) ?? 'unknown';
 }

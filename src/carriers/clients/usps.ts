@@ -38,7 +38,12 @@ export function createUspsClient(options: UspsClientOptions): CarrierClient {
           method: 'POST',
           path: '/oauth2/v3/token',
           headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify({ grant_type: 'client_credentials', client_id: options.clientId, client_secret: options.clientSecret, scope: 'tracking' }),
+          body: JSON.stringify({
+            grant_type: 'client_credentials',
+            client_id: options.clientId,
+            client_secret: options.clientSecret,
+            scope: 'tracking',
+          }),
         }),
       ),
   });
@@ -68,10 +73,14 @@ export function createUspsClient(options: UspsClientOptions): CarrierClient {
       body,
       signal,
     }));
-    if (response.status === 200 || response.status === 207) return parseUspsV3r2Response(trackingNumbers, response.body);
+    if (response.status === 200 || response.status === 207)
+      return parseUspsV3r2Response(trackingNumbers, response.body);
     // The yaml does not say how a request with no known number is answered; a plain 404 ErrorMessage
     // can only mean none was found (a 207 would name the ones that were).
-    if (isNotFound(response)) return trackingNumbers.map((trackingNumber) => emptyResult(trackingNumber, 'not_found', errorMessageOf(response.body)));
+    if (isNotFound(response))
+      return trackingNumbers.map((trackingNumber) =>
+        emptyResult(trackingNumber, 'not_found', errorMessageOf(response.body)),
+      );
     throw unexpected(response);
   }
 
@@ -81,7 +90,8 @@ export function createUspsClient(options: UspsClientOptions): CarrierClient {
     async track(trackingNumbers, trackOptions) {
       const results: TrackingResult[] = [];
       if (api === 'v3r2') {
-        for (const batch of chunk(trackingNumbers, USPS_V3R2_MAX_BATCH_SIZE)) results.push(...(await trackV3r2(batch, trackOptions?.signal)));
+        for (const batch of chunk(trackingNumbers, USPS_V3R2_MAX_BATCH_SIZE))
+          results.push(...(await trackV3r2(batch, trackOptions?.signal)));
       } else {
         for (const trackingNumber of trackingNumbers) results.push(await trackV3(trackingNumber, trackOptions?.signal));
       }
@@ -96,7 +106,11 @@ function isNotFound(response: CarrierResponse): boolean {
 }
 
 function unexpected(response: CarrierResponse): CarrierUnexpectedResponseError {
-  return new CarrierUnexpectedResponseError('usps', `USPS track answered ${response.status}: ${summarizeErrorBody(response.body) ?? 'no detail'}`, {
-    status: response.status,
-  });
+  return new CarrierUnexpectedResponseError(
+    'usps',
+    `USPS track answered ${response.status}: ${summarizeErrorBody(response.body) ?? 'no detail'}`,
+    {
+      status: response.status,
+    },
+  );
 }

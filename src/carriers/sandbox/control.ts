@@ -19,7 +19,10 @@ const trackingNumberSchema = z
   .max(64, 'tracking number is longer than 64 characters')
   .regex(/^[\x21-\x7e ]+$/, 'tracking number must be printable ASCII');
 
-const timestamp = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp with a time zone, e.g. 2025-06-01T14:30:00Z' });
+const timestamp = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 timestamp with a time zone, e.g. 2025-06-01T14:30:00Z',
+});
 
 const eventSchema = z.strictObject({
   status: z.enum(SANDBOX_STATUSES, { error: `status must be one of ${SANDBOX_STATUSES.join(', ')}` }),

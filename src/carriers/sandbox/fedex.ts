@@ -64,7 +64,10 @@ const dialect: CarrierErrorDialect = {
   rateLimited(ctx) {
     // The spec lists no 429; FedEx's gateway answers one in the same error shape.
     ctx.status = 429;
-    ctx.body = fedexErrors('TOO.MANY.REQUESTS.ERROR', 'We have received too many requests in a short duration. Please wait a while to try again.');
+    ctx.body = fedexErrors(
+      'TOO.MANY.REQUESTS.ERROR',
+      'We have received too many requests in a short duration. Please wait a while to try again.',
+    );
   },
   serverError(ctx) {
     ctx.status = 500;
@@ -92,11 +95,19 @@ export function fedexRoutes(state: SandboxState): Router {
     }
     if (!TokenIssuer.acceptsCredentials(form['client_id'], form['client_secret'])) {
       ctx.status = 401;
-      ctx.body = fedexErrors('NOT.AUTHORIZED.ERROR', 'The given client credentials were not valid. Please modify your request and try again.');
+      ctx.body = fedexErrors(
+        'NOT.AUTHORIZED.ERROR',
+        'The given client credentials were not valid. Please modify your request and try again.',
+      );
       return;
     }
     const token = state.tokens.issue('fedex');
-    ctx.body = { access_token: token.accessToken, token_type: 'bearer', expires_in: token.expiresInSeconds, scope: 'CXS' };
+    ctx.body = {
+      access_token: token.accessToken,
+      token_type: 'bearer',
+      expires_in: token.expiresInSeconds,
+      scope: 'CXS',
+    };
   });
 
   router.post('/track/v1/trackingnumbers', trackGate(state, dialect), async (ctx) => {
@@ -113,7 +124,14 @@ export function fedexRoutes(state: SandboxState): Router {
       output: {
         completeTrackResults: numbers.map((trackingNumber) => {
           const snapshot = state.packages.snapshot('fedex', trackingNumber);
-          return { trackingNumber, trackResults: [snapshot ? fedexTrackResult(trackingNumber, snapshot, state.utcOffsetMinutes) : fedexNotFoundResult(trackingNumber)] };
+          return {
+            trackingNumber,
+            trackResults: [
+              snapshot
+                ? fedexTrackResult(trackingNumber, snapshot, state.utcOffsetMinutes)
+                : fedexNotFoundResult(trackingNumber),
+            ],
+          };
         }),
       },
     };
@@ -122,21 +140,28 @@ export function fedexRoutes(state: SandboxState): Router {
   return router;
 }
 
-type TrackRequest = { success: true; data: z.infer<typeof trackRequestSchema> } | { success: false; code: string; message: string };
+type TrackRequest =
+  { success: true; data: z.infer<typeof trackRequestSchema> } | { success: false; code: string; message: string };
 
 async function readTrackRequest(ctx: Context): Promise<TrackRequest> {
   let body: unknown;
   try {
     body = await readJson(ctx);
   } catch (error) {
-    if (error instanceof BodyError) return { success: false, code: 'INVALID.INPUT.EXCEPTION', message: 'Invalid field value in the input' };
+    if (error instanceof BodyError)
+      return { success: false, code: 'INVALID.INPUT.EXCEPTION', message: 'Invalid field value in the input' };
     throw error;
   }
   const parsed = trackRequestSchema.safeParse(body);
   if (parsed.success) return { success: true, data: parsed.data };
   const info = (body as { trackingInfo?: unknown } | null)?.trackingInfo;
-  if (!Array.isArray(info) || info.length === 0) return { success: false, code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' };
-  return { success: false, code: 'INVALID.INPUT.EXCEPTION', message: `Invalid field value in the input: ${parsed.error.issues[0]?.path.join('.') ?? 'body'}` };
+  if (!Array.isArray(info) || info.length === 0)
+    return { success: false, code: 'TRACKING.TRACKINGNUMBER.EMPTY', message: 'Please provide tracking number.' };
+  return {
+    success: false,
+    code: 'INVALID.INPUT.EXCEPTION',
+    message: `Invalid field value in the input: ${parsed.error.issues[0]?.path.join('.') ?? 'body'}`,
+  };
 }
 
 function customerTransaction(ctx: Context): { customerTransactionId?: string } {
@@ -148,7 +173,10 @@ function customerTransaction(ctx: Context): { customerTransactionId?: string } {
 export function fedexNotFoundResult(trackingNumber: string) {
   return {
     trackingNumberInfo: { trackingNumber, trackingNumberUniqueId: '' },
-    error: { code: 'TRACKING.TRACKINGNUMBER.NOTFOUND', message: 'Tracking number cannot be found. Please correct the tracking number and try again.' },
+    error: {
+      code: 'TRACKING.TRACKINGNUMBER.NOTFOUND',
+      message: 'Tracking number cannot be found. Please correct the tracking number and try again.',
+    },
   };
 }
 
@@ -156,8 +184,10 @@ export function fedexTrackResult(trackingNumber: string, snapshot: PackageSnapsh
   const at = (instant: Date): string => toLocalTime(instant, offsetMinutes).isoWithOffset;
   const latest = FEDEX_STATUS[snapshot.latest.status];
   const dateAndTimes: { type: string; dateTime: string }[] = [];
-  if (snapshot.latest.status === 'delivered') dateAndTimes.push({ type: 'ACTUAL_DELIVERY', dateTime: at(snapshot.latest.at) });
-  if (snapshot.estimatedDeliveryAt) dateAndTimes.push({ type: 'ESTIMATED_DELIVERY', dateTime: at(snapshot.estimatedDeliveryAt) });
+  if (snapshot.latest.status === 'delivered')
+    dateAndTimes.push({ type: 'ACTUAL_DELIVERY', dateTime: at(snapshot.latest.at) });
+  if (snapshot.estimatedDeliveryAt)
+    dateAndTimes.push({ type: 'ESTIMATED_DELIVERY', dateTime: at(snapshot.estimatedDeliveryAt) });
   const shipped = snapshot.history.findLast((event) => event.status !== 'pre_transit');
   if (shipped) dateAndTimes.push({ type: 'ACTUAL_PICKUP', dateTime: at(shipped.at) });
   return {
@@ -177,7 +207,10 @@ export function fedexTrackResult(trackingNumber: string, snapshot: PackageSnapsh
       ? {
           estimatedDeliveryTimeWindow: {
             type: 'ESTIMATED_DELIVERY',
-            window: { begins: at(new Date(snapshot.estimatedDeliveryAt.getTime() - 4 * 3600_000)), ends: at(snapshot.estimatedDeliveryAt) },
+            window: {
+              begins: at(new Date(snapshot.estimatedDeliveryAt.getTime() - 4 * 3600_000)),
+              ends: at(snapshot.estimatedDeliveryAt),
+            },
           },
         }
       : {}),

@@ -70,7 +70,10 @@ export class PackageStore {
       .map(({ event }) => event);
     const latest = history[0];
     if (!latest) return undefined;
-    const estimatedDeliveryAt = latest.status === 'delivered' ? null : (history.find((event) => event.estimatedDeliveryAt)?.estimatedDeliveryAt ?? null);
+    const estimatedDeliveryAt =
+      latest.status === 'delivered'
+        ? null
+        : (history.find((event) => event.estimatedDeliveryAt)?.estimatedDeliveryAt ?? null);
     return { trackingNumber: pkg.trackingNumber, latest, history, estimatedDeliveryAt };
   }
 

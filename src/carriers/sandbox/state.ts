@@ -40,8 +40,15 @@ export function createSandboxState(options: SandboxOptions = {}): SandboxState {
   const now = options.now ?? (() => new Date());
   const packages = new PackageStore();
   const tokens = new TokenIssuer(now, options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS);
-  const carrierState = (): CarrierSandboxState => ({ faults: new CarrierFaults(), stats: { trackCalls: 0, oauthCalls: 0 } });
-  const carriers: Record<CarrierCode, CarrierSandboxState> = { ups: carrierState(), fedex: carrierState(), usps: carrierState() };
+  const carrierState = (): CarrierSandboxState => ({
+    faults: new CarrierFaults(),
+    stats: { trackCalls: 0, oauthCalls: 0 },
+  });
+  const carriers: Record<CarrierCode, CarrierSandboxState> = {
+    ups: carrierState(),
+    fedex: carrierState(),
+    usps: carrierState(),
+  };
   return {
     now,
     utcOffsetMinutes: options.utcOffsetMinutes ?? -300,

@@ -13,17 +13,33 @@ import { trackGate, type CarrierErrorDialect } from './track-gate.ts';
 
 /** How UPS would report each scripted status (`Status`: type, code, statusCode, description). */
 const UPS_STATUS: Record<SandboxStatus, { type: string; code?: string; statusCode?: string; description: string }> = {
-  pre_transit: { type: 'M', code: 'MP', statusCode: '003', description: 'Shipper created a label, UPS has not received the package yet.' },
+  pre_transit: {
+    type: 'M',
+    code: 'MP',
+    statusCode: '003',
+    description: 'Shipper created a label, UPS has not received the package yet.',
+  },
   in_transit: { type: 'I', code: 'DP', statusCode: '005', description: 'Departed from Facility' },
   out_for_delivery: { type: 'I', code: 'OT', statusCode: '021', description: 'Out For Delivery Today' },
   delivered: { type: 'D', code: 'FS', statusCode: '011', description: 'DELIVERED' },
   // Typed D by UPS although the recipient still has to collect it: the client must look at the code.
-  available_for_pickup: { type: 'D', code: '2Q', description: 'Delivered to UPS Access Point™ and awaiting customer pickup' },
+  available_for_pickup: {
+    type: 'D',
+    code: '2Q',
+    description: 'Delivered to UPS Access Point™ and awaiting customer pickup',
+  },
   return_to_sender: { type: 'RS', code: 'RS', description: 'Returned to Sender' },
-  failure: { type: 'X', code: 'UX', description: 'The address is incomplete. We are attempting to update the address.' },
+  failure: {
+    type: 'X',
+    code: 'UX',
+    description: 'The address is incomplete. We are attempting to update the address.',
+  },
 };
 
-const LOCATION = { address: { city: 'Wayne', stateProvince: 'NJ', postalCode: '07470', country: 'US', countryCode: 'US' }, slic: '8566' };
+const LOCATION = {
+  address: { city: 'Wayne', stateProvince: 'NJ', postalCode: '07470', country: 'US', countryCode: 'US' },
+  slic: '8566',
+};
 
 /** `Response` error body (yaml components.schemas.Response). */
 const upsErrors = (code: string, message: string) => ({ response: { errors: [{ code, message }] } });
@@ -88,7 +104,9 @@ export function upsRoutes(state: SandboxState): Router {
       return;
     }
     const snapshot = state.packages.snapshot('ups', inquiryNumber);
-    ctx.body = snapshot ? upsTrackResponse(inquiryNumber, snapshot, state.utcOffsetMinutes) : upsNotFoundResponse(inquiryNumber);
+    ctx.body = snapshot
+      ? upsTrackResponse(inquiryNumber, snapshot, state.utcOffsetMinutes)
+      : upsNotFoundResponse(inquiryNumber);
   });
 
   return router;
@@ -96,7 +114,11 @@ export function upsRoutes(state: SandboxState): Router {
 
 /** docs/carriers/NOTES.md: UPS answers an unknown number with 200 and warning TW0001 on the shipment. */
 export function upsNotFoundResponse(inquiryNumber: string) {
-  return { trackResponse: { shipment: [{ inquiryNumber, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } };
+  return {
+    trackResponse: {
+      shipment: [{ inquiryNumber, warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }],
+    },
+  };
 }
 
 export function upsTrackResponse(inquiryNumber: string, snapshot: PackageSnapshot, offsetMinutes: number) {
@@ -111,7 +133,11 @@ export function upsTrackResponse(inquiryNumber: string, snapshot: PackageSnapsho
             {
               trackingNumber: snapshot.trackingNumber,
               packageCount: 1,
-              currentStatus: { ...current, description: snapshot.latest.description ?? current.description, simplifiedTextDescription: current.description },
+              currentStatus: {
+                ...current,
+                description: snapshot.latest.description ?? current.description,
+                simplifiedTextDescription: current.description,
+              },
               activity: snapshot.history.map((event) => activity(event, local)),
               ...deliveryDates(snapshot, local),
               service: { code: '003', description: 'UPS Ground', levelCode: '003' },
@@ -148,14 +174,21 @@ function activity(event: PackageEvent, local: (at: Date) => LocalTime) {
 function deliveryDates(snapshot: PackageSnapshot, local: (at: Date) => LocalTime) {
   if (snapshot.latest.status === 'delivered') {
     const delivered = local(snapshot.latest.at);
-    return { deliveryDate: [{ type: 'DEL', date: delivered.compactDate }], deliveryTime: { type: 'DEL', endTime: delivered.compactTime } };
+    return {
+      deliveryDate: [{ type: 'DEL', date: delivered.compactDate }],
+      deliveryTime: { type: 'DEL', endTime: delivered.compactTime },
+    };
   }
   if (!snapshot.estimatedDeliveryAt) return {};
   const end = local(snapshot.estimatedDeliveryAt);
   const start = local(new Date(snapshot.estimatedDeliveryAt.getTime() - 4 * 3600_000));
   return {
     deliveryDate: [{ type: 'SDD', date: end.compactDate }],
-    deliveryTime: { type: 'EDW', startTime: start.compactDate === end.compactDate ? start.compactTime : '000000', endTime: end.compactTime },
+    deliveryTime: {
+      type: 'EDW',
+      startTime: start.compactDate === end.compactDate ? start.compactTime : '000000',
+      endTime: end.compactTime,
+    },
   };
 }
 

@@ -34,7 +34,10 @@ const v3r2RequestSchema = z
     z.strictObject({
       trackingNumber: z.string().regex(/^[A-Za-z0-9]{4,34}$/),
       mailingDate: z.iso.date().optional(),
-      destinationZIPCode: z.string().regex(/^\d{5}$/).optional(),
+      destinationZIPCode: z
+        .string()
+        .regex(/^\d{5}$/)
+        .optional(),
     }),
   )
   .min(1)
@@ -42,7 +45,14 @@ const v3r2RequestSchema = z
 
 /** `ErrorMessage` (both yamls). */
 function uspsError(apiVersion: string, status: number, title: string, detail: string) {
-  return { apiVersion, error: { code: String(status), message: title, errors: [{ status: String(status), code: String(status), title, detail }] } };
+  return {
+    apiVersion,
+    error: {
+      code: String(status),
+      message: title,
+      errors: [{ status: String(status), code: String(status), title, detail }],
+    },
+  };
 }
 
 function dialect(apiVersion: string): CarrierErrorDialect {
@@ -50,7 +60,12 @@ function dialect(apiVersion: string): CarrierErrorDialect {
     carrier: 'usps',
     rateLimited(ctx) {
       ctx.status = 429;
-      ctx.body = uspsError(apiVersion, 429, 'Too Many Requests', 'Too many requests have been received from client in a short amount of time.');
+      ctx.body = uspsError(
+        apiVersion,
+        429,
+        'Too Many Requests',
+        'Too many requests have been received from client in a short amount of time.',
+      );
     },
     serverError(ctx) {
       // The yamls document 503 (Retry-After optional) rather than 500; without Retry-After it is an outage.
@@ -107,7 +122,9 @@ export function uspsRoutes(state: SandboxState): Router {
     }
     // expand defaults to SUMMARY (v3 yaml); DETAIL gives the field-by-field TrackingDetails.
     const detail = String(ctx.query['expand'] ?? 'SUMMARY').toUpperCase() === 'DETAIL';
-    ctx.body = detail ? uspsV3Details(trackingNumber, snapshot, state.utcOffsetMinutes) : uspsV3Summary(trackingNumber, snapshot, state.utcOffsetMinutes);
+    ctx.body = detail
+      ? uspsV3Details(trackingNumber, snapshot, state.utcOffsetMinutes)
+      : uspsV3Summary(trackingNumber, snapshot, state.utcOffsetMinutes);
   });
 
   router.post('/tracking/v3r2/tracking', trackGate(state, dialect('v3r2')), async (ctx) => {
@@ -121,14 +138,24 @@ export function uspsRoutes(state: SandboxState): Router {
     const request = v3r2RequestSchema.safeParse(body);
     if (!request.success) {
       ctx.status = 400;
-      ctx.body = uspsError('v3r2', 400, 'Bad Request', `The body must be an array of 1 to 35 {"trackingNumber"} objects: ${request.error.issues[0]?.message ?? ''}`);
+      ctx.body = uspsError(
+        'v3r2',
+        400,
+        'Bad Request',
+        `The body must be an array of 1 to 35 {"trackingNumber"} objects: ${request.error.issues[0]?.message ?? ''}`,
+      );
       return;
     }
-    const answers = request.data.map(({ trackingNumber }) => ({ trackingNumber, snapshot: state.packages.snapshot('usps', trackingNumber) }));
+    const answers = request.data.map(({ trackingNumber }) => ({
+      trackingNumber,
+      snapshot: state.packages.snapshot('usps', trackingNumber),
+    }));
     // The yaml gives 200 (TrackingDetails), 207 (MultiStatusResponse) and 404 without saying which
     // when; the sandbox answers 200 when all are known, 404 when none is, 207 for a mix.
     if (answers.every((answer) => answer.snapshot)) {
-      ctx.body = answers.flatMap(({ trackingNumber, snapshot }) => (snapshot ? [uspsV3r2Detail(trackingNumber, snapshot, state.utcOffsetMinutes)] : []));
+      ctx.body = answers.flatMap(({ trackingNumber, snapshot }) =>
+        snapshot ? [uspsV3r2Detail(trackingNumber, snapshot, state.utcOffsetMinutes)] : [],
+      );
       return;
     }
     if (answers.every((answer) => !answer.snapshot)) {
@@ -140,7 +167,11 @@ export function uspsRoutes(state: SandboxState): Router {
     ctx.body = answers.map(({ trackingNumber, snapshot }) =>
       snapshot
         ? { statusCode: '200', ...uspsV3r2Detail(trackingNumber, snapshot, state.utcOffsetMinutes) }
-        : { statusCode: '404', trackingNumber, ...uspsError('v3r2', 404, 'Not Found', `The tracking number ${trackingNumber} could not be found.`) },
+        : {
+            statusCode: '404',
+            trackingNumber,
+            ...uspsError('v3r2', 404, 'Not Found', `The tracking number ${trackingNumber} could not be found.`),
+          },
     );
   });
 
@@ -168,7 +199,9 @@ function statusSummary(snapshot: PackageSnapshot, local: LocalTime): string {
 export function uspsV3Summary(trackingNumber: string, snapshot: PackageSnapshot, offsetMinutes: number) {
   return {
     trackingNumber,
-    ...(snapshot.estimatedDeliveryAt ? { expectedDeliveryDate: toLocalTime(snapshot.estimatedDeliveryAt, offsetMinutes).isoDate } : {}),
+    ...(snapshot.estimatedDeliveryAt
+      ? { expectedDeliveryDate: toLocalTime(snapshot.estimatedDeliveryAt, offsetMinutes).isoDate }
+      : {}),
     eventSummaries: snapshot.history.map((event) => {
       const local = toLocalTime(event.at, offsetMinutes);
       return `${event.description ?? USPS_STATUS[event.status].status}, ${local.isoDate}, ${local.isoTime}, ${PLACE.city}, ${PLACE.state} ${PLACE.zip}`;
@@ -237,7 +270,10 @@ export function uspsV3r2Detail(trackingNumber: string, snapshot: PackageSnapshot
         }
       : {}),
     servicesEligibility: { proofOfDeliveryEnabled: false, RREEnabled: false, trackingProofOfDeliveryEnabled: false },
-    trackingEvents: snapshot.history.map((event) => ({ ...eventFields(event, offsetMinutes), eventZIPCode: PLACE.zip })),
+    trackingEvents: snapshot.history.map((event) => ({
+      ...eventFields(event, offsetMinutes),
+      eventZIPCode: PLACE.zip,
+    })),
   };
 }
 

@@ -26,7 +26,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute();
-  await sql`create unique index sends_one_live on sends (order_id, kind, channel) where status in ('pending', 'claimed', 'sending', 'sent', 'uncertain')`.execute(db);
+  await sql`create unique index sends_one_live on sends (order_id, kind, channel) where status in ('pending', 'claimed', 'sending', 'sent', 'uncertain')`.execute(
+    db,
+  );
   await sql`create index sends_due on sends (due_at) where status = 'pending'`.execute(db);
   await sql`create index sends_in_flight on sends (claimed_at) where status in ('claimed', 'sending')`.execute(db);
 }

@@ -15,7 +15,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('storage_key', 'text', (c) => c.notNull())
     .addColumn('content_type', 'text', (c) => c.notNull())
     .addColumn('size_bytes', 'bigint', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending').check(sql`status in ('pending', 'processed', 'failed')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`status in ('pending', 'processed', 'failed')`),
+    )
     .addColumn('failure_reason', 'text')
     .addColumn('duration_tenths', 'integer')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())

@@ -47,8 +47,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('received_at', 'timestamptz', (c) => c.notNull())
     .addColumn('processed_at', 'timestamptz')
     .execute();
-  await sql`create index webhook_receipts_pending on webhook_receipts (received_at) where status = 'received'`.execute(db);
-  await db.schema.createIndex('webhook_receipts_shop').on('webhook_receipts').columns(['shop', 'received_at']).execute();
+  await sql`create index webhook_receipts_pending on webhook_receipts (received_at) where status = 'received'`.execute(
+    db,
+  );
+  await db.schema
+    .createIndex('webhook_receipts_shop')
+    .on('webhook_receipts')
+    .columns(['shop', 'received_at'])
+    .execute();
 
   await db.schema
     .createTable('shopify_order_links')
@@ -65,7 +71,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('shopify_order_links_pk', ['shop', 'shopify_order_id', 'line_item_id'])
     .execute();
   await db.schema.createIndex('shopify_order_links_order').on('shopify_order_links').column('order_id').execute();
-  await db.schema.createIndex('shopify_order_links_customer').on('shopify_order_links').columns(['shop', 'customer_id']).execute();
+  await db.schema
+    .createIndex('shopify_order_links_customer')
+    .on('shopify_order_links')
+    .columns(['shop', 'customer_id'])
+    .execute();
 
   await db.schema
     .createTable('shopify_fulfillments')
@@ -86,7 +96,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .addPrimaryKeyConstraint('shopify_fulfillments_pk', ['shop', 'fulfillment_id'])
     .execute();
-  await db.schema.createIndex('shopify_fulfillments_order').on('shopify_fulfillments').columns(['shop', 'shopify_order_id']).execute();
+  await db.schema
+    .createIndex('shopify_fulfillments_order')
+    .on('shopify_fulfillments')
+    .columns(['shop', 'shopify_order_id'])
+    .execute();
 
   await db.schema
     .createTable('shopify_data_exports')
@@ -98,11 +112,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('data', 'jsonb', (c) => c.notNull())
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('shopify_data_exports_account').on('shopify_data_exports').columns(['account_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('shopify_data_exports_account')
+    .on('shopify_data_exports')
+    .columns(['account_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['shopify_data_exports', 'shopify_fulfillments', 'shopify_order_links', 'webhook_receipts', 'shops']) {
+  for (const table of [
+    'shopify_data_exports',
+    'shopify_fulfillments',
+    'shopify_order_links',
+    'webhook_receipts',
+    'shops',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -40,7 +40,10 @@ function choose(blob: Blob): void {
   if (playbackUrl) URL.revokeObjectURL(playbackUrl);
   if (!types.includes(baseType(blob.type))) return refuse('Please choose an MP4, WebM or QuickTime (.mov) video.');
   if (blob.size === 0) return refuse('That video is empty. Please try again.');
-  if (blob.size > maxBytes) return refuse(`That video is too large (the limit is ${Math.floor(maxBytes / 1048576)} MB). Please record a shorter one.`);
+  if (blob.size > maxBytes)
+    return refuse(
+      `That video is too large (the limit is ${Math.floor(maxBytes / 1048576)} MB). Please record a shorter one.`,
+    );
   chosen = blob;
   playbackUrl = URL.createObjectURL(blob);
   playback.src = playbackUrl;
@@ -51,7 +54,13 @@ function choose(blob: Blob): void {
 
 /** The first container this browser can record: WebM on Chrome/Firefox, MP4 on Safari. */
 function pickMimeType(): string {
-  const candidates = ['video/webm;codecs=vp9,opus', 'video/webm;codecs=vp8,opus', 'video/webm', 'video/mp4;codecs=avc1,mp4a', 'video/mp4'];
+  const candidates = [
+    'video/webm;codecs=vp9,opus',
+    'video/webm;codecs=vp8,opus',
+    'video/webm',
+    'video/mp4;codecs=avc1,mp4a',
+    'video/mp4',
+  ];
   return candidates.find((type) => typeof MediaRecorder !== 'undefined' && MediaRecorder.isTypeSupported(type)) ?? '';
 }
 
@@ -75,7 +84,10 @@ async function startCamera(): Promise<void> {
   try {
     stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: true });
   } catch (error) {
-    say(`We could not use your camera (${error instanceof Error ? error.name : 'unknown error'}). You can choose a video file instead.`, 'error');
+    say(
+      `We could not use your camera (${error instanceof Error ? error.name : 'unknown error'}). You can choose a video file instead.`,
+      'error',
+    );
     return;
   }
   preview.srcObject = stream;
@@ -143,7 +155,10 @@ sendBtn.addEventListener('click', () => {
       stream?.getTracks().forEach((track) => track.stop());
       return;
     }
-    say(`Your video was not sent: ${errorMessage(xhr.responseText) ?? `Something went wrong (${xhr.status}).`}`, 'error');
+    say(
+      `Your video was not sent: ${errorMessage(xhr.responseText) ?? `Something went wrong (${xhr.status}).`}`,
+      'error',
+    );
     sendBtn.disabled = false;
   };
   xhr.onerror = () => {

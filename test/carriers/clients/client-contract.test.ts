@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CarrierCode } from '../../../src/carriers/carrier-code.ts';
-import { CarrierAuthError, CarrierRateLimitedError, CarrierUnavailableError } from '../../../src/carriers/clients/errors.ts';
+import {
+  CarrierAuthError,
+  CarrierRateLimitedError,
+  CarrierUnavailableError,
+} from '../../../src/carriers/clients/errors.ts';
 import { createFedexClient } from '../../../src/carriers/clients/fedex.ts';
 import type { CarrierCall, CarrierClient, CarrierClientOptions } from '../../../src/carriers/clients/types.ts';
 import { createUpsClient } from '../../../src/carriers/clients/ups.ts';
@@ -19,8 +23,18 @@ interface ClientCase {
 const cases: ClientCase[] = [
   { name: 'UPS', carrier: 'ups', trackingNumber: '1Z999AA10123456784', create: (options) => createUpsClient(options) },
   { name: 'FedEx', carrier: 'fedex', trackingNumber: '123456789012', create: (options) => createFedexClient(options) },
-  { name: 'USPS v3r2', carrier: 'usps', trackingNumber: '9400111899223197428490', create: (options) => createUspsClient({ ...options, api: 'v3r2' }) },
-  { name: 'USPS v3', carrier: 'usps', trackingNumber: '9400111899223197428490', create: (options) => createUspsClient({ ...options, api: 'v3' }) },
+  {
+    name: 'USPS v3r2',
+    carrier: 'usps',
+    trackingNumber: '9400111899223197428490',
+    create: (options) => createUspsClient({ ...options, api: 'v3r2' }),
+  },
+  {
+    name: 'USPS v3',
+    carrier: 'usps',
+    trackingNumber: '9400111899223197428490',
+    create: (options) => createUspsClient({ ...options, api: 'v3' }),
+  },
 ];
 
 const START = Date.parse('2025-06-02T12:00:00Z');
@@ -75,10 +89,18 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
     });
 
     await control.event(carrier, trackingNumber, { status: 'pre_transit', at: '2025-06-02T09:15:00Z' });
-    expect(await trackOne(tracker)).toMatchObject({ status: 'pre_transit', lastEventAt: new Date('2025-06-02T09:15:00Z'), deliveredAt: null });
+    expect(await trackOne(tracker)).toMatchObject({
+      status: 'pre_transit',
+      lastEventAt: new Date('2025-06-02T09:15:00Z'),
+      deliveredAt: null,
+    });
 
     // 02:30 UTC is 21:30 the day before in the sandbox's local time (-05:00): dates must survive that.
-    await control.event(carrier, trackingNumber, { status: 'in_transit', at: '2025-06-03T04:05:06Z', estimated_delivery_at: '2025-06-05T02:30:00Z' });
+    await control.event(carrier, trackingNumber, {
+      status: 'in_transit',
+      at: '2025-06-03T04:05:06Z',
+      estimated_delivery_at: '2025-06-05T02:30:00Z',
+    });
     expect(await trackOne(tracker)).toMatchObject({
       status: 'in_transit',
       lastEventAt: new Date('2025-06-03T04:05:06Z'),
@@ -88,9 +110,17 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
     });
 
     await control.event(carrier, trackingNumber, { status: 'out_for_delivery', at: '2025-06-04T13:00:00Z' });
-    expect(await trackOne(tracker)).toMatchObject({ status: 'out_for_delivery', estimatedDeliveryAt: new Date('2025-06-05T02:30:00Z'), deliveredAt: null });
+    expect(await trackOne(tracker)).toMatchObject({
+      status: 'out_for_delivery',
+      estimatedDeliveryAt: new Date('2025-06-05T02:30:00Z'),
+      deliveredAt: null,
+    });
 
-    await control.event(carrier, trackingNumber, { status: 'delivered', at: '2025-06-04T18:42:17Z', description: 'Left at the front door' });
+    await control.event(carrier, trackingNumber, {
+      status: 'delivered',
+      at: '2025-06-04T18:42:17Z',
+      description: 'Left at the front door',
+    });
     expect(await trackOne(tracker)).toEqual({
       trackingNumber,
       status: 'delivered',
@@ -145,7 +175,13 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
     serverClock.advance(TOKEN_TTL_SECONDS + 1); // the carrier expires it; our clock has not moved
     const [result] = await tracker.track([trackingNumber]);
     expect(result?.status).toBe('not_found');
-    expect(calls.map((call) => `${call.operation} ${call.status}`)).toEqual(['oauth 200', `track ${trackStatus()}`, 'track 401', 'oauth 200', `track ${trackStatus()}`]);
+    expect(calls.map((call) => `${call.operation} ${call.status}`)).toEqual([
+      'oauth 200',
+      `track ${trackStatus()}`,
+      'track 401',
+      'oauth 200',
+      `track ${trackStatus()}`,
+    ]);
   });
 
   it('reports a 429 as rate limited, with Retry-After', async () => {
@@ -159,7 +195,9 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
 
   it('reports a 5xx as unavailable', async () => {
     await control.faults(carrier, { server_error: 1 });
-    const error = await client().track([trackingNumber]).catch((caught: unknown) => caught);
+    const error = await client()
+      .track([trackingNumber])
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CarrierUnavailableError);
     expect(error).not.toBeInstanceOf(CarrierRateLimitedError);
     expect((error as CarrierUnavailableError).status).toBeGreaterThanOrEqual(500);
@@ -180,13 +218,17 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
     const tracker = client();
     await tracker.track([trackingNumber]);
     await control.faults(carrier, { delay_ms: 2000 });
-    const error = await tracker.track([trackingNumber], { signal: AbortSignal.timeout(100) }).catch((caught: unknown) => caught);
+    const error = await tracker
+      .track([trackingNumber], { signal: AbortSignal.timeout(100) })
+      .catch((caught: unknown) => caught);
     expect(error).not.toBeInstanceOf(CarrierUnavailableError);
     expect((error as Error).name).toBe('TimeoutError');
   });
 
   it('rejects bad client credentials as an auth error, without tracking', async () => {
-    const error = await client({ clientSecret: 'invalid-secret' }).track([trackingNumber]).catch((caught: unknown) => caught);
+    const error = await client({ clientSecret: 'invalid-secret' })
+      .track([trackingNumber])
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CarrierAuthError);
     expect(error).toMatchObject({ carrier });
     expect(await control.stats(carrier)).toEqual({ track_calls: 0, oauth_calls: 1 });

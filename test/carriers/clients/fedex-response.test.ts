@@ -36,7 +36,8 @@ describe('normalizeFedexStatus', () => {
   });
 
   it('maps every code docs/carriers/NOTES.md names', () => {
-    for (const code of ['DL', 'OD', 'IT', 'AR', 'DP', 'AF', 'PU', 'DE', 'SE', 'RS', 'CA']) expect(FEDEX_STATUS_CODES.has(code)).toBe(true);
+    for (const code of ['DL', 'OD', 'IT', 'AR', 'DP', 'AF', 'PU', 'DE', 'SE', 'RS', 'CA'])
+      expect(FEDEX_STATUS_CODES.has(code)).toBe(true);
   });
 });
 
@@ -52,20 +53,46 @@ describe('parseFedexTrackResponse', () => {
           trackingNumber: '123456789012',
           trackResults: [
             {
-              trackingNumberInfo: { trackingNumber: '123456789012', carrierCode: 'FDXE', trackingNumberUniqueId: '245822~123456789012~FDEG' },
+              trackingNumberInfo: {
+                trackingNumber: '123456789012',
+                carrierCode: 'FDXE',
+                trackingNumberUniqueId: '245822~123456789012~FDEG',
+              },
               latestStatusDetail: {
                 code: 'PU',
                 derivedCode: 'PU',
                 statusByLocale: 'Picked up',
                 description: 'Picked up',
-                scanLocation: { city: 'SEATTLE', stateOrProvinceCode: 'WA', postalCode: '98101', countryCode: 'US', residential: false },
+                scanLocation: {
+                  city: 'SEATTLE',
+                  stateOrProvinceCode: 'WA',
+                  postalCode: '98101',
+                  countryCode: 'US',
+                  residential: false,
+                },
               },
               dateAndTimes: [{ type: 'ESTIMATED_DELIVERY', dateTime: '2018-02-05T00:00:00' }],
               scanEvents: [
-                { date: '2018-02-02T12:01:00-07:00', eventType: 'PU', eventDescription: 'Picked Up', derivedStatusCode: 'PU', derivedStatus: 'Picked Up', locationType: 'PICKUP_LOCATION' },
-                { date: '2018-02-01T18:30:00-07:00', eventType: 'OC', eventDescription: 'Shipment information sent to FedEx', derivedStatusCode: 'IN' },
+                {
+                  date: '2018-02-02T12:01:00-07:00',
+                  eventType: 'PU',
+                  eventDescription: 'Picked Up',
+                  derivedStatusCode: 'PU',
+                  derivedStatus: 'Picked Up',
+                  locationType: 'PICKUP_LOCATION',
+                },
+                {
+                  date: '2018-02-01T18:30:00-07:00',
+                  eventType: 'OC',
+                  eventDescription: 'Shipment information sent to FedEx',
+                  derivedStatusCode: 'IN',
+                },
               ],
-              estimatedDeliveryTimeWindow: { description: 'Description field', window: { begins: '2018-02-05T08:00:00', ends: '2018-02-05T12:00:00-06:00' }, type: 'ESTIMATED_DELIVERY' },
+              estimatedDeliveryTimeWindow: {
+                description: 'Description field',
+                window: { begins: '2018-02-05T08:00:00', ends: '2018-02-05T12:00:00-06:00' },
+                type: 'ESTIMATED_DELIVERY',
+              },
             },
           ],
         },
@@ -74,7 +101,10 @@ describe('parseFedexTrackResponse', () => {
           trackResults: [
             {
               trackingNumberInfo: { trackingNumber: '920241085725456', trackingNumberUniqueId: '' },
-              error: { code: 'TRACKING.TRACKINGNUMBER.NOTFOUND', message: 'Tracking number cannot be found. Please correct the tracking number and try again.' },
+              error: {
+                code: 'TRACKING.TRACKINGNUMBER.NOTFOUND',
+                message: 'Tracking number cannot be found. Please correct the tracking number and try again.',
+              },
             },
           ],
         },
@@ -128,20 +158,39 @@ describe('parseFedexTrackResponse', () => {
         ],
       },
     };
-    expect(parseFedexTrackResponse(['123456789012'], delivered)[0]).toMatchObject({ status: 'delivered', deliveredAt: new Date('2018-02-03T21:05:00Z'), estimatedDeliveryAt: null });
+    expect(parseFedexTrackResponse(['123456789012'], delivered)[0]).toMatchObject({
+      status: 'delivered',
+      deliveredAt: new Date('2018-02-03T21:05:00Z'),
+      estimatedDeliveryAt: null,
+    });
   });
 
   it('picks the most recently active shipment when FedEx returns duplicates', () => {
     const result = (code: string, date: string) => ({ latestStatusDetail: { code }, scanEvents: [{ date }] });
     const duplicates = {
-      output: { completeTrackResults: [{ trackingNumber: '123456789012', trackResults: [result('DL', '2017-05-01T10:00:00Z'), result('OD', '2018-02-03T08:00:00Z')] }] },
+      output: {
+        completeTrackResults: [
+          {
+            trackingNumber: '123456789012',
+            trackResults: [result('DL', '2017-05-01T10:00:00Z'), result('OD', '2018-02-03T08:00:00Z')],
+          },
+        ],
+      },
     };
     expect(parseFedexTrackResponse(['123456789012'], duplicates)[0]?.status).toBe('out_for_delivery');
   });
 
   it('answers unknown for a number FedEx left out of its answer', () => {
     expect(parseFedexTrackResponse(['111111111111'], { output: { completeTrackResults: [] } })).toEqual([
-      { trackingNumber: '111111111111', status: 'unknown', deliveredAt: null, estimatedDeliveryAt: null, estimatedWindowStartAt: null, lastEventAt: null, description: null },
+      {
+        trackingNumber: '111111111111',
+        status: 'unknown',
+        deliveredAt: null,
+        estimatedDeliveryAt: null,
+        estimatedWindowStartAt: null,
+        lastEventAt: null,
+        description: null,
+      },
     ]);
   });
 

@@ -42,7 +42,9 @@ describe('FedEx client', () => {
 
     expect(FEDEX_MAX_BATCH_SIZE).toBe(30);
     expect(await control.stats('fedex')).toEqual({ track_calls: 2, oauth_calls: 1 });
-    expect(requests.map((request) => (request.body as { trackingInfo: unknown[] }).trackingInfo.length)).toEqual([30, 1]);
+    expect(requests.map((request) => (request.body as { trackingInfo: unknown[] }).trackingInfo.length)).toEqual([
+      30, 1,
+    ]);
     expect(results.map((result) => result.trackingNumber)).toEqual(numbers);
     expect(results[0]).toMatchObject({ status: 'delivered', deliveredAt: new Date('2025-06-02T15:00:00Z') });
     expect(results[30]).toMatchObject({ status: 'out_for_delivery' });
@@ -54,7 +56,10 @@ describe('FedEx client', () => {
     const [request] = requests;
     expect(request?.body).toEqual({
       includeDetailedScans: false,
-      trackingInfo: [{ trackingNumberInfo: { trackingNumber: '123456789012' } }, { trackingNumberInfo: { trackingNumber: '98765432109876' } }],
+      trackingInfo: [
+        { trackingNumberInfo: { trackingNumber: '123456789012' } },
+        { trackingNumberInfo: { trackingNumber: '98765432109876' } },
+      ],
     });
     expect(spec.validate(spec.requestSchema('/track/v1/trackingnumbers', 'post'), request?.body)).toEqual([]);
   });

@@ -22,25 +22,46 @@ describe('parseRetryAfter', () => {
 
 describe('carrier HTTP exchange', () => {
   const request = { operation: 'track', trackingNumbers: 2, method: 'GET', path: '/x', headers: {} } as const;
-  const answering = (status: number, headers: Record<string, string> = {}, body = '{}'): typeof fetch => async () => new Response(body, { status, headers });
+  const answering =
+    (status: number, headers: Record<string, string> = {}, body = '{}'): typeof fetch =>
+    async () =>
+      new Response(body, { status, headers });
 
   const http = (fetchImpl: typeof fetch, calls: CarrierCall[] = []) =>
-    createCarrierHttp('usps', { baseUrl: 'https://carrier.test/', clientId: 'id', clientSecret: 'secret', fetch: fetchImpl, now: () => NOW, onCall: (call) => calls.push(call), timeoutMs: 50 });
+    createCarrierHttp('usps', {
+      baseUrl: 'https://carrier.test/',
+      clientId: 'id',
+      clientSecret: 'secret',
+      fetch: fetchImpl,
+      now: () => NOW,
+      onCall: (call) => calls.push(call),
+      timeoutMs: 50,
+    });
 
   it('returns other statuses with the body parsed as JSON, or as text', async () => {
-    expect(await http(answering(404, {}, '{"error":{"code":"404"}}')).send(request)).toMatchObject({ status: 404, body: { error: { code: '404' } } });
+    expect(await http(answering(404, {}, '{"error":{"code":"404"}}')).send(request)).toMatchObject({
+      status: 404,
+      body: { error: { code: '404' } },
+    });
     expect(await http(answering(200, {}, 'plain')).send(request)).toMatchObject({ status: 200, body: 'plain' });
     expect(await http(answering(200, {}, '')).send(request)).toMatchObject({ status: 200, body: null });
   });
 
   it('turns 429, and 503 with Retry-After, into rate limits', async () => {
-    await expect(http(answering(429, { 'retry-after': '12' })).send(request)).rejects.toMatchObject({ name: 'CarrierRateLimitedError', retryAfterMs: 12_000 });
+    await expect(http(answering(429, { 'retry-after': '12' })).send(request)).rejects.toMatchObject({
+      name: 'CarrierRateLimitedError',
+      retryAfterMs: 12_000,
+    });
     await expect(http(answering(429)).send(request)).rejects.toMatchObject({ retryAfterMs: null });
-    await expect(http(answering(503, { 'retry-after': 'Mon, 02 Jun 2025 12:01:00 GMT' })).send(request)).rejects.toMatchObject({ retryAfterMs: 60_000 });
+    await expect(
+      http(answering(503, { 'retry-after': 'Mon, 02 Jun 2025 12:01:00 GMT' })).send(request),
+    ).rejects.toMatchObject({ retryAfterMs: 60_000 });
   });
 
   it('turns other 5xx into unavailable', async () => {
-    const error = await http(answering(503)).send(request).catch((caught: unknown) => caught);
+    const error = await http(answering(503))
+      .send(request)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CarrierUnavailableError);
     expect(error).not.toBeInstanceOf(CarrierRateLimitedError);
     expect(error).toMatchObject({ status: 503, carrier: 'usps' });
@@ -48,7 +69,9 @@ describe('carrier HTTP exchange', () => {
 
   it('turns network errors into unavailable, keeping the cause', async () => {
     const refused = new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') });
-    const error = await http(async () => Promise.reject(refused)).send(request).catch((caught: unknown) => caught);
+    const error = await http(async () => Promise.reject(refused))
+      .send(request)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CarrierUnavailableError);
     expect((error as Error).cause).toBe(refused);
     expect((error as Error).message).toContain('ECONNREFUSED');
@@ -57,7 +80,9 @@ describe('carrier HTTP exchange', () => {
   it('reports each exchange to onCall, status null when nothing came back', async () => {
     const calls: CarrierCall[] = [];
     await http(answering(200), calls).send(request);
-    await http(async () => Promise.reject(new TypeError('fetch failed')), calls).send(request).catch(() => undefined);
+    await http(async () => Promise.reject(new TypeError('fetch failed')), calls)
+      .send(request)
+      .catch(() => undefined);
     expect(calls).toEqual([
       { carrier: 'usps', operation: 'track', status: 200, durationMs: expect.any(Number), trackingNumbers: 2 },
       { carrier: 'usps', operation: 'track', status: null, durationMs: expect.any(Number), trackingNumbers: 2 },

@@ -97,14 +97,22 @@ describe('readTokenResponse', () => {
   const response = (status: number, body: unknown) => ({ status, headers: new Headers(), body });
 
   it('accepts expires_in as a number or, as UPS sends it, a string', () => {
-    expect(readTokenResponse('ups', response(200, { access_token: 'a', expires_in: '14399', token_type: 'Bearer' }))).toEqual({ accessToken: 'a', expiresInSeconds: 14399 });
-    expect(readTokenResponse('fedex', response(200, { access_token: 'b', expires_in: 3599 }))).toEqual({ accessToken: 'b', expiresInSeconds: 3599 });
+    expect(
+      readTokenResponse('ups', response(200, { access_token: 'a', expires_in: '14399', token_type: 'Bearer' })),
+    ).toEqual({ accessToken: 'a', expiresInSeconds: 14399 });
+    expect(readTokenResponse('fedex', response(200, { access_token: 'b', expires_in: 3599 }))).toEqual({
+      accessToken: 'b',
+      expiresInSeconds: 3599,
+    });
   });
 
   it('reports rejected credentials as an auth error with the carrier message, never the secret', () => {
     const error = (() => {
       try {
-        readTokenResponse('ups', response(401, { response: { errors: [{ code: '10401', message: 'ClientId is Invalid' }] } }));
+        readTokenResponse(
+          'ups',
+          response(401, { response: { errors: [{ code: '10401', message: 'ClientId is Invalid' }] } }),
+        );
       } catch (caught) {
         return caught;
       }
@@ -114,6 +122,8 @@ describe('readTokenResponse', () => {
   });
 
   it('rejects a 200 that carries no token', () => {
-    expect(() => readTokenResponse('usps', response(200, { status: 'approved' }))).toThrow(CarrierUnexpectedResponseError);
+    expect(() => readTokenResponse('usps', response(200, { status: 'approved' }))).toThrow(
+      CarrierUnexpectedResponseError,
+    );
   });
 });

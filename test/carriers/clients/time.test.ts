@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { instantFromParts, parseCarrierTimestamp, parseDateParts, parseTimeParts, parseUtcOffset, utcOffsetOf } from '../../../src/carriers/clients/time.ts';
+import {
+  instantFromParts,
+  parseCarrierTimestamp,
+  parseDateParts,
+  parseTimeParts,
+  parseUtcOffset,
+  utcOffsetOf,
+} from '../../../src/carriers/clients/time.ts';
 
 describe('carrier time parsing', () => {
   it.each([
@@ -37,8 +44,12 @@ describe('carrier time parsing', () => {
   });
 
   it('turns wall-clock parts at an offset into the instant, UTC when the offset is unknown', () => {
-    expect(instantFromParts({ year: 2025, month: 6, day: 4 }, { hour: 21, minute: 30, second: 0 }, -300)).toEqual(new Date('2025-06-05T02:30:00Z'));
-    expect(instantFromParts({ year: 2025, month: 6, day: 4 }, { hour: 21, minute: 30, second: 0 }, null)).toEqual(new Date('2025-06-04T21:30:00Z'));
+    expect(instantFromParts({ year: 2025, month: 6, day: 4 }, { hour: 21, minute: 30, second: 0 }, -300)).toEqual(
+      new Date('2025-06-05T02:30:00Z'),
+    );
+    expect(instantFromParts({ year: 2025, month: 6, day: 4 }, { hour: 21, minute: 30, second: 0 }, null)).toEqual(
+      new Date('2025-06-04T21:30:00Z'),
+    );
   });
 
   it('reads ISO timestamps with, without and instead of an offset', () => {

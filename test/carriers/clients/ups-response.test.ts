@@ -47,7 +47,16 @@ describe('upsPackageStatus', () => {
 
 describe('parseUpsTrackResponse', () => {
   it('reads the TW0001 warning in a 200 as not found', () => {
-    const body = { trackResponse: { shipment: [{ inquiryNumber: '1Z023E2X0214323462', warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] } };
+    const body = {
+      trackResponse: {
+        shipment: [
+          {
+            inquiryNumber: '1Z023E2X0214323462',
+            warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }],
+          },
+        ],
+      },
+    };
     expect(spec.validate(trackResponseSchema, body)).toEqual([]);
     expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toEqual({
       trackingNumber: '1Z023E2X0214323462',
@@ -70,7 +79,13 @@ describe('parseUpsTrackResponse', () => {
             package: [
               {
                 trackingNumber: '1Z023E2X0214323462',
-                currentStatus: { code: 'SR', description: 'Your package was released by the customs agency.', simplifiedTextDescription: 'Delivered', statusCode: '003', type: 'X' },
+                currentStatus: {
+                  code: 'SR',
+                  description: 'Your package was released by the customs agency.',
+                  simplifiedTextDescription: 'Delivered',
+                  statusCode: '003',
+                  type: 'X',
+                },
                 activity: [
                   {
                     date: '20210210',
@@ -78,8 +93,22 @@ describe('parseUpsTrackResponse', () => {
                     gmtDate: '20210210',
                     gmtOffset: '-05:00',
                     gmtTime: '74700',
-                    location: { address: { city: 'Wayne', stateProvince: 'NJ', postalCode: '07470', country: 'US', countryCode: 'US' }, slic: '8566' },
-                    status: { code: 'SR', description: 'Your package was released by the customs agency.', statusCode: '003', type: 'X' },
+                    location: {
+                      address: {
+                        city: 'Wayne',
+                        stateProvince: 'NJ',
+                        postalCode: '07470',
+                        country: 'US',
+                        countryCode: 'US',
+                      },
+                      slic: '8566',
+                    },
+                    status: {
+                      code: 'SR',
+                      description: 'Your package was released by the customs agency.',
+                      statusCode: '003',
+                      type: 'X',
+                    },
                   },
                 ],
                 deliveryDate: [{ type: 'SDD', date: '20210212' }],
@@ -122,9 +151,13 @@ describe('parseUpsTrackResponse', () => {
         ],
       },
     });
-    expect(parseUpsTrackResponse('1Z', delivered({ date: '20250604', time: '134217', gmtOffset: '-05:00' })).deliveredAt).toEqual(new Date('2025-06-04T18:42:17Z'));
+    expect(
+      parseUpsTrackResponse('1Z', delivered({ date: '20250604', time: '134217', gmtOffset: '-05:00' })).deliveredAt,
+    ).toEqual(new Date('2025-06-04T18:42:17Z'));
     // No usable activity time: the DEL date and time, at the package's offset.
-    expect(parseUpsTrackResponse('1Z', delivered({ gmtOffset: '-04:00' })).deliveredAt).toEqual(new Date('2025-06-04T17:42:17Z'));
+    expect(parseUpsTrackResponse('1Z', delivered({ gmtOffset: '-04:00' })).deliveredAt).toEqual(
+      new Date('2025-06-04T17:42:17Z'),
+    );
   });
 
   it('prefers the rescheduled date, and the end of that day when no window is given', () => {
@@ -150,8 +183,28 @@ describe('parseUpsTrackResponse', () => {
   });
 
   it('accepts the nulls UPS sends for empty fields', () => {
-    const body = { trackResponse: { shipment: [{ inquiryNumber: '1Z', package: [{ trackingNumber: '1Z', currentStatus: { type: 'I', code: null }, deliveryDate: [{ date: null, type: null }], activity: null }] }] } };
-    expect(parseUpsTrackResponse('1Z', body)).toMatchObject({ status: 'in_transit', estimatedDeliveryAt: null, lastEventAt: null });
+    const body = {
+      trackResponse: {
+        shipment: [
+          {
+            inquiryNumber: '1Z',
+            package: [
+              {
+                trackingNumber: '1Z',
+                currentStatus: { type: 'I', code: null },
+                deliveryDate: [{ date: null, type: null }],
+                activity: null,
+              },
+            ],
+          },
+        ],
+      },
+    };
+    expect(parseUpsTrackResponse('1Z', body)).toMatchObject({
+      status: 'in_transit',
+      estimatedDeliveryAt: null,
+      lastEventAt: null,
+    });
   });
 
   it('rejects a body that is not a TrackApiResponse', () => {
@@ -161,10 +214,20 @@ describe('parseUpsTrackResponse', () => {
 
 describe('activityInstant', () => {
   it('reads the gmt fields as UTC, in either time spelling', () => {
-    expect(activityInstant({ gmtDate: '20240318', gmtTime: '11:49:17', gmtOffset: '+01:00', date: '20240318', time: '124917' })).toEqual(new Date('2024-03-18T11:49:17Z'));
+    expect(
+      activityInstant({
+        gmtDate: '20240318',
+        gmtTime: '11:49:17',
+        gmtOffset: '+01:00',
+        date: '20240318',
+        time: '124917',
+      }),
+    ).toEqual(new Date('2024-03-18T11:49:17Z'));
   });
 
   it('falls back to local date and time at gmtOffset', () => {
-    expect(activityInstant({ date: '20240318', time: '124917', gmtOffset: '+01:00' })).toEqual(new Date('2024-03-18T11:49:17Z'));
+    expect(activityInstant({ date: '20240318', time: '124917', gmtOffset: '+01:00' })).toEqual(
+      new Date('2024-03-18T11:49:17Z'),
+    );
   });
 });

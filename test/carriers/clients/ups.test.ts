@@ -24,7 +24,13 @@ describe('UPS client', () => {
     return fetch(input, init);
   };
   const client = (fetchImpl: typeof fetch = recordingFetch) =>
-    createUpsClient({ baseUrl: `${running.baseUrl}/ups`, clientId: 'doorstep', clientSecret: 'secret', fetch: fetchImpl, transactionSource: 'doorstep-test' });
+    createUpsClient({
+      baseUrl: `${running.baseUrl}/ups`,
+      clientId: 'doorstep',
+      clientSecret: 'secret',
+      fetch: fetchImpl,
+      transactionSource: 'doorstep-test',
+    });
 
   it('tracks one number per request', async () => {
     await client().track(['1Z999AA10123456784', '1Z999AA10123456785', '1Z999AA10123456786']);
@@ -49,15 +55,27 @@ describe('UPS client', () => {
   });
 
   it('reads a documented 404 as not found', async () => {
-    const notFound = withTrackAnswer(404, { response: { errors: [{ code: '151044', message: 'No tracking information available' }] } });
+    const notFound = withTrackAnswer(404, {
+      response: { errors: [{ code: '151044', message: 'No tracking information available' }] },
+    });
     expect(await client(notFound).track(['1Z999AA10123456784'])).toEqual([
-      { trackingNumber: '1Z999AA10123456784', status: 'not_found', deliveredAt: null, estimatedDeliveryAt: null, estimatedWindowStartAt: null, lastEventAt: null, description: 'No tracking information available' },
+      {
+        trackingNumber: '1Z999AA10123456784',
+        status: 'not_found',
+        deliveredAt: null,
+        estimatedDeliveryAt: null,
+        estimatedWindowStartAt: null,
+        lastEventAt: null,
+        description: 'No tracking information available',
+      },
     ]);
   });
 
   it('does not mistake a 404 from the wrong server for an unknown package', async () => {
     const wrongServer = withTrackAnswer(404, 'Not Found');
-    await expect(client(wrongServer).track(['1Z999AA10123456784'])).rejects.toBeInstanceOf(CarrierUnexpectedResponseError);
+    await expect(client(wrongServer).track(['1Z999AA10123456784'])).rejects.toBeInstanceOf(
+      CarrierUnexpectedResponseError,
+    );
   });
 
   it('calls an unparseable 200 an unexpected response', async () => {
@@ -69,7 +87,10 @@ describe('UPS client', () => {
   function withTrackAnswer(status: number, body: unknown): typeof fetch {
     return async (input, init) => {
       if (!String(input).includes('/api/track/')) return fetch(input, init);
-      return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' } });
+      return new Response(typeof body === 'string' ? body : JSON.stringify(body), {
+        status,
+        headers: { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' },
+      });
     };
   }
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { eventInstant, parseUspsV3Response, parseUspsV3r2Response } from '../../../src/carriers/clients/usps-response.ts';
+import {
+  eventInstant,
+  parseUspsV3Response,
+  parseUspsV3r2Response,
+} from '../../../src/carriers/clients/usps-response.ts';
 import { normalizeUspsStatus } from '../../../src/carriers/clients/usps-status.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 
@@ -42,8 +46,20 @@ describe('parseUspsV3Response', () => {
     statusCategory: 'Delivered',
     statusSummary: 'Your item was delivered at 12:55 pm on April 05, 2010 in FALMOUTH, MA 02540',
     trackingEvents: [
-      { eventType: 'Delivered, Front Door/Porch', eventCode: '01', eventTimestamp: '2024-04-04T07:03:12-07:00', GMTTimestamp: '2024-04-04T14:03:12.041Z', GMTOffset: '-7:00', eventCity: 'FALMOUTH' },
-      { eventType: 'Out for Delivery', eventCode: 'OF', eventTimestamp: '2024-04-04T05:10:00-07:00', GMTOffset: '-7:00' },
+      {
+        eventType: 'Delivered, Front Door/Porch',
+        eventCode: '01',
+        eventTimestamp: '2024-04-04T07:03:12-07:00',
+        GMTTimestamp: '2024-04-04T14:03:12.041Z',
+        GMTOffset: '-7:00',
+        eventCity: 'FALMOUTH',
+      },
+      {
+        eventType: 'Out for Delivery',
+        eventCode: 'OF',
+        eventTimestamp: '2024-04-04T05:10:00-07:00',
+        GMTOffset: '-7:00',
+      },
     ],
   };
 
@@ -64,12 +80,24 @@ describe('parseUspsV3Response', () => {
   });
 
   it('takes the estimate from the predicted window, else expectedDeliveryTimeStamp', () => {
-    const inTransit = { statusCategory: 'In Transit', trackingEvents: [{ eventTimestamp: '2024-04-03T10:00:00', GMTOffset: '-7:00' }] };
-    expect(parseUspsV3Response('9', { ...inTransit, predictedDeliveryDate: '2024-04-05', predictedDeliveryWindowEndTime: '3:30 pm' }).estimatedDeliveryAt).toEqual(
-      new Date('2024-04-05T22:30:00Z'),
+    const inTransit = {
+      statusCategory: 'In Transit',
+      trackingEvents: [{ eventTimestamp: '2024-04-03T10:00:00', GMTOffset: '-7:00' }],
+    };
+    expect(
+      parseUspsV3Response('9', {
+        ...inTransit,
+        predictedDeliveryDate: '2024-04-05',
+        predictedDeliveryWindowEndTime: '3:30 pm',
+      }).estimatedDeliveryAt,
+    ).toEqual(new Date('2024-04-05T22:30:00Z'));
+    expect(
+      parseUspsV3Response('9', { ...inTransit, expectedDeliveryTimeStamp: '2024-04-05T20:00:00-07:00' })
+        .estimatedDeliveryAt,
+    ).toEqual(new Date('2024-04-06T03:00:00Z'));
+    expect(parseUspsV3Response('9', { ...inTransit, predictedDeliveryDate: '2024-04-05' }).estimatedDeliveryAt).toEqual(
+      new Date('2024-04-06T06:59:59Z'),
     );
-    expect(parseUspsV3Response('9', { ...inTransit, expectedDeliveryTimeStamp: '2024-04-05T20:00:00-07:00' }).estimatedDeliveryAt).toEqual(new Date('2024-04-06T03:00:00Z'));
-    expect(parseUspsV3Response('9', { ...inTransit, predictedDeliveryDate: '2024-04-05' }).estimatedDeliveryAt).toEqual(new Date('2024-04-06T06:59:59Z'));
   });
 });
 
@@ -79,9 +107,22 @@ describe('parseUspsV3r2Response', () => {
     trackingNumber: '9400111899223197428490',
     statusCategory: 'Out for Delivery',
     status: 'Out for Delivery',
-    deliveryDateExpectation: { expectedDeliveryDate: '2024-04-04', predictedDeliveryDate: '2024-04-04', predictedDeliveryWindowStartTime: '10:00', predictedDeliveryWindowEndTime: '14:00' },
+    deliveryDateExpectation: {
+      expectedDeliveryDate: '2024-04-04',
+      predictedDeliveryDate: '2024-04-04',
+      predictedDeliveryWindowStartTime: '10:00',
+      predictedDeliveryWindowEndTime: '14:00',
+    },
     servicesEligibility: { proofOfDeliveryEnabled: false, RREEnabled: false, trackingProofOfDeliveryEnabled: false },
-    trackingEvents: [{ eventType: 'Out for Delivery', eventCode: 'OF', eventTimestamp: '2024-04-04T06:10:00-07:00', GMTTimestamp: '2024-04-04T13:10:00Z', GMTOffset: '-7:00' }],
+    trackingEvents: [
+      {
+        eventType: 'Out for Delivery',
+        eventCode: 'OF',
+        eventTimestamp: '2024-04-04T06:10:00-07:00',
+        GMTTimestamp: '2024-04-04T13:10:00Z',
+        GMTOffset: '-7:00',
+      },
+    ],
   };
   const missing = {
     statusCode: '404',
@@ -96,7 +137,15 @@ describe('parseUspsV3r2Response', () => {
 
   it('reads a multi-status answer item by item, in the order asked', () => {
     expect(parseUspsV3r2Response(['9400111899223197420000', '9400111899223197428490'], [found, missing])).toEqual([
-      { trackingNumber: '9400111899223197420000', status: 'not_found', deliveredAt: null, estimatedDeliveryAt: null, estimatedWindowStartAt: null, lastEventAt: null, description: 'Tracking number not found' },
+      {
+        trackingNumber: '9400111899223197420000',
+        status: 'not_found',
+        deliveredAt: null,
+        estimatedDeliveryAt: null,
+        estimatedWindowStartAt: null,
+        lastEventAt: null,
+        description: 'Tracking number not found',
+      },
       {
         trackingNumber: '9400111899223197428490',
         status: 'out_for_delivery',
@@ -111,12 +160,16 @@ describe('parseUspsV3r2Response', () => {
 
   it('reads event dates given as bare dates (AllEventDate allows them)', () => {
     const dateOnly = { ...found, trackingEvents: [{ eventType: 'Accepted', eventTimestamp: '2024-04-02' }] };
-    expect(parseUspsV3r2Response(['9400111899223197428490'], [dateOnly])[0]?.lastEventAt).toEqual(new Date('2024-04-02T23:59:59Z'));
+    expect(parseUspsV3r2Response(['9400111899223197428490'], [dateOnly])[0]?.lastEventAt).toEqual(
+      new Date('2024-04-02T23:59:59Z'),
+    );
   });
 });
 
 describe('eventInstant', () => {
   it('completes an offset-less local eventTimestamp with GMTOffset', () => {
-    expect(eventInstant({ eventTimestamp: '2024-04-04T07:03:12', GMTOffset: '-7:00' })).toEqual(new Date('2024-04-04T14:03:12Z'));
+    expect(eventInstant({ eventTimestamp: '2024-04-04T07:03:12', GMTOffset: '-7:00' })).toEqual(
+      new Date('2024-04-04T14:03:12Z'),
+    );
   });
 });

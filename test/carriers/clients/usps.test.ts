@@ -28,12 +28,18 @@ describe('USPS client', () => {
       clientSecret: 'secret',
       ...(api ? { api } : {}),
       fetch: async (input, init) => {
-        if (!String(input).endsWith('/token')) requests.push({ method: init?.method ?? 'GET', url: String(input), body: init?.body ? JSON.parse(String(init.body)) : null });
+        if (!String(input).endsWith('/token'))
+          requests.push({
+            method: init?.method ?? 'GET',
+            url: String(input),
+            body: init?.body ? JSON.parse(String(init.body)) : null,
+          });
         return fetch(input, init);
       },
     });
 
-  const numbers = (count: number) => Array.from({ length: count }, (_, index) => `94001118992231974${String(index).padStart(5, '0')}`);
+  const numbers = (count: number) =>
+    Array.from({ length: count }, (_, index) => `94001118992231974${String(index).padStart(5, '0')}`);
 
   it('uses v3r2 by default: up to 35 numbers per POST, so 36 take two', async () => {
     const batch = numbers(36);
@@ -73,7 +79,12 @@ describe('USPS client', () => {
     const tracker = client('v3');
     const results = await tracker.track([first, second]);
     expect(tracker.maxBatchSize).toBe(1);
-    expect(requests.map((request) => `${request.method} ${new URL(request.url).pathname.replace(/^\/sandbox\/usps/, '')}${new URL(request.url).search}`)).toEqual([
+    expect(
+      requests.map(
+        (request) =>
+          `${request.method} ${new URL(request.url).pathname.replace(/^\/sandbox\/usps/, '')}${new URL(request.url).search}`,
+      ),
+    ).toEqual([
       `GET /tracking/v3/tracking/${first}?expand=DETAIL`,
       `GET /tracking/v3/tracking/${second}?expand=DETAIL`,
     ]);

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PackageStore, type PackageEvent } from '../../../src/carriers/sandbox/packages.ts';
 
-const event = (status: PackageEvent['status'], at: string, estimatedDeliveryAt: string | null = null): PackageEvent => ({
+const event = (
+  status: PackageEvent['status'],
+  at: string,
+  estimatedDeliveryAt: string | null = null,
+): PackageEvent => ({
   status,
   at: new Date(at),
   estimatedDeliveryAt: estimatedDeliveryAt ? new Date(estimatedDeliveryAt) : null,

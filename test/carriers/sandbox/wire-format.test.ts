@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SANDBOX_STATUSES, startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import {
+  SANDBOX_STATUSES,
+  startCarrierSandbox,
+  type RunningCarrierSandbox,
+} from '../../../src/carriers/sandbox/index.ts';
 import { SandboxControl } from './support/control.ts';
 import { OpenApiSpec } from './support/openapi.ts';
 
@@ -41,19 +45,36 @@ describe('sandbox wire formats', () => {
     return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as unknown) : null };
   };
   const upsTrack = (number: string, headers: Record<string, string> = {}) =>
-    call(`/ups/api/track/v1/details/${number}`, { headers: { authorization: `Bearer ${tokens.ups}`, transId: 'a'.repeat(32), transactionSrc: 'test', ...headers } });
+    call(`/ups/api/track/v1/details/${number}`, {
+      headers: { authorization: `Bearer ${tokens.ups}`, transId: 'a'.repeat(32), transactionSrc: 'test', ...headers },
+    });
   const fedexTrack = (body: unknown, token = tokens.fedex) =>
-    call('/fedex/track/v1/trackingnumbers', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const fedexBody = (...numbers: string[]) => ({ includeDetailedScans: false, trackingInfo: numbers.map((trackingNumber) => ({ trackingNumberInfo: { trackingNumber } })) });
+    call('/fedex/track/v1/trackingnumbers', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const fedexBody = (...numbers: string[]) => ({
+    includeDetailedScans: false,
+    trackingInfo: numbers.map((trackingNumber) => ({ trackingNumberInfo: { trackingNumber } })),
+  });
   const uspsV3Track = (number: string, expand = 'DETAIL', token = tokens.usps) =>
     call(`/usps/tracking/v3/tracking/${number}?expand=${expand}`, { headers: { authorization: `Bearer ${token}` } });
   const uspsV3r2Track = (body: unknown) =>
-    call('/usps/tracking/v3r2/tracking', { method: 'POST', headers: { authorization: `Bearer ${tokens.usps}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    call('/usps/tracking/v3r2/tracking', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.usps}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   /** A package that went through `status` after a couple of earlier events, with an estimate. */
   const script = async (carrier: 'ups' | 'fedex' | 'usps', number: string, status: string) => {
     await control.event(carrier, number, { status: 'pre_transit', at: '2025-06-01T14:00:00Z' });
-    await control.event(carrier, number, { status: 'in_transit', at: '2025-06-02T03:00:00Z', estimated_delivery_at: '2025-06-04T02:00:00Z' });
+    await control.event(carrier, number, {
+      status: 'in_transit',
+      at: '2025-06-02T03:00:00Z',
+      estimated_delivery_at: '2025-06-04T02:00:00Z',
+    });
     await control.event(carrier, number, { status, at: '2025-06-03T16:20:00Z' });
   };
 
@@ -61,11 +82,16 @@ describe('sandbox wire formats', () => {
     it('issues tokens as tokenSuccessResponse', async () => {
       const response = await call('/ups/security/v1/oauth/token', {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from('id:secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Basic ${Buffer.from('id:secret').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=client_credentials',
       });
       expect(response.status).toBe(200);
-      expect(upsOauth.validate(upsOauth.responseSchema('/security/v1/oauth/token', 'post', 200), response.body)).toEqual([]);
+      expect(
+        upsOauth.validate(upsOauth.responseSchema('/security/v1/oauth/token', 'post', 200), response.body),
+      ).toEqual([]);
       expect(response.body).toMatchObject({ token_type: 'Bearer', expires_in: '3600', status: 'approved' });
     });
 
@@ -73,14 +99,20 @@ describe('sandbox wire formats', () => {
       const path = '/security/v1/oauth/token';
       const badSecret = await call(`/ups${path}`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from('id:invalid').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Basic ${Buffer.from('id:invalid').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=client_credentials',
       });
       expect(badSecret.status).toBe(401);
       expect(upsOauth.validate(upsOauth.responseSchema(path, 'post', 401), badSecret.body)).toEqual([]);
       const badGrant = await call(`/ups${path}`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from('id:secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Basic ${Buffer.from('id:secret').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=password',
       });
       expect(badGrant.status).toBe(400);
@@ -99,12 +131,21 @@ describe('sandbox wire formats', () => {
       expect(response.status).toBe(200);
       expect(ups.validate(ups.responseSchema(UPS_DETAILS, 'get', 200), response.body)).toEqual([]);
       expect(response.body).toEqual({
-        trackResponse: { shipment: [{ inquiryNumber: '1Z999AA10123456784', warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }] }] },
+        trackResponse: {
+          shipment: [
+            {
+              inquiryNumber: '1Z999AA10123456784',
+              warnings: [{ code: 'TW0001', message: 'Tracking Information Not Found' }],
+            },
+          ],
+        },
       });
     });
 
     it('requires the transId and transactionSrc headers', async () => {
-      const response = await call('/ups/api/track/v1/details/1Z999AA10123456784', { headers: { authorization: `Bearer ${tokens.ups}` } });
+      const response = await call('/ups/api/track/v1/details/1Z999AA10123456784', {
+        headers: { authorization: `Bearer ${tokens.ups}` },
+      });
       expect(response.status).toBe(400);
       expect(ups.validate(ups.responseSchema(UPS_DETAILS, 'get', 400), response.body)).toEqual([]);
     });
@@ -131,7 +172,12 @@ describe('sandbox wire formats', () => {
         body: 'grant_type=client_credentials&client_id=id&client_secret=secret',
       });
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 3600, scope: 'CXS' });
+      expect(response.body).toEqual({
+        access_token: expect.any(String),
+        token_type: 'bearer',
+        expires_in: 3600,
+        scope: 'CXS',
+      });
     });
 
     it.each(SANDBOX_STATUSES)('answers a %s package as TrkcResponseVO_TrackingNumber', async (status) => {
@@ -146,12 +192,18 @@ describe('sandbox wire formats', () => {
       expect(response.status).toBe(200);
       expect(fedex.validate(fedex.responseSchema(FEDEX_TRACK, 'post', 200), response.body)).toEqual([]);
       expect(response.body).toMatchObject({
-        output: { completeTrackResults: [{ trackingNumber: '999999999999', trackResults: [{ error: { code: 'TRACKING.TRACKINGNUMBER.NOTFOUND' } }] }] },
+        output: {
+          completeTrackResults: [
+            { trackingNumber: '999999999999', trackResults: [{ error: { code: 'TRACKING.TRACKINGNUMBER.NOTFOUND' } }] },
+          ],
+        },
       });
     });
 
     it('refuses more than 30 numbers, and none, with a 400 ErrorResponseVO', async () => {
-      const tooMany = await fedexTrack(fedexBody(...Array.from({ length: 31 }, (_, index) => String(100000000000 + index))));
+      const tooMany = await fedexTrack(
+        fedexBody(...Array.from({ length: 31 }, (_, index) => String(100000000000 + index))),
+      );
       expect(tooMany.status).toBe(400);
       expect(fedex.validate(fedex.responseSchema(FEDEX_TRACK, 'post', 400), tooMany.body)).toEqual([]);
       const none = await fedexTrack({ includeDetailedScans: false, trackingInfo: [] });
@@ -200,10 +252,16 @@ describe('sandbox wire formats', () => {
 
     it('answers a mixed v3r2 batch with a 207 MultiStatusResponse', async () => {
       await script('usps', '9400111899223197428490', 'delivered');
-      const response = await uspsV3r2Track([{ trackingNumber: '9400111899223197428490' }, { trackingNumber: '9400111899223197420000' }]);
+      const response = await uspsV3r2Track([
+        { trackingNumber: '9400111899223197428490' },
+        { trackingNumber: '9400111899223197420000' },
+      ]);
       expect(response.status).toBe(207);
       expect(uspsV3r2.validate(uspsV3r2.responseSchema('/tracking', 'post', 207), response.body)).toEqual([]);
-      expect(response.body).toMatchObject([{ statusCode: '200' }, { statusCode: '404', trackingNumber: '9400111899223197420000' }]);
+      expect(response.body).toMatchObject([
+        { statusCode: '200' },
+        { statusCode: '404', trackingNumber: '9400111899223197420000' },
+      ]);
     });
 
     it('answers unknown numbers with a 404 ErrorMessage, in v3 and v3r2', async () => {
@@ -216,7 +274,12 @@ describe('sandbox wire formats', () => {
     });
 
     it('refuses a v3r2 body that is not 1–35 {trackingNumber} items', async () => {
-      for (const body of [[], Array.from({ length: 36 }, () => ({ trackingNumber: '9400111899223197428490' })), [{ trackingNumber: '9400', extra: true }], { trackingNumber: '9400111899223197428490' }]) {
+      for (const body of [
+        [],
+        Array.from({ length: 36 }, () => ({ trackingNumber: '9400111899223197428490' })),
+        [{ trackingNumber: '9400', extra: true }],
+        { trackingNumber: '9400111899223197428490' },
+      ]) {
         const response = await uspsV3r2Track(body);
         expect(response.status).toBe(400);
         expect(uspsV3r2.validate(uspsV3r2.responseSchema('/tracking', 'post', 400), response.body)).toEqual([]);
@@ -271,14 +334,18 @@ describe('sandbox wire formats', () => {
       const { body } = await fedexTrack(fedexBody('123456789012'));
       const schema = fedex.responseSchema(FEDEX_TRACK, 'post', 200);
       expect(fedex.validate(schema, body)).toEqual([]);
-      type Body = { output: { completeTrackResults: { trackResults: { scanEvents: { locationType: string }[] }[] }[] } };
+      type Body = {
+        output: { completeTrackResults: { trackResults: { scanEvents: { locationType: string }[] }[] }[] };
+      };
       const wrong = broken<Body>(body, (copy) => {
         const scan = copy.output.completeTrackResults[0]?.trackResults[0]?.scanEvents[0];
         if (!scan) throw new Error('the sandbox sent no scan event');
         scan.locationType = 'FRONT_PORCH';
       });
       expect(fedex.validate(schema, wrong)).toEqual([
-        expect.stringMatching(/^\$\.output\.completeTrackResults\[0\]\.trackResults\[0\]\.scanEvents\[0\]\.locationType: must be equal to one of the allowed values /),
+        expect.stringMatching(
+          /^\$\.output\.completeTrackResults\[0\]\.trackResults\[0\]\.scanEvents\[0\]\.locationType: must be equal to one of the allowed values /,
+        ),
       ]);
     });
 
@@ -304,7 +371,9 @@ describe('sandbox wire formats', () => {
   });
 
   it("does not accept one carrier's token at another", async () => {
-    const response = await call('/usps/tracking/v3/tracking/9400111899223197428490', { headers: { authorization: `Bearer ${tokens.fedex}` } });
+    const response = await call('/usps/tracking/v3/tracking/9400111899223197428490', {
+      headers: { authorization: `Bearer ${tokens.fedex}` },
+    });
     expect(response.status).toBe(401);
   });
 });

@@ -9,13 +9,22 @@ export class SandboxControl {
     trackingNumber: string,
     event: { status: string; at?: string; estimated_delivery_at?: string | null; description?: string | null },
   ): Promise<void> {
-    const response = await this.send('POST', `/carriers/${carrier}/packages/${encodeURIComponent(trackingNumber)}/events`, event);
-    if (response.status !== 201) throw new Error(`scripting ${carrier} ${trackingNumber} failed: ${response.status} ${await response.text()}`);
+    const response = await this.send(
+      'POST',
+      `/carriers/${carrier}/packages/${encodeURIComponent(trackingNumber)}/events`,
+      event,
+    );
+    if (response.status !== 201)
+      throw new Error(`scripting ${carrier} ${trackingNumber} failed: ${response.status} ${await response.text()}`);
   }
 
-  async faults(carrier: CarrierCode, faults: { rate_limit?: number; server_error?: number; delay_ms?: number; retry_after_seconds?: number }): Promise<void> {
+  async faults(
+    carrier: CarrierCode,
+    faults: { rate_limit?: number; server_error?: number; delay_ms?: number; retry_after_seconds?: number },
+  ): Promise<void> {
     const response = await this.send('POST', `/carriers/${carrier}/faults`, faults);
-    if (response.status !== 204) throw new Error(`setting ${carrier} faults failed: ${response.status} ${await response.text()}`);
+    if (response.status !== 204)
+      throw new Error(`setting ${carrier} faults failed: ${response.status} ${await response.text()}`);
   }
 
   async clearFaults(carrier: CarrierCode): Promise<void> {

@@ -53,7 +53,8 @@ export class OpenApiSpec {
   responseSchema(path: string, method: string, status: number | 'default', contentType = 'application/json'): Schema {
     const response = asObject(asObject(this.operation(path, method)['responses'])?.[String(status)]);
     const schema = asObject(asObject(response?.['content'])?.[contentType])?.['schema'];
-    if (!isObject(schema)) throw new Error(`${method.toUpperCase()} ${path} documents no ${status} ${contentType} body`);
+    if (!isObject(schema))
+      throw new Error(`${method.toUpperCase()} ${path} documents no ${status} ${contentType} body`);
     return schema;
   }
 
@@ -85,7 +86,9 @@ export class OpenApiSpec {
 function oneOfAsAnyOf(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(oneOfAsAnyOf);
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key === 'oneOf' ? 'anyOf' : key, oneOfAsAnyOf(child)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, child]) => [key === 'oneOf' ? 'anyOf' : key, oneOfAsAnyOf(child)]),
+  );
 }
 
 /** Ajv's error as "$.trackingEvents[0]: must NOT have additional properties (eventZIP)". */
@@ -98,7 +101,11 @@ function describe(error: ErrorObject): string {
     .join('');
   const params: Record<string, unknown> = error.params;
   const detail =
-    error.keyword === 'additionalProperties' ? ` (${String(params['additionalProperty'])})` : error.keyword === 'enum' ? ` ${JSON.stringify(params['allowedValues'])}` : '';
+    error.keyword === 'additionalProperties'
+      ? ` (${String(params['additionalProperty'])})`
+      : error.keyword === 'enum'
+        ? ` ${JSON.stringify(params['allowedValues'])}`
+        : '';
   return `$${path}: ${error.message ?? error.keyword}${detail}`;
 }
 
