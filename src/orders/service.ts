@@ -240,7 +240,7 @@ export class OrderService {
   ): Promise<UpdateResult> {
     // Validate with the carrier before taking the row lock, so a slow carrier never holds it.
     const current = await this.get(accountId, orderId);
-    const carrier = update.carrier ?? (current.carrier as CarrierCode | null);
+    const carrier = update.carrier ?? current.carrier;
     const trackingNumber = update.tracking_number ?? current.tracking_number;
     const sendsShipment =
       (update.carrier != null || update.tracking_number != null) && carrier !== null && trackingNumber !== null;

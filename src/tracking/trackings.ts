@@ -166,7 +166,7 @@ export async function openClaims(
     .where('lease_until', '>', now)
     .where('lease_until', '<', new Date(now.getTime() + leaseMs - minAgeMs))
     .execute();
-  return rows.map((row) => ({ carrier: row.carrier as CarrierCode, token: row.lease_token! }));
+  return rows.map((row) => ({ carrier: row.carrier, token: row.lease_token! }));
 }
 
 /** Gives a claim's packages back (its job was lost): they are due again at once. */
