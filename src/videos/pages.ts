@@ -63,21 +63,22 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
     'Permissions-Policy': options.camera ? 'camera=(self), microphone=(self)' : 'camera=(), microphone=()',
   });
   ctx.body = html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <title>${options.title}</title>
-        <style nonce="${nonce}">
-          ${new SafeHtml(STYLE)}
-        </style>
-      </head>
-      <body>
-        <main>${options.body}</main>
-        ${options.script ? pageScript(options.script, nonce) : ''}
-      </body>
-    </html> `.value;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${options.title}</title>
+<style nonce="${nonce}">${new SafeHtml(STYLE)}</style>
+</head>
+<body>
+<main>
+${options.body}
+</main>
+${options.script ? pageScript(options.script, nonce) : ''}
+</body>
+</html>
+`.value;
 }
 
 /**
@@ -85,20 +86,15 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
  * origin, allowed by the nonce and pinned by its hash.
  */
 function pageScript(script: NonNullable<PageOptions['script']>, nonce: string): SafeHtml {
-  return html`<script type="application/json" id="${PAGE_DATA_ID}">
-      ${jsonScriptContent(script.data)}
-    </script>
-    <script src="${script.asset.url}" integrity="${script.asset.integrity}" nonce="${nonce}"></script>`;
+  return html`<script type="application/json" id="${PAGE_DATA_ID}">${jsonScriptContent(script.data)}</script>
+<script src="${script.asset.url}" integrity="${script.asset.integrity}" nonce="${nonce}"></script>`;
 }
 
 export function notFoundPage(ctx: Context): void {
   sendPage(ctx, 404, {
     title: 'Video message not found',
     body: html`<h1>We can't find this video message</h1>
-      <p>
-        The link may be incomplete, or the message may have been removed. Please check that you opened the whole link
-        from your e-mail or text message.
-      </p>`,
+<p>The link may be incomplete, or the message may have been removed. Please check that you opened the whole link from your e-mail or text message.</p>`,
   });
 }
 
@@ -107,9 +103,7 @@ export function recordPage(ctx: Context, order: OrderRow, maxBytes: number, scri
     sendPage(ctx, 200, {
       title: 'Video message',
       body: html`<h1>This video message can no longer be recorded</h1>
-        <p>
-          ${order.status === 'cancelled' ? 'The order was cancelled.' : `Your video has already been sent to ${order.recipient_name}.`}
-        </p>`,
+<p>${order.status === 'cancelled' ? 'The order was cancelled.' : `Your video has already been sent to ${order.recipient_name}.`}</p>`,
     });
     return;
   }
@@ -117,27 +111,22 @@ export function recordPage(ctx: Context, order: OrderRow, maxBytes: number, scri
     title: `Record a video for ${order.recipient_name}`,
     camera: true,
     body: html`<h1>Record a video message for ${order.recipient_name}</h1>
-      <p class="muted">
-        “${order.video_title}” — it will reach ${order.recipient_name} when the gift
-        arrives.${order.video_processed ? ' You have already sent a video; a new one replaces it.' : ''}
-      </p>
-      <div id="recorder">
-        <video id="preview" playsinline muted aria-label="Camera preview" hidden></video>
-        <video id="playback" playsinline controls aria-label="Your recording" hidden></video>
-        <div class="actions">
-          <button type="button" id="camera">Use the camera</button>
-          <button type="button" id="record" hidden>Start recording</button>
-          <button type="button" id="stop" hidden>Stop recording</button>
-          <label class="file"
-            >Choose a video file<input type="file" id="file" accept="video/mp4,video/webm,video/quicktime"
-          /></label>
-        </div>
-        <div class="actions">
-          <button type="button" class="primary" id="send" disabled>Send video</button>
-        </div>
-        <progress id="progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
-        <p id="status" class="status" role="status" aria-live="polite"></p>
-      </div>`,
+<p class="muted">“${order.video_title}” — it will reach ${order.recipient_name} when the gift arrives.${order.video_processed ? ' You have already sent a video; a new one replaces it.' : ''}</p>
+<div id="recorder">
+  <video id="preview" playsinline muted aria-label="Camera preview" hidden></video>
+  <video id="playback" playsinline controls aria-label="Your recording" hidden></video>
+  <div class="actions">
+    <button type="button" id="camera">Use the camera</button>
+    <button type="button" id="record" hidden>Start recording</button>
+    <button type="button" id="stop" hidden>Stop recording</button>
+    <label class="file">Choose a video file<input type="file" id="file" accept="video/mp4,video/webm,video/quicktime"></label>
+  </div>
+  <div class="actions">
+    <button type="button" class="primary" id="send" disabled>Send video</button>
+  </div>
+  <progress id="progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
+  <p id="status" class="status" role="status" aria-live="polite"></p>
+</div>`,
     script: {
       asset: script,
       data: {
@@ -158,15 +147,15 @@ export function watchPage(ctx: Context, order: OrderRow, hasVideo: boolean, scri
     sendPage(ctx, 200, {
       title: order.video_title,
       body: html`<h1>${order.video_title}</h1>
-        <p id="on-its-way">A video message from ${order.name} is on its way. Please check back soon.</p>`,
+<p id="on-its-way">A video message from ${order.name} is on its way. Please check back soon.</p>`,
     });
     return;
   }
   sendPage(ctx, 200, {
     title: order.video_title,
     body: html`<h1>${order.video_title}</h1>
-      <p>A video message from <strong id="sender">${order.name}</strong></p>
-      <video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"></video>`,
+<p>A video message from <strong id="sender">${order.name}</strong></p>
+<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"></video>`,
     script: { asset: script, data: { viewedUrl: `/watch/${order.uuid}/viewed` } satisfies WatchPageData },
   });
 }

@@ -18,9 +18,7 @@ describe('escaping values put into the pages', () => {
 
   it('puts JSON into a data block that no value can close, and that parses back unchanged', () => {
     const data = { name: '</script><script>alert(1)</script>', comment: '<!-- <script>', amp: '&lt; & >' };
-    const block = html`<script type="application/json">
-      ${jsonScriptContent(data)}
-    </script>`.value;
+    const block = html`<script type="application/json">${jsonScriptContent(data)}</script>`.value;
     const content = block.slice('<script type="application/json">'.length, -'</script>'.length);
     // The HTML parser ends or re-modes a script element only at `<`.
     expect(content).not.toContain('<');
