@@ -15,7 +15,15 @@ import {
   recipientSendPlan,
   retryDelayMs,
 } from './send-policy.ts';
-import { claimDueSends, markSendSent, moveSend, queueSend, startSending, type SendRow } from './sends.ts';
+import {
+  claimDueSends,
+  markSendSent,
+  moveSend,
+  queueSend,
+  startSending,
+  unrecordedSentVideos,
+  type SendRow,
+} from './sends.ts';
 import type { SmsChannel } from './sms.ts';
 import { renderEmail, renderSms, templateValues } from './templates.ts';
 
@@ -122,13 +130,17 @@ export class SendDispatcher {
   }
 
   /**
-   * The provider accepted. The recipient's video is recorded on the order, whose `order.sent` event
-   * marks the send row (notifications' subscriber) and queues the sender's note; a note to the
-   * sender is only the send row and a timeline line.
+   * The provider accepted. The send row says so, then the order records the recipient's video
+   * (`sent_at`, timeline), whose `order.sent` event queues the sender's note; a note to the sender
+   * is only the send row and a timeline line.
    */
   private async recordSent(send: SendRow, order: OrderRow, providerMessageId: string, sentAt: Date): Promise<void> {
     const { db, orders, logger } = this.deps;
     if (send.kind === 'recipient_video') {
+      // The row says "sent" first, in notifications' own table: from here on nothing can send it
+      // again (resend and the stuck-send reconciler look at it). Should the process stop before the
+      // order records it, `reconcile` repairs the order from the row.
+      await markSendSent(db, send.id, { providerMessageId, at: sentAt });
       await orders.markSent(order.id, { sendId: send.id, channel: send.channel, providerMessageId, at: sentAt });
     } else {
       await db.transaction().execute(async (trx) => {
@@ -161,6 +173,28 @@ export class SendDispatcher {
   async reconcile(): Promise<void> {
     const stuck = await this.reconcileStuck();
     if (stuck.released + stuck.uncertain > 0) this.deps.logger.warn(stuck, 'reconciled sends interrupted by a crash');
+    const repaired = await this.recordUnrecordedSends();
+    if (repaired > 0)
+      this.deps.logger.warn({ repaired }, 'recorded sent videos on orders that had missed it after a crash');
+  }
+
+  /**
+   * A recipient's video the provider accepted (row `sent`) whose order never recorded it — the
+   * process stopped between the two writes — is recorded now: `sent_at`, the timeline, the sender's
+   * note all follow from `markSent` as they would have.
+   */
+  async recordUnrecordedSends(): Promise<number> {
+    // Sends of the last minute are left alone: their dispatcher is recording them right now.
+    const unrecorded = await unrecordedSentVideos(this.deps.db, new Date(this.now().getTime() - 60_000));
+    for (const send of unrecorded) {
+      await this.deps.orders.markSent(send.order_id, {
+        sendId: send.id,
+        channel: send.channel,
+        providerMessageId: send.provider_message_id ?? '',
+        at: send.sent_at ?? this.now(),
+      });
+    }
+    return unrecorded.length;
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { OrderEventSubscriber } from '../orders/order-events.ts';
-import { forgetDestinations, markSendSent, planRecipientVideo, queueSend, stopSends } from './sends.ts';
+import { forgetDestinations, planRecipientVideo, queueSend, stopSends } from './sends.ts';
 
 /**
  * How notifications follow an order: the recipient's video is queued, moved or withdrawn as the
@@ -39,12 +39,15 @@ export function notificationsSubscriber(options: { now: () => Date }): OrderEven
         case 'order.delivered':
           await planRecipientVideo(trx, order, { now, explainWaiting: true });
           return;
-        case 'order.sent': {
-          const sentAt = new Date(event.sent_at);
-          await markSendSent(trx, event.send_id, { providerMessageId: event.provider_message_id, at: sentAt });
-          await queueSend(trx, order, { kind: 'sender_sent_note', channel: 'email', dueAt: sentAt }, now);
+        case 'order.sent':
+          // The dispatcher marked its row sent before the order recorded it; the sender hears once.
+          await queueSend(
+            trx,
+            order,
+            { kind: 'sender_sent_note', channel: 'email', dueAt: new Date(event.sent_at) },
+            now,
+          );
           return;
-        }
         case 'order.viewed':
           await queueSend(trx, order, { kind: 'sender_viewed_note', channel: 'email', dueAt: now }, now);
           return;

@@ -176,6 +176,22 @@ export async function markSendSent(
     .execute();
 }
 
+/** Recipient videos a provider accepted whose order has no `sent_at` (a crash between the two writes). */
+export async function unrecordedSentVideos(db: Db, sentBefore: Date, limit = 100): Promise<SendRow[]> {
+  return db
+    .selectFrom('sends')
+    .innerJoin('orders', 'orders.id', 'sends.order_id')
+    .selectAll('sends')
+    .where('sends.kind', '=', 'recipient_video')
+    .where('sends.status', '=', 'sent')
+    .where('orders.sent_at', 'is', null)
+    .where('sends.sent_at', '<', sentBefore)
+    .orderBy('sends.sent_at')
+    .orderBy('sends.id')
+    .limit(limit)
+    .execute();
+}
+
 /** Privacy erasure: the addresses messages went to are personal data too. */
 export async function forgetDestinations(trx: Db, orderId: string): Promise<void> {
   await trx.updateTable('sends').set({ destination: null }).where('order_id', '=', orderId).execute();

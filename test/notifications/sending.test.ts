@@ -340,6 +340,47 @@ describe('exactly once', () => {
     expect(mailTo(recipient)).toHaveLength(1);
   });
 
+  it('a crash after the provider accepted but before the order recorded it is repaired, never re-sent', async () => {
+    const recipient = `accepted-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    // What a process killed right after the provider's acceptance leaves behind: the row is sent,
+    // the order does not know yet.
+    const db = app.services.database.db;
+    await db
+      .updateTable('sends')
+      .set({
+        status: 'sent',
+        sent_at: clock.now(),
+        provider_message_id: 'accepted-before-crash',
+        claim_token: 'dead-process',
+      })
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'recipient_video')
+      .execute();
+    // Not re-sent, not "uncertain", and resend refuses: the row is the truth.
+    clock.advance(10 * 60_000);
+    expect((await app.services.dispatcher.reconcileStuck()).uncertain).toBe(0);
+    expect((await store.request('POST', `/v1/orders/${order.id}/resend`)).status).toBe(409);
+
+    await app.services.dispatcher.reconcile();
+    const repaired = (await store.request('GET', `/v1/orders/${order.id}`)).body;
+    expect(repaired.sent_at).not.toBeNull();
+    expect((await timeline(order.id)).filter((e) => e.type === 'video.sent')).toHaveLength(1);
+    await app.services.dispatcher.reconcile();
+    expect((await timeline(order.id)).filter((e) => e.type === 'video.sent')).toHaveLength(1);
+    await dispatch();
+    expect(mailTo(recipient)).toHaveLength(0);
+    // The sender's note follows from the repaired order, once.
+    const notes = await db
+      .selectFrom('sends')
+      .select('status')
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'sender_sent_note')
+      .execute();
+    expect(notes).toEqual([{ status: 'sent' }]);
+  });
+
   it('a crash after claiming but before calling the provider is retried safely', async () => {
     const recipient = `claimed-${Date.now()}@example.com`;
     const order = await recordedOrder({ recipient_email: recipient });
