@@ -283,17 +283,34 @@ export class OrderService {
    */
   async markDelivered(
     orderId: string,
-    signal: { at: Date; source: EventSource; detail?: Record<string, unknown> },
+    signal: {
+      at: Date;
+      source: EventSource;
+      detail?: Record<string, unknown>;
+      /**
+       * The package the signal is about (a carrier's answer). A signal about a package the order
+       * no longer ships with — the number was corrected or cleared meanwhile — is ignored.
+       */
+      shipment?: { carrier: CarrierCode; trackingNumber: string };
+    },
   ): Promise<{ order: OrderRow; changed: boolean }> {
-    return this.applyTransition(orderId, 'delivered', signal.source, (order) => ({
-      changes: { status: 'delivered', delivered: true, delivered_at: signal.at },
-      timeline: [{ type: 'order.delivered', data: { delivered_at: signal.at.toISOString(), ...signal.detail } }],
-      events: [{ type: 'order.delivered', delivered_at: signal.at.toISOString() }],
-      ignoredEntry: {
-        type: 'delivery.signal_ignored',
-        data: { reason: order.status === 'cancelled' ? 'order cancelled' : 'already delivered', ...signal.detail },
-      },
-    }));
+    return this.applyTransition(orderId, 'delivered', signal.source, (order) => {
+      const otherPackage =
+        signal.shipment !== undefined &&
+        (order.carrier !== signal.shipment.carrier || order.tracking_number !== signal.shipment.trackingNumber);
+      const reason = otherPackage
+        ? 'the order now ships with another tracking number'
+        : order.status === 'cancelled'
+          ? 'order cancelled'
+          : 'already delivered';
+      return {
+        changes: { status: 'delivered', delivered: true, delivered_at: signal.at },
+        timeline: [{ type: 'order.delivered', data: { delivered_at: signal.at.toISOString(), ...signal.detail } }],
+        events: [{ type: 'order.delivered', delivered_at: signal.at.toISOString() }],
+        ignoredEntry: { type: 'delivery.signal_ignored', data: { reason, ...signal.detail } },
+        notApplicable: otherPackage,
+      };
+    });
   }
 
   /** The video is processed: the order is recorded (or stays delivered, and can now send). */
@@ -483,6 +500,8 @@ export class OrderService {
       ignoredEntry?: TimelineEntry;
       /** Apply the changes even when the status does not move (e.g. a video arriving after delivery). */
       alwaysApply?: boolean;
+      /** The signal does not concern the order as it is now: record `ignoredEntry`, change nothing. */
+      notApplicable?: boolean;
     },
   ): Promise<{ order: OrderRow; changed: boolean }> {
     return this.change(async (trx, write) => {
@@ -490,7 +509,9 @@ export class OrderService {
       const now = this.now();
       const outcome = transition({ status: order.status, sent: order.sent_at !== null }, transitionName);
       const plan = describe(order, now);
-      const applies = outcome.kind === 'moved' || (plan.alwaysApply === true && order.status !== 'cancelled');
+      const applies =
+        plan.notApplicable !== true &&
+        (outcome.kind === 'moved' || (plan.alwaysApply === true && order.status !== 'cancelled'));
       if (!applies) {
         if (outcome.kind === 'rejected' && !plan.ignoredEntry) throw new ConflictError(outcome.reason);
         if (plan.ignoredEntry) await recordTimeline(trx, order, source, [plan.ignoredEntry], now);

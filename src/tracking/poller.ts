@@ -4,6 +4,7 @@ import { CarrierQuotaError, CarrierRateLimitedError } from '../carriers/clients/
 import type { CarrierClient, TrackingResult } from '../carriers/clients/types.ts';
 import { carrierDisplayName } from '../carriers/tracking-number.ts';
 import type { Db } from '../db/database.ts';
+import { NotFoundError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { recordTimeline, type TimelineEntry } from '../orders/timeline.ts';
 import type { OrderService } from '../orders/service.ts';
@@ -177,11 +178,21 @@ export class TrackingPoller {
     });
     if (!applied || !isDelivered) return false;
 
-    const { changed: deliveredNow } = await this.deps.orders.markDelivered(row.order_id, {
-      at: result.deliveredAt ?? now,
-      source: 'carrier',
-      detail: { carrier: row.carrier, tracking_number: row.tracking_number },
-    });
+    let deliveredNow: boolean;
+    try {
+      ({ changed: deliveredNow } = await this.deps.orders.markDelivered(row.order_id, {
+        at: result.deliveredAt ?? now,
+        source: 'carrier',
+        detail: { carrier: row.carrier, tracking_number: row.tracking_number },
+        // Tracking follows the order through its events, a moment behind: the order decides
+        // whether this package is still the one it ships with.
+        shipment: { carrier: row.carrier, trackingNumber: row.tracking_number },
+      }));
+    } catch (error) {
+      // Deleted meanwhile: nothing to deliver, and the batch's other packages must still be applied.
+      if (error instanceof NotFoundError) return false;
+      throw error;
+    }
     this.deps.logger.info(
       { orderId: row.order_id, carrier: row.carrier, deliveredAt: result.deliveredAt },
       deliveredNow ? 'carrier reported delivery' : 'carrier delivery was already known',
@@ -190,9 +201,9 @@ export class TrackingPoller {
   }
 
   /**
-   * A package the carrier calls delivered keeps a near poll until the order itself is marked
-   * delivered (which stops tracking in that transaction): a crash, or a failing carrier, between the
-   * two can then never lose the delivery.
+   * A package the carrier calls delivered keeps a near poll until the order's `order.delivered`
+   * event stops its tracking: a crash, or a failing carrier, between the two can then never lose the
+   * delivery.
    */
   private decide(state: TrackingState, now: Date, carrier: CarrierCode): PollDecision {
     if (state.status === 'delivered') return { kind: 'poll', at: new Date(now.getTime() + 60_000) };

@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatVerifier } from '../../src/carriers/format-verifier.ts';
+import { createLogger } from '../../src/logger.ts';
+import { recipientVideoInProgress } from '../../src/notifications/sends.ts';
+import { OrderOutbox } from '../../src/orders/outbox.ts';
+import { OrderService } from '../../src/orders/service.ts';
+import { trackingSubscriber } from '../../src/tracking/trackings.ts';
 import { TestClock } from '../support/clock.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
@@ -98,6 +104,34 @@ describe('TrackingPoller', () => {
     const order = (await store.request('GET', `/v1/orders/${id}`)).body;
     expect(order.status).not.toBe('delivered');
     expect((await tracking(id)).tracking_number).toBe('1Z410E7W0392751591');
+  });
+
+  it('does not deliver on an answer about a number the order no longer ships with, before tracking catches up', async () => {
+    const id = await tracked('ups', '1Z5R89390357567127');
+    await sandbox('ups/packages/1Z5R89390357567127/events', { status: 'delivered', at: clock.now().toISOString() });
+    // The number is corrected by a process that died before handing the change to tracking: the
+    // order ships with the new number while tracking still polls the old one.
+    class DiesAfterCommit extends OrderOutbox {
+      override async deliver(): Promise<void> {}
+    }
+    const outbox = new DiesAfterCommit({ db: db(), logger: createLogger('silent'), now: clock.now });
+    outbox.subscribe(trackingSubscriber({ now: clock.now, schedules: { ups: {}, fedex: {}, usps: {} } }));
+    const other = new OrderService({
+      db: db(),
+      verifier: formatVerifier,
+      outbox,
+      sendInProgress: recipientVideoInProgress,
+      now: clock.now,
+    });
+    await other.update(store.id, id, { tracking_number: '1ZXX3150YW44070023' });
+    expect((await tracking(id)).tracking_number).toBe('1Z5R89390357567127');
+
+    await pollRound('ups');
+    const order = (await store.request('GET', `/v1/orders/${id}`)).body;
+    expect(order.status).not.toBe('delivered');
+    expect((await timeline(id)).find((event) => event.type === 'delivery.signal_ignored')?.data.reason).toBe(
+      'the order now ships with another tracking number',
+    );
   });
 });
 
