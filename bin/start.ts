@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   logger.info({ config: describeConfig(config) }, 'starting doorstep');
 
-  const database = await openConfiguredDatabase(config);
+  const database = await openConfiguredDatabase(config, logger);
   const redis: PrivateRedis | null = config.redisUrl
     ? null
     : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);

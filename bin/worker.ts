@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel).child({ process: 'worker' });
   logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
-  const database = await openConfiguredDatabase(config);
+  const database = await openConfiguredDatabase(config, logger);
   const services = createServices(config, logger, database);
   const workers = await startWorkers(services);
   const stop = async (signal: string) => {

@@ -20,8 +20,17 @@ export interface DatabaseHandle {
 // both drivers return the same type (PGlite already does).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export async function openPostgres(databaseUrl: string): Promise<DatabaseHandle> {
+/**
+ * `onIdleConnectionLost`: an idle pooled connection was closed by the server (a restart, an
+ * administrator's terminate). The pool drops it and the next query connects anew; without a
+ * listener Node would throw the pool's `error` event and stop the process.
+ */
+export async function openPostgres(
+  databaseUrl: string,
+  options: { onIdleConnectionLost?: (error: Error) => void } = {},
+): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  pool.on('error', options.onIdleConnectionLost ?? (() => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
