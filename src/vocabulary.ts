@@ -18,8 +18,11 @@ export type SendMethod = (typeof SEND_METHODS)[number];
 export const SEND_TRIGGERS = ['package', 'date', 'now'] as const;
 export type SendTrigger = (typeof SEND_TRIGGERS)[number];
 
-/** Where a change came from; every timeline entry names one. */
-export const EVENT_SOURCES = ['api', 'shopify', 'carrier', 'system'] as const;
+/**
+ * Where a change came from; every timeline entry names one. `sender` is the shopper on the record
+ * page (today: supplying the recipient a Shopify order came without).
+ */
+export const EVENT_SOURCES = ['api', 'shopify', 'carrier', 'sender', 'system'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
 
 /**
@@ -30,6 +33,7 @@ export type EventSource = (typeof EVENT_SOURCES)[number];
 export const TIMELINE_EVENT_TYPES = [
   // The order itself (written by OrderService)
   'order.created',
+  'order.needs_recipient',
   'order.updated',
   'order.recorded',
   'order.delivered',
@@ -131,3 +135,10 @@ export type VideoStatus = (typeof VIDEO_STATUSES)[number];
 
 export const WEBHOOK_RECEIPT_STATUSES = ['received', 'processed', 'failed'] as const;
 export type WebhookReceiptStatus = (typeof WEBHOOK_RECEIPT_STATUSES)[number];
+
+/**
+ * Which packages a Shopify video message sold as a non-shipping add-on waits for (a shop setting):
+ * every shipped item of the order, or only the item the storefront block was added to.
+ */
+export const GIFT_PACKAGE_MODES = ['all_shipped_items', 'gift_item'] as const;
+export type GiftPackages = (typeof GIFT_PACKAGE_MODES)[number];

@@ -21,8 +21,9 @@ Shopify:
   shops add <shop>.myshopify.com [--rotate-key] [--json]
                             Register a shop (and its account) as if it installed the app; prints the
                             account's app id and API key (new accounts, or with --rotate-key).
-  shops set <shop> [--fallback on|off] [--alias "Name=ups"]...
-                            Shopify's delivered status as a fallback; the shop's carrier names.
+  shops set <shop> [--fallback on|off] [--alias "Name=ups"]... [--gift-packages all_shipped_items|gift_item]
+                            Shopify's delivered status as a fallback; the shop's carrier names;
+                            which shipped items a non-shipping video add-on waits for.
   webhooks list [--status received|processed|failed] [--json]
   webhooks replay <webhook-id>
                             Process a stored webhook again (idempotent: what is done stays done).
@@ -122,6 +123,7 @@ async function main(argv: string[]): Promise<void> {
       json: { type: 'boolean', default: false },
       'rotate-key': { type: 'boolean', default: false },
       fallback: { type: 'string' },
+      'gift-packages': { type: 'string' },
       alias: { type: 'string', multiple: true },
       status: { type: 'string' },
       'carrier-company': { type: 'string' },
@@ -215,6 +217,7 @@ async function main(argv: string[]): Promise<void> {
           if (!['on', 'off'].includes(values.fallback)) throw new CliError('--fallback must be on or off.');
           settings.fallback_delivered = values.fallback === 'on';
         }
+        if (values['gift-packages'] !== undefined) settings.gift_packages = values['gift-packages'];
         if (values.alias) {
           settings.carrier_aliases = Object.fromEntries(
             values.alias.map((alias) => {

@@ -5,6 +5,7 @@ import * as sends from './migrations/003-sends.ts';
 import * as videos from './migrations/004-videos.ts';
 import * as shopify from './migrations/005-shopify.ts';
 import * as orderOutbox from './migrations/006-order-outbox.ts';
+import * as shopifyGiftItems from './migrations/007-shopify-gift-items.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '004-videos': videos,
   '005-shopify': shopify,
   '006-order-outbox': orderOutbox,
+  '007-shopify-gift-items': shopifyGiftItems,
 };
 
 const provider: MigrationProvider = {

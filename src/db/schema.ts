@@ -3,6 +3,7 @@ import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type {
   Channel,
   EventSource,
+  GiftPackages,
   OrderEventType,
   OrderStatus,
   SendKind,
@@ -159,6 +160,8 @@ export interface ShopsTable {
   /** Products / variants the merchant chose as video messages (Shopify ids as text). */
   video_product_ids: ColumnType<string[], string | undefined, string>;
   video_variant_ids: ColumnType<string[], string | undefined, string>;
+  /** Which shipped items a non-shipping video add-on waits for. */
+  gift_packages: ColumnType<GiftPackages, GiftPackages | undefined, GiftPackages>;
   scopes: string | null;
   access_token: string | null;
   access_token_expires_at: Timestamp | null;
@@ -197,6 +200,8 @@ export interface ShopifyOrderLinksTable {
   customer_id: string | null;
   customer_email: string | null;
   notice: string | null;
+  /** The line items whose packages deliver the gift; null (older links) = the video line itself. */
+  gift_line_item_ids: ColumnType<string[] | null, string | null, string | null>;
   created_at: Timestamp;
 }
 

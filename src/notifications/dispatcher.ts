@@ -25,7 +25,7 @@ import {
   type SendRow,
 } from './sends.ts';
 import type { SmsChannel } from './sms.ts';
-import { renderEmail, renderSms, templateValues } from './templates.ts';
+import { emailTemplateFor, renderEmail, renderSms, templateValues } from './templates.ts';
 
 export interface SendDispatcherDeps {
   db: Db;
@@ -124,7 +124,7 @@ export class SendDispatcher {
       return (await this.deps.sms.send({ to: destination, body: renderSms(kind, values), reference: send.id }))
         .providerMessageId;
     }
-    const content = renderEmail(kind, values);
+    const content = renderEmail(emailTemplateFor(kind, order), values);
     return (await this.deps.email.send({ to: destination, ...content, messageId: `<${send.id}@doorstep>` }))
       .providerMessageId;
   }

@@ -22,10 +22,14 @@ export function recipientSendPlan(
     | 'send_trigger'
     | 'send_on'
     | 'send_method'
+    | 'recipient_email'
+    | 'recipient_phone'
   >,
   now: Date,
 ): { due: PlannedSend[] } | { waiting: string } {
   if (order.status === 'cancelled' || order.deleted_at !== null) return { waiting: 'the order is cancelled' };
+  if (order.recipient_email === null && order.recipient_phone === null)
+    return { waiting: 'the order has no recipient yet; the sender is asked for one on the record page' };
   if (!order.video_processed) return { waiting: 'the video is not recorded and processed yet' };
   let dueAt: Date;
   switch (order.send_trigger) {

@@ -41,13 +41,28 @@ export function templateValues(order: OrderRow, publicUrl: string): TemplateValu
   };
 }
 
+/**
+ * The template for a message: the kind's own, except the record link for an order still waiting
+ * for its recipient, which asks the sender for one.
+ */
+export type TemplateName = SendKind | 'sender_record_link_needs_recipient';
+
+export function emailTemplateFor(
+  kind: SendKind,
+  order: Pick<OrderRow, 'recipient_email' | 'recipient_phone'>,
+): TemplateName {
+  if (kind === 'sender_record_link' && order.recipient_email === null && order.recipient_phone === null)
+    return 'sender_record_link_needs_recipient';
+  return kind;
+}
+
 export interface EmailContent {
   subject: string;
   text: string;
   html: string;
 }
 
-export function renderEmail(kind: SendKind, values: TemplateValues): EmailContent {
+export function renderEmail(kind: TemplateName, values: TemplateValues): EmailContent {
   return {
     subject: render(template(`${kind}.subject.txt`), values).trim(),
     text: render(template(`${kind}.txt`), values),

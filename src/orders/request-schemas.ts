@@ -83,6 +83,19 @@ export const orderCreateSchema = z.strictObject({
 });
 
 export type OrderUpdate = z.output<typeof orderUpdateSchema>;
+
+/** What the sender gives on the record page for an order that came without a recipient. */
+export const recipientInputSchema = z
+  .strictObject({
+    recipient_name: detailFields.recipient_name,
+    recipient_email: detailFields.recipient_email.optional(),
+    recipient_phone: detailFields.recipient_phone.optional(),
+  })
+  .refine((value) => Boolean(value.recipient_email || value.recipient_phone), {
+    message: 'give an e-mail address or a phone number (or both)',
+    path: ['recipient_email'],
+  });
+export type RecipientInput = z.output<typeof recipientInputSchema>;
 export type OrderCreate = z.output<typeof orderCreateSchema>;
 
 function partial<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {

@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Channel, EventSource, OrderStatus } from '../vocabulary.ts';
 import type { OrderEvent } from './order-events.ts';
 import type { OrderOutbox } from './outbox.ts';
-import type { OrderCreate, OrderUpdate } from './request-schemas.ts';
+import type { OrderCreate, OrderUpdate, RecipientInput } from './request-schemas.ts';
 import type { OrderRow, Warning } from './serializer.ts';
 import { transition } from './state-machine.ts';
 import { listTimeline, recordTimeline, type TimelineEntry, type TimelineEntryJson } from './timeline.ts';
@@ -85,7 +85,12 @@ export class OrderService {
   async create(
     accountId: string,
     input: OrderCreate,
-    options: { idempotencyKey?: string | undefined; source?: EventSource } = {},
+    options: {
+      idempotencyKey?: string | undefined;
+      source?: EventSource;
+      /** Create it without a recipient, waiting for one (why, for the timeline). Shopify only. */
+      awaitingRecipient?: { reason: string };
+    } = {},
   ): Promise<CreateResult> {
     const source = options.source ?? 'api';
     const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
@@ -126,12 +131,14 @@ export class OrderService {
       created_at: now,
       updated_at: now,
     };
-    const problems = consistencyProblems(row as OrderRow);
+    const problems = consistencyProblems(row as OrderRow, { recipientRequired: !options.awaitingRecipient });
     if (Object.keys(problems).length > 0)
       throw new ValidationError('The order could not be sent as described.', problems);
 
     const warning = carrier && trackingNumber ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
     const timeline: TimelineEntry[] = [{ type: 'order.created', data: {} }];
+    if (options.awaitingRecipient && row.recipient_email === null && row.recipient_phone === null)
+      timeline.push({ type: 'order.needs_recipient', data: { reason: options.awaitingRecipient.reason } });
     const events: OrderEvent[] = [{ type: 'order.created' }];
     if (carrier && trackingNumber) {
       timeline.push({ type: 'shipment.set', data: { carrier, tracking_number: trackingNumber } });
@@ -416,6 +423,26 @@ export class OrderService {
       .executeTakeFirst();
     if (!order) throw new NotFoundError('No such video message.');
     return order;
+  }
+
+  /**
+   * The sender, on the record page, says who an order that came without a recipient is for. Only
+   * such an order: the record link is not a way to redirect a video the store already addresses.
+   * The method follows what was given. A validated recipient goes through `update` like any change.
+   */
+  async supplyRecipient(uuid: string, recipient: RecipientInput): Promise<OrderRow> {
+    const order = await this.getByUuid(uuid);
+    if (order.recipient_email !== null || order.recipient_phone !== null)
+      throw new ConflictError('This video message already has a recipient; the store can change it.');
+    if (order.status === 'cancelled') throw new ConflictError('The order was cancelled.');
+    const sendMethod = recipient.recipient_email ? (recipient.recipient_phone ? 'email_and_sms' : 'email') : 'sms';
+    const { order: updated } = await this.update(
+      order.account_id,
+      order.id,
+      { ...recipient, send_method: sendMethod },
+      'sender',
+    );
+    return updated;
   }
 
   /** Cancels tracking and any pending send; the order stays readable as `cancelled`. */

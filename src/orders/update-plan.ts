@@ -88,7 +88,11 @@ export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): Upd
     events.unshift({ type: 'order.updated', data });
   }
 
-  const problems = consistencyProblems({ ...order, ...changes } as OrderRow);
+  // An order still waiting for its recipient (a Shopify line item that came without one) stays
+  // editable; an update may not take away the last way to reach a recipient.
+  const problems = consistencyProblems({ ...order, ...changes } as OrderRow, {
+    recipientRequired: order.recipient_email !== null || order.recipient_phone !== null,
+  });
   if (Object.keys(problems).length > 0)
     throw new ValidationError('The update would leave the order unable to send.', problems);
 
@@ -127,13 +131,16 @@ function planShipment(order: OrderRow, update: OrderUpdate): ShipmentChange {
 
 /**
  * What would stop an order from ever being sent, as field errors. Checked after every create and
- * update so no request can leave an order that silently never sends.
+ * update so no request can leave an order that silently never sends. The one order allowed without
+ * a recipient is a Shopify line item that came without one: it waits visibly (timeline
+ * `order.needs_recipient`) until the sender supplies one on the record page.
  */
 export function consistencyProblems(
   order: Pick<OrderRow, 'recipient_email' | 'recipient_phone' | 'send_method' | 'send_trigger' | 'send_on'>,
+  options: { recipientRequired: boolean } = { recipientRequired: true },
 ): FieldErrors {
   const problems: FieldErrors = {};
-  if (order.recipient_email === null && order.recipient_phone === null) {
+  if (options.recipientRequired && order.recipient_email === null && order.recipient_phone === null) {
     problems.recipient_email = 'recipient_email or recipient_phone is required';
   }
   if (

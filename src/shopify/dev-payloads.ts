@@ -55,6 +55,11 @@ export interface GiftLine {
   marker?: boolean;
   productId?: number;
   variantId?: number;
+  /** False for a video message sold as its own add-on product (nothing to ship). Default true. */
+  requiresShipping?: boolean;
+  /** `_gift_key`, as the storefront block sets it on a video add-on and on its gift line. */
+  giftKey?: string;
+  title?: string;
 }
 
 export function orderPayload(options: {
@@ -64,6 +69,8 @@ export function orderPayload(options: {
   customerId?: number;
   cancelledAt?: string | null;
   updatedAt?: string;
+  /** Cart attributes, as themes without app blocks leave them. */
+  noteAttributes?: Array<{ name: string; value: string }>;
 }) {
   return {
     id: options.id,
@@ -91,15 +98,19 @@ export function orderPayload(options: {
       admin_graphql_api_id: `gid://shopify/LineItem/${line.id}`,
       product_id: line.productId ?? 8_000_000_001,
       variant_id: line.variantId ?? 9_000_000_001,
-      title: line.marker === false ? 'Scented candle' : 'Video gift message',
+      title: line.title ?? (line.marker === false ? 'Scented candle' : 'Video gift message'),
       quantity: line.quantity ?? 1,
       price: line.price ?? '12.00',
       total_discount: '0.00',
       discount_allocations: [],
+      requires_shipping: line.requiresShipping ?? true,
       properties:
         line.marker === false
-          ? []
+          ? line.giftKey
+            ? [{ name: '_gift_key', value: line.giftKey }]
+            : []
           : [
+              ...(line.giftKey ? [{ name: '_gift_key', value: line.giftKey }] : []),
               { name: '_video_message', value: 'true' },
               ...(line.recipientName ? [{ name: 'Recipient name', value: line.recipientName }] : []),
               ...(line.recipientEmail ? [{ name: 'Recipient email', value: line.recipientEmail }] : []),
@@ -107,6 +118,7 @@ export function orderPayload(options: {
               ...(line.sendTrigger ? [{ name: 'Send trigger', value: line.sendTrigger }] : []),
             ],
     })),
+    note_attributes: options.noteAttributes ?? [],
     fulfillments: [],
   };
 }

@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { mapTrackingCompany } from './carrier-names.ts';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
+import type { GiftPackages } from '../vocabulary.ts';
 import { normalizeTrackingNumber } from '../carriers/tracking-number.ts';
+import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
 import { MAX_PRICE_CENTS, orderCreateSchema, type OrderCreate } from '../orders/request-schemas.ts';
 import { fieldErrors } from '../validation.ts';
 import type { ShopifyFulfillment, ShopifyLineItem, ShopifyOrder } from './payloads.ts';
 
 /**
- * Line-item properties the storefront sets on a video gift (documented in docs/shopify.md). Names
- * are matched ignoring case, a leading underscore (Shopify hides `_`-prefixed properties from the
- * shopper's receipt) and `_`/`-` versus space: `Recipient email` = `_recipient_email`.
+ * Line-item properties the storefront block (extensions/video-gift-message) sets on a video gift,
+ * documented in docs/shopify.md. Names are matched ignoring case, a leading underscore (Shopify
+ * hides `_`-prefixed properties from the shopper's receipt) and `_`/`-` versus space:
+ * `Recipient email` = `_recipient_email`. Themes without app blocks may put the same names in cart
+ * attributes (`note_attributes`); those fill what a line does not say.
  */
 export const PROPERTY = {
   marker: 'video message',
@@ -19,6 +23,8 @@ export const PROPERTY = {
   sendTrigger: 'send trigger',
   sendOn: 'send on',
   videoTitle: 'video title',
+  /** The same random key on a video add-on line and on the gift line it was added to. */
+  giftKey: 'gift key',
 } as const;
 
 export interface VideoProductSettings {
@@ -35,25 +41,89 @@ function normalizePropertyName(name: string): string {
     .toLowerCase();
 }
 
-export function lineItemProperties(item: ShopifyLineItem): Map<string, string> {
+function propertyMap(pairs: ShopifyLineItem['properties']): Map<string, string> {
   const properties = new Map<string, string>();
-  for (const { name, value } of item.properties) properties.set(normalizePropertyName(name), value.trim());
+  for (const { name, value } of pairs) properties.set(normalizePropertyName(name), value.trim());
+  return properties;
+}
+
+export function lineItemProperties(item: ShopifyLineItem): Map<string, string> {
+  return propertyMap(item.properties);
+}
+
+/** What the shopper said about a video line: its properties, with the cart attributes filling the gaps. */
+export function messageProperties(
+  order: Pick<ShopifyOrder, 'note_attributes'>,
+  item: ShopifyLineItem,
+): Map<string, string> {
+  const properties = propertyMap(order.note_attributes);
+  for (const [name, value] of lineItemProperties(item))
+    if (value !== '' || !properties.has(name)) properties.set(name, value);
   return properties;
 }
 
 const FALSE_VALUES = new Set(['', 'false', 'no', '0', 'off']);
 
-/** The order's line items that are video messages: marked by `_video_message`, or a product/variant the merchant chose. */
+function isMarked(properties: Map<string, string>): boolean {
+  const marker = properties.get(PROPERTY.marker);
+  return marker !== undefined && !FALSE_VALUES.has(marker.toLowerCase());
+}
+
+/**
+ * The video message a theme without app blocks left in the cart attributes, when no line item is a
+ * video message: it stands for a line of its own (id `cart`, nothing paid for it, never shipped).
+ */
+export const CART_ATTRIBUTES_LINE_ID = 'cart';
+
+/**
+ * The order's line items that are video messages: marked by `_video_message`, or a product/variant
+ * the merchant chose; else, when the cart attributes are marked, one message for the whole order.
+ */
 export function videoLineItems(
-  order: Pick<ShopifyOrder, 'line_items'>,
+  order: Pick<ShopifyOrder, 'line_items' | 'note_attributes'>,
   settings: VideoProductSettings,
 ): ShopifyLineItem[] {
-  return order.line_items.filter((item) => {
-    const marker = lineItemProperties(item).get(PROPERTY.marker);
-    if (marker !== undefined && !FALSE_VALUES.has(marker.toLowerCase())) return true;
+  const items = order.line_items.filter((item) => {
+    if (isMarked(lineItemProperties(item))) return true;
     if (item.product_id !== null && settings.videoProductIds.includes(item.product_id)) return true;
     return item.variant_id !== null && settings.videoVariantIds.includes(item.variant_id);
   });
+  if (items.length > 0 || !isMarked(propertyMap(order.note_attributes))) return items;
+  return [
+    {
+      id: CART_ATTRIBUTES_LINE_ID,
+      product_id: null,
+      variant_id: null,
+      title: 'Video message (cart attributes)',
+      quantity: 1,
+      price: '0',
+      total_discount: null,
+      discount_allocations: null,
+      properties: [],
+      requires_shipping: false,
+    },
+  ];
+}
+
+/**
+ * The line items whose packages bring the gift a video line belongs to. A video line that ships is
+ * its own gift. A video sold as a non-shipping add-on waits for the order's shipped items: all of
+ * them (the default), or — when the shop chose `gift_item` — the line the storefront block marked
+ * with the same gift key (all shipped items when no line carries it). Empty: nothing ships.
+ */
+export function giftLineItemIds(
+  order: Pick<ShopifyOrder, 'line_items'>,
+  videoItem: ShopifyLineItem,
+  mode: GiftPackages,
+): string[] {
+  if (videoItem.requires_shipping) return [videoItem.id];
+  const shipped = order.line_items.filter((line) => line.requires_shipping && line.id !== videoItem.id);
+  if (mode === 'gift_item') {
+    const key = lineItemProperties(videoItem).get(PROPERTY.giftKey);
+    const marked = key ? shipped.filter((line) => lineItemProperties(line).get(PROPERTY.giftKey) === key) : [];
+    if (marked.length > 0) return marked.map((line) => line.id);
+  }
+  return shipped.map((line) => line.id);
 }
 
 /** "10.5" → 1050. Amounts beyond two decimals are rounded half up (Shopify sends two). */
@@ -81,7 +151,13 @@ export function lineItemPaidCents(item: ShopifyLineItem): number {
 }
 
 export type VideoOrderMapping =
-  { ok: true; order: OrderCreate } | { ok: false; reason: string; fields: Record<string, string> };
+  | {
+      ok: true;
+      order: OrderCreate;
+      /** Why the order waits for a recipient (the line came without a usable one), or null. */
+      awaitingRecipient: string | null;
+    }
+  | { ok: false; reason: string; fields: Record<string, string> };
 
 function personName(first: string | null | undefined, last: string | null | undefined): string {
   return [first, last]
@@ -102,12 +178,14 @@ const SEND_TRIGGER_WORDS: Record<string, 'package' | 'date' | 'now'> = {
 
 /**
  * One video order per video line item (a quantity above 1 is still one video message; its price is
- * the whole line). Sender = the customer; recipient from the line's properties, the name falling back
- * to the shipping address (the gift goes there). The result is validated by the same schema as
- * POST /v1/orders, so a Shopify order can never create what the API would refuse.
+ * the whole line). Sender = the customer; recipient from the line's properties (cart attributes
+ * filling gaps), the name falling back to the shipping address (the gift goes there). The result is
+ * validated by the same schema as POST /v1/orders, so a Shopify order can never create what the API
+ * would refuse — except a missing or unusable recipient: that order is still made, waiting for the
+ * sender to supply one, so no video line item is dropped without a trace.
  */
 export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): VideoOrderMapping {
-  const properties = lineItemProperties(item);
+  const properties = messageProperties(order, item);
   const customer = order.customer;
   const senderName =
     personName(customer?.first_name, customer?.last_name) ||
@@ -121,7 +199,7 @@ export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): V
     properties.get(PROPERTY.recipientName) ||
     order.shipping_address?.name ||
     personName(order.shipping_address?.first_name, order.shipping_address?.last_name) ||
-    '';
+    UNNAMED_RECIPIENT;
   const triggerText = properties.get(PROPERTY.sendTrigger)?.toLowerCase();
   const sendTrigger = triggerText ? (SEND_TRIGGER_WORDS[triggerText] ?? triggerText) : 'package';
   const candidate: Record<string, unknown> = {
@@ -141,7 +219,26 @@ export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): V
   const title = properties.get(PROPERTY.videoTitle);
   if (title) candidate.video_title = title;
 
-  const parsed = orderCreateSchema.safeParse(candidate);
+  // A recipient the shopper got wrong is not guessed at, and the message is not lost either: the
+  // order waits and the sender is asked again. A broken address drops both channels, so the sender
+  // confirms how to reach the recipient. The reason names fields, never their values (personal data).
+  const unusable: string[] = [];
+  let parsed = orderCreateSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const fields = fieldErrors(parsed.error as z.ZodError);
+    if ('recipient_email' in fields || 'recipient_phone' in fields) {
+      for (const field of ['recipient_email', 'recipient_phone'] as const)
+        if (field in fields) unusable.push(`a ${field} that is not valid`);
+      delete candidate.recipient_email;
+      delete candidate.recipient_phone;
+      delete candidate.send_method;
+    }
+    if ('recipient_name' in fields) {
+      unusable.push('a recipient_name that is not valid');
+      candidate.recipient_name = UNNAMED_RECIPIENT;
+    }
+    parsed = orderCreateSchema.safeParse(candidate);
+  }
   if (!parsed.success) {
     const fields = fieldErrors(parsed.error as z.ZodError);
     return {
@@ -152,13 +249,6 @@ export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): V
       fields,
     };
   }
-  if (!parsed.data.recipient_email && !parsed.data.recipient_phone) {
-    return {
-      ok: false,
-      reason: `line item ${item.id} has no recipient e-mail or phone (line-item property "Recipient email" or "Recipient phone")`,
-      fields: { recipient_email: 'is required (or recipient_phone)' },
-    };
-  }
   if (parsed.data.send_trigger === 'date' && !parsed.data.send_on) {
     return {
       ok: false,
@@ -166,7 +256,16 @@ export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): V
       fields: { send_on: 'is required when send_trigger is date' },
     };
   }
-  return { ok: true, order: parsed.data };
+  const reachable = Boolean(parsed.data.recipient_email || parsed.data.recipient_phone);
+  return {
+    ok: true,
+    order: parsed.data,
+    awaitingRecipient: reachable
+      ? null
+      : `line item ${item.id} came with ${
+          unusable.length > 0 ? unusable.join(' and ') : 'no recipient e-mail or phone'
+        }; the sender is asked for the recipient in the record-link e-mail and on the record page`,
+  };
 }
 
 export type Shipment =

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts';
 import { recordTimeline } from '../orders/timeline.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
-import { orderToVideoOrder, trackingNumbersOf, videoLineItems } from './mapping.ts';
+import { giftLineItemIds, orderToVideoOrder, trackingNumbersOf, videoLineItems } from './mapping.ts';
 import { isStaleUpdate, planPackages, type Notice, type PackageState } from './packages.ts';
 import type { ShopifyFulfillment, ShopifyOrder } from './payloads.ts';
 import type { ShopRow } from './shops.ts';
@@ -68,7 +68,11 @@ export class ShopifyOrderSync {
       const idempotencyKey = `shopify:${shop.domain}:${order.id}:${item.id}`;
       let result;
       try {
-        result = await orders.create(shop.account_id, mapped.order, { idempotencyKey, source: 'shopify' });
+        result = await orders.create(shop.account_id, mapped.order, {
+          idempotencyKey,
+          source: 'shopify',
+          ...(mapped.awaitingRecipient ? { awaitingRecipient: { reason: mapped.awaitingRecipient } } : {}),
+        });
       } catch (error) {
         // Same key, different body: the order was created from an earlier version of the payload.
         if (!(error instanceof ConflictError)) throw error;
@@ -90,6 +94,7 @@ export class ShopifyOrderSync {
           account_id: shop.account_id,
           customer_id: order.customer?.id ?? null,
           customer_email: mapped.order.email,
+          gift_line_item_ids: JSON.stringify(giftLineItemIds(order, item, shop.gift_packages)),
           created_at: this.deps.now(),
         })
         .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
@@ -262,7 +267,7 @@ export class ShopifyOrderSync {
         throw error;
       }
       if (order.status === 'cancelled' || order.status === 'delivered') continue;
-      const plan = planPackages(packages, [link.line_item_id], {
+      const plan = planPackages(packages, link.gift_line_item_ids ?? [link.line_item_id], {
         fallbackDelivered: shop.fallback_delivered,
         carrierAliases: shop.carrier_aliases,
       });

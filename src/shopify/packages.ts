@@ -60,6 +60,16 @@ export function planPackages(
   giftLineItemIds: readonly string[],
   settings: PackageSettings,
 ): PackagePlan {
+  if (giftLineItemIds.length === 0)
+    return {
+      shipment: { kind: 'keep' },
+      deliver: null,
+      notice: {
+        type: 'delivery.blocked',
+        reason:
+          'the Shopify order has no item that ships, so no package can deliver it: the video goes on its send date, or when the order is marked delivered (PUT delivered: 1)',
+      },
+    };
   const gift = giftPackages(packages, giftLineItemIds);
   if (gift.length === 0) return { shipment: { kind: 'keep' }, deliver: null, notice: null };
 

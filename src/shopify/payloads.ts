@@ -38,6 +38,11 @@ export const shopifyLineItem = z.object({
     .array(lineItemProperty)
     .nullish()
     .transform((v) => v ?? []),
+  /** False for a digital / service line (a video message add-on); absent in old payloads = shipped. */
+  requires_shipping: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? true),
 });
 export type ShopifyLineItem = z.output<typeof shopifyLineItem>;
 
@@ -64,6 +69,11 @@ export const shopifyOrder = z.object({
   billing_address: address,
   shipping_address: address,
   line_items: z.array(shopifyLineItem),
+  /** Cart attributes: where themes without app blocks put the video message (same names as the properties). */
+  note_attributes: z
+    .array(lineItemProperty)
+    .nullish()
+    .transform((v) => v ?? []),
   updated_at: nullableText,
 });
 export type ShopifyOrder = z.output<typeof shopifyOrder>;

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { ShopsTable } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { isCarrierCode } from './carrier-names.ts';
+import { GIFT_PACKAGE_MODES } from '../vocabulary.ts';
 import type { Selectable } from 'kysely';
 
 export type ShopRow = Selectable<ShopsTable>;
@@ -148,6 +149,7 @@ export const shopSettingsSchema = z.strictObject({
     .array(z.string().regex(/^\d{1,20}$/, 'must be Shopify variant ids'))
     .max(500)
     .optional(),
+  gift_packages: z.enum(GIFT_PACKAGE_MODES, { error: `must be one of ${GIFT_PACKAGE_MODES.join(', ')}` }).optional(),
 });
 export type ShopSettingsUpdate = z.output<typeof shopSettingsSchema>;
 
@@ -159,6 +161,7 @@ export function shopSettingsJson(shop: ShopRow) {
     carrier_aliases: shop.carrier_aliases,
     video_product_ids: shop.video_product_ids,
     video_variant_ids: shop.video_variant_ids,
+    gift_packages: shop.gift_packages,
   };
 }
 
@@ -179,6 +182,7 @@ export async function updateShopSettings(
       ...(update.video_variant_ids !== undefined
         ? { video_variant_ids: JSON.stringify(update.video_variant_ids) }
         : {}),
+      ...(update.gift_packages !== undefined ? { gift_packages: update.gift_packages } : {}),
       updated_at: now,
     })
     .where('domain', '=', domain)

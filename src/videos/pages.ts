@@ -5,6 +5,7 @@ import type { BrowserAsset } from './browser-assets.ts';
 import { PAGE_DATA_ID, type RecordPageData, type WatchPageData } from './browser/page-data.ts';
 import { html, jsonScriptContent, SafeHtml } from './html.ts';
 import { VIDEO_CONTENT_TYPES } from './service.ts';
+import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
 
 /**
  * The two public pages behind `record_url` and `playback_url`: plain HTML, inline CSS and a small
@@ -29,6 +30,8 @@ progress { width: 100%; height: 1rem; }
 .status.error { color: #c62828; }
 .status.ok { color: #2e7d32; }
 .muted { opacity: 0.8; }
+form#recipient { display: grid; gap: 0.35rem; margin-bottom: 1.5rem; }
+form#recipient input { font: inherit; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; }
 [hidden] { display: none !important; }
 `;
 
@@ -107,11 +110,16 @@ export function recordPage(ctx: Context, order: OrderRow, maxBytes: number, scri
     });
     return;
   }
+  const needsRecipient = order.recipient_email === null && order.recipient_phone === null;
   sendPage(ctx, 200, {
-    title: `Record a video for ${order.recipient_name}`,
+    title: needsRecipient ? 'Record a video message' : `Record a video for ${order.recipient_name}`,
     camera: true,
-    body: html`<h1>Record a video message for ${order.recipient_name}</h1>
-<p class="muted">“${order.video_title}” — it will reach ${order.recipient_name} when the gift arrives.${order.video_processed ? ' You have already sent a video; a new one replaces it.' : ''}</p>
+    body: html`${
+      needsRecipient
+        ? recipientForm(order)
+        : html`<h1>Record a video message for ${order.recipient_name}</h1>
+<p class="muted">“${order.video_title}” — it will reach ${order.recipient_name} when the gift arrives.${order.video_processed ? ' You have already sent a video; a new one replaces it.' : ''}</p>`
+    }
 <div id="recorder">
   <video id="preview" playsinline muted aria-label="Camera preview" hidden></video>
   <video id="playback" playsinline controls aria-label="Your recording" hidden></video>
@@ -133,9 +141,30 @@ export function recordPage(ctx: Context, order: OrderRow, maxBytes: number, scri
         uploadUrl: `/record/${order.uuid}/video`,
         maxBytes,
         types: [...VIDEO_CONTENT_TYPES],
+        recipientUrl: needsRecipient ? `/record/${order.uuid}/recipient` : null,
       } satisfies RecordPageData,
     },
   });
+}
+
+/**
+ * A Shopify order can come without a way to reach the recipient: the sender says who it is for,
+ * before or after recording (the page script PUTs it as JSON and reloads).
+ */
+function recipientForm(order: OrderRow): SafeHtml {
+  const name = order.recipient_name === UNNAMED_RECIPIENT ? '' : order.recipient_name;
+  return html`<h1>Who is your video message for?</h1>
+<p class="muted">Your order did not say how to reach the recipient. Tell us, and we send “${order.video_title}” to them when the gift arrives.</p>
+<form id="recipient" novalidate>
+  <label for="recipient-name">Their name</label>
+  <input id="recipient-name" name="recipient_name" autocomplete="off" maxlength="200" required value="${name}">
+  <label for="recipient-email">Their e-mail address</label>
+  <input id="recipient-email" name="recipient_email" type="email" autocomplete="off" maxlength="254">
+  <label for="recipient-phone">Their mobile number (for a text message)</label>
+  <input id="recipient-phone" name="recipient_phone" type="tel" autocomplete="off" maxlength="32" placeholder="+1 555 010 0100">
+  <div class="actions"><button type="submit" class="primary" id="save-recipient">Save recipient</button></div>
+  <p id="recipient-status" class="status" role="status" aria-live="polite"></p>
+</form>`;
 }
 
 export function watchPage(ctx: Context, order: OrderRow, hasVideo: boolean, script: BrowserAsset): void {

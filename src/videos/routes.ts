@@ -3,6 +3,9 @@ import type { Context } from 'koa';
 import { NotFoundError } from '../errors.ts';
 import { currentAccount } from '../http/basic-auth.ts';
 import { HttpError } from '../http/errors.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import { recipientInputSchema } from '../orders/request-schemas.ts';
+import { parseBody } from '../validation.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import { serializeOrder } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
@@ -62,6 +65,13 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     await receiveUpload(ctx, deps, order, 'system');
     // Only what the page needs: the order's details are the store's, not the public's.
     ctx.body = { status: 'received' };
+  });
+
+  // The sender says who an order that came without a recipient is for (the record page's form).
+  router.put('/record/:uuid/recipient', async (ctx) => {
+    const recipient = parseBody(recipientInputSchema, await readJsonObject(ctx), 'recipient');
+    const order = await deps.orders.supplyRecipient(ctx.params.uuid!, recipient);
+    ctx.body = { status: 'saved', recipient_name: order.recipient_name };
   });
 
   router.get('/watch/:uuid', async (ctx) => {

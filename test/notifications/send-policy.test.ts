@@ -12,6 +12,8 @@ const base: Parameters<typeof recipientSendPlan>[0] = {
   send_trigger: 'package',
   send_on: null,
   send_method: 'email',
+  recipient_email: 'bob@example.com',
+  recipient_phone: null,
 };
 
 describe('recipientSendPlan', () => {
@@ -26,6 +28,15 @@ describe('recipientSendPlan', () => {
     expect(recipientSendPlan({ ...base, delivered: false, delivered_at: null, status: 'recorded' }, now)).toEqual({
       waiting: 'the package is not delivered yet',
     });
+  });
+
+  it('waits, with a reason, for a recipient the order came without', () => {
+    expect(recipientSendPlan({ ...base, recipient_email: null, recipient_phone: null }, now)).toEqual({
+      waiting: 'the order has no recipient yet; the sender is asked for one on the record page',
+    });
+    expect(recipientSendPlan({ ...base, recipient_email: null, recipient_phone: '+15555550100' }, now)).toHaveProperty(
+      'due',
+    );
   });
 
   it('never sends a cancelled or deleted order', () => {

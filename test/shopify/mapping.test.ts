@@ -4,6 +4,7 @@ import { orderPayload } from '../../src/shopify/dev-payloads.ts';
 import { parseShopifyJson } from '../../src/shopify/json.ts';
 import {
   fulfillmentToShipment,
+  giftLineItemIds,
   lineItemPaidCents,
   moneyToCents,
   orderToVideoOrder,
@@ -104,6 +105,7 @@ describe('videoLineItems and orderToVideoOrder', () => {
         send_trigger: 'package',
         price: 2500,
       },
+      awaitingRecipient: null,
     });
   });
 
@@ -126,12 +128,57 @@ describe('videoLineItems and orderToVideoOrder', () => {
     });
   });
 
-  it('refuses a line without a recipient address, with a reason', () => {
+  it('makes a line without a recipient address an order awaiting one, with a reason', () => {
     const parsed = order(orderPayload({ id: 1, lines: [{ id: 2, recipientName: 'Bob' }] }));
-    expect(orderToVideoOrder(parsed, parsed.line_items[0]!)).toMatchObject({
-      ok: false,
-      reason: expect.stringContaining('Recipient email'),
+    const mapped = orderToVideoOrder(parsed, parsed.line_items[0]!);
+    expect(mapped).toMatchObject({
+      ok: true,
+      order: { recipient_name: 'Bob' },
+      awaitingRecipient: expect.stringContaining('no recipient e-mail or phone'),
     });
+    expect(mapped.ok && mapped.order).not.toHaveProperty('recipient_email');
+  });
+
+  it('asks the sender again instead of guessing when the recipient address is not valid (the reason shows no value)', () => {
+    const parsed = order(
+      orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@', recipientPhone: '+1 415 555 0100' }] }),
+    );
+    const mapped = orderToVideoOrder(parsed, parsed.line_items[0]!);
+    expect(mapped).toMatchObject({ ok: true, awaitingRecipient: expect.stringContaining('recipient_email') });
+    expect(mapped.ok && mapped.awaitingRecipient).not.toContain('bob@');
+    expect(mapped.ok && mapped.order).not.toHaveProperty('recipient_phone');
+    expect(mapped.ok && mapped.order).not.toHaveProperty('send_method');
+  });
+
+  it('names nobody it does not know: no property and no shipping address leaves a placeholder the sender replaces', () => {
+    const parsed = order({ ...orderPayload({ id: 1, lines: [{ id: 2 }] }), shipping_address: null });
+    expect(orderToVideoOrder(parsed, parsed.line_items[0]!)).toMatchObject({
+      ok: true,
+      order: { recipient_name: 'your recipient' },
+      awaitingRecipient: expect.any(String),
+    });
+  });
+
+  it('reads the message from the cart attributes when a theme without app blocks left it there', () => {
+    const attributes = [
+      { name: 'Video message', value: 'yes' },
+      { name: 'Recipient name', value: 'Cleo' },
+      { name: 'Recipient email', value: 'cleo@example.com' },
+    ];
+    const parsed = order(orderPayload({ id: 1, lines: [{ id: 2, marker: false }], noteAttributes: attributes }));
+    const items = videoLineItems(parsed, noProducts);
+    expect(items.map((l) => [l.id, l.requires_shipping])).toEqual([['cart', false]]);
+    expect(orderToVideoOrder(parsed, items[0]!)).toMatchObject({
+      ok: true,
+      order: { recipient_name: 'Cleo', recipient_email: 'cleo@example.com', price: 0 },
+      awaitingRecipient: null,
+    });
+    // A merchant-chosen video product takes its recipient from the cart attributes too.
+    const chosen = videoLineItems(parsed, { videoProductIds: ['8000000001'], videoVariantIds: [] });
+    expect(chosen.map((l) => l.id)).toEqual(['2']);
+    expect(orderToVideoOrder(parsed, chosen[0]!)).toMatchObject({ ok: true, order: { recipient_name: 'Cleo' } });
+    // Unmarked attributes are not a message.
+    expect(videoLineItems(order(orderPayload({ id: 1, lines: [{ id: 2, marker: false }] })), noProducts)).toEqual([]);
   });
 
   it('computes cents exactly, after discounts', () => {
@@ -142,6 +189,49 @@ describe('videoLineItems and orderToVideoOrder', () => {
       line_items: [{ ...raw.line_items[0], price: '19.99', quantity: 3, discount_allocations: [{ amount: '5.00' }] }],
     });
     expect(lineItemPaidCents(parsed.line_items[0]!)).toBe(5497);
+  });
+});
+
+describe('giftLineItemIds (which packages a video waits for)', () => {
+  const parsed = order(
+    orderPayload({
+      id: 1,
+      lines: [
+        { id: 10, marker: false, title: 'Candle', giftKey: 'k1' },
+        { id: 11, marker: false, title: 'Mug' },
+        { id: 12, recipientEmail: 'bob@example.com', requiresShipping: false, giftKey: 'k1' },
+        { id: 13, marker: false, title: 'Gift card', requiresShipping: false },
+      ],
+    }),
+  );
+  const video = parsed.line_items[2]!;
+
+  it('a video line that ships is its own gift', () => {
+    expect(giftLineItemIds(parsed, parsed.line_items[0]!, 'all_shipped_items')).toEqual(['10']);
+  });
+  it('a non-shipping add-on waits for every shipped item by default', () => {
+    expect(giftLineItemIds(parsed, video, 'all_shipped_items')).toEqual(['10', '11']);
+  });
+  it('or, when the shop chooses, for the item the block was added to (same gift key)', () => {
+    expect(giftLineItemIds(parsed, video, 'gift_item')).toEqual(['10']);
+    const unkeyed = order(
+      orderPayload({
+        id: 1,
+        lines: [
+          { id: 10, marker: false },
+          { id: 12, requiresShipping: false },
+        ],
+      }),
+    );
+    expect(giftLineItemIds(unkeyed, unkeyed.line_items[1]!, 'gift_item')).toEqual(['10']);
+  });
+  it('is empty when nothing ships, and the plan says so on the timeline', () => {
+    const digital = order(orderPayload({ id: 1, lines: [{ id: 12, requiresShipping: false }] }));
+    expect(giftLineItemIds(digital, digital.line_items[0]!, 'all_shipped_items')).toEqual([]);
+    expect(planPackages([], [], { fallbackDelivered: true, carrierAliases: {} })).toMatchObject({
+      deliver: null,
+      notice: { type: 'delivery.blocked', reason: expect.stringContaining('no item that ships') },
+    });
   });
 });
 

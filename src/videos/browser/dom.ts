@@ -14,3 +14,21 @@ export function byId<T extends HTMLElement>(id: string, kind: new () => T): T {
 export function readPageData<T>(): T {
   return JSON.parse(byId(PAGE_DATA_ID, HTMLScriptElement).text) as T;
 }
+
+/** The server's JSON error, as one sentence for the page: its message and, if any, what is wrong per field. */
+export function serverErrorMessage(responseText: string): string | undefined {
+  try {
+    const body: unknown = JSON.parse(responseText);
+    const error = typeof body === 'object' && body !== null && 'error' in body ? body.error : undefined;
+    if (typeof error !== 'object' || error === null) return undefined;
+    const message = 'message' in error && typeof error.message === 'string' ? error.message : '';
+    const fields =
+      'fields' in error && typeof error.fields === 'object' && error.fields !== null
+        ? Object.entries(error.fields).map(([field, problem]) => `${field.replace(/_/g, ' ')} ${String(problem)}`)
+        : [];
+    const text = [message, ...fields].filter((part) => part !== '').join(' ');
+    return text === '' ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}

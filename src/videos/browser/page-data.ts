@@ -15,6 +15,8 @@ export interface RecordPageData {
   maxBytes: number;
   /** The content types the server accepts. */
   types: string[];
+  /** Where the sender PUTs the recipient (JSON), when the order came without one; else null. */
+  recipientUrl: string | null;
 }
 
 export interface WatchPageData {

@@ -1,11 +1,13 @@
-import { byId, readPageData } from './dom.ts';
+import { byId, readPageData, serverErrorMessage } from './dom.ts';
+import { setUpRecipientForm } from './recipient-form.ts';
 import type { RecordPageData } from './page-data.ts';
 
 /**
  * The record page: record with the camera (MediaRecorder) or pick a file, watch it back, send it
  * with a progress bar, and say clearly whether it arrived.
  */
-const { uploadUrl, maxBytes, types } = readPageData<RecordPageData>();
+const { uploadUrl, maxBytes, types, recipientUrl } = readPageData<RecordPageData>();
+if (recipientUrl) setUpRecipientForm(recipientUrl);
 const preview = byId('preview', HTMLVideoElement);
 const playback = byId('playback', HTMLVideoElement);
 const statusEl = byId('status', HTMLParagraphElement);
@@ -62,18 +64,6 @@ function pickMimeType(): string {
     'video/mp4',
   ];
   return candidates.find((type) => typeof MediaRecorder !== 'undefined' && MediaRecorder.isTypeSupported(type)) ?? '';
-}
-
-/** The server's JSON error message, when the answer is one. */
-function errorMessage(responseText: string): string | undefined {
-  try {
-    const body: unknown = JSON.parse(responseText);
-    const error = typeof body === 'object' && body !== null && 'error' in body ? body.error : undefined;
-    const message = typeof error === 'object' && error !== null && 'message' in error ? error.message : undefined;
-    return typeof message === 'string' && message !== '' ? message : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 // Older browsers (and insecure origins) have no camera API: the file picker still works.
@@ -156,7 +146,7 @@ sendBtn.addEventListener('click', () => {
       return;
     }
     say(
-      `Your video was not sent: ${errorMessage(xhr.responseText) ?? `Something went wrong (${xhr.status}).`}`,
+      `Your video was not sent: ${serverErrorMessage(xhr.responseText) ?? `Something went wrong (${xhr.status}).`}`,
       'error',
     );
     sendBtn.disabled = false;

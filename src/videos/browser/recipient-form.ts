@@ -1,0 +1,53 @@
+import { byId, serverErrorMessage } from './dom.ts';
+
+/**
+ * The record page's "Who is your video message for?" form, shown when a Shopify order came without
+ * a way to reach the recipient. It PUTs the recipient as JSON (the page's CSP allows no form posts)
+ * and reloads, so the page then reads as for any other order. The browser checks the obvious; the
+ * server's answer is the authority and is shown as it comes.
+ */
+export function setUpRecipientForm(recipientUrl: string): void {
+  const form = byId('recipient', HTMLFormElement);
+  const name = byId('recipient-name', HTMLInputElement);
+  const email = byId('recipient-email', HTMLInputElement);
+  const phone = byId('recipient-phone', HTMLInputElement);
+  const save = byId('save-recipient', HTMLButtonElement);
+  const status = byId('recipient-status', HTMLParagraphElement);
+
+  const say = (text: string, kind?: 'error' | 'ok'): void => {
+    status.textContent = text;
+    status.className = kind ? `status ${kind}` : 'status';
+  };
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const recipient: Record<string, string> = { recipient_name: name.value.trim() };
+    if (email.value.trim()) recipient.recipient_email = email.value.trim();
+    if (phone.value.trim()) recipient.recipient_phone = phone.value.trim();
+    if (!recipient.recipient_name) return say('Please give their name.', 'error');
+    if (!recipient.recipient_email && !recipient.recipient_phone)
+      return say('Please give their e-mail address or mobile number (or both).', 'error');
+    if (recipient.recipient_email && !email.checkValidity())
+      return say('That e-mail address does not look right.', 'error');
+    save.disabled = true;
+    say('Saving…');
+    void fetch(recipientUrl, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(recipient),
+    })
+      .then(async (response) => {
+        if (response.ok) {
+          say('Saved. Now record your video below.', 'ok');
+          window.location.reload();
+          return;
+        }
+        say(serverErrorMessage(await response.text()) ?? `Something went wrong (${response.status}).`, 'error');
+        save.disabled = false;
+      })
+      .catch(() => {
+        say('The recipient was not saved: the connection failed. Please try again.', 'error');
+        save.disabled = false;
+      });
+  });
+}
