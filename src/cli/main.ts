@@ -27,9 +27,10 @@ Shopify:
   webhooks list [--status received|processed|failed] [--json]
   webhooks replay <webhook-id>
                             Process a stored webhook again (idempotent: what is done stays done).
-  shopify simulate <shop> [--carrier-company "Canada Post"] [--tracking-number N]
+  shopify simulate <shop> [--carrier-company "Canada Post"] [--tracking-number N] [--add-on]
                             Play a store story against the running app at PUBLIC_URL: an order with a
-                            video line item, a fulfillment with tracking, delivery.
+                            video line item (--add-on: a non-shipping video add-on next to a shipped
+                            gift), a fulfillment with tracking, delivery.
 `;
 
 type Runner = (command: string, args: Record<string, unknown>) => Promise<unknown>;
@@ -128,6 +129,7 @@ async function main(argv: string[]): Promise<void> {
       status: { type: 'string' },
       'carrier-company': { type: 'string' },
       'tracking-number': { type: 'string' },
+      'add-on': { type: 'boolean' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -273,6 +275,7 @@ async function main(argv: string[]): Promise<void> {
           apiSecret: shopify.apiSecret,
           carrierCompany: values['carrier-company'] ?? 'UPS',
           trackingNumber: values['tracking-number'],
+          addOn: values['add-on'],
           videoOrders: async (shopifyOrderId) =>
             (await run('shopify.orders', { shop: added.shop, shopifyOrderId })) as never,
           log: (line) => process.stdout.write(`${line}\n`),

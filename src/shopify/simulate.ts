@@ -14,6 +14,11 @@ export interface SimulateOptions {
   apiSecret: string;
   carrierCompany: string;
   trackingNumber?: string | undefined;
+  /**
+   * The video sold as its own add-on product (not shipped) next to a shipped gift, as the storefront
+   * block sells it: the fulfillment carries only the gift.
+   */
+  addOn?: boolean | undefined;
   /** Reads the Shopify order's video orders (through the admin socket or the database). */
   videoOrders: (shopifyOrderId: string) => Promise<
     Array<{
@@ -30,8 +35,8 @@ export interface SimulateOptions {
 
 /**
  * `npm run cli -- shopify simulate <shop>`: a whole store story against a running app — an order with
- * a video line item, a fulfillment with tracking, delivery — signed with the app's secret exactly
- * as Shopify would send it.
+ * a video line item (or, with `--add-on`, a video add-on next to a shipped gift), a fulfillment with
+ * tracking, delivery — signed with the app's secret exactly as Shopify would send it.
  */
 export async function simulateStore(options: SimulateOptions): Promise<Record<string, unknown>> {
   const { shop, publicUrl, apiSecret, log } = options;
@@ -57,16 +62,23 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
   };
 
   const orderId = fakeShopifyId();
-  const lineItemId = fakeShopifyId();
+  const videoLineId = fakeShopifyId();
+  const message = { recipientName: 'Bob Recipient', recipientEmail: 'bob.recipient@example.com', price: '12.00' };
+  // The line the fulfillment carries: the video line itself, or the gift next to the add-on.
+  const shippedLineId = options.addOn ? fakeShopifyId() : videoLineId;
   await post(
     'orders/create',
     orderPayload({
       id: orderId,
-      lines: [
-        { id: lineItemId, recipientName: 'Bob Recipient', recipientEmail: 'bob.recipient@example.com', price: '12.00' },
-      ],
+      lines: options.addOn
+        ? [
+            { id: shippedLineId, marker: false, title: 'Scented candle', price: '42.00', giftKey: 'simulated-gift' },
+            { id: videoLineId, ...message, requiresShipping: false, giftKey: 'simulated-gift' },
+          ]
+        : [{ id: videoLineId, ...message }],
     }),
   );
+  if (options.addOn) log('  the video message is a non-shipping add-on next to a shipped gift');
   const created = await waitFor('the video order', async () => (await options.videoOrders(String(orderId)))[0]);
   log(
     `  video order ${created.order.id} created (${created.order.status}); record_url ${String(created.order.record_url)}`,
@@ -102,7 +114,7 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
     fulfillmentPayload({
       id: fulfillmentId,
       orderId,
-      lineItemIds: [lineItemId],
+      lineItemIds: [shippedLineId],
       trackingCompany: options.carrierCompany,
       trackingNumber,
       createdAt: shippedAt.toISOString(),
@@ -142,7 +154,7 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
       fulfillmentPayload({
         id: fulfillmentId,
         orderId,
-        lineItemIds: [lineItemId],
+        lineItemIds: [shippedLineId],
         trackingCompany: options.carrierCompany,
         trackingNumber,
         shipmentStatus: 'delivered',

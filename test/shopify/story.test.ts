@@ -223,12 +223,17 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
 });
 
 describe('shopify simulate (the CLI story), against the app', () => {
-  for (const company of ['UPS', 'Canada Post']) {
-    it(`plays order → fulfillment (${company}) → delivery to one delivered order`, async () => {
+  for (const [company, addOn] of [
+    ['UPS', false],
+    ['Canada Post', false],
+    ['UPS', true],
+    ['Canada Post', true],
+  ] as const) {
+    it(`plays order → fulfillment (${company}) → delivery to one delivered order${addOn ? ', the video a non-shipping add-on' : ''}`, async () => {
       const { simulateStore } = await import('../../src/shopify/simulate.ts');
       const { shopifyAdminCommands } = await import('../../src/shopify/admin-commands.ts');
       const commands = shopifyAdminCommands(db(), app.shopify, 'https://doorstep.test');
-      const shop = `sim-${company.replace(' ', '').toLowerCase()}-${Date.now()}.myshopify.com`;
+      const shop = `sim-${company.replace(' ', '').toLowerCase()}${addOn ? '-addon' : ''}-${Date.now()}.myshopify.com`;
       await commands['shops.add']({ shop });
       const lines: string[] = [];
       const order = await simulateStore({
@@ -236,6 +241,7 @@ describe('shopify simulate (the CLI story), against the app', () => {
         publicUrl: app.baseUrl,
         apiSecret: SECRET,
         carrierCompany: company,
+        addOn,
         videoOrders: async (shopifyOrderId) => (await commands['shopify.orders']({ shop, shopifyOrderId })) as never,
         log: (line) => lines.push(line),
         timeoutMs: 20_000,

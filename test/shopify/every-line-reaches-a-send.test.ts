@@ -1,0 +1,253 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { fakeShopifyId, fulfillmentPayload, orderPayload } from '../../src/shopify/dev-payloads.ts';
+import { updateShopSettings } from '../../src/shopify/shops.ts';
+import { startMailServer } from '../support/mail-server.ts';
+import { eventually } from '../support/workers.ts';
+import { getJson, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+
+/**
+ * Issue 9, "every video line item reaches a send, or shows why": a video sold as a non-shipping
+ * add-on next to the gift, the shop's choice of which shipped items it waits for, and a line item
+ * that came without a recipient — all through signed webhooks, the real queue and workers, and a
+ * real SMTP server.
+ */
+let app: ShopifyTestApp;
+let mail: Awaited<ReturnType<typeof startMailServer>>;
+beforeAll(async () => {
+  mail = await startMailServer();
+  app = await startShopifyTestApp({ queue: true, env: { SMTP_URL: mail.url } });
+});
+afterAll(async () => {
+  await app.close();
+  await mail.close();
+});
+afterEach(async () => {
+  expect(await app.processingErrors()).toEqual([]);
+});
+
+const db = () => app.services.database.db;
+const videoOrderOf = (shop: string, shopifyOrderId: number) =>
+  eventually(
+    async () =>
+      (
+        await db()
+          .selectFrom('shopify_order_links')
+          .select('order_id')
+          .where('shop', '=', shop)
+          .where('shopify_order_id', '=', String(shopifyOrderId))
+          .executeTakeFirst()
+      )?.order_id,
+    15_000,
+    'the video order',
+  );
+
+/** Ships `lineItemIds` with a carrier Doorstep does not track, and Shopify reports it delivered (or not yet). */
+async function ship(
+  shop: string,
+  shopifyOrderId: number,
+  lineItemIds: number[],
+  options: { delivered: boolean; fulfillmentId?: number },
+): Promise<number> {
+  const id = options.fulfillmentId ?? fakeShopifyId();
+  const at = new Date(Date.now() + (options.delivered ? 1_000 : 0)).toISOString();
+  await app.webhook(
+    shop,
+    options.delivered ? 'fulfillments/update' : 'fulfillments/create',
+    fulfillmentPayload({
+      id,
+      orderId: shopifyOrderId,
+      lineItemIds,
+      trackingCompany: 'Canada Post',
+      trackingNumber: `CP${id}`,
+      shipmentStatus: options.delivered ? 'delivered' : null,
+      createdAt: new Date(Date.now() - 60_000).toISOString(),
+      updatedAt: at,
+    }),
+  );
+  return id;
+}
+
+async function timelineTypes(orderId: string, auth: string): Promise<string[]> {
+  return (await getJson(app.baseUrl, `/v1/orders/${orderId}/events`, auth)).body.data.map(
+    (entry: { type: string }) => entry.type,
+  );
+}
+
+describe('a video sold as a non-shipping add-on next to the gift', () => {
+  it('waits for every shipped item by default: delivered when the last shipped package is', async () => {
+    const shop = `addon-all-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    const [orderId, candle, mug, video] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
+    await app.webhook(
+      shop,
+      'orders/create',
+      orderPayload({
+        id: orderId,
+        lines: [
+          { id: candle, marker: false, title: 'Candle' },
+          { id: mug, marker: false, title: 'Mug' },
+          { id: video, recipientEmail: 'bob@example.com', requiresShipping: false },
+        ],
+      }),
+    );
+    const order = await videoOrderOf(shop, orderId);
+    await app.services.orders.markRecorded(order, { durationTenths: 50 });
+    const first = await ship(shop, orderId, [candle], { delivered: false });
+    const second = await ship(shop, orderId, [mug], { delivered: false });
+    await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
+    // One of two packages: the order waits, and its timeline says Shopify's signal decides.
+    await eventually(
+      async () => ((await timelineTypes(order, auth)).includes('delivery.via_shopify') ? true : undefined),
+      15_000,
+      'the via-Shopify notice',
+    );
+    expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body.delivered).toBe('0');
+    await ship(shop, orderId, [mug], { delivered: true, fulfillmentId: second });
+    await eventually(
+      async () => (mail.messages.some((m) => m.to.includes('bob@example.com')) ? true : undefined),
+      15_000,
+      'the recipient e-mail',
+    );
+  });
+
+  it('with the shop set to "the item the block was added to", waits only for that item, then sends', async () => {
+    const shop = `addon-gift-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    await updateShopSettings(db(), shop, { gift_packages: 'gift_item' }, new Date());
+    const [orderId, candle, mug, video] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
+    await app.webhook(
+      shop,
+      'orders/create',
+      orderPayload({
+        id: orderId,
+        lines: [
+          { id: candle, marker: false, title: 'Candle', giftKey: 'g-1' },
+          { id: mug, marker: false, title: 'Mug' },
+          { id: video, recipientEmail: 'cleo@example.com', requiresShipping: false, giftKey: 'g-1' },
+        ],
+      }),
+    );
+    const order = await videoOrderOf(shop, orderId);
+    await app.services.orders.markRecorded(order, { durationTenths: 50 });
+    await ship(shop, orderId, [mug], { delivered: false });
+    const candlePackage = await ship(shop, orderId, [candle], { delivered: false });
+    await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: candlePackage });
+    await eventually(
+      async () => (mail.messages.some((m) => m.to.includes('cleo@example.com')) ? true : undefined),
+      15_000,
+      'the recipient e-mail',
+    );
+    expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body).toMatchObject({ delivered: '1' });
+  });
+
+  it('an order where nothing ships says so on the video order’s timeline', async () => {
+    const shop = `addon-digital-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    const orderId = fakeShopifyId();
+    await app.webhook(
+      shop,
+      'orders/create',
+      orderPayload({
+        id: orderId,
+        lines: [{ id: fakeShopifyId(), recipientEmail: 'dan@example.com', requiresShipping: false }],
+      }),
+    );
+    const order = await videoOrderOf(shop, orderId);
+    const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'delivery.blocked',
+        data: { reason: expect.stringContaining('no item that ships') },
+      }),
+    );
+  });
+});
+
+describe('a video line item that came without a recipient', () => {
+  it('becomes an order awaiting one; the sender is asked, supplies it on the record page, and the video is sent', async () => {
+    const shop = `no-recipient-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    const [orderId, gift] = [fakeShopifyId(), fakeShopifyId()];
+    const sender = `ann-${orderId}@example.com`;
+    await app.webhook(
+      shop,
+      'orders/create',
+      orderPayload({ id: orderId, email: sender, lines: [{ id: gift, recipientName: 'Eve' }] }),
+    );
+    const orderIdInDoorstep = await videoOrderOf(shop, orderId);
+    const order = (await getJson(app.baseUrl, `/v1/orders/${orderIdInDoorstep}`, auth)).body;
+    expect(order).toMatchObject({ recipient_name: 'Eve', recipient_email: null, recipient_phone: null });
+    const events = (await getJson(app.baseUrl, `/v1/orders/${order.id}/events`, auth)).body.data;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'order.needs_recipient',
+        source: 'shopify',
+        data: { reason: expect.stringContaining('no recipient e-mail or phone') },
+      }),
+    );
+
+    // The record-link e-mail asks for the recipient.
+    const recordLink = await eventually(
+      async () => mail.messages.find((m) => m.to.includes(sender)),
+      15_000,
+      'the record-link e-mail',
+    );
+    expect(recordLink.raw).toContain('came without the recipient');
+
+    // Refused with a reason: neither address, or a bad one.
+    const put = (body: unknown) =>
+      fetch(`${app.baseUrl}/record/${order.uuid}/recipient`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const neither = await put({ recipient_name: 'Eve' });
+    expect(neither.status).toBe(422);
+    expect((await neither.json()).error.fields).toHaveProperty('recipient_email');
+    expect((await put({ recipient_name: 'Eve', recipient_email: 'eve@' })).status).toBe(422);
+
+    // Delivered before the sender answers: the timeline says why nothing went out.
+    await app.services.orders.markRecorded(order.id, { durationTenths: 70 });
+    await ship(shop, orderId, [gift], { delivered: true });
+    await eventually(
+      async () => {
+        const timeline = (await getJson(app.baseUrl, `/v1/orders/${order.id}/events`, auth)).body.data;
+        return timeline.some(
+          (e: { type: string; data: { reason?: string } }) =>
+            e.type === 'send.waiting' && e.data.reason?.includes('no recipient yet'),
+        )
+          ? true
+          : undefined;
+      },
+      15_000,
+      'the send.waiting reason',
+    );
+
+    const saved = await put({ recipient_name: 'Eve Doe', recipient_email: 'eve@example.com' });
+    expect(saved.status).toBe(200);
+    expect(await saved.json()).toEqual({ status: 'saved', recipient_name: 'Eve Doe' });
+    await eventually(
+      async () => mail.messages.find((m) => m.to.includes('eve@example.com')),
+      15_000,
+      'the recipient e-mail',
+    );
+    const after = (await getJson(app.baseUrl, `/v1/orders/${order.id}`, auth)).body;
+    expect(after).toMatchObject({ recipient_email: 'eve@example.com', send_method: 'email', delivered: '1' });
+    const updated = (await getJson(app.baseUrl, `/v1/orders/${order.id}/events`, auth)).body.data.find(
+      (e: { type: string; source: string }) => e.type === 'order.updated' && e.source === 'sender',
+    );
+    expect(updated.data.fields).toEqual(expect.arrayContaining(['recipient_name', 'recipient_email']));
+
+    // Once it has a recipient, the record link no longer changes it.
+    expect((await put({ recipient_name: 'Mallory', recipient_email: 'mallory@example.com' })).status).toBe(409);
+    expect(
+      (
+        await fetch(`${app.baseUrl}/record/00000000-0000-4000-8000-000000000000/recipient`, {
+          method: 'PUT',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ recipient_name: 'X', recipient_email: 'x@example.com' }),
+        })
+      ).status,
+    ).toBe(404);
+  });
+});
