@@ -124,6 +124,37 @@ describe('in a browser', () => {
     }
   });
 
+  it('asks the sender who the video is for when the order came without a recipient, and saves it', async () => {
+    const { order } = await app.services.orders.create(
+      store.id,
+      { name: 'Ann Sender', email: 'ann@example.com', recipient_name: 'your recipient' },
+      { source: 'shopify', awaitingRecipient: { reason: 'the line item came without one' } },
+    );
+    const { page, problems } = await newPage();
+    try {
+      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
+      await page.getByRole('heading', { name: 'Who is your video message for?' }).waitFor();
+      // The placeholder name is not offered as the recipient's name.
+      expect(await page.getByLabel('Their name').inputValue()).toBe('');
+      await page.getByLabel('Their name').fill('Eve Doe');
+      await page.getByRole('button', { name: 'Save recipient' }).click();
+      await page.getByRole('status').filter({ hasText: 'e-mail address or mobile number' }).waitFor();
+      await page.getByLabel('Their mobile number').fill('+1 415 555 0100');
+      await page.getByRole('button', { name: 'Save recipient' }).click();
+      // Saved: the page reloads as the record page for Eve.
+      await page.getByRole('heading', { name: 'Record a video message for Eve Doe' }).waitFor({ timeout: 10_000 });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+    expect(await getOrder(order.id)).toMatchObject({
+      recipient_name: 'Eve Doe',
+      recipient_phone: '+14155550100',
+      recipient_email: null,
+      send_method: 'sms',
+    });
+  });
+
   it('plays the video on the watch page, and pressing play sets viewed_at', async () => {
     const order = (await store.request('POST', '/v1/orders', { ...validOrder, video_title: 'For you' })).body;
     await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
