@@ -164,11 +164,14 @@ describe('orders/create', () => {
     const sent = await app.webhook(
       shop,
       'orders/create',
-      orderPayload({ id: fakeShopifyId(), lines: [{ id: fakeShopifyId(), recipientName: 'Bob' }] }),
+      orderPayload({
+        id: fakeShopifyId(),
+        lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com', sendTrigger: 'date' }],
+      }),
     );
     expect(await receipt(sent.webhookId)).toMatchObject({
       status: 'processed',
-      note: expect.stringContaining('no recipient e-mail or phone'),
+      note: expect.stringContaining('has no "Send on" property'),
     });
   });
 });
