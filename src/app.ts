@@ -25,6 +25,7 @@ import { orderRoutes } from './orders/routes.ts';
 import { Queues } from './queues/queues.ts';
 import { createRedisConnection } from './redis/connection.ts';
 import {
+  appHomeRoutes,
   createShopifyServices,
   queueEnqueuer,
   shopifyAccountRoutes,
@@ -196,6 +197,8 @@ export function createHttpApp(services: Services): Koa {
   // Shopify's webhooks, OAuth and embedded admin: before the /v1 auth and with no body parser in
   // front, because the webhook HMAC covers the exact raw bytes.
   app.use(shopifyRoutes(services.shopify).routes());
+  // `/` is the Shopify app's application_url: the embedded admin, the OAuth entry, or a word on what Doorstep is.
+  app.use(appHomeRoutes(services.shopify).routes());
 
   const health = new Router();
   health.get('/healthz', async (ctx) => {

@@ -36,8 +36,16 @@ const budgetSetting = z
   });
 
 const environmentSchema = z.object({
+  // `shopify app dev` sets PORT to the port its tunnel forwards to (shopify.web.toml: one web process with
+  // both roles, so its FRONTEND_PORT and BACKEND_PORT are the same number).
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_URL: optionalUrl,
+  /**
+   * The tunnel URL `shopify app dev` hands its web process (it sets HOST to the same value; we read
+   * APP_URL because HOST is a generic name shells and tools set to a bare host name). The default of
+   * PUBLIC_URL, so that record and watch links point where the dev store's shoppers can reach them.
+   */
+  APP_URL: optionalUrl,
   DATABASE_URL: optionalUrl,
   DATA_DIR: z.string().trim().min(1).default('./data'),
   LOG_LEVEL: z.enum(logLevels).default('info'),
@@ -82,7 +90,7 @@ export interface CarrierCredentials {
 
 export interface Config {
   port: number;
-  /** Base of record_url / playback_url; no trailing slash. */
+  /** Base of record_url / playback_url (PUBLIC_URL, else the Shopify CLI's APP_URL); no trailing slash. */
   publicUrl: string;
   /** Real PostgreSQL when set; otherwise the embedded PGlite database under dataDir. */
   databaseUrl: string | undefined;
@@ -150,7 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   const dataDir = path.resolve(value.DATA_DIR);
-  const publicUrl = (value.PUBLIC_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, '');
+  const publicUrl = (value.PUBLIC_URL ?? value.APP_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, '');
   let videos: VideoConfig;
   let shopify: ShopifyConfig;
   try {

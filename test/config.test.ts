@@ -74,6 +74,42 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/doorstep', CARRIER_SANDBOX: 'on' }).carrierSandbox).toBe(true);
   });
 
+  it('reads what `shopify app dev` sets (APP_URL, SCOPES) when ours are unset, never describing the secret', () => {
+    const cli = {
+      SHOPIFY_API_KEY: 'cli-key',
+      SHOPIFY_API_SECRET: 'cli-secret-value',
+      SCOPES: 'read_fulfillments,read_orders',
+      APP_URL: 'https://tunnel.example.com/',
+      HOST: 'https://tunnel.example.com',
+      PORT: '4123',
+    };
+    const config = loadConfig(cli);
+    expect(config.port).toBe(4123);
+    expect(config.publicUrl).toBe('https://tunnel.example.com');
+    expect(config.shopify).toMatchObject({
+      apiKey: 'cli-key',
+      apiSecret: 'cli-secret-value',
+      appUrl: 'https://tunnel.example.com',
+      scopes: ['read_fulfillments', 'read_orders'],
+      development: false,
+    });
+    expect(JSON.stringify(describeConfig(config))).not.toContain('cli-secret-value');
+
+    // Our own names win; the Shopify app URL follows the tunnel even when PUBLIC_URL is set.
+    const ours = loadConfig({ ...cli, PUBLIC_URL: 'https://gifts.example.com', SHOPIFY_SCOPES: 'read_orders' });
+    expect(ours.publicUrl).toBe('https://gifts.example.com');
+    expect(ours.shopify.appUrl).toBe('https://tunnel.example.com');
+    expect(ours.shopify.scopes).toEqual(['read_orders']);
+    expect(loadConfig({ ...cli, SHOPIFY_APP_URL: 'https://app.example.com' }).shopify.appUrl).toBe(
+      'https://app.example.com',
+    );
+
+    // HOST alone is not read: shells and tools set it to a bare host name.
+    expect(loadConfig({ HOST: 'my-laptop' }).publicUrl).toBe('http://localhost:3000');
+    expect(() => loadConfig({ APP_URL: 'tunnel' })).toThrow(/APP_URL/);
+    expect(() => loadConfig({ SCOPES: 'read orders' })).toThrow(/SCOPES: must be comma-separated scopes/);
+  });
+
   it('never shows the database password in its description', () => {
     const described = JSON.stringify(
       describeConfig(loadConfig({ DATABASE_URL: 'postgres://app:s3cret@db:5432/doorstep', CARRIER_SANDBOX: 'on' })),

@@ -17,16 +17,27 @@ const optionalText = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
+const scopeList = optionalText.pipe(
+  z
+    .string()
+    .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be comma-separated scopes, e.g. read_orders,read_fulfillments')
+    .optional(),
+);
+const optionalUrl = optionalText.pipe(z.url().optional());
+
+/**
+ * Our own names first; then the names `shopify app dev` gives its web process (Shopify/cli,
+ * packages/app/src/cli/services/dev/processes/web.ts, `launchWebProcess`): it sets SHOPIFY_API_KEY
+ * and SHOPIFY_API_SECRET under our names already, SCOPES from shopify.app.toml's access_scopes, and
+ * APP_URL (and HOST) to its tunnel URL. So `shopify app dev` needs no extra setup.
+ */
 const shopifyEnvironment = z.object({
   SHOPIFY_API_KEY: optionalText,
   SHOPIFY_API_SECRET: optionalText,
-  SHOPIFY_SCOPES: optionalText.pipe(
-    z
-      .string()
-      .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be comma-separated scopes, e.g. read_orders,read_fulfillments')
-      .optional(),
-  ),
-  SHOPIFY_APP_URL: optionalText.pipe(z.url().optional()),
+  SHOPIFY_SCOPES: scopeList,
+  SCOPES: scopeList,
+  SHOPIFY_APP_URL: optionalUrl,
+  APP_URL: optionalUrl,
 });
 
 export interface ShopifyConfig {
@@ -34,7 +45,10 @@ export interface ShopifyConfig {
   /** The HMAC key of webhooks and OAuth, and the session-token signing key. Never logged. */
   apiSecret: string;
   scopes: string[];
-  /** Where Shopify reaches the app (OAuth redirect, embedded admin); default PUBLIC_URL. */
+  /**
+   * Where Shopify reaches the app (OAuth redirect, embedded admin): SHOPIFY_APP_URL, else the Shopify
+   * CLI's APP_URL, else PUBLIC_URL.
+   */
   appUrl: string;
   apiVersion: string;
   /** True when running on the built-in development key and secret. */
@@ -61,8 +75,9 @@ export function loadShopifyConfig(env: NodeJS.ProcessEnv, publicUrl: string): Sh
   return {
     apiKey: value.SHOPIFY_API_KEY ?? DEVELOPMENT_API_KEY,
     apiSecret: value.SHOPIFY_API_SECRET ?? DEVELOPMENT_API_SECRET,
-    scopes: (value.SHOPIFY_SCOPES ?? 'read_orders,read_fulfillments').split(','),
-    appUrl: (value.SHOPIFY_APP_URL ?? publicUrl).replace(/\/+$/, ''),
+    scopes: (value.SHOPIFY_SCOPES ?? value.SCOPES ?? 'read_orders,read_fulfillments').split(','),
+    // The tunnel wins over PUBLIC_URL: during `shopify app dev` Shopify knows the app only by the tunnel URL.
+    appUrl: (value.SHOPIFY_APP_URL ?? value.APP_URL ?? publicUrl).replace(/\/+$/, ''),
     apiVersion: SHOPIFY_API_VERSION,
     development,
   };

@@ -114,12 +114,8 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
     ctx.redirect(`https://${session.shop}/admin/apps/${encodeURIComponent(shopify.config.apiKey)}`);
   });
 
-  // The embedded admin: Shopify loads this with an `id_token` (a session token) in the query.
-  router.get('/app', async (ctx) => {
-    const shop = await authenticateSessionToken(shopify, ctx, String(ctx.query.id_token ?? ''));
-    ctx.type = 'html';
-    ctx.body = adminPage(shopify.config.apiKey, shopSettingsJson(shop));
-  });
+  // The embedded admin, also served at the app's root (app-home.ts), which is where Shopify opens it.
+  router.get('/app', (ctx) => serveEmbeddedAdmin(shopify, ctx));
 
   router.get('/api/settings', async (ctx) => {
     const shop = await authenticateSessionToken(shopify, ctx, bearer(ctx));
@@ -166,6 +162,19 @@ export function shopifyAccountRoutes(shopify: ShopifyServices): Router {
     ctx.body = row.data;
   });
   return router;
+}
+
+/**
+ * The embedded admin page. Shopify loads it with an `id_token` (a session token) in the query; the
+ * token says which shop, and installs the shop by token exchange when we hold no working token.
+ */
+export async function serveEmbeddedAdmin(shopify: ShopifyServices, ctx: Context): Promise<void> {
+  const shop = await authenticateSessionToken(shopify, ctx, String(ctx.query.id_token ?? ''));
+  // Shopify requires embedded apps to let only the shop's own admin frame them (clickjacking):
+  // https://shopify.dev/docs/apps/build/security/app-server/set-up-iframe-protection
+  ctx.set('Content-Security-Policy', `frame-ancestors https://${shop.domain} https://admin.shopify.com;`);
+  ctx.type = 'html';
+  ctx.body = adminPage(shopify.config.apiKey, shopSettingsJson(shop));
 }
 
 function bearer(ctx: Context): string {

@@ -1,0 +1,45 @@
+import Router from '@koa/router';
+import { HttpError } from '../http/errors.ts';
+import { serveEmbeddedAdmin } from './routes.ts';
+import type { ShopifyServices } from './services.ts';
+import { shopDomain } from './shops.ts';
+
+/**
+ * `/`, the app's `application_url` (shopify.app.toml). Shopify opens the embedded app there with
+ * `?shop=…&host=…&embedded=1&id_token=…` (Shopify managed install), and the Shopify CLI joins the
+ * relative webhook URIs onto it, which is why it is the server's root and not a page below it.
+ *
+ * - with `id_token`: the embedded admin, exactly as at `/shopify/app`;
+ * - with only `shop` (the non-embedded or legacy entry, or the form below): OAuth at `/shopify/auth`;
+ * - with neither: a short page saying what Doorstep is, for a person who types the address.
+ */
+export function appHomeRoutes(shopify: ShopifyServices): Router {
+  const router = new Router();
+  router.get('/', async (ctx) => {
+    if (ctx.query.id_token !== undefined) return serveEmbeddedAdmin(shopify, ctx);
+    if (ctx.query.shop !== undefined) {
+      // The domain becomes a host name the OAuth start redirects to: only `{name}.myshopify.com` passes.
+      const shop = shopDomain.safeParse(ctx.query.shop);
+      if (!shop.success)
+        throw new HttpError(400, 'invalid_request', 'shop must be a shop domain like my-store.myshopify.com.');
+      ctx.redirect(`/shopify/auth?shop=${encodeURIComponent(shop.data)}`);
+      return;
+    }
+    // Not rendered in the admin, so nobody may frame it (Shopify's iframe protection rule for such pages).
+    ctx.set('Content-Security-Policy', "frame-ancestors 'none';");
+    ctx.type = 'html';
+    ctx.body = ABOUT_PAGE;
+  });
+  return router;
+}
+
+const ABOUT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Doorstep</title></head>
+<body><h1>Doorstep</h1>
+<p>Doorstep sends a recorded video gift message to the gift's recipient the moment the package is delivered.</p>
+<p>Store owners install it on Shopify and open it from their Shopify admin. To install it on your store, enter
+its address:</p>
+<form method="get" action="/"><label>Shop <input name="shop" placeholder="my-store.myshopify.com" required></label>
+<button type="submit">Install</button></form>
+</body></html>`;

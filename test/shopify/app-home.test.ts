@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
+import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
+import { API_KEY, SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import { sessionToken } from './session-token.ts';
+
+let app: ShopifyTestApp;
+let fake: FakeShopify;
+beforeAll(async () => {
+  fake = await startFakeShopify(API_KEY, SECRET);
+  routeShopifyRequestsTo(fake.baseUrl);
+  app = await startShopifyTestApp();
+});
+afterAll(async () => {
+  await app?.close();
+  await fake?.close();
+});
+
+// The library answers bots (any non-browser User-Agent, like fetch's) with 410 during OAuth.
+const browser = {
+  'User-Agent':
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15',
+};
+const host = (shop: string) => Buffer.from(`admin.shopify.com/store/${shop.split('.')[0]}`).toString('base64url');
+
+describe('/ (the app’s application_url)', () => {
+  it('with an id_token (how Shopify opens the app) is the embedded admin; token exchange installs the shop', async () => {
+    const shop = `home-${Date.now()}.myshopify.com`;
+    const query = new URLSearchParams({
+      embedded: '1',
+      host: host(shop),
+      id_token: sessionToken(shop, API_KEY, SECRET),
+      shop,
+    });
+    const page = await fetch(`${app.baseUrl}/?${query}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    // Only this shop's admin may frame it.
+    expect(page.headers.get('content-security-policy')).toBe(
+      `frame-ancestors https://${shop} https://admin.shopify.com;`,
+    );
+    const html = await page.text();
+    expect(html).toContain(`<meta name="shopify-api-key" content="${API_KEY}">`);
+    expect(html).toContain('fallback_delivered');
+    expect(fake.grants.filter((g) => g.shop === shop).map((g) => g.grant_type)).toEqual([
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+    ]);
+
+    // The old address keeps working, with the same page and headers.
+    const old = await fetch(`${app.baseUrl}/shopify/app?${query}`);
+    expect(old.status).toBe(200);
+    expect(old.headers.get('content-security-policy')).toBe(page.headers.get('content-security-policy'));
+    expect(await old.text()).toBe(html);
+  });
+
+  it('with an id_token that is forged or empty, refuses with 401 JSON', async () => {
+    const shop = `home-forged-${Date.now()}.myshopify.com`;
+    for (const token of [sessionToken(shop, API_KEY, 'not-the-secret'), '']) {
+      const response = await fetch(`${app.baseUrl}/?shop=${shop}&embedded=1&id_token=${token}`);
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: { type: 'unauthorized' } });
+    }
+    expect(fake.grants.filter((g) => g.shop === shop)).toEqual([]);
+  });
+
+  it('with only a shop (the non-embedded entry), redirects to the OAuth start, which goes on to Shopify', async () => {
+    const response = await fetch(`${app.baseUrl}/?shop=Home-Legacy.MyShopify.com&host=${host('home-legacy')}&hmac=x`, {
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/shopify/auth?shop=home-legacy.myshopify.com');
+
+    const begin = await fetch(new URL(response.headers.get('location')!, app.baseUrl), {
+      redirect: 'manual',
+      headers: browser,
+    });
+    expect(begin.status).toBe(302);
+    const authorize = new URL(begin.headers.get('location')!);
+    expect(`${authorize.origin}${authorize.pathname}`).toBe('https://home-legacy.myshopify.com/admin/oauth/authorize');
+  });
+
+  it('with a shop that is not a shop domain, answers 400 JSON and redirects nowhere', async () => {
+    for (const shop of ['evil.example.com', '', 'x.myshopify.com.evil.example.com', 'javascript:alert(1)']) {
+      const response = await fetch(`${app.baseUrl}/?shop=${encodeURIComponent(shop)}`, { redirect: 'manual' });
+      expect({ shop, status: response.status }).toEqual({ shop, status: 400 });
+      expect(response.headers.get('location')).toBeNull();
+      expect(await response.json()).toMatchObject({
+        error: { type: 'invalid_request', message: expect.stringContaining('my-store.myshopify.com') },
+      });
+    }
+    const twice = await fetch(`${app.baseUrl}/?shop=a.myshopify.com&shop=b.myshopify.com`, { redirect: 'manual' });
+    expect(twice.status).toBe(400);
+  });
+
+  it('with nothing, is a small page saying what Doorstep is (not a 404), that nobody may frame', async () => {
+    const response = await fetch(`${app.baseUrl}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('content-security-policy')).toBe("frame-ancestors 'none';");
+    const html = await response.text();
+    expect(html).toContain('video gift message');
+    // Its form is the non-embedded entry: GET / with a shop.
+    expect(html).toMatch(/<form method="get" action="\/">/);
+    expect(html).toContain('name="shop"');
+    // No script from anywhere: nothing to fetch from a CDN.
+    expect(html).not.toContain('<script');
+
+    const head = await fetch(`${app.baseUrl}/`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+  });
+});
