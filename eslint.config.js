@@ -28,4 +28,9 @@ export default tseslint.config(
     files: ['src/**/browser/**/*.ts'],
     languageOptions: { globals: globals.browser },
   },
+  {
+    // Theme app extension assets: plain scripts Shopify loads into the storefront, not modules.
+    files: ['extensions/*/assets/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'script' },
+  },
 );
