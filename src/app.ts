@@ -28,6 +28,7 @@ import {
   createShopifyServices,
   queueEnqueuer,
   shopifyAccountRoutes,
+  shopifyExtensionRoutes,
   shopifyRoutes,
   type ShopifyServices,
 } from './shopify/index.ts';
@@ -196,6 +197,8 @@ export function createHttpApp(services: Services): Koa {
   // Shopify's webhooks, OAuth and embedded admin: before the /v1 auth and with no body parser in
   // front, because the webhook HMAC covers the exact raw bytes.
   app.use(shopifyRoutes(services.shopify).routes());
+  // What the checkout / order-status UI extension asks (session token, any origin): public too.
+  app.use(shopifyExtensionRoutes(services.shopify, services.config.publicUrl).routes());
 
   const health = new Router();
   health.get('/healthz', async (ctx) => {
