@@ -3,7 +3,17 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'test/fixtures/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      'coverage/',
+      'test/fixtures/',
+      // Written by Shopify CLI: the extensions' types (`shopify app dev`, in its own style) and bundles.
+      'extensions/*/shopify.d.ts',
+      'extensions/*/dist/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -29,6 +29,7 @@ import {
   createShopifyServices,
   queueEnqueuer,
   shopifyAccountRoutes,
+  shopifyExtensionRoutes,
   shopifyRoutes,
   type ShopifyServices,
 } from './shopify/index.ts';
@@ -199,6 +200,8 @@ export function createHttpApp(services: Services): Koa {
   app.use(shopifyRoutes(services.shopify).routes());
   // `/` is the Shopify app's application_url: the embedded admin, the OAuth entry, or a word on what Doorstep is.
   app.use(appHomeRoutes(services.shopify).routes());
+  // What the checkout / order-status UI extension asks (session token, any origin): public too.
+  app.use(shopifyExtensionRoutes(services.shopify, services.config.publicUrl).routes());
 
   const health = new Router();
   health.get('/healthz', async (ctx) => {

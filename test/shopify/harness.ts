@@ -41,11 +41,12 @@ export interface ShopifyTestApp {
  * from `webhook` when processed in place, reported by `processingErrors` when a worker processed it.
  */
 export async function startShopifyTestApp(
-  options: { queue?: boolean; env?: Record<string, string> } = {},
+  options: { queue?: boolean; env?: Record<string, string>; now?: () => Date } = {},
 ): Promise<ShopifyTestApp> {
   const app = await startTestApp({
     sandboxPollIntervalMs: 200,
     env: { SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, ...options.env },
+    ...(options.now ? { now: options.now } : {}),
   });
   const { services } = app;
   const shopify = services.shopify;
