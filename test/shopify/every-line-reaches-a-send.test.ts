@@ -203,7 +203,7 @@ describe('a video line item that came without a recipient', () => {
       });
     const neither = await put({ recipient_name: 'Eve' });
     expect(neither.status).toBe(422);
-    expect((await neither.json()).error.fields).toHaveProperty('recipient_email');
+    expect(((await neither.json()) as { error: { fields: object } }).error.fields).toHaveProperty('recipient_email');
     expect((await put({ recipient_name: 'Eve', recipient_email: 'eve@' })).status).toBe(422);
 
     // Delivered before the sender answers: the timeline says why nothing went out.
