@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort, runCli, startServerProcess } from '../support/processes.ts';
 import { eventually } from '../support/workers.ts';
@@ -13,7 +13,6 @@ import { fixture } from '../videos/video-test-app.ts';
  * sandbox tracking number → sandbox delivers → exactly one recipient e-mail in the outbox with the
  * playback link → the link plays in Chromium and sets viewed_at.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let dataDir: string;
 let server: Awaited<ReturnType<typeof startServerProcess>>;
 let base: string;
@@ -116,20 +115,7 @@ it('plays the whole story on the embedded defaults', async () => {
   };
   expect(timeline.data.filter((e) => e.type === 'send.queued')).toHaveLength(1);
 
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
   try {
     const page = await browser.newPage();
     await page.goto(order.playback_url!);

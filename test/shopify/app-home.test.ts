@@ -1,19 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
-import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
-import { API_KEY, SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import type { FakeShopify } from './fake-shopify.ts';
+import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';
 
 let app: ShopifyTestApp;
 let fake: FakeShopify;
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  fake = await startFakeShopify(API_KEY, SECRET);
-  routeShopifyRequestsTo(fake.baseUrl);
-  app = await startShopifyTestApp();
+  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify());
 });
 afterAll(async () => {
-  await app?.close();
-  await fake?.close();
+  await close?.();
 });
 
 // The library answers bots (any non-browser User-Agent, like fetch's) with 410 during OAuth.

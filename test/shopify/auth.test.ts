@@ -1,20 +1,17 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { UpdateQueryNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
-import { API_KEY, getJson, SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
-import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
+import { API_KEY, getJson, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
+import type { FakeShopify } from './fake-shopify.ts';
 
 let app: ShopifyTestApp;
 let fake: FakeShopify;
+let close: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  fake = await startFakeShopify(API_KEY, SECRET);
-  routeShopifyRequestsTo(fake.baseUrl);
-  app = await startShopifyTestApp();
+  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify());
 });
 afterAll(async () => {
-  await app.close();
-  await fake.close();
+  await close?.();
 });
 
 const db = () => app.services.database.db;

@@ -6,10 +6,8 @@ import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { signedWebhook } from '../../src/shopify/dev-payloads.ts';
-import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
 import { freePort, projectRoot } from '../support/processes.ts';
-import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
-import { API_KEY, SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';
 
 /**
@@ -175,15 +173,12 @@ describe('the Shopify CLI files', () => {
 
 describe('every URL the CLI registers reaches a route of the running app', () => {
   let app: ShopifyTestApp;
-  let fake: FakeShopify;
+  let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    fake = await startFakeShopify(API_KEY, SECRET);
-    routeShopifyRequestsTo(fake.baseUrl);
-    app = await startShopifyTestApp();
+    ({ app, close } = await startShopifyTestAppWithFakeShopify());
   });
   afterAll(async () => {
-    await app?.close();
-    await fake?.close();
+    await close?.();
   });
 
   /** The placeholder origin (app.example.com) stands for our server: swap in the test app's. */

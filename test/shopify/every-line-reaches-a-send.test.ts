@@ -3,7 +3,7 @@ import { fakeShopifyId, fulfillmentPayload, orderPayload } from '../../src/shopi
 import { updateShopSettings } from '../../src/shopify/shops.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { eventually } from '../support/workers.ts';
-import { getJson, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import { getJson, startShopifyTestApp, type ShopifyTestApp, videoOrderOf } from './harness.ts';
 
 /**
  * Issue 9, "every video line item reaches a send, or shows why": a video sold as a non-shipping
@@ -26,20 +26,6 @@ afterEach(async () => {
 });
 
 const db = () => app.services.database.db;
-const videoOrderOf = (shop: string, shopifyOrderId: number) =>
-  eventually(
-    async () =>
-      (
-        await db()
-          .selectFrom('shopify_order_links')
-          .select('order_id')
-          .where('shop', '=', shop)
-          .where('shopify_order_id', '=', String(shopifyOrderId))
-          .executeTakeFirst()
-      )?.order_id,
-    15_000,
-    'the video order',
-  );
 
 /** Ships `lineItemIds` with a carrier Doorstep does not track, and Shopify reports it delivered (or not yet). */
 async function ship(
@@ -90,7 +76,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
         ],
       }),
     );
-    const order = await videoOrderOf(shop, orderId);
+    const order = await videoOrderOf(app, shop, orderId);
     await app.services.orders.markRecorded(order, { durationTenths: 50 });
     const first = await ship(shop, orderId, [candle], { delivered: false });
     const second = await ship(shop, orderId, [mug], { delivered: false });
@@ -127,7 +113,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
         ],
       }),
     );
-    const order = await videoOrderOf(shop, orderId);
+    const order = await videoOrderOf(app, shop, orderId);
     await app.services.orders.markRecorded(order, { durationTenths: 50 });
     await ship(shop, orderId, [mug], { delivered: false });
     const candlePackage = await ship(shop, orderId, [candle], { delivered: false });
@@ -152,7 +138,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
         lines: [{ id: fakeShopifyId(), recipientEmail: 'dan@example.com', requiresShipping: false }],
       }),
     );
-    const order = await videoOrderOf(shop, orderId);
+    const order = await videoOrderOf(app, shop, orderId);
     const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
     expect(events).toContainEqual(
       expect.objectContaining({
@@ -174,7 +160,7 @@ describe('a video line item that came without a recipient', () => {
       'orders/create',
       orderPayload({ id: orderId, email: sender, lines: [{ id: gift, recipientName: 'Eve' }] }),
     );
-    const orderIdInDoorstep = await videoOrderOf(shop, orderId);
+    const orderIdInDoorstep = await videoOrderOf(app, shop, orderId);
     const order = (await getJson(app.baseUrl, `/v1/orders/${orderIdInDoorstep}`, auth)).body;
     expect(order).toMatchObject({ recipient_name: 'Eve', recipient_email: null, recipient_phone: null });
     const events = (await getJson(app.baseUrl, `/v1/orders/${order.id}/events`, auth)).body.data;

@@ -1,9 +1,11 @@
 import type { Services } from '../../src/app.ts';
 import { signedWebhook } from '../../src/shopify/dev-payloads.ts';
 import type { ShopifyServices } from '../../src/shopify/index.ts';
+import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
 import { registerShop } from '../../src/shopify/shops.ts';
+import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
 import { startTestApp } from '../support/test-app.ts';
-import { startTestWorkers } from '../support/workers.ts';
+import { eventually, startTestWorkers } from '../support/workers.ts';
 
 export const SECRET = 'test-shopify-secret';
 export const API_KEY = 'test-shopify-key';
@@ -115,4 +117,44 @@ export async function getJson(baseUrl: string, path: string, auth: string): Prom
   const response = await fetch(`${baseUrl}${path}`, { headers: { Authorization: auth } });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The Doorstep order made from a Shopify order (its first video line), once the webhook was processed. */
+export function videoOrderOf(app: ShopifyTestApp, shop: string, shopifyOrderId: number): Promise<string> {
+  return eventually(
+    async () =>
+      (
+        await app.services.database.db
+          .selectFrom('shopify_order_links')
+          .select('order_id')
+          .where('shop', '=', shop)
+          .where('shopify_order_id', '=', String(shopifyOrderId))
+          .orderBy('line_item_id')
+          .executeTakeFirst()
+      )?.order_id,
+    15_000,
+    'the video order',
+  );
+}
+
+/**
+ * The app with Shopify's side faked as a local HTTP server speaking its wire format (OAuth, token
+ * exchange, token refresh, the Admin API), for the install and auth flows.
+ */
+export async function startShopifyTestAppWithFakeShopify(): Promise<{
+  app: ShopifyTestApp;
+  fake: FakeShopify;
+  close(): Promise<void>;
+}> {
+  const fake = await startFakeShopify(API_KEY, SECRET);
+  routeShopifyRequestsTo(fake.baseUrl);
+  const app = await startShopifyTestApp();
+  return {
+    app,
+    fake,
+    async close() {
+      await app.close();
+      await fake.close();
+    },
+  };
 }

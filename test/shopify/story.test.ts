@@ -9,7 +9,7 @@ import {
 import { reenqueueUnprocessedWebhooks } from '../../src/shopify/queue.ts';
 import type { SendKind } from '../../src/vocabulary.ts';
 import { eventually } from '../support/workers.ts';
-import { getJson, SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import { getJson, SECRET, startShopifyTestApp, type ShopifyTestApp, videoOrderOf } from './harness.ts';
 
 let app: ShopifyTestApp;
 beforeAll(async () => {
@@ -24,20 +24,6 @@ afterEach(async () => {
 });
 
 const db = () => app.services.database.db;
-const videoOrderOf = (shop: string, shopifyOrderId: number) =>
-  eventually(
-    async () =>
-      (
-        await db()
-          .selectFrom('shopify_order_links')
-          .select('order_id')
-          .where('shop', '=', shop)
-          .where('shopify_order_id', '=', String(shopifyOrderId))
-          .executeTakeFirst()
-      )?.order_id,
-    15_000,
-    'the video order',
-  );
 
 describe('a store story through the real queue, workers and carrier sandbox', () => {
   it('orders/create → fulfillments/create (UPS) → sandbox delivery: delivered once; replays change nothing', async () => {
@@ -54,7 +40,7 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
         )
       ).status,
     ).toBe(200);
-    const orderId = await videoOrderOf(shop, shopifyOrderId);
+    const orderId = await videoOrderOf(app, shop, shopifyOrderId);
     const sends = (kind: SendKind) =>
       db()
         .selectFrom('sends')
@@ -218,7 +204,7 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
       .execute();
     const enqueue = app.shopify.deps.enqueue!;
     expect(await reenqueueUnprocessedWebhooks(db(), enqueue)).toBeGreaterThanOrEqual(1);
-    await videoOrderOf(shop, shopifyOrderId);
+    await videoOrderOf(app, shop, shopifyOrderId);
   });
 });
 

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { orderToVideoOrder, videoLineItems } from '../../src/shopify/mapping.ts';
 import { shopifyOrder } from '../../src/shopify/payloads.ts';
@@ -19,17 +19,6 @@ import {
  * theme pages, its real script and stylesheet, and a fake Shopify cart API that records exactly what
  * the storefront posts. What it posts is checked against the server's own order mapping.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** The shopper's day: the date field accepts this day and later ones. */
 const TODAY = '2026-12-01';
 const GIFT_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -42,12 +31,7 @@ let browser: Browser;
 let context: BrowserContext | undefined;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(
-      `The storefront tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`,
-    );
-  }
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 });
 afterEach(async () => {
   await context?.close();

@@ -1,5 +1,5 @@
-import fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
@@ -9,38 +9,19 @@ import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.
  * The record and watch pages in a real (headless) Chromium against the real app. These must not
  * skip silently: without Chromium they fail and say what to install.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 let app: VideoTestApp;
 let store: TestAccount;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`The browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
-  }
   app = await startVideoTestApp({ queue: 'bullmq' });
   store = await app.createAccount();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // A fake camera and microphone, allowed without a prompt; play() without a click.
-    args: [
-      ...ARGS,
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  // A fake camera and microphone, allowed without a prompt; play() without a click.
+  browser = await launchChromium([
+    '--use-fake-device-for-media-stream',
+    '--use-fake-ui-for-media-stream',
+    '--autoplay-policy=no-user-gesture-required',
+  ]);
 });
 afterAll(async () => {
   await browser?.close();

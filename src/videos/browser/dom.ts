@@ -32,3 +32,11 @@ export function serverErrorMessage(responseText: string): string | undefined {
     return undefined;
   }
 }
+
+/** Says something in a status line (`role="status"`), styled as an error, a success, or neither. */
+export function statusLine(element: HTMLElement): (text: string, kind?: 'error' | 'ok') => void {
+  return (text, kind) => {
+    element.textContent = text;
+    element.className = kind ? `status ${kind}` : 'status';
+  };
+}

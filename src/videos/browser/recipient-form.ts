@@ -1,4 +1,4 @@
-import { byId, serverErrorMessage } from './dom.ts';
+import { byId, serverErrorMessage, statusLine } from './dom.ts';
 
 /**
  * The record page's "Who is your video message for?" form, shown when a Shopify order came without
@@ -12,12 +12,7 @@ export function setUpRecipientForm(recipientUrl: string): void {
   const email = byId('recipient-email', HTMLInputElement);
   const phone = byId('recipient-phone', HTMLInputElement);
   const save = byId('save-recipient', HTMLButtonElement);
-  const status = byId('recipient-status', HTMLParagraphElement);
-
-  const say = (text: string, kind?: 'error' | 'ok'): void => {
-    status.textContent = text;
-    status.className = kind ? `status ${kind}` : 'status';
-  };
+  const say = statusLine(byId('recipient-status', HTMLParagraphElement));
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();

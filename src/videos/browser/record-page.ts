@@ -1,4 +1,4 @@
-import { byId, readPageData, serverErrorMessage } from './dom.ts';
+import { byId, readPageData, serverErrorMessage, statusLine } from './dom.ts';
 import { setUpRecipientForm } from './recipient-form.ts';
 import type { RecordPageData } from './page-data.ts';
 
@@ -24,10 +24,7 @@ let chunks: Blob[] = [];
 let chosen: Blob | null = null;
 let playbackUrl: string | null = null;
 
-function say(text: string, kind?: 'error' | 'ok'): void {
-  statusEl.textContent = text;
-  statusEl.className = kind ? `status ${kind}` : 'status';
-}
+const say = statusLine(statusEl);
 
 /** `video/webm;codecs=vp8,opus` → `video/webm`: the server takes the base type only. */
 const baseType = (type: string | undefined): string => (type ?? '').split(';')[0]!.trim().toLowerCase();

@@ -4,7 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeShopifyId, orderPayload } from '../../../src/shopify/dev-payloads.ts';
 import { API_KEY, SECRET, startShopifyTestApp, type ShopifyTestApp } from '../../shopify/harness.ts';
@@ -16,7 +17,6 @@ import { API_KEY, SECRET, startShopifyTestApp, type ShopifyTestApp } from '../..
  * app. The page plays Shopify's part: the `shopify` global with the target's API. Without Chromium
  * this fails and says what to install.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const extensionDir = fileURLToPath(new URL('../../../extensions/record-video-link/', import.meta.url));
 const CUSTOMER_ID = 7_000_000_456;
 
@@ -27,9 +27,6 @@ let storefrontUrl: string;
 const pages = new Map<string, string>();
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`The browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
-  }
   app = await startShopifyTestApp();
   // Plays the origin Shopify runs the extension on: serves each test's page and the bundle.
   storefront = http.createServer((request, response) => {
@@ -41,7 +38,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => storefront.listen(0, '127.0.0.1', resolve));
   storefrontUrl = `http://127.0.0.1:${(storefront.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

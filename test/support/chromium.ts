@@ -1,0 +1,27 @@
+import fs from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+/** Debian's Chromium (postinstall installs it), or CHROMIUM_PATH. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Headless, and quiet: no first-run screens, no calls home (the tests run without internet). */
+const QUIET_HEADLESS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Launches the real browser the page tests use. They must not skip silently: without Chromium they
+ * fail and say what to install.
+ */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(`The browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
+  return chromium.launch({ executablePath: CHROMIUM, args: [...QUIET_HEADLESS, ...extraArgs] });
+}
