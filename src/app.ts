@@ -22,6 +22,7 @@ import { notificationsSubscriber } from './notifications/order-subscriber.ts';
 import { recipientVideoInProgress } from './notifications/sends.ts';
 import { OrderOutbox } from './orders/outbox.ts';
 import { orderRoutes } from './orders/routes.ts';
+import { statementRoutes } from './billing/statement-routes.ts';
 import { Queues } from './queues/queues.ts';
 import { createRedisConnection } from './redis/connection.ts';
 import {
@@ -237,6 +238,7 @@ export function createHttpApp(services: Services): Koa {
   const orders = orderRoutes(services.orders, services.config.publicUrl);
   app.use(orders.routes());
   app.use(resendRoutes(services.dispatcher, services.config.publicUrl).routes());
+  app.use(statementRoutes(services.database.db, services.now).routes());
   app.use(orders.allowedMethods({ throw: true }));
 
   // The record and watch pages: public, the uuid in the path is the capability.

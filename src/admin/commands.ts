@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createAccount, listAccounts } from '../accounts/accounts.ts';
 import type { Db } from '../db/database.ts';
+import { monthlyStatement } from '../billing/statements.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { NotFoundError } from '../errors.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
@@ -48,6 +49,17 @@ export function adminCommands(db: Db, extras: AdminExtras = {}) {
         created_at: formatTimestamp(a.createdAt),
       })),
     migrate: async () => ({ applied: await migrateToLatest(db) }),
+    'billing.statement': async (args) => {
+      const input = parseBody(z.object({ account: z.string().min(1), month: z.string() }), args, 'statement request');
+      // Operators name accounts by app id (what `accounts list` prints) or by id.
+      const account = await db
+        .selectFrom('accounts')
+        .select('id')
+        .where((eb) => eb.or([eb('id', '=', input.account), eb('app_id', '=', input.account)]))
+        .executeTakeFirst();
+      if (!account) throw new NotFoundError(`No account "${input.account}" (give its app id or id).`);
+      return monthlyStatement(db, account.id, input.month, new Date());
+    },
     ...shopifyAdminCommands(db, extras.shopify, extras.publicUrl ?? 'http://localhost:3000'),
   };
   return {

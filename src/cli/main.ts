@@ -8,6 +8,7 @@ import { DataDirLockedError, dataDirHolder } from '../db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { loadShopifyConfig, ShopifyConfigError } from '../shopify/config.ts';
 import { simulateStore } from '../shopify/simulate.ts';
+import type { Statement } from '../billing/statements.ts';
 
 const usage = `Usage: npm run cli -- <command>
 
@@ -16,6 +17,9 @@ Commands:
                             Create an account; prints its app id and API key (shown only once).
   accounts list [--json]    List accounts.
   migrate                   Apply database migrations (the server also does this at start).
+  billing statement <account> <YYYY-MM> [--json]
+                            The account's revenue-share statement for a month (UTC); <account> is its
+                            app id (see accounts list) or id.
 
 Shopify:
   shops add <shop>.myshopify.com [--rotate-key] [--json]
@@ -135,8 +139,12 @@ async function main(argv: string[]): Promise<void> {
   });
   // Two-word commands take their argument after them (`shops add <shop>`); the rest are whole.
   const twoWord = ['shops add', 'shops set', 'webhooks replay', 'shopify simulate'];
+  // Commands with two arguments of their own.
+  const withTwoArguments = ['billing statement'];
   const head = positionals.slice(0, 2).join(' ');
-  const command = twoWord.includes(head) ? head : positionals.join(' ');
+  if (withTwoArguments.includes(head) && positionals.length !== 4)
+    throw new CliError(`${head} needs exactly two arguments.\n\n${usage}`);
+  const command = twoWord.includes(head) || withTwoArguments.includes(head) ? head : positionals.join(' ');
   const argument = twoWord.includes(head) ? positionals[2] : undefined;
   if (twoWord.includes(head) && (argument === undefined || positionals.length > 3))
     throw new CliError(`${head} needs exactly one argument.\n\n${usage}`);
@@ -185,6 +193,24 @@ async function main(argv: string[]): Promise<void> {
           for (const a of accounts)
             process.stdout.write(`${a.app_id}  ${a.created_at}  ${a.revenue_share_bps ?? '-'} bps  ${a.name}\n`);
         }
+        return;
+      }
+      case 'billing statement': {
+        const [account, month] = positionals.slice(2);
+        const statement = (await run('billing.statement', { account, month })) as Statement;
+        if (values.json) {
+          process.stdout.write(`${JSON.stringify(statement)}\n`);
+          return;
+        }
+        const money = (cents: number) => (cents / 100).toFixed(2);
+        process.stdout.write(
+          `Statement ${statement.month} (${statement.status}) for ${statement.account_id}\n` +
+            `  ${statement.orders_sent} video(s) sent, ${statement.orders_without_price} without a price\n` +
+            `  total price ${money(statement.total_price_cents)}\n` +
+            (statement.revenue_share_bps === null
+              ? '  not on the revenue-share plan: nothing owed\n'
+              : `  share ${statement.revenue_share_bps} bps = ${money(statement.share_cents)} (${statement.rounding})\n`),
+        );
         return;
       }
       case 'migrate': {

@@ -34,7 +34,7 @@ export interface TestApp {
   /** The app's own PostgreSQL database (test/support/database.ts); undefined on PGlite. */
   databaseUrl: string | undefined;
   services: Services;
-  createAccount(name?: string): Promise<TestAccount>;
+  createAccount(name?: string, options?: { revenueShareBps?: number }): Promise<TestAccount>;
   request(
     method: string,
     path: string,
@@ -85,8 +85,11 @@ export async function startTestApp(
     databaseUrl: database.url,
     services,
     request,
-    async createAccount(name = 'Test store') {
-      const { account, apiKey } = await createAccount(database.db, { name });
+    async createAccount(name = 'Test store', options = {}) {
+      const { account, apiKey } = await createAccount(database.db, {
+        name,
+        revenueShareBps: options.revenueShareBps ?? null,
+      });
       const authorization = `Basic ${Buffer.from(`${account.appId}:${apiKey}`).toString('base64')}`;
       return {
         id: account.id,

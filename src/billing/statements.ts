@@ -1,0 +1,99 @@
+import { findAccount } from '../accounts/accounts.ts';
+import type { Db } from '../db/database.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
+import { formatTimestamp } from '../orders/serializer.ts';
+
+/**
+ * Monthly revenue-share statements for accounts billed outside Shopify (docs/design.md §1,
+ * Billing): the statement for month M sums the `price` of the account's orders whose video was
+ * **sent** in M (UTC), and the account's share of it. Orders deleted or erased later stay on it:
+ * the rows are kept for billing.
+ */
+
+export interface StatementPeriod {
+  /** `YYYY-MM` */
+  month: string;
+  start: Date;
+  /** Exclusive: the first instant of the next month. */
+  end: Date;
+}
+
+/** `2026-11` → [2026-11-01T00:00:00Z, 2026-12-01T00:00:00Z). Throws ValidationError otherwise. */
+export function statementPeriod(month: string): StatementPeriod {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
+  if (!match)
+    throw new ValidationError('The statement month is not valid.', { month: 'must be a month like 2026-11 (YYYY-MM)' });
+  const year = Number(match[1]);
+  const monthIndex = Number(match[2]) - 1;
+  return { month, start: new Date(Date.UTC(year, monthIndex, 1)), end: new Date(Date.UTC(year, monthIndex + 1, 1)) };
+}
+
+/**
+ * The share of a total, in whole cents: `total × bps / 10 000`, rounded half up, once per
+ * statement (not per order, so many small orders do not each round in the same direction).
+ * Integer arithmetic throughout (BigInt: no float ever touches money).
+ */
+export function revenueShareCents(totalCents: number, shareBps: number): number {
+  if (!Number.isSafeInteger(totalCents) || totalCents < 0) throw new RangeError('totalCents must be a whole amount');
+  if (!Number.isInteger(shareBps) || shareBps < 0 || shareBps > 10_000) throw new RangeError('shareBps out of range');
+  return Number((BigInt(totalCents) * BigInt(shareBps) + 5_000n) / 10_000n);
+}
+
+export interface StatementLine {
+  order_id: string;
+  price: number | null;
+  sent_at: string;
+}
+
+export interface Statement {
+  account_id: string;
+  month: string;
+  period_start: string;
+  period_end: string;
+  /** `open` while the month is still running: the numbers can grow. */
+  status: 'open' | 'closed';
+  /** Null: the account is not on the revenue-share plan (nothing is owed). */
+  revenue_share_bps: number | null;
+  orders_sent: number;
+  /** Sent orders with no price set: counted, billed as 0. */
+  orders_without_price: number;
+  total_price_cents: number;
+  share_cents: number;
+  rounding: string;
+  lines: StatementLine[];
+}
+
+export const ROUNDING_RULE =
+  'share = total_price_cents × revenue_share_bps / 10000, rounded half up once per statement';
+
+export async function monthlyStatement(db: Db, accountId: string, month: string, now: Date): Promise<Statement> {
+  const period = statementPeriod(month);
+  const account = await findAccount(db, accountId);
+  if (!account) throw new NotFoundError(`No account with id "${accountId}".`);
+  // Deleted and erased orders included on purpose: billing keeps their rows.
+  const rows = await db
+    .selectFrom('orders')
+    .select(['id', 'price', 'sent_at'])
+    .where('account_id', '=', accountId)
+    .where('sent_at', '>=', period.start)
+    .where('sent_at', '<', period.end)
+    .orderBy('sent_at')
+    .orderBy('id')
+    .execute();
+  const total = rows.reduce((sum, row) => sum + (row.price ?? 0), 0);
+  const share = account.revenueShareBps;
+  return {
+    account_id: accountId,
+    month: period.month,
+    period_start: formatTimestamp(period.start),
+    period_end: formatTimestamp(period.end),
+    status: now < period.end ? 'open' : 'closed',
+    revenue_share_bps: share,
+    orders_sent: rows.length,
+    orders_without_price: rows.filter((row) => row.price === null).length,
+    total_price_cents: total,
+    share_cents: share === null ? 0 : revenueShareCents(total, share),
+    rounding: ROUNDING_RULE,
+    lines: rows.map((row) => ({ order_id: row.id, price: row.price, sent_at: formatTimestamp(row.sent_at!) })),
+  };
+}
