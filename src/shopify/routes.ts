@@ -1,6 +1,5 @@
 import Router from '@koa/router';
 import escapeHtml from 'escape-html';
-import { RequestedTokenType } from '@shopify/shopify-api';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { currentAccount } from '../http/basic-auth.ts';
@@ -8,18 +7,11 @@ import { HttpError } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { NotFoundError } from '../errors.ts';
 import { parseBody } from '../validation.ts';
-import { fetchShopName } from './admin-api.ts';
+import { installShop } from './install.ts';
+import { authenticateSessionToken, bearerToken } from './session-auth.ts';
 import type { ShopifyServices } from './services.ts';
 import { enqueueWithin } from './queue.ts';
-import {
-  findShop,
-  getShop,
-  parseShopDomain,
-  registerShop,
-  shopSettingsJson,
-  shopSettingsSchema,
-  updateShopSettings,
-} from './shops.ts';
+import { parseShopDomain, shopSettingsJson, shopSettingsSchema, updateShopSettings } from './shops.ts';
 import { sessionTokens } from './tokens.ts';
 import { recordReceipt } from './webhooks.ts';
 
@@ -110,7 +102,7 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
     // The Node adapter has already set the headers (clearing the state cookie) on ctx.res; other adapters return them.
     for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
     const { session } = result;
-    await install(shopify, session.shop, sessionTokens(session));
+    await installShop(shopify, session.shop, sessionTokens(session));
     ctx.redirect(`https://${session.shop}/admin/apps/${encodeURIComponent(shopify.config.apiKey)}`);
   });
 
@@ -118,12 +110,12 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
   router.get('/app', (ctx) => serveEmbeddedAdmin(shopify, ctx));
 
   router.get('/api/settings', async (ctx) => {
-    const shop = await authenticateSessionToken(shopify, ctx, bearer(ctx));
+    const shop = await authenticateSessionToken(shopify, ctx, bearerToken(ctx));
     ctx.body = shopSettingsJson(shop);
   });
 
   router.put('/api/settings', async (ctx) => {
-    const shop = await authenticateSessionToken(shopify, ctx, bearer(ctx));
+    const shop = await authenticateSessionToken(shopify, ctx, bearerToken(ctx));
     const update = parseBody(shopSettingsSchema, await readJsonObject(ctx), 'settings');
     ctx.body = shopSettingsJson(await updateShopSettings(deps.db, shop.domain, update, now()));
   });
@@ -170,67 +162,8 @@ export function shopifyAccountRoutes(shopify: ShopifyServices): Router {
  */
 export async function serveEmbeddedAdmin(shopify: ShopifyServices, ctx: Context): Promise<void> {
   const shop = await authenticateSessionToken(shopify, ctx, String(ctx.query.id_token ?? ''));
-  // Shopify requires embedded apps to let only the shop's own admin frame them (clickjacking):
-  // https://shopify.dev/docs/apps/build/security/app-server/set-up-iframe-protection
-  ctx.set('Content-Security-Policy', `frame-ancestors https://${shop.domain} https://admin.shopify.com;`);
   ctx.type = 'html';
   ctx.body = adminPage(shopify.config.apiKey, shopSettingsJson(shop));
-}
-
-function bearer(ctx: Context): string {
-  const match = /^Bearer (.+)$/.exec(ctx.get('Authorization'));
-  return match?.[1] ?? '';
-}
-
-/**
- * Verifies a Shopify session token (HS256 with our secret, audience = our key) and makes sure we
- * hold a working offline token for its shop: token exchange (expiring offline token) when we do not.
- * This is how an embedded app installs without a redirect.
- */
-async function authenticateSessionToken(shopify: ShopifyServices, ctx: Context, sessionToken: string) {
-  if (!sessionToken)
-    throw new HttpError(401, 'unauthorized', 'Open Doorstep from the Shopify admin (a session token is required).');
-  let payload;
-  try {
-    payload = await shopify.library.session.decodeSessionToken(sessionToken);
-  } catch {
-    throw new HttpError(401, 'unauthorized', 'The Shopify session token is not valid.');
-  }
-  const domain = parseShopDomain(new URL(payload.dest).hostname);
-  const existing = await findShop(shopify.deps.db, domain);
-  if (!existing?.active || !existing.access_token) {
-    const { session } = await shopify.library.auth.tokenExchange({
-      shop: domain,
-      sessionToken,
-      requestedTokenType: RequestedTokenType.OfflineAccessToken,
-      expiring: true,
-    });
-    await install(shopify, domain, sessionTokens(session));
-  }
-  ctx.state.shopDomain = domain;
-  return getShop(shopify.deps.db, domain);
-}
-
-async function install(shopify: ShopifyServices, domain: string, tokens: ReturnType<typeof sessionTokens>) {
-  const existing = await findShop(shopify.deps.db, domain);
-  let name: string | null = null;
-  if (!existing) {
-    // Name the new account after the shop; the install must not fail on this nicety.
-    try {
-      name = await fetchShopName(shopify.library, tokens.accessToken, domain);
-    } catch (error) {
-      shopify.deps.logger.warn(
-        { err: error, shop: domain },
-        'could not read the shop name; the account is named after the domain',
-      );
-    }
-  }
-  const registered = await registerShop(shopify.deps.db, domain, { name, tokens });
-  shopify.deps.logger.info(
-    { shop: domain, created: registered.created, appId: registered.appId },
-    'shop installed Doorstep',
-  );
-  return registered;
 }
 
 function adminPage(apiKey: string, settings: ReturnType<typeof shopSettingsJson>): string {
