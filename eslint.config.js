@@ -20,7 +20,7 @@ export default tseslint.config(
     // Type-aware rules: a promise nobody awaits is an error that vanishes, a promise where a
     // callback's result is ignored is a failure nobody sees, and a switch over a union must say what
     // it does with a value added later.
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -34,8 +34,8 @@ export default tseslint.config(
     },
   },
   {
-    // The pages' scripts run in the browser (bundled by src/videos/browser-assets.ts), not in Node.
-    files: ['src/**/browser/**/*.ts'],
+    // The pages' scripts and the embedded admin run in the browser (bundled by src/http/browser-assets.ts), not in Node.
+    files: ['src/**/browser/**/*.ts', 'src/shopify/admin-ui/**/*.{ts,tsx}'],
     languageOptions: { globals: globals.browser },
   },
   {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { HttpError } from '../http/errors.ts';
+import { adminPageRoutes } from './admin-page.ts';
 import { serveEmbeddedAdmin } from './routes.ts';
 import type { ShopifyServices } from './services.ts';
 import { shopDomain } from './shops.ts';
@@ -12,9 +13,13 @@ import { shopDomain } from './shops.ts';
  * - with `id_token`: the embedded admin, exactly as at `/shopify/app`;
  * - with only `shop` (the non-embedded or legacy entry, or the form below): OAuth at `/shopify/auth`;
  * - with neither: a short page saying what Doorstep is, for a person who types the address.
+ *
+ * The embedded admin's other paths, its assets and the development App Bridge stand-in are mounted
+ * here too (admin-page.ts): they are the same page.
  */
 export function appHomeRoutes(shopify: ShopifyServices): Router {
   const router = new Router();
+  router.use(adminPageRoutes(shopify, (ctx) => serveEmbeddedAdmin(shopify, ctx)).routes());
   router.get('/', async (ctx) => {
     if (ctx.query.id_token !== undefined) return serveEmbeddedAdmin(shopify, ctx);
     if (ctx.query.shop !== undefined) {

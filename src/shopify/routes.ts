@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import escapeHtml from 'escape-html';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { currentAccount } from '../http/basic-auth.ts';
@@ -7,6 +6,7 @@ import { HttpError } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { NotFoundError } from '../errors.ts';
 import { parseBody } from '../validation.ts';
+import { sendAdminPage } from './admin-page.ts';
 import { installShop } from './install.ts';
 import { authenticateSessionToken, bearerToken } from './session-auth.ts';
 import type { ShopifyServices } from './services.ts';
@@ -159,21 +159,9 @@ export function shopifyAccountRoutes(shopify: ShopifyServices): Router {
 /**
  * The embedded admin page. Shopify loads it with an `id_token` (a session token) in the query; the
  * token says which shop, and installs the shop by token exchange when we hold no working token.
+ * The page itself (React + Polaris, admin-page.ts) loads its data from /shopify/api.
  */
 export async function serveEmbeddedAdmin(shopify: ShopifyServices, ctx: Context): Promise<void> {
-  const shop = await authenticateSessionToken(shopify, ctx, String(ctx.query.id_token ?? ''));
-  ctx.type = 'html';
-  ctx.body = adminPage(shopify.config.apiKey, shopSettingsJson(shop));
-}
-
-function adminPage(apiKey: string, settings: ReturnType<typeof shopSettingsJson>): string {
-  return `<!doctype html>
-<html><head><meta charset="utf-8"><meta name="shopify-api-key" content="${escapeHtml(apiKey)}">
-<script src="https://cdn.shopify.com/shopifycloud/app-bridge.js"></script><title>Doorstep</title></head>
-<body><h1>Doorstep</h1>
-<p>Video gift messages are sent to the recipient when the package is delivered.</p>
-<pre id="settings">${escapeHtml(JSON.stringify(settings, null, 2))}</pre>
-<p>Change settings with <code>PUT /shopify/api/settings</code> (session token): <code>fallback_delivered</code>,
-<code>carrier_aliases</code>, <code>video_product_ids</code>, <code>video_variant_ids</code>.</p>
-</body></html>`;
+  await authenticateSessionToken(shopify, ctx, String(ctx.query.id_token ?? ''));
+  sendAdminPage(ctx, { apiKey: shopify.config.apiKey, development: shopify.config.development });
 }

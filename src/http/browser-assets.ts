@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { buildSync } from 'esbuild';
+import type { Context } from 'koa';
+
+/**
+ * Browser assets (the pages' scripts, the embedded admin's bundle and stylesheet), built in memory
+ * when the routes that serve them are created: no build step to forget and nothing written to
+ * disk. A script that does not compile stops the app at start rather than breaking one page later.
+ */
+export interface BrowserAsset {
+  /** `/assets/record-page.<hash>.js`: every build has its own URL, so it can be cached forever. */
+  url: string;
+  /** Subresource Integrity for the `<script>` or `<link>` tag. */
+  integrity: string;
+  contentType: string;
+  body: string;
+}
+
+/** What Shopify storefronts and the admin support, and what the scripts' tsconfigs check against. */
+const TARGET = 'es2020';
+
+/** Bundles one entry file (TypeScript, or TSX with React's automatic runtime) into one script. */
+export function bundleBrowserScript(entryFile: string, name: string): BrowserAsset {
+  const result = buildSync({
+    entryPoints: [entryFile],
+    bundle: true,
+    write: false,
+    minify: true,
+    format: 'iife',
+    platform: 'browser',
+    target: TARGET,
+    jsx: 'automatic',
+    // React picks its production build by this; the browser has no `process`.
+    define: { 'process.env.NODE_ENV': '"production"' },
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  return asset(name, 'js', 'text/javascript; charset=utf-8', result.outputFiles[0]!.text);
+}
+
+/** A stylesheet served as it is in its package (e.g. Polaris's), from our origin, never a CDN. */
+export function stylesheetAsset(file: string, name: string): BrowserAsset {
+  return asset(name, 'css', 'text/css; charset=utf-8', fs.readFileSync(file, 'utf8'));
+}
+
+function asset(name: string, extension: string, contentType: string, body: string): BrowserAsset {
+  const digest = createHash('sha256').update(body).digest();
+  return {
+    url: `/assets/${name}.${digest.toString('hex').slice(0, 16)}.${extension}`,
+    integrity: `sha256-${digest.toString('base64')}`,
+    contentType,
+    body,
+  };
+}
+
+export function sendAsset(ctx: Context, asset: BrowserAsset): void {
+  ctx.status = 200;
+  ctx.body = asset.body;
+  ctx.type = asset.contentType;
+  ctx.set({
+    // The hash is in the URL: a new build is a new URL, so this one never changes.
+    'Cache-Control': 'public, max-age=31536000, immutable',
+    'X-Content-Type-Options': 'nosniff',
+  });
+}

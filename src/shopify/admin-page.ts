@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { bundleBrowserScript, sendAsset, stylesheetAsset, type BrowserAsset } from '../http/browser-assets.ts';
+import { html } from '../videos/html.ts';
+import {
+  APP_BRIDGE_URL,
+  appBridgeStandinScript,
+  DEV_APP_BRIDGE_PATH,
+  DEVELOPMENT_PICKER_PRODUCTS,
+} from './app-bridge-standin.ts';
+import type { ShopifyServices } from './services.ts';
+
+/**
+ * The embedded admin's page: the HTML shell Shopify frames (App Bridge first, Polaris's stylesheet,
+ * our React bundle from src/shopify/admin-ui/), its assets, and the App Bridge stand-in for local
+ * development. The data comes from /shopify/api with session tokens; the shell holds none.
+ */
+interface AdminUiAssets {
+  app: BrowserAsset;
+  polaris: BrowserAsset;
+}
+
+let built: AdminUiAssets | undefined;
+
+/**
+ * Polaris's AppProvider measures the scrollbar with two elements it styles by
+ * `setAttribute('style', …)` (constant text; components/AppProvider/AppProvider.js), which a
+ * policy without 'unsafe-inline' blocks. These are the hashes of exactly those two texts, allowed
+ * by 'unsafe-hashes'; every other style comes from the stylesheet or the CSSOM, which CSP allows.
+ * A Polaris upgrade that changes them shows as a CSP console error in test/shopify/embedded-admin.test.ts.
+ */
+const POLARIS_STYLE_ATTRIBUTE_HASHES = [
+  "'sha256-QPy5zGEcgJF2y9uZ6f6kJJM3Yjn5TLSiMk4Yn/FqfxQ='",
+  "'sha256-9PXU9ctHkYu+kAmEuAGDoNW6RQM+FRlSaiM8WKwp0BU='",
+];
+
+/** Built once per process, when the routes are created: a bundle that does not compile stops the start. */
+export function adminUiAssets(): AdminUiAssets {
+  built ??= {
+    app: bundleBrowserScript(fileURLToPath(new URL('./admin-ui/main.tsx', import.meta.url)), 'admin-ui'),
+    // Polaris's own CSS from the npm package, served from our origin (no CDN, pinned by SRI).
+    polaris: stylesheetAsset(
+      createRequire(import.meta.url).resolve('@shopify/polaris/build/esm/styles.css'),
+      'polaris',
+    ),
+  };
+  return built;
+}
+
+/**
+ * The page's own paths (admin-ui/routing.ts): Shopify reloads the frame on the path it shows, so
+ * each is the page too. `/` and `/shopify/app` are routed by app-home.ts and routes.ts.
+ */
+export const ADMIN_VIEW_PATHS = ['/orders', '/orders/:id', '/settings'] as const;
+
+/** The admin's assets, its other paths and (development credentials only) the App Bridge stand-in. */
+export function adminPageRoutes(shopify: ShopifyServices, serveEmbeddedAdmin: (ctx: Context) => Promise<void>): Router {
+  const assets = adminUiAssets();
+  const byPath = new Map(Object.values(assets).map((asset) => [asset.url, asset]));
+  const router = new Router();
+  // Other /assets/* are the video pages' (src/videos/routes.ts).
+  router.get('/assets/:file', async (ctx, next) => {
+    const asset = byPath.get(ctx.path);
+    if (!asset) return next();
+    sendAsset(ctx, asset);
+  });
+  for (const path of ADMIN_VIEW_PATHS) router.get(path, (ctx) => serveEmbeddedAdmin(ctx));
+  // Real App Bridge redirects away outside the Shopify admin. With the public development
+  // credentials the page loads this stand-in instead; with real ones it does not exist.
+  if (shopify.config.development) {
+    const script = appBridgeStandinScript({
+      apiSecret: shopify.config.apiSecret,
+      products: DEVELOPMENT_PICKER_PRODUCTS,
+    });
+    router.get(DEV_APP_BRIDGE_PATH, (ctx) => {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+      ctx.body = script;
+    });
+  }
+  return router;
+}
+
+/**
+ * Sends the page. `authenticateSessionToken` has already set the shop's frame-ancestors policy on
+ * the response; the page's own policy is added to it (one header, both parts).
+ */
+export function sendAdminPage(ctx: Context, options: { apiKey: string; development: boolean }): void {
+  const { app, polaris } = adminUiAssets();
+  const nonce = randomBytes(16).toString('base64');
+  const framing = ctx.response.get('Content-Security-Policy');
+  if (!/frame-ancestors /.test(framing)) throw new Error('sendAdminPage before the shop’s frame-ancestors was set');
+  const appBridge = options.development ? DEV_APP_BRIDGE_PATH : APP_BRIDGE_URL;
+  ctx.set({
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      // App Bridge comes from Shopify's CDN (and loads its parts from there); our scripts by nonce.
+      `script-src 'nonce-${nonce}' https://cdn.shopify.com`,
+      `style-src 'self' https://cdn.shopify.com 'unsafe-hashes' ${POLARIS_STYLE_ATTRIBUTE_HASHES.join(' ')}`,
+      "img-src 'self' data: https://cdn.shopify.com",
+      "font-src 'self' https://cdn.shopify.com",
+      "connect-src 'self' https://*.shopify.com",
+      "base-uri 'none'",
+      "form-action 'self'",
+      "object-src 'none'",
+      framing.trim().replace(/;$/, ''),
+    ].join('; '),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  ctx.type = 'html';
+  // App Bridge must be the first script, loaded synchronously (Shopify's requirement).
+  ctx.body = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="shopify-api-key" content="${options.apiKey}">
+<script src="${appBridge}" nonce="${nonce}"></script>
+<link rel="stylesheet" href="${polaris.url}" integrity="${polaris.integrity}">
+<title>Doorstep</title>
+</head>
+<body>
+<div id="app"></div>
+<script src="${app.url}" integrity="${app.integrity}" nonce="${nonce}"></script>
+</body>
+</html>
+`.value;
+}

@@ -1,0 +1,54 @@
+/**
+ * Every call the page makes to /shopify/api: a fresh session token from App Bridge as the Bearer
+ * token (they live one minute, so one per call, as Shopify advises), JSON in and out, and the API's
+ * own error message kept for the page to show.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fields: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export async function authorizedFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('Authorization', `Bearer ${await shopify.idToken()}`);
+  return fetch(path, { ...init, headers });
+}
+
+export async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await authorizedFetch(`/shopify/api${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiError(0, 'Doorstep could not be reached. Check your connection and try again.');
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (!response.ok) {
+    const error = (json as { error?: { message?: string; fields?: Record<string, string> } } | undefined)?.error;
+    throw new ApiError(
+      response.status,
+      error?.message ?? `Doorstep answered ${response.status}. Please try again.`,
+      error?.fields ?? {},
+    );
+  }
+  return json as T;
+}
+
+/** Shows an error's words: the API's message, or a plain fallback for anything else. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error && error.message ? error.message : 'Something went wrong. Please try again.';
+}

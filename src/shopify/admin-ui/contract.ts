@@ -1,0 +1,157 @@
+/**
+ * The embedded admin's JSON API as the page reads it (docs: /work/briefs/admin-api-contract.md,
+ * summarised in docs/shopify.md). Shapes may gain fields; the page reads only these.
+ */
+export const STAGES = [
+  'awaiting_video',
+  'needs_recipient',
+  'tracking',
+  'waiting_on_shopify',
+  'delivered',
+  'sent',
+  'viewed',
+  'needs_attention',
+] as const;
+export type Stage = (typeof STAGES)[number];
+
+export interface HomeJson {
+  shop: { domain: string; name: string };
+  period: { from: string; to: string };
+  counts: { video_orders: number; delivered: number; sent: number; viewed: number; needs_attention: number };
+  median_delivery_to_sent_seconds: number | null;
+}
+
+export interface OrderSummary {
+  id: string;
+  shopify_order_name: string | null;
+  sender_name: string;
+  sender_email: string;
+  recipient_name: string;
+  stage: Stage;
+  stage_label: string;
+  created_at: string;
+  delivered_at: string | null;
+  sent_at: string | null;
+  viewed_at: string | null;
+  attention: string | null;
+}
+
+export interface OrderList {
+  data: OrderSummary[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** The /v1 order JSON: the fields the page shows. */
+export interface ApiOrder {
+  id: string;
+  name: string;
+  email: string;
+  recipient_name: string;
+  recipient_email: string | null;
+  recipient_phone: string | null;
+  send_method: string;
+  video_title: string;
+  status: string;
+  record_url?: string;
+  playback_url?: string;
+}
+
+export interface TimelineEntry {
+  at: string;
+  source: string;
+  source_label: string;
+  title: string;
+  detail: string | null;
+}
+
+export interface OrderDetail {
+  order: ApiOrder;
+  shopify_order_name: string | null;
+  stage: Stage;
+  stage_label: string;
+  waiting_reason: string | null;
+  attention: string | null;
+  tracking: null | {
+    carrier: string;
+    tracking_number: string;
+    status: string;
+    status_label: string;
+    last_checked_at: string | null;
+    next_check_at: string | null;
+    estimated_delivery_at: string | null;
+  };
+  warnings: string[];
+  record_url: string | null;
+  actions: { mark_delivered: boolean; resend: boolean; edit_recipient: boolean; cancel: boolean };
+  timeline: TimelineEntry[];
+}
+
+export type CarrierCode = 'ups' | 'fedex' | 'usps';
+export const CARRIERS: ReadonlyArray<{ value: CarrierCode; label: string }> = [
+  { value: 'ups', label: 'UPS' },
+  { value: 'fedex', label: 'FedEx' },
+  { value: 'usps', label: 'USPS' },
+];
+
+export type GiftPackages = 'all_shipped_items' | 'gift_item';
+export type SendMethod = 'email' | 'sms' | 'email_and_sms';
+
+export interface SettingsJson {
+  shop: string;
+  active: boolean;
+  fallback_delivered: boolean;
+  carrier_aliases: Record<string, CarrierCode>;
+  video_product_ids: string[];
+  video_variant_ids: string[];
+  gift_packages: GiftPackages;
+  default_send_method?: SendMethod;
+  unmapped_tracking_companies?: Array<{ name: string; fulfillments: number; last_seen_at: string }>;
+}
+
+export type SettingsUpdate = Partial<
+  Pick<
+    SettingsJson,
+    | 'fallback_delivered'
+    | 'carrier_aliases'
+    | 'video_product_ids'
+    | 'video_variant_ids'
+    | 'gift_packages'
+    | 'default_send_method'
+  >
+>;
+
+export interface CredentialsJson {
+  app_id: string;
+  api_key_hint: string | null;
+}
+
+export interface RotatedCredentials {
+  app_id: string;
+  api_key: string;
+}
+
+export interface DataExportList {
+  data: Array<{ id: string; data_request_id: string; customer_id: string; created_at: string }>;
+}
+
+export interface BillingJson {
+  subscription: {
+    status: 'none' | 'pending' | 'active' | 'declined' | 'cancelled' | 'frozen' | 'expired';
+    capped_amount_cents: number;
+    currency: string;
+    terms: string;
+    revenue_share_bps: number;
+    confirmation_url: string | null;
+    approved_at: string | null;
+  };
+  month: {
+    month: string;
+    videos_charged: number;
+    charged_cents: number;
+    pending_cents: number;
+    unbilled_cents: number;
+    over_cap_cents: number;
+  };
+  notice: string | null;
+}

@@ -1,0 +1,455 @@
+import {
+  Banner,
+  BlockStack,
+  Button,
+  Card,
+  Checkbox,
+  FormLayout,
+  InlineStack,
+  Layout,
+  Modal,
+  Page,
+  Select,
+  SkeletonBodyText,
+  Tag,
+  Text,
+  TextField,
+} from '@shopify/polaris';
+import { useEffect, useState } from 'react';
+import { api, authorizedFetch, errorMessage } from '../api.ts';
+import {
+  CARRIERS,
+  type CarrierCode,
+  type CredentialsJson,
+  type DataExportList,
+  type GiftPackages,
+  type RotatedCredentials,
+  type SendMethod,
+  type SettingsJson,
+  type SettingsUpdate,
+} from '../contract.ts';
+import { formatTime, videoIdsFromPicker, type PickedProduct } from '../format.ts';
+import { navigate } from '../navigation.tsx';
+import { useApi } from '../use-api.ts';
+
+interface Mapping {
+  key: number;
+  name: string;
+  carrier: CarrierCode;
+}
+
+interface Form {
+  fallback_delivered: boolean;
+  mappings: Mapping[];
+  video_product_ids: string[];
+  video_variant_ids: string[];
+  gift_packages: GiftPackages;
+  default_send_method: SendMethod | undefined;
+}
+
+let nextKey = 1;
+
+function formOf(settings: SettingsJson): Form {
+  return {
+    fallback_delivered: settings.fallback_delivered,
+    mappings: Object.entries(settings.carrier_aliases).map(([name, carrier]) => ({ key: nextKey++, name, carrier })),
+    video_product_ids: settings.video_product_ids,
+    video_variant_ids: settings.video_variant_ids,
+    gift_packages: settings.gift_packages,
+    default_send_method: settings.default_send_method,
+  };
+}
+
+function updateOf(form: Form): SettingsUpdate {
+  return {
+    fallback_delivered: form.fallback_delivered,
+    carrier_aliases: Object.fromEntries(
+      form.mappings.filter((m) => m.name.trim()).map((m) => [m.name.trim(), m.carrier] as const),
+    ),
+    video_product_ids: form.video_product_ids,
+    video_variant_ids: form.video_variant_ids,
+    gift_packages: form.gift_packages,
+    ...(form.default_send_method ? { default_send_method: form.default_send_method } : {}),
+  };
+}
+
+export function SettingsView() {
+  const settings = useApi<SettingsJson>('/settings');
+  const [form, setForm] = useState<Form>();
+  const [saving, setSaving] = useState(false);
+  const [saveError, setSaveError] = useState<{ message: string; fields: Record<string, string> }>();
+  const [titles, setTitles] = useState<Record<string, string>>({});
+
+  useEffect(() => {
+    if (settings.data) setForm(formOf(settings.data));
+  }, [settings.data]);
+
+  const save = async (update: SettingsUpdate) => {
+    setSaving(true);
+    setSaveError(undefined);
+    try {
+      settings.setData(await api<SettingsJson>('PUT', '/settings', update));
+      shopify.toast.show('Settings saved');
+    } catch (error) {
+      const fields = (error as { fields?: Record<string, string> }).fields ?? {};
+      setSaveError({ message: errorMessage(error), fields });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const pickProducts = async () => {
+    if (!form) return;
+    const selection = (await shopify.resourcePicker({
+      type: 'product',
+      multiple: true,
+      action: 'select',
+      filter: { variants: true },
+      selectionIds: form.video_product_ids.map((id) => ({ id: `gid://shopify/Product/${id}` })),
+    })) as PickedProduct[] | undefined;
+    if (!selection) return; // the merchant closed the picker
+    const { productIds, variantIds } = videoIdsFromPicker(selection);
+    const named: Record<string, string> = {};
+    for (const product of selection) if (product.title) named[`product:${product.id.split('/').pop()}`] = product.title;
+    setTitles((previous) => ({ ...previous, ...named }));
+    setForm({ ...form, video_product_ids: productIds, video_variant_ids: variantIds });
+  };
+
+  const set = (change: Partial<Form>) => form && setForm({ ...form, ...change });
+  const unmapped = settings.data?.unmapped_tracking_companies ?? [];
+
+  return (
+    <Page
+      title="Settings"
+      backAction={{ content: 'Home', onAction: () => navigate('/') }}
+      primaryAction={{
+        content: 'Save',
+        loading: saving,
+        disabled: !form,
+        onAction: () => form && void save(updateOf(form)),
+      }}
+    >
+      <Layout>
+        {(settings.error || saveError) && (
+          <Layout.Section>
+            <Banner tone="critical" title={settings.error ? 'The settings could not be loaded' : 'Not saved'}>
+              <p>{settings.error ?? saveError?.message}</p>
+              {saveError && Object.keys(saveError.fields).length > 0 && (
+                <ul>
+                  {Object.entries(saveError.fields).map(([field, problem]) => (
+                    <li key={field}>
+                      {field}: {problem}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </Banner>
+          </Layout.Section>
+        )}
+        {!form ? (
+          <Layout.Section>
+            <Card>
+              <SkeletonBodyText lines={8} />
+            </Card>
+          </Layout.Section>
+        ) : (
+          <>
+            <Layout.AnnotatedSection
+              title="Delivery"
+              description="When the carrier cannot be asked, Shopify's own delivered status can count as the delivery."
+            >
+              <Card>
+                <FormLayout>
+                  <Checkbox
+                    label="Use Shopify's delivered status as a fallback"
+                    helpText="For packages whose carrier Doorstep does not track."
+                    checked={form.fallback_delivered}
+                    onChange={(checked) => set({ fallback_delivered: checked })}
+                  />
+                  <Select
+                    label="Which packages a video add-on waits for"
+                    options={[
+                      { label: 'All shipped items of the order', value: 'all_shipped_items' },
+                      { label: 'Only the gift item it is linked to', value: 'gift_item' },
+                    ]}
+                    value={form.gift_packages}
+                    onChange={(value) => set({ gift_packages: value as GiftPackages })}
+                  />
+                  {form.default_send_method !== undefined && (
+                    <Select
+                      label="Default send method"
+                      options={[
+                        { label: 'E-mail', value: 'email' },
+                        { label: 'Text message', value: 'sms' },
+                        { label: 'E-mail and text message', value: 'email_and_sms' },
+                      ]}
+                      value={form.default_send_method}
+                      onChange={(value) => set({ default_send_method: value as SendMethod })}
+                    />
+                  )}
+                </FormLayout>
+              </Card>
+            </Layout.AnnotatedSection>
+
+            <Layout.AnnotatedSection
+              title="Carrier names"
+              description="The tracking companies your fulfillments name, and which carrier Doorstep asks about them."
+            >
+              <Card>
+                <BlockStack gap="400">
+                  {form.mappings.map((mapping, index) => (
+                    <InlineStack key={mapping.key} gap="200" blockAlign="end" wrap={false}>
+                      <div style={{ flex: 1 }}>
+                        <TextField
+                          label="Tracking company"
+                          labelHidden={index > 0}
+                          value={mapping.name}
+                          autoComplete="off"
+                          onChange={(name) =>
+                            set({ mappings: form.mappings.map((m) => (m.key === mapping.key ? { ...m, name } : m)) })
+                          }
+                        />
+                      </div>
+                      <Select
+                        label="Carrier"
+                        labelHidden={index > 0}
+                        options={CARRIERS.map((c) => ({ ...c }))}
+                        value={mapping.carrier}
+                        onChange={(carrier) =>
+                          set({
+                            mappings: form.mappings.map((m) =>
+                              m.key === mapping.key ? { ...m, carrier: carrier as CarrierCode } : m,
+                            ),
+                          })
+                        }
+                      />
+                      <Button
+                        accessibilityLabel={`Remove ${mapping.name}`}
+                        onClick={() => set({ mappings: form.mappings.filter((m) => m.key !== mapping.key) })}
+                      >
+                        Remove
+                      </Button>
+                    </InlineStack>
+                  ))}
+                  <InlineStack>
+                    <Button
+                      onClick={() =>
+                        set({ mappings: [...form.mappings, { key: nextKey++, name: '', carrier: 'ups' }] })
+                      }
+                    >
+                      Add a carrier name
+                    </Button>
+                  </InlineStack>
+                  {unmapped.length > 0 && (
+                    <BlockStack gap="200">
+                      <Text as="h3" variant="headingSm">
+                        Used by your fulfillments, not mapped yet
+                      </Text>
+                      {unmapped.map((company) => (
+                        <InlineStack key={company.name} gap="300" blockAlign="center" align="space-between">
+                          <Text as="span">
+                            {company.name} ({company.fulfillments} fulfillment{company.fulfillments === 1 ? '' : 's'},
+                            last {formatTime(company.last_seen_at)})
+                          </Text>
+                          <Select
+                            label={`Map ${company.name} to…`}
+                            labelHidden
+                            options={[{ label: 'Map to…', value: '' }, ...CARRIERS.map((c) => ({ ...c }))]}
+                            value=""
+                            onChange={(carrier) => {
+                              if (!carrier) return;
+                              const mappings = [
+                                ...form.mappings,
+                                { key: nextKey++, name: company.name, carrier: carrier as CarrierCode },
+                              ];
+                              setForm({ ...form, mappings });
+                              // A quick mapping is saved at once: the merchant chose it from what Shopify sent.
+                              void save({ carrier_aliases: updateOf({ ...form, mappings }).carrier_aliases });
+                            }}
+                          />
+                        </InlineStack>
+                      ))}
+                    </BlockStack>
+                  )}
+                </BlockStack>
+              </Card>
+            </Layout.AnnotatedSection>
+
+            <Layout.AnnotatedSection
+              title="Video message products"
+              description="Line items of these products or variants are video messages, even without the storefront block."
+            >
+              <Card>
+                <BlockStack gap="300">
+                  <div id="video-products">
+                    <InlineStack gap="200">
+                      {form.video_product_ids.length === 0 && form.video_variant_ids.length === 0 && (
+                        <Text as="span" tone="subdued">
+                          No products chosen.
+                        </Text>
+                      )}
+                      {form.video_product_ids.map((id) => (
+                        <Tag
+                          key={`p${id}`}
+                          onRemove={() => set({ video_product_ids: form.video_product_ids.filter((p) => p !== id) })}
+                        >
+                          {titles[`product:${id}`] ?? `Product ${id}`}
+                        </Tag>
+                      ))}
+                      {form.video_variant_ids.map((id) => (
+                        <Tag
+                          key={`v${id}`}
+                          onRemove={() => set({ video_variant_ids: form.video_variant_ids.filter((v) => v !== id) })}
+                        >
+                          {`Variant ${id}`}
+                        </Tag>
+                      ))}
+                    </InlineStack>
+                  </div>
+                  <InlineStack>
+                    <Button onClick={() => void pickProducts()}>Choose products</Button>
+                  </InlineStack>
+                </BlockStack>
+              </Card>
+            </Layout.AnnotatedSection>
+          </>
+        )}
+
+        <Layout.AnnotatedSection
+          title="API credentials"
+          description="For the Doorstep API (/v1), e.g. to create video orders from another system."
+        >
+          <Credentials />
+        </Layout.AnnotatedSection>
+
+        <Layout.AnnotatedSection
+          title="Customer data exports"
+          description="What Doorstep holds about a customer, prepared when Shopify asked for it on their behalf."
+        >
+          <DataExports />
+        </Layout.AnnotatedSection>
+      </Layout>
+    </Page>
+  );
+}
+
+function Credentials() {
+  const credentials = useApi<CredentialsJson>('/credentials');
+  const [confirming, setConfirming] = useState(false);
+  const [rotating, setRotating] = useState(false);
+  const [rotated, setRotated] = useState<RotatedCredentials>();
+  const [error, setError] = useState<string>();
+
+  const rotate = async () => {
+    setRotating(true);
+    setError(undefined);
+    try {
+      setRotated(await api<RotatedCredentials>('POST', '/credentials/rotate'));
+      credentials.reload();
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setRotating(false);
+      setConfirming(false);
+    }
+  };
+
+  return (
+    <Card>
+      <BlockStack gap="300">
+        {(credentials.error || error) && (
+          <Banner tone="critical">
+            <p>{credentials.error ?? error}</p>
+          </Banner>
+        )}
+        {credentials.data && (
+          <BlockStack gap="100">
+            <Text as="p">
+              App id: <code id="app-id">{credentials.data.app_id}</code>
+            </Text>
+            {credentials.data.api_key_hint && (
+              <Text as="p" tone="subdued">
+                Current key ends in {credentials.data.api_key_hint}
+              </Text>
+            )}
+          </BlockStack>
+        )}
+        {rotated && (
+          <Banner tone="warning" title="Your new API key — shown only this once">
+            <BlockStack gap="200">
+              <p>
+                Copy it now and keep it safe: Doorstep does not store it and cannot show it again. The old key no longer
+                works.
+              </p>
+              <code id="new-api-key">{rotated.api_key}</code>
+            </BlockStack>
+          </Banner>
+        )}
+        <InlineStack>
+          <Button onClick={() => setConfirming(true)} disabled={!credentials.data}>
+            Rotate key
+          </Button>
+        </InlineStack>
+      </BlockStack>
+      <Modal
+        open={confirming}
+        onClose={() => setConfirming(false)}
+        title="Rotate the API key?"
+        primaryAction={{ content: 'Rotate key', destructive: true, loading: rotating, onAction: () => void rotate() }}
+        secondaryActions={[{ content: 'Cancel', onAction: () => setConfirming(false) }]}
+      >
+        <Modal.Section>
+          <p>The current key stops working at once. Anything using it must be given the new key.</p>
+        </Modal.Section>
+      </Modal>
+    </Card>
+  );
+}
+
+function DataExports() {
+  const exports = useApi<DataExportList>('/data-exports');
+  const [error, setError] = useState<string>();
+
+  /** A plain link cannot carry the session token, so the file is fetched and handed over as a blob. */
+  const download = async (id: string) => {
+    setError(undefined);
+    try {
+      const response = await authorizedFetch(`/shopify/api/data-exports/${encodeURIComponent(id)}`);
+      if (!response.ok) throw new Error(`The export could not be downloaded (${response.status}).`);
+      const url = URL.createObjectURL(await response.blob());
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = `doorstep-data-export-${id}.json`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  };
+
+  const rows = exports.data?.data ?? [];
+  return (
+    <Card>
+      <BlockStack gap="300">
+        {(exports.error || error) && (
+          <Banner tone="critical">
+            <p>{exports.error ?? error}</p>
+          </Banner>
+        )}
+        {exports.data && rows.length === 0 && (
+          <Text as="p" tone="subdued">
+            No customer has asked for their data.
+          </Text>
+        )}
+        {rows.map((row) => (
+          <InlineStack key={row.id} align="space-between" blockAlign="center">
+            <Text as="span">
+              Customer {row.customer_id} · {formatTime(row.created_at)}
+            </Text>
+            <Button onClick={() => void download(row.id)}>Download</Button>
+          </InlineStack>
+        ))}
+      </BlockStack>
+    </Card>
+  );
+}
