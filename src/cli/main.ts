@@ -8,6 +8,8 @@ import { DataDirLockedError, dataDirHolder } from '../db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { loadShopifyConfig, ShopifyConfigError } from '../shopify/config.ts';
 import { simulateStore } from '../shopify/simulate.ts';
+import { signedAdminUrl } from '../shopify/admin-url.ts';
+import { parseShopDomain } from '../shopify/shops.ts';
 import type { Statement } from '../billing/statements.ts';
 
 const usage = `Usage: npm run cli -- <command>
@@ -35,6 +37,9 @@ Shopify:
                             Play a store story against the running app at PUBLIC_URL: an order with a
                             video line item (--add-on: a non-shipping video add-on next to a shipped
                             gift), a fulfillment with tracking, delivery.
+  shopify admin-url <shop>  Print a signed URL that opens the shop's embedded admin in a browser, as
+                            the Shopify admin would (valid 15 minutes; signed with SHOPIFY_API_SECRET,
+                            or the development secret).
 `;
 
 type Runner = (command: string, args: Record<string, unknown>) => Promise<unknown>;
@@ -138,7 +143,7 @@ async function main(argv: string[]): Promise<void> {
     },
   });
   // Two-word commands take their argument after them (`shops add <shop>`); the rest are whole.
-  const twoWord = ['shops add', 'shops set', 'webhooks replay', 'shopify simulate'];
+  const twoWord = ['shops add', 'shops set', 'webhooks replay', 'shopify simulate', 'shopify admin-url'];
   // Commands with two arguments of their own.
   const withTwoArguments = ['billing statement'];
   const head = positionals.slice(0, 2).join(' ');
@@ -153,6 +158,23 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
+  if (command === 'shopify admin-url') {
+    // Signing needs only the configuration: no database, no running server.
+    const shopify = loadShopifyConfig(process.env, config.publicUrl);
+    const url = await signedAdminUrl({
+      publicUrl: config.publicUrl,
+      shop: parseShopDomain(argument),
+      apiKey: shopify.apiKey,
+      apiSecret: shopify.apiSecret,
+      now: new Date(),
+    });
+    process.stdout.write(`${url}\n`);
+    if (!shopify.development)
+      process.stderr.write(
+        'With real credentials the page loads Shopify’s App Bridge, which works only inside the Shopify admin.\n',
+      );
+    return;
+  }
   await withRunner(config, async (run) => {
     switch (command) {
       case 'accounts create': {

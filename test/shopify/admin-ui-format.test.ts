@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatDuration,
+  formatMoney,
+  numericShopifyId,
+  stageTone,
+  STAGE_TAB_LABELS,
+  videoIdsFromPicker,
+} from '../../src/shopify/admin-ui/format.ts';
+import { STAGES } from '../../src/shopify/admin-ui/contract.ts';
+import { pathOf, routeOf } from '../../src/shopify/admin-ui/routing.ts';
+
+/** The embedded admin's pure pieces (the page runs them in the browser; here in Node). */
+describe('the admin’s wording', () => {
+  it('money is integer cents in dollars', () => {
+    expect(formatMoney(0)).toBe('$0.00');
+    expect(formatMoney(1234)).toBe('$12.34');
+    expect(formatMoney(500_000)).toBe('$5,000.00');
+  });
+
+  it('durations read like a person says them', () => {
+    expect(formatDuration(null)).toBe('—');
+    expect(formatDuration(59)).toBe('less than a minute');
+    expect(formatDuration(60)).toBe('1 min');
+    expect(formatDuration(5400)).toBe('1 h 30 min');
+    expect(formatDuration(7200)).toBe('2 h');
+    expect(formatDuration(86_400 * 2 + 3 * 3600 + 59)).toBe('2 d 3 h');
+    expect(formatDuration(86_400)).toBe('1 d');
+  });
+
+  it('every stage has a tab label and a badge colour; trouble is red, done is green', () => {
+    for (const stage of STAGES) expect(STAGE_TAB_LABELS[stage]).toMatch(/^[A-Z]/);
+    expect(stageTone('needs_attention')).toBe('critical');
+    expect(stageTone('sent')).toBe('success');
+    expect(stageTone('viewed')).toBe('success');
+    expect(stageTone('awaiting_video')).toBe('attention');
+  });
+});
+
+describe('the resource picker’s answer as settings', () => {
+  it('Shopify gids become the numeric ids the settings store', () => {
+    expect(numericShopifyId('gid://shopify/Product/8000000001')).toBe('8000000001');
+    expect(numericShopifyId('gid://shopify/ProductVariant/42')).toBe('42');
+    expect(() => numericShopifyId('8000000001')).toThrow('Not a Shopify id');
+    expect(() => numericShopifyId('gid://shopify/Product/abc')).toThrow();
+  });
+
+  it('a product picked whole is a product id; a product with only some variants picked gives those variants', () => {
+    expect(
+      videoIdsFromPicker([
+        {
+          id: 'gid://shopify/Product/1',
+          totalVariants: 2,
+          variants: [{ id: 'gid://shopify/ProductVariant/11' }, { id: 'gid://shopify/ProductVariant/12' }],
+        },
+        { id: 'gid://shopify/Product/2', totalVariants: 3, variants: [{ id: 'gid://shopify/ProductVariant/21' }] },
+        // Without totalVariants the picker said nothing of a partial pick: the whole product.
+        { id: 'gid://shopify/Product/3', variants: [{ id: 'gid://shopify/ProductVariant/31' }] },
+        { id: 'gid://shopify/Product/1', totalVariants: 2, variants: [] },
+      ]),
+    ).toEqual({ productIds: ['1', '3'], variantIds: ['21'] });
+    expect(videoIdsFromPicker([])).toEqual({ productIds: [], variantIds: [] });
+  });
+});
+
+describe('the admin’s own paths', () => {
+  it('map to views and back', () => {
+    expect(routeOf('/')).toEqual({ view: 'home' });
+    expect(routeOf('/shopify/app')).toEqual({ view: 'home' });
+    expect(routeOf('/orders/')).toEqual({ view: 'orders' });
+    expect(routeOf('/orders/ord%20x')).toEqual({ view: 'order', id: 'ord x' });
+    expect(routeOf('/settings')).toEqual({ view: 'settings' });
+    expect(routeOf('/elsewhere')).toEqual({ view: 'not_found' });
+    for (const route of [{ view: 'orders' }, { view: 'order', id: 'a/b' }, { view: 'settings' }] as const)
+      expect(routeOf(pathOf(route))).toEqual(route);
+  });
+});
