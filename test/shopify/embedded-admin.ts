@@ -1,6 +1,14 @@
+import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { APP_BRIDGE_URL, appBridgeStandinScript, type PickerProduct } from '../../src/shopify/app-bridge-standin.ts';
-import { API_KEY, SECRET } from './harness.ts';
+import {
+  fakeShopifyId,
+  fulfillmentPayload,
+  orderPayload,
+  randomUpsTrackingNumber,
+} from '../../src/shopify/dev-payloads.ts';
+import { eventually } from '../support/workers.ts';
+import { API_KEY, getJson, SECRET, videoOrderOf, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';
 
 /** What the stand-in's resource picker answers in the tests and screenshots. */
@@ -68,4 +76,150 @@ export async function openEmbeddedAdmin(
   });
   await page.goto(embeddedUrl(baseUrl, shop, options.path));
   return { context, page, problems, close: () => context.close() };
+}
+
+/** A shopper of the seeded store: who buys, for whom, and how far their gift's story has gone. */
+interface SeedOrder {
+  key: 'sent' | 'awaiting_video' | 'needs_recipient' | 'unmapped_carrier' | 'tracking';
+  orderName: string;
+  sender: { first: string; last: string; email: string };
+  recipient: { name: string; email?: string };
+  recorded: boolean;
+  carrier?: string;
+  delivered?: boolean;
+}
+
+export const SEED_ORDERS: SeedOrder[] = [
+  {
+    key: 'sent',
+    orderName: '#1001',
+    sender: { first: 'Grace', last: 'Hopper', email: 'grace@example.com' },
+    recipient: { name: 'Alan Turing', email: 'alan@example.com' },
+    recorded: true,
+    carrier: 'UPS',
+    delivered: true,
+  },
+  {
+    key: 'awaiting_video',
+    orderName: '#1002',
+    sender: { first: 'Ada', last: 'Lovelace', email: 'ada@example.com' },
+    recipient: { name: 'Charles Babbage', email: 'charles@example.com' },
+    recorded: false,
+  },
+  {
+    key: 'needs_recipient',
+    orderName: '#1003',
+    sender: { first: 'Katherine', last: 'Johnson', email: 'katherine@example.com' },
+    recipient: { name: 'Dorothy Vaughan' },
+    recorded: false,
+  },
+  {
+    key: 'unmapped_carrier',
+    orderName: '#1004',
+    sender: { first: 'Margaret', last: 'Hamilton', email: 'margaret@example.com' },
+    recipient: { name: 'Lauren Hamilton', email: 'lauren@example.com' },
+    recorded: true,
+    carrier: 'Canada Post',
+  },
+  {
+    key: 'tracking',
+    orderName: '#1005',
+    sender: { first: 'Hedy', last: 'Lamarr', email: 'hedy@example.com' },
+    recipient: { name: 'George Antheil', email: 'george@example.com' },
+    recorded: true,
+    carrier: 'UPS',
+  },
+];
+
+export type SeededStore = Record<SeedOrder['key'], { orderId: string; trackingNumber: string | null }>;
+
+/**
+ * A store with one video order at each stage, made the way production makes them: signed
+ * webhooks (orders/create, fulfillments/create), the sender's upload at the record link, the
+ * carrier sandbox's delivery, and the app's own workers (so `app` must run with `queue`).
+ */
+export async function seedStore(app: ShopifyTestApp, shop: string, auth: string): Promise<SeededStore> {
+  const seeded = {} as SeededStore;
+  for (const seed of SEED_ORDERS) {
+    const shopifyOrderId = fakeShopifyId();
+    const lineItemId = fakeShopifyId();
+    const base = orderPayload({
+      id: shopifyOrderId,
+      email: seed.sender.email,
+      lines: [
+        {
+          id: lineItemId,
+          recipientName: seed.recipient.name,
+          ...(seed.recipient.email ? { recipientEmail: seed.recipient.email } : {}),
+        },
+      ],
+    });
+    const payload = {
+      ...base,
+      name: seed.orderName,
+      customer: { ...base.customer, first_name: seed.sender.first, last_name: seed.sender.last },
+      billing_address: { ...base.billing_address, name: `${seed.sender.first} ${seed.sender.last}` },
+      // Without a recipient e-mail property the shipping address must not name one either.
+      shipping_address: { ...base.shipping_address, name: seed.recipient.name, phone: null },
+    };
+    await app.webhook(shop, 'orders/create', payload);
+    const orderId = await videoOrderOf(app, shop, shopifyOrderId);
+    if (seed.recorded) await recordAtTheRecordLink(app, orderId, auth);
+    let trackingNumber: string | null = null;
+    if (seed.carrier) {
+      trackingNumber = randomUpsTrackingNumber();
+      await app.webhook(
+        shop,
+        'fulfillments/create',
+        fulfillmentPayload({
+          id: fakeShopifyId(),
+          orderId: shopifyOrderId,
+          lineItemIds: [lineItemId],
+          trackingCompany: seed.carrier,
+          trackingNumber,
+          updatedAt: new Date().toISOString(),
+        }),
+      );
+    }
+    if (seed.delivered && trackingNumber) {
+      await eventually(
+        async () =>
+          (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body.tracking_number === trackingNumber
+            ? true
+            : undefined,
+        15_000,
+        'tracking',
+      );
+      const delivered = await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/${trackingNumber}/events`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ status: 'delivered' }),
+      });
+      if (delivered.status !== 201) throw new Error(`the sandbox answered ${delivered.status}`);
+      await eventually(
+        async () => ((await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body.sent_at ? true : undefined),
+        30_000,
+        'the video to be sent',
+      );
+    }
+    seeded[seed.key] = { orderId, trackingNumber };
+  }
+  return seeded;
+}
+
+/** The sender's upload at the record link, processed by the app's video worker. */
+async function recordAtTheRecordLink(app: ShopifyTestApp, orderId: string, auth: string): Promise<void> {
+  const order = (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body;
+  const upload = await fetch(`${app.baseUrl}${new URL(order.record_url).pathname}/video`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'video/webm' },
+    body: fs.readFileSync(new URL('../videos/fixtures/recorded-vp8-opus.webm', import.meta.url)),
+  });
+  if (!upload.ok) throw new Error(`the upload answered ${upload.status}: ${await upload.text()}`);
+  await eventually(
+    async () =>
+      (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body.video_processed === '1' ? true : undefined,
+    30_000,
+    'the video to be processed',
+  );
 }

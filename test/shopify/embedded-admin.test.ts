@@ -1,0 +1,271 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium.ts';
+import { eventually } from '../support/workers.ts';
+import {
+  openEmbeddedAdmin,
+  PICKED_PRODUCTS,
+  seedStore,
+  type EmbeddedAdmin,
+  type SeededStore,
+} from './embedded-admin.ts';
+import type { FakeShopify } from './fake-shopify.ts';
+import { startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
+
+/**
+ * The embedded admin in a real Chromium, loaded as the Shopify admin loads it (a URL with an
+ * id_token; Shopify's App Bridge CDN answered by our stand-in, which signs real session tokens with
+ * the test secret), against the real app over seeded orders made by signed webhooks, the record
+ * link and the carrier sandbox. Each action is checked on the page and in the database.
+ */
+let app: ShopifyTestApp;
+let fake: FakeShopify;
+let close: (() => Promise<void>) | undefined;
+let browser: Browser;
+let seeded: SeededStore;
+const shop = `admin-ui-${Date.now()}.myshopify.com`;
+
+beforeAll(async () => {
+  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify({ queue: true }));
+  const { auth } = await app.addShop(shop);
+  seeded = await seedStore(app, shop, auth);
+  browser = await launchChromium();
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await close?.();
+});
+
+const db = () => app.services.database.db;
+
+/** Opens the admin at `path`; after the test, no script error or CSP refusal may have happened. */
+async function withAdmin(path: string, use: (admin: EmbeddedAdmin) => Promise<void>): Promise<void> {
+  const admin = await openEmbeddedAdmin(browser, app.baseUrl, shop, { path });
+  try {
+    await use(admin);
+    expect(admin.problems).toEqual([]);
+  } finally {
+    await admin.close();
+  }
+}
+
+/** A stage tab, also when Polaris moved it under "More views" for want of room. */
+async function selectTab(page: Page, name: string): Promise<void> {
+  const tab = page.getByRole('tab', { name, exact: true });
+  if (!(await tab.isVisible())) await page.getByRole('button', { name: /More views/ }).click();
+  await page
+    .getByRole('tab', { name, exact: true })
+    .or(page.getByRole('button', { name, exact: true }))
+    .first()
+    .click();
+}
+
+/** The order names in the orders table, once it has settled on exactly `expected` (in any order). */
+async function expectOrderNames(page: Page, expected: string[]): Promise<void> {
+  await expect
+    .poll(
+      async () =>
+        (await page.locator('#orders-panel tbody tr').allInnerTexts()).map((row) => row.split(/\s/)[0]).sort(),
+      { timeout: 15_000 },
+    )
+    .toEqual([...expected].sort());
+}
+
+describe('the embedded admin in a browser', () => {
+  it('home: the last 30 days’ counts, from the API with a session token', async () => {
+    await withAdmin('/', async ({ page }) => {
+      const authorizations: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.startsWith('/shopify/api/'))
+          authorizations.push(request.headers().authorization ?? '');
+      });
+      await page.reload();
+      await expect.poll(() => page.locator('#count-video-orders').innerText(), { timeout: 15_000 }).toContain('5');
+      expect(await page.locator('#count-sent').innerText()).toContain('1');
+      expect(await page.locator('#count-delivered').innerText()).toContain('1');
+      // Every call carried a fresh session token minted by (the stand-in of) App Bridge.
+      expect(authorizations.length).toBeGreaterThan(0);
+      for (const header of authorizations) expect(header).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    });
+    // The first load installed the shop by token exchange, as in the Shopify admin.
+    expect(fake.grants.filter((g) => g.shop === shop).map((g) => g.grant_type)).toContain(
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+    );
+  });
+
+  it('orders: filters by stage, searches by name and by Shopify order, opens an order with its story in words', async () => {
+    await withAdmin('/', async ({ page }) => {
+      // In-page navigation (history API), as the admin's menu does it.
+      await page.getByRole('button', { name: 'Orders' }).click();
+      await page.waitForURL((url) => url.pathname === '/orders');
+      await expectOrderNames(page, ['#1001', '#1002', '#1003', '#1004', '#1005']);
+
+      await selectTab(page, 'Needs recipient');
+      await expectOrderNames(page, ['#1003']);
+      await selectTab(page, 'Sent');
+      await expectOrderNames(page, ['#1001']);
+
+      await selectTab(page, 'All');
+      await page.getByPlaceholder(/Search by name/).fill('lovelace');
+      await expectOrderNames(page, ['#1002']);
+      await page.getByPlaceholder(/Search by name/).fill('#1001');
+      await expectOrderNames(page, ['#1001']);
+
+      await page.getByRole('link', { name: '#1001' }).click();
+      await page.waitForURL((url) => url.pathname === `/orders/${seeded.sent.orderId}`);
+      const timeline = page.locator('#timeline');
+      await timeline.getByText('The video order was created from the Shopify order').waitFor({ timeout: 15_000 });
+      for (const words of ['The sender recorded the video', 'The video was sent to the recipient by e-mail']) {
+        await timeline.getByText(words).first().waitFor();
+      }
+      // Each entry says who did it and when; never an event code.
+      expect(await timeline.innerText()).toMatch(/Shopify · \w{3} \d{1,2}, \d{4}/);
+      expect(await page.locator('body').innerText()).not.toMatch(/\b(order|video|send|tracking)\.[a-z_]+\b/);
+      await page.getByText('Sent', { exact: true }).first().waitFor();
+      expect(await page.locator('#tracking').innerText()).toContain(seeded.sent.trackingNumber!);
+    });
+  });
+
+  it('order: resend — a new send in the database, and the page shows it', async () => {
+    const recipientSends = () =>
+      db()
+        .selectFrom('sends')
+        .select(['id', 'status'])
+        .where('order_id', '=', seeded.sent.orderId)
+        .where('kind', '=', 'recipient_video')
+        .execute();
+    const before = await recipientSends();
+    await withAdmin(`/orders/${seeded.sent.orderId}`, async ({ page }) => {
+      await page.getByRole('button', { name: 'Resend' }).click();
+      await page.locator('#timeline').getByText('A resend was requested').waitFor({ timeout: 15_000 });
+      await page.locator('.app-bridge-toast', { hasText: 'being sent again' }).waitFor();
+    });
+    const after = await recipientSends();
+    expect(after.length).toBe(before.length + 1);
+    const resendRequests = await db()
+      .selectFrom('order_events')
+      .select(['type', 'source'])
+      .where('order_id', '=', seeded.sent.orderId)
+      .where('type', '=', 'send.resend_requested')
+      .execute();
+    expect(resendRequests).toEqual([{ type: 'send.resend_requested', source: 'admin' }]);
+    // The new send goes out through the real dispatcher.
+    await eventually(
+      async () => ((await recipientSends()).filter((s) => s.status === 'sent').length === 2 ? true : undefined),
+      30_000,
+      'the resent video',
+    );
+  });
+
+  it('order: edit the recipient in a modal — saved in the database and shown', async () => {
+    await withAdmin(`/orders/${seeded.awaiting_video.orderId}`, async ({ page }) => {
+      await page.getByRole('button', { name: 'Edit recipient' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('E-mail').fill('babbage@example.com');
+      await dialog.getByLabel('Name').fill('Charles B.');
+      await dialog.getByRole('button', { name: 'Save recipient' }).click();
+      await expect
+        .poll(() => page.locator('#recipient-email').innerText(), { timeout: 15_000 })
+        .toBe('babbage@example.com');
+      expect(await page.locator('#recipient-name').innerText()).toBe('Charles B.');
+      await page.locator('#timeline').getByText('The order details were changed').waitFor();
+    });
+    const order = await db()
+      .selectFrom('orders')
+      .select(['recipient_email', 'recipient_name'])
+      .where('id', '=', seeded.awaiting_video.orderId)
+      .executeTakeFirstOrThrow();
+    expect(order).toEqual({ recipient_email: 'babbage@example.com', recipient_name: 'Charles B.' });
+  });
+
+  it('order: an invalid recipient e-mail shows the API’s words, and nothing changes', async () => {
+    await withAdmin(`/orders/${seeded.awaiting_video.orderId}`, async ({ page }) => {
+      await page.getByRole('button', { name: 'Edit recipient' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('E-mail').fill('not-an-address');
+      await dialog.getByRole('button', { name: 'Save recipient' }).click();
+      await dialog.getByRole('alert').or(dialog.locator('.Polaris-Banner')).first().waitFor({ timeout: 15_000 });
+      expect(await dialog.innerText()).toMatch(/not valid|e-mail/i);
+    });
+    const order = await db()
+      .selectFrom('orders')
+      .select('recipient_email')
+      .where('id', '=', seeded.awaiting_video.orderId)
+      .executeTakeFirstOrThrow();
+    expect(order.recipient_email).toBe('babbage@example.com');
+  });
+
+  it('order: copy the record link to the clipboard, with a toast', async () => {
+    await withAdmin(`/orders/${seeded.awaiting_video.orderId}`, async ({ page }) => {
+      const recordUrl = await page.locator('#record-url').innerText({ timeout: 15_000 });
+      expect(recordUrl).toMatch(/\/record\//);
+      await page.getByRole('button', { name: 'Copy record link' }).click();
+      await page.locator('.app-bridge-toast', { hasText: 'Record link copied' }).waitFor();
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(recordUrl);
+    });
+  });
+
+  it('settings: map an unmapped tracking company, then change a mapping — in the database and on the page', async () => {
+    await withAdmin('/settings', async ({ page }) => {
+      const quickMap = page.getByLabel('Map Canada Post to…');
+      await quickMap.waitFor({ timeout: 15_000 });
+      await quickMap.selectOption('usps');
+      await page.locator('.app-bridge-toast', { hasText: 'Settings saved' }).waitFor();
+      await expect
+        .poll(
+          async () =>
+            (
+              await db()
+                .selectFrom('shops')
+                .select('carrier_aliases')
+                .where('domain', '=', shop)
+                .executeTakeFirstOrThrow()
+            ).carrier_aliases,
+        )
+        .toEqual({ 'Canada Post': 'usps' });
+      // Mapped: it leaves the unmapped list and is a row of the form.
+      await expect.poll(() => page.getByLabel('Map Canada Post to…').count()).toBe(0);
+      await expect.poll(() => page.getByLabel('Tracking company').inputValue()).toBe('Canada Post');
+
+      await page.getByLabel('Carrier').selectOption('fedex');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await expect
+        .poll(
+          async () =>
+            (
+              await db()
+                .selectFrom('shops')
+                .select('carrier_aliases')
+                .where('domain', '=', shop)
+                .executeTakeFirstOrThrow()
+            ).carrier_aliases,
+        )
+        .toEqual({ 'Canada Post': 'fedex' });
+      await page.reload();
+      await expect.poll(() => page.getByLabel('Carrier').inputValue(), { timeout: 15_000 }).toBe('fedex');
+    });
+  });
+
+  it('settings: products chosen with App Bridge’s resource picker are saved as numeric ids', async () => {
+    await withAdmin('/settings', async ({ page }) => {
+      await page.getByRole('button', { name: 'Choose products' }).click({ timeout: 15_000 });
+      for (const product of PICKED_PRODUCTS) await page.getByText(product.title).waitFor();
+      const calls = await page.evaluate('window.__appBridgeStandin.pickerCalls');
+      expect(calls).toEqual([expect.objectContaining({ type: 'product', multiple: true })]);
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.locator('.app-bridge-toast', { hasText: 'Settings saved' }).waitFor();
+    });
+    await expect
+      .poll(
+        async () =>
+          (
+            await db()
+              .selectFrom('shops')
+              .select('video_product_ids')
+              .where('domain', '=', shop)
+              .executeTakeFirstOrThrow()
+          ).video_product_ids,
+      )
+      .toEqual(['7001', '7002']);
+  });
+});
