@@ -13,6 +13,8 @@ export const STAGES = [
   'needs_attention',
 ] as const;
 export type Stage = (typeof STAGES)[number];
+/** What an order can show beyond the filters: a date-triggered send waiting for its day, a cancelled order. */
+export type DisplayStage = Stage | 'scheduled' | 'cancelled';
 
 export interface HomeJson {
   shop: { domain: string; name: string };
@@ -27,7 +29,7 @@ export interface OrderSummary {
   sender_name: string;
   sender_email: string;
   recipient_name: string;
-  stage: Stage;
+  stage: DisplayStage;
   stage_label: string;
   created_at: string;
   delivered_at: string | null;
@@ -68,7 +70,7 @@ export interface TimelineEntry {
 export interface OrderDetail {
   order: ApiOrder;
   shopify_order_name: string | null;
-  stage: Stage;
+  stage: DisplayStage;
   stage_label: string;
   waiting_reason: string | null;
   attention: string | null;

@@ -1,7 +1,7 @@
 /**
  * Pure wording and conversions of the embedded admin (unit-tested in test/shopify/admin-ui-format.test.ts).
  */
-import type { Stage } from './contract.ts';
+import type { DisplayStage, Stage } from './contract.ts';
 
 /** Integer cents as money in words a merchant reads: 1234 → "$12.34". */
 export function formatMoney(cents: number, currency = 'USD'): string {
@@ -29,8 +29,12 @@ export function formatTime(at: string | null): string {
 export type BadgeTone = 'info' | 'success' | 'warning' | 'critical' | 'attention' | undefined;
 
 /** The colour of a stage's badge: done is green, waiting on someone is yellow, trouble is red. */
-export function stageTone(stage: Stage): BadgeTone {
+export function stageTone(stage: DisplayStage): BadgeTone {
   switch (stage) {
+    case 'scheduled':
+      return 'info';
+    case 'cancelled':
+      return undefined;
     case 'awaiting_video':
     case 'needs_recipient':
       return 'attention';
