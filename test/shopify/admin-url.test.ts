@@ -25,6 +25,8 @@ describe('npm run cli -- shopify admin-url', () => {
       SHOPIFY_API_KEY: API_KEY,
       SHOPIFY_API_SECRET: SECRET,
       LOG_LEVEL: 'silent',
+      // The CLI reads the whole configuration; on the embedded database it needs no carrier credentials.
+      DATABASE_URL: '',
     });
     expect(result.code).toBe(0);
     const url = new URL(result.stdout.trim());
@@ -56,6 +58,8 @@ describe('npm run cli -- shopify admin-url', () => {
       SHOPIFY_API_KEY: '',
       SHOPIFY_API_SECRET: '',
       LOG_LEVEL: 'silent',
+      // The CLI reads the whole configuration; on the embedded database it needs no carrier credentials.
+      DATABASE_URL: '',
     });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
@@ -73,7 +77,10 @@ describe('npm run cli -- shopify admin-url', () => {
   }, 60_000);
 
   it('refuses what is not a shop domain', async () => {
-    const result = await runCli(['shopify', 'admin-url', 'evil.example.com'], { LOG_LEVEL: 'silent' });
+    const result = await runCli(['shopify', 'admin-url', 'evil.example.com'], {
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: '',
+    });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('my-store.myshopify.com');
     expect(result.stdout).toBe('');
