@@ -58,7 +58,7 @@ export class ShopifyOrderSync {
         );
         continue;
       }
-      const mapped = orderToVideoOrder(order, item);
+      const mapped = orderToVideoOrder(order, item, { defaultSendMethod: shop.default_send_method });
       if (!mapped.ok) {
         outcome.problems.push(mapped.reason);
         continue;
@@ -94,6 +94,7 @@ export class ShopifyOrderSync {
           account_id: shop.account_id,
           customer_id: order.customer?.id ?? null,
           customer_email: mapped.order.email,
+          shopify_order_name: order.name?.trim() || null,
           gift_line_item_ids: JSON.stringify(giftLineItemIds(order, item, shop.gift_packages)),
           created_at: this.deps.now(),
         })
