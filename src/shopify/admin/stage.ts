@@ -109,8 +109,9 @@ export function deriveStage(facts: StageFacts): OrderStage {
   return 'tracking';
 }
 
-/** Why it needs attention, in words; null when it does not. */
+/** Why it needs attention, in words; null when it does not (a sent, viewed or cancelled order never does). */
 export function attentionReason(facts: StageFacts): string | null {
+  if (deriveStage(facts) !== 'needs_attention') return null;
   const problem = sendProblem(facts.sends);
   if (problem?.status === 'uncertain')
     return `It is not known whether the video reached the recipient by ${channelWord(problem.channel)}: sending stopped half-way. Resend it if the recipient did not get it.`;

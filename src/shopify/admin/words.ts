@@ -3,7 +3,7 @@
  * Shown to a merchant in the admin, the API's wording becomes the admin's own.
  */
 const REPLACEMENTS: ReadonlyArray<[RegExp, string]> = [
-  [/\(?mark (it|the order) delivered with PUT delivered: 1\)?/gi, 'mark it delivered'],
+  [/\bmark (it|the order) delivered with PUT delivered: 1\b/gi, 'mark it delivered'],
   [/\bor a PUT with delivered: 1\b/gi, 'or by marking it delivered'],
   [/\(PUT delivered: 1\)/gi, ''],
   [/\bPUT delivered: 1\b/gi, 'marking it delivered'],
