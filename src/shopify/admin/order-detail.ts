@@ -120,6 +120,8 @@ export function warningsFrom(timeline: readonly TimelineEntryJson[]): string[] {
   for (const entry of timeline) {
     if (entry.type === 'shipment.set' || entry.type === 'shipment.cleared') numberWarning = carrierWarning = null;
     if (entry.type === 'tracking.status' || entry.type === 'tracking.stopped') carrierWarning = null;
+    // The carrier answering with a status for the number settles a warning that it did not know it.
+    if (entry.type === 'tracking.status' && entry.data.status !== 'not_found') numberWarning = null;
     if (entry.type === 'tracking.warning') numberWarning = describeTimelineEntry(entry).detail;
     if (entry.type === 'tracking.carrier_unavailable') carrierWarning = describeTimelineEntry(entry).detail;
   }

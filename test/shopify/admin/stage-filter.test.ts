@@ -93,7 +93,7 @@ const STAGE_EXAMPLES: Spec[] = [
 
 function randomSpecs(count: number): Spec[] {
   let state = 42;
-  const pick = <T>(values: readonly T[]): T => {
+  const pick = (values: readonly unknown[]): unknown => {
     state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
     return values[(state >>> 12) % values.length]!;
   };
