@@ -4,6 +4,7 @@ import type { OrderRow } from '../../orders/serializer.ts';
 import { decodeCursor, encodeCursor } from '../../orders/service.ts';
 import type { TrackingRow } from '../../tracking/trackings.ts';
 import type { SendRow } from '../../notifications/sends.ts';
+import { giftPackages, packageState, type PackageState } from '../packages.ts';
 import type { OrderStage, StageFacts } from './stage.ts';
 import { stageCondition } from './stage-sql.ts';
 
@@ -84,11 +85,30 @@ export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promis
       .execute(),
     db
       .selectFrom('shopify_order_links')
-      .select(['order_id', 'shopify_order_name', 'notice'])
+      .select([
+        'order_id',
+        'shop',
+        'shopify_order_id',
+        'line_item_id',
+        'gift_line_item_ids',
+        'shopify_order_name',
+        'notice',
+      ])
       .where('order_id', 'in', ids)
       .execute(),
     db.selectFrom('trackings').selectAll().where('order_id', 'in', ids).execute(),
   ]);
+  // The Shopify orders' packages, for "2 of 3 packages delivered" (the shop/order index serves it).
+  const shopifyOrderIds = [...new Set(links.map((link) => link.shopify_order_id))];
+  const fulfillments =
+    shopifyOrderIds.length === 0
+      ? []
+      : await db
+          .selectFrom('shopify_fulfillments')
+          .selectAll()
+          .where('shop', 'in', [...new Set(links.map((link) => link.shop))])
+          .where('shopify_order_id', 'in', shopifyOrderIds)
+          .execute();
   return orders.map((order) => {
     const orderSends = sends.filter((send) => send.order_id === order.id);
     const video = videos.find((row) => row.order_id === order.id);
@@ -111,7 +131,17 @@ export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promis
         updatedAt: send.updated_at,
       })),
       latestVideo: video ? { status: video.status, failureReason: video.failure_reason } : null,
-      shopify: link ? { notice: parseNotice(link.notice) } : null,
+      shopify: link
+        ? {
+            notice: parseNotice(link.notice),
+            packages: packageCounts(
+              fulfillments
+                .filter((row) => row.shop === link.shop && row.shopify_order_id === link.shopify_order_id)
+                .map(packageState),
+              link.gift_line_item_ids ?? [link.line_item_id],
+            ),
+          }
+        : null,
       trackingStopped:
         tracking?.stopped_reason === 'expired' || tracking?.stopped_reason === 'returned'
           ? tracking.stopped_reason
@@ -119,6 +149,11 @@ export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promis
     };
     return { order, facts, shopifyOrderName: link?.shopify_order_name ?? null, tracking, sends: orderSends };
   });
+}
+
+function packageCounts(packages: PackageState[], giftLineItemIds: readonly string[]) {
+  const gift = giftPackages(packages, giftLineItemIds);
+  return { total: gift.length, delivered: gift.filter((p) => p.deliveredAt !== null).length };
 }
 
 /** `shopify_order_links.notice` is "<timeline type>: <reason>" (order-sync.ts `putNotice`). */

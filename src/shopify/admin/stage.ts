@@ -63,8 +63,14 @@ export interface StageFacts {
   sends: readonly SendFact[];
   /** The newest upload, or null before any. */
   latestVideo: { status: VideoStatus; failureReason: string | null } | null;
-  /** Null when the order did not come from Shopify; else the link's current delivery notice. */
-  shopify: { notice: { type: 'delivery.via_shopify' | 'delivery.blocked'; reason: string } | null } | null;
+  /**
+   * Null when the order did not come from Shopify; else the link's current delivery notice and the
+   * gift's packages Shopify knows of (how many, how many delivered).
+   */
+  shopify: {
+    notice: { type: 'delivery.via_shopify' | 'delivery.blocked'; reason: string } | null;
+    packages?: { total: number; delivered: number };
+  } | null;
   /** Tracking gave up on the package (the video will not send on its own). */
   trackingStopped: 'expired' | 'returned' | null;
 }
@@ -157,14 +163,23 @@ export function waitingReason(facts: StageFacts, stage: OrderStage = deriveStage
     case 'delivered':
       return 'Delivered: the video is on its way to the recipient.';
     case 'waiting_on_shopify':
-      return facts.shopify?.notice?.type === 'delivery.via_shopify'
-        ? `Waiting for Shopify to report the package delivered: ${merchantWords(facts.shopify.notice.reason)}.`
+      if (facts.shopify?.notice?.type === 'delivery.via_shopify')
+        return `Waiting for Shopify to report the package delivered: ${merchantWords(facts.shopify.notice.reason)}.${otherPackages(facts)}`;
+      return facts.shopify?.packages?.total
+        ? `Waiting for the gift's package to ship: Shopify has no tracked package for it yet.${otherPackages(facts)}`
         : 'Waiting for the order to ship: Shopify has no fulfillment with the gift yet.';
     case 'tracking':
       return facts.carrier
-        ? `Waiting for ${carrierDisplayName(facts.carrier)} to deliver the package; the video is sent on delivery.`
+        ? `Waiting for ${carrierDisplayName(facts.carrier)} to deliver the package; the video is sent on delivery.${otherPackages(facts)}`
         : 'Waiting for a tracking number, or for the order to be marked delivered.';
   }
+}
+
+/** The gift comes in several packages and some have arrived: the video waits for the rest. */
+function otherPackages(facts: StageFacts): string {
+  const packages = facts.shopify?.packages;
+  if (!packages || packages.total < 2 || packages.delivered === 0) return '';
+  return ` ${packages.delivered} of ${packages.total} packages delivered; the video goes when the last one arrives.`;
 }
 
 function channelWord(channel: Channel): string {

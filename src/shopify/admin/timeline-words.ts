@@ -44,8 +44,11 @@ export function describeTimelineEntry(entry: {
       const seconds = typeof data.video_duration === 'number' ? data.video_duration : null;
       return words('The sender recorded the video', seconds !== null ? `${seconds} seconds long.` : null);
     }
-    case 'order.delivered':
-      return words(deliveredTitle(source, data), null);
+    case 'order.delivered': {
+      // The carrier's or Shopify's own time of delivery, which may be earlier than the entry.
+      const at = text(data.delivered_at);
+      return words(deliveredTitle(source, data), at ? `Delivered at ${at.replace(/\.\d{3}Z$/, 'Z')}.` : null);
+    }
     case 'order.cancelled':
       return words('The order was cancelled', reason);
     case 'order.deleted':

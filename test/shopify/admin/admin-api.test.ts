@@ -452,6 +452,75 @@ describe('orders', () => {
     });
   });
 
+  it('says how many of the gift’s packages arrived while it waits for the last', async () => {
+    const { shop: giftShop } = await newShop('packages');
+    const [video, candle, vase] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
+    const shopifyOrderId = fakeShopifyId();
+    // A video sold as an add-on waits for every shipped item: two packages here.
+    await app.webhook(
+      giftShop,
+      'orders/create',
+      orderPayload({
+        id: shopifyOrderId,
+        lines: [
+          { id: video, recipientName: 'Pat', recipientEmail: 'pat@example.com', requiresShipping: false },
+          { id: candle, marker: false },
+          { id: vase, marker: false },
+        ],
+      }),
+    );
+    const orderId = await videoOrderOf(app, giftShop, shopifyOrderId);
+    await record(orderId);
+    const ship = (lineItemId: number, company: string, number: string, delivered: boolean, minutesAgo: number) =>
+      app.webhook(
+        giftShop,
+        'fulfillments/create',
+        fulfillmentPayload({
+          id: fakeShopifyId(),
+          orderId: shopifyOrderId,
+          lineItemIds: [lineItemId],
+          trackingCompany: company,
+          trackingNumber: number,
+          shipmentStatus: delivered ? 'delivered' : null,
+          createdAt: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+          updatedAt: new Date().toISOString(),
+        }),
+      );
+    // The UPS package first (one package known, not delivered), then the other arrives delivered.
+    const ups = randomUpsTrackingNumber();
+    await ship(vase, 'UPS', ups, false, 60);
+    await ship(candle, 'Canada Post', 'CP123456789CA', true, 30);
+    const detail = await admin(giftShop, 'GET', `/orders/${orderId}`);
+    expect(detail.body).toMatchObject({
+      stage: 'tracking',
+      tracking: { carrier: 'ups', tracking_number: ups },
+      waiting_reason:
+        'Waiting for UPS to deliver the package; the video is sent on delivery. 1 of 2 packages delivered; the video goes when the last one arrives.',
+    });
+  });
+
+  it('a link made before Shopify order names were kept learns the name from the next orders/updated', async () => {
+    const { shop: oldShop } = await newShop('old-link');
+    const shopifyOrderId = fakeShopifyId();
+    const payload = orderPayload({
+      id: shopifyOrderId,
+      lines: [{ id: fakeShopifyId(), recipientEmail: 'old@example.com' }],
+    });
+    await app.webhook(oldShop, 'orders/create', payload);
+    const orderId = await videoOrderOf(app, oldShop, shopifyOrderId);
+    // As migration 009 leaves links made before it.
+    await db()
+      .updateTable('shopify_order_links')
+      .set({ shopify_order_name: null })
+      .where('order_id', '=', orderId)
+      .execute();
+    const search = async () =>
+      (await admin(oldShop, 'GET', `/orders?q=${encodeURIComponent(payload.name)}`)).body.data.map((o: Json) => o.id);
+    expect(await search()).toEqual([]);
+    await app.webhook(oldShop, 'orders/updated', { ...payload, updated_at: '2026-12-01T11:00:00-05:00' });
+    expect(await search()).toEqual([orderId]);
+  });
+
   it("answers 404 for another shop's order, on every route", async () => {
     const other = await newShop('other');
     for (const [method, path] of [

@@ -160,6 +160,32 @@ describe('words for the reason', () => {
     expect(waitingReason({ ...base, carrier: null, shopify: { notice: null } })).toMatch(/Shopify has no fulfillment/);
     expect(waitingReason({ ...base, videoProcessed: false, latestVideo: null })).toMatch(/^No video yet/);
   });
+
+  it('says how many of the gift’s packages arrived while it waits for the rest', () => {
+    const packages = (delivered: number, total: number): StageFacts => ({
+      ...base,
+      shopify: { notice: null, packages: { total, delivered } },
+    });
+    expect(waitingReason(packages(1, 3))).toBe(
+      'Waiting for UPS to deliver the package; the video is sent on delivery. 1 of 3 packages delivered; the video goes when the last one arrives.',
+    );
+    expect(waitingReason(packages(0, 3))).toBe(
+      'Waiting for UPS to deliver the package; the video is sent on delivery.',
+    );
+    expect(waitingReason(packages(0, 1))).toBe(waitingReason(base));
+    expect(
+      waitingReason({
+        ...packages(2, 3),
+        carrier: null,
+        shopify: {
+          notice: { type: 'delivery.via_shopify', reason: 'Doorstep does not track "Canada Post"' },
+          packages: { total: 3, delivered: 2 },
+        },
+      }),
+    ).toBe(
+      'Waiting for Shopify to report the package delivered: Doorstep does not track "Canada Post". 2 of 3 packages delivered; the video goes when the last one arrives.',
+    );
+  });
 });
 
 describe('actionRefusals', () => {

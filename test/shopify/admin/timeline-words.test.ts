@@ -80,6 +80,9 @@ describe('describeTimelineEntry', () => {
     expect(delivered('shopify')).toBe('Shopify reported the package delivered');
     expect(delivered('admin')).toBe('You marked the order delivered');
     expect(delivered('api')).toBe('Marked delivered through your API');
+    expect(
+      describeTimelineEntry({ type: 'order.delivered', source: 'carrier', data: samples['order.delivered'] }).detail,
+    ).toBe('Delivered at 2026-12-03T10:00:00Z.');
     expect(describeTimelineEntry({ type: 'order.updated', source: 'admin', data: samples['order.updated'] })).toEqual({
       title: 'The order details were changed',
       detail: "Changed: recipient's e-mail, price. Price 5.50 → 6.00.",
