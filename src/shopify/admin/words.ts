@@ -14,6 +14,9 @@ const REPLACEMENTS: ReadonlyArray<[RegExp, string]> = [
   [/\bsend_method\b/g, 'send method'],
   [/\bsend_trigger\b/g, 'send trigger'],
   [/\btracking_number\b/g, 'tracking number'],
+  // A transient provider error after the last retry names our own network (ECONNREFUSED 10.0.0.5:587):
+  // not the merchant's business, and not something they can act on.
+  [/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g, 'the provider'],
 ];
 
 export function merchantWords(text: string): string {

@@ -133,6 +133,18 @@ describe('words for the reason', () => {
     );
   });
 
+  it('keeps our own network out of a provider error', () => {
+    expect(
+      attentionReason({
+        ...base,
+        delivered: true,
+        sends: [send('failed', 'Gave up after 10 attempts: connect ECONNREFUSED 10.0.0.5:587')],
+      }),
+    ).toBe(
+      "Sending the video to the recipient by e-mail failed: Gave up after 10 attempts: connect ECONNREFUSED the provider. Correct the recipient's details if needed, then resend.",
+    );
+  });
+
   it("turns the API's wording of a blocked delivery into the admin's", () => {
     const facts: StageFacts = {
       ...base,
