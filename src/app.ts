@@ -26,6 +26,7 @@ import { statementRoutes } from './billing/statement-routes.ts';
 import { Queues } from './queues/queues.ts';
 import { createRedisConnection } from './redis/connection.ts';
 import {
+  adminApiRoutes,
   appHomeRoutes,
   createShopifyServices,
   queueEnqueuer,
@@ -199,6 +200,15 @@ export function createHttpApp(services: Services): Koa {
   // Shopify's webhooks, OAuth and embedded admin: before the /v1 auth and with no body parser in
   // front, because the webhook HMAC covers the exact raw bytes.
   app.use(shopifyRoutes(services.shopify).routes());
+  // The embedded admin's JSON API (session tokens): every change through the same services as /v1.
+  const adminApi = adminApiRoutes({
+    shopify: services.shopify,
+    orders: services.orders,
+    resend: (accountId, orderId, source) => services.dispatcher.resend(accountId, orderId, source),
+    publicUrl: services.config.publicUrl,
+    now: services.now,
+  });
+  app.use(adminApi.routes());
   // `/` is the Shopify app's application_url: the embedded admin, the OAuth entry, or a word on what Doorstep is.
   app.use(appHomeRoutes(services.shopify).routes());
   // What the checkout / order-status UI extension asks (session token, any origin): public too.

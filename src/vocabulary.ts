@@ -20,9 +20,10 @@ export type SendTrigger = (typeof SEND_TRIGGERS)[number];
 
 /**
  * Where a change came from; every timeline entry names one. `sender` is the shopper on the record
- * page (today: supplying the recipient a Shopify order came without).
+ * page (today: supplying the recipient a Shopify order came without); `admin` is the merchant acting
+ * in the embedded admin inside Shopify (not their API client, so the timeline can tell them apart).
  */
-export const EVENT_SOURCES = ['api', 'shopify', 'carrier', 'sender', 'system'] as const;
+export const EVENT_SOURCES = ['api', 'shopify', 'carrier', 'sender', 'system', 'admin'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
 
 /**

@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
 import { ValidationError } from '../errors.ts';
-import { apiKeyMatches, generateApiKey, generateAppId, hashApiKey } from './credentials.ts';
+import { apiKeyHint, apiKeyMatches, generateApiKey, generateAppId, hashApiKey } from './credentials.ts';
 
 export interface Account {
   id: string;
   name: string;
   appId: string;
   revenueShareBps: number | null;
+  /** The current key's prefix and last characters, never the key; null for keys issued before hints were kept. */
+  apiKeyHint: string | null;
   createdAt: Date;
 }
 
@@ -30,6 +32,7 @@ function toAccount(row: {
   name: string;
   app_id: string;
   revenue_share_bps: number | null;
+  api_key_hint: string | null;
   created_at: Date;
 }): Account {
   return {
@@ -37,6 +40,7 @@ function toAccount(row: {
     name: row.name,
     appId: row.app_id,
     revenueShareBps: row.revenue_share_bps,
+    apiKeyHint: row.api_key_hint,
     createdAt: row.created_at,
   };
 }
@@ -57,6 +61,7 @@ export async function createAccount(db: Db, input: NewAccount): Promise<CreatedA
       name: parsed.data.name,
       app_id: generateAppId(),
       api_key_hash: hashApiKey(apiKey),
+      api_key_hint: apiKeyHint(apiKey),
       revenue_share_bps: parsed.data.revenueShareBps,
     })
     .returningAll()
@@ -69,7 +74,7 @@ export async function rotateApiKey(db: Db, accountId: string): Promise<{ appId: 
   const apiKey = generateApiKey();
   const row = await db
     .updateTable('accounts')
-    .set({ api_key_hash: hashApiKey(apiKey) })
+    .set({ api_key_hash: hashApiKey(apiKey), api_key_hint: apiKeyHint(apiKey) })
     .where('id', '=', accountId)
     .returning('app_id')
     .executeTakeFirstOrThrow();

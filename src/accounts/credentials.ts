@@ -12,6 +12,14 @@ export function generateApiKey(): string {
   return `dsk_${randomBytes(32).toString('base64url')}`;
 }
 
+/**
+ * What may be shown of a key after it was issued: its prefix and last four characters. Four of
+ * 43 random base64url characters (24 of 256 bits) tell keys apart without weakening the rest.
+ */
+export function apiKeyHint(apiKey: string): string {
+  return `dsk_…${apiKey.slice(-4)}`;
+}
+
 export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
 }

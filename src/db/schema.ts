@@ -29,6 +29,8 @@ export interface AccountsTable {
   /** SHA-256 of the API key, hex. Keys are 256-bit random, so a fast hash is enough (no dictionary to attack). */
   api_key_hash: string;
   revenue_share_bps: number | null;
+  /** The current key's last characters (`dsk_…AbCd`), for the admin to name it; null for keys issued before. */
+  api_key_hint: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 
@@ -162,6 +164,8 @@ export interface ShopsTable {
   video_variant_ids: ColumnType<string[], string | undefined, string>;
   /** Which shipped items a non-shipping video add-on waits for. */
   gift_packages: ColumnType<GiftPackages, GiftPackages | undefined, GiftPackages>;
+  /** How a video line that gives both an e-mail and a phone is sent. */
+  default_send_method: ColumnType<SendMethod, SendMethod | undefined, SendMethod>;
   scopes: string | null;
   access_token: string | null;
   access_token_expires_at: Timestamp | null;
@@ -200,6 +204,8 @@ export interface ShopifyOrderLinksTable {
   customer_id: string | null;
   customer_email: string | null;
   notice: string | null;
+  /** Shopify's name for the order ("#1001"); null on links made before it was kept. */
+  shopify_order_name: ColumnType<string | null, string | null | undefined, string | null>;
   /** The line items whose packages deliver the gift; null (older links) = the video line itself. */
   gift_line_item_ids: ColumnType<string[] | null, string | null, string | null>;
   created_at: Timestamp;

@@ -6,7 +6,7 @@ import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import type { EmailChannel } from './email.ts';
 import { PermanentSendError } from './errors.ts';
-import type { Channel, SendKind } from '../vocabulary.ts';
+import type { Channel, EventSource, SendKind } from '../vocabulary.ts';
 import {
   CLAIM_TIMEOUT_MS,
   MAX_SEND_ATTEMPTS,
@@ -246,9 +246,10 @@ export class SendDispatcher {
 
   /**
    * POST /v1/orders/{id}/resend: after a failed (or uncertain) send, typically once the recipient's
-   * details are corrected. A message already sent or in flight is not sent again.
+   * details are corrected. A message already sent or in flight is not sent again. `source` is who
+   * asked: the API client, or the merchant in the embedded admin.
    */
-  async resend(accountId: string, orderId: string): Promise<OrderRow> {
+  async resend(accountId: string, orderId: string, source: EventSource = 'api'): Promise<OrderRow> {
     const { db } = this.deps;
     const order = await this.deps.orders.get(accountId, orderId);
     const now = this.now();
@@ -275,7 +276,7 @@ export class SendDispatcher {
         .where('status', '=', 'uncertain')
         .execute();
       for (const channel of unsent) await queueSend(trx, order, { kind: 'recipient_video', channel, dueAt: now }, now);
-      await recordTimeline(trx, order, 'api', [{ type: 'send.resend_requested', data: {} }], now);
+      await recordTimeline(trx, order, source, [{ type: 'send.resend_requested', data: {} }], now);
     });
     return this.deps.orders.get(accountId, orderId);
   }

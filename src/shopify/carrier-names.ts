@@ -47,6 +47,20 @@ export function normalizeCompanyName(company: string): string {
 }
 
 /**
+ * The carrier a tracking company's name stands for — a built-in spelling or the shop's own alias —
+ * or null: the name alone does not say (the tracking number's format may still).
+ */
+export function carrierForCompanyName(company: string, shopAliases: Record<string, string> = {}): CarrierCode | null {
+  const name = normalizeCompanyName(company);
+  if (!name) return null;
+  const builtIn = BUILT_IN_ALIASES[name];
+  if (builtIn) return builtIn;
+  for (const [alias, code] of Object.entries(shopAliases))
+    if (normalizeCompanyName(alias) === name && isCarrierCode(code)) return code;
+  return null;
+}
+
+/**
  * Which of our carriers a fulfillment ships with: the built-in aliases, then the shop's own mapping
  * (`{"Royal Mail Tracked": "usps"}`, keys matched the same way), then the tracking number's format.
  */
@@ -55,13 +69,11 @@ export function mapTrackingCompany(
   number: string | null | undefined,
   shopAliases: Record<string, string> = {},
 ): CarrierMapping {
-  const name = company ? normalizeCompanyName(company) : '';
-  if (name) {
-    const builtIn = BUILT_IN_ALIASES[name];
+  if (company) {
+    const builtIn = BUILT_IN_ALIASES[normalizeCompanyName(company)];
     if (builtIn) return { carrier: builtIn, via: 'built-in alias' };
-    for (const [alias, code] of Object.entries(shopAliases)) {
-      if (normalizeCompanyName(alias) === name && isCarrierCode(code)) return { carrier: code, via: 'shop alias' };
-    }
+    const aliased = carrierForCompanyName(company, shopAliases);
+    if (aliased) return { carrier: aliased, via: 'shop alias' };
   }
   const trackingNumber = number ? normalizeTrackingNumber(number) : '';
   if (trackingNumber) {

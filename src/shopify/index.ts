@@ -2,6 +2,7 @@
 export { createShopifyServices, type ShopifyDeps, type ShopifyServices } from './services.ts';
 export { shopifyRoutes, shopifyAccountRoutes } from './routes.ts';
 export { appHomeRoutes } from './app-home.ts';
+export { adminApiRoutes } from './admin/routes.ts';
 export { shopifyExtensionRoutes } from './extension-routes.ts';
 export { queueEnqueuer, reenqueueUnprocessedWebhooks } from './queue.ts';
 export { unprocessedWebhooks } from './webhooks.ts';

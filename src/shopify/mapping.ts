@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { mapTrackingCompany } from './carrier-names.ts';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
-import type { GiftPackages } from '../vocabulary.ts';
+import type { GiftPackages, SendMethod } from '../vocabulary.ts';
 import { normalizeTrackingNumber } from '../carriers/tracking-number.ts';
 import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
 import { MAX_PRICE_CENTS, orderCreateSchema, type OrderCreate } from '../orders/request-schemas.ts';
@@ -183,8 +183,15 @@ const SEND_TRIGGER_WORDS: Record<string, 'package' | 'date' | 'now'> = {
  * validated by the same schema as POST /v1/orders, so a Shopify order can never create what the API
  * would refuse — except a missing or unusable recipient: that order is still made, waiting for the
  * sender to supply one, so no video line item is dropped without a trace.
+ *
+ * A line says nothing about how to send; what it gives decides: one channel is that channel, both
+ * follow the shop's default send method (`shops.default_send_method`, a setting in the admin).
  */
-export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): VideoOrderMapping {
+export function orderToVideoOrder(
+  order: ShopifyOrder,
+  item: ShopifyLineItem,
+  options: { defaultSendMethod?: SendMethod } = {},
+): VideoOrderMapping {
   const properties = messageProperties(order, item);
   const customer = order.customer;
   const senderName =
@@ -213,7 +220,7 @@ export function orderToVideoOrder(order: ShopifyOrder, item: ShopifyLineItem): V
   const recipientPhone = properties.get(PROPERTY.recipientPhone);
   if (recipientEmail) candidate.recipient_email = recipientEmail;
   if (recipientPhone) candidate.recipient_phone = recipientPhone;
-  if (recipientEmail && recipientPhone) candidate.send_method = 'email_and_sms';
+  if (recipientEmail && recipientPhone) candidate.send_method = options.defaultSendMethod ?? 'email_and_sms';
   const sendOn = properties.get(PROPERTY.sendOn);
   if (sendOn) candidate.send_on = /^\d{4}-\d{2}-\d{2}$/.test(sendOn) ? `${sendOn}T09:00:00Z` : sendOn;
   const title = properties.get(PROPERTY.videoTitle);

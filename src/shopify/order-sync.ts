@@ -5,7 +5,7 @@ import { recordTimeline } from '../orders/timeline.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import { giftLineItemIds, orderToVideoOrder, trackingNumbersOf, videoLineItems } from './mapping.ts';
-import { isStaleUpdate, planPackages, type Notice, type PackageState } from './packages.ts';
+import { isStaleUpdate, packageState, planPackages, type Notice, type PackageState } from './packages.ts';
 import type { ShopifyFulfillment, ShopifyOrder } from './payloads.ts';
 import type { ShopRow } from './shops.ts';
 
@@ -43,12 +43,21 @@ export class ShopifyOrderSync {
     for (const item of items) {
       const link = await db
         .selectFrom('shopify_order_links')
-        .select('order_id')
+        .select(['order_id', 'shopify_order_name'])
         .where('shop', '=', shop.domain)
         .where('shopify_order_id', '=', order.id)
         .where('line_item_id', '=', item.id)
         .executeTakeFirst();
       if (link) {
+        // Links made before the name was kept learn it from the next payload (the admin searches it).
+        if (link.shopify_order_name === null && order.name?.trim())
+          await db
+            .updateTable('shopify_order_links')
+            .set({ shopify_order_name: order.name.trim() })
+            .where('shop', '=', shop.domain)
+            .where('shopify_order_id', '=', order.id)
+            .where('line_item_id', '=', item.id)
+            .execute();
         outcome.existing.push(link.order_id);
         continue;
       }
@@ -58,7 +67,7 @@ export class ShopifyOrderSync {
         );
         continue;
       }
-      const mapped = orderToVideoOrder(order, item);
+      const mapped = orderToVideoOrder(order, item, { defaultSendMethod: shop.default_send_method });
       if (!mapped.ok) {
         outcome.problems.push(mapped.reason);
         continue;
@@ -94,6 +103,7 @@ export class ShopifyOrderSync {
           account_id: shop.account_id,
           customer_id: order.customer?.id ?? null,
           customer_email: mapped.order.email,
+          shopify_order_name: order.name?.trim() || null,
           gift_line_item_ids: JSON.stringify(giftLineItemIds(order, item, shop.gift_packages)),
           created_at: this.deps.now(),
         })
@@ -249,15 +259,7 @@ export class ShopifyOrderSync {
       .where('shopify_order_id', '=', shopifyOrderId)
       .orderBy('fulfillment_id')
       .execute();
-    const packages: PackageState[] = rows.map((row) => ({
-      fulfillmentId: row.fulfillment_id,
-      status: row.status,
-      lineItemIds: row.line_item_ids,
-      trackingCompany: row.tracking_company,
-      trackingNumbers: row.tracking_numbers,
-      createdAt: row.shopify_created_at,
-      deliveredAt: row.delivered_at,
-    }));
+    const packages: PackageState[] = rows.map(packageState);
     for (const link of links) {
       let order: OrderRow;
       try {

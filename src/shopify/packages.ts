@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
+import type { ShopifyFulfillmentsTable } from '../db/schema.ts';
 import { fulfillmentToShipment } from './mapping.ts';
 
 /** What we keep per Shopify fulfillment (table shopify_fulfillments). */
@@ -12,6 +14,19 @@ export interface PackageState {
   createdAt: Date | null;
   /** Shopify reported the package delivered (shipment_status or a fulfillment event). */
   deliveredAt: Date | null;
+}
+
+/** A stored fulfillment as the package rules read it. */
+export function packageState(row: Selectable<ShopifyFulfillmentsTable>): PackageState {
+  return {
+    fulfillmentId: row.fulfillment_id,
+    status: row.status,
+    lineItemIds: row.line_item_ids,
+    trackingCompany: row.tracking_company,
+    trackingNumbers: row.tracking_numbers,
+    createdAt: row.shopify_created_at,
+    deliveredAt: row.delivered_at,
+  };
 }
 
 export interface PackageSettings {

@@ -3,15 +3,13 @@ import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { currentAccount } from '../http/basic-auth.ts';
 import { HttpError } from '../http/errors.ts';
-import { readJsonObject } from '../http/json-body.ts';
-import { NotFoundError } from '../errors.ts';
-import { parseBody } from '../validation.ts';
 import { sendAdminPage } from './admin-page.ts';
 import { installShop } from './install.ts';
-import { authenticateSessionToken, bearerToken } from './session-auth.ts';
+import { authenticateSessionToken } from './session-auth.ts';
+import { getDataExport, listDataExports } from './data-exports.ts';
 import type { ShopifyServices } from './services.ts';
 import { enqueueWithin } from './queue.ts';
-import { parseShopDomain, shopSettingsJson, shopSettingsSchema, updateShopSettings } from './shops.ts';
+import { parseShopDomain, shopSettingsJson } from './shops.ts';
 import { sessionTokens } from './tokens.ts';
 import { recordReceipt } from './webhooks.ts';
 
@@ -109,16 +107,7 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
   // The embedded admin, also served at the app's root (app-home.ts), which is where Shopify opens it.
   router.get('/app', (ctx) => serveEmbeddedAdmin(shopify, ctx));
 
-  router.get('/api/settings', async (ctx) => {
-    const shop = await authenticateSessionToken(shopify, ctx, bearerToken(ctx));
-    ctx.body = shopSettingsJson(shop);
-  });
-
-  router.put('/api/settings', async (ctx) => {
-    const shop = await authenticateSessionToken(shopify, ctx, bearerToken(ctx));
-    const update = parseBody(shopSettingsSchema, await readJsonObject(ctx), 'settings');
-    ctx.body = shopSettingsJson(await updateShopSettings(deps.db, shop.domain, update, now()));
-  });
+  // The embedded admin's JSON API (/shopify/api/*) lives in ./admin/routes.ts.
 
   return router;
 }
@@ -131,27 +120,11 @@ export function shopifyAccountRoutes(shopify: ShopifyServices): Router {
   const { db } = shopify.deps;
   const router = new Router({ prefix: '/v1/shopify' });
   router.get('/data-exports', async (ctx) => {
-    const account = currentAccount(ctx);
-    const rows = await db
-      .selectFrom('shopify_data_exports')
-      .select(['id', 'shop', 'data_request_id', 'customer_id', 'created_at'])
-      .where('account_id', '=', account.id)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(100)
-      .execute();
+    const rows = await listDataExports(db, currentAccount(ctx).id);
     ctx.body = { data: rows.map((row) => ({ ...row, created_at: row.created_at.toISOString() })) };
   });
   router.get('/data-exports/:id', async (ctx) => {
-    const account = currentAccount(ctx);
-    const row = await db
-      .selectFrom('shopify_data_exports')
-      .selectAll()
-      .where('id', '=', ctx.params.id!)
-      .where('account_id', '=', account.id)
-      .executeTakeFirst();
-    if (!row) throw new NotFoundError(`No data export with id "${ctx.params.id}".`);
-    ctx.body = row.data;
+    ctx.body = await getDataExport(db, currentAccount(ctx).id, ctx.params.id!);
   });
   return router;
 }

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { ShopsTable } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { isCarrierCode } from './carrier-names.ts';
-import { GIFT_PACKAGE_MODES } from '../vocabulary.ts';
+import { GIFT_PACKAGE_MODES, SEND_METHODS } from '../vocabulary.ts';
 import type { Selectable } from 'kysely';
 
 export type ShopRow = Selectable<ShopsTable>;
@@ -150,6 +150,7 @@ export const shopSettingsSchema = z.strictObject({
     .max(500)
     .optional(),
   gift_packages: z.enum(GIFT_PACKAGE_MODES, { error: `must be one of ${GIFT_PACKAGE_MODES.join(', ')}` }).optional(),
+  default_send_method: z.enum(SEND_METHODS, { error: `must be one of ${SEND_METHODS.join(', ')}` }).optional(),
 });
 export type ShopSettingsUpdate = z.output<typeof shopSettingsSchema>;
 
@@ -162,6 +163,7 @@ export function shopSettingsJson(shop: ShopRow) {
     video_product_ids: shop.video_product_ids,
     video_variant_ids: shop.video_variant_ids,
     gift_packages: shop.gift_packages,
+    default_send_method: shop.default_send_method,
   };
 }
 
@@ -183,6 +185,7 @@ export async function updateShopSettings(
         ? { video_variant_ids: JSON.stringify(update.video_variant_ids) }
         : {}),
       ...(update.gift_packages !== undefined ? { gift_packages: update.gift_packages } : {}),
+      ...(update.default_send_method !== undefined ? { default_send_method: update.default_send_method } : {}),
       updated_at: now,
     })
     .where('domain', '=', domain)

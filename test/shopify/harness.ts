@@ -1,4 +1,5 @@
 import type { Services } from '../../src/app.ts';
+import type { EmailChannel } from '../../src/notifications/email.ts';
 import { signedWebhook } from '../../src/shopify/dev-payloads.ts';
 import type { ShopifyServices } from '../../src/shopify/index.ts';
 import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
@@ -43,12 +44,13 @@ export interface ShopifyTestApp {
  * from `webhook` when processed in place, reported by `processingErrors` when a worker processed it.
  */
 export async function startShopifyTestApp(
-  options: { queue?: boolean; env?: Record<string, string>; now?: () => Date } = {},
+  options: { queue?: boolean; env?: Record<string, string>; now?: () => Date; email?: EmailChannel } = {},
 ): Promise<ShopifyTestApp> {
   const app = await startTestApp({
     sandboxPollIntervalMs: 200,
     env: { SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, ...options.env },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.email ? { email: options.email } : {}),
   });
   const { services } = app;
   const shopify = services.shopify;

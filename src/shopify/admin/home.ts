@@ -1,0 +1,61 @@
+import { sql } from 'kysely';
+import { findAccount } from '../../accounts/accounts.ts';
+import type { Db } from '../../db/database.ts';
+import { formatTimestamp } from '../../orders/serializer.ts';
+import type { ShopRow } from '../shops.ts';
+import { stageCondition } from './stage-sql.ts';
+
+export const HOME_PERIOD_DAYS = 30;
+
+/**
+ * GET /shopify/api/home: the last 30 days at a glance. Counts are of orders created in the period
+ * (delivered, sent, viewed so far; needs attention = the stage now); the median runs over orders
+ * sent in the period that were delivered first, from delivery to send, in whole seconds.
+ */
+export async function homeJson(db: Db, shop: ShopRow, now: Date) {
+  const from = new Date(now.getTime() - HOME_PERIOD_DAYS * 86_400_000);
+  const counts = await db
+    .selectFrom('orders')
+    .select([
+      sql<string>`count(*)`.as('video_orders'),
+      sql<string>`count(*) filter (where orders.delivered)`.as('delivered'),
+      sql<string>`count(*) filter (where orders.sent_at is not null)`.as('sent'),
+      sql<string>`count(*) filter (where orders.viewed_at is not null)`.as('viewed'),
+      sql<string>`count(*) filter (where ${stageCondition('needs_attention')})`.as('needs_attention'),
+    ])
+    .where('account_id', '=', shop.account_id)
+    .where('deleted_at', 'is', null)
+    .where('created_at', '>=', from)
+    .where('created_at', '<=', now)
+    .executeTakeFirstOrThrow();
+  const median = await db
+    .selectFrom('orders')
+    .select(
+      sql<
+        number | string | null
+      >`percentile_cont(0.5) within group (order by extract(epoch from (orders.sent_at - orders.delivered_at)))`.as(
+        'seconds',
+      ),
+    )
+    .where('account_id', '=', shop.account_id)
+    .where('deleted_at', 'is', null)
+    .where('sent_at', '>=', from)
+    .where('sent_at', '<=', now)
+    .where('delivered_at', 'is not', null)
+    .where(sql<boolean>`orders.delivered_at <= orders.sent_at`)
+    .executeTakeFirst();
+  const account = await findAccount(db, shop.account_id);
+  return {
+    shop: { domain: shop.domain, name: account?.name ?? shop.domain },
+    period: { from: formatTimestamp(from), to: formatTimestamp(now) },
+    counts: {
+      video_orders: Number(counts.video_orders),
+      delivered: Number(counts.delivered),
+      sent: Number(counts.sent),
+      viewed: Number(counts.viewed),
+      needs_attention: Number(counts.needs_attention),
+    },
+    median_delivery_to_sent_seconds:
+      median?.seconds === null || median?.seconds === undefined ? null : Math.round(Number(median.seconds)),
+  };
+}

@@ -1,0 +1,180 @@
+import { channelsFor, recipientSendPlan } from '../../notifications/send-policy.ts';
+import { formatTimestamp, recordUrl, serializeOrder, type OrderJson, type OrderRow } from '../../orders/serializer.ts';
+import type { TimelineEntryJson } from '../../orders/timeline.ts';
+import type { TrackingRow } from '../../tracking/trackings.ts';
+import type { SendStatus } from '../../vocabulary.ts';
+import type { OrderContext } from './order-reads.ts';
+import { attentionReason, deriveStage, STAGE_LABELS, waitingReason, type OrderStage } from './stage.ts';
+import { describeTimelineEntry, SOURCE_LABELS, trackingStatusWords } from './timeline-words.ts';
+
+export type AdminAction = 'mark_delivered' | 'resend' | 'edit_recipient' | 'cancel';
+
+/**
+ * Whether each action applies to the order as it is, and why not in words (the 409 message). The
+ * services decide again under the order's lock; this is what the admin shows and refuses early.
+ */
+export function actionRefusals(
+  order: OrderRow,
+  sends: ReadonlyArray<{ channel: string; status: SendStatus }>,
+  now: Date,
+): Record<AdminAction, string | null> {
+  const cancelled = order.status === 'cancelled' ? 'The order is cancelled.' : null;
+  return {
+    mark_delivered: cancelled ?? (order.delivered ? 'The order is already delivered.' : null),
+    resend: cancelled ?? resendRefusal(order, sends, now),
+    edit_recipient: cancelled,
+    cancel:
+      cancelled ?? (order.sent_at ? 'The video has already been sent; the order can no longer be cancelled.' : null),
+  };
+}
+
+/** The dispatcher's own conditions (notifications/dispatcher.ts `resend`), in the admin's words. */
+function resendRefusal(
+  order: OrderRow,
+  sends: ReadonlyArray<{ channel: string; status: SendStatus }>,
+  now: Date,
+): string | null {
+  const plan = recipientSendPlan(order, now);
+  if ('waiting' in plan) return `Nothing to resend yet: ${plan.waiting}.`;
+  if (sends.some((send) => ['pending', 'claimed', 'sending'].includes(send.status)))
+    return 'The video is being sent right now.';
+  const unsent = channelsFor(order.send_method).filter(
+    (channel) => !sends.some((send) => send.channel === channel && send.status === 'sent'),
+  );
+  if (unsent.length === 0) return 'The video was already sent to the recipient.';
+  return null;
+}
+
+export interface OrderSummaryJson {
+  id: string;
+  shopify_order_name: string | null;
+  sender_name: string;
+  sender_email: string;
+  recipient_name: string;
+  stage: OrderStage;
+  stage_label: string;
+  created_at: string;
+  delivered_at: string | null;
+  sent_at: string | null;
+  viewed_at: string | null;
+  attention: string | null;
+}
+
+const optional = (date: Date | null) => (date ? formatTimestamp(date) : null);
+
+export function orderSummaryJson(context: OrderContext): OrderSummaryJson {
+  const { order, facts } = context;
+  const stage = deriveStage(facts);
+  return {
+    id: order.id,
+    shopify_order_name: context.shopifyOrderName,
+    sender_name: order.name,
+    sender_email: order.email,
+    recipient_name: order.recipient_name,
+    stage,
+    stage_label: STAGE_LABELS[stage],
+    created_at: formatTimestamp(order.created_at),
+    delivered_at: optional(order.delivered_at),
+    sent_at: optional(order.sent_at),
+    viewed_at: optional(order.viewed_at),
+    attention: attentionReason(facts),
+  };
+}
+
+export interface TrackingJson {
+  carrier: string;
+  tracking_number: string;
+  status: string | null;
+  status_label: string;
+  last_checked_at: string | null;
+  next_check_at: string | null;
+  estimated_delivery_at: string | null;
+}
+
+/** The package the order ships with now, and what tracking knows of it (a row of another, earlier package is not it). */
+export function trackingJson(order: OrderRow, tracking: TrackingRow | null): TrackingJson | null {
+  if (!order.carrier || !order.tracking_number) return null;
+  const row =
+    tracking && tracking.carrier === order.carrier && tracking.tracking_number === order.tracking_number
+      ? tracking
+      : null;
+  return {
+    carrier: order.carrier,
+    tracking_number: order.tracking_number,
+    status: row?.status ?? null,
+    status_label: row?.status ? trackingStatusWords(row.status) : 'Not checked yet',
+    last_checked_at: optional(row?.last_polled_at ?? null),
+    next_check_at: optional(row?.next_poll_at ?? null),
+    estimated_delivery_at: optional(row?.estimated_delivery_at ?? null),
+  };
+}
+
+/**
+ * What still stands from the timeline: a tracking-number warning since the package was last set,
+ * and a carrier that stopped answering since its last status.
+ */
+export function warningsFrom(timeline: readonly TimelineEntryJson[]): string[] {
+  const warnings: string[] = [];
+  let numberWarning: string | null = null;
+  let carrierWarning: string | null = null;
+  for (const entry of timeline) {
+    if (entry.type === 'shipment.set' || entry.type === 'shipment.cleared') numberWarning = carrierWarning = null;
+    if (entry.type === 'tracking.status' || entry.type === 'tracking.stopped') carrierWarning = null;
+    // The carrier answering with a status for the number settles a warning that it did not know it.
+    if (entry.type === 'tracking.status' && entry.data.status !== 'not_found') numberWarning = null;
+    if (entry.type === 'tracking.warning') numberWarning = describeTimelineEntry(entry).detail;
+    if (entry.type === 'tracking.carrier_unavailable') carrierWarning = describeTimelineEntry(entry).detail;
+  }
+  if (numberWarning) warnings.push(numberWarning);
+  if (carrierWarning) warnings.push(carrierWarning);
+  return warnings;
+}
+
+export interface OrderDetailJson {
+  order: OrderJson;
+  shopify_order_name: string | null;
+  stage: OrderStage;
+  stage_label: string;
+  waiting_reason: string | null;
+  attention: string | null;
+  tracking: TrackingJson | null;
+  warnings: string[];
+  record_url: string | null;
+  actions: Record<AdminAction, boolean>;
+  timeline: Array<{ at: string; source: string; source_label: string; title: string; detail: string | null }>;
+}
+
+export function orderDetailJson(
+  context: OrderContext,
+  timeline: readonly TimelineEntryJson[],
+  publicUrl: string,
+  now: Date,
+): OrderDetailJson {
+  const { order, facts } = context;
+  const stage = deriveStage(facts);
+  const refusals = actionRefusals(order, context.sends, now);
+  return {
+    order: serializeOrder(order, publicUrl),
+    shopify_order_name: context.shopifyOrderName,
+    stage,
+    stage_label: STAGE_LABELS[stage],
+    waiting_reason: waitingReason(facts, stage),
+    attention: attentionReason(facts),
+    tracking: trackingJson(order, context.tracking),
+    warnings: warningsFrom(timeline),
+    // Recording makes sense until the video is out; after that the link only shows what was sent.
+    record_url: order.status === 'cancelled' || order.sent_at ? null : recordUrl(publicUrl, order.uuid),
+    actions: {
+      mark_delivered: refusals.mark_delivered === null,
+      resend: refusals.resend === null,
+      edit_recipient: refusals.edit_recipient === null,
+      cancel: refusals.cancel === null,
+    },
+    timeline: timeline.map((entry) => ({
+      at: entry.created_at,
+      source: entry.source,
+      source_label: SOURCE_LABELS[entry.source],
+      ...describeTimelineEntry(entry),
+    })),
+  };
+}

@@ -1,0 +1,188 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import { findAccount, rotateApiKey } from '../../accounts/accounts.ts';
+import { ConflictError, ValidationError } from '../../errors.ts';
+import { readJsonObject } from '../../http/json-body.ts';
+import type { OrderRow } from '../../orders/serializer.ts';
+import { orderUpdateSchema } from '../../orders/request-schemas.ts';
+import type { OrderService } from '../../orders/service.ts';
+import { listTimeline } from '../../orders/timeline.ts';
+import { fieldErrors, parseBody } from '../../validation.ts';
+import type { EventSource } from '../../vocabulary.ts';
+import { getDataExport, listDataExports } from '../data-exports.ts';
+import type { ShopifyServices } from '../services.ts';
+import { currentShop, sessionTokenAuth } from '../session-auth.ts';
+import { shopSettingsSchema, updateShopSettings } from '../shops.ts';
+import { formatTimestamp } from '../../orders/serializer.ts';
+import { homeJson } from './home.ts';
+import { actionRefusals, orderDetailJson, orderSummaryJson, type AdminAction } from './order-detail.ts';
+import { listOrders, orderContexts } from './order-reads.ts';
+import { adminSettingsJson } from './settings.ts';
+import { ORDER_STAGES } from './stage.ts';
+
+export interface AdminApiDeps {
+  shopify: ShopifyServices;
+  /** The same service the /v1 API changes orders through. */
+  orders: OrderService;
+  /** What POST /v1/orders/{id}/resend calls (notifications' dispatcher). */
+  resend: (accountId: string, orderId: string, source: EventSource) => Promise<OrderRow>;
+  publicUrl: string;
+  now: () => Date;
+}
+
+const listQuerySchema = z.strictObject({
+  stage: z.enum(ORDER_STAGES, { error: `must be one of ${ORDER_STAGES.join(', ')}` }).optional(),
+  q: z.string().max(200, 'must be at most 200 characters').optional(),
+  cursor: z.string().min(1).optional(),
+  limit: z.coerce
+    .number({ error: 'must be a number from 1 to 100' })
+    .int('must be a whole number from 1 to 100')
+    .min(1, 'must be from 1 to 100')
+    .max(100, 'must be from 1 to 100')
+    .default(25),
+});
+
+const recipientSchema = orderUpdateSchema
+  .pick({ recipient_name: true, recipient_email: true, recipient_phone: true })
+  .refine((value) => Object.keys(value).length > 0, {
+    message: 'give recipient_name, recipient_email or recipient_phone',
+    path: ['_'],
+  });
+
+/** Why the merchant cancelled, on the order's timeline. */
+const ADMIN_CANCEL_REASON = 'cancelled by the merchant in the Doorstep admin';
+
+/**
+ * The embedded admin's JSON API under /shopify/api (docs/shopify.md, "The embedded admin's API"):
+ * every route needs a Shopify session token and sees only its shop's account. Every change goes
+ * through the same service function as the /v1 API, with the source `admin`.
+ */
+export function adminApiRoutes(deps: AdminApiDeps): Router {
+  const { shopify, orders, publicUrl, now } = deps;
+  const db = shopify.deps.db;
+  const router = new Router({ prefix: '/shopify/api' });
+  router.use(sessionTokenAuth(shopify));
+
+  const detail = async (accountId: string, orderId: string) => {
+    const order = await orders.get(accountId, orderId);
+    const [context] = await orderContexts(db, [order]);
+    return orderDetailJson(context!, await listTimeline(db, order.id), publicUrl, now());
+  };
+
+  /** 404 for another shop's order; 409 in words when the action does not apply. */
+  const refuseUnlessApplies = async (accountId: string, orderId: string, action: AdminAction) => {
+    const order = await orders.get(accountId, orderId);
+    const [context] = await orderContexts(db, [order]);
+    const refusal = actionRefusals(order, context!.sends, now())[action];
+    if (refusal) throw new ConflictError(refusal);
+    return order;
+  };
+
+  router.get('/home', async (ctx) => {
+    ctx.body = await homeJson(db, currentShop(ctx), now());
+  });
+
+  router.get('/orders', async (ctx) => {
+    const parsed = listQuerySchema.safeParse(ctx.query);
+    if (!parsed.success) throw new ValidationError('The query parameters are not valid.', fieldErrors(parsed.error));
+    const page = await listOrders(db, currentShop(ctx).account_id, parsed.data);
+    ctx.body = { data: page.orders.map(orderSummaryJson), has_more: page.hasMore, next_cursor: page.nextCursor };
+  });
+
+  router.get('/orders/:orderId', async (ctx) => {
+    ctx.body = await detail(currentShop(ctx).account_id, orderId(ctx));
+  });
+
+  router.post('/orders/:orderId/mark-delivered', async (ctx) => {
+    const accountId = currentShop(ctx).account_id;
+    await refuseUnlessApplies(accountId, orderId(ctx), 'mark_delivered');
+    await orders.update(accountId, orderId(ctx), { delivered: true }, 'admin');
+    ctx.body = await detail(accountId, orderId(ctx));
+  });
+
+  router.post('/orders/:orderId/resend', async (ctx) => {
+    const accountId = currentShop(ctx).account_id;
+    await refuseUnlessApplies(accountId, orderId(ctx), 'resend');
+    await deps.resend(accountId, orderId(ctx), 'admin');
+    ctx.body = await detail(accountId, orderId(ctx));
+  });
+
+  router.put('/orders/:orderId/recipient', async (ctx) => {
+    const accountId = currentShop(ctx).account_id;
+    const recipient = parseBody(recipientSchema, await readJsonObject(ctx), 'recipient');
+    const order = await refuseUnlessApplies(accountId, orderId(ctx), 'edit_recipient');
+    const email = recipient.recipient_email === undefined ? order.recipient_email : recipient.recipient_email;
+    const phone = recipient.recipient_phone === undefined ? order.recipient_phone : recipient.recipient_phone;
+    // An order that had no way to reach anyone is sent the way it can now be, as when the sender
+    // supplies the recipient (OrderService.supplyRecipient); otherwise the send method stays.
+    const reachableBefore = order.recipient_email !== null || order.recipient_phone !== null;
+    const sendMethod =
+      !reachableBefore && (email || phone) ? (email ? (phone ? 'email_and_sms' : 'email') : 'sms') : undefined;
+    await orders.update(
+      accountId,
+      order.id,
+      { ...recipient, ...(sendMethod ? { send_method: sendMethod } : {}) },
+      'admin',
+    );
+    ctx.body = await detail(accountId, order.id);
+  });
+
+  router.post('/orders/:orderId/cancel', async (ctx) => {
+    const accountId = currentShop(ctx).account_id;
+    const order = await refuseUnlessApplies(accountId, orderId(ctx), 'cancel');
+    await orders.cancel(order.id, 'admin', ADMIN_CANCEL_REASON);
+    ctx.body = await detail(accountId, order.id);
+  });
+
+  router.get('/settings', async (ctx) => {
+    ctx.body = await adminSettingsJson(db, currentShop(ctx));
+  });
+
+  router.put('/settings', async (ctx) => {
+    const update = parseBody(shopSettingsSchema, await readJsonObject(ctx), 'settings');
+    ctx.body = await adminSettingsJson(db, await updateShopSettings(db, currentShop(ctx).domain, update, now()));
+  });
+
+  router.get('/credentials', async (ctx) => {
+    const account = await findAccount(db, currentShop(ctx).account_id);
+    if (!account) throw new Error('the shop names an account that does not exist');
+    ctx.body = { app_id: account.appId, api_key_hint: account.apiKeyHint };
+  });
+
+  router.post('/credentials/rotate', async (ctx) => {
+    const rotated = await rotateApiKey(db, currentShop(ctx).account_id);
+    // Shown once: nothing may keep it (no cache of this response anywhere).
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { app_id: rotated.appId, api_key: rotated.apiKey };
+  });
+
+  router.get('/data-exports', async (ctx) => {
+    const rows = await listDataExports(db, currentShop(ctx).account_id);
+    ctx.body = {
+      data: rows.map((row) => ({
+        id: row.id,
+        data_request_id: row.data_request_id,
+        customer_id: row.customer_id,
+        created_at: formatTimestamp(row.created_at),
+      })),
+    };
+  });
+
+  router.get('/data-exports/:exportId', async (ctx) => {
+    const id = ctx.params.exportId!;
+    const data = await getDataExport(db, currentShop(ctx).account_id, id);
+    ctx.set(
+      'Content-Disposition',
+      `attachment; filename="doorstep-data-export-${id.replace(/[^A-Za-z0-9_-]/g, '')}.json"`,
+    );
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = data;
+  });
+
+  return router;
+}
+
+function orderId(ctx: Context): string {
+  return ctx.params.orderId!;
+}
