@@ -9,7 +9,7 @@ import { authenticateSessionToken } from './session-auth.ts';
 import { getDataExport, listDataExports } from './data-exports.ts';
 import type { ShopifyServices } from './services.ts';
 import { enqueueWithin } from './queue.ts';
-import { parseShopDomain, shopSettingsJson } from './shops.ts';
+import { parseShopDomain } from './shops.ts';
 import { sessionTokens } from './tokens.ts';
 import { recordReceipt } from './webhooks.ts';
 

@@ -3,7 +3,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { projectRoot } from '../support/processes.ts';
 import { launchChromium } from '../support/chromium.ts';
-import { openEmbeddedAdmin, seedStore, type SeededStore } from '../shopify/embedded-admin.ts';
+import { startMailServer } from '../support/mail-server.ts';
+import { BOUNCING_RECIPIENT, openEmbeddedAdmin, seedStore, type SeededStore } from '../shopify/embedded-admin.ts';
 import { startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from '../shopify/harness.ts';
 
 /** Screenshots of the embedded admin for the README and docs/shopify.md (`npm run screenshots`). */
@@ -11,11 +12,14 @@ let app: ShopifyTestApp;
 let close: (() => Promise<void>) | undefined;
 let browser: Browser;
 let seeded: SeededStore;
+let mail: Awaited<ReturnType<typeof startMailServer>>;
 const shop = 'doorstep-demo.myshopify.com';
 const out = (name: string) => path.join(projectRoot, 'docs', 'screenshots', `${name}.png`);
 
 beforeAll(async () => {
-  ({ app, close } = await startShopifyTestAppWithFakeShopify({ queue: true }));
+  mail = await startMailServer();
+  mail.rejectRecipient(BOUNCING_RECIPIENT, 550, 1);
+  ({ app, close } = await startShopifyTestAppWithFakeShopify({ queue: true, env: { SMTP_URL: mail.url } }));
   const { auth } = await app.addShop(shop);
   seeded = await seedStore(app, shop, auth);
   browser = await launchChromium();
@@ -23,6 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await close?.();
+  await mail?.close();
 });
 
 async function shoot(name: string, pathname: string, ready: (page: Page) => Promise<unknown>): Promise<void> {
@@ -40,10 +45,10 @@ async function shoot(name: string, pathname: string, ready: (page: Page) => Prom
 
 it('home, orders, order and settings', async () => {
   await shoot('home', '/', (page) =>
-    expect.poll(() => page.locator('#count-video-orders').innerText(), { timeout: 20_000 }).toContain('5'),
+    expect.poll(() => page.locator('#count-video-orders').innerText(), { timeout: 20_000 }).toMatch(/6$/),
   );
   await shoot('orders', '/orders', (page) =>
-    expect.poll(() => page.locator('#orders-panel tbody tr').count(), { timeout: 20_000 }).toBe(5),
+    expect.poll(() => page.locator('#orders-panel tbody tr').count(), { timeout: 20_000 }).toBe(6),
   );
   await shoot('order', `/orders/${seeded.sent.orderId}`, (page) =>
     page.locator('#timeline').getByText('The video was sent to the recipient', { exact: false }).first().waitFor(),

@@ -3,6 +3,7 @@ import {
   formatDuration,
   formatMoney,
   numericShopifyId,
+  shorten,
   stageTone,
   STAGE_TAB_LABELS,
   videoIdsFromPicker,
@@ -26,6 +27,13 @@ describe('the admin’s wording', () => {
     expect(formatDuration(7200)).toBe('2 h');
     expect(formatDuration(86_400 * 2 + 3 * 3600 + 59)).toBe('2 d 3 h');
     expect(formatDuration(86_400)).toBe('1 d');
+  });
+
+  it('long reasons are shortened at a word', () => {
+    expect(shorten('short', 10)).toBe('short');
+    expect(shorten('The mail server refused the message: mailbox full', 20)).toBe('The mail server…');
+    expect(shorten('Averyveryverylongwordwithoutspaces', 10)).toBe('Averyvery…');
+    expect(shorten('The mail server, refused', 17).length).toBeLessThanOrEqual(17);
   });
 
   it('every stage has a tab label and a badge colour; trouble is red, done is green', () => {

@@ -1,8 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
+import { startMailServer } from '../support/mail-server.ts';
 import { eventually } from '../support/workers.ts';
 import {
+  BOUNCING_RECIPIENT,
   openEmbeddedAdmin,
   PICKED_PRODUCTS,
   seedStore,
@@ -23,10 +25,14 @@ let fake: FakeShopify;
 let close: (() => Promise<void>) | undefined;
 let browser: Browser;
 let seeded: SeededStore;
+let mail: Awaited<ReturnType<typeof startMailServer>>;
 const shop = `admin-ui-${Date.now()}.myshopify.com`;
 
 beforeAll(async () => {
-  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify({ queue: true }));
+  // A real SMTP server that refuses one recipient once: that order's video fails and needs the merchant.
+  mail = await startMailServer();
+  mail.rejectRecipient(BOUNCING_RECIPIENT, 550, 1);
+  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify({ queue: true, env: { SMTP_URL: mail.url } }));
   const { auth } = await app.addShop(shop);
   seeded = await seedStore(app, shop, auth);
   browser = await launchChromium();
@@ -34,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await close?.();
+  await mail?.close();
 });
 
 const db = () => app.services.database.db;
@@ -80,9 +87,14 @@ describe('the embedded admin in a browser', () => {
           authorizations.push(request.headers().authorization ?? '');
       });
       await page.reload();
-      await expect.poll(() => page.locator('#count-video-orders').innerText(), { timeout: 15_000 }).toContain('5');
-      expect(await page.locator('#count-sent').innerText()).toContain('1');
-      expect(await page.locator('#count-delivered').innerText()).toContain('1');
+      /** A tile's figure: its last line (the first is its label). */
+      const count = async (id: string) => (await page.locator(`#count-${id}`).innerText()).trim().split('\n').at(-1);
+      await expect.poll(() => count('video-orders'), { timeout: 15_000 }).toBe('6');
+      // #1001 and #1006 were delivered; #1001's video went out, #1006's bounced and needs the merchant.
+      expect(await count('delivered')).toBe('2');
+      expect(await count('sent')).toBe('1');
+      expect(await count('viewed')).toBe('0');
+      expect(await count('needs-attention')).toBe('1');
       // Every call carried a fresh session token minted by (the stand-in of) App Bridge.
       expect(authorizations.length).toBeGreaterThan(0);
       for (const header of authorizations) expect(header).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
@@ -96,14 +108,16 @@ describe('the embedded admin in a browser', () => {
   it('orders: filters by stage, searches by name and by Shopify order, opens an order with its story in words', async () => {
     await withAdmin('/', async ({ page }) => {
       // In-page navigation (history API), as the admin's menu does it.
-      await page.getByRole('button', { name: 'Orders' }).click();
+      await page.getByRole('button', { name: 'Orders', exact: true }).filter({ visible: true }).click();
       await page.waitForURL((url) => url.pathname === '/orders');
-      await expectOrderNames(page, ['#1001', '#1002', '#1003', '#1004', '#1005']);
+      await expectOrderNames(page, ['#1001', '#1002', '#1003', '#1004', '#1005', '#1006']);
 
       await selectTab(page, 'Needs recipient');
       await expectOrderNames(page, ['#1003']);
       await selectTab(page, 'Sent');
       await expectOrderNames(page, ['#1001']);
+      await selectTab(page, 'Needs attention');
+      await expectOrderNames(page, ['#1006']);
 
       await selectTab(page, 'All');
       await page.getByPlaceholder(/Search by name/).fill('lovelace');
@@ -126,35 +140,49 @@ describe('the embedded admin in a browser', () => {
     });
   });
 
-  it('order: resend — a new send in the database, and the page shows it', async () => {
+  it('order: resend after a bounce — a new send in the database, the page shows it, and it goes out', async () => {
+    const { orderId } = seeded.bounced;
     const recipientSends = () =>
       db()
         .selectFrom('sends')
         .select(['id', 'status'])
-        .where('order_id', '=', seeded.sent.orderId)
+        .where('order_id', '=', orderId)
         .where('kind', '=', 'recipient_video')
         .execute();
-    const before = await recipientSends();
-    await withAdmin(`/orders/${seeded.sent.orderId}`, async ({ page }) => {
+    expect((await recipientSends()).map((send) => send.status)).toEqual(['failed']);
+    await withAdmin(`/orders/${orderId}`, async ({ page }) => {
+      // Why it needs the merchant, in words, and the failure on the timeline.
+      await page.locator('#attention').waitFor({ timeout: 15_000 });
+      await page
+        .locator('#timeline')
+        .getByText(/failed/)
+        .first()
+        .waitFor();
       await page.getByRole('button', { name: 'Resend' }).click();
       await page.locator('#timeline').getByText('A resend was requested').waitFor({ timeout: 15_000 });
       await page.locator('.app-bridge-toast', { hasText: 'being sent again' }).waitFor();
+      // The dispatcher sends it (the mail server refused only once); the page shows the new state.
+      await eventually(
+        async () => ((await recipientSends()).some((send) => send.status === 'sent') ? true : undefined),
+        30_000,
+        'the resent video',
+      );
+      await page.reload();
+      await page.locator('#timeline').getByText('The video was sent to the recipient by e-mail').waitFor({
+        timeout: 15_000,
+      });
+      expect(await page.locator('#attention').count()).toBe(0);
     });
-    const after = await recipientSends();
-    expect(after.length).toBe(before.length + 1);
+    const sends = await recipientSends();
+    expect(sends.map((send) => send.status).sort()).toEqual(['failed', 'sent']);
     const resendRequests = await db()
       .selectFrom('order_events')
       .select(['type', 'source'])
-      .where('order_id', '=', seeded.sent.orderId)
+      .where('order_id', '=', orderId)
       .where('type', '=', 'send.resend_requested')
       .execute();
     expect(resendRequests).toEqual([{ type: 'send.resend_requested', source: 'admin' }]);
-    // The new send goes out through the real dispatcher.
-    await eventually(
-      async () => ((await recipientSends()).filter((s) => s.status === 'sent').length === 2 ? true : undefined),
-      30_000,
-      'the resent video',
-    );
+    expect(mail.messages.some((message) => message.to.includes(BOUNCING_RECIPIENT))).toBe(true);
   });
 
   it('order: edit the recipient in a modal — saved in the database and shown', async () => {

@@ -63,6 +63,14 @@ export const STAGE_TAB_LABELS: Record<Stage, string> = {
   needs_attention: 'Needs attention',
 };
 
+/** At most `max` characters, cut at a word with "…" when longer. */
+export function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s.,;:]+$/, '')}…`;
+}
+
 /** `gid://shopify/Product/123` → `"123"`; the settings store Shopify's numeric ids. */
 export function numericShopifyId(gid: string): string {
   const match = /^gid:\/\/shopify\/[A-Za-z]+\/(\d+)(?:\?.*)?$/.exec(gid);

@@ -15,7 +15,7 @@ import {
 } from '@shopify/polaris';
 import { useEffect, useState } from 'react';
 import { STAGES, type OrderList, type Stage } from '../contract.ts';
-import { formatTime, STAGE_TAB_LABELS, stageTone } from '../format.ts';
+import { formatTime, shorten, STAGE_TAB_LABELS, stageTone } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { pathOf } from '../routing.ts';
 import { useApi } from '../use-api.ts';
@@ -24,6 +24,9 @@ const TABS: Array<{ id: string; content: string; stage: Stage | null }> = [
   { id: 'all', content: 'All', stage: null },
   ...STAGES.map((stage) => ({ id: stage, content: STAGE_TAB_LABELS[stage], stage })),
 ];
+
+/** The list shows the start of why an order needs attention (the whole reason is on the order). */
+const ATTENTION_IN_LIST_CHARACTERS = 70;
 
 /** Waits this long after the last key before searching, so typing a name is one request, not ten. */
 const SEARCH_DELAY_MS = 300;
@@ -134,9 +137,11 @@ export function OrdersView() {
                         <Badge tone={stageTone(order.stage)}>{order.stage_label}</Badge>
                       </span>
                       {order.attention && (
-                        <Text as="span" tone="critical" variant="bodySm">
-                          {order.attention}
-                        </Text>
+                        <span title={order.attention}>
+                          <Text as="span" tone="critical" variant="bodySm">
+                            {shorten(order.attention, ATTENTION_IN_LIST_CHARACTERS)}
+                          </Text>
+                        </span>
                       )}
                     </BlockStack>
                   </IndexTable.Cell>

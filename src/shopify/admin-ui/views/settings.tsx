@@ -369,7 +369,7 @@ function Credentials() {
             </Text>
             {credentials.data.api_key_hint && (
               <Text as="p" tone="subdued">
-                Current key ends in {credentials.data.api_key_hint}
+                Current key: {credentials.data.api_key_hint}
               </Text>
             )}
           </BlockStack>
