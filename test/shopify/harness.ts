@@ -139,16 +139,18 @@ export function videoOrderOf(app: ShopifyTestApp, shop: string, shopifyOrderId: 
 
 /**
  * The app with Shopify's side faked as a local HTTP server speaking its wire format (OAuth, token
- * exchange, token refresh, the Admin API), for the install and auth flows.
+ * exchange, token refresh, the Admin API and billing), for the install, auth and billing flows.
  */
-export async function startShopifyTestAppWithFakeShopify(): Promise<{
+export async function startShopifyTestAppWithFakeShopify(
+  options: Parameters<typeof startShopifyTestApp>[0] = {},
+): Promise<{
   app: ShopifyTestApp;
   fake: FakeShopify;
   close(): Promise<void>;
 }> {
   const fake = await startFakeShopify(API_KEY, SECRET);
   routeShopifyRequestsTo(fake.baseUrl);
-  const app = await startShopifyTestApp();
+  const app = await startShopifyTestApp(options);
   return {
     app,
     fake,

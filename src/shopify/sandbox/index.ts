@@ -33,7 +33,7 @@ export class ShopifySandbox extends ShopifySandboxState {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      this.answer(req, url, Buffer.concat(chunks).toString('utf8'))
+      void this.answer(req, url, Buffer.concat(chunks).toString('utf8'))
         .catch((): SandboxAnswer => ({ status: 500, body: { errors: 'Internal error' } }))
         .then((answer) => send(res, answer));
     });
