@@ -249,47 +249,15 @@ export class ShopifyBilling {
 
   /** This month's (or `month`'s) bill of a shop, for the CLI and the admin. */
   async monthBill(shopParam: unknown, month = monthOf(this.deps.now())): Promise<MonthBill> {
-    const domain = parseShopDomain(shopParam);
-    const period = statementPeriod(month);
-    const charges = await this.chargesIn(domain, period.start, period.end);
-    const subscription = await this.currentSubscription(domain);
-    return {
-      shop: domain,
-      month: period.month,
-      subscription_status: subscription?.status ?? 'none',
-      ...monthTotals(charges),
-      charges: charges.map((charge) => ({
-        order_id: charge.order_id,
-        status: charge.status,
-        price_cents: charge.price_cents,
-        amount_cents: charge.amount_cents,
-        shortfall_cents: charge.shortfall_cents,
-        sent_at: formatTimestamp(charge.sent_at),
-        usage_record_id: charge.usage_record_id,
-      })),
-    };
+    return shopifyMonthBill(this.deps.db, shopParam, month);
   }
 
   async currentSubscription(domain: string): Promise<SubscriptionRow | undefined> {
-    return this.deps.db
-      .selectFrom('shopify_subscriptions')
-      .selectAll()
-      .where('shop', '=', domain)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .executeTakeFirst();
+    return currentSubscription(this.deps.db, domain);
   }
 
   private async chargesIn(domain: string, start: Date, end: Date): Promise<UsageChargeRow[]> {
-    return this.deps.db
-      .selectFrom('shopify_usage_charges')
-      .selectAll()
-      .where('shop', '=', domain)
-      .where('sent_at', '>=', start)
-      .where('sent_at', '<', end)
-      .orderBy('sent_at')
-      .orderBy('order_id')
-      .execute();
+    return chargesIn(this.deps.db, domain, start, end);
   }
 
   private async billingJson(shop: ShopRow, subscription: SubscriptionRow | undefined): Promise<BillingJson> {
@@ -479,4 +447,53 @@ export function chargeDescription(
   charge: Pick<UsageChargeRow, 'order_id' | 'price_cents' | 'revenue_share_bps'>,
 ): string {
   return `Video gift message sent (order ${charge.order_id}): ${formatShare(charge.revenue_share_bps)} of ${formatUsd(charge.price_cents ?? 0)}`;
+}
+
+/** The shop's latest subscription: the one that counts. */
+export async function currentSubscription(db: Db, domain: string): Promise<SubscriptionRow | undefined> {
+  return db
+    .selectFrom('shopify_subscriptions')
+    .selectAll()
+    .where('shop', '=', domain)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+async function chargesIn(db: Db, domain: string, start: Date, end: Date): Promise<UsageChargeRow[]> {
+  return db
+    .selectFrom('shopify_usage_charges')
+    .selectAll()
+    .where('shop', '=', domain)
+    .where('sent_at', '>=', start)
+    .where('sent_at', '<', end)
+    .orderBy('sent_at')
+    .orderBy('order_id')
+    .execute();
+}
+
+/**
+ * A shop's bill for a month (UTC): totals by outcome and one line per sent video. Reads only, so
+ * the CLI can run it without the Shopify module (`npm run cli -- billing shop <shop> <YYYY-MM>`).
+ */
+export async function shopifyMonthBill(db: Db, shopParam: unknown, month: string): Promise<MonthBill> {
+  const domain = parseShopDomain(shopParam);
+  const period = statementPeriod(month);
+  const charges = await chargesIn(db, domain, period.start, period.end);
+  const subscription = await currentSubscription(db, domain);
+  return {
+    shop: domain,
+    month: period.month,
+    subscription_status: subscription?.status ?? 'none',
+    ...monthTotals(charges),
+    charges: charges.map((charge) => ({
+      order_id: charge.order_id,
+      status: charge.status,
+      price_cents: charge.price_cents,
+      amount_cents: charge.amount_cents,
+      shortfall_cents: charge.shortfall_cents,
+      sent_at: formatTimestamp(charge.sent_at),
+      usage_record_id: charge.usage_record_id,
+    })),
+  };
 }

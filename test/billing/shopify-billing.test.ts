@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCommands } from '../../src/admin/commands.ts';
 import type { UsageChargeStatus } from '../../src/vocabulary.ts';
 import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from '../shopify/harness.ts';
 import type { FakeShopify } from '../shopify/fake-shopify.ts';
@@ -306,6 +307,27 @@ describe('the cap', () => {
     expect(after.month).toMatchObject({ videos_charged: 1, charged_cents: 500, over_cap_cents: 1000 });
     expect(after.notice).toBe(
       'This billing cycle reached your cap of $10.00. Video messages are still sent; $10.00 above the cap was not charged.',
+    );
+    // The operator's view (npm run cli -- billing shop <shop> <YYYY-MM>).
+    const month = new Date().toISOString().slice(0, 7);
+    const bill = await adminCommands(db()).run('billing.shop', { shop, month });
+    expect(bill).toMatchObject({
+      shop,
+      month,
+      subscription_status: 'active',
+      videos_charged: 1,
+      charged_cents: 500,
+      over_cap_cents: 1000,
+    });
+    expect(
+      (bill as { charges: Array<{ order_id: string; status: string }> }).charges
+        .map((c) => [c.order_id, c.status])
+        .sort(),
+    ).toEqual(
+      [
+        [within, 'recorded'],
+        [over, 'over_cap'],
+      ].sort(),
     );
   });
 });
