@@ -7,7 +7,7 @@ import type { Logger } from '../logger.ts';
 import { isEvent, type OrderEventSubscriber } from '../orders/order-events.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
 import type { ShopifyServices } from '../shopify/services.ts';
-import { parseShopDomain, type ShopRow } from '../shopify/shops.ts';
+import { findShop, parseShopDomain, type ShopRow } from '../shopify/shops.ts';
 import type { ShopifySubscriptionStatus } from '../vocabulary.ts';
 import { createUsageRecord, createUsageSubscription, fetchSubscriptionStatus } from './billing-api.ts';
 import type { ShopifyBillingConfig } from './shopify-config.ts';
@@ -153,9 +153,14 @@ export class ShopifyBilling {
         this.deps.logger.warn({ err: error, shop: shop.domain }, 'could not create the Shopify subscription');
         return undefined;
       });
-    } else if (subscription?.status === 'pending') {
-      // The merchant may have approved without coming back through the return URL.
-      subscription = await this.refreshStatus(subscription).catch(() => subscription);
+    } else if (
+      subscription?.status === 'pending' ||
+      (subscription?.status === 'active' && subscription.created_at < shop.installed_at)
+    ) {
+      // Pending: the merchant may have approved without coming back through the return URL.
+      // Active but older than this install: Shopify cancels an app's subscriptions at uninstall.
+      const known = subscription;
+      subscription = await this.refreshStatus(known).catch(() => known);
     }
     return this.billingJson(shop, subscription);
   }
@@ -202,6 +207,10 @@ export class ShopifyBilling {
       .executeTakeFirst();
     if (!charge) throw new ChargeNotReadyError(`No usage charge for order ${orderId} yet.`);
     if (charge.status !== 'pending') return charge.status;
+    // Shopify cancels an app's subscriptions when the shop uninstalls it (paid videos still send).
+    const shop = await findShop(db, charge.shop);
+    if (!shop?.active)
+      return this.settle(charge, null, { status: 'unbilled', reason: 'The shop has uninstalled Doorstep.' });
     const subscription = await this.currentSubscription(charge.shop);
     if (subscription?.status !== 'active')
       return this.settle(charge, null, {

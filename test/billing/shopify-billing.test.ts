@@ -383,6 +383,26 @@ describe('declined', () => {
   });
 });
 
+describe('uninstall', () => {
+  it('a video sent after the shop uninstalled is unbilled (Shopify cancelled the plan); reinstalling shows the plan cancelled', async () => {
+    const shop = newShop('uninstall');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    await app.webhook(shop, 'app/uninstalled', { id: 1 });
+    // What Shopify does to an app's subscriptions at uninstall.
+    for (const subscription of fake.subscriptions.values())
+      if (subscription.shop === shop) subscription.status = 'CANCELLED';
+    const orderId = await sentOrder(auth, 2000);
+    const row = await settled(orderId, 'unbilled');
+    expect(row.last_error).toBe('The shop has uninstalled Doorstep.');
+    expect(recordsFor(orderId)).toEqual([]);
+
+    const reopened = (await billingApi(shop)).body; // the merchant installs again and opens the app
+    expect(reopened.subscription.status).toBe('cancelled');
+    expect(reopened.notice).toMatch(/^Doorstep's plan is cancelled\. Video messages are still sent\. \$1\.00/);
+  });
+});
+
 describe('token care', () => {
   it('a refused refresh token leaves the charge queued; the next embedded load exchanges a new token and it is recorded', async () => {
     const shop = newShop('tokens');
