@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { findAccount } from '../accounts/accounts.ts';
 import type { Db } from '../db/database.ts';
 import type { ShopifySubscriptionsTable, ShopifyUsageChargesTable } from '../db/schema.ts';
@@ -198,7 +198,7 @@ export class ShopifyBilling {
    * backoff) on anything Shopify may answer differently later: network, 5xx, throttling, no token
    * (`ShopNotConnectedError`: the next embedded load exchanges a new one).
    */
-  async recordCharge(orderId: string): Promise<UsageChargeRow['status']> {
+  async recordCharge(orderId: string, lookedAgain = false): Promise<UsageChargeRow['status']> {
     const { db, shopify, now } = this.deps;
     const charge = await db
       .selectFrom('shopify_usage_charges')
@@ -212,11 +212,18 @@ export class ShopifyBilling {
     if (!shop?.active)
       return this.settle(charge, null, { status: 'unbilled', reason: 'The shop has uninstalled Doorstep.' });
     const subscription = await this.currentSubscription(charge.shop);
-    if (subscription?.status !== 'active')
-      return this.settle(charge, null, {
-        status: 'unbilled',
-        reason: `No active Shopify subscription (${subscription?.status ?? 'none'}).`,
-      });
+    if (subscription?.status !== 'active') {
+      const unbilled = await this.settle(
+        charge,
+        null,
+        { status: 'unbilled', reason: `No active Shopify subscription (${subscription?.status ?? 'none'}).` },
+        { unlessPlanActive: true },
+      );
+      if (unbilled !== 'pending') return unbilled;
+      // A plan became active after we looked: the charge is still pending, so charge it now.
+      if (lookedAgain) throw new ChargeNotReadyError(`The plan of ${charge.shop} changed while charging ${orderId}.`);
+      return this.recordCharge(orderId, true);
+    }
     let outcome: ChargeOutcome;
     try {
       const token = await shopify.tokens.accessToken(charge.shop);
@@ -403,13 +410,20 @@ export class ShopifyBilling {
     for (const { order_id } of reopened) await this.enqueue(order_id);
   }
 
+  /**
+   * Stores the outcome on a still-pending charge; returns the charge's status afterwards. With
+   * `unlessPlanActive` ("no plan") it is stored only while no plan is active: a plan activated
+   * meanwhile (whose activation re-opens the month's unbilled charges) must not miss this one, so
+   * the charge then stays `pending`.
+   */
   private async settle(
     charge: UsageChargeRow,
     subscriptionId: string | null,
     outcome: ChargeOutcome,
+    options: { unlessPlanActive?: boolean } = {},
   ): Promise<UsageChargeRow['status']> {
     const at = this.deps.now();
-    await this.deps.db
+    const result = await this.deps.db
       .updateTable('shopify_usage_charges')
       .set({
         status: outcome.status,
@@ -422,7 +436,27 @@ export class ShopifyBilling {
       })
       .where('order_id', '=', charge.order_id)
       .where('status', '=', 'pending')
-      .execute();
+      .where(({ not, exists, selectFrom }) =>
+        options.unlessPlanActive
+          ? not(
+              exists(
+                selectFrom('shopify_subscriptions')
+                  .select('id')
+                  .where('shop', '=', charge.shop)
+                  .where('status', '=', 'active'),
+              ),
+            )
+          : sql<boolean>`true`,
+      )
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      const now = await this.deps.db
+        .selectFrom('shopify_usage_charges')
+        .select('status')
+        .where('order_id', '=', charge.order_id)
+        .executeTakeFirstOrThrow();
+      return now.status;
+    }
     if (outcome.status === 'over_cap')
       this.deps.logger.warn({ shop: charge.shop, orderId: charge.order_id }, 'usage charge over the capped amount');
     return outcome.status;
