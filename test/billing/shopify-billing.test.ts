@@ -152,7 +152,9 @@ describe('subscription approval', () => {
     expect(landing).toBe(`https://${shop}/admin/apps/${API_KEY}`);
     const after = (await billingApi(shop)).body;
     expect(after.subscription).toMatchObject({ status: 'active', confirmation_url: null });
-    expect(after.subscription.approved_at).toBe(new Date(after.subscription.approved_at).toISOString().replace('.000', ''));
+    expect(after.subscription.approved_at).toBe(
+      new Date(after.subscription.approved_at).toISOString().replace('.000', ''),
+    );
     expect(after.notice).toBeNull();
   });
 
