@@ -141,7 +141,7 @@ export function videoOrderOf(app: ShopifyTestApp, shop: string, shopifyOrderId: 
 
 /**
  * The app with Shopify's side faked as a local HTTP server speaking its wire format (OAuth, token
- * exchange, token refresh, the Admin API), for the install and auth flows.
+ * exchange, token refresh, the Admin API and billing), for the install, auth and billing flows.
  */
 export async function startShopifyTestAppWithFakeShopify(
   options: Parameters<typeof startShopifyTestApp>[0] = {},
