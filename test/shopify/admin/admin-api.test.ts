@@ -41,6 +41,8 @@ const db = () => app.services.database.db;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests inspect JSON
 type Json = any;
+/** `YYYY-MM-DDTHH:MM:SSZ`, the API's timestamps. */
+const TIMESTAMP = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$/;
 
 async function call(
   method: string,
@@ -302,7 +304,7 @@ describe('orders', () => {
       recipient_name: 'Rita Receiver',
       stage: 'awaiting_video',
       stage_label: 'Awaiting video',
-      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      created_at: expect.stringMatching(TIMESTAMP),
       delivered_at: null,
       sent_at: null,
       viewed_at: null,
@@ -432,7 +434,7 @@ describe('orders', () => {
     ]);
     expect(timeline[1]).toMatchObject({ source: 'api', detail: `Tracking number ${trackingNumber}.` });
     for (const entry of timeline) {
-      expect(entry.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      expect(entry.at).toMatch(TIMESTAMP);
       expect(`${entry.title} ${entry.detail}`).not.toMatch(/\b[a-z]+\.[a-z_]+\b/); // no event code
     }
   });
@@ -790,7 +792,7 @@ describe('data exports', () => {
         id: expect.stringMatching(/^dex_/),
         data_request_id: '4242',
         customer_id: '7000000001',
-        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+        created_at: expect.stringMatching(TIMESTAMP),
       },
     ]);
     const id = list.body.data[0].id as string;
