@@ -11,6 +11,7 @@ import { deliverOrderEventsProcessor } from './deliver-order-events.ts';
 import { dispatchSendsProcessor } from './dispatch-sends.ts';
 import { pollTrackingBatchProcessor } from './poll-tracking-batch.ts';
 import { processVideoProcessor } from './process-video.ts';
+import { recordUsageChargeProcessor } from './record-usage-charge.ts';
 import { shopifyWebhookProcessor } from './shopify-webhooks.ts';
 
 export interface RunningWorkers {
@@ -64,6 +65,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   startWorker(QUEUE_NAMES.shopifyWebhooks, shopifyWebhookProcessor(services.shopify.processing, logger), {
     concurrency: 4,
   });
+  startWorker(QUEUE_NAMES.billing, recordUsageChargeProcessor(services.billing, logger), { concurrency: 2 });
   // One dispatch and one relay at a time per process is plenty; several processes are safe (claims
   // and outbox rows are taken with SKIP LOCKED).
   startWorker(QUEUE_NAMES.sends, dispatchSendsProcessor(services.dispatcher, logger), { concurrency: 1 });
@@ -106,6 +108,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     );
     await services.shopify.reconcile();
     await services.dispatcher.reconcile();
+    await services.billing.reconcile();
   };
   await reconcile();
   const reconciler = setInterval(() => {

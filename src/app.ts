@@ -23,7 +23,9 @@ import { recipientVideoInProgress } from './notifications/sends.ts';
 import { OrderOutbox } from './orders/outbox.ts';
 import { orderRoutes } from './orders/routes.ts';
 import { statementRoutes } from './billing/statement-routes.ts';
-import { Queues } from './queues/queues.ts';
+import { ShopifyBilling } from './billing/shopify-billing.ts';
+import { shopifyBillingRoutes } from './billing/shopify-routes.ts';
+import { enqueueUsageCharge, Queues } from './queues/queues.ts';
 import { createRedisConnection } from './redis/connection.ts';
 import {
   adminApiRoutes,
@@ -35,6 +37,8 @@ import {
   shopifyRoutes,
   type ShopifyServices,
 } from './shopify/index.ts';
+import { routeShopifyRequestsTo } from './shopify/library.ts';
+import { ShopifySandbox } from './shopify/sandbox/index.ts';
 import { createVideoStorage } from './videos/create-storage.ts';
 import { bullmqVideoQueue } from './videos/processing-queue.ts';
 import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
@@ -65,6 +69,10 @@ export interface Services {
   /** Where uploads are handed for processing (BullMQ on REDIS_URL). */
   videoQueue: VideoProcessingQueue;
   shopify: ShopifyServices;
+  /** Shopify shops' revenue share through Shopify's Billing API. */
+  billing: ShopifyBilling;
+  /** The local Shopify, mounted at /sandbox/shopify, on the built-in development credentials only. */
+  shopifySandbox: ShopifySandbox | null;
   /** Every queue's producer side (src/queues/queues.ts). */
   queues: Queues;
   /** The fail-fast Redis connection of the queue producers, the API rate limit and the carrier quota. */
@@ -148,11 +156,30 @@ export function createServices(
     now,
     enqueue: queueEnqueuer(queues.shopifyWebhooks),
   });
+  // Development credentials are public and never a real app: Shopify is the local sandbox then.
+  // With real credentials the library talks to Shopify itself and no sandbox exists.
+  let shopifySandbox: ShopifySandbox | null = null;
+  if (config.shopify.development) {
+    shopifySandbox = new ShopifySandbox(
+      { apiKey: config.shopify.apiKey, apiSecret: config.shopify.apiSecret },
+      `${config.shopify.appUrl}/sandbox/shopify`,
+    );
+    routeShopifyRequestsTo(`${sandboxBaseUrl}/shopify`);
+  }
+  const billing = new ShopifyBilling({
+    db: database.db,
+    shopify,
+    config: config.shopifyBilling,
+    logger: logger.child({ component: 'billing' }),
+    now,
+    enqueue: (orderId, options) => enqueueUsageCharge(queues.billing, orderId, options),
+  });
 
   // Every module that reacts to order changes, in one list: each owns the tables it writes.
   orderOutbox.subscribe(trackingSubscriber({ now, schedules }));
   orderOutbox.subscribe(notificationsSubscriber({ now }));
   orderOutbox.subscribe(videos.orderSubscriber());
+  orderOutbox.subscribe(billing.orderSubscriber());
 
   return {
     config,
@@ -169,6 +196,8 @@ export function createServices(
     videoStorage,
     videoQueue,
     shopify,
+    billing,
+    shopifySandbox,
     queues,
     redis: producer,
     now,
@@ -183,6 +212,17 @@ export function createServices(
 export function createHttpApp(services: Services): Koa {
   const app = new Koa({ proxy: false });
   app.use(requestContext(services.logger));
+
+  // The Shopify sandbox (development credentials only) answers in Shopify's formats, before the
+  // carrier sandbox, which takes every other /sandbox/ path.
+  const shopifySandbox = services.shopifySandbox;
+  if (shopifySandbox) {
+    app.use(async (ctx, next) => {
+      if (!ctx.path.startsWith('/sandbox/shopify/')) return next();
+      ctx.respond = false;
+      shopifySandbox.handle(ctx.req, ctx.res, ctx.url.slice('/sandbox/shopify'.length));
+    });
+  }
 
   // The sandbox is a separate app that speaks the carriers' own formats (and error shapes), so it
   // is handed the raw request before our API's error handling and auth.
@@ -211,6 +251,8 @@ export function createHttpApp(services: Services): Koa {
   app.use(adminApi.routes());
   // `/` is the Shopify app's application_url: the embedded admin, the OAuth entry, or a word on what Doorstep is.
   app.use(appHomeRoutes(services.shopify).routes());
+  // Billing: the embedded admin's /shopify/api/billing (session token) and the approval return URL.
+  app.use(shopifyBillingRoutes(services.billing, services.shopify).routes());
   // What the checkout / order-status UI extension asks (session token, any origin): public too.
   app.use(shopifyExtensionRoutes(services.shopify, services.config.publicUrl).routes());
 

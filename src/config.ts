@@ -2,6 +2,11 @@ import path from 'node:path';
 import { z } from 'zod';
 import { BudgetFormatError, describeBudget, parseBudget, type CarrierBudget } from './carriers/budget.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
+import {
+  loadShopifyBillingConfig,
+  ShopifyBillingConfigError,
+  type ShopifyBillingConfig,
+} from './billing/shopify-config.ts';
 import type { SmsProviderConfig } from './notifications/sms.ts';
 import { loadShopifyConfig, ShopifyConfigError, type ShopifyConfig } from './shopify/config.ts';
 import { describeVideoConfig, loadVideoConfig, VideoConfigError, type VideoConfig } from './videos/config.ts';
@@ -119,6 +124,8 @@ export interface Config {
   videos: VideoConfig;
   /** The Shopify app's key, secret, scopes and URL: src/shopify/config.ts. */
   shopify: ShopifyConfig;
+  /** Shopify shops' revenue share, capped amount and test charges: src/billing/shopify-config.ts. */
+  shopifyBilling: ShopifyBillingConfig;
 }
 
 export class ConfigError extends Error {
@@ -161,11 +168,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const publicUrl = (value.PUBLIC_URL ?? value.APP_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, '');
   let videos: VideoConfig;
   let shopify: ShopifyConfig;
+  let shopifyBilling: ShopifyBillingConfig;
   try {
     videos = loadVideoConfig(env, dataDir);
     shopify = loadShopifyConfig(env, publicUrl);
+    shopifyBilling = loadShopifyBillingConfig(env, shopify.development);
   } catch (error) {
-    throw error instanceof VideoConfigError || error instanceof ShopifyConfigError
+    throw error instanceof VideoConfigError ||
+      error instanceof ShopifyConfigError ||
+      error instanceof ShopifyBillingConfigError
       ? new ConfigError(error.message)
       : error;
   }
@@ -200,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     videos,
     shopify,
+    shopifyBilling,
   };
 }
 
@@ -229,6 +241,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
     videos: describeVideoConfig(config.videos),
     shopify: { appUrl: config.shopify.appUrl, apiKey: config.shopify.apiKey, development: config.shopify.development },
+    shopifyBilling: config.shopifyBilling,
   };
 }
 

@@ -143,3 +143,26 @@ export type WebhookReceiptStatus = (typeof WEBHOOK_RECEIPT_STATUSES)[number];
  */
 export const GIFT_PACKAGE_MODES = ['all_shipped_items', 'gift_item'] as const;
 export type GiftPackages = (typeof GIFT_PACKAGE_MODES)[number];
+
+/**
+ * A Shopify app subscription's status, lower-cased from Shopify's `AppSubscriptionStatus`
+ * (ACCEPTED, deprecated, is stored as `pending`: not yet active).
+ */
+export const SHOPIFY_SUBSCRIPTION_STATUSES = [
+  'pending',
+  'active',
+  'declined',
+  'cancelled',
+  'frozen',
+  'expired',
+] as const;
+export type ShopifySubscriptionStatus = (typeof SHOPIFY_SUBSCRIPTION_STATUSES)[number];
+
+/**
+ * A sent video's usage charge (src/billing/usage-charges.ts): `pending` until Shopify answers;
+ * `recorded` (a usage record exists); `over_cap` (the capped amount would be exceeded: the
+ * shortfall is kept); `unbilled` (no active subscription: a debt shown to the merchant);
+ * `no_charge` (no price or a zero share: nothing owed, Shopify never called).
+ */
+export const USAGE_CHARGE_STATUSES = ['pending', 'recorded', 'over_cap', 'unbilled', 'no_charge'] as const;
+export type UsageChargeStatus = (typeof USAGE_CHARGE_STATUSES)[number];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createAccount, listAccounts } from '../accounts/accounts.ts';
 import type { Db } from '../db/database.ts';
+import { shopifyMonthBill } from '../billing/shopify-billing.ts';
 import { monthlyStatement } from '../billing/statements.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { NotFoundError } from '../errors.ts';
@@ -59,6 +60,10 @@ export function adminCommands(db: Db, extras: AdminExtras = {}) {
         .executeTakeFirst();
       if (!account) throw new NotFoundError(`No account "${input.account}" (give its app id or id).`);
       return monthlyStatement(db, account.id, input.month, new Date());
+    },
+    'billing.shop': async (args) => {
+      const input = parseBody(z.object({ shop: z.string().min(1), month: z.string() }), args, 'bill request');
+      return shopifyMonthBill(db, input.shop, input.month);
     },
     ...shopifyAdminCommands(db, extras.shopify, extras.publicUrl ?? 'http://localhost:3000'),
   };

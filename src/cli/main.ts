@@ -10,6 +10,7 @@ import { loadShopifyConfig, ShopifyConfigError } from '../shopify/config.ts';
 import { simulateStore } from '../shopify/simulate.ts';
 import { signedAdminUrl } from '../shopify/admin-url.ts';
 import { parseShopDomain } from '../shopify/shops.ts';
+import type { MonthBill } from '../billing/shopify-billing.ts';
 import type { Statement } from '../billing/statements.ts';
 
 const usage = `Usage: npm run cli -- <command>
@@ -22,6 +23,9 @@ Commands:
   billing statement <account> <YYYY-MM> [--json]
                             The account's revenue-share statement for a month (UTC); <account> is its
                             app id (see accounts list) or id.
+  billing shop <shop> <YYYY-MM> [--json]
+                            A Shopify shop's usage charges for a month (UTC): charged through Shopify,
+                            pending, unbilled (no active plan) and over the cap.
 
 Shopify:
   shops add <shop>.myshopify.com [--rotate-key] [--json]
@@ -145,7 +149,7 @@ async function main(argv: string[]): Promise<void> {
   // Two-word commands take their argument after them (`shops add <shop>`); the rest are whole.
   const twoWord = ['shops add', 'shops set', 'webhooks replay', 'shopify simulate', 'shopify admin-url'];
   // Commands with two arguments of their own.
-  const withTwoArguments = ['billing statement'];
+  const withTwoArguments = ['billing statement', 'billing shop'];
   const head = positionals.slice(0, 2).join(' ');
   if (withTwoArguments.includes(head) && positionals.length !== 4)
     throw new CliError(`${head} needs exactly two arguments.\n\n${usage}`);
@@ -232,6 +236,21 @@ async function main(argv: string[]): Promise<void> {
             (statement.revenue_share_bps === null
               ? '  not on the revenue-share plan: nothing owed\n'
               : `  share ${statement.revenue_share_bps} bps = ${money(statement.share_cents)} (${statement.rounding})\n`),
+        );
+        return;
+      }
+      case 'billing shop': {
+        const [shop, month] = positionals.slice(2);
+        const bill = (await run('billing.shop', { shop, month })) as MonthBill;
+        if (values.json) {
+          process.stdout.write(`${JSON.stringify(bill)}\n`);
+          return;
+        }
+        const money = (cents: number) => (cents / 100).toFixed(2);
+        process.stdout.write(
+          `Shopify bill ${bill.month} for ${bill.shop} (plan: ${bill.subscription_status})\n` +
+            `  ${bill.videos_charged} video(s) charged: ${money(bill.charged_cents)} USD\n` +
+            `  pending ${money(bill.pending_cents)}, unbilled ${money(bill.unbilled_cents)}, over the cap ${money(bill.over_cap_cents)}\n`,
         );
         return;
       }

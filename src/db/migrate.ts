@@ -6,6 +6,7 @@ import * as videos from './migrations/004-videos.ts';
 import * as shopify from './migrations/005-shopify.ts';
 import * as orderOutbox from './migrations/006-order-outbox.ts';
 import * as shopifyGiftItems from './migrations/007-shopify-gift-items.ts';
+import * as billing from './migrations/008-billing.ts';
 import * as admin from './migrations/009-admin.ts';
 
 /**
@@ -20,7 +21,7 @@ const migrations: Record<string, Migration> = {
   '005-shopify': shopify,
   '006-order-outbox': orderOutbox,
   '007-shopify-gift-items': shopifyGiftItems,
-  // 008 is billing's (branch billing); 009 stays after it when the branches merge.
+  '008-billing': billing,
   '009-admin': admin,
 };
 

@@ -10,9 +10,11 @@ import type {
   SendMethod,
   SendStatus,
   SendTrigger,
+  ShopifySubscriptionStatus,
   TimelineEventType,
   TrackingStatus,
   TrackingStopReason,
+  UsageChargeStatus,
   VideoStatus,
   WebhookReceiptStatus,
 } from '../vocabulary.ts';
@@ -252,7 +254,56 @@ export interface VideosTable {
   processed_at: Timestamp | null;
 }
 
+/** A Shopify app subscription with a usage line item (src/billing/shopify-billing.ts). No personal data. */
+export interface ShopifySubscriptionsTable {
+  /** Shopify's AppSubscription GID. */
+  id: string;
+  shop: string;
+  account_id: string;
+  /** The usage line item's GID: usage records are created under it. */
+  line_item_id: string;
+  status: ShopifySubscriptionStatus;
+  capped_amount_cents: number;
+  currency: string;
+  terms: string;
+  revenue_share_bps: number;
+  test: boolean;
+  confirmation_url: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  approved_at: Timestamp | null;
+  ended_at: Timestamp | null;
+}
+
+/**
+ * One sent video's charge (one per order: `order_id` is the key, with no foreign key, so erasing or
+ * deleting the order never touches it). Amounts only: no personal data.
+ */
+export interface ShopifyUsageChargesTable {
+  order_id: string;
+  shop: string;
+  account_id: string;
+  price_cents: number | null;
+  revenue_share_bps: number;
+  amount_cents: number;
+  currency: string;
+  status: UsageChargeStatus;
+  subscription_id: string | null;
+  usage_record_id: string | null;
+  /** What the cap kept us from charging (over_cap). */
+  shortfall_cents: Generated<number>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  /** When the video was sent: the month it is billed in. */
+  sent_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  settled_at: Timestamp | null;
+}
+
 export interface Database {
+  shopify_subscriptions: ShopifySubscriptionsTable;
+  shopify_usage_charges: ShopifyUsageChargesTable;
   shops: ShopsTable;
   webhook_receipts: WebhookReceiptsTable;
   shopify_order_links: ShopifyOrderLinksTable;

@@ -19,6 +19,8 @@ export const QUEUE_NAMES = {
   orderEvents: 'order-events',
   /** Claims due packages per carrier; a job scheduler per carrier. */
   trackingClaim: 'tracking-claim',
+  /** One job per Shopify usage charge (a sent video of a Shopify shop). */
+  billing: 'billing',
 } as const;
 
 /** One queue per carrier for the polling calls, so one carrier's backlog never delays another's. */
@@ -44,6 +46,16 @@ export const DEFAULT_JOB_OPTIONS: DefaultJobOptions = {
   removeOnFail: { count: 5_000, age: 7 * 24 * 3_600 },
 };
 
+/**
+ * A usage charge waits on Shopify (a token the next embedded load re-obtains, throttling, outages):
+ * retried for about 17 minutes (1 s doubling), then the reconciler hands it over again every minute.
+ */
+const BILLING_JOB_OPTIONS: DefaultJobOptions = {
+  ...DEFAULT_JOB_OPTIONS,
+  attempts: 11,
+  backoff: { type: 'exponential', delay: 1_000 },
+};
+
 /** Scheduled ticks are not retried: the next tick is the retry. */
 const TICK_JOB_OPTIONS: DefaultJobOptions = { ...DEFAULT_JOB_OPTIONS, attempts: 1 };
 
@@ -54,6 +66,8 @@ export const jobIds = {
   poll: (claimToken: string) => `poll-${claimToken}`,
   /** BullMQ forbids ':' in custom job ids. */
   webhook: (webhookId: string, suffix?: string) => `wh-${webhookId.replace(/:/g, '_')}${suffix ? `-${suffix}` : ''}`,
+  /** One job per order's usage charge. */
+  usageCharge: (orderId: string) => `charge-${orderId}`,
 };
 
 /** The producer side of every queue, on one connection. */
@@ -63,6 +77,7 @@ export class Queues {
   readonly sends: Queue;
   readonly orderEvents: Queue;
   readonly trackingClaim: Queue;
+  readonly billing: Queue;
   readonly tracking: Record<CarrierCode, Queue>;
   private readonly log: RedisStateLog;
 
@@ -81,6 +96,7 @@ export class Queues {
     this.sends = queue(QUEUE_NAMES.sends, TICK_JOB_OPTIONS);
     this.orderEvents = queue(QUEUE_NAMES.orderEvents, TICK_JOB_OPTIONS);
     this.trackingClaim = queue(QUEUE_NAMES.trackingClaim, TICK_JOB_OPTIONS);
+    this.billing = queue(QUEUE_NAMES.billing, BILLING_JOB_OPTIONS);
     this.tracking = Object.fromEntries(
       CARRIER_CODES.map((carrier) => [carrier, queue(trackingQueueName(carrier))]),
     ) as Record<CarrierCode, Queue>;
@@ -93,6 +109,7 @@ export class Queues {
       this.sends,
       this.orderEvents,
       this.trackingClaim,
+      this.billing,
       ...Object.values(this.tracking),
     ];
   }
@@ -111,4 +128,25 @@ export async function addRerunnableJob(queue: Queue, name: string, data: unknown
   const previous = await queue.getJob(jobId);
   if (previous && (await previous.isFailed())) await previous.remove();
   await queue.add(name, data, { jobId });
+}
+
+/**
+ * Hands a usage charge to the `billing` queue. A charge can be pending again after its job finished
+ * (the plan was approved after it went unbilled), so a finished job with its id is replaced; a job
+ * waiting out its backoff runs now (the reconciler's "try again" must not wait up to minutes more).
+ */
+export async function enqueueUsageCharge(
+  queue: Queue,
+  orderId: string,
+  options: { delayMs?: number } = {},
+): Promise<void> {
+  const jobId = jobIds.usageCharge(orderId);
+  const previous = await queue.getJob(jobId);
+  if (previous) {
+    const state = await previous.getState();
+    if (state === 'delayed' && !options.delayMs) return previous.promote();
+    if (state !== 'failed' && state !== 'completed') return;
+    await previous.remove();
+  }
+  await queue.add('record', { orderId }, { jobId, ...(options.delayMs ? { delay: options.delayMs } : {}) });
 }

@@ -3,6 +3,7 @@ import { ApiVersion, LogSeverity, shopifyApi, type Shopify } from '@shopify/shop
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import type { Logger } from '../logger.ts';
 import type { ShopifyConfig } from './config.ts';
+import { SHOP_HEADER } from './sandbox/index.ts';
 
 export type ShopifyLibrary = Shopify;
 
@@ -30,16 +31,17 @@ export function createShopifyLibrary(config: ShopifyConfig, logger: Logger): Sho
 
 /**
  * Development and tests only: the library always calls `https://{shop}/admin/…`. This points those
- * calls at a fake Shopify (test/shopify/fake-shopify.ts) by rewriting the origin. It replaces the
- * library's process-wide fetch, so it is never called in production code paths.
+ * calls at the Shopify sandbox (src/shopify/sandbox/: mounted in the app on development credentials,
+ * or on a port of its own in tests) by rewriting the origin, below `baseUrl`'s path, and naming the
+ * shop in a header. It replaces the library's process-wide fetch, so production never calls it.
  */
 export function routeShopifyRequestsTo(baseUrl: string): void {
+  const base = baseUrl.replace(/\/+$/, '');
   setAbstractFetchFunc(async (input: string | URL | Request, init?: RequestInit) => {
     const original = new URL(typeof input === 'string' || input instanceof URL ? input.toString() : input.url);
     if (!original.hostname.endsWith('.myshopify.com')) return fetch(input, init);
-    const target = new URL(`${original.pathname}${original.search}`, baseUrl);
     const headers = new Headers(init?.headers);
-    headers.set('X-Fake-Shopify-Shop', original.hostname);
-    return fetch(target, { ...init, headers });
+    headers.set(SHOP_HEADER, original.hostname);
+    return fetch(`${base}${original.pathname}${original.search}`, { ...init, headers });
   });
 }

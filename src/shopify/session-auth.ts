@@ -4,7 +4,7 @@ import { HttpError } from '../http/errors.ts';
 import { installShop } from './install.ts';
 import type { ShopifyServices } from './services.ts';
 import { findShop, getShop, parseShopDomain, type ShopRow } from './shops.ts';
-import { sessionTokens } from './tokens.ts';
+import { needsTokenExchange, sessionTokens } from './tokens.ts';
 
 /**
  * How the embedded admin proves which shop it speaks for: a Shopify session token (HS256 with our
@@ -22,7 +22,7 @@ export function allowShopAdminToFrame(ctx: Context, domain: string): void {
 
 /**
  * Verifies a session token and makes sure we hold a working offline token for its shop: token
- * exchange (expiring offline token) when we do not. This is how an embedded app installs without a
+ * exchange (expiring offline token) when we do not, or when ours can no longer be refreshed. This is how an embedded app installs without a
  * redirect. Sets the frame-ancestors policy for the shop and returns the shop's row.
  */
 export async function authenticateSessionToken(
@@ -41,7 +41,9 @@ export async function authenticateSessionToken(
   const domain = parseShopDomain(new URL(payload.dest).hostname);
   allowShopAdminToFrame(ctx, domain);
   const existing = await findShop(shopify.deps.db, domain);
-  if (!existing?.active || !existing.access_token) {
+  // Also when the refresh token expired or was refused: this load is the merchant's only chance to
+  // give us a new pair, and billing jobs waiting on the shop (ShopNotConnectedError) then go on.
+  if (!existing || needsTokenExchange(existing, shopify.deps.now?.() ?? new Date())) {
     const { session } = await shopify.library.auth.tokenExchange({
       shop: domain,
       sessionToken,

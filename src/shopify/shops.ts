@@ -223,3 +223,16 @@ export async function claimTokenRefresh(
 export async function releaseTokenRefresh(db: Db, domain: string): Promise<void> {
   await db.updateTable('shops').set({ token_refresh_claimed_until: null }).where('domain', '=', domain).execute();
 }
+
+/**
+ * Shopify refused this refresh token: drop it (and the lease) so nobody tries it again; the access
+ * token stays until it expires. Only the pair it belongs to: a newer pair stored meanwhile stays.
+ */
+export async function forgetRefreshToken(db: Db, domain: string, refreshToken: string): Promise<void> {
+  await db
+    .updateTable('shops')
+    .set({ refresh_token: null, refresh_token_expires_at: null, token_refresh_claimed_until: null })
+    .where('domain', '=', domain)
+    .where('refresh_token', '=', refreshToken)
+    .execute();
+}

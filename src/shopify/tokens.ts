@@ -3,7 +3,16 @@ import type { Db } from '../db/database.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { ShopifyLibrary } from './library.ts';
-import { claimTokenRefresh, findShop, releaseTokenRefresh, storeTokens, type TokenPair } from './shops.ts';
+import { HttpResponseError, HttpRetriableError } from '@shopify/shopify-api';
+import {
+  claimTokenRefresh,
+  findShop,
+  forgetRefreshToken,
+  releaseTokenRefresh,
+  storeTokens,
+  type ShopRow,
+  type TokenPair,
+} from './shops.ts';
 
 /** Refresh this long before expiry, so a token never expires mid-request. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
@@ -44,6 +53,12 @@ export class ShopTokens {
     if (!shop?.active || !shop.access_token)
       throw new ShopNotConnectedError(`${domain} has no access token (not installed, or uninstalled).`);
     if (!needsRefresh(shop.access_token_expires_at, this.now())) return shop.access_token;
+    // Without a live refresh token only the merchant can help: the next embedded load exchanges
+    // its session token for a new pair (session-auth.ts); until then callers wait and retry.
+    if (needsTokenExchange(shop, this.now()))
+      throw new ShopNotConnectedError(
+        `${domain} has no usable refresh token; the next embedded load of the app exchanges a new token.`,
+      );
     const running = this.inFlight.get(domain);
     if (running) return running;
     const refresh = this.refresh(domain).finally(() => this.inFlight.delete(domain));
@@ -69,7 +84,12 @@ export class ShopTokens {
           logger.info({ shop: domain }, 'refreshed the shop access token');
           return session.accessToken!;
         } catch (error) {
-          await releaseTokenRefresh(db, domain);
+          // Shopify refusing the grant (expired, revoked, already used) is final for this pair:
+          // forget it so the next embedded load exchanges a new one. Outages keep it for a retry.
+          if (refusedByShopify(error)) {
+            await forgetRefreshToken(db, domain, refreshToken);
+            logger.warn({ shop: domain }, 'Shopify refused the refresh token; waiting for the next embedded load');
+          } else await releaseTokenRefresh(db, domain);
           throw new ShopNotConnectedError(
             `Refreshing the access token of ${domain} failed: ${(error as Error).message}`,
           );
@@ -89,4 +109,34 @@ export class ShopTokens {
 
 export function needsRefresh(expiresAt: Date | null, now: Date): boolean {
   return expiresAt !== null && expiresAt.getTime() - now.getTime() < REFRESH_MARGIN_MS;
+}
+
+/** A 4xx answer to a refresh grant: Shopify will not take this refresh token again. */
+function refusedByShopify(error: unknown): boolean {
+  return (
+    error instanceof HttpResponseError &&
+    !(error instanceof HttpRetriableError) &&
+    error.response.code >= 400 &&
+    error.response.code < 500
+  );
+}
+
+/**
+ * Whether only a token exchange (an embedded load's session token) can give this shop a working
+ * token: not installed, no access token, or an access token due for refresh with no live refresh
+ * token (expired after 90 days, or refused by Shopify and forgotten).
+ */
+export function needsTokenExchange(
+  shop: Pick<
+    ShopRow,
+    'active' | 'access_token' | 'access_token_expires_at' | 'refresh_token' | 'refresh_token_expires_at'
+  >,
+  now: Date,
+): boolean {
+  if (!shop.active || !shop.access_token) return true;
+  if (!needsRefresh(shop.access_token_expires_at, now)) return false;
+  return (
+    !shop.refresh_token ||
+    (shop.refresh_token_expires_at !== null && shop.refresh_token_expires_at.getTime() <= now.getTime())
+  );
 }

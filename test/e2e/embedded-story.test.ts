@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort, runCli, startServerProcess } from '../support/processes.ts';
 import { eventually } from '../support/workers.ts';
 import { fixture } from '../videos/video-test-app.ts';
+import { API_TIMESTAMP } from '../support/formats.ts';
 
 /**
  * Issue 4's "done when", on `npm start`'s embedded defaults in a real child process (PGlite, private
@@ -126,7 +127,7 @@ it('plays the whole story on the embedded defaults', async () => {
       15_000,
       'viewed_at',
     );
-    expect(viewed).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(viewed).toMatch(API_TIMESTAMP);
   } finally {
     await browser.close();
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { TestClock } from '../support/clock.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { API_TIMESTAMP } from '../support/formats.ts';
 
 const SPEC_FIELDS = [
   'id',
@@ -31,7 +32,6 @@ const SPEC_FIELDS = [
   'sent_at',
   'viewed_at',
 ];
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const VALID_UPS = '1Z5R89390357567127';
 const INVALID_UPS = '1Z1111111111111111';
 
@@ -82,7 +82,7 @@ describe('POST /v1/orders', () => {
     expect(order.record_url).toBe(`https://doorstep.test/record/${order.uuid}`);
     expect(order.playback_url).toBe(`https://doorstep.test/watch/${order.uuid}`);
     expect(order.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(order.created_at).toMatch(TIMESTAMP);
+    expect(order.created_at).toMatch(API_TIMESTAMP);
   });
 
   it('defaults send_method to sms when only a phone is given, normalizing the phone to E.164', async () => {
@@ -196,7 +196,7 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     const response = await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ delivered: '1', status: 'delivered', carrier: null, tracking_number: null });
-    expect(response.body.delivered_at).toMatch(TIMESTAMP);
+    expect(response.body.delivered_at).toMatch(API_TIMESTAMP);
     expect(response.body.delivered_at).toBe(response.body.updated_at);
     expect(response.body.updated_at).not.toBe(order.updated_at);
   });
@@ -316,7 +316,7 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     await app.services.orders.markRecorded(order.id, { durationTenths: 124 });
     const after = await store.request('GET', `/v1/orders/${order.id}`);
     expect(after.body).toMatchObject({ status: 'delivered', video_processed: '1', video_duration: '12.4' });
-    expect(after.body.recorded_at).toMatch(TIMESTAMP);
+    expect(after.body.recorded_at).toMatch(API_TIMESTAMP);
   });
 
   it('moves a recorded order to delivered', async () => {
@@ -471,7 +471,7 @@ describe('reading, listing and deleting', () => {
       // Delivered without a recorded video: the timeline says why nothing was sent.
       'system:send.waiting',
     ]);
-    expect(events.body.data.every((e: { created_at: string }) => TIMESTAMP.test(e.created_at))).toBe(true);
+    expect(events.body.data.every((e: { created_at: string }) => API_TIMESTAMP.test(e.created_at))).toBe(true);
   });
 });
 

@@ -11,6 +11,7 @@ import {
 import { TestClock } from '../../support/clock.ts';
 import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp, videoOrderOf } from '../harness.ts';
 import { sessionToken } from '../session-token.ts';
+import { API_TIMESTAMP } from '../../support/formats.ts';
 
 /**
  * The embedded admin's JSON API over real HTTP against the real app: shops install by token exchange
@@ -302,7 +303,7 @@ describe('orders', () => {
       recipient_name: 'Rita Receiver',
       stage: 'awaiting_video',
       stage_label: 'Awaiting video',
-      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      created_at: expect.stringMatching(API_TIMESTAMP),
       delivered_at: null,
       sent_at: null,
       viewed_at: null,
@@ -432,7 +433,7 @@ describe('orders', () => {
     ]);
     expect(timeline[1]).toMatchObject({ source: 'api', detail: `Tracking number ${trackingNumber}.` });
     for (const entry of timeline) {
-      expect(entry.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      expect(entry.at).toMatch(API_TIMESTAMP);
       expect(`${entry.title} ${entry.detail}`).not.toMatch(/\b[a-z]+\.[a-z_]+\b/); // no event code
     }
   });
@@ -790,7 +791,7 @@ describe('data exports', () => {
         id: expect.stringMatching(/^dex_/),
         data_request_id: '4242',
         customer_id: '7000000001',
-        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+        created_at: expect.stringMatching(API_TIMESTAMP),
       },
     ]);
     const id = list.body.data[0].id as string;

@@ -1,0 +1,542 @@
+import { sql, type Selectable } from 'kysely';
+import { findAccount } from '../accounts/accounts.ts';
+import type { Db } from '../db/database.ts';
+import type { ShopifySubscriptionsTable, ShopifyUsageChargesTable } from '../db/schema.ts';
+import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import { isEvent, type OrderEventSubscriber } from '../orders/order-events.ts';
+import { formatTimestamp } from '../orders/serializer.ts';
+import type { ShopifyServices } from '../shopify/services.ts';
+import { findShop, parseShopDomain, type ShopRow } from '../shopify/shops.ts';
+import type { ShopifySubscriptionStatus } from '../vocabulary.ts';
+import { createUsageRecord, createUsageSubscription, fetchSubscriptionStatus } from './billing-api.ts';
+import type { ShopifyBillingConfig } from './shopify-config.ts';
+import { statementPeriod } from './statements.ts';
+import {
+  BILLING_CURRENCY,
+  billingNotice,
+  chargeOutcome,
+  effectiveShareBps,
+  formatShare,
+  formatUsd,
+  initialChargeStatus,
+  monthOf,
+  monthTotals,
+  shouldCreateSubscriptionOnOpen,
+  subscriptionStatusFromShopify,
+  subscriptionTerms,
+  usageChargeCents,
+  type ChargeOutcome,
+  type MonthTotals,
+} from './usage-charges.ts';
+
+export type SubscriptionRow = Selectable<ShopifySubscriptionsTable>;
+export type UsageChargeRow = Selectable<ShopifyUsageChargesTable>;
+
+/** Hands a pending charge to the `billing` queue (src/queues/queues.ts); `delayMs` lets its transaction commit first. */
+export type EnqueueUsageCharge = (orderId: string, options?: { delayMs?: number }) => Promise<void>;
+
+export interface ShopifyBillingDeps {
+  db: Db;
+  shopify: ShopifyServices;
+  config: ShopifyBillingConfig;
+  logger: Logger;
+  now: () => Date;
+  /** Absent (a CLI process): pending charges wait for the workers' reconciler. */
+  enqueue?: EnqueueUsageCharge;
+}
+
+/** The subscription's name on Shopify's approval page and in the merchant's Shopify bill. */
+export const PLAN_NAME = 'Doorstep revenue share';
+
+/** A charge's job ran before the transaction that wrote the charge committed (or that rolled back). */
+export class ChargeNotReadyError extends ServiceUnavailableError {
+  override name = 'ChargeNotReadyError';
+}
+
+/** `GET /shopify/api/billing` (docs/shopify.md, "Billing"; the contract in the admin API brief). */
+export interface BillingJson {
+  subscription: {
+    status: ShopifySubscriptionStatus | 'none';
+    capped_amount_cents: number;
+    currency: string;
+    terms: string;
+    revenue_share_bps: number;
+    confirmation_url: string | null;
+    approved_at: string | null;
+  };
+  month: { month: string } & MonthTotals;
+  notice: string | null;
+}
+
+export interface MonthBill extends MonthTotals {
+  shop: string;
+  month: string;
+  subscription_status: ShopifySubscriptionStatus | 'none';
+  charges: Array<{
+    order_id: string;
+    status: UsageChargeRow['status'];
+    price_cents: number | null;
+    amount_cents: number;
+    shortfall_cents: number;
+    sent_at: string;
+    usage_record_id: string | null;
+  }>;
+}
+
+const ENQUEUE_TIMEOUT_MS = 1_000;
+/** The subscriber enqueues inside its transaction: the job waits this long so the row has committed. */
+const COMMIT_GRACE_MS = 300;
+
+/**
+ * Revenue share for Shopify shops through Shopify's Billing API: a usage subscription with a capped
+ * amount, approved by the merchant, and one usage record per sent video (idempotency key: the
+ * order id). The only writer of `shopify_subscriptions` and `shopify_usage_charges`.
+ */
+export class ShopifyBilling {
+  private readonly creating = new Map<string, Promise<SubscriptionRow>>();
+
+  constructor(private readonly deps: ShopifyBillingDeps) {}
+
+  /**
+   * `order.sent` of a Shopify shop's order → one charge row (the order id is its key, so a
+   * redelivered event or a second channel's `order.sent` changes nothing). Safe to run again.
+   */
+  orderSubscriber(): OrderEventSubscriber {
+    return {
+      name: 'billing',
+      events: ['order.sent'],
+      handle: async (trx, order, delivered) => {
+        if (!isEvent(delivered, 'order.sent')) return;
+        const shop = await trx
+          .selectFrom('shops')
+          .select('domain')
+          .where('account_id', '=', order.account_id)
+          .orderBy('domain')
+          .executeTakeFirst();
+        // API accounts are billed by their monthly statement (./statements.ts), not through Shopify.
+        if (!shop) return;
+        const account = await findAccount(trx, order.account_id);
+        const share = effectiveShareBps(account?.revenueShareBps ?? null, this.deps.config.revenueShareBps);
+        const amount = usageChargeCents(order.price, share);
+        const now = this.deps.now();
+        const inserted = await trx
+          .insertInto('shopify_usage_charges')
+          .values({
+            order_id: order.id,
+            shop: shop.domain,
+            account_id: order.account_id,
+            price_cents: order.price,
+            revenue_share_bps: share,
+            amount_cents: amount,
+            currency: BILLING_CURRENCY,
+            status: initialChargeStatus(amount),
+            sent_at: order.sent_at ?? new Date(delivered.event.sent_at),
+            created_at: now,
+            updated_at: now,
+            settled_at: amount > 0 ? null : now,
+          })
+          .onConflict((oc) => oc.column('order_id').doNothing())
+          .returning('status')
+          .executeTakeFirst();
+        if (inserted?.status === 'pending') await this.enqueue(order.id, COMMIT_GRACE_MS);
+      },
+    };
+  }
+
+  /** `GET /shopify/api/billing`: creates the subscription on the shop's first visit. */
+  async billing(shop: ShopRow): Promise<BillingJson> {
+    let subscription = await this.currentSubscription(shop.domain);
+    if (shouldCreateSubscriptionOnOpen(subscription?.status ?? null)) {
+      subscription = await this.createSubscriptionOnce(shop).catch((error: unknown) => {
+        // The page must open even when Shopify cannot be reached: the notice asks for approval.
+        this.deps.logger.warn({ err: error, shop: shop.domain }, 'could not create the Shopify subscription');
+        return undefined;
+      });
+    } else if (
+      subscription?.status === 'pending' ||
+      (subscription?.status === 'active' && subscription.created_at < shop.installed_at)
+    ) {
+      // Pending: the merchant may have approved without coming back through the return URL.
+      // Active but older than this install: Shopify cancels an app's subscriptions at uninstall.
+      const known = subscription;
+      subscription = await this.refreshStatus(known).catch(() => known);
+    }
+    return this.billingJson(shop, subscription);
+  }
+
+  /** `POST /shopify/api/billing/subscribe`: a new subscription (after a decline or cancellation). */
+  async subscribe(shop: ShopRow): Promise<BillingJson> {
+    const current = await this.currentSubscription(shop.domain);
+    if (current?.status === 'active') return this.billingJson(shop, current);
+    return this.billingJson(shop, await this.createSubscriptionOnce(shop));
+  }
+
+  /**
+   * Shopify sends the merchant back to `returnUrl` with `charge_id` after approving or declining.
+   * The query proves nothing (it is a public URL), so the status is asked of Shopify. Returns where
+   * the merchant goes next: the app in the shop's admin.
+   */
+  async returnFromApproval(shopParam: unknown, chargeIdParam: unknown): Promise<string> {
+    const domain = parseShopDomain(shopParam);
+    const chargeId = String(chargeIdParam ?? '');
+    if (!/^\d{1,20}$/.test(chargeId))
+      throw new ValidationError('The approval answer is not valid.', { charge_id: 'must be a Shopify charge id' });
+    const subscription = await this.deps.db
+      .selectFrom('shopify_subscriptions')
+      .selectAll()
+      .where('shop', '=', domain)
+      .where('id', '=', `gid://shopify/AppSubscription/${chargeId}`)
+      .executeTakeFirst();
+    if (!subscription) throw new NotFoundError(`No Doorstep subscription ${chargeId} for ${domain}.`);
+    await this.refreshStatus(subscription);
+    return `https://${domain}/admin/apps/${encodeURIComponent(this.deps.shopify.config.apiKey)}`;
+  }
+
+  /**
+   * The `billing` job: one usage record for a pending charge. Throws (the queue retries with
+   * backoff) on anything Shopify may answer differently later: network, 5xx, throttling, no token
+   * (`ShopNotConnectedError`: the next embedded load exchanges a new one).
+   */
+  async recordCharge(orderId: string, lookedAgain = false): Promise<UsageChargeRow['status']> {
+    const { db, shopify, now } = this.deps;
+    const charge = await db
+      .selectFrom('shopify_usage_charges')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .executeTakeFirst();
+    if (!charge) throw new ChargeNotReadyError(`No usage charge for order ${orderId} yet.`);
+    if (charge.status !== 'pending') return charge.status;
+    // Shopify cancels an app's subscriptions when the shop uninstalls it (paid videos still send).
+    const shop = await findShop(db, charge.shop);
+    if (!shop?.active)
+      return this.settle(charge, null, { status: 'unbilled', reason: 'The shop has uninstalled Doorstep.' });
+    const subscription = await this.currentSubscription(charge.shop);
+    if (subscription?.status !== 'active') {
+      const unbilled = await this.settle(
+        charge,
+        null,
+        { status: 'unbilled', reason: `No active Shopify subscription (${subscription?.status ?? 'none'}).` },
+        { unlessPlanActive: true },
+      );
+      if (unbilled !== 'pending') return unbilled;
+      // A plan became active after we looked: the charge is still pending, so charge it now.
+      if (lookedAgain) throw new ChargeNotReadyError(`The plan of ${charge.shop} changed while charging ${orderId}.`);
+      return this.recordCharge(orderId, true);
+    }
+    let outcome: ChargeOutcome;
+    try {
+      const token = await shopify.tokens.accessToken(charge.shop);
+      const answer = await createUsageRecord(shopify.library, token, charge.shop, {
+        lineItemId: subscription.line_item_id,
+        amountCents: charge.amount_cents,
+        description: chargeDescription(charge),
+        idempotencyKey: charge.order_id,
+      });
+      outcome = chargeOutcome(answer, charge.amount_cents);
+    } catch (error) {
+      await db
+        .updateTable('shopify_usage_charges')
+        .set((eb) => ({
+          attempts: eb('attempts', '+', 1),
+          last_error: (error instanceof Error ? error.message : String(error)).slice(0, 1_000),
+          updated_at: now(),
+        }))
+        .where('order_id', '=', orderId)
+        .where('status', '=', 'pending')
+        .execute();
+      throw error;
+    }
+    return this.settle(charge, subscription.id, outcome);
+  }
+
+  /** Reconciler step: pending charges go to the queue again (Redis may have lost their jobs). */
+  async reconcile(): Promise<void> {
+    const pending = await this.deps.db
+      .selectFrom('shopify_usage_charges')
+      .select('order_id')
+      .where('status', '=', 'pending')
+      .orderBy('created_at')
+      .orderBy('order_id')
+      .limit(500)
+      .execute();
+    for (const { order_id } of pending) await this.enqueue(order_id);
+  }
+
+  /** This month's (or `month`'s) bill of a shop, for the CLI and the admin. */
+  async monthBill(shopParam: unknown, month = monthOf(this.deps.now())): Promise<MonthBill> {
+    return shopifyMonthBill(this.deps.db, shopParam, month);
+  }
+
+  async currentSubscription(domain: string): Promise<SubscriptionRow | undefined> {
+    return currentSubscription(this.deps.db, domain);
+  }
+
+  private async chargesIn(domain: string, start: Date, end: Date): Promise<UsageChargeRow[]> {
+    return chargesIn(this.deps.db, domain, start, end);
+  }
+
+  private async billingJson(shop: ShopRow, subscription: SubscriptionRow | undefined): Promise<BillingJson> {
+    const period = statementPeriod(monthOf(this.deps.now()));
+    const totals = monthTotals(await this.chargesIn(shop.domain, period.start, period.end));
+    const plan = subscription
+      ? {
+          status: subscription.status,
+          capped_amount_cents: subscription.capped_amount_cents,
+          currency: subscription.currency,
+          terms: subscription.terms,
+          revenue_share_bps: subscription.revenue_share_bps,
+          confirmation_url: subscription.status === 'pending' ? subscription.confirmation_url : null,
+          approved_at: subscription.approved_at ? formatTimestamp(subscription.approved_at) : null,
+        }
+      : await this.proposedPlan(shop);
+    return {
+      subscription: plan,
+      month: { month: period.month, ...totals },
+      notice: billingNotice({ status: plan.status, cappedAmountCents: plan.capped_amount_cents }, totals),
+    };
+  }
+
+  private async proposedPlan(shop: ShopRow): Promise<BillingJson['subscription']> {
+    const share = await this.shareOf(shop);
+    return {
+      status: 'none',
+      capped_amount_cents: this.deps.config.cappedAmountCents,
+      currency: BILLING_CURRENCY,
+      terms: subscriptionTerms(share, this.deps.config.cappedAmountCents),
+      revenue_share_bps: share,
+      confirmation_url: null,
+      approved_at: null,
+    };
+  }
+
+  private async shareOf(shop: ShopRow): Promise<number> {
+    const account = await findAccount(this.deps.db, shop.account_id);
+    return effectiveShareBps(account?.revenueShareBps ?? null, this.deps.config.revenueShareBps);
+  }
+
+  /** One creation per shop at a time in this process (the page and a reload must not make two). */
+  private createSubscriptionOnce(shop: ShopRow): Promise<SubscriptionRow> {
+    const running = this.creating.get(shop.domain);
+    if (running) return running;
+    const created = this.createSubscription(shop).finally(() => this.creating.delete(shop.domain));
+    this.creating.set(shop.domain, created);
+    return created;
+  }
+
+  private async createSubscription(shop: ShopRow): Promise<SubscriptionRow> {
+    const { db, shopify, config, now } = this.deps;
+    const share = await this.shareOf(shop);
+    const terms = subscriptionTerms(share, config.cappedAmountCents);
+    const token = await shopify.tokens.accessToken(shop.domain);
+    const created = await createUsageSubscription(shopify.library, token, shop.domain, {
+      name: PLAN_NAME,
+      returnUrl: `${shopify.config.appUrl}/shopify/billing/return?shop=${encodeURIComponent(shop.domain)}`,
+      test: config.test,
+      terms,
+      cappedAmountCents: config.cappedAmountCents,
+    });
+    const at = now();
+    const row = await db
+      .insertInto('shopify_subscriptions')
+      .values({
+        id: created.id,
+        shop: shop.domain,
+        account_id: shop.account_id,
+        line_item_id: created.lineItemId,
+        status: subscriptionStatusFromShopify(created.status),
+        capped_amount_cents: config.cappedAmountCents,
+        currency: BILLING_CURRENCY,
+        terms,
+        revenue_share_bps: share,
+        test: config.test,
+        confirmation_url: created.confirmationUrl,
+        created_at: at,
+        updated_at: at,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    this.deps.logger.info(
+      { shop: shop.domain, subscription: created.id, test: config.test },
+      'created the Shopify subscription',
+    );
+    return row;
+  }
+
+  /** Asks Shopify for the subscription's status and stores it; activation bills the month's debt. */
+  private async refreshStatus(subscription: SubscriptionRow): Promise<SubscriptionRow> {
+    const { db, shopify, now } = this.deps;
+    const token = await shopify.tokens.accessToken(subscription.shop);
+    const answer = await fetchSubscriptionStatus(shopify.library, token, subscription.shop, subscription.id);
+    if (answer === null) throw new NotFoundError(`Shopify does not know the subscription ${subscription.id}.`);
+    const status = subscriptionStatusFromShopify(answer);
+    if (status === subscription.status) return subscription;
+    const at = now();
+    const updated = await db
+      .updateTable('shopify_subscriptions')
+      .set({
+        status,
+        updated_at: at,
+        ...(status === 'active' && !subscription.approved_at ? { approved_at: at } : {}),
+        ...(['declined', 'cancelled', 'expired'].includes(status) ? { ended_at: at } : {}),
+      })
+      .where('id', '=', subscription.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    this.deps.logger.info(
+      { shop: subscription.shop, subscription: subscription.id, status },
+      'Shopify subscription status',
+    );
+    if (status === 'active') await this.billUnbilledOfMonth(subscription.shop, at);
+    return updated;
+  }
+
+  /**
+   * The plan approved this month covers this month's videos that were sent while no plan was
+   * active: they are charged now (the idempotency key still keeps each to one record). Earlier
+   * months' debts stay shown, never charged retroactively.
+   */
+  private async billUnbilledOfMonth(domain: string, at: Date): Promise<void> {
+    const period = statementPeriod(monthOf(at));
+    const reopened = await this.deps.db
+      .updateTable('shopify_usage_charges')
+      .set({ status: 'pending', settled_at: null, last_error: null, updated_at: at })
+      .where('shop', '=', domain)
+      .where('status', '=', 'unbilled')
+      .where('sent_at', '>=', period.start)
+      .where('sent_at', '<', period.end)
+      .returning('order_id')
+      .execute();
+    for (const { order_id } of reopened) await this.enqueue(order_id);
+  }
+
+  /**
+   * Stores the outcome on a still-pending charge; returns the charge's status afterwards. With
+   * `unlessPlanActive` ("no plan") it is stored only while no plan is active: a plan activated
+   * meanwhile (whose activation re-opens the month's unbilled charges) must not miss this one, so
+   * the charge then stays `pending`.
+   */
+  private async settle(
+    charge: UsageChargeRow,
+    subscriptionId: string | null,
+    outcome: ChargeOutcome,
+    options: { unlessPlanActive?: boolean } = {},
+  ): Promise<UsageChargeRow['status']> {
+    const at = this.deps.now();
+    const result = await this.deps.db
+      .updateTable('shopify_usage_charges')
+      .set({
+        status: outcome.status,
+        subscription_id: subscriptionId,
+        usage_record_id: outcome.status === 'recorded' ? outcome.usageRecordId : null,
+        shortfall_cents: outcome.status === 'over_cap' ? outcome.shortfallCents : 0,
+        last_error: outcome.status === 'recorded' ? null : outcome.reason.slice(0, 1_000),
+        settled_at: at,
+        updated_at: at,
+      })
+      .where('order_id', '=', charge.order_id)
+      .where('status', '=', 'pending')
+      .where(({ not, exists, selectFrom }) =>
+        options.unlessPlanActive
+          ? not(
+              exists(
+                selectFrom('shopify_subscriptions')
+                  .select('id')
+                  .where('shop', '=', charge.shop)
+                  .where('status', '=', 'active'),
+              ),
+            )
+          : sql<boolean>`true`,
+      )
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      const now = await this.deps.db
+        .selectFrom('shopify_usage_charges')
+        .select('status')
+        .where('order_id', '=', charge.order_id)
+        .executeTakeFirstOrThrow();
+      return now.status;
+    }
+    if (outcome.status === 'over_cap')
+      this.deps.logger.warn({ shop: charge.shop, orderId: charge.order_id }, 'usage charge over the capped amount');
+    return outcome.status;
+  }
+
+  /** Best effort: a failed or slow enqueue is left to the reconciler (the row is in PostgreSQL). */
+  private async enqueue(orderId: string, delayMs?: number): Promise<void> {
+    const { enqueue, logger } = this.deps;
+    if (!enqueue) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        enqueue(orderId, delayMs === undefined ? {} : { delayMs }),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`enqueue took longer than ${ENQUEUE_TIMEOUT_MS} ms`)),
+            ENQUEUE_TIMEOUT_MS,
+          );
+        }),
+      ]);
+    } catch (error) {
+      logger.warn({ err: error, orderId }, 'could not enqueue the usage charge; the reconciler will');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** What the merchant reads on their Shopify bill: no personal data, just the order and the math. */
+export function chargeDescription(
+  charge: Pick<UsageChargeRow, 'order_id' | 'price_cents' | 'revenue_share_bps'>,
+): string {
+  return `Video gift message sent (order ${charge.order_id}): ${formatShare(charge.revenue_share_bps)} of ${formatUsd(charge.price_cents ?? 0)}`;
+}
+
+/** The shop's latest subscription: the one that counts. */
+export async function currentSubscription(db: Db, domain: string): Promise<SubscriptionRow | undefined> {
+  return db
+    .selectFrom('shopify_subscriptions')
+    .selectAll()
+    .where('shop', '=', domain)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+async function chargesIn(db: Db, domain: string, start: Date, end: Date): Promise<UsageChargeRow[]> {
+  return db
+    .selectFrom('shopify_usage_charges')
+    .selectAll()
+    .where('shop', '=', domain)
+    .where('sent_at', '>=', start)
+    .where('sent_at', '<', end)
+    .orderBy('sent_at')
+    .orderBy('order_id')
+    .execute();
+}
+
+/**
+ * A shop's bill for a month (UTC): totals by outcome and one line per sent video. Reads only, so
+ * the CLI can run it without the Shopify module (`npm run cli -- billing shop <shop> <YYYY-MM>`).
+ */
+export async function shopifyMonthBill(db: Db, shopParam: unknown, month: string): Promise<MonthBill> {
+  const domain = parseShopDomain(shopParam);
+  const period = statementPeriod(month);
+  const charges = await chargesIn(db, domain, period.start, period.end);
+  const subscription = await currentSubscription(db, domain);
+  return {
+    shop: domain,
+    month: period.month,
+    subscription_status: subscription?.status ?? 'none',
+    ...monthTotals(charges),
+    charges: charges.map((charge) => ({
+      order_id: charge.order_id,
+      status: charge.status,
+      price_cents: charge.price_cents,
+      amount_cents: charge.amount_cents,
+      shortfall_cents: charge.shortfall_cents,
+      sent_at: formatTimestamp(charge.sent_at),
+      usage_record_id: charge.usage_record_id,
+    })),
+  };
+}

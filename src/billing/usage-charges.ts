@@ -1,0 +1,176 @@
+import type { ShopifySubscriptionStatus, UsageChargeStatus } from '../vocabulary.ts';
+import { revenueShareCents } from './statements.ts';
+
+/**
+ * The pure decisions of Shopify billing: what a sent video costs, what Shopify's answer means, and
+ * the words the merchant reads. No I/O here (unit-tested in test/billing/usage-charges.test.ts).
+ */
+
+/** Shopify usage charges are in the subscription's currency; Doorstep subscribes in USD. */
+export const BILLING_CURRENCY = 'USD';
+
+/**
+ * The charge of one sent video: its price × the share, in whole cents, rounded half up. Each video
+ * is its own Shopify usage record, so it rounds per order (the API statements round once per month).
+ * No price → nothing owed.
+ */
+export function usageChargeCents(priceCents: number | null, shareBps: number): number {
+  if (priceCents === null) return 0;
+  return revenueShareCents(priceCents, shareBps);
+}
+
+/** The share that applies: the account's own, else the default for Shopify shops. */
+export function effectiveShareBps(accountShareBps: number | null, defaultShareBps: number): number {
+  return accountShareBps ?? defaultShareBps;
+}
+
+/** The status a new charge starts in: zero is recorded as nothing owed, and Shopify is never called. */
+export function initialChargeStatus(amountCents: number): UsageChargeStatus {
+  return amountCents > 0 ? 'pending' : 'no_charge';
+}
+
+/** Integer cents → Shopify's Decimal string (`1234` → `"12.34"`), never through a float. */
+export function centsToDecimal(cents: number): string {
+  if (!Number.isSafeInteger(cents) || cents < 0) throw new RangeError('cents must be a whole amount');
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+}
+
+/** Shopify's Decimal string → integer cents (`"12.3"` → 1230); null when it is not an amount. */
+export function decimalToCents(amount: string): number | null {
+  const match = /^(\d+)(?:\.(\d{1,2})\d*)?$/.exec(amount.trim());
+  if (!match) return null;
+  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+}
+
+/** `$12.34` */
+export function formatUsd(cents: number): string {
+  const decimal = centsToDecimal(cents);
+  const [whole, fraction] = decimal.split('.');
+  return `$${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction}`;
+}
+
+/** `500` → `5%`, `1250` → `12.5%` */
+export function formatShare(bps: number): string {
+  return `${(bps / 100).toFixed(2).replace(/\.?0+$/, '')}%`;
+}
+
+/** The subscription's terms, shown by Shopify on the approval page. */
+export function subscriptionTerms(shareBps: number, cappedAmountCents: number): string {
+  return `${formatShare(shareBps)} of each video gift message's price, charged when the video is sent; at most ${formatUsd(cappedAmountCents)} per 30-day billing cycle.`;
+}
+
+/** Shopify's AppSubscriptionStatus → ours. ACCEPTED (deprecated) is approved but not yet active. */
+export function subscriptionStatusFromShopify(status: string): ShopifySubscriptionStatus {
+  switch (status.toUpperCase()) {
+    case 'ACTIVE':
+      return 'active';
+    case 'DECLINED':
+      return 'declined';
+    case 'CANCELLED':
+      return 'cancelled';
+    case 'FROZEN':
+      return 'frozen';
+    case 'EXPIRED':
+      return 'expired';
+    default:
+      return 'pending';
+  }
+}
+
+/** Opening the billing page creates a subscription only when the shop has never had one. */
+export function shouldCreateSubscriptionOnOpen(latest: ShopifySubscriptionStatus | null): boolean {
+  return latest === null;
+}
+
+/**
+ * What Shopify said about `appUsageRecordCreate`: a usage record, or userErrors. Transport failures
+ * (network, 5xx, throttling, no token) are thrown instead and retried by the queue.
+ */
+export type UsageRecordAnswer = { usageRecordId: string } | { userErrors: string[] };
+
+export type ChargeOutcome =
+  | { status: 'recorded'; usageRecordId: string }
+  | { status: 'over_cap'; shortfallCents: number; reason: string }
+  | { status: 'unbilled'; reason: string };
+
+/** Shopify's words when a charge would take the cycle past the capped amount (appUsageRecordCreate docs). */
+export const CAP_EXCEEDED_MESSAGE = 'Total price exceeds balance remaining';
+
+/**
+ * What a usage record answer means for a charge of `amountCents`. Over the cap the whole charge is
+ * the shortfall (Shopify takes a record whole or not at all). Any other userError (the
+ * subscription is no longer active, the line item is gone) leaves the charge unbilled with its
+ * reason: a debt shown to the merchant, not retried for ever.
+ */
+export function chargeOutcome(answer: UsageRecordAnswer, amountCents: number): ChargeOutcome {
+  if ('usageRecordId' in answer) return { status: 'recorded', usageRecordId: answer.usageRecordId };
+  const reason = answer.userErrors.join('; ') || 'Shopify refused the usage charge';
+  if (answer.userErrors.some((message) => message.toLowerCase().includes(CAP_EXCEEDED_MESSAGE.toLowerCase())))
+    return { status: 'over_cap', shortfallCents: amountCents, reason };
+  return { status: 'unbilled', reason };
+}
+
+/** What the billing page sums for one month of one shop. */
+export interface MonthTotals {
+  videos_charged: number;
+  charged_cents: number;
+  pending_cents: number;
+  unbilled_cents: number;
+  over_cap_cents: number;
+}
+
+export function monthTotals(
+  charges: ReadonlyArray<{ status: UsageChargeStatus; amount_cents: number; shortfall_cents: number }>,
+): MonthTotals {
+  const totals: MonthTotals = {
+    videos_charged: 0,
+    charged_cents: 0,
+    pending_cents: 0,
+    unbilled_cents: 0,
+    over_cap_cents: 0,
+  };
+  for (const charge of charges) {
+    if (charge.status === 'recorded') {
+      totals.videos_charged++;
+      totals.charged_cents += charge.amount_cents;
+    } else if (charge.status === 'pending') totals.pending_cents += charge.amount_cents;
+    else if (charge.status === 'unbilled') totals.unbilled_cents += charge.amount_cents;
+    else if (charge.status === 'over_cap') totals.over_cap_cents += charge.shortfall_cents;
+  }
+  return totals;
+}
+
+/**
+ * The words the merchant reads on the billing page when something needs them, or null. The most
+ * pressing first: no approved plan (sending continues, debt shown), then the cap.
+ */
+export function billingNotice(
+  subscription: { status: ShopifySubscriptionStatus | 'none'; cappedAmountCents: number },
+  totals: MonthTotals,
+): string | null {
+  const debt =
+    totals.unbilled_cents > 0
+      ? ` ${formatUsd(totals.unbilled_cents)} for videos sent this month is not billed yet.`
+      : '';
+  switch (subscription.status) {
+    case 'none':
+    case 'pending':
+      return `Approve Doorstep's plan in Shopify so sent videos can be billed. Video messages are sent in the meantime.${debt}`;
+    case 'declined':
+      return `You declined Doorstep's plan. Video messages are still sent.${debt} Approve the plan to be billed through Shopify.`;
+    case 'cancelled':
+    case 'expired':
+      return `Doorstep's plan is ${subscription.status}. Video messages are still sent.${debt} Approve the plan again to be billed through Shopify.`;
+    case 'frozen':
+      return `Shopify froze Doorstep's plan (the store's own Shopify bill is unpaid). Video messages are still sent.${debt}`;
+    case 'active':
+      if (totals.over_cap_cents > 0)
+        return `This billing cycle reached your cap of ${formatUsd(subscription.cappedAmountCents)}. Video messages are still sent; ${formatUsd(totals.over_cap_cents)} above the cap was not charged.`;
+      return debt ? debt.trim() : null;
+  }
+}
+
+/** `YYYY-MM` of a UTC instant. */
+export function monthOf(at: Date): string {
+  return at.toISOString().slice(0, 7);
+}

@@ -1,0 +1,180 @@
+import type { SandboxAnswer } from './http.ts';
+import { decimalCents, type ShopifySandboxState, type SandboxSubscription } from './state.ts';
+
+/**
+ * The Admin GraphQL operations Doorstep uses, answered as Shopify does. The sandbox does not parse
+ * GraphQL: it recognises each operation by its root field and reads the variables, so the app's
+ * queries must pass their arguments as variables (they do: src/billing/billing-api.ts).
+ */
+interface GraphqlRequest {
+  query?: string;
+  variables?: Record<string, unknown>;
+}
+
+const SUBSCRIPTION_GID = 'gid://shopify/AppSubscription/';
+
+/** Shopify's userError when a usage record would take the cycle past the capped amount. */
+export const CAP_EXCEEDED = 'Total price exceeds balance remaining';
+
+export function adminGraphql(
+  state: ShopifySandboxState,
+  shop: string,
+  accessToken: string,
+  request: GraphqlRequest,
+  publicUrl: string,
+): SandboxAnswer {
+  if (state.shopOfAccessToken(accessToken) !== shop)
+    return {
+      status: 401,
+      body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' },
+    };
+  const failure = state.graphqlFailures.shift();
+  if (failure === 'throttled')
+    return {
+      status: 200,
+      body: {
+        errors: [
+          {
+            message: 'Throttled',
+            extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' },
+          },
+        ],
+      },
+    };
+  if (failure !== undefined) return { status: failure, body: { errors: 'Internal error' } };
+  const query = request.query ?? '';
+  const variables = request.variables ?? {};
+  if (/\bappSubscriptionCreate\s*\(/.test(query))
+    return data({ appSubscriptionCreate: createSubscription(state, shop, variables, publicUrl) });
+  if (/\bappUsageRecordCreate\s*\(/.test(query))
+    return data({ appUsageRecordCreate: createUsageRecord(state, shop, variables) });
+  if (/\bnode\s*\(\s*id\s*:/.test(query)) {
+    const subscription = subscriptionOf(state, shop, String(variables.id ?? ''));
+    return data({ node: subscription ? subscriptionJson(subscription) : null });
+  }
+  if (/\bcurrentAppInstallation\b/.test(query)) {
+    const active = [...state.subscriptions.values()].filter((s) => s.shop === shop && s.status === 'ACTIVE');
+    return data({ currentAppInstallation: { activeSubscriptions: active.map(subscriptionJson) } });
+  }
+  if (/\bshop\s*\{\s*name\b/.test(query)) return data({ shop: { name: `Fake ${shop.split('.')[0]}` } });
+  return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
+}
+
+function data(value: unknown): SandboxAnswer {
+  return { status: 200, body: { data: value, extensions: { cost: { requestedQueryCost: 10, actualQueryCost: 10 } } } };
+}
+
+function subscriptionOf(state: ShopifySandboxState, shop: string, gid: string): SandboxSubscription | undefined {
+  if (!gid.startsWith(SUBSCRIPTION_GID)) return undefined;
+  const subscription = state.subscriptions.get(Number(gid.slice(SUBSCRIPTION_GID.length)));
+  return subscription?.shop === shop ? subscription : undefined;
+}
+
+function subscriptionJson(subscription: SandboxSubscription) {
+  return {
+    id: `${SUBSCRIPTION_GID}${subscription.id}`,
+    name: subscription.name,
+    status: subscription.status,
+    test: subscription.test,
+    createdAt: subscription.createdAt.toISOString(),
+    lineItems: [
+      {
+        id: subscription.lineItemId,
+        plan: {
+          pricingDetails: {
+            __typename: 'AppUsagePricing',
+            terms: subscription.terms,
+            cappedAmount: subscription.cappedAmount,
+          },
+        },
+      },
+    ],
+  };
+}
+
+function userErrors(field: string[] | null, message: string) {
+  return [{ field, message }];
+}
+
+function createSubscription(
+  state: ShopifySandboxState,
+  shop: string,
+  variables: Record<string, unknown>,
+  publicUrl: string,
+) {
+  const lineItems = (variables.lineItems ?? []) as Array<{
+    plan?: {
+      appUsagePricingDetails?: { terms?: string; cappedAmount?: { amount?: string | number; currencyCode?: string } };
+    };
+  }>;
+  const usage = lineItems[0]?.plan?.appUsagePricingDetails;
+  const capped = String(usage?.cappedAmount?.amount ?? '');
+  const none = { appSubscription: null, confirmationUrl: null };
+  if (typeof variables.name !== 'string' || !variables.name)
+    return { ...none, userErrors: userErrors(['name'], "Name can't be blank") };
+  if (typeof variables.returnUrl !== 'string' || !/^https?:\/\//.test(variables.returnUrl))
+    return { ...none, userErrors: userErrors(['returnUrl'], 'Return url is invalid') };
+  if (!usage || !usage.terms || !(decimalCents(capped) > 0))
+    return { ...none, userErrors: userErrors(['lineItems'], 'Capped amount must be greater than 0') };
+  const id = state.newId();
+  const subscription: SandboxSubscription = {
+    id,
+    shop,
+    name: variables.name,
+    returnUrl: variables.returnUrl,
+    test: variables.test === true,
+    status: 'PENDING',
+    terms: usage.terms,
+    cappedAmount: { amount: capped, currencyCode: usage.cappedAmount?.currencyCode ?? 'USD' },
+    lineItemId: `gid://shopify/AppSubscriptionLineItem/${id}?v=1&index=0`,
+    createdAt: new Date(),
+  };
+  state.subscriptions.set(id, subscription);
+  return {
+    appSubscription: subscriptionJson(subscription),
+    confirmationUrl: `${publicUrl}/billing/approve?${new URLSearchParams({ shop, subscription: String(id) })}`,
+    userErrors: [],
+  };
+}
+
+function createUsageRecord(state: ShopifySandboxState, shop: string, variables: Record<string, unknown>) {
+  const lineItemId = String(variables.subscriptionLineItemId ?? '');
+  const price = (variables.price ?? {}) as { amount?: string | number; currencyCode?: string };
+  const amount = String(price.amount ?? '');
+  const idempotencyKey = typeof variables.idempotencyKey === 'string' ? variables.idempotencyKey : null;
+  const none = { appUsageRecord: null };
+  const subscription = [...state.subscriptions.values()].find((s) => s.shop === shop && s.lineItemId === lineItemId);
+  if (!subscription)
+    return { ...none, userErrors: userErrors(['subscriptionLineItemId'], 'Subscription line item not found') };
+  // Same key, same record: Shopify answers a repeated idempotency key with the record it made.
+  const earlier = idempotencyKey
+    ? state.usageRecords.find((r) => r.shop === shop && r.idempotencyKey === idempotencyKey)
+    : undefined;
+  if (earlier) return { appUsageRecord: { id: earlier.id }, userErrors: [] };
+  if (subscription.status !== 'ACTIVE')
+    return { ...none, userErrors: userErrors(null, 'The app subscription is not active') };
+  if (idempotencyKey !== null && idempotencyKey.length > 255)
+    return {
+      ...none,
+      userErrors: userErrors(['idempotencyKey'], 'Idempotency key is too long (maximum is 255 characters)'),
+    };
+  const cents = decimalCents(amount);
+  if (!(cents > 0)) return { ...none, userErrors: userErrors(['price'], 'Price must be greater than 0') };
+  if (price.currencyCode !== subscription.cappedAmount.currencyCode)
+    return { ...none, userErrors: userErrors(['price'], 'Currency must match the capped amount currency') };
+  if (state.balanceUsedCents(subscription.id) + cents > decimalCents(subscription.cappedAmount.amount))
+    return { ...none, userErrors: userErrors(null, CAP_EXCEEDED) };
+  const record = {
+    id: `gid://shopify/AppUsageRecord/${state.newId()}`,
+    shop,
+    subscriptionId: subscription.id,
+    lineItemId,
+    amount,
+    currencyCode: price.currencyCode,
+    description: String(variables.description ?? ''),
+    idempotencyKey,
+    createdAt: new Date(),
+  };
+  state.usageRecords.push(record);
+  return { appUsageRecord: { id: record.id }, userErrors: [] };
+}

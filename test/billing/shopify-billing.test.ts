@@ -1,0 +1,448 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCommands } from '../../src/admin/commands.ts';
+import type { UsageChargeStatus } from '../../src/vocabulary.ts';
+import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from '../shopify/harness.ts';
+import type { FakeShopify } from '../shopify/fake-shopify.ts';
+import { sessionToken } from '../shopify/session-token.ts';
+import { validOrder } from '../support/test-app.ts';
+import { eventually } from '../support/workers.ts';
+
+/**
+ * Shopify billing end to end: the real app, workers, queue and database against the Shopify
+ * sandbox on its own port (test/shopify/fake-shopify.ts), over HTTP. A cap of $10.00 and the
+ * default 5 % share: a $20.00 video costs $1.00.
+ */
+let app: ShopifyTestApp;
+let fake: FakeShopify;
+let close: (() => Promise<void>) | undefined;
+beforeAll(async () => {
+  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify({
+    queue: true,
+    env: { SHOPIFY_BILLING_CAP_CENTS: '1000' },
+  }));
+});
+afterAll(async () => {
+  await close?.();
+});
+
+const db = () => app.services.database.db;
+let shops = 0;
+const newShop = (name: string) => `${name}-${Date.now()}-${++shops}.myshopify.com`;
+
+/** The embedded admin's call, as the page makes it (a fresh session token each time). */
+async function billingApi(shop: string, method = 'GET', route = '/shopify/api/billing') {
+  const response = await fetch(`${app.baseUrl}${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${sessionToken(shop, API_KEY, SECRET)}` },
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests inspect JSON
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** The shop's account (with /v1 credentials), installed by the first embedded load, which also creates the subscription. */
+async function installShop(shop: string) {
+  const { auth } = await app.addShop(shop);
+  const billing = await billingApi(shop);
+  expect(billing.status).toBe(200);
+  return { auth, billing: billing.body };
+}
+
+/**
+ * The merchant on Shopify's approval page (the sandbox's): Approve or Decline, then back through
+ * our return URL, which sends them to the app in their admin. Returns the last redirect.
+ */
+async function answerApproval(confirmationUrl: string, decision: 'approve' | 'decline'): Promise<string> {
+  const page = await fetch(confirmationUrl);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('Doorstep revenue share');
+  const subscription = new URL(confirmationUrl).searchParams.get('subscription')!;
+  const answered = await fetch(new URL('approve', confirmationUrl), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ subscription, decision }).toString(),
+    redirect: 'manual',
+  });
+  expect(answered.status).toBe(302);
+  const returnUrl = new URL(answered.headers.get('location')!);
+  expect(`${returnUrl.origin}${returnUrl.pathname}`).toBe(`${app.baseUrl}/shopify/billing/return`);
+  expect(returnUrl.searchParams.get('charge_id')).toBe(subscription);
+  const back = await fetch(returnUrl, { redirect: 'manual' });
+  expect(back.status).toBe(302);
+  return back.headers.get('location')!;
+}
+
+/** An order of the shop's account, sent (as the dispatcher marks it) on `channel`. */
+async function sentOrder(auth: string, price: number | null, channel: 'email' | 'sms' = 'email'): Promise<string> {
+  const response = await fetch(`${app.baseUrl}/v1/orders`, {
+    method: 'POST',
+    headers: { Authorization: auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ ...validOrder, price }),
+  });
+  expect(response.status).toBe(201);
+  const order = (await response.json()) as { id: string };
+  await markSent(order.id, channel);
+  return order.id;
+}
+
+async function markSent(orderId: string, channel: 'email' | 'sms' = 'email') {
+  await app.services.orders.markSent(orderId, {
+    sendId: `send-${orderId}-${channel}`,
+    channel,
+    providerMessageId: 'test',
+    at: new Date(),
+  });
+}
+
+const charge = (orderId: string) =>
+  db().selectFrom('shopify_usage_charges').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+
+/** Waits until the order's charge has left `pending` (the billing job ran) and returns it. */
+function settled(orderId: string, status: UsageChargeStatus) {
+  return eventually(
+    async () => {
+      const row = await charge(orderId);
+      return row?.status === status ? row : undefined;
+    },
+    20_000,
+    `the charge of ${orderId} to be ${status}`,
+  );
+}
+
+const recordsFor = (orderId: string) => fake.usageRecords.filter((record) => record.idempotencyKey === orderId);
+
+describe('subscription approval', () => {
+  it('first embedded load creates a pending subscription; approving it on Shopify and coming back makes it active', async () => {
+    const shop = newShop('approve');
+    const { billing } = await installShop(shop);
+    expect(billing).toEqual({
+      subscription: {
+        status: 'pending',
+        capped_amount_cents: 1000,
+        currency: 'USD',
+        terms:
+          "5% of each video gift message's price, charged when the video is sent; at most $10.00 per 30-day billing cycle.",
+        revenue_share_bps: 500,
+        confirmation_url: expect.stringMatching(new RegExp(`^${fake.baseUrl}/billing/approve\\?`)),
+        approved_at: null,
+      },
+      month: {
+        month: new Date().toISOString().slice(0, 7),
+        videos_charged: 0,
+        charged_cents: 0,
+        pending_cents: 0,
+        unbilled_cents: 0,
+        over_cap_cents: 0,
+      },
+      notice: expect.stringMatching(/^Approve Doorstep's plan in Shopify/),
+    });
+    const [created] = [...fake.subscriptions.values()].filter((s) => s.shop === shop);
+    expect(created).toMatchObject({
+      name: 'Doorstep revenue share',
+      test: false,
+      cappedAmount: { amount: '10.00', currencyCode: 'USD' },
+      returnUrl: `${app.baseUrl}/shopify/billing/return?shop=${shop}`,
+    });
+    // A second load while pending does not create another subscription.
+    expect((await billingApi(shop)).body.subscription.confirmation_url).toBe(billing.subscription.confirmation_url);
+    expect([...fake.subscriptions.values()].filter((s) => s.shop === shop)).toHaveLength(1);
+
+    const landing = await answerApproval(billing.subscription.confirmation_url, 'approve');
+    expect(landing).toBe(`https://${shop}/admin/apps/${API_KEY}`);
+    const after = (await billingApi(shop)).body;
+    expect(after.subscription).toMatchObject({ status: 'active', confirmation_url: null });
+    expect(after.subscription.approved_at).toBe(
+      new Date(after.subscription.approved_at).toISOString().replace('.000', ''),
+    );
+    expect(after.notice).toBeNull();
+  });
+
+  it('the return URL asks Shopify, so a forged charge_id changes nothing', async () => {
+    const shop = newShop('forged');
+    await installShop(shop);
+    const forged = await fetch(`${app.baseUrl}/shopify/billing/return?shop=${shop}&charge_id=999999`, {
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(404);
+    const bad = await fetch(`${app.baseUrl}/shopify/billing/return?shop=${shop}&charge_id=x`, { redirect: 'manual' });
+    expect(bad.status).toBe(422);
+    expect((await billingApi(shop)).body.subscription.status).toBe('pending');
+  });
+
+  it('needs a session token', async () => {
+    const response = await fetch(`${app.baseUrl}/shopify/api/billing`);
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ error: { type: 'unauthorized' } });
+  });
+});
+
+describe('usage charges', () => {
+  let shop: string;
+  let auth: string;
+  beforeAll(async () => {
+    shop = newShop('usage');
+    const installed = await installShop(shop);
+    auth = installed.auth;
+    await answerApproval(installed.billing.subscription.confirmation_url, 'approve');
+  });
+
+  it('one usage record per sent video: price × share, idempotency key = order id, no personal data', async () => {
+    const orderId = await sentOrder(auth, 2000);
+    const row = await settled(orderId, 'recorded');
+    expect(row).toMatchObject({ shop, price_cents: 2000, revenue_share_bps: 500, amount_cents: 100, currency: 'USD' });
+    const records = recordsFor(orderId);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      id: row.usage_record_id,
+      amount: '1.00',
+      currencyCode: 'USD',
+      description: `Video gift message sent (order ${orderId}): 5% of $20.00`,
+    });
+    expect(JSON.stringify(row)).not.toContain(validOrder.email);
+    expect(records[0]!.description).not.toContain(validOrder.recipient_email);
+    const billing = (await billingApi(shop)).body;
+    expect(billing.month).toMatchObject({ videos_charged: 1, charged_cents: 100 });
+    const bill = await app.services.billing.monthBill(shop);
+    expect(bill.charges.find((line) => line.order_id === orderId)).toMatchObject({
+      status: 'recorded',
+      amount_cents: 100,
+    });
+  });
+
+  it('a redelivered event (a second channel sent) and a retried job make one Shopify record', async () => {
+    const orderId = await sentOrder(auth, 2000);
+    const first = await settled(orderId, 'recorded');
+    // The order's SMS goes out too: a second order.sent for the same order.
+    await markSent(orderId, 'sms');
+    expect(await app.services.orderOutbox.waiting()).toEqual([]);
+    // A job that ran again after Shopify answered but before we stored it (a crash): Shopify's
+    // idempotency key answers with the same record.
+    await db()
+      .updateTable('shopify_usage_charges')
+      .set({ status: 'pending', usage_record_id: null })
+      .where('order_id', '=', orderId)
+      .execute();
+    expect(await app.services.billing.recordCharge(orderId)).toBe('recorded');
+    expect(await app.services.billing.recordCharge(orderId)).toBe('recorded');
+    expect((await charge(orderId))!.usage_record_id).toBe(first.usage_record_id);
+    expect(recordsFor(orderId)).toHaveLength(1);
+    expect(
+      await db().selectFrom('shopify_usage_charges').select('order_id').where('order_id', '=', orderId).execute(),
+    ).toHaveLength(1);
+  });
+
+  it('Shopify outages are retried with backoff until recorded, once', async () => {
+    fake.failGraphql(503);
+    fake.failGraphql('throttled');
+    const orderId = await sentOrder(auth, 2000);
+    const row = await settled(orderId, 'recorded');
+    expect(row.attempts).toBe(2);
+    expect(recordsFor(orderId)).toHaveLength(1);
+  });
+
+  it('a video without a price owes nothing and never reaches Shopify', async () => {
+    const orderId = await sentOrder(auth, null);
+    expect(await charge(orderId)).toMatchObject({ status: 'no_charge', amount_cents: 0 });
+    expect(await app.services.billing.recordCharge(orderId)).toBe('no_charge');
+    expect(recordsFor(orderId)).toEqual([]);
+  });
+
+  it('cancelled and unsent orders are not charged; a sent one beside them is', async () => {
+    const response = await fetch(`${app.baseUrl}/v1/orders`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...validOrder, price: 5000 }),
+    });
+    const cancelled = ((await response.json()) as { id: string }).id;
+    await app.services.orders.cancel(cancelled, 'api', 'changed their mind');
+    const sent = await sentOrder(auth, 2000);
+    await settled(sent, 'recorded');
+    expect(await app.services.orderOutbox.waiting()).toEqual([]);
+    expect(await charge(cancelled)).toBeUndefined();
+    expect(recordsFor(cancelled)).toEqual([]);
+  });
+
+  it('an erased order keeps its billing row', async () => {
+    const orderId = await sentOrder(auth, 2000);
+    const before = await settled(orderId, 'recorded');
+    await app.services.orders.erasePersonalData(orderId, 'shopify', 'customers/redact');
+    const order = await db().selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+    expect(order.deleted_at).not.toBeNull();
+    expect(await charge(orderId)).toEqual(before);
+  });
+
+  it('an API account (no shop) is not billed through Shopify', async () => {
+    const response = await fetch(`${app.baseUrl}/v1/orders`, {
+      method: 'POST',
+      headers: { Authorization: (await apiAccountAuth()).auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...validOrder, price: 2000 }),
+    });
+    const orderId = ((await response.json()) as { id: string }).id;
+    await markSent(orderId);
+    expect(await app.services.orderOutbox.waiting()).toEqual([]);
+    expect(await charge(orderId)).toBeUndefined();
+  });
+});
+
+async function apiAccountAuth() {
+  const { createAccount } = await import('../../src/accounts/accounts.ts');
+  const { account, apiKey } = await createAccount(db(), { name: 'API store', revenueShareBps: 1500 });
+  return { auth: `Basic ${Buffer.from(`${account.appId}:${apiKey}`).toString('base64')}` };
+}
+
+describe('the cap', () => {
+  it('over the capped amount the video is sent anyway, the shortfall recorded and the cap shown', async () => {
+    const shop = newShop('cap');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const within = await sentOrder(auth, 10_000); // $5.00 of $10.00
+    await settled(within, 'recorded');
+    const over = await sentOrder(auth, 20_000); // $10.00 more: past the cap
+    const row = await settled(over, 'over_cap');
+    expect(row).toMatchObject({ amount_cents: 1000, shortfall_cents: 1000, usage_record_id: null });
+    expect(row.last_error).toBe('Total price exceeds balance remaining');
+    const order = await db().selectFrom('orders').select('sent_at').where('id', '=', over).executeTakeFirstOrThrow();
+    expect(order.sent_at).not.toBeNull();
+    expect(recordsFor(over)).toEqual([]);
+    const after = (await billingApi(shop)).body;
+    expect(after.month).toMatchObject({ videos_charged: 1, charged_cents: 500, over_cap_cents: 1000 });
+    expect(after.notice).toBe(
+      'This billing cycle reached your cap of $10.00. Video messages are still sent; $10.00 above the cap was not charged.',
+    );
+    // The operator's view (npm run cli -- billing shop <shop> <YYYY-MM>).
+    const month = new Date().toISOString().slice(0, 7);
+    const bill = await adminCommands(db()).run('billing.shop', { shop, month });
+    expect(bill).toMatchObject({
+      shop,
+      month,
+      subscription_status: 'active',
+      videos_charged: 1,
+      charged_cents: 500,
+      over_cap_cents: 1000,
+    });
+    expect(
+      (bill as { charges: Array<{ order_id: string; status: string }> }).charges
+        .map((c) => [c.order_id, c.status])
+        .sort(),
+    ).toEqual(
+      [
+        [within, 'recorded'],
+        [over, 'over_cap'],
+      ].sort(),
+    );
+  });
+});
+
+describe('declined', () => {
+  it('sending continues, the debt is shown, and approving a new plan this month bills it once', async () => {
+    const shop = newShop('declined');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    const declined = (await billingApi(shop)).body;
+    expect(declined.subscription).toMatchObject({ status: 'declined', confirmation_url: null });
+
+    // The dispatcher really sends the video (e-mail outbox) while the plan is declined.
+    const response = await fetch(`${app.baseUrl}/v1/orders`, {
+      method: 'POST',
+      headers: { Authorization: auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...validOrder, price: 2000, send_trigger: 'now' }),
+    });
+    expect(response.status).toBe(201);
+    const orderId = ((await response.json()) as { id: string }).id;
+    await app.services.orders.markRecorded(orderId, { durationTenths: 60 });
+    const row = await settled(orderId, 'unbilled');
+    expect(row.amount_cents).toBe(100);
+    const sends = await db()
+      .selectFrom('sends')
+      .select(['kind', 'status'])
+      .where('order_id', '=', orderId)
+      .where('kind', '=', 'recipient_video')
+      .execute();
+    expect(sends).toEqual([{ kind: 'recipient_video', status: 'sent' }]);
+    expect(fs.readdirSync(path.join(app.services.config.dataDir, 'outbox')).length).toBeGreaterThan(0);
+    expect(recordsFor(orderId)).toEqual([]);
+
+    const shown = (await billingApi(shop)).body;
+    expect(shown.month).toMatchObject({ unbilled_cents: 100, charged_cents: 0 });
+    expect(shown.notice).toBe(
+      "You declined Doorstep's plan. Video messages are still sent. $1.00 for videos sent this month is not billed yet. Approve the plan to be billed through Shopify.",
+    );
+
+    // The merchant changes their mind: a new subscription, approved, bills this month's debt once.
+    const again = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+    expect(again.status).toBe(200);
+    expect(again.body.subscription.status).toBe('pending');
+    expect(again.body.subscription.confirmation_url).not.toBe(billing.subscription.confirmation_url);
+    await answerApproval(again.body.subscription.confirmation_url, 'approve');
+    await settled(orderId, 'recorded');
+    expect(recordsFor(orderId)).toHaveLength(1);
+    expect((await billingApi(shop)).body).toMatchObject({
+      subscription: { status: 'active' },
+      month: { unbilled_cents: 0, charged_cents: 100, videos_charged: 1 },
+      notice: null,
+    });
+  });
+});
+
+describe('uninstall', () => {
+  it('a video sent after the shop uninstalled is unbilled (Shopify cancelled the plan); reinstalling shows the plan cancelled', async () => {
+    const shop = newShop('uninstall');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    await app.webhook(shop, 'app/uninstalled', { id: 1 });
+    // What Shopify does to an app's subscriptions at uninstall.
+    for (const subscription of fake.subscriptions.values())
+      if (subscription.shop === shop) subscription.status = 'CANCELLED';
+    const orderId = await sentOrder(auth, 2000);
+    const row = await settled(orderId, 'unbilled');
+    expect(row.last_error).toBe('The shop has uninstalled Doorstep.');
+    expect(recordsFor(orderId)).toEqual([]);
+
+    const reopened = (await billingApi(shop)).body; // the merchant installs again and opens the app
+    expect(reopened.subscription.status).toBe('cancelled');
+    expect(reopened.notice).toMatch(/^Doorstep's plan is cancelled\. Video messages are still sent\. \$1\.00/);
+  });
+});
+
+describe('token care', () => {
+  it('a refused refresh token leaves the charge queued; the next embedded load exchanges a new token and it is recorded', async () => {
+    const shop = newShop('tokens');
+    // Tokens live 60 s, inside the refresh margin: every use refreshes.
+    fake.accessTokenLifetime = 60;
+    try {
+      const { auth, billing } = await installShop(shop);
+      await answerApproval(billing.subscription.confirmation_url, 'approve');
+      fake.refuseRefreshes = true;
+      const orderId = await sentOrder(auth, 2000);
+      // The job tries, Shopify refuses the refresh: the charge waits, pending, with the reason.
+      const waiting = await eventually(
+        async () => {
+          const row = await charge(orderId);
+          return row && row.attempts > 0 ? row : undefined;
+        },
+        15_000,
+        'a failed attempt',
+      );
+      expect(waiting.status).toBe('pending');
+      expect(waiting.last_error).toMatch(/Refreshing the access token/);
+      const shopRow = await db().selectFrom('shops').selectAll().where('domain', '=', shop).executeTakeFirstOrThrow();
+      expect(shopRow.refresh_token).toBeNull();
+      expect(recordsFor(orderId)).toEqual([]);
+
+      fake.refuseRefreshes = false;
+      fake.accessTokenLifetime = 3600;
+      // The merchant opens the app: token exchange, then the waiting charge goes through.
+      expect((await billingApi(shop)).status).toBe(200);
+      const grants = fake.grants.filter((g) => g.shop === shop).map((g) => g.grant_type);
+      expect(grants.at(-1)).toBe('urn:ietf:params:oauth:grant-type:token-exchange');
+      expect(grants).toContain('refresh_token');
+      await app.services.billing.reconcile();
+      await settled(orderId, 'recorded');
+      expect(recordsFor(orderId)).toHaveLength(1);
+    } finally {
+      fake.accessTokenLifetime = 3600;
+      fake.refuseRefreshes = false;
+    }
+  });
+});
