@@ -12,7 +12,8 @@ import {
   type SeededStore,
 } from './embedded-admin.ts';
 import type { FakeShopify } from './fake-shopify.ts';
-import { startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
+import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
+import { sessionToken } from './session-token.ts';
 
 /**
  * The embedded admin in a real Chromium, loaded as the Shopify admin loads it (a URL with an
@@ -103,6 +104,22 @@ describe('the embedded admin in a browser', () => {
     expect(fake.grants.filter((g) => g.shop === shop).map((g) => g.grant_type)).toContain(
       'urn:ietf:params:oauth:grant-type:token-exchange',
     );
+  });
+
+  it('home: this month’s bill, and “Approve plan” opens Shopify’s confirmation page at the top level', async () => {
+    const response = await fetch(`${app.baseUrl}/shopify/api/billing`, {
+      headers: { Authorization: `Bearer ${sessionToken(shop, API_KEY, SECRET)}` },
+    });
+    const billing = (await response.json()) as { subscription: { confirmation_url: string }; notice: string };
+    // The fake Shopify's approval page, where Shopify would ask the merchant to approve.
+    const confirmationUrl = billing.subscription.confirmation_url;
+    expect(confirmationUrl).toBeTruthy();
+    await withAdmin('/', async ({ page }) => {
+      await page.locator('#billing-notice').waitFor({ timeout: 15_000 });
+      expect(await page.locator('#billing-notice').innerText()).toBe(billing.notice);
+      await page.getByRole('button', { name: 'Approve plan' }).click();
+      await page.waitForURL(confirmationUrl);
+    });
   });
 
   it('orders: filters by stage, searches by name and by Shopify order, opens an order with its story in words', async () => {

@@ -170,8 +170,7 @@ function Bill() {
         )}
         {data && (
           <Text as="p" tone="subdued">
-            {data.subscription.terms} Monthly cap:{' '}
-            {formatMoney(data.subscription.capped_amount_cents, data.subscription.currency)}.
+            {data.subscription.terms}
           </Text>
         )}
       </BlockStack>
