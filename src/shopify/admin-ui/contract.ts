@@ -1,6 +1,6 @@
 /**
- * The embedded admin's JSON API as the page reads it (docs: /work/briefs/admin-api-contract.md,
- * summarised in docs/shopify.md). Shapes may gain fields; the page reads only these.
+ * The embedded admin's JSON API as the page reads it (docs/shopify.md, "The embedded admin's API";
+ * billing: src/billing/shopify-billing.ts). Shapes may gain fields; the page reads only these.
  */
 export const STAGES = [
   'awaiting_video',
