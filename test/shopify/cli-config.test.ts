@@ -239,7 +239,8 @@ describe('every URL the CLI registers reaches a route of the running app', () =>
     }).toString();
     const admin = await fetch(onTestApp(entry.toString()));
     expect(admin.status).toBe(200);
-    expect(await admin.text()).toContain('fallback_delivered');
+    // The embedded admin's shell (React + Polaris; its data comes from /shopify/api).
+    expect(await admin.text()).toContain('<div id="app"></div>');
 
     const plain = await fetch(onTestApp(appConfig.application_url));
     expect(plain.status).toBe(200);
