@@ -6,6 +6,7 @@ import { NotFoundError, ServiceUnavailableError, ValidationError } from '../erro
 import type { Logger } from '../logger.ts';
 import { isEvent, type OrderEventSubscriber } from '../orders/order-events.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
+import { addWithin } from '../queues/queues.ts';
 import type { ShopifyServices } from '../shopify/services.ts';
 import { findShop, parseShopDomain, type ShopRow } from '../shopify/shops.ts';
 import type { ShopifySubscriptionStatus } from '../vocabulary.ts';
@@ -466,22 +467,11 @@ export class ShopifyBilling {
   private async enqueue(orderId: string, delayMs?: number): Promise<void> {
     const { enqueue, logger } = this.deps;
     if (!enqueue) return;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        enqueue(orderId, delayMs === undefined ? {} : { delayMs }),
-        new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`enqueue took longer than ${ENQUEUE_TIMEOUT_MS} ms`)),
-            ENQUEUE_TIMEOUT_MS,
-          );
-        }),
-      ]);
-    } catch (error) {
-      logger.warn({ err: error, orderId }, 'could not enqueue the usage charge; the reconciler will');
-    } finally {
-      clearTimeout(timer);
-    }
+    await addWithin(
+      () => enqueue(orderId, delayMs === undefined ? {} : { delayMs }),
+      ENQUEUE_TIMEOUT_MS,
+      (error) => logger.warn({ err: error, orderId }, 'could not enqueue the usage charge; the reconciler will'),
+    );
   }
 }
 

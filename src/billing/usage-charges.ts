@@ -35,13 +35,6 @@ export function centsToDecimal(cents: number): string {
   return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 }
 
-/** Shopify's Decimal string → integer cents (`"12.3"` → 1230); null when it is not an amount. */
-export function decimalToCents(amount: string): number | null {
-  const match = /^(\d+)(?:\.(\d{1,2})\d*)?$/.exec(amount.trim());
-  if (!match) return null;
-  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
-}
-
 /** `$12.34` */
 export function formatUsd(cents: number): string {
   const decimal = centsToDecimal(cents);

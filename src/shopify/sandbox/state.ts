@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { moneyToCents } from '../../money.ts';
 
 /**
  * What the Shopify sandbox remembers: issued tokens, app subscriptions and usage records, plus the
@@ -127,8 +128,11 @@ export class ShopifySandboxState {
   }
 }
 
+/** A decimal amount in cents, NaN when it is not one (the sandbox answers that with a userError). */
 export function decimalCents(amount: string): number {
-  const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(amount.trim());
-  if (!match) return Number.NaN;
-  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+  try {
+    return moneyToCents(amount);
+  } catch {
+    return Number.NaN;
+  }
 }
