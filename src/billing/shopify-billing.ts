@@ -166,10 +166,18 @@ export class ShopifyBilling {
     return this.billingJson(shop, subscription);
   }
 
-  /** `POST /shopify/api/billing/subscribe`: a new subscription (after a decline or cancellation). */
+  /**
+   * `POST /shopify/api/billing/subscribe`: a new subscription (after a decline or cancellation).
+   * A plan still waiting for approval is that plan (asked of Shopify first: the merchant may have
+   * answered without coming back): a second one would leave two to approve.
+   */
   async subscribe(shop: ShopRow): Promise<BillingJson> {
-    const current = await this.currentSubscription(shop.domain);
-    if (current?.status === 'active') return this.billingJson(shop, current);
+    let current = await this.currentSubscription(shop.domain);
+    if (current?.status === 'pending') {
+      const known = current;
+      current = await this.refreshStatus(known).catch(() => known);
+    }
+    if (current?.status === 'active' || current?.status === 'pending') return this.billingJson(shop, current);
     return this.billingJson(shop, await this.createSubscriptionOnce(shop));
   }
 
@@ -355,8 +363,25 @@ export class ShopifyBilling {
         created_at: at,
         updated_at: at,
       })
+      // Another process created one meanwhile (one pending plan per shop: migration 010): that one
+      // is the plan to approve; ours stays unapproved at Shopify, which expires it.
+      .onConflict((oc) => oc.column('shop').where('status', '=', 'pending').doNothing())
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
+    if (!row) {
+      this.deps.logger.info(
+        { shop: shop.domain, subscription: created.id },
+        'another process created the pending Shopify subscription first; using that one',
+      );
+      const pending = await db
+        .selectFrom('shopify_subscriptions')
+        .selectAll()
+        .where('shop', '=', shop.domain)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      // It was answered in the meantime: the current plan is whatever that made it.
+      return pending ?? (await this.currentSubscription(shop.domain))!;
+    }
     this.deps.logger.info(
       { shop: shop.domain, subscription: created.id, test: config.test },
       'created the Shopify subscription',
@@ -482,13 +507,18 @@ export function chargeDescription(
   return `Video gift message sent (order ${charge.order_id}): ${formatShare(charge.revenue_share_bps)} of ${formatUsd(charge.price_cents ?? 0)}`;
 }
 
-/** The shop's latest subscription: the one that counts. */
+/**
+ * The subscription that counts: the active one (Shopify keeps at most one active per app and
+ * shop), else the latest by approval or creation. A newer plan that is not active (pending,
+ * declined) never hides an active one: charges go to the plan the merchant approved.
+ */
 export async function currentSubscription(db: Db, domain: string): Promise<SubscriptionRow | undefined> {
   return db
     .selectFrom('shopify_subscriptions')
     .selectAll()
     .where('shop', '=', domain)
-    .orderBy('created_at', 'desc')
+    .orderBy(sql`status = 'active'`, 'desc')
+    .orderBy(sql`coalesce(approved_at, created_at)`, 'desc')
     .orderBy('id', 'desc')
     .executeTakeFirst();
 }

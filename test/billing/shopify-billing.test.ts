@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCommands } from '../../src/admin/commands.ts';
+import { ShopifyBilling } from '../../src/billing/shopify-billing.ts';
+import { getShop } from '../../src/shopify/shops.ts';
 import type { UsageChargeStatus } from '../../src/vocabulary.ts';
 import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from '../shopify/harness.ts';
 import type { FakeShopify } from '../shopify/fake-shopify.ts';
@@ -174,6 +176,82 @@ describe('subscription approval', () => {
     const response = await fetch(`${app.baseUrl}/shopify/api/billing`);
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error: { type: 'unauthorized' } });
+  });
+});
+
+describe('one plan at a time', () => {
+  /** A second web process: its own ShopifyBilling (no shared in-process guard), the same database and Shopify. */
+  const secondProcess = () =>
+    new ShopifyBilling({
+      db: db(),
+      shopify: app.services.shopify,
+      config: app.services.config.shopifyBilling,
+      logger: app.services.logger,
+      now: () => new Date(),
+    });
+
+  it('subscribing while a plan waits for approval returns that plan; approving it bills', async () => {
+    const shop = newShop('pending-twice');
+    const { auth, billing } = await installShop(shop);
+    const again = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+    expect(again.status).toBe(200);
+    expect(again.body.subscription).toMatchObject({
+      status: 'pending',
+      confirmation_url: billing.subscription.confirmation_url,
+    });
+    expect([...fake.subscriptions.values()].filter((s) => s.shop === shop)).toHaveLength(1);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const orderId = await sentOrder(auth, 2000);
+    await settled(orderId, 'recorded');
+    expect((await billingApi(shop)).body.notice).toBeNull();
+  });
+
+  it('two processes subscribing at once leave one plan to approve', async () => {
+    const shop = newShop('two-processes');
+    const { billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    const shopRow = await getShop(db(), shop);
+    const [first, second] = await Promise.all([
+      app.services.billing.subscribe(shopRow),
+      secondProcess().subscribe(shopRow),
+    ]);
+    expect(first.subscription.status).toBe('pending');
+    expect(second.subscription.confirmation_url).toBe(first.subscription.confirmation_url);
+    const pending = await db()
+      .selectFrom('shopify_subscriptions')
+      .select('id')
+      .where('shop', '=', shop)
+      .where('status', '=', 'pending')
+      .execute();
+    expect(pending).toHaveLength(1);
+  });
+
+  it('a newer plan that is not active does not hide the approved one from charges', async () => {
+    const shop = newShop('newer-declined');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const active = await db()
+      .selectFrom('shopify_subscriptions')
+      .selectAll()
+      .where('shop', '=', shop)
+      .executeTakeFirstOrThrow();
+    // A later plan the merchant declined (made after the approval), beside the active one.
+    const later = new Date(Date.now() + 60_000);
+    await db()
+      .insertInto('shopify_subscriptions')
+      .values({
+        ...active,
+        id: `${active.id}0`,
+        status: 'declined',
+        approved_at: null,
+        created_at: later,
+        updated_at: later,
+      })
+      .execute();
+    const orderId = await sentOrder(auth, 2000);
+    const row = await settled(orderId, 'recorded');
+    expect(row.subscription_id).toBe(active.id);
+    expect((await billingApi(shop)).body.subscription.status).toBe('active');
   });
 });
 
