@@ -1,7 +1,7 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { findAccount } from '../accounts/accounts.ts';
 import type { Db } from '../db/database.ts';
-import type { ShopifySubscriptionsTable, ShopifyUsageChargesTable } from '../db/schema.ts';
+import type { Database, ShopifySubscriptionsTable, ShopifyUsageChargesTable } from '../db/schema.ts';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { isEvent, type OrderEventSubscriber } from '../orders/order-events.ts';
@@ -398,42 +398,30 @@ export class ShopifyBilling {
     const status = subscriptionStatusFromShopify(answer);
     if (status === subscription.status) return subscription;
     const at = now();
-    const updated = await db
-      .updateTable('shopify_subscriptions')
-      .set({
-        status,
-        updated_at: at,
-        ...(status === 'active' && !subscription.approved_at ? { approved_at: at } : {}),
-        ...(['declined', 'cancelled', 'expired'].includes(status) ? { ended_at: at } : {}),
-      })
-      .where('id', '=', subscription.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    // Under the shop's billing lock: a charge being marked unbilled ("no active plan") either
+    // commits before this (and is re-opened below) or waits and then sees the plan active.
+    const { updated, reopened } = await db.transaction().execute(async (trx) => {
+      await lockShopBilling(trx, subscription.shop);
+      const updated = await trx
+        .updateTable('shopify_subscriptions')
+        .set({
+          status,
+          updated_at: at,
+          ...(status === 'active' && !subscription.approved_at ? { approved_at: at } : {}),
+          ...(['declined', 'cancelled', 'expired'].includes(status) ? { ended_at: at } : {}),
+        })
+        .where('id', '=', subscription.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const reopened = status === 'active' ? await reopenUnbilledOfMonth(trx, subscription.shop, at) : [];
+      return { updated, reopened };
+    });
     this.deps.logger.info(
       { shop: subscription.shop, subscription: subscription.id, status },
       'Shopify subscription status',
     );
-    if (status === 'active') await this.billUnbilledOfMonth(subscription.shop, at);
+    for (const orderId of reopened) await this.enqueue(orderId);
     return updated;
-  }
-
-  /**
-   * The plan approved this month covers this month's videos that were sent while no plan was
-   * active: they are charged now (the idempotency key still keeps each to one record). Earlier
-   * months' debts stay shown, never charged retroactively.
-   */
-  private async billUnbilledOfMonth(domain: string, at: Date): Promise<void> {
-    const period = statementPeriod(monthOf(at));
-    const reopened = await this.deps.db
-      .updateTable('shopify_usage_charges')
-      .set({ status: 'pending', settled_at: null, last_error: null, updated_at: at })
-      .where('shop', '=', domain)
-      .where('status', '=', 'unbilled')
-      .where('sent_at', '>=', period.start)
-      .where('sent_at', '<', period.end)
-      .returning('order_id')
-      .execute();
-    for (const { order_id } of reopened) await this.enqueue(order_id);
   }
 
   /**
@@ -449,32 +437,36 @@ export class ShopifyBilling {
     options: { unlessPlanActive?: boolean } = {},
   ): Promise<UsageChargeRow['status']> {
     const at = this.deps.now();
-    const result = await this.deps.db
-      .updateTable('shopify_usage_charges')
-      .set({
-        status: outcome.status,
-        subscription_id: subscriptionId,
-        usage_record_id: outcome.status === 'recorded' ? outcome.usageRecordId : null,
-        shortfall_cents: outcome.status === 'over_cap' ? outcome.shortfallCents : 0,
-        last_error: outcome.status === 'recorded' ? null : outcome.reason.slice(0, 1_000),
-        settled_at: at,
-        updated_at: at,
-      })
-      .where('order_id', '=', charge.order_id)
-      .where('status', '=', 'pending')
-      .where(({ not, exists, selectFrom }) =>
-        options.unlessPlanActive
-          ? not(
-              exists(
-                selectFrom('shopify_subscriptions')
-                  .select('id')
-                  .where('shop', '=', charge.shop)
-                  .where('status', '=', 'active'),
-              ),
-            )
-          : sql<boolean>`true`,
-      )
-      .executeTakeFirst();
+    const result = await this.deps.db.transaction().execute(async (trx) => {
+      // "No plan" is decided under the shop's billing lock, which an activation also takes.
+      if (options.unlessPlanActive) await lockShopBilling(trx, charge.shop);
+      return trx
+        .updateTable('shopify_usage_charges')
+        .set({
+          status: outcome.status,
+          subscription_id: subscriptionId,
+          usage_record_id: outcome.status === 'recorded' ? outcome.usageRecordId : null,
+          shortfall_cents: outcome.status === 'over_cap' ? outcome.shortfallCents : 0,
+          last_error: outcome.status === 'recorded' ? null : outcome.reason.slice(0, 1_000),
+          settled_at: at,
+          updated_at: at,
+        })
+        .where('order_id', '=', charge.order_id)
+        .where('status', '=', 'pending')
+        .where(({ not, exists, selectFrom }) =>
+          options.unlessPlanActive
+            ? not(
+                exists(
+                  selectFrom('shopify_subscriptions')
+                    .select('id')
+                    .where('shop', '=', charge.shop)
+                    .where('status', '=', 'active'),
+                ),
+              )
+            : sql<boolean>`true`,
+        )
+        .executeTakeFirst();
+    });
     if (Number(result.numUpdatedRows) === 0) {
       const now = await this.deps.db
         .selectFrom('shopify_usage_charges')
@@ -521,6 +513,34 @@ export async function currentSubscription(db: Db, domain: string): Promise<Subsc
     .orderBy(sql`coalesce(approved_at, created_at)`, 'desc')
     .orderBy('id', 'desc')
     .executeTakeFirst();
+}
+
+/**
+ * Serializes, per shop, marking a charge unbilled because no plan is active and a plan becoming
+ * active (which re-opens the month's unbilled charges). Under READ COMMITTED each would otherwise
+ * miss the other's uncommitted write. A transaction-scoped advisory lock: no row needs to exist.
+ */
+export async function lockShopBilling(trx: Transaction<Database>, domain: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`billing:${domain}`}))`.execute(trx);
+}
+
+/**
+ * The plan approved this month covers this month's videos that were sent while no plan was
+ * active: they are charged now (the idempotency key still keeps each to one record). Earlier
+ * months' debts stay shown, never charged retroactively. Returns the re-opened orders.
+ */
+async function reopenUnbilledOfMonth(trx: Transaction<Database>, domain: string, at: Date): Promise<string[]> {
+  const period = statementPeriod(monthOf(at));
+  const reopened = await trx
+    .updateTable('shopify_usage_charges')
+    .set({ status: 'pending', settled_at: null, last_error: null, updated_at: at })
+    .where('shop', '=', domain)
+    .where('status', '=', 'unbilled')
+    .where('sent_at', '>=', period.start)
+    .where('sent_at', '<', period.end)
+    .returning('order_id')
+    .execute();
+  return reopened.map((row) => row.order_id);
 }
 
 async function chargesIn(db: Db, domain: string, start: Date, end: Date): Promise<UsageChargeRow[]> {

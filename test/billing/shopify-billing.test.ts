@@ -1,13 +1,15 @@
 import fs from 'node:fs';
+import { sql } from 'kysely';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCommands } from '../../src/admin/commands.ts';
-import { ShopifyBilling } from '../../src/billing/shopify-billing.ts';
+import { lockShopBilling, ShopifyBilling } from '../../src/billing/shopify-billing.ts';
 import { getShop } from '../../src/shopify/shops.ts';
 import type { UsageChargeStatus } from '../../src/vocabulary.ts';
 import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from '../shopify/harness.ts';
 import type { FakeShopify } from '../shopify/fake-shopify.ts';
 import { sessionToken } from '../shopify/session-token.ts';
+import { usingRealPostgres } from '../support/database.ts';
 import { validOrder } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
 
@@ -252,6 +254,75 @@ describe('one plan at a time', () => {
     const row = await settled(orderId, 'recorded');
     expect(row.subscription_id).toBe(active.id);
     expect((await billingApi(shop)).body.subscription.status).toBe('active');
+  });
+});
+
+describe('a plan activated while a charge is being marked unbilled', () => {
+  // The race needs two sessions interleaving: PGlite has one (every transaction runs alone), so
+  // it exists, and is tested, only on PostgreSQL (npm run test:postgres).
+  it.skipIf(!usingRealPostgres)('the charge waits for the activation and is charged, not left unbilled', async () => {
+    const shop = newShop('race');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    const orderId = await sentOrder(auth, 2000);
+    await settled(orderId, 'unbilled');
+    // The charge is pending again, its job not yet run (it runs below, by hand).
+    await db()
+      .updateTable('shopify_usage_charges')
+      .set({ status: 'pending', settled_at: null })
+      .where('order_id', '=', orderId)
+      .execute();
+    const plan = await db()
+      .selectFrom('shopify_subscriptions')
+      .selectAll()
+      .where('shop', '=', shop)
+      .executeTakeFirstOrThrow();
+    fake.subscriptions.get(Number(plan.id.split('/').at(-1)))!.status = 'ACTIVE';
+
+    // The activation (as refreshStatus makes it), held open after it re-opened the unbilled charges.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reopened!: () => void;
+    const hasReopened = new Promise<void>((resolve) => (reopened = resolve));
+    const activation = db()
+      .transaction()
+      .execute(async (trx) => {
+        await lockShopBilling(trx, shop);
+        await trx
+          .updateTable('shopify_subscriptions')
+          .set({ status: 'active', approved_at: new Date() })
+          .where('id', '=', plan.id)
+          .execute();
+        await trx
+          .updateTable('shopify_usage_charges')
+          .set({ status: 'pending', settled_at: null })
+          .where('shop', '=', shop)
+          .where('status', '=', 'unbilled')
+          .execute();
+        reopened();
+        await released;
+      });
+    await hasReopened;
+    const charging = app.services.billing.recordCharge(orderId);
+    // Either the charge's job waits on the activation (PostgreSQL shows a lock waiter), or it
+    // finished without waiting (marked unbilled behind the activation's back: the bug).
+    await Promise.race([
+      charging.catch(() => undefined),
+      eventually(
+        async () =>
+          (
+            await sql<{
+              waiting: number;
+            }>`select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted`.execute(db())
+          ).rows[0]!.waiting > 0 || undefined,
+        10_000,
+        'the charge to wait on the activation',
+      ).catch(() => undefined),
+    ]);
+    release();
+    await activation;
+    expect(await charging).toBe('recorded');
+    expect(recordsFor(orderId)).toHaveLength(1);
   });
 });
 
