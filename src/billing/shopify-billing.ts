@@ -156,10 +156,14 @@ export class ShopifyBilling {
       });
     } else if (
       subscription?.status === 'pending' ||
-      (subscription?.status === 'active' && subscription.created_at < shop.installed_at)
+      (subscription?.status === 'active' && subscription.created_at < shop.installed_at) ||
+      ((subscription?.status === 'active' || subscription?.status === 'frozen') &&
+        (await this.hasUnbilledThisMonth(shop.domain)))
     ) {
       // Pending: the merchant may have approved without coming back through the return URL.
       // Active but older than this install: Shopify cancels an app's subscriptions at uninstall.
+      // Active or frozen with unbilled videos this month: Shopify may have frozen, cancelled or
+      // unfrozen the plan since we last asked (an unfrozen plan bills the month's debt).
       const known = subscription;
       subscription = await this.refreshStatus(known).catch(() => known);
     }
@@ -234,6 +238,7 @@ export class ShopifyBilling {
       return this.recordCharge(orderId, true);
     }
     let outcome: ChargeOutcome;
+    let planStillActive = true;
     try {
       const token = await shopify.tokens.accessToken(charge.shop);
       const answer = await createUsageRecord(shopify.library, token, charge.shop, {
@@ -243,6 +248,17 @@ export class ShopifyBilling {
         idempotencyKey: charge.order_id,
       });
       outcome = chargeOutcome(answer, charge.amount_cents);
+      // Refused, not for the cap: our "active" may be stale (Shopify froze, cancelled or replaced
+      // the plan). Asked again, so the plan's real status shows and a later activation re-opens
+      // this charge; a plan Shopify no longer knows leaves the refusal as it is.
+      if (outcome.status === 'unbilled')
+        planStillActive = await this.refreshStatus(subscription).then(
+          (refreshed) => refreshed.status === 'active',
+          (error: unknown) => {
+            if (error instanceof NotFoundError) return true;
+            throw error;
+          },
+        );
     } catch (error) {
       await db
         .updateTable('shopify_usage_charges')
@@ -255,6 +271,11 @@ export class ShopifyBilling {
         .where('status', '=', 'pending')
         .execute();
       throw error;
+    }
+    if (!planStillActive) {
+      // The plan is no longer active: decided again as "no active plan" (unbilled unless another plan is active).
+      if (lookedAgain) throw new ChargeNotReadyError(`The plan of ${charge.shop} changed while charging ${orderId}.`);
+      return this.recordCharge(orderId, true);
     }
     return this.settle(charge, subscription.id, outcome);
   }
@@ -279,6 +300,20 @@ export class ShopifyBilling {
 
   async currentSubscription(domain: string): Promise<SubscriptionRow | undefined> {
     return currentSubscription(this.deps.db, domain);
+  }
+
+  private async hasUnbilledThisMonth(domain: string): Promise<boolean> {
+    const period = statementPeriod(monthOf(this.deps.now()));
+    const unbilled = await this.deps.db
+      .selectFrom('shopify_usage_charges')
+      .select('order_id')
+      .where('shop', '=', domain)
+      .where('status', '=', 'unbilled')
+      .where('sent_at', '>=', period.start)
+      .where('sent_at', '<', period.end)
+      .limit(1)
+      .executeTakeFirst();
+    return unbilled !== undefined;
   }
 
   private async chargesIn(domain: string, start: Date, end: Date): Promise<UsageChargeRow[]> {

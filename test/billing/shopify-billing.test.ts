@@ -534,6 +534,46 @@ describe('declined', () => {
   });
 });
 
+describe('a plan that changed at Shopify', () => {
+  const fakePlanOf = (shop: string) => [...fake.subscriptions.values()].find((s) => s.shop === shop)!;
+  const ourPlans = (shop: string) =>
+    db().selectFrom('shopify_subscriptions').select(['id', 'status']).where('shop', '=', shop).execute();
+
+  it('frozen: the refusal refreshes our plan (frozen, shown); unfrozen, the next page open bills the debt once', async () => {
+    const shop = newShop('frozen');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    fakePlanOf(shop).status = 'FROZEN'; // the store's own Shopify bill is unpaid
+    const orderId = await sentOrder(auth, 2000);
+    const row = await settled(orderId, 'unbilled');
+    expect(row.last_error).toBe('No active Shopify subscription (frozen).');
+    expect((await ourPlans(shop)).map((p) => p.status)).toEqual(['frozen']);
+    expect((await billingApi(shop)).body.notice).toMatch(/^Shopify froze Doorstep's plan/);
+
+    fakePlanOf(shop).status = 'ACTIVE'; // the merchant paid their Shopify bill
+    const reopened = (await billingApi(shop)).body;
+    expect(reopened.subscription.status).toBe('active');
+    await settled(orderId, 'recorded');
+    expect(recordsFor(orderId)).toHaveLength(1);
+    expect((await billingApi(shop)).body.month).toMatchObject({ unbilled_cents: 0, charged_cents: 100 });
+  });
+
+  it('cancelled: the plan shows cancelled, a new plan can be subscribed, and approving it bills the debt', async () => {
+    const shop = newShop('cancelled');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    fakePlanOf(shop).status = 'CANCELLED';
+    const orderId = await sentOrder(auth, 2000);
+    await settled(orderId, 'unbilled');
+    expect((await ourPlans(shop)).map((p) => p.status)).toEqual(['cancelled']);
+    const again = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+    expect(again.body.subscription.status).toBe('pending');
+    await answerApproval(again.body.subscription.confirmation_url, 'approve');
+    await settled(orderId, 'recorded');
+    expect(recordsFor(orderId)).toHaveLength(1);
+  });
+});
+
 describe('uninstall', () => {
   it('a video sent after the shop uninstalled is unbilled (Shopify cancelled the plan); reinstalling shows the plan cancelled', async () => {
     const shop = newShop('uninstall');

@@ -12,7 +12,8 @@ export interface SandboxSubscription {
   name: string;
   returnUrl: string;
   test: boolean;
-  status: 'PENDING' | 'ACTIVE' | 'DECLINED' | 'CANCELLED';
+  /** Tests set FROZEN or CANCELLED to stand for Shopify freezing (an unpaid store bill) or cancelling the plan. */
+  status: 'PENDING' | 'ACTIVE' | 'DECLINED' | 'CANCELLED' | 'FROZEN';
   terms: string;
   cappedAmount: { amount: string; currencyCode: string };
   lineItemId: string;
