@@ -29,6 +29,8 @@ import {
   usageChargeCents,
   type ChargeOutcome,
   type MonthTotals,
+  UNINSTALLED_AFTER_ATTEMPT_REASON,
+  UNINSTALLED_REASON,
 } from './usage-charges.ts';
 
 export type SubscriptionRow = Selectable<ShopifySubscriptionsTable>;
@@ -147,25 +149,13 @@ export class ShopifyBilling {
 
   /** `GET /shopify/api/billing`: creates the subscription on the shop's first visit. */
   async billing(shop: ShopRow): Promise<BillingJson> {
-    let subscription = await this.currentSubscription(shop.domain);
+    let subscription = await this.askedSubscription(shop);
     if (shouldCreateSubscriptionOnOpen(subscription?.status ?? null)) {
       subscription = await this.createSubscriptionOnce(shop).catch((error: unknown) => {
         // The page must open even when Shopify cannot be reached: the notice asks for approval.
         this.deps.logger.warn({ err: error, shop: shop.domain }, 'could not create the Shopify subscription');
         return undefined;
       });
-    } else if (
-      subscription?.status === 'pending' ||
-      (subscription?.status === 'active' && subscription.created_at < shop.installed_at) ||
-      ((subscription?.status === 'active' || subscription?.status === 'frozen') &&
-        (await this.hasUnbilledThisMonth(shop.domain)))
-    ) {
-      // Pending: the merchant may have approved without coming back through the return URL.
-      // Active but older than this install: Shopify cancels an app's subscriptions at uninstall.
-      // Active or frozen with unbilled videos this month: Shopify may have frozen, cancelled or
-      // unfrozen the plan since we last asked (an unfrozen plan bills the month's debt).
-      const known = subscription;
-      subscription = await this.refreshStatus(known).catch(() => known);
     }
     return this.billingJson(shop, subscription);
   }
@@ -176,13 +166,31 @@ export class ShopifyBilling {
    * answered without coming back): a second one would leave two to approve.
    */
   async subscribe(shop: ShopRow): Promise<BillingJson> {
-    let current = await this.currentSubscription(shop.domain);
-    if (current?.status === 'pending') {
-      const known = current;
-      current = await this.refreshStatus(known).catch(() => known);
-    }
+    const current = await this.askedSubscription(shop);
     if (current?.status === 'active' || current?.status === 'pending') return this.billingJson(shop, current);
     return this.billingJson(shop, await this.createSubscriptionOnce(shop));
+  }
+
+  /**
+   * The current plan, asked of Shopify when ours may be stale (kept as it is when Shopify cannot
+   * be reached: the page must open):
+   * - pending: the merchant may have approved without coming back through the return URL;
+   * - active but older than this install: Shopify cancels an app's subscriptions at uninstall;
+   * - active or frozen with unbilled videos this month: Shopify may have frozen, cancelled or
+   *   unfrozen the plan since we last asked (an unfrozen plan bills the month's debt).
+   */
+  private async askedSubscription(shop: ShopRow): Promise<SubscriptionRow | undefined> {
+    const known = await this.currentSubscription(shop.domain);
+    if (!known) return undefined;
+    const stale =
+      known.status === 'pending' ||
+      (known.status === 'active' && known.created_at < shop.installed_at) ||
+      ((known.status === 'active' || known.status === 'frozen') && (await this.hasUnbilledThisMonth(shop.domain)));
+    if (!stale) return known;
+    return this.refreshStatus(known).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, shop: shop.domain }, 'could not ask Shopify about the subscription');
+      return known;
+    });
   }
 
   /**
@@ -221,9 +229,13 @@ export class ShopifyBilling {
     if (!charge) throw new ChargeNotReadyError(`No usage charge for order ${orderId} yet.`);
     if (charge.status !== 'pending') return charge.status;
     // Shopify cancels an app's subscriptions when the shop uninstalls it (paid videos still send).
+    // After an attempt that may have reached Shopify it is never re-opened (no double charge).
     const shop = await findShop(db, charge.shop);
     if (!shop?.active)
-      return this.settle(charge, null, { status: 'unbilled', reason: 'The shop has uninstalled Doorstep.' });
+      return this.settle(charge, null, {
+        status: 'unbilled',
+        reason: charge.attempts > 0 ? UNINSTALLED_AFTER_ATTEMPT_REASON : UNINSTALLED_REASON,
+      });
     const subscription = await this.currentSubscription(charge.shop);
     if (subscription?.status !== 'active') {
       const unbilled = await this.settle(
@@ -573,6 +585,7 @@ async function reopenUnbilledOfMonth(trx: Transaction<Database>, domain: string,
     .where('status', '=', 'unbilled')
     .where('sent_at', '>=', period.start)
     .where('sent_at', '<', period.end)
+    .where((eb) => eb.or([eb('last_error', 'is', null), eb('last_error', '!=', UNINSTALLED_AFTER_ATTEMPT_REASON)]))
     .returning('order_id')
     .execute();
   return reopened.map((row) => row.order_id);

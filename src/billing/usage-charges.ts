@@ -86,6 +86,18 @@ export type ChargeOutcome =
   | { status: 'over_cap'; shortfallCents: number; reason: string }
   | { status: 'unbilled'; reason: string };
 
+/** Why a charge of an uninstalled shop is not billed: it never reached Shopify, so a plan approved later this month may bill it. */
+export const UNINSTALLED_REASON = 'The shop has uninstalled Doorstep.';
+
+/**
+ * Why a charge of an uninstalled shop is never billed: an earlier attempt failed in a way that may
+ * have reached Shopify (a timeout, a 5xx after the record was made). Charging it again under a
+ * new plan could bill the merchant twice (the idempotency key is not known to reach across
+ * plans), so a later approval does not re-open it.
+ */
+export const UNINSTALLED_AFTER_ATTEMPT_REASON =
+  'The shop uninstalled Doorstep while this charge was being sent to Shopify; it may have been charged then, so it is not charged again.';
+
 /** Shopify's words when a charge would take the cycle past the capped amount (appUsageRecordCreate docs). */
 export const CAP_EXCEEDED_MESSAGE = 'Total price exceeds balance remaining';
 

@@ -594,6 +594,42 @@ describe('uninstall', () => {
   });
 });
 
+describe('uninstall during a retry', () => {
+  it('a charge whose earlier attempt may have reached Shopify is not re-opened by a later plan', async () => {
+    const shop = newShop('uninstall-retry');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    fake.failGraphql(503, 100); // Shopify fails (after maybe recording): the job retries
+    try {
+      const orderId = await sentOrder(auth, 2000);
+      await eventually(async () => ((await charge(orderId))!.attempts > 0 ? true : undefined), 15_000, 'an attempt');
+      await app.webhook(shop, 'app/uninstalled', { id: 1 });
+      await eventually(
+        async () =>
+          (await db().selectFrom('shops').select('active').where('domain', '=', shop).executeTakeFirstOrThrow())
+            .active === false || undefined,
+        15_000,
+        'the uninstall',
+      );
+      for (const subscription of fake.subscriptions.values())
+        if (subscription.shop === shop) subscription.status = 'CANCELLED';
+      fake.graphqlFailures.length = 0;
+      expect(await app.services.billing.recordCharge(orderId)).toBe('unbilled');
+      expect((await charge(orderId))!.last_error).toMatch(/may have been charged then, so it is not charged again/);
+
+      // The merchant installs again and approves a new plan this month: this charge stays as it is.
+      const again = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+      expect(again.body.subscription.status).toBe('pending');
+      await answerApproval(again.body.subscription.confirmation_url, 'approve');
+      expect((await billingApi(shop)).body.subscription.status).toBe('active');
+      expect(await charge(orderId)).toMatchObject({ status: 'unbilled' });
+      expect(recordsFor(orderId)).toEqual([]);
+    } finally {
+      fake.graphqlFailures.length = 0;
+    }
+  });
+});
+
 describe('token care', () => {
   it('a refused refresh token leaves the charge queued; the next embedded load exchanges a new token and it is recorded', async () => {
     const shop = newShop('tokens');
