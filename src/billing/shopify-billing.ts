@@ -210,7 +210,12 @@ export class ShopifyBilling {
       .where('id', '=', `gid://shopify/AppSubscription/${chargeId}`)
       .executeTakeFirst();
     if (!subscription) throw new NotFoundError(`No Doorstep subscription ${chargeId} for ${domain}.`);
-    await this.refreshStatus(subscription);
+    await this.refreshStatus(subscription).catch((error: unknown) => {
+      // Shopify (or our token) failed: the merchant still goes back to the app, whose billing
+      // page asks Shopify about the pending plan when it opens.
+      if (!(error instanceof ServiceUnavailableError)) throw error;
+      this.deps.logger.warn({ err: error, shop: domain }, 'could not ask Shopify about the approved plan');
+    });
     return `https://${domain}/admin/apps/${encodeURIComponent(this.deps.shopify.config.apiKey)}`;
   }
 

@@ -326,6 +326,55 @@ describe('a plan activated while a charge is being marked unbilled', () => {
   });
 });
 
+describe('Shopify failing', () => {
+  it('subscribing while Shopify answers 5xx is a 503 in words, not a 500', async () => {
+    const shop = newShop('down-subscribe');
+    const { billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    fake.failGraphql(503);
+    const answer = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+    expect(answer.status).toBe(503);
+    expect(answer.body.error).toMatchObject({
+      type: 'service_unavailable',
+      message: expect.stringMatching(
+        /^Shopify could not be reached to create the subscription; try again in a moment\./,
+      ),
+    });
+    // Shopify back: the same call works.
+    expect((await billingApi(shop, 'POST', '/shopify/api/billing/subscribe')).body.subscription.status).toBe('pending');
+  });
+
+  it('the return URL sends the merchant to the app even when Shopify fails; the page then finds the plan approved', async () => {
+    const shop = newShop('down-return');
+    const { billing } = await installShop(shop);
+    const subscription = new URL(billing.subscription.confirmation_url).searchParams.get('subscription')!;
+    const answered = await fetch(new URL('approve', billing.subscription.confirmation_url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ subscription, decision: 'approve' }).toString(),
+      redirect: 'manual',
+    });
+    fake.failGraphql(502);
+    const back = await fetch(answered.headers.get('location')!, { redirect: 'manual' });
+    expect(back.status).toBe(302);
+    expect(back.headers.get('location')).toBe(`https://${shop}/admin/apps/${API_KEY}`);
+    expect((await billingApi(shop)).body.subscription.status).toBe('active');
+  });
+
+  it('a token exchange Shopify answers with 5xx is a 503 in words', async () => {
+    const shop = newShop('down-exchange');
+    await app.addShop(shop);
+    fake.failTokenRequests(500);
+    const answer = await billingApi(shop);
+    expect(answer.status).toBe(503);
+    expect(answer.body.error).toMatchObject({
+      type: 'service_unavailable',
+      message: expect.stringMatching(/^Shopify could not be reached to exchange the session token/),
+    });
+    expect((await billingApi(shop)).status).toBe(200);
+  });
+});
+
 describe('usage charges', () => {
   let shop: string;
   let auth: string;

@@ -56,6 +56,8 @@ export class ShopifySandboxState {
   readonly accessTokens = new Map<string, { shop: string; expiresAt: number }>();
   /** HTTP statuses the next GraphQL calls answer with instead of their result (`'throttled'`: Shopify's 200 + THROTTLED). */
   readonly graphqlFailures: Array<number | 'throttled'> = [];
+  /** HTTP statuses the next access-token requests (code, token exchange, refresh) answer with instead. */
+  readonly tokenFailures: number[] = [];
   private held: Promise<void> | null = null;
   private arrived: (() => void) | null = null;
   private nextId = 1;
@@ -111,6 +113,11 @@ export class ShopifySandboxState {
   /** The next `times` GraphQL calls fail with `failure`. */
   failGraphql(failure: number | 'throttled', times = 1): void {
     for (let i = 0; i < times; i++) this.graphqlFailures.push(failure);
+  }
+
+  /** The next `times` access-token requests fail with HTTP `status` (Shopify's OAuth endpoint down). */
+  failTokenRequests(status: number, times = 1): void {
+    for (let i = 0; i < times; i++) this.tokenFailures.push(status);
   }
 
   /** The merchant's answer on the approval page. */
