@@ -88,6 +88,8 @@ export interface MonthBill extends MonthTotals {
 }
 
 const ENQUEUE_TIMEOUT_MS = 1_000;
+/** Pending charges the reconciler looks at per run (a minute). */
+const RECONCILE_BATCH = 500;
 /** The subscriber enqueues inside its transaction: the job waits this long so the row has committed. */
 const COMMIT_GRACE_MS = 300;
 
@@ -297,15 +299,21 @@ export class ShopifyBilling {
     return this.settle(charge, subscription.id, outcome);
   }
 
-  /** Reconciler step: pending charges go to the queue again (Redis may have lost their jobs). */
+  /**
+   * Reconciler step: pending charges whose job is gone (Redis lost it) or gave up (failed, or
+   * finished while the charge is pending again) go to the queue again; a job that waits or waits
+   * out its backoff is left alone (addRerunnableJob), so the backoff holds. The least recently
+   * tried first: every attempt touches `updated_at`, so charges that keep failing (a shop without
+   * a token) take their turn behind the others instead of filling every batch.
+   */
   async reconcile(): Promise<void> {
     const pending = await this.deps.db
       .selectFrom('shopify_usage_charges')
       .select('order_id')
       .where('status', '=', 'pending')
-      .orderBy('created_at')
+      .orderBy('updated_at')
       .orderBy('order_id')
-      .limit(500)
+      .limit(RECONCILE_BATCH)
       .execute();
     for (const { order_id } of pending) await this.enqueue(order_id);
   }

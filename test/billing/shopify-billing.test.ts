@@ -679,6 +679,40 @@ describe('uninstall during a retry', () => {
   });
 });
 
+describe('the reconciler', () => {
+  const jobOf = (orderId: string) => app.services.queues.billing.getJob(`charge-${orderId}`);
+
+  it('leaves a charge waiting out its backoff alone, and re-adds one whose job is gone', async () => {
+    const shop = newShop('reconcile');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    fake.failGraphql(503, 100);
+    try {
+      const orderId = await sentOrder(auth, 2000);
+      // Three failed attempts: the job now waits 4 s before the fourth.
+      await eventually(async () => ((await charge(orderId))!.attempts >= 3 ? true : undefined), 15_000, 'attempts');
+      await eventually(
+        async () => ((await (await jobOf(orderId))?.getState()) === 'delayed' ? true : undefined),
+        5_000,
+        'the backoff',
+      );
+      const attempts = (await charge(orderId))!.attempts;
+      await app.services.billing.reconcile();
+      expect(await (await jobOf(orderId))!.getState()).toBe('delayed');
+      expect((await charge(orderId))!.attempts).toBe(attempts);
+
+      // Redis lost the job: the reconciler hands the charge over again, and Shopify is back.
+      await (await jobOf(orderId))!.remove();
+      fake.graphqlFailures.length = 0;
+      await app.services.billing.reconcile();
+      await settled(orderId, 'recorded');
+      expect(recordsFor(orderId)).toHaveLength(1);
+    } finally {
+      fake.graphqlFailures.length = 0;
+    }
+  });
+});
+
 describe('token care', () => {
   it('a refused refresh token leaves the charge queued; the next embedded load exchanges a new token and it is recorded', async () => {
     const shop = newShop('tokens');

@@ -5,7 +5,8 @@ import { sql, type Kysely } from 'kysely';
  * - at most one `pending` subscription per shop, across processes: two web processes opening the
  *   billing page or subscribing at once must not leave two plans to approve (the merchant approves
  *   one, charges would look at the other). Older duplicates are ended as `expired` first: the newest
- *   pending one is the one the page shows.
+ *   pending one is the one the page shows;
+ * - pending charges by `updated_at`: the reconciler takes the least recently tried first.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`update shopify_subscriptions s set status = 'expired', ended_at = now(), updated_at = now()
@@ -16,8 +17,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create unique index shopify_subscriptions_one_pending on shopify_subscriptions (shop) where status = 'pending'`.execute(
     db,
   );
+  await sql`create index shopify_usage_charges_pending_tried on shopify_usage_charges (updated_at) where status = 'pending'`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop index shopify_usage_charges_pending_tried`.execute(db);
   await sql`drop index shopify_subscriptions_one_pending`.execute(db);
 }
