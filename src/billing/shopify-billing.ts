@@ -29,6 +29,7 @@ import {
   usageChargeCents,
   type ChargeOutcome,
   type MonthTotals,
+  unbillableCurrencyReason,
   UNINSTALLED_AFTER_ATTEMPT_REASON,
   UNINSTALLED_REASON,
 } from './usage-charges.ts';
@@ -81,6 +82,8 @@ export interface MonthBill extends MonthTotals {
     status: UsageChargeRow['status'];
     price_cents: number | null;
     amount_cents: number;
+    /** The order's currency: amounts are in its minor units; only USD is billed. */
+    currency: string;
     shortfall_cents: number;
     sent_at: string;
     usage_record_id: string | null;
@@ -124,6 +127,16 @@ export class ShopifyBilling {
         const account = await findAccount(trx, order.account_id);
         const share = effectiveShareBps(account?.revenueShareBps ?? null, this.deps.config.revenueShareBps);
         const amount = usageChargeCents(order.price, share);
+        // The Shopify order's currency (kept by the shopify module on its link); none: USD.
+        const link = await trx
+          .selectFrom('shopify_order_links')
+          .select('currency')
+          .where('order_id', '=', order.id)
+          .where('currency', 'is not', null)
+          .executeTakeFirst();
+        const currency = link?.currency ?? BILLING_CURRENCY;
+        const currencyReason = unbillableCurrencyReason(currency);
+        const status = initialChargeStatus(amount, currencyReason);
         const now = this.deps.now();
         const inserted = await trx
           .insertInto('shopify_usage_charges')
@@ -134,12 +147,13 @@ export class ShopifyBilling {
             price_cents: order.price,
             revenue_share_bps: share,
             amount_cents: amount,
-            currency: BILLING_CURRENCY,
-            status: initialChargeStatus(amount),
+            currency,
+            status,
+            last_error: currencyReason,
             sent_at: order.sent_at ?? new Date(delivered.event.sent_at),
             created_at: now,
             updated_at: now,
-            settled_at: amount > 0 ? null : now,
+            settled_at: status === 'pending' ? null : now,
           })
           .onConflict((oc) => oc.column('order_id').doNothing())
           .returning('status')
@@ -235,6 +249,9 @@ export class ShopifyBilling {
       .executeTakeFirst();
     if (!charge) throw new ChargeNotReadyError(`No usage charge for order ${orderId} yet.`);
     if (charge.status !== 'pending') return charge.status;
+    // Charges of other currencies start unbilled and are never re-opened; this only guards that.
+    const currencyReason = unbillableCurrencyReason(charge.currency);
+    if (currencyReason) return this.settle(charge, null, { status: 'unbilled', reason: currencyReason });
     // Shopify cancels an app's subscriptions when the shop uninstalls it (paid videos still send).
     // After an attempt that may have reached Shopify it is never re-opened (no double charge).
     const shop = await findShop(db, charge.shop);
@@ -596,6 +613,8 @@ async function reopenUnbilledOfMonth(trx: Transaction<Database>, domain: string,
     .set({ status: 'pending', settled_at: null, last_error: null, updated_at: at })
     .where('shop', '=', domain)
     .where('status', '=', 'unbilled')
+    // Orders in other currencies are never charged; nor is a charge an uninstall may have billed.
+    .where('currency', '=', BILLING_CURRENCY)
     .where('sent_at', '>=', period.start)
     .where('sent_at', '<', period.end)
     .where((eb) => eb.or([eb('last_error', 'is', null), eb('last_error', '!=', UNINSTALLED_AFTER_ATTEMPT_REASON)]))
@@ -635,6 +654,7 @@ export async function shopifyMonthBill(db: Db, shopParam: unknown, month: string
       status: charge.status,
       price_cents: charge.price_cents,
       amount_cents: charge.amount_cents,
+      currency: charge.currency,
       shortfall_cents: charge.shortfall_cents,
       sent_at: formatTimestamp(charge.sent_at),
       usage_record_id: charge.usage_record_id,

@@ -127,6 +127,11 @@ export function giftLineItemIds(
   return shipped.map((line) => line.id);
 }
 
+/** The order's currency as an upper-case code ("EUR"), or null when Shopify sent none: prices are in its minor units. */
+export function orderCurrency(order: Pick<ShopifyOrder, 'currency'>): string | null {
+  return order.currency?.trim().toUpperCase().slice(0, 16) || null;
+}
+
 /**
  * What the shopper paid for the line, before tax: unit price × quantity minus the line's discounts
  * (`discount_allocations`, else the older `total_discount`), in the order's currency's cents.

@@ -6,7 +6,14 @@ import { adminCommands } from '../../src/admin/commands.ts';
 import { lockShopBilling, ShopifyBilling } from '../../src/billing/shopify-billing.ts';
 import { getShop } from '../../src/shopify/shops.ts';
 import type { UsageChargeStatus } from '../../src/vocabulary.ts';
-import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from '../shopify/harness.ts';
+import { fakeShopifyId, orderPayload } from '../../src/shopify/dev-payloads.ts';
+import {
+  API_KEY,
+  SECRET,
+  startShopifyTestAppWithFakeShopify,
+  videoOrderOf,
+  type ShopifyTestApp,
+} from '../shopify/harness.ts';
 import type { FakeShopify } from '../shopify/fake-shopify.ts';
 import { sessionToken } from '../shopify/session-token.ts';
 import { usingRealPostgres } from '../support/database.ts';
@@ -138,6 +145,7 @@ describe('subscription approval', () => {
         pending_cents: 0,
         unbilled_cents: 0,
         over_cap_cents: 0,
+        other_currency_videos: 0,
       },
       notice: expect.stringMatching(/^Approve Doorstep's plan in Shopify/),
     });
@@ -620,6 +628,40 @@ describe('a plan that changed at Shopify', () => {
     await answerApproval(again.body.subscription.confirmation_url, 'approve');
     await settled(orderId, 'recorded');
     expect(recordsFor(orderId)).toHaveLength(1);
+  });
+});
+
+describe('currencies', () => {
+  it('a Shopify order in another currency is not charged (unbilled, with the reason shown); a USD one is', async () => {
+    const shop = newShop('currency');
+    const { billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const sentShopifyOrder = async (currency: string) => {
+      const id = fakeShopifyId();
+      const payload = orderPayload({
+        id,
+        lines: [{ id: fakeShopifyId(), price: '20.00', recipientEmail: 'bob@example.com' }],
+      });
+      await app.webhook(shop, 'orders/create', { ...payload, currency });
+      const orderId = await videoOrderOf(app, shop, id);
+      await markSent(orderId);
+      return orderId;
+    };
+    const euros = await sentShopifyOrder('EUR');
+    const row = await settled(euros, 'unbilled');
+    expect(row).toMatchObject({ price_cents: 2000, currency: 'EUR', usage_record_id: null });
+    expect(row.last_error).toBe(
+      'The order is in EUR: Doorstep bills through Shopify only orders in USD, so this video is not charged.',
+    );
+    expect(recordsFor(euros)).toEqual([]);
+    const dollars = await sentShopifyOrder('USD');
+    expect(await settled(dollars, 'recorded')).toMatchObject({ currency: 'USD', amount_cents: 100 });
+
+    const page = (await billingApi(shop)).body;
+    expect(page.month).toMatchObject({ charged_cents: 100, unbilled_cents: 0, other_currency_videos: 1 });
+    expect(page.notice).toBe(
+      '1 video was sent this month for orders in other currencies than USD: Doorstep bills only USD orders through Shopify, so it is not charged.',
+    );
   });
 });
 
