@@ -491,6 +491,31 @@ describe('usage charges', () => {
   });
 });
 
+describe('monthly statements', () => {
+  it("a Shopify shop's orders are left out of /v1/billing/statements (billed through Shopify), and counted", async () => {
+    const shop = newShop('statement');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const orderId = await sentOrder(auth, 2000);
+    await settled(orderId, 'recorded');
+    // The account also on a revenue share of its own: still nothing owed on the statement.
+    const { account_id } = await getShop(db(), shop);
+    await db().updateTable('accounts').set({ revenue_share_bps: 1000 }).where('id', '=', account_id).execute();
+    const month = new Date().toISOString().slice(0, 7);
+    const response = await fetch(`${app.baseUrl}/v1/billing/statements/${month}`, { headers: { Authorization: auth } });
+    expect(response.status).toBe(200);
+    const statement = (await response.json()) as Record<string, unknown>;
+    expect(statement).toMatchObject({
+      orders_sent: 0,
+      total_price_cents: 0,
+      share_cents: 0,
+      lines: [],
+      orders_billed_through_shopify: 1,
+      exclusions: expect.stringMatching(/^orders billed through Shopify/),
+    });
+  });
+});
+
 async function apiAccountAuth() {
   const { createAccount } = await import('../../src/accounts/accounts.ts');
   const { account, apiKey } = await createAccount(db(), { name: 'API store', revenueShareBps: 1500 });
