@@ -351,6 +351,8 @@ export class ShopifyBilling {
       .select('order_id')
       .where('shop', '=', domain)
       .where('status', '=', 'unbilled')
+      // Other currencies' videos are never billed: they give no reason to ask Shopify.
+      .where('currency', '=', BILLING_CURRENCY)
       .where('sent_at', '>=', period.start)
       .where('sent_at', '<', period.end)
       .limit(1)
