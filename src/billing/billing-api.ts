@@ -1,11 +1,13 @@
-import { adminGraphql } from '../shopify/admin-api.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { adminGraphql, shopifyUnavailable } from '../shopify/admin-api.ts';
 import type { ShopifyLibrary } from '../shopify/library.ts';
 import { BILLING_CURRENCY, centsToDecimal, type UsageRecordAnswer } from './usage-charges.ts';
 
 /**
  * Shopify's Billing API through the library's Admin GraphQL client
  * (https://shopify.dev/docs/apps/launch/billing/subscription-billing/create-usage-based-subscriptions).
- * Transport failures (network, 5xx, throttling) throw the library's errors; userErrors are returned.
+ * Transport failures (network, 5xx, throttling) throw ServiceUnavailableError (503 in a response,
+ * a retry in a job); userErrors are returned.
  */
 
 export interface CreatedSubscription {
@@ -15,7 +17,8 @@ export interface CreatedSubscription {
   confirmationUrl: string;
 }
 
-export class ShopifyBillingError extends Error {
+/** Shopify answered without what it must answer: unexpected, so treated as "try again later". */
+export class ShopifyBillingError extends ServiceUnavailableError {
   override name = 'ShopifyBillingError';
 }
 
@@ -38,33 +41,35 @@ export async function createUsageSubscription(
   domain: string,
   plan: { name: string; returnUrl: string; test: boolean; terms: string; cappedAmountCents: number },
 ): Promise<CreatedSubscription> {
-  const response = await adminGraphql(shopify, accessToken, domain).request<{
-    appSubscriptionCreate: {
-      appSubscription: {
-        id: string;
-        status: string;
-        lineItems: Array<{ id: string; plan: { pricingDetails: { __typename: string } } }>;
-      } | null;
-      confirmationUrl: string | null;
-      userErrors: UserError[];
-    };
-  }>(CREATE_SUBSCRIPTION, {
-    variables: {
-      name: plan.name,
-      returnUrl: plan.returnUrl,
-      test: plan.test,
-      lineItems: [
-        {
-          plan: {
-            appUsagePricingDetails: {
-              terms: plan.terms,
-              cappedAmount: { amount: centsToDecimal(plan.cappedAmountCents), currencyCode: BILLING_CURRENCY },
+  const response = await ask('to create the subscription', () =>
+    adminGraphql(shopify, accessToken, domain).request<{
+      appSubscriptionCreate: {
+        appSubscription: {
+          id: string;
+          status: string;
+          lineItems: Array<{ id: string; plan: { pricingDetails: { __typename: string } } }>;
+        } | null;
+        confirmationUrl: string | null;
+        userErrors: UserError[];
+      };
+    }>(CREATE_SUBSCRIPTION, {
+      variables: {
+        name: plan.name,
+        returnUrl: plan.returnUrl,
+        test: plan.test,
+        lineItems: [
+          {
+            plan: {
+              appUsagePricingDetails: {
+                terms: plan.terms,
+                cappedAmount: { amount: centsToDecimal(plan.cappedAmountCents), currencyCode: BILLING_CURRENCY },
+              },
             },
           },
-        },
-      ],
-    },
-  });
+        ],
+      },
+    }),
+  );
   const payload = response.data?.appSubscriptionCreate;
   const subscription = payload?.appSubscription;
   const usageLine = subscription?.lineItems.find((line) => line.plan.pricingDetails.__typename === 'AppUsagePricing');
@@ -91,9 +96,11 @@ export async function fetchSubscriptionStatus(
   domain: string,
   subscriptionId: string,
 ): Promise<string | null> {
-  const response = await adminGraphql(shopify, accessToken, domain).request<{
-    node: { id: string; status: string } | null;
-  }>(SUBSCRIPTION_STATUS, { variables: { id: subscriptionId } });
+  const response = await ask('to read the subscription', () =>
+    adminGraphql(shopify, accessToken, domain).request<{
+      node: { id: string; status: string } | null;
+    }>(SUBSCRIPTION_STATUS, { variables: { id: subscriptionId } }),
+  );
   return response.data?.node?.status ?? null;
 }
 
@@ -114,18 +121,29 @@ export async function createUsageRecord(
   domain: string,
   record: { lineItemId: string; amountCents: number; description: string; idempotencyKey: string },
 ): Promise<UsageRecordAnswer> {
-  const response = await adminGraphql(shopify, accessToken, domain).request<{
-    appUsageRecordCreate: { appUsageRecord: { id: string } | null; userErrors: UserError[] };
-  }>(CREATE_USAGE_RECORD, {
-    variables: {
-      subscriptionLineItemId: record.lineItemId,
-      price: { amount: centsToDecimal(record.amountCents), currencyCode: BILLING_CURRENCY },
-      description: record.description,
-      idempotencyKey: record.idempotencyKey,
-    },
-  });
+  const response = await ask('to record the usage charge', () =>
+    adminGraphql(shopify, accessToken, domain).request<{
+      appUsageRecordCreate: { appUsageRecord: { id: string } | null; userErrors: UserError[] };
+    }>(CREATE_USAGE_RECORD, {
+      variables: {
+        subscriptionLineItemId: record.lineItemId,
+        price: { amount: centsToDecimal(record.amountCents), currencyCode: BILLING_CURRENCY },
+        description: record.description,
+        idempotencyKey: record.idempotencyKey,
+      },
+    }),
+  );
   const payload = response.data?.appUsageRecordCreate;
   if (payload?.appUsageRecord) return { usageRecordId: payload.appUsageRecord.id };
   if (payload && payload.userErrors.length > 0) return { userErrors: payload.userErrors.map((e) => e.message) };
   throw new ShopifyBillingError('Shopify answered appUsageRecordCreate with neither a record nor userErrors.');
+}
+
+/** A call to Shopify whose library failures become ServiceUnavailableError ("try again later"). */
+async function ask<T>(doing: string, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    throw shopifyUnavailable(error, doing);
+  }
 }

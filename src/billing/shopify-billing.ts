@@ -1,11 +1,12 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { findAccount } from '../accounts/accounts.ts';
 import type { Db } from '../db/database.ts';
-import type { ShopifySubscriptionsTable, ShopifyUsageChargesTable } from '../db/schema.ts';
+import type { Database, ShopifySubscriptionsTable, ShopifyUsageChargesTable } from '../db/schema.ts';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { isEvent, type OrderEventSubscriber } from '../orders/order-events.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
+import { addWithin } from '../queues/queues.ts';
 import type { ShopifyServices } from '../shopify/services.ts';
 import { findShop, parseShopDomain, type ShopRow } from '../shopify/shops.ts';
 import type { ShopifySubscriptionStatus } from '../vocabulary.ts';
@@ -28,6 +29,9 @@ import {
   usageChargeCents,
   type ChargeOutcome,
   type MonthTotals,
+  unbillableCurrencyReason,
+  UNINSTALLED_AFTER_ATTEMPT_REASON,
+  UNINSTALLED_REASON,
 } from './usage-charges.ts';
 
 export type SubscriptionRow = Selectable<ShopifySubscriptionsTable>;
@@ -78,6 +82,8 @@ export interface MonthBill extends MonthTotals {
     status: UsageChargeRow['status'];
     price_cents: number | null;
     amount_cents: number;
+    /** The order's currency: amounts are in its minor units; only USD is billed. */
+    currency: string;
     shortfall_cents: number;
     sent_at: string;
     usage_record_id: string | null;
@@ -85,6 +91,8 @@ export interface MonthBill extends MonthTotals {
 }
 
 const ENQUEUE_TIMEOUT_MS = 1_000;
+/** Pending charges the reconciler looks at per run (a minute). */
+const RECONCILE_BATCH = 500;
 /** The subscriber enqueues inside its transaction: the job waits this long so the row has committed. */
 const COMMIT_GRACE_MS = 300;
 
@@ -119,6 +127,16 @@ export class ShopifyBilling {
         const account = await findAccount(trx, order.account_id);
         const share = effectiveShareBps(account?.revenueShareBps ?? null, this.deps.config.revenueShareBps);
         const amount = usageChargeCents(order.price, share);
+        // The Shopify order's currency (kept by the shopify module on its link); none: USD.
+        const link = await trx
+          .selectFrom('shopify_order_links')
+          .select('currency')
+          .where('order_id', '=', order.id)
+          .where('currency', 'is not', null)
+          .executeTakeFirst();
+        const currency = link?.currency ?? BILLING_CURRENCY;
+        const currencyReason = unbillableCurrencyReason(currency);
+        const status = initialChargeStatus(amount, currencyReason);
         const now = this.deps.now();
         const inserted = await trx
           .insertInto('shopify_usage_charges')
@@ -129,12 +147,13 @@ export class ShopifyBilling {
             price_cents: order.price,
             revenue_share_bps: share,
             amount_cents: amount,
-            currency: BILLING_CURRENCY,
-            status: initialChargeStatus(amount),
+            currency,
+            status,
+            last_error: currencyReason,
             sent_at: order.sent_at ?? new Date(delivered.event.sent_at),
             created_at: now,
             updated_at: now,
-            settled_at: amount > 0 ? null : now,
+            settled_at: status === 'pending' ? null : now,
           })
           .onConflict((oc) => oc.column('order_id').doNothing())
           .returning('status')
@@ -146,30 +165,48 @@ export class ShopifyBilling {
 
   /** `GET /shopify/api/billing`: creates the subscription on the shop's first visit. */
   async billing(shop: ShopRow): Promise<BillingJson> {
-    let subscription = await this.currentSubscription(shop.domain);
+    let subscription = await this.askedSubscription(shop);
     if (shouldCreateSubscriptionOnOpen(subscription?.status ?? null)) {
       subscription = await this.createSubscriptionOnce(shop).catch((error: unknown) => {
         // The page must open even when Shopify cannot be reached: the notice asks for approval.
         this.deps.logger.warn({ err: error, shop: shop.domain }, 'could not create the Shopify subscription');
         return undefined;
       });
-    } else if (
-      subscription?.status === 'pending' ||
-      (subscription?.status === 'active' && subscription.created_at < shop.installed_at)
-    ) {
-      // Pending: the merchant may have approved without coming back through the return URL.
-      // Active but older than this install: Shopify cancels an app's subscriptions at uninstall.
-      const known = subscription;
-      subscription = await this.refreshStatus(known).catch(() => known);
     }
     return this.billingJson(shop, subscription);
   }
 
-  /** `POST /shopify/api/billing/subscribe`: a new subscription (after a decline or cancellation). */
+  /**
+   * `POST /shopify/api/billing/subscribe`: a new subscription (after a decline or cancellation).
+   * A plan still waiting for approval is that plan (asked of Shopify first: the merchant may have
+   * answered without coming back): a second one would leave two to approve.
+   */
   async subscribe(shop: ShopRow): Promise<BillingJson> {
-    const current = await this.currentSubscription(shop.domain);
-    if (current?.status === 'active') return this.billingJson(shop, current);
+    const current = await this.askedSubscription(shop);
+    if (current?.status === 'active' || current?.status === 'pending') return this.billingJson(shop, current);
     return this.billingJson(shop, await this.createSubscriptionOnce(shop));
+  }
+
+  /**
+   * The current plan, asked of Shopify when ours may be stale (kept as it is when Shopify cannot
+   * be reached: the page must open):
+   * - pending: the merchant may have approved without coming back through the return URL;
+   * - active but older than this install: Shopify cancels an app's subscriptions at uninstall;
+   * - active or frozen with unbilled videos this month: Shopify may have frozen, cancelled or
+   *   unfrozen the plan since we last asked (an unfrozen plan bills the month's debt).
+   */
+  private async askedSubscription(shop: ShopRow): Promise<SubscriptionRow | undefined> {
+    const known = await this.currentSubscription(shop.domain);
+    if (!known) return undefined;
+    const stale =
+      known.status === 'pending' ||
+      (known.status === 'active' && known.created_at < shop.installed_at) ||
+      ((known.status === 'active' || known.status === 'frozen') && (await this.hasUnbilledThisMonth(shop.domain)));
+    if (!stale) return known;
+    return this.refreshStatus(known).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, shop: shop.domain }, 'could not ask Shopify about the subscription');
+      return known;
+    });
   }
 
   /**
@@ -189,7 +226,12 @@ export class ShopifyBilling {
       .where('id', '=', `gid://shopify/AppSubscription/${chargeId}`)
       .executeTakeFirst();
     if (!subscription) throw new NotFoundError(`No Doorstep subscription ${chargeId} for ${domain}.`);
-    await this.refreshStatus(subscription);
+    await this.refreshStatus(subscription).catch((error: unknown) => {
+      // Shopify (or our token) failed: the merchant still goes back to the app, whose billing
+      // page asks Shopify about the pending plan when it opens.
+      if (!(error instanceof ServiceUnavailableError)) throw error;
+      this.deps.logger.warn({ err: error, shop: domain }, 'could not ask Shopify about the approved plan');
+    });
     return `https://${domain}/admin/apps/${encodeURIComponent(this.deps.shopify.config.apiKey)}`;
   }
 
@@ -207,10 +249,17 @@ export class ShopifyBilling {
       .executeTakeFirst();
     if (!charge) throw new ChargeNotReadyError(`No usage charge for order ${orderId} yet.`);
     if (charge.status !== 'pending') return charge.status;
+    // Charges of other currencies start unbilled and are never re-opened; this only guards that.
+    const currencyReason = unbillableCurrencyReason(charge.currency);
+    if (currencyReason) return this.settle(charge, null, { status: 'unbilled', reason: currencyReason });
     // Shopify cancels an app's subscriptions when the shop uninstalls it (paid videos still send).
+    // After an attempt that may have reached Shopify it is never re-opened (no double charge).
     const shop = await findShop(db, charge.shop);
     if (!shop?.active)
-      return this.settle(charge, null, { status: 'unbilled', reason: 'The shop has uninstalled Doorstep.' });
+      return this.settle(charge, null, {
+        status: 'unbilled',
+        reason: charge.attempts > 0 ? UNINSTALLED_AFTER_ATTEMPT_REASON : UNINSTALLED_REASON,
+      });
     const subscription = await this.currentSubscription(charge.shop);
     if (subscription?.status !== 'active') {
       const unbilled = await this.settle(
@@ -225,6 +274,7 @@ export class ShopifyBilling {
       return this.recordCharge(orderId, true);
     }
     let outcome: ChargeOutcome;
+    let planStillActive = true;
     try {
       const token = await shopify.tokens.accessToken(charge.shop);
       const answer = await createUsageRecord(shopify.library, token, charge.shop, {
@@ -234,6 +284,17 @@ export class ShopifyBilling {
         idempotencyKey: charge.order_id,
       });
       outcome = chargeOutcome(answer, charge.amount_cents);
+      // Refused, not for the cap: our "active" may be stale (Shopify froze, cancelled or replaced
+      // the plan). Asked again, so the plan's real status shows and a later activation re-opens
+      // this charge; a plan Shopify no longer knows leaves the refusal as it is.
+      if (outcome.status === 'unbilled')
+        planStillActive = await this.refreshStatus(subscription).then(
+          (refreshed) => refreshed.status === 'active',
+          (error: unknown) => {
+            if (error instanceof NotFoundError) return true;
+            throw error;
+          },
+        );
     } catch (error) {
       await db
         .updateTable('shopify_usage_charges')
@@ -247,18 +308,29 @@ export class ShopifyBilling {
         .execute();
       throw error;
     }
+    if (!planStillActive) {
+      // The plan is no longer active: decided again as "no active plan" (unbilled unless another plan is active).
+      if (lookedAgain) throw new ChargeNotReadyError(`The plan of ${charge.shop} changed while charging ${orderId}.`);
+      return this.recordCharge(orderId, true);
+    }
     return this.settle(charge, subscription.id, outcome);
   }
 
-  /** Reconciler step: pending charges go to the queue again (Redis may have lost their jobs). */
+  /**
+   * Reconciler step: pending charges whose job is gone (Redis lost it) or gave up (failed, or
+   * finished while the charge is pending again) go to the queue again; a job that waits or waits
+   * out its backoff is left alone (addRerunnableJob), so the backoff holds. The least recently
+   * tried first: every attempt touches `updated_at`, so charges that keep failing (a shop without
+   * a token) take their turn behind the others instead of filling every batch.
+   */
   async reconcile(): Promise<void> {
     const pending = await this.deps.db
       .selectFrom('shopify_usage_charges')
       .select('order_id')
       .where('status', '=', 'pending')
-      .orderBy('created_at')
+      .orderBy('updated_at')
       .orderBy('order_id')
-      .limit(500)
+      .limit(RECONCILE_BATCH)
       .execute();
     for (const { order_id } of pending) await this.enqueue(order_id);
   }
@@ -270,6 +342,22 @@ export class ShopifyBilling {
 
   async currentSubscription(domain: string): Promise<SubscriptionRow | undefined> {
     return currentSubscription(this.deps.db, domain);
+  }
+
+  private async hasUnbilledThisMonth(domain: string): Promise<boolean> {
+    const period = statementPeriod(monthOf(this.deps.now()));
+    const unbilled = await this.deps.db
+      .selectFrom('shopify_usage_charges')
+      .select('order_id')
+      .where('shop', '=', domain)
+      .where('status', '=', 'unbilled')
+      // Other currencies' videos are never billed: they give no reason to ask Shopify.
+      .where('currency', '=', BILLING_CURRENCY)
+      .where('sent_at', '>=', period.start)
+      .where('sent_at', '<', period.end)
+      .limit(1)
+      .executeTakeFirst();
+    return unbilled !== undefined;
   }
 
   private async chargesIn(domain: string, start: Date, end: Date): Promise<UsageChargeRow[]> {
@@ -354,8 +442,25 @@ export class ShopifyBilling {
         created_at: at,
         updated_at: at,
       })
+      // Another process created one meanwhile (one pending plan per shop: migration 010): that one
+      // is the plan to approve; ours stays unapproved at Shopify, which expires it.
+      .onConflict((oc) => oc.column('shop').where('status', '=', 'pending').doNothing())
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
+    if (!row) {
+      this.deps.logger.info(
+        { shop: shop.domain, subscription: created.id },
+        'another process created the pending Shopify subscription first; using that one',
+      );
+      const pending = await db
+        .selectFrom('shopify_subscriptions')
+        .selectAll()
+        .where('shop', '=', shop.domain)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      // It was answered in the meantime: the current plan is whatever that made it.
+      return pending ?? (await this.currentSubscription(shop.domain))!;
+    }
     this.deps.logger.info(
       { shop: shop.domain, subscription: created.id, test: config.test },
       'created the Shopify subscription',
@@ -372,42 +477,30 @@ export class ShopifyBilling {
     const status = subscriptionStatusFromShopify(answer);
     if (status === subscription.status) return subscription;
     const at = now();
-    const updated = await db
-      .updateTable('shopify_subscriptions')
-      .set({
-        status,
-        updated_at: at,
-        ...(status === 'active' && !subscription.approved_at ? { approved_at: at } : {}),
-        ...(['declined', 'cancelled', 'expired'].includes(status) ? { ended_at: at } : {}),
-      })
-      .where('id', '=', subscription.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    // Under the shop's billing lock: a charge being marked unbilled ("no active plan") either
+    // commits before this (and is re-opened below) or waits and then sees the plan active.
+    const { updated, reopened } = await db.transaction().execute(async (trx) => {
+      await lockShopBilling(trx, subscription.shop);
+      const updated = await trx
+        .updateTable('shopify_subscriptions')
+        .set({
+          status,
+          updated_at: at,
+          ...(status === 'active' && !subscription.approved_at ? { approved_at: at } : {}),
+          ...(['declined', 'cancelled', 'expired'].includes(status) ? { ended_at: at } : {}),
+        })
+        .where('id', '=', subscription.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const reopened = status === 'active' ? await reopenUnbilledOfMonth(trx, subscription.shop, at) : [];
+      return { updated, reopened };
+    });
     this.deps.logger.info(
       { shop: subscription.shop, subscription: subscription.id, status },
       'Shopify subscription status',
     );
-    if (status === 'active') await this.billUnbilledOfMonth(subscription.shop, at);
+    for (const orderId of reopened) await this.enqueue(orderId);
     return updated;
-  }
-
-  /**
-   * The plan approved this month covers this month's videos that were sent while no plan was
-   * active: they are charged now (the idempotency key still keeps each to one record). Earlier
-   * months' debts stay shown, never charged retroactively.
-   */
-  private async billUnbilledOfMonth(domain: string, at: Date): Promise<void> {
-    const period = statementPeriod(monthOf(at));
-    const reopened = await this.deps.db
-      .updateTable('shopify_usage_charges')
-      .set({ status: 'pending', settled_at: null, last_error: null, updated_at: at })
-      .where('shop', '=', domain)
-      .where('status', '=', 'unbilled')
-      .where('sent_at', '>=', period.start)
-      .where('sent_at', '<', period.end)
-      .returning('order_id')
-      .execute();
-    for (const { order_id } of reopened) await this.enqueue(order_id);
   }
 
   /**
@@ -423,32 +516,36 @@ export class ShopifyBilling {
     options: { unlessPlanActive?: boolean } = {},
   ): Promise<UsageChargeRow['status']> {
     const at = this.deps.now();
-    const result = await this.deps.db
-      .updateTable('shopify_usage_charges')
-      .set({
-        status: outcome.status,
-        subscription_id: subscriptionId,
-        usage_record_id: outcome.status === 'recorded' ? outcome.usageRecordId : null,
-        shortfall_cents: outcome.status === 'over_cap' ? outcome.shortfallCents : 0,
-        last_error: outcome.status === 'recorded' ? null : outcome.reason.slice(0, 1_000),
-        settled_at: at,
-        updated_at: at,
-      })
-      .where('order_id', '=', charge.order_id)
-      .where('status', '=', 'pending')
-      .where(({ not, exists, selectFrom }) =>
-        options.unlessPlanActive
-          ? not(
-              exists(
-                selectFrom('shopify_subscriptions')
-                  .select('id')
-                  .where('shop', '=', charge.shop)
-                  .where('status', '=', 'active'),
-              ),
-            )
-          : sql<boolean>`true`,
-      )
-      .executeTakeFirst();
+    const result = await this.deps.db.transaction().execute(async (trx) => {
+      // "No plan" is decided under the shop's billing lock, which an activation also takes.
+      if (options.unlessPlanActive) await lockShopBilling(trx, charge.shop);
+      return trx
+        .updateTable('shopify_usage_charges')
+        .set({
+          status: outcome.status,
+          subscription_id: subscriptionId,
+          usage_record_id: outcome.status === 'recorded' ? outcome.usageRecordId : null,
+          shortfall_cents: outcome.status === 'over_cap' ? outcome.shortfallCents : 0,
+          last_error: outcome.status === 'recorded' ? null : outcome.reason.slice(0, 1_000),
+          settled_at: at,
+          updated_at: at,
+        })
+        .where('order_id', '=', charge.order_id)
+        .where('status', '=', 'pending')
+        .where(({ not, exists, selectFrom }) =>
+          options.unlessPlanActive
+            ? not(
+                exists(
+                  selectFrom('shopify_subscriptions')
+                    .select('id')
+                    .where('shop', '=', charge.shop)
+                    .where('status', '=', 'active'),
+                ),
+              )
+            : sql<boolean>`true`,
+        )
+        .executeTakeFirst();
+    });
     if (Number(result.numUpdatedRows) === 0) {
       const now = await this.deps.db
         .selectFrom('shopify_usage_charges')
@@ -466,22 +563,11 @@ export class ShopifyBilling {
   private async enqueue(orderId: string, delayMs?: number): Promise<void> {
     const { enqueue, logger } = this.deps;
     if (!enqueue) return;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        enqueue(orderId, delayMs === undefined ? {} : { delayMs }),
-        new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`enqueue took longer than ${ENQUEUE_TIMEOUT_MS} ms`)),
-            ENQUEUE_TIMEOUT_MS,
-          );
-        }),
-      ]);
-    } catch (error) {
-      logger.warn({ err: error, orderId }, 'could not enqueue the usage charge; the reconciler will');
-    } finally {
-      clearTimeout(timer);
-    }
+    await addWithin(
+      () => enqueue(orderId, delayMs === undefined ? {} : { delayMs }),
+      ENQUEUE_TIMEOUT_MS,
+      (error) => logger.warn({ err: error, orderId }, 'could not enqueue the usage charge; the reconciler will'),
+    );
   }
 }
 
@@ -492,15 +578,51 @@ export function chargeDescription(
   return `Video gift message sent (order ${charge.order_id}): ${formatShare(charge.revenue_share_bps)} of ${formatUsd(charge.price_cents ?? 0)}`;
 }
 
-/** The shop's latest subscription: the one that counts. */
+/**
+ * The subscription that counts: the active one (Shopify keeps at most one active per app and
+ * shop), else the latest by approval or creation. A newer plan that is not active (pending,
+ * declined) never hides an active one: charges go to the plan the merchant approved.
+ */
 export async function currentSubscription(db: Db, domain: string): Promise<SubscriptionRow | undefined> {
   return db
     .selectFrom('shopify_subscriptions')
     .selectAll()
     .where('shop', '=', domain)
-    .orderBy('created_at', 'desc')
+    .orderBy(sql`status = 'active'`, 'desc')
+    .orderBy(sql`coalesce(approved_at, created_at)`, 'desc')
     .orderBy('id', 'desc')
     .executeTakeFirst();
+}
+
+/**
+ * Serializes, per shop, marking a charge unbilled because no plan is active and a plan becoming
+ * active (which re-opens the month's unbilled charges). Under READ COMMITTED each would otherwise
+ * miss the other's uncommitted write. A transaction-scoped advisory lock: no row needs to exist.
+ */
+export async function lockShopBilling(trx: Transaction<Database>, domain: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`billing:${domain}`}))`.execute(trx);
+}
+
+/**
+ * The plan approved this month covers this month's videos that were sent while no plan was
+ * active: they are charged now (the idempotency key still keeps each to one record). Earlier
+ * months' debts stay shown, never charged retroactively. Returns the re-opened orders.
+ */
+async function reopenUnbilledOfMonth(trx: Transaction<Database>, domain: string, at: Date): Promise<string[]> {
+  const period = statementPeriod(monthOf(at));
+  const reopened = await trx
+    .updateTable('shopify_usage_charges')
+    .set({ status: 'pending', settled_at: null, last_error: null, updated_at: at })
+    .where('shop', '=', domain)
+    .where('status', '=', 'unbilled')
+    // Orders in other currencies are never charged; nor is a charge an uninstall may have billed.
+    .where('currency', '=', BILLING_CURRENCY)
+    .where('sent_at', '>=', period.start)
+    .where('sent_at', '<', period.end)
+    .where((eb) => eb.or([eb('last_error', 'is', null), eb('last_error', '!=', UNINSTALLED_AFTER_ATTEMPT_REASON)]))
+    .returning('order_id')
+    .execute();
+  return reopened.map((row) => row.order_id);
 }
 
 async function chargesIn(db: Db, domain: string, start: Date, end: Date): Promise<UsageChargeRow[]> {
@@ -534,6 +656,7 @@ export async function shopifyMonthBill(db: Db, shopParam: unknown, month: string
       status: charge.status,
       price_cents: charge.price_cents,
       amount_cents: charge.amount_cents,
+      currency: charge.currency,
       shortfall_cents: charge.shortfall_cents,
       sent_at: formatTimestamp(charge.sent_at),
       usage_record_id: charge.usage_record_id,

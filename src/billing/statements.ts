@@ -7,7 +7,9 @@ import { formatTimestamp } from '../orders/serializer.ts';
  * Monthly revenue-share statements for accounts billed outside Shopify (docs/design.md §1,
  * Billing): the statement for month M sums the `price` of the account's orders whose video was
  * **sent** in M (UTC), and the account's share of it. Orders deleted or erased later stay on it:
- * the rows are kept for billing.
+ * the rows are kept for billing. Orders billed through Shopify (every order of a Shopify shop's
+ * account, and any order with a Shopify usage charge) are left out and only counted: they are on
+ * the merchant's Shopify bill, and must not be billed twice.
  */
 
 export interface StatementPeriod {
@@ -60,8 +62,14 @@ export interface Statement {
   total_price_cents: number;
   share_cents: number;
   rounding: string;
+  /** Orders sent in the month but billed through Shopify: not in the sums or lines. */
+  orders_billed_through_shopify: number;
+  exclusions: string;
   lines: StatementLine[];
 }
+
+export const EXCLUSION_RULE =
+  "orders billed through Shopify (a Shopify shop's account's orders, or orders with a Shopify usage charge) are left out: they are on the shop's Shopify bill";
 
 export const ROUNDING_RULE =
   'share = total_price_cents × revenue_share_bps / 10000, rounded half up once per statement';
@@ -70,16 +78,30 @@ export async function monthlyStatement(db: Db, accountId: string, month: string,
   const period = statementPeriod(month);
   const account = await findAccount(db, accountId);
   if (!account) throw new NotFoundError(`No account with id "${accountId}".`);
+  // A Shopify shop's account: every sent order gets a Shopify usage charge (billing's subscriber).
+  const shopAccount = await db
+    .selectFrom('shops')
+    .select('domain')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   // Deleted and erased orders included on purpose: billing keeps their rows.
-  const rows = await db
+  const sent = await db
     .selectFrom('orders')
     .select(['id', 'price', 'sent_at'])
+    .select(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('shopify_usage_charges')
+          .select('order_id')
+          .whereRef('shopify_usage_charges.order_id', '=', 'orders.id'),
+      ).as('shopify_charged'),
+    )
     .where('account_id', '=', accountId)
     .where('sent_at', '>=', period.start)
     .where('sent_at', '<', period.end)
     .orderBy('sent_at')
     .orderBy('id')
     .execute();
+  const rows = sent.filter((row) => !shopAccount && !row.shopify_charged);
   const total = rows.reduce((sum, row) => sum + (row.price ?? 0), 0);
   const share = account.revenueShareBps;
   return {
@@ -94,6 +116,8 @@ export async function monthlyStatement(db: Db, accountId: string, month: string,
     total_price_cents: total,
     share_cents: share === null ? 0 : revenueShareCents(total, share),
     rounding: ROUNDING_RULE,
+    orders_billed_through_shopify: sent.length - rows.length,
+    exclusions: EXCLUSION_RULE,
     lines: rows.map((row) => ({ order_id: row.id, price: row.price, sent_at: formatTimestamp(row.sent_at!) })),
   };
 }

@@ -24,8 +24,24 @@ export function effectiveShareBps(accountShareBps: number | null, defaultShareBp
   return accountShareBps ?? defaultShareBps;
 }
 
-/** The status a new charge starts in: zero is recorded as nothing owed, and Shopify is never called. */
-export function initialChargeStatus(amountCents: number): UsageChargeStatus {
+/**
+ * Why an order in another currency is not charged, or null when it may be. The price is in the
+ * order currency's minor units, while the plan charges USD: charging it as USD cents would
+ * overcharge (or undercharge) by the exchange rate, so only USD orders are billed through Shopify.
+ * Null currency (an order made through the API, or a Shopify order linked before currencies were
+ * kept) is taken as USD, as the API's prices are.
+ */
+export function unbillableCurrencyReason(orderCurrency: string | null): string | null {
+  if (orderCurrency === null || orderCurrency === BILLING_CURRENCY) return null;
+  return `The order is in ${orderCurrency}: Doorstep bills through Shopify only orders in ${BILLING_CURRENCY}, so this video is not charged.`;
+}
+
+/**
+ * The status a new charge starts in: zero is recorded as nothing owed, and Shopify is never
+ * called; an order in another currency is unbilled (never re-opened: `unbillableCurrencyReason`).
+ */
+export function initialChargeStatus(amountCents: number, currencyReason: string | null = null): UsageChargeStatus {
+  if (currencyReason !== null) return 'unbilled';
   return amountCents > 0 ? 'pending' : 'no_charge';
 }
 
@@ -33,13 +49,6 @@ export function initialChargeStatus(amountCents: number): UsageChargeStatus {
 export function centsToDecimal(cents: number): string {
   if (!Number.isSafeInteger(cents) || cents < 0) throw new RangeError('cents must be a whole amount');
   return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
-}
-
-/** Shopify's Decimal string → integer cents (`"12.3"` → 1230); null when it is not an amount. */
-export function decimalToCents(amount: string): number | null {
-  const match = /^(\d+)(?:\.(\d{1,2})\d*)?$/.exec(amount.trim());
-  if (!match) return null;
-  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
 }
 
 /** `$12.34` */
@@ -93,6 +102,18 @@ export type ChargeOutcome =
   | { status: 'over_cap'; shortfallCents: number; reason: string }
   | { status: 'unbilled'; reason: string };
 
+/** Why a charge of an uninstalled shop is not billed: it never reached Shopify, so a plan approved later this month may bill it. */
+export const UNINSTALLED_REASON = 'The shop has uninstalled Doorstep.';
+
+/**
+ * Why a charge of an uninstalled shop is never billed: an earlier attempt failed in a way that may
+ * have reached Shopify (a timeout, a 5xx after the record was made). Charging it again under a
+ * new plan could bill the merchant twice (the idempotency key is not known to reach across
+ * plans), so a later approval does not re-open it.
+ */
+export const UNINSTALLED_AFTER_ATTEMPT_REASON =
+  'The shop uninstalled Doorstep while this charge was being sent to Shopify; it may have been charged then, so it is not charged again.';
+
 /** Shopify's words when a charge would take the cycle past the capped amount (appUsageRecordCreate docs). */
 export const CAP_EXCEEDED_MESSAGE = 'Total price exceeds balance remaining';
 
@@ -117,10 +138,18 @@ export interface MonthTotals {
   pending_cents: number;
   unbilled_cents: number;
   over_cap_cents: number;
+  /** Videos of orders in other currencies than USD: not billed (their amounts are not USD, so not in the sums). */
+  other_currency_videos: number;
 }
 
 export function monthTotals(
-  charges: ReadonlyArray<{ status: UsageChargeStatus; amount_cents: number; shortfall_cents: number }>,
+  charges: ReadonlyArray<{
+    status: UsageChargeStatus;
+    amount_cents: number;
+    shortfall_cents: number;
+    /** Absent: USD. */
+    currency?: string;
+  }>,
 ): MonthTotals {
   const totals: MonthTotals = {
     videos_charged: 0,
@@ -128,9 +157,11 @@ export function monthTotals(
     pending_cents: 0,
     unbilled_cents: 0,
     over_cap_cents: 0,
+    other_currency_videos: 0,
   };
   for (const charge of charges) {
-    if (charge.status === 'recorded') {
+    if ((charge.currency ?? BILLING_CURRENCY) !== BILLING_CURRENCY) totals.other_currency_videos++;
+    else if (charge.status === 'recorded') {
       totals.videos_charged++;
       totals.charged_cents += charge.amount_cents;
     } else if (charge.status === 'pending') totals.pending_cents += charge.amount_cents;
@@ -148,10 +179,14 @@ export function billingNotice(
   subscription: { status: ShopifySubscriptionStatus | 'none'; cappedAmountCents: number },
   totals: MonthTotals,
 ): string | null {
-  const debt =
-    totals.unbilled_cents > 0
-      ? ` ${formatUsd(totals.unbilled_cents)} for videos sent this month is not billed yet.`
+  const otherCurrencies =
+    totals.other_currency_videos > 0
+      ? ` ${totals.other_currency_videos === 1 ? '1 video was' : `${totals.other_currency_videos} videos were`} sent this month for orders in other currencies than ${BILLING_CURRENCY}: Doorstep bills only ${BILLING_CURRENCY} orders through Shopify, so ${totals.other_currency_videos === 1 ? 'it is' : 'they are'} not charged.`
       : '';
+  const debt =
+    (totals.unbilled_cents > 0
+      ? ` ${formatUsd(totals.unbilled_cents)} for videos sent this month is not billed yet.`
+      : '') + otherCurrencies;
   switch (subscription.status) {
     case 'none':
     case 'pending':
@@ -165,7 +200,7 @@ export function billingNotice(
       return `Shopify froze Doorstep's plan (the store's own Shopify bill is unpaid). Video messages are still sent.${debt}`;
     case 'active':
       if (totals.over_cap_cents > 0)
-        return `This billing cycle reached your cap of ${formatUsd(subscription.cappedAmountCents)}. Video messages are still sent; ${formatUsd(totals.over_cap_cents)} above the cap was not charged.`;
+        return `This billing cycle reached your cap of ${formatUsd(subscription.cappedAmountCents)}. Video messages are still sent; ${formatUsd(totals.over_cap_cents)} above the cap was not charged.${otherCurrencies}`;
       return debt ? debt.trim() : null;
   }
 }

@@ -8,6 +8,7 @@ import * as orderOutbox from './migrations/006-order-outbox.ts';
 import * as shopifyGiftItems from './migrations/007-shopify-gift-items.ts';
 import * as billing from './migrations/008-billing.ts';
 import * as admin from './migrations/009-admin.ts';
+import * as billingCurrency from './migrations/010-billing-currency.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '007-shopify-gift-items': shopifyGiftItems,
   '008-billing': billing,
   '009-admin': admin,
+  '010-billing-currency': billingCurrency,
 };
 
 const provider: MigrationProvider = {

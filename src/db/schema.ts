@@ -210,6 +210,8 @@ export interface ShopifyOrderLinksTable {
   shopify_order_name: ColumnType<string | null, string | null | undefined, string | null>;
   /** The line items whose packages deliver the gift; null (older links) = the video line itself. */
   gift_line_item_ids: ColumnType<string[] | null, string | null, string | null>;
+  /** The Shopify order's currency ("USD", "EUR"); null on links made before it was kept. */
+  currency: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

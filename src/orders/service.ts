@@ -7,6 +7,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Channel, EventSource, OrderStatus } from '../vocabulary.ts';
 import type { OrderEvent } from './order-events.ts';
 import type { OrderOutbox } from './outbox.ts';
+import { sendMethodReaching } from './recipient.ts';
 import type { OrderCreate, OrderUpdate, RecipientInput } from './request-schemas.ts';
 import type { OrderRow, Warning } from './serializer.ts';
 import { transition } from './state-machine.ts';
@@ -435,11 +436,14 @@ export class OrderService {
     if (order.recipient_email !== null || order.recipient_phone !== null)
       throw new ConflictError('This video message already has a recipient; the store can change it.');
     if (order.status === 'cancelled') throw new ConflictError('The order was cancelled.');
-    const sendMethod = recipient.recipient_email ? (recipient.recipient_phone ? 'email_and_sms' : 'email') : 'sms';
+    const sendMethod = sendMethodReaching({
+      email: Boolean(recipient.recipient_email),
+      phone: Boolean(recipient.recipient_phone),
+    });
     const { order: updated } = await this.update(
       order.account_id,
       order.id,
-      { ...recipient, send_method: sendMethod },
+      { ...recipient, ...(sendMethod ? { send_method: sendMethod } : {}) },
       'sender',
     );
     return updated;

@@ -120,33 +120,65 @@ export class Queues {
 }
 
 /**
- * Adds a job with a deterministic id, so a second add while it waits or runs is a no-op. A job
- * with that id that gave up stays in the failed set (bounded retention) and would make the add a
- * no-op too: when the reconciler hands the work over again it must really run, so that one goes.
+ * Adds a job with a deterministic id, so a second add while it waits, runs or waits out a retry
+ * backoff is a no-op (the backoff is kept: a reconciler's "try again" must not undo it). A job with
+ * that id that gave up stays in the failed set (bounded retention) and would make the add a no-op
+ * too: when the reconciler hands the work over again it must really run, so that one goes. With
+ * `rerunCompleted`, so does a finished one: work that can become due again after its job finished
+ * (a usage charge re-opened when a plan is approved) runs again.
  */
-export async function addRerunnableJob(queue: Queue, name: string, data: unknown, jobId: string): Promise<void> {
+export async function addRerunnableJob(
+  queue: Queue,
+  name: string,
+  data: unknown,
+  jobId: string,
+  options: { delayMs?: number; rerunCompleted?: boolean } = {},
+): Promise<void> {
   const previous = await queue.getJob(jobId);
-  if (previous && (await previous.isFailed())) await previous.remove();
-  await queue.add(name, data, { jobId });
+  if (previous) {
+    const state = await previous.getState();
+    const finished = state === 'failed' || (options.rerunCompleted === true && state === 'completed');
+    if (!finished && state !== 'unknown') return;
+    await previous.remove();
+  }
+  await queue.add(name, data, { jobId, ...(options.delayMs ? { delay: options.delayMs } : {}) });
 }
 
 /**
  * Hands a usage charge to the `billing` queue. A charge can be pending again after its job finished
- * (the plan was approved after it went unbilled), so a finished job with its id is replaced; a job
- * waiting out its backoff runs now (the reconciler's "try again" must not wait up to minutes more).
+ * (the plan was approved after it went unbilled), so a finished job with its id is replaced.
  */
 export async function enqueueUsageCharge(
   queue: Queue,
   orderId: string,
   options: { delayMs?: number } = {},
 ): Promise<void> {
-  const jobId = jobIds.usageCharge(orderId);
-  const previous = await queue.getJob(jobId);
-  if (previous) {
-    const state = await previous.getState();
-    if (state === 'delayed' && !options.delayMs) return previous.promote();
-    if (state !== 'failed' && state !== 'completed') return;
-    await previous.remove();
+  await addRerunnableJob(queue, 'record', { orderId }, jobIds.usageCharge(orderId), {
+    ...options,
+    rerunCompleted: true,
+  });
+}
+
+/**
+ * Runs `add` but waits at most `timeoutMs` for Redis: the work is already in PostgreSQL, so a slow
+ * or failed add is handed to `onFailure` (a log line) and left to the reconciler.
+ */
+export async function addWithin(
+  add: () => Promise<unknown>,
+  timeoutMs: number,
+  onFailure: (error: unknown) => void,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      add(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`enqueue took longer than ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } catch (error) {
+    onFailure(error);
+  } finally {
+    clearTimeout(timer);
   }
-  await queue.add('record', { orderId }, { jobId, ...(options.delayMs ? { delay: options.delayMs } : {}) });
 }

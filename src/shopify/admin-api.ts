@@ -1,4 +1,5 @@
-import { GraphqlClient, Session } from '@shopify/shopify-api';
+import { GraphqlClient, Session, ShopifyError } from '@shopify/shopify-api';
+import { ServiceUnavailableError } from '../errors.ts';
 import type { ShopifyLibrary } from './library.ts';
 
 /**
@@ -20,4 +21,19 @@ export async function fetchShopName(
   const client = adminGraphql(shopify, accessToken, domain);
   const response = await client.request<{ shop: { name: string } }>('query DoorstepShopName { shop { name } }');
   return response.data?.shop.name ?? null;
+}
+
+/**
+ * A failure of the Shopify library (an HTTP error answer, a GraphQL error, throttling, the network)
+ * as the domain's "try again later" (503 in a response, a retry in a job); anything else as it is.
+ * `doing` says in words what was asked of Shopify.
+ */
+export function shopifyUnavailable(error: unknown, doing: string): unknown {
+  if (!(error instanceof ShopifyError)) return error;
+  return new ServiceUnavailableError(
+    `Shopify could not be reached ${doing}; try again in a moment. (${error.message})`,
+    {
+      cause: error,
+    },
+  );
 }

@@ -3,9 +3,14 @@ import { ApiVersion, LogSeverity, shopifyApi, type Shopify } from '@shopify/shop
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
 import type { Logger } from '../logger.ts';
 import type { ShopifyConfig } from './config.ts';
-import { SHOP_HEADER } from './sandbox/index.ts';
 
 export type ShopifyLibrary = Shopify;
+
+/**
+ * The header `routeShopifyRequestsTo` names the shop in (the sandbox reads it). Defined here, not in
+ * the sandbox, so production code never loads the sandbox to route requests.
+ */
+export const SHOP_HEADER = 'x-shopify-sandbox-shop';
 
 /** `@shopify/shopify-api` configured for this app (Node adapter imported above, once, for its side effect). */
 export function createShopifyLibrary(config: ShopifyConfig, logger: Logger): ShopifyLibrary {

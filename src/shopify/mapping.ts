@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { moneyToCents } from '../money.ts';
 import { mapTrackingCompany } from './carrier-names.ts';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { GiftPackages, SendMethod } from '../vocabulary.ts';
@@ -126,14 +127,9 @@ export function giftLineItemIds(
   return shipped.map((line) => line.id);
 }
 
-/** "10.5" → 1050. Amounts beyond two decimals are rounded half up (Shopify sends two). */
-export function moneyToCents(amount: string): number {
-  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount.trim());
-  if (!match) throw new Error(`not a decimal amount: ${amount}`);
-  const sign = match[1] === '-' ? -1 : 1;
-  const fraction = (match[3] ?? '').padEnd(3, '0');
-  const cents = Number(match[2]) * 100 + Number(fraction.slice(0, 2)) + (Number(fraction[2]) >= 5 ? 1 : 0);
-  return sign * cents;
+/** The order's currency as an upper-case code ("EUR"), or null when Shopify sent none: prices are in its minor units. */
+export function orderCurrency(order: Pick<ShopifyOrder, 'currency'>): string | null {
+  return order.currency?.trim().toUpperCase().slice(0, 16) || null;
 }
 
 /**

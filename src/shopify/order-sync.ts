@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts';
 import { recordTimeline } from '../orders/timeline.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
-import { giftLineItemIds, orderToVideoOrder, trackingNumbersOf, videoLineItems } from './mapping.ts';
+import { giftLineItemIds, orderCurrency, orderToVideoOrder, trackingNumbersOf, videoLineItems } from './mapping.ts';
 import { isStaleUpdate, packageState, planPackages, type Notice, type PackageState } from './packages.ts';
 import type { ShopifyFulfillment, ShopifyOrder } from './payloads.ts';
 import type { ShopRow } from './shops.ts';
@@ -104,6 +104,7 @@ export class ShopifyOrderSync {
           customer_id: order.customer?.id ?? null,
           customer_email: mapped.order.email,
           shopify_order_name: order.name?.trim() || null,
+          currency: orderCurrency(order),
           gift_line_item_ids: JSON.stringify(giftLineItemIds(order, item, shop.gift_packages)),
           created_at: this.deps.now(),
         })

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
-import { addRerunnableJob, jobIds } from '../queues/queues.ts';
+import { addRerunnableJob, addWithin, jobIds } from '../queues/queues.ts';
 import { unprocessedWebhooks } from './webhooks.ts';
 
 export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean }) => Promise<void>;
@@ -28,22 +28,15 @@ export async function enqueueWithin(
   timeoutMs: number,
   logger: Logger,
 ): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      enqueue(webhookId),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`enqueue took longer than ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
-  } catch (error) {
-    logger.warn(
-      { err: error, webhookId },
-      'could not enqueue the webhook; the reconciler will pick it up from PostgreSQL',
-    );
-  } finally {
-    clearTimeout(timer);
-  }
+  await addWithin(
+    () => enqueue(webhookId),
+    timeoutMs,
+    (error) =>
+      logger.warn(
+        { err: error, webhookId },
+        'could not enqueue the webhook; the reconciler will pick it up from PostgreSQL',
+      ),
+  );
 }
 
 /** Reconciler step: re-enqueues receipts whose job was lost (Redis down at receipt, Redis data lost). */

@@ -1,6 +1,7 @@
 import { RequestedTokenType } from '@shopify/shopify-api';
 import type { Context, Middleware } from 'koa';
 import { HttpError } from '../http/errors.ts';
+import { shopifyUnavailable } from './admin-api.ts';
 import { installShop } from './install.ts';
 import type { ShopifyServices } from './services.ts';
 import { findShop, getShop, parseShopDomain, type ShopRow } from './shops.ts';
@@ -44,12 +45,16 @@ export async function authenticateSessionToken(
   // Also when the refresh token expired or was refused: this load is the merchant's only chance to
   // give us a new pair, and billing jobs waiting on the shop (ShopNotConnectedError) then go on.
   if (!existing || needsTokenExchange(existing, shopify.deps.now?.() ?? new Date())) {
-    const { session } = await shopify.library.auth.tokenExchange({
-      shop: domain,
-      sessionToken,
-      requestedTokenType: RequestedTokenType.OfflineAccessToken,
-      expiring: true,
-    });
+    const { session } = await shopify.library.auth
+      .tokenExchange({
+        shop: domain,
+        sessionToken,
+        requestedTokenType: RequestedTokenType.OfflineAccessToken,
+        expiring: true,
+      })
+      .catch((error: unknown) => {
+        throw shopifyUnavailable(error, 'to exchange the session token for an access token');
+      });
     await installShop(shopify, domain, sessionTokens(session));
   }
   ctx.state.shopDomain = domain;

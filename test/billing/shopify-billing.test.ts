@@ -1,11 +1,22 @@
 import fs from 'node:fs';
+import { sql } from 'kysely';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCommands } from '../../src/admin/commands.ts';
+import { lockShopBilling, ShopifyBilling } from '../../src/billing/shopify-billing.ts';
+import { getShop } from '../../src/shopify/shops.ts';
 import type { UsageChargeStatus } from '../../src/vocabulary.ts';
-import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from '../shopify/harness.ts';
+import { fakeShopifyId, orderPayload } from '../../src/shopify/dev-payloads.ts';
+import {
+  API_KEY,
+  SECRET,
+  startShopifyTestAppWithFakeShopify,
+  videoOrderOf,
+  type ShopifyTestApp,
+} from '../shopify/harness.ts';
 import type { FakeShopify } from '../shopify/fake-shopify.ts';
 import { sessionToken } from '../shopify/session-token.ts';
+import { usingRealPostgres } from '../support/database.ts';
 import { validOrder } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
 
@@ -134,6 +145,7 @@ describe('subscription approval', () => {
         pending_cents: 0,
         unbilled_cents: 0,
         over_cap_cents: 0,
+        other_currency_videos: 0,
       },
       notice: expect.stringMatching(/^Approve Doorstep's plan in Shopify/),
     });
@@ -174,6 +186,200 @@ describe('subscription approval', () => {
     const response = await fetch(`${app.baseUrl}/shopify/api/billing`);
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error: { type: 'unauthorized' } });
+  });
+});
+
+describe('one plan at a time', () => {
+  /** A second web process: its own ShopifyBilling (no shared in-process guard), the same database and Shopify. */
+  const secondProcess = () =>
+    new ShopifyBilling({
+      db: db(),
+      shopify: app.services.shopify,
+      config: app.services.config.shopifyBilling,
+      logger: app.services.logger,
+      now: () => new Date(),
+    });
+
+  it('subscribing while a plan waits for approval returns that plan; approving it bills', async () => {
+    const shop = newShop('pending-twice');
+    const { auth, billing } = await installShop(shop);
+    const again = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+    expect(again.status).toBe(200);
+    expect(again.body.subscription).toMatchObject({
+      status: 'pending',
+      confirmation_url: billing.subscription.confirmation_url,
+    });
+    expect([...fake.subscriptions.values()].filter((s) => s.shop === shop)).toHaveLength(1);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const orderId = await sentOrder(auth, 2000);
+    await settled(orderId, 'recorded');
+    expect((await billingApi(shop)).body.notice).toBeNull();
+  });
+
+  it('two processes subscribing at once leave one plan to approve', async () => {
+    const shop = newShop('two-processes');
+    const { billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    const shopRow = await getShop(db(), shop);
+    const [first, second] = await Promise.all([
+      app.services.billing.subscribe(shopRow),
+      secondProcess().subscribe(shopRow),
+    ]);
+    expect(first.subscription.status).toBe('pending');
+    expect(second.subscription.confirmation_url).toBe(first.subscription.confirmation_url);
+    const pending = await db()
+      .selectFrom('shopify_subscriptions')
+      .select('id')
+      .where('shop', '=', shop)
+      .where('status', '=', 'pending')
+      .execute();
+    expect(pending).toHaveLength(1);
+  });
+
+  it('a newer plan that is not active does not hide the approved one from charges', async () => {
+    const shop = newShop('newer-declined');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const active = await db()
+      .selectFrom('shopify_subscriptions')
+      .selectAll()
+      .where('shop', '=', shop)
+      .executeTakeFirstOrThrow();
+    // A later plan the merchant declined (made after the approval), beside the active one.
+    const later = new Date(Date.now() + 60_000);
+    await db()
+      .insertInto('shopify_subscriptions')
+      .values({
+        ...active,
+        id: `${active.id}0`,
+        status: 'declined',
+        approved_at: null,
+        created_at: later,
+        updated_at: later,
+      })
+      .execute();
+    const orderId = await sentOrder(auth, 2000);
+    const row = await settled(orderId, 'recorded');
+    expect(row.subscription_id).toBe(active.id);
+    expect((await billingApi(shop)).body.subscription.status).toBe('active');
+  });
+});
+
+describe('a plan activated while a charge is being marked unbilled', () => {
+  // The race needs two sessions interleaving: PGlite has one (every transaction runs alone), so
+  // it exists, and is tested, only on PostgreSQL (npm run test:postgres).
+  it.skipIf(!usingRealPostgres)('the charge waits for the activation and is charged, not left unbilled', async () => {
+    const shop = newShop('race');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    const orderId = await sentOrder(auth, 2000);
+    await settled(orderId, 'unbilled');
+    // The charge is pending again, its job not yet run (it runs below, by hand).
+    await db()
+      .updateTable('shopify_usage_charges')
+      .set({ status: 'pending', settled_at: null })
+      .where('order_id', '=', orderId)
+      .execute();
+    const plan = await db()
+      .selectFrom('shopify_subscriptions')
+      .selectAll()
+      .where('shop', '=', shop)
+      .executeTakeFirstOrThrow();
+    fake.subscriptions.get(Number(plan.id.split('/').at(-1)))!.status = 'ACTIVE';
+
+    // The activation (as refreshStatus makes it), held open after it re-opened the unbilled charges.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reopened!: () => void;
+    const hasReopened = new Promise<void>((resolve) => (reopened = resolve));
+    const activation = db()
+      .transaction()
+      .execute(async (trx) => {
+        await lockShopBilling(trx, shop);
+        await trx
+          .updateTable('shopify_subscriptions')
+          .set({ status: 'active', approved_at: new Date() })
+          .where('id', '=', plan.id)
+          .execute();
+        await trx
+          .updateTable('shopify_usage_charges')
+          .set({ status: 'pending', settled_at: null })
+          .where('shop', '=', shop)
+          .where('status', '=', 'unbilled')
+          .execute();
+        reopened();
+        await released;
+      });
+    await hasReopened;
+    const charging = app.services.billing.recordCharge(orderId);
+    // Either the charge's job waits on the activation (PostgreSQL shows a lock waiter), or it
+    // finished without waiting (marked unbilled behind the activation's back: the bug).
+    await Promise.race([
+      charging.catch(() => undefined),
+      eventually(
+        async () =>
+          (
+            await sql<{
+              waiting: number;
+            }>`select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted`.execute(db())
+          ).rows[0]!.waiting > 0 || undefined,
+        10_000,
+        'the charge to wait on the activation',
+      ).catch(() => undefined),
+    ]);
+    release();
+    await activation;
+    expect(await charging).toBe('recorded');
+    expect(recordsFor(orderId)).toHaveLength(1);
+  });
+});
+
+describe('Shopify failing', () => {
+  it('subscribing while Shopify answers 5xx is a 503 in words, not a 500', async () => {
+    const shop = newShop('down-subscribe');
+    const { billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    fake.failGraphql(503);
+    const answer = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+    expect(answer.status).toBe(503);
+    expect(answer.body.error).toMatchObject({
+      type: 'service_unavailable',
+      message: expect.stringMatching(
+        /^Shopify could not be reached to create the subscription; try again in a moment\./,
+      ),
+    });
+    // Shopify back: the same call works.
+    expect((await billingApi(shop, 'POST', '/shopify/api/billing/subscribe')).body.subscription.status).toBe('pending');
+  });
+
+  it('the return URL sends the merchant to the app even when Shopify fails; the page then finds the plan approved', async () => {
+    const shop = newShop('down-return');
+    const { billing } = await installShop(shop);
+    const subscription = new URL(billing.subscription.confirmation_url).searchParams.get('subscription')!;
+    const answered = await fetch(new URL('approve', billing.subscription.confirmation_url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ subscription, decision: 'approve' }).toString(),
+      redirect: 'manual',
+    });
+    fake.failGraphql(502);
+    const back = await fetch(answered.headers.get('location')!, { redirect: 'manual' });
+    expect(back.status).toBe(302);
+    expect(back.headers.get('location')).toBe(`https://${shop}/admin/apps/${API_KEY}`);
+    expect((await billingApi(shop)).body.subscription.status).toBe('active');
+  });
+
+  it('a token exchange Shopify answers with 5xx is a 503 in words', async () => {
+    const shop = newShop('down-exchange');
+    await app.addShop(shop);
+    fake.failTokenRequests(500);
+    const answer = await billingApi(shop);
+    expect(answer.status).toBe(503);
+    expect(answer.body.error).toMatchObject({
+      type: 'service_unavailable',
+      message: expect.stringMatching(/^Shopify could not be reached to exchange the session token/),
+    });
+    expect((await billingApi(shop)).status).toBe(200);
   });
 });
 
@@ -285,6 +491,31 @@ describe('usage charges', () => {
   });
 });
 
+describe('monthly statements', () => {
+  it("a Shopify shop's orders are left out of /v1/billing/statements (billed through Shopify), and counted", async () => {
+    const shop = newShop('statement');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const orderId = await sentOrder(auth, 2000);
+    await settled(orderId, 'recorded');
+    // The account also on a revenue share of its own: still nothing owed on the statement.
+    const { account_id } = await getShop(db(), shop);
+    await db().updateTable('accounts').set({ revenue_share_bps: 1000 }).where('id', '=', account_id).execute();
+    const month = new Date().toISOString().slice(0, 7);
+    const response = await fetch(`${app.baseUrl}/v1/billing/statements/${month}`, { headers: { Authorization: auth } });
+    expect(response.status).toBe(200);
+    const statement = (await response.json()) as Record<string, unknown>;
+    expect(statement).toMatchObject({
+      orders_sent: 0,
+      total_price_cents: 0,
+      share_cents: 0,
+      lines: [],
+      orders_billed_through_shopify: 1,
+      exclusions: expect.stringMatching(/^orders billed through Shopify/),
+    });
+  });
+});
+
 async function apiAccountAuth() {
   const { createAccount } = await import('../../src/accounts/accounts.ts');
   const { account, apiKey } = await createAccount(db(), { name: 'API store', revenueShareBps: 1500 });
@@ -385,6 +616,80 @@ describe('declined', () => {
   });
 });
 
+describe('a plan that changed at Shopify', () => {
+  const fakePlanOf = (shop: string) => [...fake.subscriptions.values()].find((s) => s.shop === shop)!;
+  const ourPlans = (shop: string) =>
+    db().selectFrom('shopify_subscriptions').select(['id', 'status']).where('shop', '=', shop).execute();
+
+  it('frozen: the refusal refreshes our plan (frozen, shown); unfrozen, the next page open bills the debt once', async () => {
+    const shop = newShop('frozen');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    fakePlanOf(shop).status = 'FROZEN'; // the store's own Shopify bill is unpaid
+    const orderId = await sentOrder(auth, 2000);
+    const row = await settled(orderId, 'unbilled');
+    expect(row.last_error).toBe('No active Shopify subscription (frozen).');
+    expect((await ourPlans(shop)).map((p) => p.status)).toEqual(['frozen']);
+    expect((await billingApi(shop)).body.notice).toMatch(/^Shopify froze Doorstep's plan/);
+
+    fakePlanOf(shop).status = 'ACTIVE'; // the merchant paid their Shopify bill
+    const reopened = (await billingApi(shop)).body;
+    expect(reopened.subscription.status).toBe('active');
+    await settled(orderId, 'recorded');
+    expect(recordsFor(orderId)).toHaveLength(1);
+    expect((await billingApi(shop)).body.month).toMatchObject({ unbilled_cents: 0, charged_cents: 100 });
+  });
+
+  it('cancelled: the plan shows cancelled, a new plan can be subscribed, and approving it bills the debt', async () => {
+    const shop = newShop('cancelled');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    fakePlanOf(shop).status = 'CANCELLED';
+    const orderId = await sentOrder(auth, 2000);
+    await settled(orderId, 'unbilled');
+    expect((await ourPlans(shop)).map((p) => p.status)).toEqual(['cancelled']);
+    const again = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+    expect(again.body.subscription.status).toBe('pending');
+    await answerApproval(again.body.subscription.confirmation_url, 'approve');
+    await settled(orderId, 'recorded');
+    expect(recordsFor(orderId)).toHaveLength(1);
+  });
+});
+
+describe('currencies', () => {
+  it('a Shopify order in another currency is not charged (unbilled, with the reason shown); a USD one is', async () => {
+    const shop = newShop('currency');
+    const { billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const sentShopifyOrder = async (currency: string) => {
+      const id = fakeShopifyId();
+      const payload = orderPayload({
+        id,
+        lines: [{ id: fakeShopifyId(), price: '20.00', recipientEmail: 'bob@example.com' }],
+      });
+      await app.webhook(shop, 'orders/create', { ...payload, currency });
+      const orderId = await videoOrderOf(app, shop, id);
+      await markSent(orderId);
+      return orderId;
+    };
+    const euros = await sentShopifyOrder('EUR');
+    const row = await settled(euros, 'unbilled');
+    expect(row).toMatchObject({ price_cents: 2000, currency: 'EUR', usage_record_id: null });
+    expect(row.last_error).toBe(
+      'The order is in EUR: Doorstep bills through Shopify only orders in USD, so this video is not charged.',
+    );
+    expect(recordsFor(euros)).toEqual([]);
+    const dollars = await sentShopifyOrder('USD');
+    expect(await settled(dollars, 'recorded')).toMatchObject({ currency: 'USD', amount_cents: 100 });
+
+    const page = (await billingApi(shop)).body;
+    expect(page.month).toMatchObject({ charged_cents: 100, unbilled_cents: 0, other_currency_videos: 1 });
+    expect(page.notice).toBe(
+      '1 video was sent this month for orders in other currencies than USD: Doorstep bills only USD orders through Shopify, so it is not charged.',
+    );
+  });
+});
+
 describe('uninstall', () => {
   it('a video sent after the shop uninstalled is unbilled (Shopify cancelled the plan); reinstalling shows the plan cancelled', async () => {
     const shop = newShop('uninstall');
@@ -402,6 +707,76 @@ describe('uninstall', () => {
     const reopened = (await billingApi(shop)).body; // the merchant installs again and opens the app
     expect(reopened.subscription.status).toBe('cancelled');
     expect(reopened.notice).toMatch(/^Doorstep's plan is cancelled\. Video messages are still sent\. \$1\.00/);
+  });
+});
+
+describe('uninstall during a retry', () => {
+  it('a charge whose earlier attempt may have reached Shopify is not re-opened by a later plan', async () => {
+    const shop = newShop('uninstall-retry');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    fake.failGraphql(503, 100); // Shopify fails (after maybe recording): the job retries
+    try {
+      const orderId = await sentOrder(auth, 2000);
+      await eventually(async () => ((await charge(orderId))!.attempts > 0 ? true : undefined), 15_000, 'an attempt');
+      await app.webhook(shop, 'app/uninstalled', { id: 1 });
+      await eventually(
+        async () =>
+          (await db().selectFrom('shops').select('active').where('domain', '=', shop).executeTakeFirstOrThrow())
+            .active === false || undefined,
+        15_000,
+        'the uninstall',
+      );
+      for (const subscription of fake.subscriptions.values())
+        if (subscription.shop === shop) subscription.status = 'CANCELLED';
+      fake.graphqlFailures.length = 0;
+      expect(await app.services.billing.recordCharge(orderId)).toBe('unbilled');
+      expect((await charge(orderId))!.last_error).toMatch(/may have been charged then, so it is not charged again/);
+
+      // The merchant installs again and approves a new plan this month: this charge stays as it is.
+      const again = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+      expect(again.body.subscription.status).toBe('pending');
+      await answerApproval(again.body.subscription.confirmation_url, 'approve');
+      expect((await billingApi(shop)).body.subscription.status).toBe('active');
+      expect(await charge(orderId)).toMatchObject({ status: 'unbilled' });
+      expect(recordsFor(orderId)).toEqual([]);
+    } finally {
+      fake.graphqlFailures.length = 0;
+    }
+  });
+});
+
+describe('the reconciler', () => {
+  const jobOf = (orderId: string) => app.services.queues.billing.getJob(`charge-${orderId}`);
+
+  it('leaves a charge waiting out its backoff alone, and re-adds one whose job is gone', async () => {
+    const shop = newShop('reconcile');
+    const { auth, billing } = await installShop(shop);
+    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    fake.failGraphql(503, 100);
+    try {
+      const orderId = await sentOrder(auth, 2000);
+      // Three failed attempts: the job now waits 4 s before the fourth.
+      await eventually(async () => ((await charge(orderId))!.attempts >= 3 ? true : undefined), 15_000, 'attempts');
+      await eventually(
+        async () => ((await (await jobOf(orderId))?.getState()) === 'delayed' ? true : undefined),
+        5_000,
+        'the backoff',
+      );
+      const attempts = (await charge(orderId))!.attempts;
+      await app.services.billing.reconcile();
+      expect(await (await jobOf(orderId))!.getState()).toBe('delayed');
+      expect((await charge(orderId))!.attempts).toBe(attempts);
+
+      // Redis lost the job: the reconciler hands the charge over again, and Shopify is back.
+      await (await jobOf(orderId))!.remove();
+      fake.graphqlFailures.length = 0;
+      await app.services.billing.reconcile();
+      await settled(orderId, 'recorded');
+      expect(recordsFor(orderId)).toHaveLength(1);
+    } finally {
+      fake.graphqlFailures.length = 0;
+    }
   });
 });
 

@@ -73,6 +73,8 @@ describe('GET /v1/billing/statements/{YYYY-MM}', () => {
       total_price_cents: 3000,
       share_cents: 450,
       rounding: expect.stringContaining('rounded half up once per statement'),
+      orders_billed_through_shopify: 0,
+      exclusions: expect.stringMatching(/^orders billed through Shopify/),
       lines: [
         { order_id: first, price: 1999, sent_at: '2026-11-01T00:00:00Z' },
         { order_id: unpriced, price: null, sent_at: '2026-11-15T10:00:00Z' },

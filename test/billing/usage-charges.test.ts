@@ -6,7 +6,6 @@ import {
   CAP_EXCEEDED_MESSAGE,
   centsToDecimal,
   chargeOutcome,
-  decimalToCents,
   effectiveShareBps,
   formatShare,
   formatUsd,
@@ -15,6 +14,7 @@ import {
   shouldCreateSubscriptionOnOpen,
   subscriptionStatusFromShopify,
   subscriptionTerms,
+  unbillableCurrencyReason,
   usageChargeCents,
 } from '../../src/billing/usage-charges.ts';
 import { CAP_EXCEEDED } from '../../src/shopify/sandbox/index.ts';
@@ -48,10 +48,6 @@ describe('the charge of one sent video', () => {
     expect(centsToDecimal(5)).toBe('0.05');
     expect(centsToDecimal(123456)).toBe('1234.56');
     expect(() => centsToDecimal(1.5)).toThrow(RangeError);
-    expect(decimalToCents('12.3')).toBe(1230);
-    expect(decimalToCents('500.0')).toBe(50000);
-    expect(decimalToCents('7')).toBe(700);
-    expect(decimalToCents('abc')).toBeNull();
     expect(formatUsd(123456789)).toBe('$1,234,567.89');
     expect(formatShare(500)).toBe('5%');
     expect(formatShare(1250)).toBe('12.5%');
@@ -122,7 +118,26 @@ describe('the month and the notice', () => {
       pending_cents: 30,
       unbilled_cents: 70,
       over_cap_cents: 400,
+      other_currency_videos: 0,
     });
+  });
+
+  it('counts orders in other currencies apart: their amounts are not USD, never summed, and the notice says why', () => {
+    expect(unbillableCurrencyReason(null)).toBeNull();
+    expect(unbillableCurrencyReason('USD')).toBeNull();
+    expect(unbillableCurrencyReason('CAD')).toBe(
+      'The order is in CAD: Doorstep bills through Shopify only orders in USD, so this video is not charged.',
+    );
+    expect(initialChargeStatus(100, unbillableCurrencyReason('CAD'))).toBe('unbilled');
+    const mixed = monthTotals([
+      { status: 'unbilled', amount_cents: 70, shortfall_cents: 0, currency: 'USD' },
+      { status: 'unbilled', amount_cents: 5000, shortfall_cents: 0, currency: 'JPY' },
+      { status: 'unbilled', amount_cents: 90, shortfall_cents: 0, currency: 'EUR' },
+    ]);
+    expect(mixed).toMatchObject({ unbilled_cents: 70, other_currency_videos: 2 });
+    expect(billingNotice({ status: 'active', cappedAmountCents: 1000 }, mixed)).toBe(
+      '$0.70 for videos sent this month is not billed yet. 2 videos were sent this month for orders in other currencies than USD: Doorstep bills only USD orders through Shopify, so they are not charged.',
+    );
   });
 
   it('asks for approval, says sending continues and shows the debt, or shows the cap', () => {

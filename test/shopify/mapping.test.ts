@@ -6,10 +6,10 @@ import {
   fulfillmentToShipment,
   giftLineItemIds,
   lineItemPaidCents,
-  moneyToCents,
   orderToVideoOrder,
   videoLineItems,
 } from '../../src/shopify/mapping.ts';
+import { moneyToCents } from '../../src/money.ts';
 import { isStaleUpdate, planPackages, type PackageState } from '../../src/shopify/packages.ts';
 import { shopifyOrder } from '../../src/shopify/payloads.ts';
 
@@ -184,6 +184,9 @@ describe('videoLineItems and orderToVideoOrder', () => {
   it('computes cents exactly, after discounts', () => {
     expect(moneyToCents('10.5')).toBe(1050);
     expect(moneyToCents('0.07')).toBe(7);
+    expect(moneyToCents('7')).toBe(700);
+    expect(moneyToCents('12.345')).toBe(1235);
+    expect(() => moneyToCents('abc')).toThrow(RangeError);
     const parsed = order({
       ...raw,
       line_items: [{ ...raw.line_items[0], price: '19.99', quantity: 3, discount_allocations: [{ amount: '5.00' }] }],

@@ -9,7 +9,8 @@ import { sql, type Kysely } from 'kysely';
  * - `accounts.api_key_hint`: the last characters of the current API key, so the admin can say
  *   which key is in use without ever holding the key (null until the key is next issued);
  * - indexes for the admin's reads: an order's sends (every status, not only the live ones the
- *   unique index covers) and an account's orders by creation time (the home counts).
+ *   unique index covers), an account's orders by creation time (the home counts) and by send time
+ *   (the home's delivery→sent median and the monthly statements).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -25,9 +26,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('accounts').addColumn('api_key_hint', 'text').execute();
   await db.schema.createIndex('sends_order').on('sends').column('order_id').execute();
   await db.schema.createIndex('orders_account_created').on('orders').columns(['account_id', 'created_at']).execute();
+  await db.schema.createIndex('orders_account_sent').on('orders').columns(['account_id', 'sent_at']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('orders_account_sent').execute();
   await db.schema.dropIndex('orders_account_created').execute();
   await db.schema.dropIndex('sends_order').execute();
   await db.schema.alterTable('accounts').dropColumn('api_key_hint').execute();

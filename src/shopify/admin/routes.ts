@@ -7,6 +7,7 @@ import { readJsonObject } from '../../http/json-body.ts';
 import type { OrderRow } from '../../orders/serializer.ts';
 import { orderUpdateSchema } from '../../orders/request-schemas.ts';
 import type { OrderService } from '../../orders/service.ts';
+import { sendMethodReaching } from '../../orders/recipient.ts';
 import { listTimeline } from '../../orders/timeline.ts';
 import { fieldErrors, parseBody } from '../../validation.ts';
 import type { EventSource } from '../../vocabulary.ts';
@@ -114,11 +115,12 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
     const order = await refuseUnlessApplies(accountId, orderId(ctx), 'edit_recipient');
     const email = recipient.recipient_email === undefined ? order.recipient_email : recipient.recipient_email;
     const phone = recipient.recipient_phone === undefined ? order.recipient_phone : recipient.recipient_phone;
-    // An order that had no way to reach anyone is sent the way it can now be, as when the sender
-    // supplies the recipient (OrderService.supplyRecipient); otherwise the send method stays.
+    // An order that had no way to reach anyone is sent the way it can now be (both → the shop's
+    // default, as the Shopify mapping does); otherwise the send method the order has stays.
     const reachableBefore = order.recipient_email !== null || order.recipient_phone !== null;
-    const sendMethod =
-      !reachableBefore && (email || phone) ? (email ? (phone ? 'email_and_sms' : 'email') : 'sms') : undefined;
+    const sendMethod = reachableBefore
+      ? null
+      : sendMethodReaching({ email: Boolean(email), phone: Boolean(phone) }, currentShop(ctx).default_send_method);
     await orders.update(
       accountId,
       order.id,

@@ -4,6 +4,7 @@ import { adminGraphql } from './graphql.ts';
 import type { SandboxAnswer } from './http.ts';
 import { accessTokenGrant } from './oauth.ts';
 import { ShopifySandboxState } from './state.ts';
+import { SHOP_HEADER } from '../library.ts';
 
 export { ShopifySandboxState, type SandboxSubscription, type SandboxUsageRecord } from './state.ts';
 export { CAP_EXCEEDED } from './graphql.ts';
@@ -17,7 +18,6 @@ export { CAP_EXCEEDED } from './graphql.ts';
  * Mounted at `/sandbox/shopify/` only on the built-in development credentials (src/app.ts); tests
  * run it on a port of its own (test/shopify/fake-shopify.ts).
  */
-export const SHOP_HEADER = 'x-shopify-sandbox-shop';
 
 export class ShopifySandbox extends ShopifySandboxState {
   constructor(

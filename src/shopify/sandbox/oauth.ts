@@ -18,6 +18,8 @@ export async function accessTokenGrant(
 ): Promise<SandboxAnswer> {
   if (body.client_id !== credentials.apiKey || body.client_secret !== credentials.apiSecret)
     return { status: 401, body: { error: 'invalid_client' } };
+  const failure = state.tokenFailures.shift();
+  if (failure !== undefined) return { status: failure, body: { errors: 'Internal error' } };
   const grant = body.grant_type ?? 'authorization_code';
   if (grant === 'refresh_token') {
     state.grants.push({ shop, grant_type: grant });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { moneyToCents } from '../../money.ts';
 
 /**
  * What the Shopify sandbox remembers: issued tokens, app subscriptions and usage records, plus the
@@ -11,7 +12,8 @@ export interface SandboxSubscription {
   name: string;
   returnUrl: string;
   test: boolean;
-  status: 'PENDING' | 'ACTIVE' | 'DECLINED' | 'CANCELLED';
+  /** Tests set FROZEN or CANCELLED to stand for Shopify freezing (an unpaid store bill) or cancelling the plan. */
+  status: 'PENDING' | 'ACTIVE' | 'DECLINED' | 'CANCELLED' | 'FROZEN';
   terms: string;
   cappedAmount: { amount: string; currencyCode: string };
   lineItemId: string;
@@ -54,6 +56,8 @@ export class ShopifySandboxState {
   readonly accessTokens = new Map<string, { shop: string; expiresAt: number }>();
   /** HTTP statuses the next GraphQL calls answer with instead of their result (`'throttled'`: Shopify's 200 + THROTTLED). */
   readonly graphqlFailures: Array<number | 'throttled'> = [];
+  /** HTTP statuses the next access-token requests (code, token exchange, refresh) answer with instead. */
+  readonly tokenFailures: number[] = [];
   private held: Promise<void> | null = null;
   private arrived: (() => void) | null = null;
   private nextId = 1;
@@ -111,6 +115,11 @@ export class ShopifySandboxState {
     for (let i = 0; i < times; i++) this.graphqlFailures.push(failure);
   }
 
+  /** The next `times` access-token requests fail with HTTP `status` (Shopify's OAuth endpoint down). */
+  failTokenRequests(status: number, times = 1): void {
+    for (let i = 0; i < times; i++) this.tokenFailures.push(status);
+  }
+
   /** The merchant's answer on the approval page. */
   answerApproval(id: number, approve: boolean): SandboxSubscription | undefined {
     const subscription = this.subscriptions.get(id);
@@ -127,8 +136,11 @@ export class ShopifySandboxState {
   }
 }
 
+/** A decimal amount in cents, NaN when it is not one (the sandbox answers that with a userError). */
 export function decimalCents(amount: string): number {
-  const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(amount.trim());
-  if (!match) return Number.NaN;
-  return Number(match[1]) * 100 + Number((match[2] ?? '0').padEnd(2, '0'));
+  try {
+    return moneyToCents(amount);
+  } catch {
+    return Number.NaN;
+  }
 }
