@@ -33,6 +33,7 @@ import {
   UNINSTALLED_AFTER_ATTEMPT_REASON,
   UNINSTALLED_REASON,
 } from './usage-charges.ts';
+import { signedAdminUrl } from '../shopify/admin-url.ts';
 
 export type SubscriptionRow = Selectable<ShopifySubscriptionsTable>;
 export type UsageChargeRow = Selectable<ShopifyUsageChargesTable>;
@@ -232,7 +233,19 @@ export class ShopifyBilling {
       if (!(error instanceof ServiceUnavailableError)) throw error;
       this.deps.logger.warn({ err: error, shop: domain }, 'could not ask Shopify about the approved plan');
     });
-    return `https://${domain}/admin/apps/${encodeURIComponent(this.deps.shopify.config.apiKey)}`;
+    const { config } = this.deps.shopify;
+    // On the built-in development credentials there is no Shopify admin to go back to (the
+    // approval page is the local Shopify sandbox): the merchant goes to the admin opened locally,
+    // signed as `npm run cli -- shopify admin-url` would (that secret is public anyway).
+    if (config.development)
+      return signedAdminUrl({
+        publicUrl: config.appUrl,
+        shop: domain,
+        apiKey: config.apiKey,
+        apiSecret: config.apiSecret,
+        now: this.deps.now(),
+      });
+    return `https://${domain}/admin/apps/${encodeURIComponent(config.apiKey)}`;
   }
 
   /**

@@ -53,7 +53,13 @@ describe('the Shopify sandbox on development credentials', () => {
       redirect: 'manual',
     });
     const back = await fetch(approved.headers.get('location')!, { redirect: 'manual' });
-    expect(back.headers.get('location')).toBe(`https://${shop}/admin/apps/${DEVELOPMENT_API_KEY}`);
+    // No Shopify admin to go back to locally: the return lands on the locally opened admin, signed.
+    const landing = new URL(back.headers.get('location')!);
+    expect(`${landing.origin}${landing.pathname}`).toBe(`${app.baseUrl}/`);
+    expect(landing.searchParams.get('shop')).toBe(shop);
+    const reopened = await fetch(landing);
+    expect(reopened.status).toBe(200);
+    expect(reopened.headers.get('content-type')).toMatch(/^text\/html/);
 
     const auth = `Basic ${Buffer.from(`${registered.appId}:${registered.apiKey}`).toString('base64')}`;
     const order = await app.request('POST', '/v1/orders', {
