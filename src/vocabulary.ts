@@ -96,8 +96,21 @@ export type SendKind = (typeof SEND_KINDS)[number];
 export const CHANNELS = ['email', 'sms'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-/** pending → claimed → sending → sent | failed; `uncertain` after a crash mid-send; `cancelled`. */
-export const SEND_STATUSES = ['pending', 'claimed', 'sending', 'sent', 'failed', 'uncertain', 'cancelled'] as const;
+/**
+ * pending → claimed → sending → sent | failed; `uncertain` after a crash mid-send; `cancelled`;
+ * `replaced`: sent to an address the recipient's details no longer hold, then resent to the new one
+ * at the merchant's request (kept on record; no longer the order's live message).
+ */
+export const SEND_STATUSES = [
+  'pending',
+  'claimed',
+  'sending',
+  'sent',
+  'failed',
+  'uncertain',
+  'cancelled',
+  'replaced',
+] as const;
 export type SendStatus = (typeof SEND_STATUSES)[number];
 
 /**

@@ -11,8 +11,8 @@ import {
   CLAIM_TIMEOUT_MS,
   MAX_SEND_ATTEMPTS,
   SENDING_TIMEOUT_MS,
-  channelsFor,
-  recipientSendPlan,
+  recipientDestination,
+  resendPlan,
   retryDelayMs,
 } from './send-policy.ts';
 import {
@@ -245,37 +245,37 @@ export class SendDispatcher {
   }
 
   /**
-   * POST /v1/orders/{id}/resend: after a failed (or uncertain) send, typically once the recipient's
-   * details are corrected. A message already sent or in flight is not sent again. `source` is who
-   * asked: the API client, or the merchant in the embedded admin.
+   * POST /v1/orders/{id}/resend (and the admin's Resend): after a failed or uncertain send, or once
+   * the recipient's e-mail or phone was corrected after the video went to the old one. The decision
+   * is `resendPlan`: never twice to the same address, never while a send is in flight. A video that
+   * reached an old address stays on record as `replaced`. `source` is who asked.
    */
   async resend(accountId: string, orderId: string, source: EventSource = 'api'): Promise<OrderRow> {
     const { db } = this.deps;
     const order = await this.deps.orders.get(accountId, orderId);
     const now = this.now();
-    const plan = recipientSendPlan(order, now);
-    if ('waiting' in plan) throw new ConflictError(`Nothing to resend yet: ${plan.waiting}.`);
     const existing = await db
       .selectFrom('sends')
-      .selectAll()
+      .select(['channel', 'status', 'destination'])
       .where('order_id', '=', order.id)
       .where('kind', '=', 'recipient_video')
       .execute();
-    if (existing.some((s) => ['pending', 'claimed', 'sending'].includes(s.status)))
-      throw new ConflictError('A send for this order is already in progress.');
-    const unsent = channelsFor(order.send_method).filter(
-      (channel) => !existing.some((s) => s.channel === channel && s.status === 'sent'),
-    );
-    if (unsent.length === 0) throw new ConflictError('The video was already sent to the recipient.');
+    const plan = resendPlan(order, existing, now);
+    if ('refused' in plan) throw new ConflictError(plan.refused);
     await db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('sends')
+      const superseded = (status: 'uncertain' | 'sent') =>
+        trx
+          .updateTable('sends')
+          .where('order_id', '=', order.id)
+          .where('kind', '=', 'recipient_video')
+          .where('channel', 'in', plan.channels)
+          .where('status', '=', status);
+      await superseded('uncertain')
         .set({ status: 'failed', last_error: 'superseded by a resend', updated_at: now })
-        .where('order_id', '=', order.id)
-        .where('kind', '=', 'recipient_video')
-        .where('status', '=', 'uncertain')
         .execute();
-      for (const channel of unsent) await queueSend(trx, order, { kind: 'recipient_video', channel, dueAt: now }, now);
+      await superseded('sent').set({ status: 'replaced', updated_at: now }).execute();
+      for (const channel of plan.channels)
+        await queueSend(trx, order, { kind: 'recipient_video', channel, dueAt: now }, now);
       await recordTimeline(trx, order, source, [{ type: 'send.resend_requested', data: {} }], now);
     });
     return this.deps.orders.get(accountId, orderId);
@@ -284,5 +284,5 @@ export class SendDispatcher {
 
 function destinationOf(order: OrderRow, kind: SendKind, channel: Channel): string | null {
   if (kind !== 'recipient_video') return order.email;
-  return channel === 'sms' ? order.recipient_phone : order.recipient_email;
+  return recipientDestination(order, channel);
 }

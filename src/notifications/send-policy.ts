@@ -1,5 +1,5 @@
 import type { OrderRow } from '../orders/serializer.ts';
-import type { Channel, SendKind, SendMethod } from '../vocabulary.ts';
+import type { Channel, SendKind, SendMethod, SendStatus } from '../vocabulary.ts';
 
 export interface PlannedSend {
   kind: SendKind;
@@ -45,6 +45,58 @@ export function recipientSendPlan(
       dueAt = now;
   }
   return { due: channelsFor(order.send_method).map((channel) => ({ kind: 'recipient_video', channel, dueAt })) };
+}
+
+/** Where the recipient's video goes on a channel: the order's recipient e-mail or phone as it is now. */
+export function recipientDestination(
+  order: Pick<OrderRow, 'recipient_email' | 'recipient_phone'>,
+  channel: Channel,
+): string | null {
+  return channel === 'sms' ? order.recipient_phone : order.recipient_email;
+}
+
+/** A recipient-video send as the resend decision sees it. */
+export interface RecipientSendRecord {
+  channel: Channel;
+  status: SendStatus;
+  /** Where it went (set when the provider is called; null before that, and after erasure). */
+  destination: string | null;
+}
+
+/**
+ * What a resend the merchant asks for sends (`POST /v1/orders/{id}/resend`, the admin's Resend), or
+ * why it cannot: the channels whose video has not reached the recipient's *current* address — after
+ * a failed or uncertain send, or after the recipient's e-mail or phone was corrected once the video
+ * had gone to the old one. A channel whose video reached the current address is never sent again, so
+ * a double click or a retried request cannot send one person the video twice.
+ */
+export function resendPlan(
+  order: Parameters<typeof recipientSendPlan>[0],
+  sends: ReadonlyArray<RecipientSendRecord>,
+  now: Date,
+): { channels: Channel[] } | { refused: string } {
+  const plan = recipientSendPlan(order, now);
+  if ('waiting' in plan) return { refused: `Nothing to resend yet: ${plan.waiting}.` };
+  if (sends.some((send) => send.status === 'pending' || send.status === 'claimed' || send.status === 'sending'))
+    return { refused: 'The video is being sent right now.' };
+  const channels = plan.due
+    .map((due) => due.channel)
+    .filter(
+      (channel) =>
+        !sends.some(
+          (send) =>
+            send.channel === channel &&
+            send.status === 'sent' &&
+            // Where it went unknown (erased): it may have been this address, so it is not sent again.
+            (send.destination === null || send.destination === recipientDestination(order, channel)),
+        ),
+    );
+  if (channels.length === 0)
+    return {
+      refused:
+        "The video was already sent to the recipient's current address. To send it to another address, change the recipient's details first.",
+    };
+  return { channels };
 }
 
 export function channelsFor(sendMethod: SendMethod): Channel[] {

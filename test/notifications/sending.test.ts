@@ -419,6 +419,58 @@ describe('exactly once', () => {
   });
 });
 
+describe('resending to a corrected address', () => {
+  it('sends once to the new address, keeps the old send on record, and never twice to one address', async () => {
+    const wrong = `wrong-${Date.now()}@example.com`;
+    const right = `right-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: wrong });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    expect(mailTo(wrong)).toHaveLength(1);
+    const sentAt = (await store.request('GET', `/v1/orders/${order.id}`)).body.sent_at;
+    // Sent to the address the order had: asking again changes nothing.
+    const again = await store.request('POST', `/v1/orders/${order.id}/resend`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toMatch(/already sent to the recipient's current address/);
+
+    await store.request('PUT', `/v1/orders/${order.id}`, { recipient_email: right });
+    await dispatch();
+    expect(mailTo(right)).toHaveLength(0); // an edit alone never re-sends
+    expect((await store.request('POST', `/v1/orders/${order.id}/resend`)).status).toBe(200);
+    expect((await store.request('POST', `/v1/orders/${order.id}/resend`)).status).toBe(409); // a double click
+    await dispatch();
+    await dispatch();
+    expect(mailTo(right)).toHaveLength(1);
+    expect(mailTo(wrong)).toHaveLength(1);
+    expect((await store.request('POST', `/v1/orders/${order.id}/resend`)).status).toBe(409);
+
+    const sends = await app.services.database.db
+      .selectFrom('sends')
+      .select(['status', 'destination'])
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'recipient_video')
+      .orderBy('created_at')
+      .execute();
+    expect(sends).toEqual([
+      { status: 'replaced', destination: wrong },
+      { status: 'sent', destination: right },
+    ]);
+    const after = (await store.request('GET', `/v1/orders/${order.id}`)).body;
+    expect(after.sent_at).toBe(sentAt); // first sent stays the order's sent_at
+    const types = (await timeline(order.id)).map((e) => e.type);
+    expect(types.filter((t) => t === 'video.sent')).toHaveLength(2);
+    expect(types.filter((t) => t === 'send.resend_requested')).toHaveLength(1);
+    // The sender was told once that the video went out.
+    const notes = await app.services.database.db
+      .selectFrom('sends')
+      .select('status')
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'sender_sent_note')
+      .execute();
+    expect(notes).toHaveLength(1);
+  });
+});
+
 describe('the sender hears back', () => {
   it('gets a note when the recipient first watches the video, once', async () => {
     const sender = `sender-${Date.now()}@example.com`;

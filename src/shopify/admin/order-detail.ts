@@ -1,8 +1,7 @@
-import { channelsFor, recipientSendPlan } from '../../notifications/send-policy.ts';
+import { resendPlan, type RecipientSendRecord } from '../../notifications/send-policy.ts';
 import { formatTimestamp, recordUrl, serializeOrder, type OrderJson, type OrderRow } from '../../orders/serializer.ts';
 import type { TimelineEntryJson } from '../../orders/timeline.ts';
 import type { TrackingRow } from '../../tracking/trackings.ts';
-import type { SendStatus } from '../../vocabulary.ts';
 import type { OrderContext } from './order-reads.ts';
 import { attentionReason, deriveStage, STAGE_LABELS, waitingReason, type OrderStage } from './stage.ts';
 import { describeTimelineEntry, SOURCE_LABELS, trackingStatusWords } from './timeline-words.ts';
@@ -15,34 +14,21 @@ export type AdminAction = 'mark_delivered' | 'resend' | 'edit_recipient' | 'canc
  */
 export function actionRefusals(
   order: OrderRow,
-  sends: ReadonlyArray<{ channel: string; status: SendStatus }>,
+  sends: ReadonlyArray<RecipientSendRecord>,
   now: Date,
 ): Record<AdminAction, string | null> {
   const cancelled = order.status === 'cancelled' ? 'The order is cancelled.' : null;
   return {
     mark_delivered: cancelled ?? (order.delivered ? 'The order is already delivered.' : null),
-    resend: cancelled ?? resendRefusal(order, sends, now),
+    resend: cancelled ?? refusalOf(resendPlan(order, sends, now)),
     edit_recipient: cancelled,
     cancel:
       cancelled ?? (order.sent_at ? 'The video has already been sent; the order can no longer be cancelled.' : null),
   };
 }
 
-/** The dispatcher's own conditions (notifications/dispatcher.ts `resend`), in the admin's words. */
-function resendRefusal(
-  order: OrderRow,
-  sends: ReadonlyArray<{ channel: string; status: SendStatus }>,
-  now: Date,
-): string | null {
-  const plan = recipientSendPlan(order, now);
-  if ('waiting' in plan) return `Nothing to resend yet: ${plan.waiting}.`;
-  if (sends.some((send) => ['pending', 'claimed', 'sending'].includes(send.status)))
-    return 'The video is being sent right now.';
-  const unsent = channelsFor(order.send_method).filter(
-    (channel) => !sends.some((send) => send.channel === channel && send.status === 'sent'),
-  );
-  if (unsent.length === 0) return 'The video was already sent to the recipient.';
-  return null;
+function refusalOf(plan: ReturnType<typeof resendPlan>): string | null {
+  return 'refused' in plan ? plan.refused : null;
 }
 
 export interface OrderSummaryJson {

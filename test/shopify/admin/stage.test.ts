@@ -10,6 +10,7 @@ import {
 } from '../../../src/shopify/admin/stage.ts';
 import { actionRefusals } from '../../../src/shopify/admin/order-detail.ts';
 import type { OrderRow } from '../../../src/orders/serializer.ts';
+import type { SendStatus } from '../../../src/vocabulary.ts';
 
 const at = new Date('2026-12-01T10:00:00Z');
 
@@ -216,12 +217,23 @@ describe('actionRefusals', () => {
   } as unknown as OrderRow;
 
   it('allows a resend after a failed send and refuses it while one is queued or after it went out', () => {
-    expect(actionRefusals(order, [{ channel: 'email', status: 'failed' }], at).resend).toBeNull();
-    expect(actionRefusals(order, [{ channel: 'email', status: 'pending' }], at).resend).toBe(
-      'The video is being sent right now.',
+    const send = (status: SendStatus, destination: string | null = 'bob@example.com') => [
+      { channel: 'email' as const, status, destination },
+    ];
+    expect(actionRefusals(order, send('failed'), at).resend).toBeNull();
+    expect(actionRefusals(order, send('pending', null), at).resend).toBe('The video is being sent right now.');
+    expect(actionRefusals(order, send('sent'), at).resend).toBe(
+      "The video was already sent to the recipient's current address. To send it to another address, change the recipient's details first.",
     );
-    expect(actionRefusals(order, [{ channel: 'email', status: 'sent' }], at).resend).toBe(
-      'The video was already sent to the recipient.',
+  });
+
+  it("allows a resend once the recipient's address was corrected after the video went to the old one", () => {
+    expect(
+      actionRefusals(order, [{ channel: 'email', status: 'sent', destination: 'bob@exmaple.com' }], at).resend,
+    ).toBeNull();
+    // Where an earlier video went is unknown (erased): it is not sent again.
+    expect(actionRefusals(order, [{ channel: 'email', status: 'sent', destination: null }], at).resend).toMatch(
+      /already sent/,
     );
   });
 
