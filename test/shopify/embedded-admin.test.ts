@@ -189,6 +189,11 @@ describe('the embedded admin in a browser', () => {
         timeout: 15_000,
       });
       expect(await page.locator('#attention').count()).toBe(0);
+      // Sent to the address the order holds: Resend is off, and its tooltip says why and what would help.
+      const resend = page.getByRole('button', { name: 'Resend' });
+      expect(await resend.isDisabled()).toBe(true);
+      await resend.hover({ force: true });
+      await page.getByText("already sent to the recipient's current address").waitFor({ timeout: 5_000 });
     });
     const sends = await recipientSends();
     expect(sends.map((send) => send.status).sort()).toEqual(['failed', 'sent']);

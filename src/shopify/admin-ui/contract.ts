@@ -86,6 +86,13 @@ export interface OrderDetail {
   warnings: string[];
   record_url: string | null;
   actions: { mark_delivered: boolean; resend: boolean; edit_recipient: boolean; cancel: boolean };
+  /** Why an action does not apply, in words (null when it does): shown on the disabled button. */
+  action_refusals: {
+    mark_delivered: string | null;
+    resend: string | null;
+    edit_recipient: string | null;
+    cancel: string | null;
+  };
   timeline: TimelineEntry[];
 }
 

@@ -127,6 +127,8 @@ export interface OrderDetailJson {
   warnings: string[];
   record_url: string | null;
   actions: Record<AdminAction, boolean>;
+  /** Why each action that does not apply does not, in words (null when it applies): the page shows it. */
+  action_refusals: Record<AdminAction, string | null>;
   timeline: Array<{ at: string; source: string; source_label: string; title: string; detail: string | null }>;
 }
 
@@ -156,6 +158,7 @@ export function orderDetailJson(
       edit_recipient: refusals.edit_recipient === null,
       cancel: refusals.cancel === null,
     },
+    action_refusals: refusals,
     timeline: timeline.map((entry) => ({
       at: entry.created_at,
       source: entry.source,

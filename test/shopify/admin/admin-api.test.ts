@@ -400,6 +400,12 @@ describe('orders', () => {
       warnings: [expect.stringContaining("is not yet in UPS's system")],
       record_url: detail.body.order.record_url,
       actions: { mark_delivered: true, resend: false, edit_recipient: true, cancel: true },
+      action_refusals: {
+        mark_delivered: null,
+        resend: expect.stringMatching(/^Nothing to resend yet: /),
+        edit_recipient: null,
+        cancel: null,
+      },
     });
 
     // The carrier learns of the package and gives an estimate; tracking polls it.

@@ -74,18 +74,21 @@ export function OrderView({ id }: { id: string }) {
               {
                 content: 'Mark delivered',
                 disabled: !data.actions.mark_delivered || busy !== null,
+                helpText: data.action_refusals.mark_delivered ?? undefined,
                 loading: busy === 'mark-delivered',
                 onAction: () => void run('mark-delivered'),
               },
               {
                 content: 'Resend',
                 disabled: !data.actions.resend || busy !== null,
+                helpText: data.action_refusals.resend ?? undefined,
                 loading: busy === 'resend',
                 onAction: () => void run('resend'),
               },
               {
                 content: 'Edit recipient',
                 disabled: !data.actions.edit_recipient || busy !== null,
+                helpText: data.action_refusals.edit_recipient ?? undefined,
                 onAction: () => setEditing(true),
               },
               {
@@ -97,6 +100,7 @@ export function OrderView({ id }: { id: string }) {
                 content: 'Cancel order',
                 destructive: true,
                 disabled: !data.actions.cancel || busy !== null,
+                helpText: data.action_refusals.cancel ?? undefined,
                 onAction: () => setConfirmingCancel(true),
               },
             ]
