@@ -4,7 +4,7 @@ import { HttpError } from '../http/errors.ts';
 import { shopifyUnavailable } from './admin-api.ts';
 import { installShop } from './install.ts';
 import type { ShopifyServices } from './services.ts';
-import { findShop, getShop, parseShopDomain, type ShopRow } from './shops.ts';
+import { findShop, parseShopDomain, type ShopRow } from './shops.ts';
 import { needsTokenExchange, sessionTokens } from './tokens.ts';
 
 /**
@@ -23,8 +23,9 @@ export function allowShopAdminToFrame(ctx: Context, domain: string): void {
 
 /**
  * Verifies a session token and makes sure we hold a working offline token for its shop: token
- * exchange (expiring offline token) when we do not, or when ours can no longer be refreshed. This is how an embedded app installs without a
- * redirect. Sets the frame-ancestors policy for the shop and returns the shop's row.
+ * exchange (expiring offline token) when we do not, or when ours can no longer be refreshed. This is
+ * how an embedded app installs without a redirect. Sets the frame-ancestors policy for the shop and
+ * returns the shop's row (read once: every admin API call comes through here).
  */
 export async function authenticateSessionToken(
   shopify: ShopifyServices,
@@ -41,24 +42,22 @@ export async function authenticateSessionToken(
   }
   const domain = parseShopDomain(new URL(payload.dest).hostname);
   allowShopAdminToFrame(ctx, domain);
+  ctx.state.shopDomain = domain;
   const existing = await findShop(shopify.deps.db, domain);
   // Also when the refresh token expired or was refused: this load is the merchant's only chance to
   // give us a new pair, and billing jobs waiting on the shop (ShopNotConnectedError) then go on.
-  if (!existing || needsTokenExchange(existing, shopify.deps.now?.() ?? new Date())) {
-    const { session } = await shopify.library.auth
-      .tokenExchange({
-        shop: domain,
-        sessionToken,
-        requestedTokenType: RequestedTokenType.OfflineAccessToken,
-        expiring: true,
-      })
-      .catch((error: unknown) => {
-        throw shopifyUnavailable(error, 'to exchange the session token for an access token');
-      });
-    await installShop(shopify, domain, sessionTokens(session));
-  }
-  ctx.state.shopDomain = domain;
-  return getShop(shopify.deps.db, domain);
+  if (existing && !needsTokenExchange(existing, shopify.deps.now?.() ?? new Date())) return existing;
+  const { session } = await shopify.library.auth
+    .tokenExchange({
+      shop: domain,
+      sessionToken,
+      requestedTokenType: RequestedTokenType.OfflineAccessToken,
+      expiring: true,
+    })
+    .catch((error: unknown) => {
+      throw shopifyUnavailable(error, 'to exchange the session token for an access token');
+    });
+  return (await installShop(shopify, domain, sessionTokens(session))).shop;
 }
 
 /** The `Authorization: Bearer <session token>` of an API call from the embedded admin. */
