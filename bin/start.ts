@@ -4,6 +4,7 @@ import path from 'node:path';
 import { startWorkers, type RunningWorkers } from '../jobs/start-workers.ts';
 import { startAdminSocket } from '../src/admin/socket.ts';
 import { createHttpApp, createServices } from '../src/app.ts';
+import { resolveOperatorCredentials } from '../src/operations/operator-credentials.ts';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 import { DataDirLockedError } from '../src/db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
@@ -17,15 +18,26 @@ import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from '..
  * separate web and worker processes.
  */
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const loaded = loadConfig();
+  const logger = createLogger(loaded.logLevel);
+  const operator = resolveOperatorCredentials(loaded);
+  const config = { ...loaded, operator: operator.credentials };
   logger.info({ config: describeConfig(config) }, 'starting doorstep');
+  if (operator.generatedFile) {
+    logger.info(
+      { user: 'operator', passwordFile: operator.generatedFile },
+      'operator password for /metrics and /admin/queues is in this file (set OPERATOR_PASSWORD to choose one)',
+    );
+  } else if (!config.operator) {
+    logger.warn('OPERATOR_PASSWORD is not set: /metrics and /admin/queues answer 503');
+  }
 
   const database = await openConfiguredDatabase(config, logger);
   const redis: PrivateRedis | null = config.redisUrl
     ? null
     : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);
   const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database);
+  services.metrics.setProcess(config.workers ? 'all' : 'web');
   const adminSocket =
     database.kind === 'pglite'
       ? await startAdminSocket(config.dataDir, database.db, logger, {

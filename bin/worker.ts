@@ -1,4 +1,5 @@
-import { createServices } from '../src/app.ts';
+import { createServices, operationsDeps } from '../src/app.ts';
+import { startOperationsServer } from '../src/operations/operations-server.ts';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
@@ -20,10 +21,15 @@ async function main(): Promise<void> {
   logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
   const database = await openConfiguredDatabase(config, logger);
   const services = createServices(config, logger, database);
+  services.metrics.setProcess('worker');
+  if (!config.operator) logger.warn("OPERATOR_PASSWORD is not set: the worker's /metrics answers 503");
+  const operations = await startOperationsServer(operationsDeps(services), { port: config.metricsPort, logger });
+  logger.info({ port: operations.port }, 'worker serves /metrics, /healthz and /readyz');
   const workers = await startWorkers(services);
   const stop = async (signal: string) => {
     logger.info({ signal }, 'shutting down worker');
     await workers.close();
+    await operations.close();
     await services.close();
     await database.close();
   };

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import Koa from 'koa';
-import Router from '@koa/router';
 import type { Config } from './config.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import { carrierVerifier } from './carriers/carrier-verifier.ts';
@@ -38,6 +37,10 @@ import {
   type ShopifyServices,
 } from './shopify/index.ts';
 import { routeShopifyRequestsTo } from './shopify/library.ts';
+import { httpMetrics } from './operations/http-metrics.ts';
+import { Metrics } from './operations/metrics.ts';
+import { operationsRoutes, QUEUE_DASHBOARD_PATH, queueDashboard } from './operations/routes.ts';
+import { registerScrapeGauges } from './operations/scrape.ts';
 import { ShopifySandbox } from './shopify/sandbox/index.ts';
 import { createVideoStorage } from './videos/create-storage.ts';
 import { bullmqVideoQueue } from './videos/processing-queue.ts';
@@ -77,6 +80,8 @@ export interface Services {
   queues: Queues;
   /** The fail-fast Redis connection of the queue producers, the API rate limit and the carrier quota. */
   redis: Redis;
+  /** This process's Prometheus instruments, on its own registry (src/operations/metrics.ts). */
+  metrics: Metrics;
   /** The clock every service reads (the `now` override in tests). */
   now: () => Date;
   /** Closes what the services opened (the queue producers). */
@@ -110,7 +115,10 @@ export function createServices(
   if (!config.redisUrl)
     throw new Error('createServices needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
   const producer = createRedisConnection(config.redisUrl, 'producer');
-  const { clients, sandboxed } = createCarrierClients(config, sandboxBaseUrl, logger, producer);
+  const metrics = new Metrics();
+  const { clients, sandboxed, quota } = createCarrierClients(config, sandboxBaseUrl, logger, producer, (call) =>
+    metrics.carrierCall(call),
+  );
   const demo: ScheduleOptions = {
     profile: 'demo',
     demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS,
@@ -142,6 +150,7 @@ export function createServices(
     publicUrl: config.publicUrl,
     logger,
     now,
+    observer: metrics,
   });
 
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
@@ -155,6 +164,7 @@ export function createServices(
     logger,
     now,
     enqueue: queueEnqueuer(queues.shopifyWebhooks),
+    observeWebhook: (topic, outcome) => metrics.webhook(topic, outcome),
   });
   // Development credentials are public and never a real app: Shopify is the local sandbox then.
   // With real credentials the library talks to Shopify itself and no sandbox exists.
@@ -181,6 +191,8 @@ export function createServices(
   orderOutbox.subscribe(videos.orderSubscriber());
   orderOutbox.subscribe(billing.orderSubscriber());
 
+  registerScrapeGauges(metrics, { db: database.db, queues: queues.all(), quota, now });
+
   return {
     config,
     logger,
@@ -200,6 +212,7 @@ export function createServices(
     shopifySandbox,
     queues,
     redis: producer,
+    metrics,
     now,
     async close() {
       await queues.close();
@@ -212,6 +225,7 @@ export function createServices(
 export function createHttpApp(services: Services): Koa {
   const app = new Koa({ proxy: false });
   app.use(requestContext(services.logger));
+  app.use(httpMetrics(services.metrics, ['/sandbox', QUEUE_DASHBOARD_PATH]));
 
   // The Shopify sandbox (development credentials only) answers in Shopify's formats, before the
   // carrier sandbox, which takes every other /sandbox/ path.
@@ -237,6 +251,10 @@ export function createHttpApp(services: Services): Koa {
 
   app.use(errorHandler);
 
+  // Operators: /healthz, /readyz, /metrics and the queue dashboard, outside the /v1 authentication.
+  app.use(operationsRoutes(operationsDeps(services)).routes());
+  app.use(queueDashboard(services.queues.all(), services.config.operator));
+
   // Shopify's webhooks, OAuth and embedded admin: before the /v1 auth and with no body parser in
   // front, because the webhook HMAC covers the exact raw bytes.
   app.use(shopifyRoutes(services.shopify).routes());
@@ -255,13 +273,6 @@ export function createHttpApp(services: Services): Koa {
   app.use(shopifyBillingRoutes(services.billing, services.shopify).routes());
   // What the checkout / order-status UI extension asks (session token, any origin): public too.
   app.use(shopifyExtensionRoutes(services.shopify, services.config.publicUrl).routes());
-
-  const health = new Router();
-  health.get('/healthz', async (ctx) => {
-    await services.database.db.selectFrom('accounts').select('id').limit(1).execute();
-    ctx.body = { status: 'ok' };
-  });
-  app.use(health.routes());
 
   // Everything under /v1 needs credentials, including unknown paths (no probing without a key).
   const authenticate = basicAuth(services.database.db);
@@ -298,4 +309,13 @@ export function createHttpApp(services: Services): Koa {
   app.use(pages.routes());
   app.use(pages.allowedMethods({ throw: true }));
   return app;
+}
+
+/** What the operators' endpoints read, for the web app and the worker's metrics server alike. */
+export function operationsDeps(services: Services) {
+  return {
+    metrics: services.metrics,
+    readiness: { db: services.database.db, redis: services.redis },
+    operator: services.config.operator,
+  };
 }

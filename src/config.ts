@@ -73,6 +73,21 @@ const environmentSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
     .default('doorstep'),
+  /** Who may read /metrics and /admin/queues (docs/operations.md); unset → see `operator` below. */
+  OPERATOR_USERNAME: z
+    .string()
+    .trim()
+    .min(1)
+    .max(128)
+    .regex(/^[^:]+$/, 'must not contain ":"')
+    .default('operator'),
+  OPERATOR_PASSWORD: z
+    .string()
+    .optional()
+    .transform((value) => (value?.trim() ? value.trim() : undefined))
+    .pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** The worker's own HTTP server for /metrics, /healthz and /readyz; 0 = a free port. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
 });
 
 function carrierSettings<P extends string>(prefix: P, defaultBaseUrl: string) {
@@ -126,6 +141,19 @@ export interface Config {
   shopify: ShopifyConfig;
   /** Shopify shops' revenue share, capped amount and test charges: src/billing/shopify-config.ts. */
   shopifyBilling: ShopifyBillingConfig;
+  /**
+   * Basic credentials for /metrics and /admin/queues. Null when OPERATOR_PASSWORD is unset: `npm start`
+   * on the embedded defaults then generates one (src/operations/operator-credentials.ts); otherwise
+   * those endpoints answer 503.
+   */
+  operator: OperatorCredentials | null;
+  /** The worker process's metrics/health port (`npm run worker`). */
+  metricsPort: number;
+}
+
+export interface OperatorCredentials {
+  username: string;
+  password: string;
 }
 
 export class ConfigError extends Error {
@@ -212,6 +240,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     videos,
     shopify,
     shopifyBilling,
+    operator: value.OPERATOR_PASSWORD ? { username: value.OPERATOR_USERNAME, password: value.OPERATOR_PASSWORD } : null,
+    metricsPort: value.METRICS_PORT,
   };
 }
 
@@ -242,6 +272,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     videos: describeVideoConfig(config.videos),
     shopify: { appUrl: config.shopify.appUrl, apiKey: config.shopify.apiKey, development: config.shopify.development },
     shopifyBilling: config.shopifyBilling,
+    operator: config.operator ? { username: config.operator.username, password: '***' } : 'not configured',
+    metricsPort: config.metricsPort,
   };
 }
 

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts';
 import { carrierBudgets } from './budget.ts';
 import { CARRIER_CODES, type CarrierCode } from './carrier-code.ts';
 import { createFedexClient } from './clients/fedex.ts';
-import type { CarrierCall, CarrierClient, CarrierClientOptions } from './clients/types.ts';
+import type { CarrierCall, CarrierCallBudget, CarrierClient, CarrierClientOptions } from './clients/types.ts';
 import { createUpsClient } from './clients/ups.ts';
 import { createUspsClient } from './clients/usps.ts';
 import { createCarrierQuota } from './quota.ts';
@@ -13,6 +13,8 @@ export interface CarrierClients {
   clients: Record<CarrierCode, CarrierClient>;
   /** Carriers without credentials, served by the built-in sandbox. */
   sandboxed: CarrierCode[];
+  /** Each carrier's shared call budget (./quota.ts), read by the operators' metrics. */
+  quota: Record<CarrierCode, CarrierCallBudget>;
 }
 
 const factories: Record<CarrierCode, (options: CarrierClientOptions) => CarrierClient> = {
@@ -32,11 +34,16 @@ export function createCarrierClients(
   sandboxBaseUrl: string,
   logger: Logger,
   redis: Redis,
+  /** Every call's outcome, for the metrics (besides the debug log line). */
+  observe?: (call: CarrierCall) => void,
 ): CarrierClients {
   const sandboxed = CARRIER_CODES.filter((carrier) => !config.carriers[carrier]);
   const budgets = carrierBudgets(config.carrierQuotas, sandboxed);
   const quota = createCarrierQuota({ redis, prefix: config.queuePrefix, budgets, logger });
-  const onCall = (call: CarrierCall) => logger.debug({ carrierCall: call }, 'carrier call');
+  const onCall = (call: CarrierCall) => {
+    logger.debug({ carrierCall: call }, 'carrier call');
+    observe?.(call);
+  };
   const clients = Object.fromEntries(
     CARRIER_CODES.map((carrier) => {
       const credentials = config.carriers[carrier];
@@ -52,5 +59,5 @@ export function createCarrierClients(
       return [carrier, factories[carrier](options)];
     }),
   ) as Record<CarrierCode, CarrierClient>;
-  return { clients, sandboxed };
+  return { clients, sandboxed, quota };
 }

@@ -75,6 +75,11 @@ export function createCarrierQuota(options: CarrierQuotaOptions): Record<Carrier
             logger.warn({ carrier, err: error }, 'could not record the carrier rate limit in Redis');
           }
         },
+        async left() {
+          // No key yet (nothing spent this window) means the whole budget is left.
+          const current = await withTimeout(limiter.get(carrier), 'quota read');
+          return current ? Math.max(0, current.remainingPoints) : budget.max;
+        },
       };
       return [carrier, callBudget];
     }),

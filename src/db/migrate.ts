@@ -27,6 +27,11 @@ const migrations: Record<string, Migration> = {
   '010-billing-currency': billingCurrency,
 };
 
+/** Every migration this build knows, in order: readiness compares them with what the database applied. */
+export function knownMigrations(): string[] {
+  return Object.keys(migrations).sort();
+}
+
 const provider: MigrationProvider = {
   getMigrations: async () => migrations,
 };

@@ -27,6 +27,15 @@ import {
 import type { SmsChannel } from './sms.ts';
 import { emailTemplateFor, renderEmail, renderSms, templateValues } from './templates.ts';
 
+/** What the dispatcher did with one message attempt. */
+export type SendOutcome = 'sent' | 'retry' | 'failed';
+
+/** Told of every attempt's outcome, and of each recipient video's delivery-to-sent lag (the operators' metrics). */
+export interface SendObserver {
+  send(attempt: { channel: Channel; kind: SendKind; outcome: SendOutcome }): void;
+  recipientVideoSent(channel: Channel, deliveredAt: Date | null, sentAt: Date): void;
+}
+
 export interface SendDispatcherDeps {
   db: Db;
   orders: OrderService;
@@ -35,6 +44,7 @@ export interface SendDispatcherDeps {
   publicUrl: string;
   logger: Logger;
   now?: () => Date;
+  observer?: SendObserver;
 }
 
 /**
@@ -94,6 +104,7 @@ export class SendDispatcher {
         'send failed; will retry',
       );
       await moveSend(db, send, 'sending', { status: 'pending', due_at: retryAt, last_error: reason }, this.now());
+      this.deps.observer?.send({ channel: send.channel, kind: send.kind, outcome: 'retry' });
       await recordTimeline(
         db,
         order,
@@ -149,6 +160,9 @@ export class SendDispatcher {
       });
     }
     logger.info({ orderId: order.id, sendId: send.id, kind: send.kind, channel: send.channel }, 'message sent');
+    this.deps.observer?.send({ channel: send.channel, kind: send.kind, outcome: 'sent' });
+    if (send.kind === 'recipient_video')
+      this.deps.observer?.recipientVideoSent(send.channel, order.delivered_at, sentAt);
   }
 
   private async fail(
@@ -159,6 +173,7 @@ export class SendDispatcher {
   ): Promise<void> {
     const now = this.now();
     await moveSend(this.deps.db, send, from, { status: 'failed', last_error: reason }, now);
+    this.deps.observer?.send({ channel: send.channel, kind: send.kind, outcome: 'failed' });
     await recordTimeline(
       this.deps.db,
       order,

@@ -42,6 +42,7 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
     }
     const check = await library.webhooks.validate({ rawBody, rawRequest: ctx.req, rawResponse: ctx.res });
     if (!check.valid) {
+      deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
       // Shopify's app review expects 401 for a bad HMAC; nothing is stored.
       const status = check.reason === 'missing_headers' ? 400 : 401;
       ctx.status = status;
@@ -64,6 +65,7 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
       rawBody,
       receivedAt: now(),
     });
+    deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), stored ? 'stored' : 'duplicate');
     if (stored && deps.enqueue) await enqueueWithin(deps.enqueue, check.webhookId, ENQUEUE_TIMEOUT_MS, deps.logger);
     ctx.status = 200;
     ctx.body = { received: true, duplicate: !stored };

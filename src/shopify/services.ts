@@ -6,7 +6,7 @@ import { createShopifyLibrary, type ShopifyLibrary } from './library.ts';
 import { ShopifyOrderSync } from './order-sync.ts';
 import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './queue.ts';
 import { ShopTokens } from './tokens.ts';
-import { ShopifyWebhookProcessing } from './webhooks.ts';
+import { ShopifyWebhookProcessing, type WebhookObserver } from './webhooks.ts';
 
 export interface ShopifyDeps {
   config: ShopifyConfig;
@@ -16,6 +16,8 @@ export interface ShopifyDeps {
   now?: () => Date;
   /** Hands a stored receipt to the workers; absent (no Redis yet) → the reconciler picks it up. */
   enqueue?: EnqueueWebhook;
+  /** Told what became of each webhook, at the endpoint and in processing (the operators' metrics). */
+  observeWebhook?: WebhookObserver;
 }
 
 export interface ShopifyServices {
@@ -36,7 +38,14 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
   const library = createShopifyLibrary(deps.config, logger);
   const tokens = new ShopTokens({ db: deps.db, shopify: library, logger, now });
   const sync = new ShopifyOrderSync({ db: deps.db, orders: deps.orders, logger, now });
-  const processing = new ShopifyWebhookProcessing({ db: deps.db, orders: deps.orders, logger, now, sync });
+  const processing = new ShopifyWebhookProcessing({
+    db: deps.db,
+    orders: deps.orders,
+    logger,
+    now,
+    sync,
+    ...(deps.observeWebhook ? { observe: deps.observeWebhook } : {}),
+  });
   const reconcile = async () => {
     if (deps.enqueue) await reenqueueUnprocessedWebhooks(deps.db, deps.enqueue);
   };

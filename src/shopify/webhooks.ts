@@ -77,9 +77,14 @@ export async function unprocessedWebhooks(
   return rows.map((row) => row.webhook_id);
 }
 
+/** What became of one Shopify webhook: at the endpoint (stored, duplicate, rejected), then in processing. */
+export type WebhookOutcome = 'stored' | 'duplicate' | 'rejected' | 'processed' | 'skipped' | 'failed' | 'retry';
+export type WebhookObserver = (topic: string, outcome: WebhookOutcome) => void;
+
 export interface WebhookProcessingDeps extends ComplianceDeps {
   logger: Logger;
   sync: ShopifyOrderSync;
+  observe?: WebhookObserver;
 }
 
 export type ProcessOutcome = { status: 'processed' | 'skipped'; note?: string };
@@ -116,10 +121,11 @@ export class ShopifyWebhookProcessing {
     if (!receipt) {
       const exists = await db
         .selectFrom('webhook_receipts')
-        .select('id')
+        .select(['id', 'topic'])
         .where('webhook_id', '=', webhookId)
         .executeTakeFirst();
       if (!exists) throw new NotFoundError(`No webhook receipt with id "${webhookId}".`);
+      this.deps.observe?.(exists.topic, 'skipped');
       return { status: 'skipped', note: 'already processed' };
     }
     try {
@@ -129,6 +135,7 @@ export class ShopifyWebhookProcessing {
         .set({ status: 'processed', error: null, note: note ?? null, processed_at: this.deps.now() })
         .where('webhook_id', '=', webhookId)
         .execute();
+      this.deps.observe?.(receipt.topic, 'processed');
       return { status: 'processed', ...(note ? { note } : {}) };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -142,6 +149,7 @@ export class ShopifyWebhookProcessing {
         .set({ status: final ? 'failed' : 'received', error: message.slice(0, 2000) })
         .where('webhook_id', '=', webhookId)
         .execute();
+      this.deps.observe?.(receipt.topic, final ? 'failed' : 'retry');
       throw error;
     }
   }

@@ -68,4 +68,6 @@ export interface CarrierCallBudget {
   take(): Promise<void>;
   /** The carrier answered 429 (or 503 with Retry-After): no process calls it for `ms`. Never throws. */
   holdOff(ms: number): Promise<void>;
+  /** Tracking calls left in the current window, for the operators' metrics; throws when Redis does not answer. */
+  left?(): Promise<number>;
 }

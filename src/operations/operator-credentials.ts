@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config, OperatorCredentials } from '../config.ts';
+
+export const OPERATOR_PASSWORD_FILE = 'operator-password';
+
+/**
+ * The operator's credentials for this process. OPERATOR_PASSWORD wins. On the embedded defaults (no
+ * DATABASE_URL: one person's machine) a random password is generated once and kept in
+ * `DATA_DIR/operator-password`, readable by its owner only, so /metrics and the queue dashboard work
+ * out of the box without a password ever appearing in a log. With DATABASE_URL and no password the
+ * answer is null: those endpoints then say 503 "not configured" rather than inventing a secret
+ * nobody knows on a fleet of processes.
+ */
+export function resolveOperatorCredentials(config: Pick<Config, 'operator' | 'databaseUrl' | 'dataDir'>): {
+  credentials: OperatorCredentials | null;
+  generatedFile: string | null;
+} {
+  if (config.operator) return { credentials: config.operator, generatedFile: null };
+  if (config.databaseUrl) return { credentials: null, generatedFile: null };
+  const file = path.join(config.dataDir, OPERATOR_PASSWORD_FILE);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  let password: string;
+  try {
+    password = fs.readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    password = randomBytes(24).toString('base64url');
+    // `wx`: two processes starting at once must not overwrite each other's password.
+    fs.writeFileSync(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  return { credentials: { username: 'operator', password }, generatedFile: file };
+}
