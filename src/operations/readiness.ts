@@ -28,7 +28,7 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const timeoutMs = deps.timeoutMs ?? READINESS_TIMEOUT_MS;
   const [postgres, redis, migrations] = await Promise.all([
     check(() => sql`select 1`.execute(deps.db), timeoutMs, 'postgres'),
-    check(() => deps.redis.ping(), timeoutMs, 'redis'),
+    check(() => ping(deps.redis, timeoutMs), timeoutMs, 'redis'),
     check(() => migrationsCurrent(deps.db), timeoutMs, 'migrations'),
   ]);
   const checks = { postgres, redis, migrations };
@@ -40,6 +40,29 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
 export function missingMigrations(known: readonly string[], applied: readonly string[]): string[] {
   const done = new Set(applied);
   return known.filter((name) => !done.has(name));
+}
+
+/**
+ * The producer connection fails fast (no offline queue): a PING while it is still (re)connecting
+ * would fail at once. Wait for it to be ready — the caller's timeout bounds the wait.
+ */
+async function ping(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'end') throw new Error('redis connection closed');
+  if (redis.status !== 'ready') {
+    // The listener goes with the timeout: probes every few seconds during an outage must not pile up listeners.
+    await new Promise<void>((resolve, reject) => {
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        redis.off('ready', onReady);
+        reject(new Error(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      redis.once('ready', onReady);
+    });
+  }
+  await redis.ping();
 }
 
 async function migrationsCurrent(db: Db): Promise<void> {

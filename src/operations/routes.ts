@@ -64,6 +64,32 @@ export function queueDashboard(queues: readonly Queue[], operator: OperatorCrede
   const authenticate = operatorAuth(operator);
   return async (ctx, next) => {
     if (ctx.path !== QUEUE_DASHBOARD_PATH && !ctx.path.startsWith(`${QUEUE_DASHBOARD_PATH}/`)) return next();
-    await authenticate(ctx, () => board(ctx, next));
+    await authenticate(ctx, async () => {
+      await board(ctx, next);
+      if (ctx.response.is('html') && typeof ctx.body === 'string') {
+        ctx.body = withoutExternalFonts(ctx.body);
+        // The page is the operators' own: nothing on it may load from, or send to, another origin.
+        ctx.set('Content-Security-Policy', DASHBOARD_CSP);
+      }
+    });
   };
+}
+
+const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // bull-board's loading screen and React's style attributes are inline.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * bull-board's page links Google Fonts; the operators' dashboard must not call a CDN (nor tell
+ * Google who looks at it). Without the link the page falls back to its sans-serif font.
+ */
+export function withoutExternalFonts(html: string): string {
+  return html.replace(/<link[^>]+href="https:\/\/fonts\.(googleapis|gstatic)\.com[^"]*"[^>]*>\s*/g, '');
 }
