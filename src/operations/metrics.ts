@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { CarrierCall } from '../carriers/clients/types.ts';
 import type { SendOutcome } from '../notifications/dispatcher.ts';
 import type { WebhookOutcome } from '../shopify/webhooks.ts';
