@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     ? null
     : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);
   const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database);
-  services.metrics.setProcess(config.workers ? 'all' : 'web');
+  services.metrics.setProcess(config.workers ? 'all' : 'web', { processMetrics: true });
   const adminSocket =
     database.kind === 'pglite'
       ? await startAdminSocket(config.dataDir, database.db, logger, {

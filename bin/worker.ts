@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
   const database = await openConfiguredDatabase(config, logger);
   const services = createServices(config, logger, database);
-  services.metrics.setProcess('worker');
+  services.metrics.setProcess('worker', { processMetrics: true });
   if (!config.operator) logger.warn("OPERATOR_PASSWORD is not set: the worker's /metrics answers 503");
   const operations = await startOperationsServer(operationsDeps(services), { port: config.metricsPort, logger });
   logger.info({ port: operations.port }, 'worker serves /metrics, /healthz and /readyz');

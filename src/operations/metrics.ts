@@ -63,15 +63,15 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** `process` (web, worker, all) tells apart processes that Prometheus scrapes as separate targets. */
-  constructor(options: { process?: string; defaultMetrics?: boolean } = {}) {
-    if (options.process) this.registry.setDefaultLabels({ process: options.process });
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'doorstep_' });
-  }
-
-  /** Set after construction by the process entry point (the registry exists before the role is known). */
-  setProcess(name: string): void {
+  /**
+   * Called by the process entry point once it knows its role: `process` (web, worker, all) tells
+   * apart processes that Prometheus scrapes as separate targets; with `processMetrics`, prom-client's
+   * CPU, memory, event-loop and GC metrics join in (they watch the whole Node process, so only a
+   * real process turns them on — not each app a test starts).
+   */
+  setProcess(name: string, options: { processMetrics?: boolean } = {}): void {
     this.registry.setDefaultLabels({ process: name });
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'doorstep_' });
   }
 
   carrierCall(call: CarrierCall): void {

@@ -18,7 +18,7 @@ let server: OperationsServer;
 
 beforeAll(async () => {
   app = await startTestApp({ env: { OPERATOR_PASSWORD } });
-  app.services.metrics.setProcess('worker');
+  app.services.metrics.setProcess('worker', { processMetrics: true });
   server = await startOperationsServer(operationsDeps(app.services), {
     port: 0,
     host: '127.0.0.1',
@@ -42,6 +42,7 @@ it("the worker's own server answers /healthz, /readyz and /metrics (behind crede
   expect(metrics.status).toBe(200);
   const scrape = new Scrape(await metrics.text());
   expect(scrape.has('doorstep_queue_jobs', { process: 'worker', queue: 'tracking-ups', state: 'waiting' })).toBe(true);
+  expect(scrape.has('doorstep_process_cpu_user_seconds_total', { process: 'worker' })).toBe(true);
   expect((await fetch(`${base}/v1/orders`)).status).toBe(404);
 });
 
