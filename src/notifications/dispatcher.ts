@@ -255,7 +255,9 @@ export class SendDispatcher {
     const { db } = this.deps;
     const order = await this.deps.orders.get(accountId, orderId);
     const now = this.now();
-    const existing = await recipientVideoSendsQuery(db, order.id).select(['channel', 'status', 'destination']).execute();
+    const existing = await recipientVideoSendsQuery(db, order.id)
+      .select(['channel', 'status', 'destination'])
+      .execute();
     const plan = resendPlan(order, existing, now);
     if ('refused' in plan) throw new ConflictError(plan.refused);
     await db.transaction().execute(async (trx) => {

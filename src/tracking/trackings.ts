@@ -136,7 +136,9 @@ export async function claimDueTrackings(
   leaseMs: number,
 ): Promise<{ token: string; rows: TrackingRow[] }> {
   const token = randomUUID();
-  const result = await claimDueTrackingsQuery(carrier, limit, now, new Date(now.getTime() + leaseMs), token).execute(db);
+  const result = await claimDueTrackingsQuery(carrier, limit, now, new Date(now.getTime() + leaseMs), token).execute(
+    db,
+  );
   return { token, rows: result.rows };
 }
 
@@ -166,7 +168,13 @@ export async function leasedTrackings(db: Db, token: string): Promise<TrackingRo
  * The claim's queries, exported so that test/db/hot-query-plans.test.ts explains the text run here.
  */
 
-export function claimDueTrackingsQuery(carrier: CarrierCode, limit: number, now: Date, leaseUntil: Date, token: string) {
+export function claimDueTrackingsQuery(
+  carrier: CarrierCode,
+  limit: number,
+  now: Date,
+  leaseUntil: Date,
+  token: string,
+) {
   return sql<TrackingRow>`
     update trackings set lease_token = ${token}, lease_until = ${leaseUntil}
     where order_id in (

@@ -2,11 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountByAppIdQuery } from '../../src/accounts/accounts.ts';
 import type { Db } from '../../src/db/database.ts';
-import {
-  claimDueSendsQuery,
-  recipientVideoSendsQuery,
-  stopSendsQuery,
-} from '../../src/notifications/sends.ts';
+import { claimDueSendsQuery, recipientVideoSendsQuery, stopSendsQuery } from '../../src/notifications/sends.ts';
 import { dueOutboxQuery, earlierOutboxRowQuery, outboxRowToHandleQuery } from '../../src/orders/outbox.ts';
 import {
   idempotencyKeyQuery,
@@ -134,8 +130,7 @@ const hotQueries: Record<string, () => { compile(): CompiledQuery }> = {
   'Shopify orders/create: the line item link': () =>
     orderLinkQuery(db, 'shop-7.myshopify.com', '12345', '112345').select(['order_id', 'shopify_order_name']),
   "Shopify fulfillments: the order's links": () => linksOfOrderQuery(db, 'shop-7.myshopify.com', '12345'),
-  "Shopify fulfillments: the order's fulfillments": () =>
-    fulfillmentsOfOrderQuery(db, 'shop-7.myshopify.com', '12345'),
+  "Shopify fulfillments: the order's fulfillments": () => fulfillmentsOfOrderQuery(db, 'shop-7.myshopify.com', '12345'),
 };
 
 describe('hot queries on a seeded database', () => {
