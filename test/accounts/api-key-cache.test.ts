@@ -1,22 +1,10 @@
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticateCached, createAccount, rotateApiKey, type Account } from '../../src/accounts/accounts.ts';
 import { API_KEY_CACHE_TTL_MS, ApiKeyCache } from '../../src/accounts/api-key-cache.ts';
 import type { Db } from '../../src/db/database.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { QueryCounter } from '../support/query-counter.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-
-/** Counts the statements a Kysely instance sends (our real database underneath, nothing mocked). */
-class QueryCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs) {
-    this.count++;
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs) {
-    return args.result;
-  }
-}
 
 const account = (id: string): Account => ({
   id,
