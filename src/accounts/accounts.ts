@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
 import { ValidationError } from '../errors.ts';
+import { forgetAccountCredentials, type ApiKeyCache } from './api-key-cache.ts';
 import { apiKeyHint, apiKeyMatches, generateApiKey, generateAppId, hashApiKey } from './credentials.ts';
 
 export interface Account {
@@ -78,6 +79,8 @@ export async function rotateApiKey(db: Db, accountId: string): Promise<{ appId: 
     .where('id', '=', accountId)
     .returning('app_id')
     .executeTakeFirstOrThrow();
+  // The old key stops working in this process now, not when its cache entry ages out.
+  forgetAccountCredentials(accountId);
   return { appId: row.app_id, apiKey };
 }
 
@@ -97,7 +100,30 @@ const decoyHash = hashApiKey('decoy');
 
 /** The account whose app id and API key these are, or null. */
 export async function authenticate(db: Db, appId: string, apiKey: string): Promise<Account | null> {
-  const row = await db.selectFrom('accounts').selectAll().where('app_id', '=', appId).executeTakeFirst();
+  const row = await accountByAppIdQuery(db, appId).executeTakeFirst();
   const matches = apiKeyMatches(apiKey, row?.api_key_hash ?? decoyHash);
   return row && matches ? toAccount(row) : null;
+}
+
+/**
+ * `authenticate` through the cache: a key checked in the last `API_KEY_CACHE_TTL_MS` costs no
+ * database round trip. The cache holds the key's hash, which is also what the database compares.
+ */
+export async function authenticateCached(
+  db: Db,
+  cache: ApiKeyCache<Account>,
+  appId: string,
+  apiKey: string,
+): Promise<Account | null> {
+  const keyHash = hashApiKey(apiKey);
+  const cached = cache.get(appId, keyHash);
+  if (cached) return cached;
+  const account = await authenticate(db, appId, apiKey);
+  if (account) cache.set(appId, keyHash, account);
+  return account;
+}
+
+/** Every /v1 request's lookup (exported so test/db/hot-query-plans.test.ts explains this text). */
+export function accountByAppIdQuery(db: Db, appId: string) {
+  return db.selectFrom('accounts').selectAll().where('app_id', '=', appId);
 }

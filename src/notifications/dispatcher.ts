@@ -20,6 +20,7 @@ import {
   markSendSent,
   moveSend,
   queueSend,
+  recipientVideoSendsQuery,
   startSending,
   unrecordedSentVideos,
   type SendRow,
@@ -269,11 +270,8 @@ export class SendDispatcher {
     const { db } = this.deps;
     const order = await this.deps.orders.get(accountId, orderId);
     const now = this.now();
-    const existing = await db
-      .selectFrom('sends')
+    const existing = await recipientVideoSendsQuery(db, order.id)
       .select(['channel', 'status', 'destination'])
-      .where('order_id', '=', order.id)
-      .where('kind', '=', 'recipient_video')
       .execute();
     const plan = resendPlan(order, existing, now);
     if ('refused' in plan) throw new ConflictError(plan.refused);

@@ -53,11 +53,8 @@ export async function planRecipientVideo(
 ): Promise<void> {
   const { now } = options;
   const plan = recipientSendPlan(order, now);
-  const existing = await trx
-    .selectFrom('sends')
+  const existing = await recipientVideoSendsQuery(trx, order.id)
     .select(['id', 'channel', 'status', 'attempts'])
-    .where('order_id', '=', order.id)
-    .where('kind', '=', 'recipient_video')
     .execute();
   const untouched = (row: { status: SendStatus; attempts: number }) => row.status === 'pending' && row.attempts === 0;
   const wanted: Channel[] = 'due' in plan ? plan.due.map((send) => send.channel) : [];
@@ -133,24 +130,15 @@ export async function stopSends(
   reason: string,
   now: Date,
 ): Promise<void> {
-  const cancelled = await trx
-    .updateTable('sends')
-    .set({ status: 'cancelled', updated_at: now, last_error: reason })
-    .where('order_id', '=', order.id)
-    .where('status', 'in', ['pending', 'claimed'])
-    .returning('id')
-    .execute();
+  const cancelled = await stopSendsQuery(trx, order.id, reason, now).execute();
   if (cancelled.length > 0)
     await recordTimeline(trx, order, source, [{ type: 'send.cancelled', data: { reason } }], now);
 }
 
 /** Asked by OrderService under the order's row lock before it stops an order. */
 export async function recipientVideoInProgress(trx: Db, orderId: string): Promise<boolean> {
-  const inFlight = await trx
-    .selectFrom('sends')
+  const inFlight = await recipientVideoSendsQuery(trx, orderId)
     .select('id')
-    .where('order_id', '=', orderId)
-    .where('kind', '=', 'recipient_video')
     .where('status', '=', 'sending')
     .executeTakeFirst();
   return inFlight !== undefined;
@@ -178,6 +166,10 @@ export async function markSendSent(
 
 /** Recipient videos a provider accepted whose order has no `sent_at` (a crash between the two writes). */
 export async function unrecordedSentVideos(db: Db, sentBefore: Date, limit = 100): Promise<SendRow[]> {
+  return unrecordedSentVideosQuery(db, sentBefore, limit).execute();
+}
+
+export function unrecordedSentVideosQuery(db: Db, sentBefore: Date, limit: number) {
   return db
     .selectFrom('sends')
     .innerJoin('orders', 'orders.id', 'sends.order_id')
@@ -188,8 +180,7 @@ export async function unrecordedSentVideos(db: Db, sentBefore: Date, limit = 100
     .where('sends.sent_at', '<', sentBefore)
     .orderBy('sends.sent_at')
     .orderBy('sends.id')
-    .limit(limit)
-    .execute();
+    .limit(limit);
 }
 
 /** Privacy erasure: the addresses messages went to are personal data too. */
@@ -237,15 +228,7 @@ export async function startSending(
  * `pending → claimed` happens once per attempt.
  */
 export async function claimDueSends(db: Db, limit: number, now: Date): Promise<SendRow[]> {
-  const token = randomUUID();
-  const result = await sql<SendRow>`
-    update sends set status = 'claimed', claim_token = ${token}, claimed_at = ${now}, attempts = attempts + 1, updated_at = ${now}
-    where id in (
-      select id from sends where status = 'pending' and due_at <= ${now}
-      order by due_at, id limit ${limit}
-      for update skip locked
-    )
-    returning *`.execute(db);
+  const result = await claimDueSendsQuery(limit, now, randomUUID()).execute(db);
   // RETURNING has no order of its own; the dispatcher delivers in the order given.
   return result.rows.sort(
     (a, b) => a.due_at.getTime() - b.due_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
@@ -268,4 +251,34 @@ export async function moveSend(
     .where('claim_token', '=', send.claim_token)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/*
+ * Builders of the queries every order change and every dispatcher tick run, exported so that
+ * test/db/hot-query-plans.test.ts explains the text run here.
+ */
+
+/** The recipient's video messages of one order (every order change plans them); select the columns you need. */
+export function recipientVideoSendsQuery(db: Db, orderId: string) {
+  return db.selectFrom('sends').where('order_id', '=', orderId).where('kind', '=', 'recipient_video');
+}
+
+export function stopSendsQuery(trx: Db, orderId: string, reason: string, now: Date) {
+  return trx
+    .updateTable('sends')
+    .set({ status: 'cancelled', updated_at: now, last_error: reason })
+    .where('order_id', '=', orderId)
+    .where('status', 'in', ['pending', 'claimed'])
+    .returning('id');
+}
+
+export function claimDueSendsQuery(limit: number, now: Date, token: string) {
+  return sql<SendRow>`
+    update sends set status = 'claimed', claim_token = ${token}, claimed_at = ${now}, attempts = attempts + 1, updated_at = ${now}
+    where id in (
+      select id from sends where status = 'pending' and due_at <= ${now}
+      order by due_at, id limit ${limit}
+      for update skip locked
+    )
+    returning *`;
 }

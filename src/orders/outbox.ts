@@ -84,25 +84,7 @@ export class OrderOutbox {
     if (names.length === 0) return 0;
     const now = this.deps.now();
     // Only each order's oldest waiting row per subscriber is ready; later ones wait their turn.
-    const due = await this.deps.db
-      .selectFrom('order_outbox as o')
-      .select('o.seq')
-      .where('o.subscriber', 'in', names)
-      .where('o.available_at', '<=', now)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('order_outbox as earlier')
-              .select('earlier.seq')
-              .whereRef('earlier.subscriber', '=', 'o.subscriber')
-              .whereRef('earlier.order_id', '=', 'o.order_id')
-              .whereRef('earlier.seq', '<', 'o.seq'),
-          ),
-        ),
-      )
-      .orderBy('o.seq')
-      .limit(limit)
-      .execute();
+    const due = await dueOutboxQuery(this.deps.db, names, now, limit).execute();
     let handled = 0;
     for (const { seq } of due) if ((await this.handle(seq)) === 'handled') handled++;
     return handled;
@@ -127,25 +109,11 @@ export class OrderOutbox {
     try {
       const handled = await this.deps.db.transaction().execute(async (trx) => {
         // SKIP LOCKED: another process handling this row right now wins; we do not wait for it.
-        row = await trx
-          .selectFrom('order_outbox')
-          .selectAll()
-          .where('seq', '=', seq)
-          .where('available_at', '<=', this.deps.now())
-          .forUpdate()
-          .skipLocked()
-          .executeTakeFirst();
+        row = await outboxRowToHandleQuery(trx, seq, this.deps.now()).executeTakeFirst();
         if (!row) return false;
         const subscriber = this.subscribers.get(row.subscriber);
         if (!subscriber) return false;
-        const earlier = await trx
-          .selectFrom('order_outbox')
-          .select('seq')
-          .where('subscriber', '=', row.subscriber)
-          .where('order_id', '=', row.order_id)
-          .where('seq', '<', row.seq)
-          .limit(1)
-          .executeTakeFirst();
+        const earlier = await earlierOutboxRowQuery(trx, row).executeTakeFirst();
         if (earlier) return false;
         // FOR SHARE: the order cannot change while the subscriber decides on it.
         const order = await trx
@@ -195,4 +163,52 @@ function toDelivered(row: OutboxRow): DeliveredOrderEvent {
     at: row.created_at,
     event: { type: row.type, ...row.data } as OrderEvent,
   };
+}
+
+/*
+ * The relay's queries, exported so that test/db/hot-query-plans.test.ts explains the text run here.
+ */
+
+/** The relay's due rows: only each order's oldest waiting row per subscriber is ready. */
+export function dueOutboxQuery(db: Db, subscribers: readonly string[], now: Date, limit: number) {
+  return db
+    .selectFrom('order_outbox as o')
+    .select('o.seq')
+    .where('o.subscriber', 'in', subscribers)
+    .where('o.available_at', '<=', now)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('order_outbox as earlier')
+            .select('earlier.seq')
+            .whereRef('earlier.subscriber', '=', 'o.subscriber')
+            .whereRef('earlier.order_id', '=', 'o.order_id')
+            .whereRef('earlier.seq', '<', 'o.seq'),
+        ),
+      ),
+    )
+    .orderBy('o.seq')
+    .limit(limit);
+}
+
+/** SKIP LOCKED: another process handling this row right now wins; we do not wait for it. */
+export function outboxRowToHandleQuery(trx: Db, seq: number, now: Date) {
+  return trx
+    .selectFrom('order_outbox')
+    .selectAll()
+    .where('seq', '=', seq)
+    .where('available_at', '<=', now)
+    .forUpdate()
+    .skipLocked();
+}
+
+/** A row of the same order and subscriber waiting before this one (then this one waits too). */
+export function earlierOutboxRowQuery(trx: Db, row: Pick<OutboxRow, 'subscriber' | 'order_id' | 'seq'>) {
+  return trx
+    .selectFrom('order_outbox')
+    .select('seq')
+    .where('subscriber', '=', row.subscriber)
+    .where('order_id', '=', row.order_id)
+    .where('seq', '<', row.seq)
+    .limit(1);
 }

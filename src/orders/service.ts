@@ -11,7 +11,13 @@ import { sendMethodReaching } from './recipient.ts';
 import type { OrderCreate, OrderUpdate, RecipientInput } from './request-schemas.ts';
 import type { OrderRow, Warning } from './serializer.ts';
 import { transition } from './state-machine.ts';
-import { listTimeline, recordTimeline, type TimelineEntry, type TimelineEntryJson } from './timeline.ts';
+import {
+  recordTimeline,
+  timelineEntryJson,
+  timelineJsonColumn,
+  type TimelineEntry,
+  type TimelineEntryJson,
+} from './timeline.ts';
 import { consistencyProblems, planUpdate } from './update-plan.ts';
 
 /** Checks a tracking number; a problem is a warning, never a rejection (spec §4 rule 2). */
@@ -184,12 +190,7 @@ export class OrderService {
     key: string,
     requestHash: string,
   ): Promise<CreateResult | null> {
-    const existing = await this.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('key', '=', key)
-      .executeTakeFirst();
+    const existing = await idempotencyKeyQuery(this.db, accountId, key).executeTakeFirst();
     if (!existing) return null;
     if (existing.request_hash !== requestHash) {
       throw new ConflictError(
@@ -205,29 +206,13 @@ export class OrderService {
   }
 
   async get(accountId: string, orderId: string): Promise<OrderRow> {
-    const order = await this.db
-      .selectFrom('orders')
-      .selectAll()
-      .where('id', '=', orderId)
-      .where('account_id', '=', accountId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    const order = await orderQuery(this.db, accountId, orderId).executeTakeFirst();
     if (!order) throw notFound(orderId);
     return order;
   }
 
   async list(accountId: string, query: OrderListQuery): Promise<OrderPage> {
-    let select = this.db
-      .selectFrom('orders')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('deleted_at', 'is', null)
-      .orderBy('seq', 'desc')
-      .limit(query.limit + 1);
-    if (query.cursor !== undefined) select = select.where('seq', '<', decodeCursor(query.cursor));
-    if (query.status !== undefined) select = select.where('status', '=', query.status);
-    if (query.delivered !== undefined) select = select.where('delivered', '=', query.delivered);
-    const rows = await select.execute();
+    const rows = await orderPageQuery(this.db, accountId, query).execute();
     const hasMore = rows.length > query.limit;
     const orders = rows.slice(0, query.limit);
     const last = orders.at(-1);
@@ -235,8 +220,18 @@ export class OrderService {
   }
 
   async events(accountId: string, orderId: string): Promise<TimelineEntryJson[]> {
-    await this.get(accountId, orderId);
-    return listTimeline(this.db, orderId);
+    return (await this.getWithTimeline(accountId, orderId)).timeline;
+  }
+
+  /** The order and its timeline, oldest first, in one round trip (the events route, the admin's order page). */
+  async getWithTimeline(
+    accountId: string,
+    orderId: string,
+  ): Promise<{ order: OrderRow; timeline: TimelineEntryJson[] }> {
+    const row = await orderWithTimelineQuery(this.db, accountId, orderId).executeTakeFirst();
+    if (!row) throw notFound(orderId);
+    const { timeline, ...order } = row;
+    return { order, timeline: timeline.map(timelineEntryJson) };
   }
 
   /** PUT /v1/orders/{id} and the Shopify mapper: spec §4. */
@@ -604,12 +599,62 @@ async function lockOrder(
   accountId?: string,
   options: { includeDeleted?: boolean } = {},
 ): Promise<OrderRow> {
+  const order = await lockOrderQuery(trx, orderId, accountId, options).executeTakeFirst();
+  if (!order) throw notFound(orderId);
+  return order;
+}
+
+/*
+ * The hot queries' builders, exported so that test/db/hot-query-plans.test.ts explains the very
+ * text the service runs (an index that stops serving one fails that test, not production).
+ */
+
+/** GET /v1/orders/{id}: one account's live order. */
+export function orderQuery(db: Db, accountId: string, orderId: string) {
+  return db
+    .selectFrom('orders')
+    .selectAll()
+    .where('id', '=', orderId)
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null);
+}
+
+/** `orderQuery` with the order's timeline as a JSON column. */
+export function orderWithTimelineQuery(db: Db, accountId: string, orderId: string) {
+  return orderQuery(db, accountId, orderId).select(timelineJsonColumn().as('timeline'));
+}
+
+/** GET /v1/orders: one page, newest first, one row more than asked (to know whether more follow). */
+export function orderPageQuery(db: Db, accountId: string, query: OrderListQuery) {
+  let select = db
+    .selectFrom('orders')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .orderBy('seq', 'desc')
+    .limit(query.limit + 1);
+  if (query.cursor !== undefined) select = select.where('seq', '<', decodeCursor(query.cursor));
+  if (query.status !== undefined) select = select.where('status', '=', query.status);
+  if (query.delivered !== undefined) select = select.where('delivered', '=', query.delivered);
+  return select;
+}
+
+/** Every change starts here: the order's row lock. */
+export function lockOrderQuery(
+  trx: Db,
+  orderId: string,
+  accountId?: string,
+  options: { includeDeleted?: boolean } = {},
+) {
   let query = trx.selectFrom('orders').selectAll().where('id', '=', orderId);
   if (!options.includeDeleted) query = query.where('deleted_at', 'is', null);
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-  const order = await query.forUpdate().executeTakeFirst();
-  if (!order) throw notFound(orderId);
-  return order;
+  return query.forUpdate();
+}
+
+/** A create with an Idempotency-Key looks for the earlier create first. */
+export function idempotencyKeyQuery(db: Db, accountId: string, key: string) {
+  return db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key);
 }
 
 function notFound(orderId: string): NotFoundError {

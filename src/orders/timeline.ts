@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { EventSource, TimelineEventType } from '../vocabulary.ts';
 import { formatTimestamp } from './serializer.ts';
@@ -46,12 +47,43 @@ export async function recordTimeline(
 
 /** The timeline, oldest first (by insertion). */
 export async function listTimeline(db: Db, orderId: string): Promise<TimelineEntryJson[]> {
-  const rows = await db.selectFrom('order_events').selectAll().where('order_id', '=', orderId).orderBy('id').execute();
-  return rows.map((row) => ({
+  const rows = await timelineQuery(db, orderId).execute();
+  return rows.map(timelineEntryJson);
+}
+
+export function timelineQuery(db: Db, orderId: string) {
+  return db.selectFrom('order_events').selectAll().where('order_id', '=', orderId).orderBy('id');
+}
+
+/**
+ * The timeline as one JSON array column of a query on `orders` (`orders.id` in scope), oldest
+ * first: the order and its timeline in one round trip. The order is json_agg's own ORDER BY, not a
+ * sorted subquery's (whose order an aggregate does not promise to keep).
+ */
+export function timelineJsonColumn() {
+  return sql<TimelineRowJson[]>`(
+    select coalesce(json_agg(json_build_object(
+      'id', e.id, 'type', e.type, 'source', e.source, 'data', e.data, 'created_at', e.created_at
+    ) order by e.id), '[]'::json)
+    from order_events e where e.order_id = orders.id
+  )`;
+}
+
+/** One `order_events` row as `timelineJsonColumn` returns it: JSON, so the time is a string. */
+export interface TimelineRowJson {
+  id: number;
+  type: TimelineEventType;
+  source: EventSource;
+  data: Record<string, unknown>;
+  created_at: string | Date;
+}
+
+export function timelineEntryJson(row: TimelineRowJson): TimelineEntryJson {
+  return {
     id: `evt_${row.id}`,
     type: row.type,
     source: row.source,
     data: row.data,
-    created_at: formatTimestamp(row.created_at),
-  }));
+    created_at: formatTimestamp(new Date(row.created_at)),
+  };
 }

@@ -41,12 +41,8 @@ export class ShopifyOrderSync {
       videoVariantIds: shop.video_variant_ids,
     });
     for (const item of items) {
-      const link = await db
-        .selectFrom('shopify_order_links')
+      const link = await orderLinkQuery(db, shop.domain, order.id, item.id)
         .select(['order_id', 'shopify_order_name'])
-        .where('shop', '=', shop.domain)
-        .where('shopify_order_id', '=', order.id)
-        .where('line_item_id', '=', item.id)
         .executeTakeFirst();
       if (link) {
         // Links made before the name was kept learn it from the next payload (the admin searches it).
@@ -231,13 +227,7 @@ export class ShopifyOrderSync {
   }
 
   private async fulfillmentsFingerprint(shop: ShopRow, shopifyOrderId: string): Promise<string> {
-    const rows = await this.deps.db
-      .selectFrom('shopify_fulfillments')
-      .selectAll()
-      .where('shop', '=', shop.domain)
-      .where('shopify_order_id', '=', shopifyOrderId)
-      .orderBy('fulfillment_id')
-      .execute();
+    const rows = await fulfillmentsOfOrderQuery(this.deps.db, shop.domain, shopifyOrderId).execute();
     return fingerprint(rows);
   }
 
@@ -245,21 +235,9 @@ export class ShopifyOrderSync {
   private async applyPackagePlan(shop: ShopRow, shopifyOrderId: string): Promise<string | null> {
     const { db, orders } = this.deps;
     // Line items in a fixed order, so every run and replay writes the timelines in the same order.
-    const links = await db
-      .selectFrom('shopify_order_links')
-      .selectAll()
-      .where('shop', '=', shop.domain)
-      .where('shopify_order_id', '=', shopifyOrderId)
-      .orderBy('line_item_id')
-      .execute();
+    const links = await linksOfOrderQuery(db, shop.domain, shopifyOrderId).execute();
     if (links.length === 0) return null;
-    const rows = await db
-      .selectFrom('shopify_fulfillments')
-      .selectAll()
-      .where('shop', '=', shop.domain)
-      .where('shopify_order_id', '=', shopifyOrderId)
-      .orderBy('fulfillment_id')
-      .execute();
+    const rows = await fulfillmentsOfOrderQuery(db, shop.domain, shopifyOrderId).execute();
     const packages: PackageState[] = rows.map(packageState);
     for (const link of links) {
       let order: OrderRow;
@@ -340,13 +318,7 @@ export class ShopifyOrderSync {
   /** orders/cancelled: every video order of the Shopify order stops tracking and never sends. */
   async cancelShopifyOrder(shop: ShopRow, shopifyOrderId: string, reason: string): Promise<string[]> {
     // A fixed order: the notes end up on the receipt, and a replay must write the same text.
-    const links = await this.deps.db
-      .selectFrom('shopify_order_links')
-      .selectAll()
-      .where('shop', '=', shop.domain)
-      .where('shopify_order_id', '=', shopifyOrderId)
-      .orderBy('line_item_id')
-      .execute();
+    const links = await linksOfOrderQuery(this.deps.db, shop.domain, shopifyOrderId).execute();
     const notes: string[] = [];
     for (const link of links) {
       try {
@@ -372,4 +344,37 @@ function fingerprint(
   return JSON.stringify(
     rows.map((row) => [row.fulfillment_id, row.updated_at?.getTime() ?? null, row.shipment_status, row.status]),
   );
+}
+
+/*
+ * Every order and fulfillment webhook reads these; exported so that
+ * test/db/hot-query-plans.test.ts explains the text run here.
+ */
+
+/** One line item's link; select the columns you need. */
+export function orderLinkQuery(db: Db, shop: string, shopifyOrderId: string, lineItemId: string) {
+  return db
+    .selectFrom('shopify_order_links')
+    .where('shop', '=', shop)
+    .where('shopify_order_id', '=', shopifyOrderId)
+    .where('line_item_id', '=', lineItemId);
+}
+
+/** A Shopify order's links in a fixed order (line item id), so every run and replay writes the same. */
+export function linksOfOrderQuery(db: Db, shop: string, shopifyOrderId: string) {
+  return db
+    .selectFrom('shopify_order_links')
+    .selectAll()
+    .where('shop', '=', shop)
+    .where('shopify_order_id', '=', shopifyOrderId)
+    .orderBy('line_item_id');
+}
+
+export function fulfillmentsOfOrderQuery(db: Db, shop: string, shopifyOrderId: string) {
+  return db
+    .selectFrom('shopify_fulfillments')
+    .selectAll()
+    .where('shop', '=', shop)
+    .where('shopify_order_id', '=', shopifyOrderId)
+    .orderBy('fulfillment_id');
 }

@@ -65,16 +65,33 @@ export async function unprocessedWebhooks(
   options: { now?: Date; olderThanMs?: number; limit?: number } = {},
 ): Promise<string[]> {
   const now = options.now ?? new Date();
-  const rows = await db
+  const rows = await unprocessedWebhooksQuery(
+    db,
+    new Date(now.getTime() - (options.olderThanMs ?? 60_000)),
+    options.limit ?? 500,
+  ).execute();
+  return rows.map((row) => row.webhook_id);
+}
+
+export function unprocessedWebhooksQuery(db: Db, receivedBefore: Date, limit: number) {
+  return db
     .selectFrom('webhook_receipts')
     .select('webhook_id')
     .where('status', '=', 'received')
-    .where('received_at', '<', new Date(now.getTime() - (options.olderThanMs ?? 60_000)))
+    .where('received_at', '<', receivedBefore)
     .orderBy('received_at')
     .orderBy('id')
-    .limit(options.limit ?? 500)
-    .execute();
-  return rows.map((row) => row.webhook_id);
+    .limit(limit);
+}
+
+/** The processing job's first step: count the attempt and read the receipt, unless it is already processed. */
+export function takeReceiptQuery(db: Db, webhookId: string, replay: boolean) {
+  return db
+    .updateTable('webhook_receipts')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('webhook_id', '=', webhookId)
+    .where((eb) => (replay ? eb.val(true) : eb('status', '!=', 'processed')))
+    .returningAll();
 }
 
 /** What became of one Shopify webhook: at the endpoint (stored, duplicate, rejected), then in processing. */
@@ -111,13 +128,7 @@ export class ShopifyWebhookProcessing {
 
   async process(webhookId: string, options: { replay?: boolean } = {}): Promise<ProcessOutcome> {
     const { db } = this.deps;
-    const receipt = await db
-      .updateTable('webhook_receipts')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('webhook_id', '=', webhookId)
-      .where((eb) => (options.replay ? eb.val(true) : eb('status', '!=', 'processed')))
-      .returningAll()
-      .executeTakeFirst();
+    const receipt = await takeReceiptQuery(db, webhookId, options.replay ?? false).executeTakeFirst();
     if (!receipt) {
       const exists = await db
         .selectFrom('webhook_receipts')

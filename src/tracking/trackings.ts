@@ -136,18 +136,9 @@ export async function claimDueTrackings(
   leaseMs: number,
 ): Promise<{ token: string; rows: TrackingRow[] }> {
   const token = randomUUID();
-  const leaseUntil = new Date(now.getTime() + leaseMs);
-  const result = await sql<TrackingRow>`
-    update trackings set lease_token = ${token}, lease_until = ${leaseUntil}
-    where order_id in (
-      select order_id from trackings
-      where carrier = ${carrier} and next_poll_at is not null and next_poll_at <= ${now}
-        and (lease_until is null or lease_until < ${now})
-      order by next_poll_at, order_id
-      limit ${limit}
-      for update skip locked
-    )
-    returning *`.execute(db);
+  const result = await claimDueTrackingsQuery(carrier, limit, now, new Date(now.getTime() + leaseMs), token).execute(
+    db,
+  );
   return { token, rows: result.rows };
 }
 
@@ -158,34 +149,64 @@ export async function openClaims(
   leaseMs: number,
   minAgeMs: number,
 ): Promise<Array<{ carrier: CarrierCode; token: string }>> {
-  const rows = await db
-    .selectFrom('trackings')
-    .select(['carrier', 'lease_token'])
-    .distinct()
-    .where('lease_token', 'is not', null)
-    .where('lease_until', '>', now)
-    .where('lease_until', '<', new Date(now.getTime() + leaseMs - minAgeMs))
-    .execute();
+  const rows = await openClaimsQuery(db, now, new Date(now.getTime() + leaseMs - minAgeMs)).execute();
   return rows.map((row) => ({ carrier: row.carrier, token: row.lease_token! }));
 }
 
 /** Gives a claim's packages back (its job was lost): they are due again at once. */
 export async function releaseClaim(db: Db, token: string): Promise<number> {
-  const result = await db
-    .updateTable('trackings')
-    .set({ lease_token: null, lease_until: null })
-    .where('lease_token', '=', token)
-    .executeTakeFirst();
+  const result = await releaseClaimQuery(db, token).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** The packages a batch job still owns: those claimed with its token and still tracked (in one fixed order, so a retried call asks the carrier the same question). */
 export async function leasedTrackings(db: Db, token: string): Promise<TrackingRow[]> {
+  return leasedTrackingsQuery(db, token).execute();
+}
+
+/*
+ * The claim's queries, exported so that test/db/hot-query-plans.test.ts explains the text run here.
+ */
+
+export function claimDueTrackingsQuery(
+  carrier: CarrierCode,
+  limit: number,
+  now: Date,
+  leaseUntil: Date,
+  token: string,
+) {
+  return sql<TrackingRow>`
+    update trackings set lease_token = ${token}, lease_until = ${leaseUntil}
+    where order_id in (
+      select order_id from trackings
+      where carrier = ${carrier} and next_poll_at is not null and next_poll_at <= ${now}
+        and (lease_until is null or lease_until < ${now})
+      order by next_poll_at, order_id
+      limit ${limit}
+      for update skip locked
+    )
+    returning *`;
+}
+
+export function openClaimsQuery(db: Db, now: Date, leasedBefore: Date) {
+  return db
+    .selectFrom('trackings')
+    .select(['carrier', 'lease_token'])
+    .distinct()
+    .where('lease_token', 'is not', null)
+    .where('lease_until', '>', now)
+    .where('lease_until', '<', leasedBefore);
+}
+
+export function releaseClaimQuery(db: Db, token: string) {
+  return db.updateTable('trackings').set({ lease_token: null, lease_until: null }).where('lease_token', '=', token);
+}
+
+export function leasedTrackingsQuery(db: Db, token: string) {
   return db
     .selectFrom('trackings')
     .selectAll()
     .where('lease_token', '=', token)
     .where('next_poll_at', 'is not', null)
-    .orderBy('order_id')
-    .execute();
+    .orderBy('order_id');
 }

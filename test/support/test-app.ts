@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import type { KyselyPlugin } from 'kysely';
 import { inject } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { createAccount } from '../../src/accounts/accounts.ts';
@@ -45,9 +46,15 @@ export interface TestApp {
 
 /** The real HTTP app on a real port over a real database — nothing of ours is mocked. */
 export async function startTestApp(
-  overrides: ServiceOverrides & { env?: Record<string, string> } = {},
+  overrides: ServiceOverrides & {
+    env?: Record<string, string>;
+    /** Plugins on the app's database handle, e.g. one counting the statements a request sends. */
+    queryPlugins?: KyselyPlugin[];
+  } = {},
 ): Promise<TestApp> {
-  const database = await openTestDatabase();
+  const { queryPlugins = [], ...serviceOverrides } = overrides;
+  const opened = await openTestDatabase();
+  const database = { ...opened, db: queryPlugins.reduce((db, plugin) => db.withPlugin(plugin), opened.db) };
   // Listen first so the app's own /sandbox (the fake carriers) can be the carriers' base URL.
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -60,11 +67,11 @@ export async function startTestApp(
     QUEUE_PREFIX: `test-${randomUUID()}`,
     DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-data-')),
     SHOPIFY_APP_URL: baseUrl,
-    ...overrides.env,
+    ...serviceOverrides.env,
   });
   const services = createServices(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), database, {
     sandboxBaseUrl: `${baseUrl}/sandbox`,
-    ...overrides,
+    ...serviceOverrides,
   });
   server.on('request', nodeHandler(createHttpApp(services)));
 

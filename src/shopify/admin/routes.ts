@@ -8,7 +8,6 @@ import type { OrderRow } from '../../orders/serializer.ts';
 import { orderUpdateSchema } from '../../orders/request-schemas.ts';
 import type { OrderService } from '../../orders/service.ts';
 import { sendMethodReaching } from '../../orders/recipient.ts';
-import { listTimeline } from '../../orders/timeline.ts';
 import { fieldErrors, parseBody } from '../../validation.ts';
 import type { EventSource } from '../../vocabulary.ts';
 import { getDataExport, listDataExports } from '../data-exports.ts';
@@ -66,9 +65,9 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   router.use(sessionTokenAuth(shopify));
 
   const detail = async (accountId: string, orderId: string) => {
-    const order = await orders.get(accountId, orderId);
+    const { order, timeline } = await orders.getWithTimeline(accountId, orderId);
     const [context] = await orderContexts(db, [order]);
-    return orderDetailJson(context!, await listTimeline(db, order.id), publicUrl, now());
+    return orderDetailJson(context!, timeline, publicUrl, now());
   };
 
   /** 404 for another shop's order; 409 in words when the action does not apply. */
