@@ -330,7 +330,6 @@ function errorResponses(): Record<string, unknown> {
 export function openApiDocument(publicUrl: string): Record<string, unknown> {
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Doorstep API',
       version: '1',
