@@ -29,7 +29,7 @@ function serverRoutes(): string[] {
     for (const layer of router.stack) {
       // HEAD comes with every GET route; the document describes the GET.
       for (const method of layer.methods.filter((m) => m !== 'HEAD'))
-        routes.add(`${method} ${layer.path.replace(/:(\w+)/g, '{$1}')}`);
+        routes.add(`${method} ${String(layer.path).replace(/:(\w+)/g, '{$1}')}`);
     }
   }
   return [...routes];

@@ -40,7 +40,14 @@ it('renders the API reference at /docs from our own origin, under its CSP, witho
 
     // Swagger UI's stylesheet applied (a refused stylesheet leaves the method badges unpainted).
     const badge = page.locator('.opblock-get .opblock-summary-method').first();
-    expect(await badge.evaluate((element) => getComputedStyle(element).backgroundColor)).not.toBe('rgba(0, 0, 0, 0)');
+    // The callback runs in the page (DOM types are not in the tests' tsconfig).
+    const background = await badge.evaluate(
+      (element) =>
+        (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(
+          element,
+        ).backgroundColor,
+    );
+    expect(background).not.toBe('rgba(0, 0, 0, 0)');
     // Swagger UI found nothing in the document to warn about (it shows warnings and errors in this box).
     expect(await page.locator('.errors-wrapper').allTextContents()).toEqual([]);
 
