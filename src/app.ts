@@ -19,6 +19,7 @@ import { resendRoutes } from './notifications/routes.ts';
 import { createSmsChannel } from './notifications/sms.ts';
 import { notificationsSubscriber } from './notifications/order-subscriber.ts';
 import { recipientVideoInProgress } from './notifications/sends.ts';
+import { apiReferenceRoutes } from './openapi/routes.ts';
 import { OrderOutbox } from './orders/outbox.ts';
 import { orderRoutes } from './orders/routes.ts';
 import { statementRoutes } from './billing/statement-routes.ts';
@@ -273,6 +274,9 @@ export function createHttpApp(services: Services): Koa {
   app.use(shopifyBillingRoutes(services.billing, services.shopify).routes());
   // What the checkout / order-status UI extension asks (session token, any origin): public too.
   app.use(shopifyExtensionRoutes(services.shopify, services.config.publicUrl).routes());
+
+  // The OpenAPI document and its reference page: public, so mounted before the /v1 auth below.
+  app.use(apiReferenceRoutes(services.config.publicUrl).routes());
 
   // Everything under /v1 needs credentials, including unknown paths (no probing without a key).
   const authenticate = basicAuth(services.database.db);

@@ -1,6 +1,8 @@
 import { findAccount } from '../accounts/accounts.ts';
 import type { Db } from '../db/database.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
+import { z } from 'zod';
+import { timestampJson } from '../orders/response-schemas.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
 
 /**
@@ -41,32 +43,44 @@ export function revenueShareCents(totalCents: number, shareBps: number): number 
   return Number((BigInt(totalCents) * BigInt(shareBps) + 5_000n) / 10_000n);
 }
 
-export interface StatementLine {
-  order_id: string;
-  price: number | null;
-  sent_at: string;
-}
+export const statementLineJson = z.object({
+  order_id: z.string(),
+  price: z.int().min(0).nullable().meta({ description: 'Integer cents; null is billed as 0.' }),
+  sent_at: timestampJson,
+});
+export type StatementLine = z.output<typeof statementLineJson>;
 
-export interface Statement {
-  account_id: string;
-  month: string;
-  period_start: string;
-  period_end: string;
-  /** `open` while the month is still running: the numbers can grow. */
-  status: 'open' | 'closed';
-  /** Null: the account is not on the revenue-share plan (nothing is owed). */
-  revenue_share_bps: number | null;
-  orders_sent: number;
-  /** Sent orders with no price set: counted, billed as 0. */
-  orders_without_price: number;
-  total_price_cents: number;
-  share_cents: number;
-  rounding: string;
-  /** Orders sent in the month but billed through Shopify: not in the sums or lines. */
-  orders_billed_through_shopify: number;
-  exclusions: string;
-  lines: StatementLine[];
-}
+/** `GET /v1/billing/statements/{YYYY-MM}`: its type comes from this schema, as does the OpenAPI document's. */
+export const statementJson = z.object({
+  account_id: z.string(),
+  month: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/)
+    .meta({ examples: ['2026-11'] }),
+  period_start: timestampJson,
+  period_end: timestampJson.meta({ description: 'Exclusive: the first instant of the next month.' }),
+  status: z
+    .enum(['open', 'closed'])
+    .meta({ description: '`open` while the month is still running: the numbers can grow.' }),
+  revenue_share_bps: z
+    .int()
+    .min(0)
+    .max(10_000)
+    .nullable()
+    .meta({ description: 'Basis points; null: the account is not on the revenue-share plan (nothing is owed).' }),
+  orders_sent: z.int().min(0),
+  orders_without_price: z.int().min(0).meta({ description: 'Sent orders with no price set: counted, billed as 0.' }),
+  total_price_cents: z.int().min(0),
+  share_cents: z.int().min(0),
+  rounding: z.string(),
+  orders_billed_through_shopify: z
+    .int()
+    .min(0)
+    .meta({ description: 'Orders sent in the month but billed through Shopify: not in the sums or lines.' }),
+  exclusions: z.string(),
+  lines: z.array(statementLineJson),
+});
+export type Statement = z.output<typeof statementJson>;
 
 export const EXCLUSION_RULE =
   "orders billed through Shopify (a Shopify shop's account's orders, or orders with a Shopify usage charge) are left out: they are on the shop's Shopify bill";

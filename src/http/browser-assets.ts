@@ -44,6 +44,11 @@ export function stylesheetAsset(file: string, name: string): BrowserAsset {
   return asset(name, 'css', 'text/css; charset=utf-8', fs.readFileSync(file, 'utf8'));
 }
 
+/** A script served as it is in its package (e.g. Swagger UI's bundle), from our origin, never a CDN. */
+export function scriptFileAsset(file: string, name: string): BrowserAsset {
+  return asset(name, 'js', 'text/javascript; charset=utf-8', fs.readFileSync(file, 'utf8'));
+}
+
 function asset(name: string, extension: string, contentType: string, body: string): BrowserAsset {
   const digest = createHash('sha256').update(body).digest();
   return {

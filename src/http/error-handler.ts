@@ -1,10 +1,21 @@
 import type { Context, Next } from 'koa';
+import { z } from 'zod';
 import { ConflictError, DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
 import { HttpError } from './errors.ts';
 
-interface ErrorBody {
-  error: { type: string; message: string; fields?: Record<string, string>; request_id?: string };
-}
+/** Every error answer's body; the OpenAPI document's `Error` schema is generated from it. */
+export const errorBodyJson = z.object({
+  error: z.object({
+    type: z.string().meta({ examples: ['validation_error'] }),
+    message: z.string().meta({ description: 'For people: says what to change.' }),
+    fields: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: 'Validation errors: one message per offending field (or header / query parameter).' }),
+    request_id: z.string().optional().meta({ description: 'Quote it to support; it is in our logs.' }),
+  }),
+});
+type ErrorBody = z.output<typeof errorBodyJson>;
 
 /**
  * The one place errors become HTTP responses: `{"error":{"type","message","fields"?}}`.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
-import { SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
+import { ORDER_STATUSES, SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
 
 /**
  * What a client may send, per spec §4 and docs/design.md §1. Every field has a message a person can act
@@ -19,37 +19,51 @@ const email = z
   .string({ error: 'must be an e-mail address' })
   .trim()
   .max(254, 'must be at most 254 characters')
-  .pipe(z.email({ error: 'must be a valid e-mail address' }));
+  .pipe(z.email({ error: 'must be a valid e-mail address' }))
+  .meta({ format: 'email', examples: ['ann@example.com'] });
 
 /** E.164 (`+14155550123`); spaces, dashes, dots and parentheses are tolerated and removed. */
 const phone = z
   .string({ error: 'must be a phone number in E.164 form, e.g. +14155550123' })
   .transform((value) => value.replace(/[\s().-]/g, ''))
-  .pipe(z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164 form, e.g. +14155550123'));
+  .pipe(z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164 form, e.g. +14155550123'))
+  .meta({ description: 'E.164; spaces, dashes, dots and parentheses are removed.', examples: ['+14155550123'] });
 
 /** ISO 8601 with `Z` or an offset; stored as an instant and returned as `YYYY-MM-DDTHH:MM:SSZ`. */
 const timestamp = z
   .string({ error: 'must be a timestamp like 2026-12-24T09:00:00Z' })
   .pipe(z.iso.datetime({ offset: true, error: 'must be a timestamp like 2026-12-24T09:00:00Z' }))
-  .transform((value) => new Date(value));
+  .transform((value) => new Date(value))
+  .meta({
+    description: 'ISO 8601 with Z or an offset; answered as YYYY-MM-DDTHH:MM:SSZ.',
+    format: 'date-time',
+    examples: ['2026-12-24T09:00:00Z'],
+  });
 
 const carrier = z
   .string({ error: `must be one of ${CARRIER_CODES.join(', ')}` })
   .transform((value) => value.trim().toLowerCase())
   .pipe(z.enum(CARRIER_CODES, { error: `must be one of ${CARRIER_CODES.join(', ')}` }))
-  .transform((value): CarrierCode => value);
+  .transform((value): CarrierCode => value)
+  .meta({ description: `One of ${CARRIER_CODES.join(', ')}, in any case.`, examples: ['ups'] });
 
 /** Spaces are stripped and letters upper-cased: carriers print numbers in groups, in any case. */
 const trackingNumber = z
   .string({ error: 'must be a string' })
   .transform((value) => value.replace(/\s+/g, '').toUpperCase())
-  .pipe(z.string().regex(/^[\x21-\x7E]{1,64}$/, 'must be 1 to 64 printable characters'));
+  .pipe(z.string().regex(/^[\x21-\x7E]{1,64}$/, 'must be 1 to 64 printable characters'))
+  .meta({
+    description:
+      'Spaces are removed and letters upper-cased; a number that does not validate is stored with a warning.',
+    examples: ['1Z5R89390357567127'],
+  });
 
 const price = z
   .number({ error: `must be an integer number of cents from 0 to ${MAX_PRICE_CENTS}, or null` })
   .int(`must be an integer number of cents from 0 to ${MAX_PRICE_CENTS}, or null`)
   .min(0, `must be an integer number of cents from 0 to ${MAX_PRICE_CENTS}, or null`)
-  .max(MAX_PRICE_CENTS, `must be an integer number of cents from 0 to ${MAX_PRICE_CENTS}, or null`);
+  .max(MAX_PRICE_CENTS, `must be an integer number of cents from 0 to ${MAX_PRICE_CENTS}, or null`)
+  .meta({ description: 'Integer cents.', examples: [550] });
 
 const detailFields = {
   name: text('name', 200),
@@ -66,9 +80,11 @@ const detailFields = {
   tracking_number: trackingNumber.nullable(),
 };
 
-const deliveredField = z.union([z.literal(1), z.literal(true)], {
-  error: 'only 1 is accepted: it marks the order delivered, and delivery cannot be undone',
-});
+const deliveredField = z
+  .union([z.literal(1), z.literal(true)], {
+    error: 'only 1 is accepted: it marks the order delivered, and delivery cannot be undone',
+  })
+  .meta({ description: 'Marks the order delivered (Custom Shipment Tracking); delivery cannot be undone.' });
 
 export const orderUpdateSchema = z.strictObject({
   ...partial(detailFields),
@@ -83,6 +99,25 @@ export const orderCreateSchema = z.strictObject({
 });
 
 export type OrderUpdate = z.output<typeof orderUpdateSchema>;
+
+/** `GET /v1/orders` query: paging (newest first) and filters. */
+export const orderListQuerySchema = z.strictObject({
+  limit: z.coerce
+    .number({ error: 'must be a number from 1 to 100' })
+    .int('must be a whole number from 1 to 100')
+    .min(1, 'must be from 1 to 100')
+    .max(100, 'must be from 1 to 100')
+    .default(20),
+  cursor: z.string().min(1).optional(),
+  status: z.enum(ORDER_STATUSES, { error: `must be one of ${ORDER_STATUSES.join(', ')}` }).optional(),
+  delivered: z
+    .enum(['0', '1'], { error: 'must be "0" or "1"' })
+    .transform((v) => v === '1')
+    .optional(),
+});
+
+/** The `Idempotency-Key` header of `POST /v1/orders` (docs/api.md). */
+export const idempotencyKeySchema = z.string().regex(/^[\x21-\x7E]{1,255}$/);
 
 /** What the sender gives on the record page for an order that came without a recipient. */
 export const recipientInputSchema = z

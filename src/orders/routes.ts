@@ -1,31 +1,14 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { currentAccount } from '../http/basic-auth.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { ValidationError } from '../errors.ts';
 import { fieldErrors, parseBody } from '../validation.ts';
-import { orderCreateSchema, orderUpdateSchema } from './request-schemas.ts';
+import { idempotencyKeySchema, orderCreateSchema, orderListQuerySchema, orderUpdateSchema } from './request-schemas.ts';
+import type { orderPageJson, timelineJson } from './response-schemas.ts';
 import { serializeOrder, serializeUpdateResponse } from './serializer.ts';
 import type { OrderService } from './service.ts';
-import { ORDER_STATUSES } from '../vocabulary.ts';
-
-const listQuerySchema = z.strictObject({
-  limit: z.coerce
-    .number({ error: 'must be a number from 1 to 100' })
-    .int('must be a whole number from 1 to 100')
-    .min(1, 'must be from 1 to 100')
-    .max(100, 'must be from 1 to 100')
-    .default(20),
-  cursor: z.string().min(1).optional(),
-  status: z.enum(ORDER_STATUSES, { error: `must be one of ${ORDER_STATUSES.join(', ')}` }).optional(),
-  delivered: z
-    .enum(['0', '1'], { error: 'must be "0" or "1"' })
-    .transform((v) => v === '1')
-    .optional(),
-});
-
-const idempotencyKeySchema = z.string().regex(/^[\x21-\x7E]{1,255}$/);
 
 /** docs/design.md §1: the order resource under /v1. */
 export function orderRoutes(orders: OrderService, publicUrl: string): Router {
@@ -42,14 +25,14 @@ export function orderRoutes(orders: OrderService, publicUrl: string): Router {
   });
 
   router.get('/', async (ctx) => {
-    const parsed = listQuerySchema.safeParse(ctx.query);
+    const parsed = orderListQuerySchema.safeParse(ctx.query);
     if (!parsed.success) throw new ValidationError('The query parameters are not valid.', fieldErrors(parsed.error));
     const page = await orders.list(currentAccount(ctx).id, parsed.data);
     ctx.body = {
       data: page.orders.map((o) => serializeOrder(o, publicUrl)),
       has_more: page.hasMore,
       next_cursor: page.nextCursor,
-    };
+    } satisfies z.output<typeof orderPageJson>;
   });
 
   router.get('/:orderId', async (ctx) => {
@@ -68,7 +51,9 @@ export function orderRoutes(orders: OrderService, publicUrl: string): Router {
   });
 
   router.get('/:orderId/events', async (ctx) => {
-    ctx.body = { data: await orders.events(currentAccount(ctx).id, ctx.params.orderId!) };
+    ctx.body = { data: await orders.events(currentAccount(ctx).id, ctx.params.orderId!) } satisfies z.output<
+      typeof timelineJson
+    >;
   });
 
   return router;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { EventSource, TimelineEventType } from '../vocabulary.ts';
+import type { TimelineEntryJson } from './response-schemas.ts';
 import { formatTimestamp } from './serializer.ts';
 
 /** One line of an order's timeline, as the service and other modules record it. */
@@ -9,13 +10,8 @@ export interface TimelineEntry {
   data: Record<string, unknown>;
 }
 
-export interface TimelineEntryJson {
-  id: string;
-  type: TimelineEventType;
-  source: EventSource;
-  data: Record<string, unknown>;
-  created_at: string;
-}
+/** The API's shape of an entry: its schema is in response-schemas.ts (the OpenAPI document's source). */
+export type { TimelineEntryJson };
 
 /**
  * Appends entries to an order's timeline. The orders module owns `order_events`; other modules

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Db } from '../db/database.ts';
 import { NotFoundError } from '../errors.ts';
 
@@ -27,3 +28,21 @@ export async function getDataExport(db: Db, accountId: string, id: string): Prom
   if (!row) throw new NotFoundError(`No data export with id "${id}".`);
   return row.data;
 }
+
+/** `GET /v1/shopify/data-exports`: the account's latest 100 exports, newest first (no customer data). */
+export const dataExportListJson = z.object({
+  data: z.array(
+    z.object({
+      id: z.string(),
+      shop: z.string().meta({ examples: ['demo.myshopify.com'] }),
+      data_request_id: z.string().nullable(),
+      customer_id: z.string().nullable(),
+      created_at: z.iso.datetime(),
+    }),
+  ),
+});
+
+/** `GET /v1/shopify/data-exports/{id}`: the export itself, as compliance.ts assembled it. */
+export const dataExportJson = z
+  .record(z.string(), z.unknown())
+  .meta({ description: "The customer's data Doorstep holds, as answered to Shopify's customers/data_request." });

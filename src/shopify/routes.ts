@@ -1,12 +1,13 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { z } from 'zod';
 import getRawBody from 'raw-body';
 import { currentAccount } from '../http/basic-auth.ts';
 import { HttpError } from '../http/errors.ts';
 import { sendAdminPage } from './admin-page.ts';
 import { installShop } from './install.ts';
 import { authenticateSessionToken } from './session-auth.ts';
-import { getDataExport, listDataExports } from './data-exports.ts';
+import { getDataExport, listDataExports, type dataExportListJson } from './data-exports.ts';
 import type { ShopifyServices } from './services.ts';
 import { enqueueWithin } from './queue.ts';
 import { parseShopDomain } from './shops.ts';
@@ -126,7 +127,9 @@ export function shopifyAccountRoutes(shopify: ShopifyServices): Router {
   const router = new Router({ prefix: '/v1/shopify' });
   router.get('/data-exports', async (ctx) => {
     const rows = await listDataExports(db, currentAccount(ctx).id);
-    ctx.body = { data: rows.map((row) => ({ ...row, created_at: row.created_at.toISOString() })) };
+    ctx.body = {
+      data: rows.map((row) => ({ ...row, created_at: row.created_at.toISOString() })),
+    } satisfies z.output<typeof dataExportListJson>;
   });
   router.get('/data-exports/:id', async (ctx) => {
     ctx.body = await getDataExport(db, currentAccount(ctx).id, ctx.params.id!);
