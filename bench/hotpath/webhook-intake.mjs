@@ -4,6 +4,7 @@
 // Signs with the development secret, which `npm start` uses when SHOPIFY_API_SECRET is unset.
 import autocannon from 'autocannon';
 import { createHmac, randomUUID } from 'node:crypto';
+import process from 'node:process';
 
 const [baseUrl, seconds = '10', label = ''] = process.argv.slice(2);
 const secret = 'doorstep-development-api-secret';
@@ -38,13 +39,6 @@ const result = await autocannon({
     },
   ],
 });
-console.log(
-  label,
-  'POST /shopify/webhooks',
-  'req/s',
-  Math.round(result.requests.average),
-  'p50',
-  result.latency.p50,
-  'non2xx',
-  result.non2xx,
+process.stdout.write(
+  `${label} POST /shopify/webhooks req/s ${Math.round(result.requests.average)} p50 ${result.latency.p50} non2xx ${result.non2xx}\n`,
 );
