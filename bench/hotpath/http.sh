@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# GET /v1/orders/{id} and GET /v1/orders/{id}/events over HTTP with autocannon (10 connections) on
+# GET /v1/orders/{id}, GET /v1/orders/{id}/events and signed webhooks over HTTP with autocannon (10 connections) on
 # one checkout of the repository: `npm start` (no workers, no rate limit) on the PostgreSQL that
 # scripts/with-postgres.sh starts. For a before/after, run it on two checkouts, alternating:
 #   scripts/with-postgres.sh bench/hotpath/http.sh /tmp/before-checkout before
 #   scripts/with-postgres.sh bench/hotpath/http.sh . after
 # (a checkout from `git archive <commit> | tar -x -C dir`, with node_modules linked in).
 set -euo pipefail
+bench_dir=$(cd "$(dirname "$0")" && pwd)
 cd "$1"
 d=$(mktemp -d /tmp/hotpath-data.XXXX)
 port=$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
@@ -25,3 +26,5 @@ for path in "/v1/orders/$id" "/v1/orders/$id/events"; do
   node_modules/.bin/autocannon -c 10 -d ${DUR:-10} -j -H "$auth" "http://127.0.0.1:$port$path" 2>/dev/null \
     | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const j=JSON.parse(s);console.log('$2', '$path'.replace('$id',':id'), 'req/s', Math.round(j.requests.average), 'p50', j.latency.p50, 'non2xx', j.non2xx)})"
 done
+# Webhook intake (HMAC check, receipt INSERT, enqueue): the script is this checkout's, the server the one under test.
+node_modules/.bin/node "$bench_dir/webhook-intake.mjs" "http://127.0.0.1:$port" "${DUR:-10}" "$2"
