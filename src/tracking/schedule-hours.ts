@@ -28,6 +28,14 @@ const MORNING_CHECK_MINUTE = 9 * 60;
 const LATE_MORNING_MINUTE = 11 * 60;
 
 /**
+ * On a day a package may arrive without the schedule watching densely (the day before its estimate, or
+ * any day once the estimate has passed or when there is none), a last look just after the last delivery
+ * of the day: with the morning and late-morning looks it bounds the lag of an unannounced delivery (no
+ * out-for-delivery scan, or one posted after the late-morning look) to about 10 h instead of a day.
+ */
+const EVENING_CHECK_MINUTE = DELIVERY_CLOSES_AT_MINUTE + 5;
+
+/**
  * When the destination's offset is unknown, polls follow the union of the 50 states' delivery hours:
  * it opens at 08:00 in the first zone to wake (EDT, UTC−4) and closes at 21:10 in the last (HST, UTC−10).
  * Puerto Rico (UTC−4) falls inside; in winter (EST) the union opens an hour early, which costs little.
@@ -54,6 +62,11 @@ export interface DeliveryZone {
   readonly morningChecks: readonly number[];
   /** After this minute of an estimated delivery day without an out-for-delivery scan, slow down. */
   readonly lateMorningMinute: number;
+  /**
+   * Looks on a day a package may be delivered unannounced; consecutive looks are at most 12 h apart
+   * across the delivery hours, so no delivery waits longer than that to be seen.
+   */
+  readonly watchChecks: readonly number[];
 }
 
 /** On the unknown-zone clock (HST), a wall-clock minute in a zone `offset` minutes east of UTC. */
@@ -70,6 +83,15 @@ const UNKNOWN_ZONE: DeliveryZone = {
     onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
   ],
   lateMorningMinute: onWestmostClock(LATE_MORNING_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
+  // The union of delivery hours spans 13 h (08:00 EDT to 21:00 HST), so one look between the late
+  // morning and the evening keeps the gaps under 12 h.
+  watchChecks: [
+    onWestmostClock(MORNING_CHECK_MINUTE, US_EASTMOST_OFFSET_MINUTES),
+    onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
+    onWestmostClock(LATE_MORNING_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
+    14 * 60 + 30,
+    EVENING_CHECK_MINUTE,
+  ],
 };
 
 export function deliveryZone(utcOffsetMinutes: number | undefined): DeliveryZone {
@@ -80,6 +102,7 @@ export function deliveryZone(utcOffsetMinutes: number | undefined): DeliveryZone
     closesAtMinute: DELIVERY_CLOSES_AT_MINUTE + POLLING_GRACE_MINUTES,
     morningChecks: [MORNING_CHECK_MINUTE],
     lateMorningMinute: LATE_MORNING_MINUTE,
+    watchChecks: [MORNING_CHECK_MINUTE, LATE_MORNING_MINUTE, EVENING_CHECK_MINUTE],
   };
 }
 

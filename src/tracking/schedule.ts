@@ -88,6 +88,11 @@ export interface PollPolicy {
    * window, or from just before the window opens): a delivery is seen at most this long after it happens.
    */
   deliveryDayIntervalMs: number;
+  /**
+   * On the estimated day with no out-for-delivery scan by late morning: most such packages come another
+   * day, the few delivered without a scan are still seen within this.
+   */
+  noScanIntervalMs: number;
   /** Dense polling starts this long before the carrier's window opens (windows are estimates). */
   windowLeadMs: number;
   /** Out for delivery before the window opens: catches some early deliveries and moved windows. */
@@ -121,6 +126,7 @@ export const CARRIER_POLICY: Readonly<PollPolicy> = {
   firstLookGridMs: 30 * MINUTE_MS,
   deliveryDayIntervalMs: 15 * MINUTE_MS,
   windowLeadMs: 15 * MINUTE_MS,
+  noScanIntervalMs: 30 * MINUTE_MS,
   beforeWindowIntervalMs: 2 * HOUR_MS,
   estimateLookaheadDays: 1,
   pickupIntervalMs: HOUR_MS,
@@ -243,21 +249,25 @@ function inTransit(c: Context): number {
   const today = localDay(c.nowMs, zone);
   const estimate = state.estimatedDeliveryAt?.getTime() ?? null;
   const estimatedDay = estimate === null ? null : localDay(estimate, zone);
-  // The estimated day: wait for the out-for-delivery scan (posted 05:30–10:00), or, when the carrier
-  // skips that scan, for the delivery itself; either is seen within the cadence.
-  if (estimatedDay === today) return nextGridTick(lastPolledAt, policy.deliveryDayIntervalMs);
-  if (estimatedDay === null || estimatedDay < today) {
-    // No estimate, or the carrier is late and silent: the morning check and a late-morning one (late
-    // out-for-delivery scans); the silence backoff takes over if it stays silent for a week.
-    return nextLocalTimeAfter(afterSilence(c), [...zone.morningChecks, zone.lateMorningMinute], zone);
+  if (estimatedDay === today) {
+    // The estimated day: wait for the out-for-delivery scan (posted 05:30–10:00), or, when the carrier
+    // skips that scan, for the delivery itself; either is seen within the cadence. No scan by late
+    // morning: most such packages are late without saying so, so the cadence relaxes for the rest of the
+    // day (a delivery without a scan is still seen within it).
+    const lateMorning = atLocal(today, zone.lateMorningMinute, zone);
+    if (lastPolledAt < lateMorning) return nextGridTick(lastPolledAt, policy.deliveryDayIntervalMs);
+    return nextGridTick(lastPolledAt, policy.noScanIntervalMs);
   }
-  // Days away: morning looks from the lookahead day on, and the opening of the estimated day. UPS does
-  // not deliver on Sundays and USPS/FedEx only in some areas, so a Monday package that comes early
-  // comes on Saturday: the lookahead counts Sunday as no day.
+  // No estimate, or the carrier is late and silent: it may come any day, announced or not.
+  if (estimatedDay === null || estimatedDay < today) return nextLocalTimeAfter(afterSilence(c), zone.watchChecks, zone);
+  // Days away: watched from the lookahead day on (early arrivals come a day early, not always with an
+  // out-for-delivery scan by the morning look), then the opening of the estimated day. UPS does not
+  // deliver on Sundays and USPS/FedEx only in some areas, so a Monday package that comes early comes on
+  // Saturday: the lookahead counts Sunday as no day.
   let firstLookDay = estimatedDay - policy.estimateLookaheadDays;
   if (isSunday(firstLookDay)) firstLookDay--;
   firstLookDay = Math.max(today, firstLookDay);
-  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.morningChecks, zone);
+  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.watchChecks, zone);
   return Math.min(check, atLocal(estimatedDay, zone.opensAtMinute, zone));
 }
 
