@@ -34,6 +34,13 @@ const LATE_MORNING_MINUTE = 11 * 60;
  * out-for-delivery scan, or one posted after the late-morning look) to about 10 h instead of a day.
  */
 const EVENING_CHECK_MINUTE = DELIVERY_CLOSES_AT_MINUTE + 5;
+/**
+ * The evening look on the day before an estimated day: the estimated day opens with a look at 08:00, so
+ * it may come a little before the last deliveries and still keep the morning-to-evening gap under 12 h.
+ */
+const EVE_CHECK_MINUTE = DELIVERY_CLOSES_AT_MINUTE - 5;
+/** On the unknown-zone clock (HST), a look between the late morning and the evening. */
+const UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE = 14 * 60 + 30;
 
 /**
  * When the destination's offset is unknown, polls follow the union of the 50 states' delivery hours:
@@ -67,6 +74,11 @@ export interface DeliveryZone {
    * across the delivery hours, so no delivery waits longer than that to be seen.
    */
   readonly watchChecks: readonly number[];
+  /**
+   * Looks on the day before the estimated day (early arrivals); cheaper than `watchChecks` because the
+   * estimated day opens with a look, so the evening look may be early enough to skip the late morning.
+   */
+  readonly eveChecks: readonly number[];
 }
 
 /** On the unknown-zone clock (HST), a wall-clock minute in a zone `offset` minutes east of UTC. */
@@ -89,8 +101,14 @@ const UNKNOWN_ZONE: DeliveryZone = {
     onWestmostClock(MORNING_CHECK_MINUTE, US_EASTMOST_OFFSET_MINUTES),
     onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
     onWestmostClock(LATE_MORNING_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
-    14 * 60 + 30,
+    UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE,
     EVENING_CHECK_MINUTE,
+  ],
+  eveChecks: [
+    onWestmostClock(MORNING_CHECK_MINUTE, US_EASTMOST_OFFSET_MINUTES),
+    onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
+    UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE,
+    EVE_CHECK_MINUTE,
   ],
 };
 
@@ -103,6 +121,7 @@ export function deliveryZone(utcOffsetMinutes: number | undefined): DeliveryZone
     morningChecks: [MORNING_CHECK_MINUTE],
     lateMorningMinute: LATE_MORNING_MINUTE,
     watchChecks: [MORNING_CHECK_MINUTE, LATE_MORNING_MINUTE, EVENING_CHECK_MINUTE],
+    eveChecks: [MORNING_CHECK_MINUTE, EVE_CHECK_MINUTE],
   };
 }
 

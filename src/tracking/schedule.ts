@@ -89,6 +89,12 @@ export interface PollPolicy {
    */
   deliveryDayIntervalMs: number;
   /**
+   * On the estimated day, waiting for the out-for-delivery scan: the truck leaves at least 30 min after
+   * the scan, so a look this often sees the scan before the first delivery and the dense cadence starts
+   * in time; a delivery without a scan is seen within it.
+   */
+  awaitingScanIntervalMs: number;
+  /**
    * On the estimated day with no out-for-delivery scan by late morning: most such packages come another
    * day, the few delivered without a scan are still seen within this.
    */
@@ -126,7 +132,8 @@ export const CARRIER_POLICY: Readonly<PollPolicy> = {
   firstLookGridMs: 30 * MINUTE_MS,
   deliveryDayIntervalMs: 15 * MINUTE_MS,
   windowLeadMs: 15 * MINUTE_MS,
-  noScanIntervalMs: 30 * MINUTE_MS,
+  awaitingScanIntervalMs: 30 * MINUTE_MS,
+  noScanIntervalMs: 25 * MINUTE_MS,
   beforeWindowIntervalMs: 2 * HOUR_MS,
   estimateLookaheadDays: 1,
   pickupIntervalMs: HOUR_MS,
@@ -255,7 +262,7 @@ function inTransit(c: Context): number {
     // morning: most such packages are late without saying so, so the cadence relaxes for the rest of the
     // day (a delivery without a scan is still seen within it).
     const lateMorning = atLocal(today, zone.lateMorningMinute, zone);
-    if (lastPolledAt < lateMorning) return nextGridTick(lastPolledAt, policy.deliveryDayIntervalMs);
+    if (lastPolledAt < lateMorning) return nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
     return nextGridTick(lastPolledAt, policy.noScanIntervalMs);
   }
   // No estimate, or the carrier is late and silent: it may come any day, announced or not.
@@ -267,7 +274,7 @@ function inTransit(c: Context): number {
   let firstLookDay = estimatedDay - policy.estimateLookaheadDays;
   if (isSunday(firstLookDay)) firstLookDay--;
   firstLookDay = Math.max(today, firstLookDay);
-  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.watchChecks, zone);
+  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.eveChecks, zone);
   return Math.min(check, atLocal(estimatedDay, zone.opensAtMinute, zone));
 }
 
