@@ -30,15 +30,11 @@ const LATE_MORNING_MINUTE = 11 * 60;
 /**
  * On a day a package may arrive without the schedule watching densely (the day before its estimate, or
  * any day once the estimate has passed or when there is none), a last look just after the last delivery
- * of the day: with the morning and late-morning looks it bounds the lag of an unannounced delivery (no
- * out-for-delivery scan, or one posted after the late-morning look) to about 10 h instead of a day.
+ * of the day (on the hour, so packages of a zone share the claim and FedEx/USPS batches fill): with the
+ * morning look it bounds the lag of an unannounced delivery (no out-for-delivery scan, or one posted
+ * after the morning look) to 12 h instead of a day.
  */
-const EVENING_CHECK_MINUTE = DELIVERY_CLOSES_AT_MINUTE + 5;
-/**
- * The evening look on the day before an estimated day: the estimated day opens with a look at 08:00, so
- * it may come a little before the last deliveries and still keep the morning-to-evening gap under 12 h.
- */
-const EVE_CHECK_MINUTE = DELIVERY_CLOSES_AT_MINUTE - 5;
+const EVENING_CHECK_MINUTE = DELIVERY_CLOSES_AT_MINUTE;
 /** On the unknown-zone clock (HST), a look between the late morning and the evening. */
 const UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE = 14 * 60 + 30;
 
@@ -108,7 +104,7 @@ const UNKNOWN_ZONE: DeliveryZone = {
     onWestmostClock(MORNING_CHECK_MINUTE, US_EASTMOST_OFFSET_MINUTES),
     onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
     UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE,
-    EVE_CHECK_MINUTE,
+    EVENING_CHECK_MINUTE,
   ],
 };
 
@@ -121,7 +117,7 @@ export function deliveryZone(utcOffsetMinutes: number | undefined): DeliveryZone
     morningChecks: [MORNING_CHECK_MINUTE],
     lateMorningMinute: LATE_MORNING_MINUTE,
     watchChecks: [MORNING_CHECK_MINUTE, LATE_MORNING_MINUTE, EVENING_CHECK_MINUTE],
-    eveChecks: [MORNING_CHECK_MINUTE, EVE_CHECK_MINUTE],
+    eveChecks: [MORNING_CHECK_MINUTE, EVENING_CHECK_MINUTE],
   };
 }
 

@@ -200,15 +200,15 @@ describe('nextPoll', () => {
         looks.push(localClock(now));
         now = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now));
       }
-      expect(looks).toEqual(['09:00', '20:55']);
+      expect(looks).toEqual(['09:00', '21:00']);
       expect(now).toEqual(local('2026-04-14 08:00'));
     });
 
-    it('waits for the out-for-delivery scan every 30 min from 08:00 on the estimated day, every 25 min after 11:00 without one', () => {
+    it('waits for the out-for-delivery scan every 30 min from 08:00 on the estimated day, and keeps that (not 15 min) after 11:00 without one', () => {
       const estimatedDeliveryAt = local('2026-04-14 23:59');
       const morning = local('2026-04-14 08:00');
       expect(pollAt(nextPoll(polledAt(morning, { estimatedDeliveryAt }), morning))).toEqual(local('2026-04-14 08:30'));
-      // No scan by 11:00: fewer looks than the 15-min cadence, none more than 25 min apart.
+      // No scan by 11:00: fewer looks than the 15-min cadence, none more than 30 min apart.
       const gaps: number[] = [];
       let now = local('2026-04-14 11:00');
       while (now < local('2026-04-14 14:00')) {
@@ -216,7 +216,7 @@ describe('nextPoll', () => {
         gaps.push(minutesBetween(now, next));
         now = next;
       }
-      expect(Math.max(...gaps)).toBeLessThanOrEqual(25);
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(30);
       expect(gaps.length).toBeLessThan(180 / 15);
     });
 
@@ -232,7 +232,7 @@ describe('nextPoll', () => {
         );
         if (now < local('2026-04-16 08:00')) looks.push(localClock(now));
       }
-      expect(looks).toEqual(['09:00', '11:00', '21:05']);
+      expect(looks).toEqual(['09:00', '11:00', '21:00']);
     });
 
     it('keeps looks on an unannounced day under 12 h apart across US delivery hours when the zone is unknown', () => {
@@ -383,7 +383,7 @@ describe('the schedule in every world of the bench (bench/tracking/worlds.ts)', 
   // small fleet; p95 and calls need the bench's 10,000 packages to be stable.
   for (const world of WORLDS) {
     it(`sees every delivery within ${TARGETS.lagMaxHours} h: ${world.name}`, () => {
-      const fleet = generateFleet({ packages: 600, seed: 7, ...world.fleet });
+      const fleet = generateFleet({ packages: 1500, seed: 7, ...world.fleet });
       const metrics = measure(
         world.name,
         'world',
