@@ -162,7 +162,18 @@ export function worstWorld(worlds: readonly Metrics[], value: (m: Metrics) => nu
  * Lag and calls are judged in the worst of `worlds`; batching, quota and the share of troubled packages
  * in the base world `m` (they are about the fleet's shape, which the worlds do not change).
  */
-export function checkTargets(m: Metrics, worlds: readonly Metrics[], runSeconds: number): TargetCheck[] {
+/**
+ * The bench is one thread: its CPU time is what it takes on an idle core. Wall time is printed too, but
+ * on a machine shared by several engineers it mostly measures the others' load.
+ */
+export interface RunTime {
+  wallSeconds: number;
+  cpuSeconds: number;
+  /** 1-minute load average when the run ended. */
+  loadAverage: number;
+}
+
+export function checkTargets(m: Metrics, worlds: readonly Metrics[], runTime: RunTime): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const p95World = worstWorld(worlds, (w) => w.lagP95Minutes);
   checks.push({
@@ -218,9 +229,9 @@ export function checkTargets(m: Metrics, worlds: readonly Metrics[], runSeconds:
     why: 'a package that expires before its delivery is never announced',
   });
   checks.push({
-    target: `bench runs in < ${TARGETS.runSeconds} s`,
-    value: `${fmt(runSeconds)} s`,
-    pass: runSeconds < TARGETS.runSeconds,
+    target: `bench runs in < ${TARGETS.runSeconds} s (CPU time of its one thread)`,
+    value: `${fmt(runTime.cpuSeconds)} s CPU (${fmt(runTime.wallSeconds)} s wall at load average ${fmt(runTime.loadAverage)})`,
+    pass: runTime.cpuSeconds < TARGETS.runSeconds,
     why: 'the 30-min baseline alone simulates millions of polls',
   });
   return checks;
@@ -247,7 +258,7 @@ export interface ReportInput {
   checks: TargetCheck[];
   packages: number;
   seed: number;
-  runSeconds: number;
+  runTime: RunTime;
   assumptions: string[];
 }
 
@@ -327,7 +338,9 @@ export function renderReport(input: ReportInput): string {
   lines.push('');
   for (const a of input.assumptions) lines.push(`- ${a}`);
   lines.push('');
-  lines.push(`Ran in ${fmt(input.runSeconds)} s.`);
+  lines.push(
+    `Ran in ${fmt(input.runTime.cpuSeconds)} s of CPU, ${fmt(input.runTime.wallSeconds)} s wall (load average ${fmt(input.runTime.loadAverage)}).`,
+  );
   lines.push('');
   return lines.join('\n');
 }

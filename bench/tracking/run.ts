@@ -5,11 +5,12 @@
  * prints a markdown report with PASS/MISS per target, and with --write also stores it in RESULTS.md.
  */
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeWorld, generateFleet, type FleetOptions, type Journey } from './journey.ts';
 import { POLICIES, adaptiveSchedule } from './policies.ts';
-import { checkTargets, measure, renderReport, type Metrics } from './report.ts';
+import { checkTargets, measure, renderReport, type Metrics, type RunTime } from './report.ts';
 import { simulate, type Policy, type SimulationOptions } from './simulate.ts';
 import { WORLDS } from './worlds.ts';
 
@@ -30,6 +31,7 @@ if (!Number.isInteger(packages) || packages < 1 || !Number.isInteger(seed))
   throw new Error('--packages and --seed take integers');
 
 const started = performance.now();
+const startedCpu = process.cpuUsage();
 const fleets = new Map<string, Journey[]>();
 const fleet = (options: Omit<FleetOptions, 'packages' | 'seed'> = {}): Journey[] => {
   const key = JSON.stringify(options);
@@ -84,18 +86,23 @@ if (!worldsOnly)
       fleet({ labelDays: LABEL_DAYS * 2 }),
     ),
   );
-const runSeconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(startedCpu);
+const runTime: RunTime = {
+  wallSeconds: (performance.now() - started) / 1000,
+  cpuSeconds: (cpu.user + cpu.system) / 1e6,
+  loadAverage: loadavg()[0] ?? 0,
+};
 
 const main = rows.find((r) => r.kind === 'policy');
 if (!main) throw new Error('no judged policy');
-const checks = checkTargets(main, worldRows, runSeconds);
+const checks = checkTargets(main, worldRows, runTime);
 const report = renderReport({
   rows,
   worlds: worldRows,
   checks,
   packages,
   seed,
-  runSeconds,
+  runTime,
   assumptions: describeWorld(LABEL_DAYS),
 });
 process.stdout.write(report);
