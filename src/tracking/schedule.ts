@@ -88,7 +88,7 @@ export interface PollPolicy {
    */
   firstLookGridMs: number;
   /**
-   * On the estimated day (waiting for the out-for-delivery scan) and while out for delivery (without a
+   * While out for delivery (without a
    * window, or from just before the window opens): a delivery is seen at most this long after it happens.
    */
   deliveryDayIntervalMs: number;
@@ -110,9 +110,9 @@ export interface PollPolicy {
   /** Out for delivery before the window opens: catches some early deliveries and moved windows. */
   beforeWindowIntervalMs: number;
   /**
-   * In transit with an estimate: morning looks start this many delivery days (Sunday does not count)
-   * before the estimated day; early arrivals come a day early and show an out-for-delivery scan that
-   * morning, and a look before that could only reveal a delay, which the later look reveals as well.
+   * In transit with an estimate: looks (morning and evening, DeliveryZone.eveChecks) start this many
+   * delivery days (Sunday does not count) before the estimated day; early arrivals come a day early,
+   * and a look before that could only reveal a delay, which the later look reveals as well.
    */
   estimateLookaheadDays: number;
   /** Held at a pickup point: the recipient comes when they come. */
