@@ -24,7 +24,10 @@ const POLLING_GRACE_MINUTES = 10;
 /** The out-for-delivery scan is posted by 09:00 local for most packages (driver loads at 06:00–08:30). */
 const MORNING_CHECK_MINUTE = 9 * 60;
 
-/** By 11:00 local a package that is not on a truck yet is most likely not coming today: the estimated day stops waiting densely for its scan, and a late out-for-delivery scan is still caught on watched days. */
+/**
+ * By 11:00 local a package that is not on a truck yet is most likely not coming today: the estimated
+ * day stops waiting densely for its scan; on watched days this look catches late out-for-delivery scans.
+ */
 const LATE_MORNING_MINUTE = 11 * 60;
 
 /**

@@ -88,8 +88,8 @@ export interface PollPolicy {
    */
   firstLookGridMs: number;
   /**
-   * While out for delivery (without a
-   * window, or from just before the window opens): a delivery is seen at most this long after it happens.
+   * While out for delivery (without a window, or from just before the window opens): a delivery is seen
+   * at most this long after it happens.
    */
   deliveryDayIntervalMs: number;
   /**
