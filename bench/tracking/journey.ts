@@ -58,6 +58,14 @@ export interface FleetOptions {
   /** Sensitivity runs: carriers give no delivery windows / the caller never knows the zone. */
   withoutWindows?: boolean;
   withoutZones?: boolean;
+  /** Worlds the schedule was not tuned on (bench/tracking/worlds.ts). Share of packages whose zone is known. */
+  zoneKnownShare?: number;
+  /** Out-for-delivery scans this many minutes later (negative: earlier) than the model assumes. */
+  outForDeliveryShiftMinutes?: number;
+  /** Share of packages delivered a day after the estimate, the carrier never admitting it. */
+  lateWithoutNotice?: number;
+  /** Share of packages (transit ≥ 2 days) delivered a day before the estimate, the carrier never saying so. */
+  earlyWithoutNotice?: number;
 }
 
 /** Monday 2026-04-06: clear of both DST switches, so offsets below hold for the whole run. */
@@ -157,7 +165,10 @@ interface Change {
 function generateJourney(rng: Random, id: number, start: number, labelDays: number, options: FleetOptions): Journey {
   const carrier = rng.pick(WORLD.carrierMix);
   const offset = rng.pick(WORLD.offsets);
-  const offsetKnown = rng.chance(WORLD.offsetKnown) && !options.withoutZones;
+  // The worlds' changes draw from a stream of their own, so the base world's packages stay the same.
+  const twist = seededRandom((Math.imul(options.seed, 0x85ebca6b) ^ id ^ 0x7f4a7c15) >>> 0);
+  const knownDraw = rng.next();
+  const offsetKnown = knownDraw < (options.zoneKnownShare ?? WORLD.offsetKnown) && !options.withoutZones;
   const local = (day: number, minute: number): number => day * DAY + minute * MINUTE - offset * MINUTE;
   const dayOf = (at: number): number => Math.floor((at + offset * MINUTE) / DAY);
   const endOfDay = (day: number): number => local(day, 24 * 60) - 1000;
@@ -231,7 +242,17 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
   } else {
     traits.estimate = estimateKnown ? 'on_time' : 'none';
     const surprise = rng.next();
-    if (surprise < WORLD.estimateLate1 + WORLD.estimateLate2) {
+    const silentLate = twist.chance(options.lateWithoutNotice ?? 0);
+    const silentEarly = !silentLate && transit >= 2 && twist.chance(options.earlyWithoutNotice ?? 0);
+    if (silentLate) {
+      deliveryDay = addDeliveryDays(plannedDay, 1);
+      if (estimateKnown) traits.estimate = 'late';
+    } else if (silentEarly) {
+      deliveryDay = plannedDay - 1;
+      if (isSunday(deliveryDay)) deliveryDay--;
+      if (deliveryDay <= scanDay) deliveryDay = plannedDay;
+      else if (estimateKnown) traits.estimate = 'early';
+    } else if (surprise < WORLD.estimateLate1 + WORLD.estimateLate2) {
       deliveryDay = addDeliveryDays(plannedDay, surprise < WORLD.estimateLate1 ? 1 : 2);
       if (estimateKnown) {
         traits.estimate = 'late';
@@ -265,7 +286,8 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
   // The delivery day.
   const [meanMinute, sdMinute] = WORLD.deliveryMinute[carrier];
   const hasScan = rng.chance(WORLD.outForDeliveryScan[carrier]);
-  const scanMinute = rng.normal(7.25 * 60, 40, 5.5 * 60, 10 * 60);
+  const shift = options.outForDeliveryShiftMinutes ?? 0;
+  const scanMinute = rng.normal(7.25 * 60 + shift, 40, 5.5 * 60 + shift, 10 * 60 + shift);
   let deliveryMinute = rng.normal(meanMinute, sdMinute, 8 * 60, 21 * 60);
   if (hasScan && deliveryMinute < scanMinute + 30)
     deliveryMinute = Math.min(21 * 60, scanMinute + 30 + rng.between(0, 90));

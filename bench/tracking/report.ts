@@ -13,13 +13,15 @@ const USPS_HOURLY_QUOTA = 60;
 export const TARGETS = {
   lagP95Minutes: 15,
   callsPerDelivered: 25,
+  /** A gift video two days after the gift is a broken promise: every delivery is seen within this. */
+  lagMaxHours: 12,
   batchedRequestsPerDelivered: 1,
   /** "Never-scanned and exception packages must not dominate the bill": at most this share of calls. */
   troubledCallShare: 0.1,
   runSeconds: 60,
 } as const;
 
-export type RowKind = 'policy' | 'baseline' | 'sensitivity';
+export type RowKind = 'policy' | 'baseline' | 'sensitivity' | 'world';
 
 export interface Metrics {
   name: string;
@@ -146,21 +148,54 @@ export interface TargetCheck {
   why: string;
 }
 
-export function checkTargets(m: Metrics, runSeconds: number): TargetCheck[] {
+/** The world where `value` is largest: the one a target is judged in. */
+export function worstWorld(worlds: readonly Metrics[], value: (m: Metrics) => number): Metrics {
+  const worst = worlds.reduce<Metrics | undefined>(
+    (w, m) => (w === undefined || value(m) > value(w) ? m : w),
+    undefined,
+  );
+  if (!worst) throw new Error('no worlds to judge');
+  return worst;
+}
+
+/**
+ * Lag and calls are judged in the worst of `worlds`; batching, quota and the share of troubled packages
+ * in the base world `m` (they are about the fleet's shape, which the worlds do not change).
+ */
+/**
+ * The bench is one thread: its CPU time is what it takes on an idle core. Wall time is printed too, but
+ * on a machine shared by several engineers it mostly measures the others' load.
+ */
+export interface RunTime {
+  wallSeconds: number;
+  cpuSeconds: number;
+  /** 1-minute load average when the run ended. */
+  loadAverage: number;
+}
+
+export function checkTargets(m: Metrics, worlds: readonly Metrics[], runTime: RunTime): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  const lateWhy = `${pct(m.lateShare)} of deliveries were seen > ${TARGETS.lagP95Minutes} min late (${describeCauses(m)}); p95 stays ≤ ${TARGETS.lagP95Minutes} min while that share is < 5%`;
+  const p95World = worstWorld(worlds, (w) => w.lagP95Minutes);
   checks.push({
-    target: `p95 detection lag ≤ ${TARGETS.lagP95Minutes} min`,
-    value: `${fmt(m.lagP95Minutes)} min`,
-    pass: m.lagP95Minutes <= TARGETS.lagP95Minutes,
-    why: lateWhy,
+    target: `p95 detection lag ≤ ${TARGETS.lagP95Minutes} min in every world`,
+    value: `${fmt(p95World.lagP95Minutes)} min (worst: ${p95World.name})`,
+    pass: p95World.lagP95Minutes <= TARGETS.lagP95Minutes,
+    why: `${pct(p95World.lateShare)} of deliveries were seen > ${TARGETS.lagP95Minutes} min late (${describeCauses(p95World)}); p95 stays ≤ ${TARGETS.lagP95Minutes} min while that share is < 5%`,
   });
-  const ofd = m.callsByStatus['out_for_delivery'] ?? 0;
+  const maxWorld = worstWorld(worlds, (w) => w.lagMaxMinutes);
   checks.push({
-    target: `≤ ${TARGETS.callsPerDelivered} carrier calls per delivered package before batching`,
-    value: fmt(m.callsPerDelivered),
-    pass: m.callsPerDelivered <= TARGETS.callsPerDelivered,
-    why: `${fmt(ofd)} of them while out for delivery; a package without a carrier window (${pct(m.withoutWindowShare)} of deliveries) costs ${fmt(m.callsWithoutWindow)} calls, one with a window ${fmt(m.callsWithWindow)}`,
+    target: `max detection lag ≤ ${TARGETS.lagMaxHours} h for every delivered package in every world`,
+    value: `${fmtMinutes(maxWorld.lagMaxMinutes)} (worst: ${maxWorld.name})`,
+    pass: maxWorld.lagMaxMinutes <= TARGETS.lagMaxHours * 60,
+    why: 'a delivery happened while the schedule was not looking densely and the next look came the next day',
+  });
+  const callsWorld = worstWorld(worlds, (w) => w.callsPerDelivered);
+  const ofd = callsWorld.callsByStatus['out_for_delivery'] ?? 0;
+  checks.push({
+    target: `≤ ${TARGETS.callsPerDelivered} carrier calls per delivered package before batching, in every world`,
+    value: `${fmt(callsWorld.callsPerDelivered)} (worst: ${callsWorld.name})`,
+    pass: callsWorld.callsPerDelivered <= TARGETS.callsPerDelivered,
+    why: `${fmt(ofd)} of them while out for delivery; a package without a carrier window (${pct(callsWorld.withoutWindowShare)} of deliveries) costs ${fmt(callsWorld.callsWithoutWindow)} calls, one with a window ${fmt(callsWorld.callsWithWindow)}`,
   });
   for (const carrier of ['fedex', 'usps'] as const) {
     const label = carrier === 'fedex' ? 'FedEx' : 'USPS';
@@ -186,16 +221,17 @@ export function checkTargets(m: Metrics, runSeconds: number): TargetCheck[] {
     pass: m.peakRequestsPerHour.usps <= USPS_HOURLY_QUOTA,
     why: 'ask USPS for a higher quota, or let the claimer spread morning checks',
   });
+  const undetected = worlds.reduce((sum, w) => sum + w.undetected, 0);
   checks.push({
-    target: 'every delivery is seen',
-    value: `${m.undetected} missed`,
-    pass: m.undetected === 0,
+    target: 'every delivery is seen, in every world',
+    value: `${undetected} missed`,
+    pass: undetected === 0,
     why: 'a package that expires before its delivery is never announced',
   });
   checks.push({
-    target: `bench runs in < ${TARGETS.runSeconds} s`,
-    value: `${fmt(runSeconds)} s`,
-    pass: runSeconds < TARGETS.runSeconds,
+    target: `bench runs in < ${TARGETS.runSeconds} s (CPU time of its one thread)`,
+    value: `${fmt(runTime.cpuSeconds)} s CPU (${fmt(runTime.wallSeconds)} s wall at load average ${fmt(runTime.loadAverage)})`,
+    pass: runTime.cpuSeconds < TARGETS.runSeconds,
     why: 'the 30-min baseline alone simulates millions of polls',
   });
   return checks;
@@ -217,10 +253,12 @@ function describeCauses(m: Metrics): string {
 
 export interface ReportInput {
   rows: Metrics[];
+  /** The judged policy in each world (bench/tracking/worlds.ts). */
+  worlds: Metrics[];
   checks: TargetCheck[];
   packages: number;
   seed: number;
-  runSeconds: number;
+  runTime: RunTime;
   assumptions: string[];
 }
 
@@ -248,7 +286,23 @@ export function renderReport(input: ReportInput): string {
   lines.push('');
   lines.push('Rows in *italics* are the same schedule under changed conditions (sensitivity), not judged.');
   lines.push('');
-  lines.push('## Targets (adaptive schedule)');
+  lines.push('## The adaptive schedule in every world (bench/tracking/worlds.ts)');
+  lines.push('');
+  lines.push(
+    'Each world changes one assumption of the base world; targets on lag and calls are judged in the worst of them.',
+  );
+  lines.push('');
+  lines.push(
+    '| world | calls / delivered | FedEx requests / delivered | USPS requests / delivered | lag p50 | lag p95 | lag max | seen > 15 min late |',
+  );
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const w of input.worlds)
+    lines.push(
+      `| ${w.name} | ${fmt(w.callsPerDelivered)} | ${fmt(w.requestsPerDelivered.fedex, 2)} | ${fmt(w.requestsPerDelivered.usps, 2)} | ` +
+        `${fmtMinutes(w.lagP50Minutes)} | ${fmtMinutes(w.lagP95Minutes)} | ${fmtMinutes(w.lagMaxMinutes)} | ${pct(w.lateShare)} |`,
+    );
+  lines.push('');
+  lines.push('## Targets (adaptive schedule; lag and calls in the worst world)');
   lines.push('');
   for (const c of input.checks)
     lines.push(`- **${c.pass ? 'PASS' : 'MISS'}** ${c.target}: ${c.value}${c.pass ? '' : ` — why: ${c.why}`}`);
@@ -284,7 +338,9 @@ export function renderReport(input: ReportInput): string {
   lines.push('');
   for (const a of input.assumptions) lines.push(`- ${a}`);
   lines.push('');
-  lines.push(`Ran in ${fmt(input.runSeconds)} s.`);
+  lines.push(
+    `Ran in ${fmt(input.runTime.cpuSeconds)} s of CPU, ${fmt(input.runTime.wallSeconds)} s wall (load average ${fmt(input.runTime.loadAverage)}).`,
+  );
   lines.push('');
   return lines.join('\n');
 }

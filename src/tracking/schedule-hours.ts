@@ -24,8 +24,22 @@ const POLLING_GRACE_MINUTES = 10;
 /** The out-for-delivery scan is posted by 09:00 local for most packages (driver loads at 06:00–08:30). */
 const MORNING_CHECK_MINUTE = 9 * 60;
 
-/** By 11:00 local a package that is not on a truck yet will not be today (used on the estimated day). */
+/**
+ * By 11:00 local a package that is not on a truck yet is most likely not coming today: the estimated
+ * day stops waiting densely for its scan; on watched days this look catches late out-for-delivery scans.
+ */
 const LATE_MORNING_MINUTE = 11 * 60;
+
+/**
+ * On a day a package may arrive without the schedule watching densely (the day before its estimate, or
+ * any day once the estimate has passed or when there is none), a last look just after the last delivery
+ * of the day (on the hour, so packages of a zone share the claim and FedEx/USPS batches fill): with the
+ * morning look it bounds the lag of an unannounced delivery (no out-for-delivery scan, or one posted
+ * after the morning look) to 12 h instead of a day.
+ */
+const EVENING_CHECK_MINUTE = DELIVERY_CLOSES_AT_MINUTE;
+/** On the unknown-zone clock (HST), a look between the late morning and the evening. */
+const UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE = 14 * 60 + 30;
 
 /**
  * When the destination's offset is unknown, polls follow the union of the 50 states' delivery hours:
@@ -54,6 +68,16 @@ export interface DeliveryZone {
   readonly morningChecks: readonly number[];
   /** After this minute of an estimated delivery day without an out-for-delivery scan, slow down. */
   readonly lateMorningMinute: number;
+  /**
+   * Looks on a day a package may be delivered unannounced; consecutive looks are at most 12 h apart
+   * across the delivery hours, so no delivery waits longer than that to be seen.
+   */
+  readonly watchChecks: readonly number[];
+  /**
+   * Looks on the day before the estimated day (early arrivals); cheaper than `watchChecks` because the
+   * estimated day opens with a look, so the evening look may be early enough to skip the late morning.
+   */
+  readonly eveChecks: readonly number[];
 }
 
 /** On the unknown-zone clock (HST), a wall-clock minute in a zone `offset` minutes east of UTC. */
@@ -70,6 +94,21 @@ const UNKNOWN_ZONE: DeliveryZone = {
     onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
   ],
   lateMorningMinute: onWestmostClock(LATE_MORNING_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
+  // The union of delivery hours spans 13 h (08:00 EDT to 21:00 HST), so one look between the late
+  // morning and the evening keeps the gaps under 12 h.
+  watchChecks: [
+    onWestmostClock(MORNING_CHECK_MINUTE, US_EASTMOST_OFFSET_MINUTES),
+    onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
+    onWestmostClock(LATE_MORNING_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
+    UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE,
+    EVENING_CHECK_MINUTE,
+  ],
+  eveChecks: [
+    onWestmostClock(MORNING_CHECK_MINUTE, US_EASTMOST_OFFSET_MINUTES),
+    onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
+    UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE,
+    EVENING_CHECK_MINUTE,
+  ],
 };
 
 export function deliveryZone(utcOffsetMinutes: number | undefined): DeliveryZone {
@@ -80,6 +119,8 @@ export function deliveryZone(utcOffsetMinutes: number | undefined): DeliveryZone
     closesAtMinute: DELIVERY_CLOSES_AT_MINUTE + POLLING_GRACE_MINUTES,
     morningChecks: [MORNING_CHECK_MINUTE],
     lateMorningMinute: LATE_MORNING_MINUTE,
+    watchChecks: [MORNING_CHECK_MINUTE, LATE_MORNING_MINUTE, EVENING_CHECK_MINUTE],
+    eveChecks: [MORNING_CHECK_MINUTE, EVENING_CHECK_MINUTE],
   };
 }
 

@@ -4,11 +4,15 @@
  * nothing here does I/O.
  *
  * The policy: look once soon after tracking starts. While the label is not scanned, look once a
- * morning (09:00 local, when the out-for-delivery scan of a next-day package is already posted); in
- * transit, skip the days before the estimated one except the morning before it (early arrivals). On
- * the estimated day and once out for delivery, look every 15 min — but when the carrier gives a
- * delivery window, only every 2 h until 15 min before it opens. Pickups, exceptions and long silences
- * back off to a few looks a day, then fewer. Nothing is polled outside 08:00–21:10 destination time.
+ * morning (09:00 local, when the out-for-delivery scan of a next-day package is already posted). In
+ * transit, skip the days before the estimated one; the day before it (early arrivals) look at 09:00
+ * and 21:00. On the estimated day wait for the out-for-delivery scan every 30 min (the truck leaves
+ * at least 30 min after the scan), and no denser after 11:00 without one (most such packages are late).
+ * Once out for delivery, look every 15 min — but when the carrier gives a delivery window, only every
+ * 2 h until 15 min before it opens. With no estimate, or once it has passed, watch the package at
+ * 09:00, 11:00 and 21:00: a delivery nobody announced is then seen within 12 h, not a day later.
+ * Pickups, exceptions and long silences back off to a few looks a day, then fewer. Nothing is polled
+ * outside 08:00–21:10 destination time.
  * A failed look is retried after 5 min, doubling up to 2 h (never slower than the phase's own
  * cadence); a Retry-After is honoured; 30 days without news stops tracking.
  *
@@ -84,18 +88,31 @@ export interface PollPolicy {
    */
   firstLookGridMs: number;
   /**
-   * On the estimated day (waiting for the out-for-delivery scan) and while out for delivery (without a
-   * window, or from just before the window opens): a delivery is seen at most this long after it happens.
+   * While out for delivery (without a window, or from just before the window opens): a delivery is seen
+   * at most this long after it happens.
    */
   deliveryDayIntervalMs: number;
+  /**
+   * On the estimated day, waiting for the out-for-delivery scan: the truck leaves at least 30 min after
+   * the scan, so a look this often sees the scan before the first delivery and the dense cadence starts
+   * in time; a delivery without a scan is seen within it.
+   */
+  awaitingScanIntervalMs: number;
+  /**
+   * On the estimated day with no out-for-delivery scan by late morning: most such packages come another
+   * day, the few delivered without a scan are still seen within this. Not sparser: those few are 2–5% of
+   * deliveries, and at 60 min the bench's world with a tenth of packages late without notice misses the
+   * 15-min p95 (16.2 min).
+   */
+  noScanIntervalMs: number;
   /** Dense polling starts this long before the carrier's window opens (windows are estimates). */
   windowLeadMs: number;
   /** Out for delivery before the window opens: catches some early deliveries and moved windows. */
   beforeWindowIntervalMs: number;
   /**
-   * In transit with an estimate: morning looks start this many delivery days (Sunday does not count)
-   * before the estimated day; early arrivals come a day early and show an out-for-delivery scan that
-   * morning, and a look before that could only reveal a delay, which the later look reveals as well.
+   * In transit with an estimate: looks (morning and evening, DeliveryZone.eveChecks) start this many
+   * delivery days (Sunday does not count) before the estimated day; early arrivals come a day early,
+   * and a look before that could only reveal a delay, which the later look reveals as well.
    */
   estimateLookaheadDays: number;
   /** Held at a pickup point: the recipient comes when they come. */
@@ -121,6 +138,8 @@ export const CARRIER_POLICY: Readonly<PollPolicy> = {
   firstLookGridMs: 30 * MINUTE_MS,
   deliveryDayIntervalMs: 15 * MINUTE_MS,
   windowLeadMs: 15 * MINUTE_MS,
+  awaitingScanIntervalMs: 30 * MINUTE_MS,
+  noScanIntervalMs: 30 * MINUTE_MS,
   beforeWindowIntervalMs: 2 * HOUR_MS,
   estimateLookaheadDays: 1,
   pickupIntervalMs: HOUR_MS,
@@ -243,21 +262,25 @@ function inTransit(c: Context): number {
   const today = localDay(c.nowMs, zone);
   const estimate = state.estimatedDeliveryAt?.getTime() ?? null;
   const estimatedDay = estimate === null ? null : localDay(estimate, zone);
-  // The estimated day: wait for the out-for-delivery scan (posted 05:30–10:00), or, when the carrier
-  // skips that scan, for the delivery itself; either is seen within the cadence.
-  if (estimatedDay === today) return nextGridTick(lastPolledAt, policy.deliveryDayIntervalMs);
-  if (estimatedDay === null || estimatedDay < today) {
-    // No estimate, or the carrier is late and silent: the morning check and a late-morning one (late
-    // out-for-delivery scans); the silence backoff takes over if it stays silent for a week.
-    return nextLocalTimeAfter(afterSilence(c), [...zone.morningChecks, zone.lateMorningMinute], zone);
+  if (estimatedDay === today) {
+    // The estimated day: wait for the out-for-delivery scan (posted 05:30–10:00), or, when the carrier
+    // skips that scan, for the delivery itself; either is seen within the cadence. No scan by late
+    // morning: most such packages are late without saying so, so the cadence relaxes for the rest of the
+    // day (a delivery without a scan is still seen within it).
+    const lateMorning = atLocal(today, zone.lateMorningMinute, zone);
+    if (lastPolledAt < lateMorning) return nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
+    return nextGridTick(lastPolledAt, policy.noScanIntervalMs);
   }
-  // Days away: morning looks from the lookahead day on, and the opening of the estimated day. UPS does
-  // not deliver on Sundays and USPS/FedEx only in some areas, so a Monday package that comes early
-  // comes on Saturday: the lookahead counts Sunday as no day.
+  // No estimate, or the carrier is late and silent: it may come any day, announced or not.
+  if (estimatedDay === null || estimatedDay < today) return nextLocalTimeAfter(afterSilence(c), zone.watchChecks, zone);
+  // Days away: watched from the lookahead day on (early arrivals come a day early, not always with an
+  // out-for-delivery scan by the morning look), then the opening of the estimated day. UPS does not
+  // deliver on Sundays and USPS/FedEx only in some areas, so a Monday package that comes early comes on
+  // Saturday: the lookahead counts Sunday as no day.
   let firstLookDay = estimatedDay - policy.estimateLookaheadDays;
   if (isSunday(firstLookDay)) firstLookDay--;
   firstLookDay = Math.max(today, firstLookDay);
-  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.morningChecks, zone);
+  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.eveChecks, zone);
   return Math.min(check, atLocal(estimatedDay, zone.opensAtMinute, zone));
 }
 

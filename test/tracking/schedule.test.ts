@@ -3,6 +3,7 @@ import { generateFleet } from '../../bench/tracking/journey.ts';
 import { adaptiveSchedule } from '../../bench/tracking/policies.ts';
 import { TARGETS, measure } from '../../bench/tracking/report.ts';
 import { simulate } from '../../bench/tracking/simulate.ts';
+import { WORLDS } from '../../bench/tracking/worlds.ts';
 import type { TrackingStatus } from '../../src/vocabulary.ts';
 import {
   CARRIER_POLICY,
@@ -191,17 +192,68 @@ describe('nextPoll', () => {
       expect(at).toEqual(local('2026-04-13 09:00'));
     });
 
-    it('polls every 15 min from 08:00 on the estimated day, waiting for the out-for-delivery scan', () => {
-      const dayBefore = local('2026-04-13 09:00');
-      expect(
-        pollAt(nextPoll(polledAt(dayBefore, { estimatedDeliveryAt: local('2026-04-14 23:59') }), dayBefore)),
-      ).toEqual(local('2026-04-14 08:00'));
-      const morning = local('2026-04-14 08:00');
-      expect(pollAt(nextPoll(polledAt(morning, { estimatedDeliveryAt: local('2026-04-14 23:59') }), morning))).toEqual(
-        local('2026-04-14 08:15'),
-      );
+    it('watches the day before the estimated day morning and evening, so an unannounced early delivery is seen that day', () => {
+      const estimatedDeliveryAt = local('2026-04-14 23:59');
+      const looks: string[] = [];
+      let now = local('2026-04-13 09:00');
+      while (now < local('2026-04-14 00:00')) {
+        looks.push(localClock(now));
+        now = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now));
+      }
+      expect(looks).toEqual(['09:00', '21:00']);
+      expect(now).toEqual(local('2026-04-14 08:00'));
     });
 
+    it('waits for the out-for-delivery scan every 30 min from 08:00 on the estimated day, and keeps that (not 15 min) after 11:00 without one', () => {
+      const estimatedDeliveryAt = local('2026-04-14 23:59');
+      const morning = local('2026-04-14 08:00');
+      expect(pollAt(nextPoll(polledAt(morning, { estimatedDeliveryAt }), morning))).toEqual(local('2026-04-14 08:30'));
+      // No scan by 11:00: fewer looks than the 15-min cadence, none more than 30 min apart.
+      const gaps: number[] = [];
+      let now = local('2026-04-14 11:00');
+      while (now < local('2026-04-14 14:00')) {
+        const next = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now));
+        gaps.push(minutesBetween(now, next));
+        now = next;
+      }
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(30);
+      expect(gaps.length).toBeLessThan(180 / 15);
+    });
+
+    it('watches a package whose estimate has passed three times a day, never more than 12 h apart in delivery hours', () => {
+      const looks: string[] = [];
+      let now = local('2026-04-15 08:00');
+      while (now < local('2026-04-16 08:00')) {
+        now = pollAt(
+          nextPoll(
+            polledAt(now, { estimatedDeliveryAt: local('2026-04-14 23:59'), lastChangedAt: local('2026-04-15 03:00') }),
+            now,
+          ),
+        );
+        if (now < local('2026-04-16 08:00')) looks.push(localClock(now));
+      }
+      expect(looks).toEqual(['09:00', '11:00', '21:00']);
+    });
+
+    it('keeps looks on an unannounced day under 12 h apart across US delivery hours when the zone is unknown', () => {
+      // Unknown zone: delivery hours are the union, 12:00 UTC (08:00 EDT) to 07:00 UTC (21:00 HST).
+      const noEstimate = (at: Date): TrackingState => ({
+        ...polledAt(at, { lastChangedAt: new Date(at.getTime() - HOUR) }),
+        utcOffsetMinutes: undefined,
+      });
+      const opens = new Date('2026-04-15T12:00:00Z');
+      const closes = new Date('2026-04-16T07:00:00Z');
+      let now = new Date('2026-04-15T11:00:00Z');
+      let lastLook = now;
+      let widest = 0;
+      while (lastLook < closes) {
+        now = pollAt(nextPoll(noEstimate(now), now));
+        const from = Math.max(lastLook.getTime(), opens.getTime());
+        widest = Math.max(widest, Math.min(now.getTime(), closes.getTime()) - from);
+        lastLook = now;
+      }
+      expect(widest).toBeLessThanOrEqual(12 * HOUR);
+    });
     it('backs an exception off to a few polls a day', () => {
       const polls: string[] = [];
       let now = local('2026-04-14 08:00');
@@ -324,6 +376,24 @@ describe('nextPoll', () => {
     expect(CARRIER_POLICY.deliveryDayIntervalMs).toBe(15 * MINUTE);
     expect(TRACKING_EXPIRY_DAYS).toBe(30);
   });
+});
+
+describe('the schedule in every world of the bench (bench/tracking/worlds.ts)', () => {
+  // Max lag is the bound that must hold for every package, so it is checked in every world even on a
+  // small fleet; p95 and calls need the bench's 10,000 packages to be stable.
+  for (const world of WORLDS) {
+    it(`sees every delivery within ${TARGETS.lagMaxHours} h: ${world.name}`, () => {
+      const fleet = generateFleet({ packages: 1500, seed: 7, ...world.fleet });
+      const metrics = measure(
+        world.name,
+        'world',
+        fleet,
+        simulate(fleet, adaptiveSchedule, { seed: 7, ...world.simulation }),
+      );
+      expect(metrics.undetected).toBe(0);
+      expect(metrics.lagMaxMinutes).toBeLessThanOrEqual(TARGETS.lagMaxHours * 60);
+    });
+  }
 });
 
 describe('the schedule on a simulated fleet (bench/tracking)', () => {
