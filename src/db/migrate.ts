@@ -9,6 +9,7 @@ import * as shopifyGiftItems from './migrations/007-shopify-gift-items.ts';
 import * as billing from './migrations/008-billing.ts';
 import * as admin from './migrations/009-admin.ts';
 import * as billingCurrency from './migrations/010-billing-currency.ts';
+import * as carrierPush from './migrations/012-carrier-push.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '008-billing': billing,
   '009-admin': admin,
   '010-billing-currency': billingCurrency,
+  '012-carrier-push': carrierPush,
 };
 
 const provider: MigrationProvider = {
