@@ -140,7 +140,11 @@ export class TrackingPoller {
   }
 
   /** Returns true when the result delivered the order. */
-  private async applyResult(row: TrackingRow, result: TrackingResult, source: 'poll' | 'push' = 'poll'): Promise<boolean> {
+  private async applyResult(
+    row: TrackingRow,
+    result: TrackingResult,
+    source: 'poll' | 'push' = 'poll',
+  ): Promise<boolean> {
     const now = this.now();
     const changed =
       result.status !== row.status ||
@@ -178,7 +182,11 @@ export class TrackingPoller {
         return false;
       // A poll in flight (claimed) sets the next poll when it lands; a push must not release its claim.
       const schedule =
-        source === 'poll' ? releaseWith(decision, now) : current.lease_token === null ? unclaimedWith(decision, now) : {};
+        source === 'poll'
+          ? releaseWith(decision, now)
+          : current.lease_token === null
+            ? unclaimedWith(decision, now)
+            : {};
       await trx
         .updateTable('trackings')
         .set({

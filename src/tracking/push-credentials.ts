@@ -19,10 +19,16 @@ export const PUSH_TOKEN_TTL_SECONDS = 3600;
 
 /** Throw-away credentials for the built-in sandbox (it is registered with them in-process). */
 export function generatedPushCredentials(): PushCredentials {
-  return { clientId: `doorstep-push-${randomBytes(6).toString('hex')}`, clientSecret: randomBytes(32).toString('base64url') };
+  return {
+    clientId: `doorstep-push-${randomBytes(6).toString('hex')}`,
+    clientSecret: randomBytes(32).toString('base64url'),
+  };
 }
 
-export function issuePushToken(credentials: PushCredentials, now: Date): { accessToken: string; expiresInSeconds: number } {
+export function issuePushToken(
+  credentials: PushCredentials,
+  now: Date,
+): { accessToken: string; expiresInSeconds: number } {
   const expires = Math.floor(now.getTime() / 1000) + PUSH_TOKEN_TTL_SECONDS;
   return { accessToken: `${expires}.${sign(credentials, expires)}`, expiresInSeconds: PUSH_TOKEN_TTL_SECONDS };
 }

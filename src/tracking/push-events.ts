@@ -33,7 +33,12 @@ export class PushEvents {
   ) {}
 
   /** Stores one event; false when the same event was stored before (a resend). */
-  async store(event: { carrier: CarrierCode; trackingNumber: string; eventKey: string; body: unknown }): Promise<boolean> {
+  async store(event: {
+    carrier: CarrierCode;
+    trackingNumber: string;
+    eventKey: string;
+    body: unknown;
+  }): Promise<boolean> {
     const result = await this.deps.db
       .insertInto('carrier_push_events')
       .values({
@@ -83,7 +88,10 @@ export class PushEvents {
         processed++;
       } catch (error) {
         // The lease lapses and a later tick tries again; the confirmation poll is the safety net.
-        this.deps.logger.warn({ carrier: row.carrier, pushEventId: row.id, attempts: row.attempts, err: error }, 'applying a pushed carrier event failed');
+        this.deps.logger.warn(
+          { carrier: row.carrier, pushEventId: row.id, attempts: row.attempts, err: error },
+          'applying a pushed carrier event failed',
+        );
       }
     }
     return processed;

@@ -49,7 +49,10 @@ export function pushRoutes(deps: {
   router.post(UPS_TRACK_ALERT_PATH, async (ctx) => {
     // Credentials before the body: nothing from an unknown caller is read or stored.
     const apiKey = ctx.get('x-api-key');
-    if (!acceptsPushToken(ups, ctx.get('authorization'), deps.now()) || (apiKey !== '' && !sameText(apiKey, ups.clientId)))
+    if (
+      !acceptsPushToken(ups, ctx.get('authorization'), deps.now()) ||
+      (apiKey !== '' && !sameText(apiKey, ups.clientId))
+    )
       throw unauthorized();
     const body = await readJsonObject(ctx);
     const parsed = upsTrackingEventSchema.safeParse(body);

@@ -36,7 +36,10 @@ export interface PushScheduleOptions {
 const HOUR_MS = 3_600_000;
 
 /** Three looks a day; a moving UPS package is scanned several times a day, so 12 h of silence means trouble. */
-export const PUSH_SCHEDULE: Readonly<PushScheduleOptions> = { confirmEveryMs: 8 * HOUR_MS, silentAfterMs: 12 * HOUR_MS };
+export const PUSH_SCHEDULE: Readonly<PushScheduleOptions> = {
+  confirmEveryMs: 8 * HOUR_MS,
+  silentAfterMs: 12 * HOUR_MS,
+};
 
 const MOVING: ReadonlySet<TrackingStatus> = new Set<TrackingStatus>(['in_transit', 'out_for_delivery']);
 

@@ -69,7 +69,10 @@ export class PushSubscriptions {
     try {
       answer = await push.subscribe([...new Set(offered.map((row) => row.tracking_number))]);
     } catch (error) {
-      this.deps.logger.warn({ carrier, packages: offered.length, err: error }, 'push subscription failed; polling continues');
+      this.deps.logger.warn(
+        { carrier, packages: offered.length, err: error },
+        'push subscription failed; polling continues',
+      );
       await this.setRenewal(offered, new Date(now.getTime() + FAILED_RETRY_MS));
       return 0;
     }

@@ -24,11 +24,17 @@ afterAll(async () => {
 
 const stats = () => app.services.carrierSandbox!.state.carriers.ups.stats;
 const tracking = (orderId: string) =>
-  app.services.database.db.selectFrom('trackings').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
+  app.services.database.db
+    .selectFrom('trackings')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .executeTakeFirstOrThrow();
 
 async function shippedOrder(trackingNumber: string) {
   const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-  expect((await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: trackingNumber })).status).toBe(200);
+  expect(
+    (await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: trackingNumber })).status,
+  ).toBe(200);
   return order.id as string;
 }
 

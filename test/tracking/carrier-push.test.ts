@@ -44,13 +44,20 @@ async function script(trackingNumber: string, body: Record<string, unknown>) {
 
 async function shippedOrder(trackingNumber: string, recipientEmail = 'bob@example.com') {
   const order = (await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: recipientEmail })).body;
-  const update = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: trackingNumber });
+  const update = await store.request('PUT', `/v1/orders/${order.id}`, {
+    carrier: 'ups',
+    tracking_number: trackingNumber,
+  });
   expect(update.status).toBe(200);
   return order as { id: string; playback_url: string };
 }
 
 const tracking = (orderId: string) =>
-  app.services.database.db.selectFrom('trackings').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
+  app.services.database.db
+    .selectFrom('trackings')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .executeTakeFirstOrThrow();
 
 const subscribed = (orderId: string) =>
   eventually(async () => ((await tracking(orderId)).push_until ? true : undefined), 15_000, 'the push subscription');
@@ -141,23 +148,40 @@ describe('UPS Track Alert push', () => {
     ).toEqual([]);
     const response = await fetch(`${app.baseUrl}/sandbox/ups/api/track/v2/subscription/standard/package`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, transId: 'abc', transactionSrc: 'test', 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        transId: 'abc',
+        transactionSrc: 'test',
+        'content-type': 'application/json',
+      },
       body: JSON.stringify(body),
     });
     expect(response.status).toBe(200);
-    const answer = await response.json();
-    expect(trackAlert.validate(trackAlert.responseSchema('/subscription/{type}/package', 'post', 200), answer)).toEqual([]);
+    const answer = (await response.json()) as unknown;
+    expect(trackAlert.validate(trackAlert.responseSchema('/subscription/{type}/package', 'post', 200), answer)).toEqual(
+      [],
+    );
     expect(answer).toEqual({ validTrackingNumbers: ['1Z879E930346834442'], invalidTrackingNumbers: ['1Z1234567$8'] });
 
     const tooMany = await fetch(`${app.baseUrl}/sandbox/ups/api/track/v2/subscription/standard/package`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, transId: 'abc', transactionSrc: 'test', 'content-type': 'application/json' },
-      body: JSON.stringify({ locale: 'en_US', trackingNumberList: Array.from({ length: 101 }, () => '1Z879E930346834442') }),
+      headers: {
+        authorization: `Bearer ${token}`,
+        transId: 'abc',
+        transactionSrc: 'test',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        locale: 'en_US',
+        trackingNumberList: Array.from({ length: 101 }, () => '1Z879E930346834442'),
+      }),
     });
     expect(tooMany.status).toBe(400);
-    const error = await tooMany.json();
-    expect(trackAlert.validate(trackAlert.responseSchema('/subscription/{type}/package', 'post', 400), error)).toEqual([]);
-    expect(error.response.errors[0].code).toBe('VSS220');
+    const error = (await tooMany.json()) as { response: { errors: Array<{ code: string }> } };
+    expect(trackAlert.validate(trackAlert.responseSchema('/subscription/{type}/package', 'post', 400), error)).toEqual(
+      [],
+    );
+    expect(error.response.errors[0]!.code).toBe('VSS220');
   });
 
   it("the sandbox's webhook posts are TrackingEventRequest bodies with the spec's headers", async () => {
@@ -165,9 +189,20 @@ describe('UPS Track Alert push', () => {
     const order = await shippedOrder(number);
     await subscribed(order.id);
     const before = sandbox().push.deliveries.length;
-    await script(number, { status: 'out_for_delivery', estimated_delivery_at: new Date(Date.now() + 3_600_000).toISOString() });
-    await eventually(async () => ((await storedEvents(number)).length > 0 ? true : undefined), 15_000, 'the stored event');
-    expect(sandbox().push.deliveries.slice(before).map((d) => d.status)).toEqual([200]);
+    await script(number, {
+      status: 'out_for_delivery',
+      estimated_delivery_at: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    await eventually(
+      async () => ((await storedEvents(number)).length > 0 ? true : undefined),
+      15_000,
+      'the stored event',
+    );
+    expect(
+      sandbox()
+        .push.deliveries.slice(before)
+        .map((d) => d.status),
+    ).toEqual([200]);
     const [stored] = await storedEvents(number);
     const body = typeof stored!.body === 'string' ? JSON.parse(stored!.body) : stored!.body;
     expect(trackAlert.validate(trackAlert.schema('TrackingEventRequest'), body)).toEqual([]);
@@ -186,7 +221,7 @@ describe('UPS Track Alert push', () => {
     ];
     for (const response of refused) {
       expect(response.status).toBe(401);
-      expect((await response.json()).error.type).toBe('unauthorized');
+      expect(((await response.json()) as { error: { type: string } }).error.type).toBe('unauthorized');
     }
     expect(await storedEvents(number)).toEqual([]);
     // The token URL itself wants our client credentials.
@@ -195,7 +230,7 @@ describe('UPS Track Alert push', () => {
     // With them, a malformed event is a clear 400, also not stored.
     const malformed = await postEvent({ trackingNumber: 'nope' }, { authorization: `Bearer ${token}` });
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error.type).toBe('invalid_event');
+    expect(((await malformed.json()) as { error: { type: string } }).error.type).toBe('invalid_event');
   });
 
   it('stores a resent event once and applies it once', async () => {
@@ -214,7 +249,11 @@ describe('UPS Track Alert push', () => {
       gmtOffset: '-05.00',
     };
     const headers = { authorization: `Bearer ${token}`, 'x-api-key': app.services.push.ups!.clientId };
-    const answers = await Promise.all([postEvent(event, headers), postEvent(event, headers), postEvent(event, headers)]);
+    const answers = await Promise.all([
+      postEvent(event, headers),
+      postEvent(event, headers),
+      postEvent(event, headers),
+    ]);
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
     const stored = await eventually(async () => {
       const rows = await storedEvents(number);

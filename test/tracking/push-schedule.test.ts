@@ -33,7 +33,10 @@ describe('withPush: the poll schedule under a push subscription', () => {
 
   it('looks no later than the moment a moving package would make the subscription silent', () => {
     // Last heard 10 h ago: silent in 2 h, so the look comes then, not in 8 h.
-    expect(withPush(soon, live({ subscribedAt: at(-20), lastPushedAt: at(-10) }), now)).toEqual({ kind: 'poll', at: at(2) });
+    expect(withPush(soon, live({ subscribedAt: at(-20), lastPushedAt: at(-10) }), now)).toEqual({
+      kind: 'poll',
+      at: at(2),
+    });
   });
 
   it('a moving package silent for 12 h falls back to the adaptive schedule', () => {

@@ -22,7 +22,13 @@ export function createCarrierSandbox(options: SandboxOptions = {}): CarrierSandb
   const state = createSandboxState(options);
   const app = new Koa();
   app.use(controlErrors);
-  for (const router of [controlRoutes(state), upsRoutes(state), upsTrackAlertRoutes(state), fedexRoutes(state), uspsRoutes(state)]) {
+  for (const router of [
+    controlRoutes(state),
+    upsRoutes(state),
+    upsTrackAlertRoutes(state),
+    fedexRoutes(state),
+    uspsRoutes(state),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

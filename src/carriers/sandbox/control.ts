@@ -61,7 +61,12 @@ export function controlRoutes(state: SandboxState): Router {
     });
     // The carrier tells its subscribers (push), as the real one would on a new scan.
     const event = pkg.events.at(-1)!;
-    state.push.notify(carrier, pkg.trackingNumber, event, state.packages.snapshot(carrier, trackingNumber)?.estimatedDeliveryAt ?? null);
+    state.push.notify(
+      carrier,
+      pkg.trackingNumber,
+      event,
+      state.packages.snapshot(carrier, trackingNumber)?.estimatedDeliveryAt ?? null,
+    );
     ctx.status = 201;
     ctx.body = packageJson(pkg);
   });

@@ -1,6 +1,6 @@
 import type { CarrierCode } from '../carrier-code.ts';
 import type { PackageEvent } from './packages.ts';
-import { upsTrackingEvent } from './ups-track-alert.ts';
+import { upsTrackingEvent } from './ups-track-alert-event.ts';
 
 /** Where and how the fake carrier calls the subscriber back (UPS: "Manage Webhook Credentials"). */
 export interface WebhookRegistration {
@@ -59,7 +59,9 @@ export class SandboxPush {
     const webhook = this.#webhooks.get(carrier);
     if (carrier !== 'ups' || !webhook || !this.isSubscribed(carrier, trackingNumber)) return;
     const body = upsTrackingEvent(trackingNumber, event, estimatedDeliveryAt, this.utcOffsetMinutes());
-    const sending = this.post(carrier, webhook, trackingNumber, event.at, body).finally(() => this.#inflight.delete(sending));
+    const sending = this.post(carrier, webhook, trackingNumber, event.at, body).finally(() =>
+      this.#inflight.delete(sending),
+    );
     this.#inflight.add(sending);
   }
 
@@ -83,7 +85,7 @@ export class SandboxPush {
     body: unknown,
   ): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      let status: number | null = null;
+      let status: number | null;
       try {
         const token = await this.token(carrier, webhook);
         const response = await fetch(webhook.url, {

@@ -14,7 +14,13 @@ export interface CarrierStats {
   pushFailures: number;
 }
 
-const noStats = (): CarrierStats => ({ trackCalls: 0, oauthCalls: 0, subscribeCalls: 0, pushPosts: 0, pushFailures: 0 });
+const noStats = (): CarrierStats => ({
+  trackCalls: 0,
+  oauthCalls: 0,
+  subscribeCalls: 0,
+  pushPosts: 0,
+  pushFailures: 0,
+});
 
 export interface CarrierSandboxState {
   faults: CarrierFaults;

@@ -1,7 +1,5 @@
 import Router from '@koa/router';
 import { BodyError, readJson } from './body.ts';
-import { toLocalTime } from './local-time.ts';
-import type { PackageEvent, SandboxStatus } from './packages.ts';
 import type { SandboxState } from './state.ts';
 
 /**
@@ -14,17 +12,6 @@ import type { SandboxState } from './state.ts';
 
 const TRACKING_NUMBER = /(^1Z[0-9A-Z]{16}$)|(^1R[0-9A-Z]{14}$)|(^1R[0-9A-Z]{26}$)/;
 const LIFETIME_MS = 14 * 24 * 3_600_000;
-
-/** `activityStatus` per scripted status: only the spec's types (D, I, M, MV, U, X). */
-const EVENT_STATUS: Record<SandboxStatus, { type: string; code: string; description: string }> = {
-  pre_transit: { type: 'M', code: 'MP', description: 'Shipper created a label' },
-  in_transit: { type: 'I', code: 'DP', description: 'Departed from Facility' },
-  out_for_delivery: { type: 'I', code: 'OT', description: 'Out for Delivery' },
-  delivered: { type: 'D', code: 'FS', description: 'Delivered' },
-  available_for_pickup: { type: 'D', code: '2Q', description: 'Delivered to UPS Access Point' },
-  return_to_sender: { type: 'X', code: 'RS', description: 'Returned to Sender' },
-  failure: { type: 'X', code: 'UX', description: 'The address is incomplete' },
-};
 
 const upsErrors = (code: string, message: string) => ({ response: { errors: [{ code, message }] } });
 
@@ -57,7 +44,10 @@ export function upsTrackAlertRoutes(state: SandboxState): Router {
       body = await readJson(ctx);
     } catch (error) {
       if (error instanceof BodyError)
-        return reject('VSS110', 'Subscription request is empty or not present. The Subscription request has been rejected.');
+        return reject(
+          'VSS110',
+          'Subscription request is empty or not present. The Subscription request has been rejected.',
+        );
       throw error;
     }
     const request = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -83,35 +73,11 @@ export function upsTrackAlertRoutes(state: SandboxState): Router {
         invalid,
       );
     for (const number of valid) state.push.subscribe('ups', number, new Date(state.now().getTime() + LIFETIME_MS));
-    ctx.body = invalid.length > 0 ? { validTrackingNumbers: valid, invalidTrackingNumbers: invalid } : { validTrackingNumbers: valid };
+    ctx.body =
+      invalid.length > 0
+        ? { validTrackingNumbers: valid, invalidTrackingNumbers: invalid }
+        : { validTrackingNumbers: valid };
   });
 
   return router;
-}
-
-/** The `TrackingEvent` body UPS would post for a scripted event. */
-export function upsTrackingEvent(
-  trackingNumber: string,
-  event: PackageEvent,
-  estimatedDeliveryAt: Date | null,
-  offsetMinutes: number,
-) {
-  const local = toLocalTime(event.at, offsetMinutes);
-  const gmt = toLocalTime(event.at, 0);
-  const status = EVENT_STATUS[event.status];
-  const delivered = event.status === 'delivered';
-  const estimate = !delivered && estimatedDeliveryAt ? toLocalTime(estimatedDeliveryAt, offsetMinutes) : null;
-  return {
-    trackingNumber,
-    localActivityDate: local.compactDate,
-    localActivityTime: local.compactTime,
-    activityLocation: { city: 'Wayne', stateProvince: 'NJ', ...(delivered ? { postalCode: '07470' } : {}), country: 'US' },
-    activityStatus: { ...status, description: event.description ?? status.description },
-    ...(estimate ? { scheduledDeliveryDate: estimate.compactDate, deliveryEndTime: estimate.compactTime } : {}),
-    ...(delivered ? { actualDeliveryDate: local.compactDate, actualDeliveryTime: local.compactTime } : {}),
-    gmtActivityDate: gmt.compactDate,
-    gmtActivityTime: gmt.compactTime,
-    // '(-/+)HH.MM' in this spec.
-    gmtOffset: local.offset.replace(':', '.'),
-  };
 }
