@@ -94,7 +94,8 @@ export function controlRoutes(state: SandboxState): Router {
       ctx.body = { error: { type: 'not_found', message: `No ${carrier} package ${trackingNumber} in the sandbox.` } };
       return;
     }
-    ctx.body = packageJson(pkg);
+    // Whether a push subscription covers it: the bench waits for it before scripting a journey.
+    ctx.body = { ...packageJson(pkg), push_subscribed: state.push.isSubscribed(carrier, pkg.trackingNumber) };
   });
 
   router.post('/carriers/:carrier/faults', async (ctx) => {
