@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUpsClient } from '../../../src/carriers/clients/ups.ts';
+import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 import {
   parseUpsSubscriptionResponse,
   upsEventKey,
@@ -89,5 +92,47 @@ describe('UPS Track Alert subscription answers', () => {
       refused: ['1Z1'],
     });
     expect(() => parseUpsSubscriptionResponse(['1Z1'], 404, {})).toThrow(CarrierUnexpectedResponseError);
+  });
+});
+
+describe('UPS Track Alert subscription request, on the wire', () => {
+  let running: RunningCarrierSandbox;
+  let spec: OpenApiSpec;
+  const sent: Array<{ url: string; headers: Headers; body: unknown }> = [];
+
+  beforeAll(async () => {
+    running = await startCarrierSandbox();
+    spec = await OpenApiSpec.load('ups-track-alert.openapi.yaml');
+  });
+  afterAll(() => running.close());
+
+  const recordingFetch: typeof fetch = async (input, init) => {
+    sent.push({
+      url: String(input),
+      headers: new Headers(init?.headers),
+      body: typeof init?.body === 'string' && init.body.startsWith('{') ? JSON.parse(init.body) : init?.body,
+    });
+    return fetch(input, init);
+  };
+
+  it('posts a PackageSubscriptionRequest with the OAuth token and the required headers', async () => {
+    const client = createUpsClient({
+      baseUrl: `${running.baseUrl}/ups`,
+      clientId: 'doorstep',
+      clientSecret: 'secret',
+      fetch: recordingFetch,
+    });
+    expect(client.push?.maxBatchSize).toBe(100);
+    const answer = await client.push!.subscribe(['1Z879E930346834440', '1Z5R89390357567127']);
+    expect(answer).toEqual({ subscribed: ['1Z879E930346834440', '1Z5R89390357567127'], refused: [] });
+
+    const request = sent.find((r) => r.url.includes('/subscription/'))!;
+    expect(new URL(request.url).pathname).toBe('/sandbox/ups/api/track/v2/subscription/standard/package');
+    expect(request.headers.get('authorization')).toMatch(/^Bearer /);
+    expect(request.headers.get('transId')).toMatch(/^[0-9a-f]{32}$/);
+    expect(request.headers.get('transactionSrc')).toBe('doorstep');
+    expect(spec.validate(spec.requestSchema('/subscription/{type}/package', 'post'), request.body)).toEqual([]);
+    expect(running.sandbox.state.push.isSubscribed('ups', '1Z879E930346834440')).toBe(true);
+    expect(running.sandbox.state.carriers.ups.stats.subscribeCalls).toBe(1);
   });
 });
