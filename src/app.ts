@@ -95,7 +95,7 @@ export interface ServiceOverrides {
   now?: () => Date;
   /** Where sandboxed carriers are reached; default: this server's own /sandbox. */
   sandboxBaseUrl?: string;
-  /** Base of the push webhook URLs registered with the sandboxed carriers; default PUBLIC_URL. */
+  /** Base of the push webhook URLs registered with the in-process sandbox; default this server over loopback. */
   pushCallbackBaseUrl?: string;
   /** Poll cadence for sandboxed carriers (the demo profile); default 5 s. */
   sandboxPollIntervalMs?: number;
@@ -163,7 +163,10 @@ export function createServices(
     accepts: { ups: (number) => /^1[ZR][0-9A-Z]+$/.test(number) },
   });
   if (carrierSandbox && upsPush && sandboxed.includes('ups')) {
-    const base = (overrides.pushCallbackBaseUrl ?? config.publicUrl).replace(/\/+$/, '');
+    // The sandbox lives in this process: it calls back over loopback, as the clients reach it, so a
+    // PUBLIC_URL that is a tunnel (shopify app dev) or not reachable from here cannot silence it.
+    // A real UPS is given PUBLIC_URL's routes out of band (docs/tracking.md "Push").
+    const base = (overrides.pushCallbackBaseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
     carrierSandbox.state.push.register('ups', {
       url: `${base}${UPS_TRACK_ALERT_PATH}`,
       tokenUrl: `${base}${UPS_TRACK_ALERT_TOKEN_PATH}`,
