@@ -26,8 +26,8 @@ export function claimTrackingProcessor(
   return jobProcessor('claim-tracking', claimTrackingPayload, logger, async ({ carrier }) => {
     // Push first: events the receiving process did not apply, then subscriptions due (new packages,
     // renewals). A package subscribed now is still polled once (its first poll fills the history).
-    if (push) {
-      await push.events.processPending();
+    if (push?.subscriptions.isEnabled(carrier)) {
+      await push.events.processPending(carrier);
       await push.subscriptions.subscribeDue(carrier);
     }
     // The carrier's queue is still working through earlier batches: claiming more now would only

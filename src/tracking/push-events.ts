@@ -55,8 +55,11 @@ export class PushEvents {
     return result !== undefined;
   }
 
-  /** Applies stored events not yet processed, oldest first; returns how many were processed. */
-  async processPending(limit = 100): Promise<number> {
+  /**
+   * Applies stored events not yet processed (of one carrier, or all), oldest first; returns how many
+   * were processed.
+   */
+  async processPending(carrier?: CarrierCode, limit = 100): Promise<number> {
     const now = this.deps.now();
     const leaseUntil = new Date(now.getTime() + PUSH_EVENT_LEASE_MS);
     const claimed = await sql<PushEventRow>`
@@ -64,6 +67,7 @@ export class PushEvents {
       where id in (
         select id from carrier_push_events
         where processed_at is null and (lease_until is null or lease_until < ${now})
+          and (${carrier ?? null}::text is null or carrier = ${carrier ?? null})
         order by received_at, id
         limit ${limit}
         for update skip locked
