@@ -5,6 +5,8 @@ import { CARRIER_CODES, type CarrierCode } from '../src/carriers/carrier-code.ts
 import type { Logger } from '../src/logger.ts';
 import { batchesWithinLease, type TrackingPoller } from '../src/tracking/poller.ts';
 import { jobIds } from '../src/queues/queues.ts';
+import type { PushEvents } from '../src/tracking/push-events.ts';
+import type { PushSubscriptions } from '../src/tracking/push-subscriptions.ts';
 import { jobProcessor } from './run-job.ts';
 
 export const claimTrackingPayload = z.object({ carrier: z.enum(CARRIER_CODES) });
@@ -19,8 +21,15 @@ export function claimTrackingProcessor(
   batchQueues: Record<CarrierCode, Queue>,
   limits: Record<CarrierCode, CarrierBudget>,
   logger: Logger,
+  push?: { subscriptions: PushSubscriptions; events: PushEvents },
 ) {
   return jobProcessor('claim-tracking', claimTrackingPayload, logger, async ({ carrier }) => {
+    // Push first: events the receiving process did not apply, then subscriptions due (new packages,
+    // renewals). A package subscribed now is still polled once (its first poll fills the history).
+    if (push?.subscriptions.isEnabled(carrier)) {
+      await push.events.processPending(carrier);
+      await push.subscriptions.subscribeDue(carrier);
+    }
     // The carrier's queue is still working through earlier batches: claiming more now would only
     // let leases lapse. Due packages wait in PostgreSQL.
     if ((await batchQueues[carrier].getWaitingCount()) > 0) return { batches: 0, deferred: true };

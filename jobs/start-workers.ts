@@ -70,9 +70,8 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   // and outbox rows are taken with SKIP LOCKED).
   startWorker(QUEUE_NAMES.sends, dispatchSendsProcessor(services.dispatcher, logger), { concurrency: 1 });
   startWorker(QUEUE_NAMES.orderEvents, deliverOrderEventsProcessor(services.orderOutbox, logger), { concurrency: 1 });
-  startWorker(QUEUE_NAMES.trackingClaim, claimTrackingProcessor(services.poller, queues.tracking, budgets, logger), {
-    concurrency: 3,
-  });
+  const claimTracking = claimTrackingProcessor(services.poller, queues.tracking, budgets, logger, services.push);
+  startWorker(QUEUE_NAMES.trackingClaim, claimTracking, { concurrency: 3 });
   // No BullMQ limiter: the carrier clients hold every call (polls and validation) to the budget.
   for (const carrier of CARRIER_CODES)
     startWorker(trackingQueueName(carrier), pollTrackingBatchProcessor(services.poller, logger), { concurrency: 4 });

@@ -52,6 +52,11 @@ import { OrderService, type TrackingNumberVerifier } from './orders/service.ts';
 import { TrackingPoller } from './tracking/poller.ts';
 import { DEMO_POLL_INTERVAL_MS, type ScheduleOptions } from './tracking/schedule.ts';
 import { trackingSubscriber } from './tracking/trackings.ts';
+import { generatedPushCredentials, type PushCredentials } from './tracking/push-credentials.ts';
+import { PushEvents } from './tracking/push-events.ts';
+import { pushRoutes, UPS_TRACK_ALERT_PATH, UPS_TRACK_ALERT_TOKEN_PATH } from './tracking/push-routes.ts';
+import { PushSubscriptions } from './tracking/push-subscriptions.ts';
+import { upsEventResult, upsTrackingEventSchema } from './carriers/clients/ups-track-alert.ts';
 
 /** Everything the processes share, built once by the composition root. */
 export interface Services {
@@ -62,6 +67,8 @@ export interface Services {
   /** Order events waiting for their subscribers; the workers' relay hands them over. */
   orderOutbox: OrderOutbox;
   poller: TrackingPoller;
+  /** Carrier push (docs/tracking.md "Push"): subscriptions, stored events, the webhook credentials. */
+  push: { subscriptions: PushSubscriptions; events: PushEvents; ups: PushCredentials | null };
   carriers: Record<CarrierCode, CarrierClient>;
   /** Carriers without credentials; they run against `carrierSandbox`. */
   sandboxedCarriers: CarrierCode[];
@@ -94,6 +101,8 @@ export interface ServiceOverrides {
   now?: () => Date;
   /** Where sandboxed carriers are reached; default: this server's own /sandbox. */
   sandboxBaseUrl?: string;
+  /** Base of the push webhook URLs registered with the in-process sandbox; default this server over loopback. */
+  pushCallbackBaseUrl?: string;
   /** Poll cadence for sandboxed carriers (the demo profile); default 5 s. */
   sandboxPollIntervalMs?: number;
   /** Replaces the e-mail channel (fault-injection tests wrap the real one). */
@@ -141,6 +150,38 @@ export function createServices(
   });
   const poller = new TrackingPoller({ db: database.db, orders, clients, schedules, logger, now });
   const carrierSandbox = sandboxed.length > 0 ? createCarrierSandbox() : null;
+
+  // Push where the carrier has a documented one and we hold webhook credentials for it: UPS Track
+  // Alert with UPS_PUSH_CLIENT_ID/SECRET, or the sandboxed UPS with throw-away ones.
+  const upsPush = !config.carrierPush.enabled
+    ? null
+    : (config.carrierPush.ups ?? (sandboxed.includes('ups') ? generatedPushCredentials() : null));
+  const pushEvents = new PushEvents({
+    db: database.db,
+    logger,
+    now,
+    readers: { ups: (body) => upsEventResult(upsTrackingEventSchema.parse(body)) },
+    apply: (carrier, result) => poller.applyPushed(carrier, result),
+  });
+  const pushSubscriptions = new PushSubscriptions({
+    db: database.db,
+    clients,
+    enabled: upsPush ? ['ups'] : [],
+    logger,
+    now,
+    accepts: { ups: (number) => /^1[ZR][0-9A-Z]+$/.test(number) },
+  });
+  if (carrierSandbox && upsPush && sandboxed.includes('ups')) {
+    // The sandbox lives in this process: it calls back over loopback, as the clients reach it, so a
+    // PUBLIC_URL that is a tunnel (shopify app dev) or not reachable from here cannot silence it.
+    // A real UPS is given PUBLIC_URL's routes out of band (docs/tracking.md "Push").
+    const base = (overrides.pushCallbackBaseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
+    carrierSandbox.state.push.register('ups', {
+      url: `${base}${UPS_TRACK_ALERT_PATH}`,
+      tokenUrl: `${base}${UPS_TRACK_ALERT_TOKEN_PATH}`,
+      ...upsPush,
+    });
+  }
   const outboxDir = path.join(config.dataDir, 'outbox');
   const dispatcher = new SendDispatcher({
     db: database.db,
@@ -201,6 +242,7 @@ export function createServices(
     orders,
     orderOutbox,
     poller,
+    push: { subscriptions: pushSubscriptions, events: pushEvents, ups: upsPush },
     carriers: clients,
     sandboxedCarriers: sandboxed,
     carrierSandbox,
@@ -255,6 +297,22 @@ export function createHttpApp(services: Services): Koa {
   // Operators: /healthz, /readyz, /metrics and the queue dashboard, outside the /v1 authentication.
   app.use(operationsRoutes(operationsDeps(services)).routes());
   app.use(queueDashboard(services.queues.all(), services.config.operator));
+  // Carrier push webhooks (public; their own credentials): stored, answered, applied right after.
+  const push = services.push;
+  app.use(
+    pushRoutes({
+      ups: push.ups,
+      events: push.events,
+      now: services.now,
+      afterStore: () => {
+        setImmediate(() => {
+          push.events.processPending().catch((error: unknown) => {
+            services.logger.warn({ err: error }, 'applying pushed carrier events failed; the claim tick retries');
+          });
+        });
+      },
+    }).routes(),
+  );
 
   // Shopify's webhooks, OAuth and embedded admin: before the /v1 auth and with no body parser in
   // front, because the webhook HMAC covers the exact raw bytes.

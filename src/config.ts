@@ -59,6 +59,11 @@ const environmentSchema = z.object({
   ...carrierSettings('FEDEX', 'https://apis.fedex.com'),
   ...carrierSettings('USPS', 'https://apis.usps.com'),
   CARRIER_SANDBOX: z.enum(['on', 'off']).optional(),
+  /** Carrier push (docs/tracking.md "Push"); `off` keeps every carrier on polling. */
+  CARRIER_PUSH: z.enum(['on', 'off']).default('on'),
+  /** The webhook credentials registered with UPS Track Alert (the client id/secret UPS uses at our token URL). */
+  UPS_PUSH_CLIENT_ID: z.string().trim().optional(),
+  UPS_PUSH_CLIENT_SECRET: z.string().trim().optional(),
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
   SMTP_URL: optionalUrl,
@@ -123,6 +128,11 @@ export interface Config {
   carrierQuotas: Record<CarrierCode, CarrierBudget | null>;
   /** Mount the fake carrier APIs at /sandbox. Default: on with the embedded database, off with DATABASE_URL. */
   carrierSandbox: boolean;
+  /**
+   * Carrier push. `ups`: the webhook credentials registered with UPS Track Alert; null with real UPS
+   * credentials → UPS is polled only. A sandboxed UPS gets throw-away credentials at start.
+   */
+  carrierPush: { enabled: boolean; ups: { clientId: string; clientSecret: string } | null };
   /** How long PUT waits for the carrier to validate a tracking number before answering with a warning. */
   carrierValidationTimeoutMs: number;
   /** `off` runs the web server alone (production splits web and worker processes). */
@@ -172,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ['UPS_CLIENT_ID', 'UPS_CLIENT_SECRET', value.UPS_CLIENT_ID, value.UPS_CLIENT_SECRET],
     ['FEDEX_CLIENT_ID', 'FEDEX_CLIENT_SECRET', value.FEDEX_CLIENT_ID, value.FEDEX_CLIENT_SECRET],
     ['USPS_CLIENT_ID', 'USPS_CLIENT_SECRET', value.USPS_CLIENT_ID, value.USPS_CLIENT_SECRET],
+    ['UPS_PUSH_CLIENT_ID', 'UPS_PUSH_CLIENT_SECRET', value.UPS_PUSH_CLIENT_ID, value.UPS_PUSH_CLIENT_SECRET],
   ].filter(([, , id, secret]) => Boolean(id) !== Boolean(secret));
   // The sandbox lets anyone who knows a tracking number "deliver" it. It is the embedded default;
   // with a real database it must be asked for, and every carrier needs credentials otherwise.
@@ -222,6 +233,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     carrierQuotas: { ups: value.UPS_QUOTA, fedex: value.FEDEX_QUOTA, usps: value.USPS_QUOTA },
     carrierSandbox: sandbox,
+    carrierPush: {
+      enabled: value.CARRIER_PUSH === 'on',
+      ups:
+        value.UPS_PUSH_CLIENT_ID && value.UPS_PUSH_CLIENT_SECRET
+          ? { clientId: value.UPS_PUSH_CLIENT_ID, clientSecret: value.UPS_PUSH_CLIENT_SECRET }
+          : null,
+    },
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
     smtpUrl: value.SMTP_URL,
@@ -266,6 +284,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
     carrierQuotas: Object.fromEntries(
       Object.entries(config.carrierQuotas).map(([code, budget]) => [code, budget ? describeBudget(budget) : 'default']),
     ),
+    carrierPush: config.carrierPush.enabled
+      ? { ups: config.carrierPush.ups ? 'UPS Track Alert' : config.carriers.ups ? 'polling' : 'sandbox' }
+      : 'off',
     workers: config.workers,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,

@@ -144,6 +144,14 @@ export const TRACKING_STOP_REASONS = [
 ] as const;
 export type TrackingStopReason = (typeof TRACKING_STOP_REASONS)[number];
 
+/** What became of a carrier's pushed event (`carrier_push_events.outcome`). */
+export const CARRIER_PUSH_OUTCOMES = [
+  'applied', // recorded on the package, as a poll result would be
+  'stale', // older than what we already know about the package
+  'untracked', // no package of ours is tracked under that number (any more)
+] as const;
+export type CarrierPushOutcome = (typeof CARRIER_PUSH_OUTCOMES)[number];
+
 export const VIDEO_STATUSES = ['pending', 'processed', 'failed'] as const;
 export type VideoStatus = (typeof VIDEO_STATUSES)[number];
 

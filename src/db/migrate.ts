@@ -10,6 +10,7 @@ import * as billing from './migrations/008-billing.ts';
 import * as admin from './migrations/009-admin.ts';
 import * as billingCurrency from './migrations/010-billing-currency.ts';
 import * as hotPathIndexes from './migrations/011-hot-path-indexes.ts';
+import * as carrierPush from './migrations/012-carrier-push.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '009-admin': admin,
   '010-billing-currency': billingCurrency,
   '011-hot-path-indexes': hotPathIndexes,
+  '012-carrier-push': carrierPush,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type {
+  CarrierPushOutcome,
   Channel,
   EventSource,
   GiftPackages,
@@ -130,6 +131,26 @@ export interface TrackingsTable {
   lease_token: string | null;
   lease_until: Timestamp | null;
   updated_at: Timestamp;
+  /** The live carrier push subscription (migration 012): when it began and when it lapses; null = none. */
+  push_subscribed_at: Timestamp | null;
+  push_until: Timestamp | null;
+  /** When to (re)subscribe; null = as soon as push is on for the carrier. */
+  push_renew_at: Timestamp | null;
+  last_pushed_at: Timestamp | null;
+}
+
+/** A carrier's pushed event, stored raw before it is answered and applied after (tracking owns it). */
+export interface CarrierPushEventsTable {
+  id: string;
+  carrier: CarrierCode;
+  tracking_number: string;
+  event_key: string;
+  body: unknown;
+  received_at: Timestamp;
+  lease_until: Timestamp | null;
+  attempts: Generated<number>;
+  processed_at: Timestamp | null;
+  outcome: CarrierPushOutcome | null;
 }
 
 export interface SendsTable {
@@ -313,6 +334,7 @@ export interface Database {
   shopify_data_exports: ShopifyDataExportsTable;
   sends: SendsTable;
   trackings: TrackingsTable;
+  carrier_push_events: CarrierPushEventsTable;
   accounts: AccountsTable;
   orders: OrdersTable;
   order_events: OrderEventsTable;

@@ -8,6 +8,7 @@ import { NotFoundError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { recordTimeline, type TimelineEntry } from '../orders/timeline.ts';
 import type { OrderService } from '../orders/service.ts';
+import { withPush, type PushScheduleOptions, type PushState } from './push-schedule.ts';
 import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import {
   claimDueTrackings,
@@ -26,6 +27,8 @@ export interface TrackingPollerDeps {
   schedules: Record<CarrierCode, ScheduleOptions>;
   logger: Logger;
   now?: () => Date;
+  /** The confirmation cadence while a push subscription is live (push-schedule.ts); default PUSH_SCHEDULE. */
+  pushSchedule?: PushScheduleOptions;
 }
 
 export interface BatchOutcome {
@@ -107,8 +110,41 @@ export class TrackingPoller {
     return { polled: rows.length, delivered, rateLimitedMs: null };
   }
 
+  /**
+   * A carrier's pushed event (src/tracking/push-events.ts), recorded exactly as a poll's answer is:
+   * the same row update, timeline entry and delivery. Applies to every tracked package under the number.
+   */
+  async applyPushed(carrier: CarrierCode, result: TrackingResult): Promise<'applied' | 'stale' | 'untracked'> {
+    const rows = await this.deps.db
+      .selectFrom('trackings')
+      .selectAll()
+      .where('carrier', '=', carrier)
+      .where('tracking_number', '=', result.trackingNumber)
+      .where('next_poll_at', 'is not', null)
+      .orderBy('order_id')
+      .execute();
+    if (rows.length === 0) return 'untracked';
+    let outcome: 'applied' | 'stale' | 'untracked' = 'stale';
+    for (const row of rows) {
+      // Pushes may arrive out of order: an older scan than one we know says nothing new (a delivery always counts).
+      const older =
+        result.status !== 'delivered' &&
+        row.last_event_at !== null &&
+        result.lastEventAt !== null &&
+        result.lastEventAt.getTime() < row.last_event_at.getTime();
+      if (older) continue;
+      await this.applyResult(row, result, 'push');
+      outcome = 'applied';
+    }
+    return outcome;
+  }
+
   /** Returns true when the result delivered the order. */
-  private async applyResult(row: TrackingRow, result: TrackingResult): Promise<boolean> {
+  private async applyResult(
+    row: TrackingRow,
+    result: TrackingResult,
+    source: 'poll' | 'push' = 'poll',
+  ): Promise<boolean> {
     const now = this.now();
     const changed =
       result.status !== row.status ||
@@ -117,15 +153,16 @@ export class TrackingPoller {
     const state = {
       ...trackingState(row),
       status: result.status,
-      lastPolledAt: now,
+      lastPolledAt: source === 'poll' ? now : row.last_polled_at,
       lastChangedAt: changed ? now : row.last_changed_at,
       estimatedDeliveryAt: result.estimatedDeliveryAt,
       estimatedWindowStartAt: result.estimatedWindowStartAt ?? null,
       consecutiveErrors: 0,
       rateLimitedUntil: null,
     };
+    const lastPushedAt = source === 'push' ? now : row.last_pushed_at;
     const isDelivered = result.status === 'delivered';
-    const decision = this.decide(state, now, row.carrier);
+    const decision = this.decide(state, now, row.carrier, pushStateOf(row, result.status, lastPushedAt));
 
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const current = await trx
@@ -134,34 +171,44 @@ export class TrackingPoller {
         .where('order_id', '=', row.order_id)
         .forUpdate()
         .executeTakeFirst();
-      // The shipment changed or tracking stopped while we were asking: this answer is stale.
+      // The shipment changed or tracking stopped while we were asking: this answer is stale. A push
+      // holds no claim; it only needs the package to be the one still tracked.
       if (
         !current ||
-        current.lease_token !== row.lease_token ||
+        (source === 'poll' && current.lease_token !== row.lease_token) ||
         current.tracking_number !== row.tracking_number ||
         current.next_poll_at === null
       )
         return false;
+      // A poll in flight (claimed) sets the next poll when it lands; a push must not release its claim.
+      const schedule =
+        source === 'poll'
+          ? releaseWith(decision, now)
+          : current.lease_token === null
+            ? unclaimedWith(decision, now)
+            : {};
       await trx
         .updateTable('trackings')
         .set({
           status: result.status,
           description: result.description,
-          last_polled_at: now,
+          last_polled_at: state.lastPolledAt,
           last_changed_at: state.lastChangedAt,
           last_event_at: result.lastEventAt,
           delivered_at: result.deliveredAt,
           estimated_delivery_at: result.estimatedDeliveryAt,
           estimated_window_start_at: state.estimatedWindowStartAt,
-          consecutive_errors: 0,
-          rate_limited_until: null,
-          poll_count: current.poll_count + 1,
-          ...releaseWith(decision, now),
+          consecutive_errors: source === 'poll' ? 0 : current.consecutive_errors,
+          rate_limited_until: source === 'poll' ? null : current.rate_limited_until,
+          poll_count: source === 'poll' ? current.poll_count + 1 : current.poll_count,
+          last_pushed_at: lastPushedAt,
+          updated_at: now,
+          ...schedule,
         })
         .where('order_id', '=', row.order_id)
         .execute();
       const events: TimelineEntry[] = [];
-      if (result.status !== row.status) {
+      if (result.status !== current.status) {
         events.push({
           type: 'tracking.status',
           data: {
@@ -172,7 +219,7 @@ export class TrackingPoller {
           },
         });
       }
-      if (decision.kind === 'stop') events.push(stopEvent(row, decision.reason));
+      if (decision.kind === 'stop' && 'stopped_reason' in schedule) events.push(stopEvent(row, decision.reason));
       await recordTimeline(trx, { id: row.order_id, account_id: row.account_id }, 'carrier', events, now);
       return true;
     });
@@ -194,7 +241,7 @@ export class TrackingPoller {
       throw error;
     }
     this.deps.logger.info(
-      { orderId: row.order_id, carrier: row.carrier, deliveredAt: result.deliveredAt },
+      { orderId: row.order_id, carrier: row.carrier, deliveredAt: result.deliveredAt, via: source },
       deliveredNow ? 'carrier reported delivery' : 'carrier delivery was already known',
     );
     return deliveredNow;
@@ -205,9 +252,9 @@ export class TrackingPoller {
    * event stops its tracking: a crash, or a failing carrier, between the two can then never lose the
    * delivery.
    */
-  private decide(state: TrackingState, now: Date, carrier: CarrierCode): PollDecision {
+  private decide(state: TrackingState, now: Date, carrier: CarrierCode, push: PushState): PollDecision {
     if (state.status === 'delivered') return { kind: 'poll', at: new Date(now.getTime() + 60_000) };
-    return nextPoll(state, now, this.deps.schedules[carrier]);
+    return withPush(nextPoll(state, now, this.deps.schedules[carrier]), push, now, this.deps.pushSchedule);
   }
 
   private async recordFailure(rows: TrackingRow[], error: unknown): Promise<BatchOutcome> {
@@ -233,7 +280,7 @@ export class TrackingPoller {
         rateLimitedUntil: rateLimitedMs !== null ? new Date(now.getTime() + rateLimitedMs) : row.rate_limited_until,
         lastPolledAt: now,
       };
-      const decision = this.decide(state, now, row.carrier);
+      const decision = this.decide(state, now, row.carrier, pushStateOf(row, row.status, row.last_pushed_at));
       await this.deps.db
         .updateTable('trackings')
         .set({
@@ -296,6 +343,19 @@ function releaseWith(decision: PollDecision, now: Date) {
     lease_until: null,
     updated_at: now,
   };
+}
+
+/** Like releaseWith, for a row no claim holds. */
+function unclaimedWith(decision: PollDecision, now: Date) {
+  return {
+    next_poll_at: decision.kind === 'poll' ? decision.at : null,
+    stopped_reason: decision.kind === 'stop' ? decision.reason : null,
+    updated_at: now,
+  };
+}
+
+export function pushStateOf(row: TrackingRow, status: TrackingRow['status'], lastPushedAt: Date | null): PushState {
+  return { status, subscribedAt: row.push_subscribed_at, until: row.push_until, lastPushedAt };
 }
 
 function sameTime(a: Date | null, b: Date | null): boolean {

@@ -106,6 +106,11 @@ async function startTracking(
     lease_token: null,
     lease_until: null,
     updated_at: now,
+    // A new number needs its own push subscription (push-subscriptions.ts).
+    push_subscribed_at: null,
+    push_until: null,
+    push_renew_at: null,
+    last_pushed_at: null,
   };
   await trx
     .insertInto('trackings')

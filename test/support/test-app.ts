@@ -71,6 +71,7 @@ export async function startTestApp(
   });
   const services = createServices(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), database, {
     sandboxBaseUrl: `${baseUrl}/sandbox`,
+    pushCallbackBaseUrl: baseUrl,
     ...serviceOverrides,
   });
   server.on('request', nodeHandler(createHttpApp(services)));

@@ -93,10 +93,10 @@ export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOp
   return {
     carrier,
     async send(request) {
-      // Tracking requests are what the carriers count; OAuth token requests are not: they go to a
+      // Tracking (and push subscription) requests are what the carriers count; OAuth token requests are not: they go to a
       // separate endpoint with its own limit (UPS's OAuth spec has its own 429 "Quota Limit
       // Exceeded"), and the token cache makes them about one per token lifetime per process.
-      const budgeted = request.operation === 'track' && options.budget !== undefined;
+      const budgeted = request.operation !== 'oauth' && options.budget !== undefined;
       if (budgeted) await options.budget!.take();
       const { status, headers, text } = await exchange(request);
       const retryAfterMs = parseRetryAfter(headers.get('retry-after'), now());

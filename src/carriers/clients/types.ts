@@ -30,12 +30,24 @@ export interface CarrierClient {
   readonly maxBatchSize: number;
   /** One result per requested number, in the order requested. */
   track(trackingNumbers: string[], options?: TrackOptions): Promise<TrackingResult[]>;
+  /** The carrier's push subscriptions, where it has a documented one (docs/tracking.md "Push"). */
+  readonly push?: CarrierPushSubscriptions;
+}
+
+/** Subscribing packages to a carrier's push of tracking events. */
+export interface CarrierPushSubscriptions {
+  /** Most numbers one subscription request may carry (UPS Track Alert: 100). */
+  readonly maxBatchSize: number;
+  /** How long a subscription lasts before it must be renewed (UPS Track Alert: 14 days). */
+  readonly lifetimeMs: number;
+  /** One request for up to `maxBatchSize` numbers: which the carrier subscribed and which it refused. */
+  subscribe(trackingNumbers: string[]): Promise<{ subscribed: string[]; refused: string[] }>;
 }
 
 /** One HTTP exchange with a carrier, for logs and metrics. Never carries credentials or tokens. */
 export interface CarrierCall {
   carrier: CarrierCode;
-  operation: 'oauth' | 'track';
+  operation: 'oauth' | 'track' | 'subscribe';
   /** HTTP status, or null when no response arrived (network error, timeout, cancellation). */
   status: number | null;
   durationMs: number;

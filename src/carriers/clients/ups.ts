@@ -6,6 +6,7 @@ import { createTokenCache, readTokenResponse, sendWithToken } from './oauth.ts';
 import { emptyResult, isRecord } from './results.ts';
 import type { CarrierClient, CarrierClientOptions, TrackingResult } from './types.ts';
 import { parseUpsTrackResponse } from './ups-response.ts';
+import { parseUpsSubscriptionResponse } from './ups-track-alert.ts';
 
 export { normalizeUpsStatus } from './ups-status.ts';
 
@@ -13,6 +14,10 @@ export interface UpsClientOptions extends CarrierClientOptions {
   /** `transactionSrc` header: names the calling application to UPS. */
   transactionSource?: string;
 }
+
+/** Track Alert: "up to 100 tracking numbers … for the next 14 days" (ups-track-alert.openapi.yaml FAQs). */
+export const UPS_TRACK_ALERT_MAX_BATCH_SIZE = 100;
+export const UPS_TRACK_ALERT_LIFETIME_MS = 14 * 24 * 3_600_000;
 
 /** The details endpoint takes one inquiry number per call (ups-tracking.openapi.yaml). */
 export const UPS_MAX_BATCH_SIZE = 1;
@@ -83,9 +88,35 @@ export function createUpsClient(options: UpsClientOptions): CarrierClient {
     );
   }
 
+  /**
+   * UPS Track Alert v2 (ups-track-alert.openapi.yaml): `POST /api/track/v2/subscription/standard/package`
+   * with up to 100 numbers, the same OAuth token and transId/transactionSrc headers. v2 carries no
+   * callback URL or credential in the request: both are registered with UPS once per application
+   * ("Manage Webhook Credentials"), and UPS fetches a token from our token URL to call us
+   * (src/tracking/push-routes.ts).
+   */
+  async function subscribe(trackingNumbers: string[]): Promise<{ subscribed: string[]; refused: string[] }> {
+    const response = await sendWithToken(http, tokens, undefined, (token) => ({
+      operation: 'subscribe',
+      trackingNumbers: trackingNumbers.length,
+      method: 'POST',
+      path: '/api/track/v2/subscription/standard/package',
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'application/json',
+        'content-type': 'application/json',
+        transId: randomUUID().replaceAll('-', ''),
+        transactionSrc: options.transactionSource ?? 'doorstep',
+      },
+      body: JSON.stringify({ locale: 'en_US', countryCode: 'US', trackingNumberList: trackingNumbers }),
+    }));
+    return parseUpsSubscriptionResponse(trackingNumbers, response.status, response.body);
+  }
+
   return {
     carrier: 'ups',
     maxBatchSize: UPS_MAX_BATCH_SIZE,
+    push: { maxBatchSize: UPS_TRACK_ALERT_MAX_BATCH_SIZE, lifetimeMs: UPS_TRACK_ALERT_LIFETIME_MS, subscribe },
     async track(trackingNumbers, trackOptions) {
       const results: TrackingResult[] = [];
       // One after another: UPS's limits are unpublished (docs/carriers/NOTES.md), so no bursts from one caller.

@@ -3,6 +3,7 @@ import { controlErrors, controlRoutes } from './control.ts';
 import { fedexRoutes } from './fedex.ts';
 import { createSandboxState, type SandboxOptions, type SandboxState } from './state.ts';
 import { upsRoutes } from './ups.ts';
+import { upsTrackAlertRoutes } from './ups-track-alert.ts';
 import { uspsRoutes } from './usps.ts';
 
 export interface CarrierSandbox {
@@ -21,7 +22,13 @@ export function createCarrierSandbox(options: SandboxOptions = {}): CarrierSandb
   const state = createSandboxState(options);
   const app = new Koa();
   app.use(controlErrors);
-  for (const router of [controlRoutes(state), upsRoutes(state), fedexRoutes(state), uspsRoutes(state)]) {
+  for (const router of [
+    controlRoutes(state),
+    upsRoutes(state),
+    upsTrackAlertRoutes(state),
+    fedexRoutes(state),
+    uspsRoutes(state),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

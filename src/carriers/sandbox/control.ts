@@ -39,6 +39,13 @@ const faultsSchema = z.strictObject({
   retry_after_seconds: z.int().min(0).max(86_400).optional(),
 });
 
+const webhookSchema = z.strictObject({
+  url: z.url(),
+  token_url: z.url(),
+  client_id: z.string().min(1).max(200),
+  client_secret: z.string().min(1).max(200),
+});
+
 export function controlRoutes(state: SandboxState): Router {
   const router = new Router({ prefix: '/sandbox' });
 
@@ -52,8 +59,30 @@ export function controlRoutes(state: SandboxState): Router {
       estimatedDeliveryAt: body.estimated_delivery_at ? new Date(body.estimated_delivery_at) : null,
       description: body.description ?? null,
     });
+    // The carrier tells its subscribers (push), as the real one would on a new scan.
+    const event = pkg.events.at(-1)!;
+    state.push.notify(
+      carrier,
+      pkg.trackingNumber,
+      event,
+      state.packages.snapshot(carrier, trackingNumber)?.estimatedDeliveryAt ?? null,
+    );
     ctx.status = 201;
     ctx.body = packageJson(pkg);
+  });
+
+  // Stands in for a carrier's web page where webhook credentials are registered (UPS "Manage
+  // Webhook Credentials"): there is no API for it in the carriers' specs.
+  router.put('/carriers/:carrier/webhook', async (ctx) => {
+    const carrier = parse(carrierSchema, ctx.params['carrier'], 'carrier');
+    const body = parse(webhookSchema, await jsonBody(ctx), 'body');
+    state.push.register(carrier, {
+      url: body.url,
+      tokenUrl: body.token_url,
+      clientId: body.client_id,
+      clientSecret: body.client_secret,
+    });
+    ctx.status = 204;
   });
 
   router.get('/carriers/:carrier/packages/:trackingNumber', (ctx) => {
@@ -65,7 +94,8 @@ export function controlRoutes(state: SandboxState): Router {
       ctx.body = { error: { type: 'not_found', message: `No ${carrier} package ${trackingNumber} in the sandbox.` } };
       return;
     }
-    ctx.body = packageJson(pkg);
+    // Whether a push subscription covers it: the bench waits for it before scripting a journey.
+    ctx.body = { ...packageJson(pkg), push_subscribed: state.push.isSubscribed(carrier, pkg.trackingNumber) };
   });
 
   router.post('/carriers/:carrier/faults', async (ctx) => {
@@ -89,7 +119,13 @@ export function controlRoutes(state: SandboxState): Router {
   router.get('/carriers/:carrier/stats', (ctx) => {
     const carrier: CarrierCode = parse(carrierSchema, ctx.params['carrier'], 'carrier');
     const { stats } = state.carriers[carrier];
-    ctx.body = { track_calls: stats.trackCalls, oauth_calls: stats.oauthCalls };
+    ctx.body = {
+      track_calls: stats.trackCalls,
+      oauth_calls: stats.oauthCalls,
+      subscribe_calls: stats.subscribeCalls,
+      push_posts: stats.pushPosts,
+      push_failures: stats.pushFailures,
+    };
   });
 
   router.post('/reset', (ctx) => {

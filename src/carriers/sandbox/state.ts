@@ -1,12 +1,26 @@
 import { CARRIER_CODES, type CarrierCode } from '../carrier-code.ts';
 import { CarrierFaults } from './faults.ts';
 import { PackageStore } from './packages.ts';
+import { SandboxPush } from './push.ts';
 import { DEFAULT_TOKEN_TTL_SECONDS, TokenIssuer } from './tokens.ts';
 
 export interface CarrierStats {
   trackCalls: number;
   oauthCalls: number;
+  /** Push subscription requests (UPS Track Alert). */
+  subscribeCalls: number;
+  /** Webhook posts to the subscriber, and how many of them it did not accept. */
+  pushPosts: number;
+  pushFailures: number;
 }
+
+const noStats = (): CarrierStats => ({
+  trackCalls: 0,
+  oauthCalls: 0,
+  subscribeCalls: 0,
+  pushPosts: 0,
+  pushFailures: 0,
+});
 
 export interface CarrierSandboxState {
   faults: CarrierFaults;
@@ -31,6 +45,8 @@ export interface SandboxState {
   readonly utcOffsetMinutes: number;
   readonly packages: PackageStore;
   readonly tokens: TokenIssuer;
+  /** Push subscriptions, webhook registrations and the posts made. */
+  readonly push: SandboxPush;
   readonly carriers: Readonly<Record<CarrierCode, CarrierSandboxState>>;
   /** Forget packages, tokens, faults and counters. */
   reset(): void;
@@ -42,25 +58,36 @@ export function createSandboxState(options: SandboxOptions = {}): SandboxState {
   const tokens = new TokenIssuer(now, options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS);
   const carrierState = (): CarrierSandboxState => ({
     faults: new CarrierFaults(),
-    stats: { trackCalls: 0, oauthCalls: 0 },
+    stats: noStats(),
   });
   const carriers: Record<CarrierCode, CarrierSandboxState> = {
     ups: carrierState(),
     fedex: carrierState(),
     usps: carrierState(),
   };
+  const utcOffsetMinutes = options.utcOffsetMinutes ?? -300;
+  const push = new SandboxPush(
+    now,
+    () => utcOffsetMinutes,
+    (carrier, ok) => {
+      carriers[carrier].stats.pushPosts += 1;
+      if (!ok) carriers[carrier].stats.pushFailures += 1;
+    },
+  );
   return {
     now,
-    utcOffsetMinutes: options.utcOffsetMinutes ?? -300,
+    utcOffsetMinutes,
+    push,
     packages,
     tokens,
     carriers,
     reset() {
       packages.clear();
       tokens.clear();
+      push.clear();
       for (const carrier of CARRIER_CODES) {
         carriers[carrier].faults.clear();
-        carriers[carrier].stats = { trackCalls: 0, oauthCalls: 0 };
+        carriers[carrier].stats = noStats();
       }
     },
   };

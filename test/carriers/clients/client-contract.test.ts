@@ -150,13 +150,13 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
   it('reuses one token across calls', async () => {
     const tracker = client();
     for (let round = 0; round < 3; round += 1) await tracker.track([trackingNumber]);
-    expect(await control.stats(carrier)).toEqual({ track_calls: 3, oauth_calls: 1 });
+    expect(await control.stats(carrier)).toMatchObject({ track_calls: 3, oauth_calls: 1 });
   });
 
   it('shares one token request between concurrent calls', async () => {
     const tracker = client();
     await Promise.all(Array.from({ length: 5 }, () => tracker.track([trackingNumber])));
-    expect(await control.stats(carrier)).toEqual({ track_calls: 5, oauth_calls: 1 });
+    expect(await control.stats(carrier)).toMatchObject({ track_calls: 5, oauth_calls: 1 });
   });
 
   it('fetches a new token once the old one expires', async () => {
@@ -165,7 +165,7 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
     serverClock.advance(TOKEN_TTL_SECONDS + 1);
     clientClock.advance(TOKEN_TTL_SECONDS + 1);
     await tracker.track([trackingNumber]);
-    expect(await control.stats(carrier)).toEqual({ track_calls: 2, oauth_calls: 2 });
+    expect(await control.stats(carrier)).toMatchObject({ track_calls: 2, oauth_calls: 2 });
     expect(calls.some((call) => call.status === 401)).toBe(false);
   });
 
@@ -231,7 +231,7 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CarrierAuthError);
     expect(error).toMatchObject({ carrier });
-    expect(await control.stats(carrier)).toEqual({ track_calls: 0, oauth_calls: 1 });
+    expect(await control.stats(carrier)).toMatchObject({ track_calls: 0, oauth_calls: 1 });
   });
 
   it('reports every call, and never a secret or token', async () => {

@@ -1,0 +1,81 @@
+import Router from '@koa/router';
+import getRawBody from 'raw-body';
+import { z } from 'zod';
+import { upsEventKey, upsTrackingEventSchema } from '../carriers/clients/ups-track-alert.ts';
+import { HttpError } from '../http/errors.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import {
+  acceptsPushClient,
+  acceptsPushToken,
+  issuePushToken,
+  sameText,
+  type PushCredentials,
+} from './push-credentials.ts';
+import type { PushEvents } from './push-events.ts';
+
+/** The paths registered with UPS as the webhook URL and its token URL (docs/tracking.md "Push"). */
+export const UPS_TRACK_ALERT_PATH = '/carriers/ups/track-alert';
+export const UPS_TRACK_ALERT_TOKEN_PATH = '/carriers/ups/track-alert/token';
+
+const unauthorized = () =>
+  new HttpError(401, 'unauthorized', 'Missing or invalid push credentials.', { 'WWW-Authenticate': 'Bearer' });
+
+/**
+ * Public routes the carriers call. UPS Track Alert v2 (ups-track-alert.openapi.yaml): the token URL
+ * (client credentials, client_secret_basic) and the webhook, which checks the bearer token and the
+ * `x-api-key` client id, stores the raw event and answers 200 at once; the event is applied after
+ * (`afterStore`, and the tracking claim tick for anything that misses).
+ */
+export function pushRoutes(deps: {
+  ups: PushCredentials | null;
+  events: PushEvents;
+  now: () => Date;
+  afterStore: () => void;
+}): Router {
+  const router = new Router();
+  const ups = deps.ups;
+  if (!ups) return router;
+
+  router.post(UPS_TRACK_ALERT_TOKEN_PATH, async (ctx) => {
+    if (!acceptsPushClient(ups, ctx.get('authorization'))) throw unauthorized();
+    const form = await readForm(ctx.req, Boolean(ctx.is('application/x-www-form-urlencoded')));
+    if (form.get('grant_type') !== 'client_credentials')
+      throw new HttpError(400, 'unsupported_grant_type', 'grant_type must be client_credentials.');
+    const token = issuePushToken(ups, deps.now());
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { access_token: token.accessToken, token_type: 'Bearer', expires_in: token.expiresInSeconds };
+  });
+
+  router.post(UPS_TRACK_ALERT_PATH, async (ctx) => {
+    // Credentials before the body: nothing from an unknown caller is read or stored.
+    const apiKey = ctx.get('x-api-key');
+    if (
+      !acceptsPushToken(ups, ctx.get('authorization'), deps.now()) ||
+      (apiKey !== '' && !sameText(apiKey, ups.clientId))
+    )
+      throw unauthorized();
+    const body = await readJsonObject(ctx);
+    const parsed = upsTrackingEventSchema.safeParse(body);
+    if (!parsed.success)
+      throw new HttpError(400, 'invalid_event', `Not a Track Alert event: ${z.prettifyError(parsed.error)}`);
+    const stored = await deps.events.store({
+      carrier: 'ups',
+      trackingNumber: parsed.data.trackingNumber,
+      eventKey: upsEventKey(parsed.data, body),
+      body,
+    });
+    ctx.body = {};
+    if (stored) deps.afterStore();
+  });
+
+  return router;
+}
+
+async function readForm(req: Parameters<typeof getRawBody>[0], isForm: boolean): Promise<URLSearchParams> {
+  if (!isForm) throw new HttpError(415, 'unsupported_media_type', 'Send the token request as a form.');
+  try {
+    return new URLSearchParams(await getRawBody(req, { limit: 4096, encoding: 'utf8' }));
+  } catch {
+    throw new HttpError(400, 'invalid_request', 'The request body could not be read.');
+  }
+}

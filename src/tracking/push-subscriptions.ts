@@ -1,0 +1,113 @@
+import { sql } from 'kysely';
+import type { CarrierCode } from '../carriers/carrier-code.ts';
+import type { CarrierClient } from '../carriers/clients/types.ts';
+import type { Db } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+import type { TrackingRow } from './trackings.ts';
+
+const HOUR_MS = 3_600_000;
+/** Renew this long before a subscription lapses, so a slow or failing renewal still has time. */
+export const RENEW_BEFORE_MS = 24 * HOUR_MS;
+/** A number the carrier refused (not in its system yet, or not a kind it pushes) is offered again later. */
+export const REFUSED_RETRY_MS = 6 * HOUR_MS;
+/** A failed subscription call (carrier down, budget spent) is tried again soon; polling covers meanwhile. */
+export const FAILED_RETRY_MS = 5 * 60_000;
+/** Held while a subscription call is in flight, so two processes never subscribe one package at once. */
+const CLAIM_MS = 10 * 60_000;
+
+/**
+ * Subscribes tracked packages to their carrier's push, in the carrier's batch size, and renews each
+ * subscription a day before it lapses (UPS Track Alert: 14 days). A package's history comes from its
+ * first poll, which happens whether or not it is subscribed: subscribing adds no Track call.
+ * Once subscribed, the poll after the subscription stretches the schedule to the confirmation
+ * cadence (push-schedule.ts, applied in TrackingPoller.decide).
+ */
+export class PushSubscriptions {
+  constructor(
+    private readonly deps: {
+      db: Db;
+      clients: Record<CarrierCode, CarrierClient>;
+      /** The carriers whose pushes reach us (credentials configured, or the sandbox). */
+      enabled: readonly CarrierCode[];
+      logger: Logger;
+      now: () => Date;
+      /** Which numbers the carrier's push takes (UPS Track Alert: 1Z and 1R numbers). */
+      accepts?: Partial<Record<CarrierCode, (trackingNumber: string) => boolean>>;
+    },
+  ) {}
+
+  isEnabled(carrier: CarrierCode): boolean {
+    return this.deps.enabled.includes(carrier) && this.deps.clients[carrier].push !== undefined;
+  }
+
+  /** One subscription call for up to a batch of due packages; returns how many were subscribed. */
+  async subscribeDue(carrier: CarrierCode): Promise<number> {
+    const push = this.deps.clients[carrier].push;
+    if (!push || !this.isEnabled(carrier)) return 0;
+    const now = this.deps.now();
+    const claimed = await sql<TrackingRow>`
+      update trackings set push_renew_at = ${new Date(now.getTime() + CLAIM_MS)}
+      where order_id in (
+        select order_id from trackings
+        where carrier = ${carrier} and next_poll_at is not null
+          and (push_renew_at is null or push_renew_at <= ${now})
+          and status is distinct from 'delivered'
+        order by push_renew_at nulls first, order_id
+        limit ${push.maxBatchSize}
+        for update skip locked
+      )
+      returning *`.execute(this.deps.db);
+    if (claimed.rows.length === 0) return 0;
+    const accepts = this.deps.accepts?.[carrier] ?? (() => true);
+    const offered = claimed.rows.filter((row) => accepts(row.tracking_number));
+    const notOffered = claimed.rows.filter((row) => !accepts(row.tracking_number));
+    // Numbers the carrier's push does not take are polled as today; looked at again after a lifetime.
+    await this.setRenewal(notOffered, new Date(now.getTime() + push.lifetimeMs));
+    if (offered.length === 0) return 0;
+
+    let answer: { subscribed: string[]; refused: string[] };
+    try {
+      answer = await push.subscribe([...new Set(offered.map((row) => row.tracking_number))]);
+    } catch (error) {
+      this.deps.logger.warn(
+        { carrier, packages: offered.length, err: error },
+        'push subscription failed; polling continues',
+      );
+      await this.setRenewal(offered, new Date(now.getTime() + FAILED_RETRY_MS));
+      return 0;
+    }
+    const subscribed = new Set(answer.subscribed);
+    const refusedRows = offered.filter((row) => !subscribed.has(row.tracking_number));
+    await this.setRenewal(refusedRows, new Date(now.getTime() + REFUSED_RETRY_MS));
+    const until = new Date(now.getTime() + push.lifetimeMs);
+    const renewAt = new Date(until.getTime() - RENEW_BEFORE_MS);
+    // The next poll is left as the adaptive schedule set it: it is the look that covers whatever
+    // happened before the subscription (Track Alert keeps no history), and it stretches the schedule
+    // to the confirmation cadence when it lands (TrackingPoller.decide). A package not yet polled is
+    // polled right after subscribing, so its first poll is that look: no extra call.
+    for (const row of offered.filter((r) => subscribed.has(r.tracking_number))) {
+      await this.deps.db
+        .updateTable('trackings')
+        .set({ push_subscribed_at: now, push_until: until, push_renew_at: renewAt })
+        .where('order_id', '=', row.order_id)
+        // Restarted under another number meanwhile: that one is not subscribed.
+        .where('tracking_number', '=', row.tracking_number)
+        .execute();
+    }
+    this.deps.logger.debug({ carrier, subscribed: subscribed.size, refused: refusedRows.length }, 'push subscriptions');
+    return subscribed.size;
+  }
+
+  private async setRenewal(rows: TrackingRow[], at: Date): Promise<void> {
+    if (rows.length === 0) return;
+    await this.deps.db
+      .updateTable('trackings')
+      .set({ push_renew_at: at })
+      .where(
+        'order_id',
+        'in',
+        rows.map((row) => row.order_id),
+      )
+      .execute();
+  }
+}
