@@ -125,7 +125,8 @@ export function createServices(
   const orderOutbox = new OrderOutbox({ db: database.db, logger, now });
   const orders = new OrderService({
     db: database.db,
-    verifier: overrides.verifier ?? carrierVerifier(clients, { timeoutMs: config.carrierValidationTimeoutMs, logger }),
+    verifier:
+      overrides.verifier ?? carrierVerifier(clients, { timeoutMs: config.carrierValidationTimeoutMs, logger, now }),
     outbox: orderOutbox,
     sendInProgress: recipientVideoInProgress,
     now,
