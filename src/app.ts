@@ -178,7 +178,7 @@ export function createServices(
 
   // Every module that reacts to order changes, in one list: each owns the tables it writes.
   orderOutbox.subscribe(trackingSubscriber({ now, schedules }));
-  orderOutbox.subscribe(notificationsSubscriber({ now }));
+  orderOutbox.subscribe(notificationsSubscriber({ now, onMessagesQueued: () => queues.dispatchSendsNow() }));
   orderOutbox.subscribe(videos.orderSubscriber());
   orderOutbox.subscribe(billing.orderSubscriber());
 

@@ -89,6 +89,12 @@ export interface OrderEventSubscriber {
   events: readonly OrderEventType[];
   /** `order` is the order as it is now (orders are never removed, only soft-deleted). */
   handle(trx: Db, order: OrderRow, delivered: DeliveredOrderEvent): Promise<void>;
+  /**
+   * Runs once `handle`'s transaction has committed, for work that must not start before others can
+   * see it (asking a queue to act on what was just written). Must not throw, and must not matter if
+   * it never runs (a crash right after the commit): the caller's own schedule is the safety net.
+   */
+  afterCommit?(delivered: DeliveredOrderEvent): void;
 }
 
 /** Narrows a delivered event by type, for subscribers' switch statements. */
