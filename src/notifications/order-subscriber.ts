@@ -2,9 +2,13 @@ import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderEventType } from '../vocabulary.ts';
 import { forgetDestinations, planRecipientVideo, queueSend, stopSends } from './sends.ts';
 
-/** The reactions that can queue (or move up) a message due at once; stopping ones only withdraw. */
+/**
+ * The reactions that can make a message due at once and are worth a dispatch right away; stopping
+ * ones only withdraw. Not `order.created`: the sender's record link of a Shopify order is fine on
+ * the one-second tick, and a webhook burst would otherwise ask for a dispatch per order while the
+ * intake competes for the same database (the embedded PGlite has a single session).
+ */
 const QUEUES_MESSAGES: ReadonlySet<OrderEventType> = new Set([
-  'order.created',
   'order.updated',
   'order.delivered',
   'order.recorded',
