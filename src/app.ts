@@ -143,7 +143,8 @@ export function createServices(
   const orderOutbox = new OrderOutbox({ db: database.db, logger, now });
   const orders = new OrderService({
     db: database.db,
-    verifier: overrides.verifier ?? carrierVerifier(clients, { timeoutMs: config.carrierValidationTimeoutMs, logger }),
+    verifier:
+      overrides.verifier ?? carrierVerifier(clients, { timeoutMs: config.carrierValidationTimeoutMs, logger, now }),
     outbox: orderOutbox,
     sendInProgress: recipientVideoInProgress,
     now,
@@ -229,7 +230,7 @@ export function createServices(
 
   // Every module that reacts to order changes, in one list: each owns the tables it writes.
   orderOutbox.subscribe(trackingSubscriber({ now, schedules }));
-  orderOutbox.subscribe(notificationsSubscriber({ now }));
+  orderOutbox.subscribe(notificationsSubscriber({ now, onMessagesQueued: () => queues.dispatchSendsNow() }));
   orderOutbox.subscribe(videos.orderSubscriber());
   orderOutbox.subscribe(billing.orderSubscriber());
 

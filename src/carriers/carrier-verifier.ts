@@ -1,8 +1,9 @@
 import type { Logger } from '../logger.ts';
-import type { TrackingNumberVerifier } from '../orders/service.ts';
+import type { CarrierLook } from '../orders/order-events.ts';
+import type { TrackingNumberVerifier, Verification } from '../orders/service.ts';
 import type { CarrierCode } from './carrier-code.ts';
 import { CarrierQuotaError } from './clients/errors.ts';
-import type { CarrierClient } from './clients/types.ts';
+import type { CarrierClient, TrackingResult } from './clients/types.ts';
 import { carrierDisplayName, validateTrackingNumber } from './tracking-number.ts';
 
 /**
@@ -12,25 +13,33 @@ import { carrierDisplayName, validateTrackingNumber } from './tracking-number.ts
  * the carrier cannot answer, the format check decides the wording. Rule 2: whatever happens the
  * number is stored and tracked — this only chooses the warning. The call spends from the carrier's
  * shared request budget (./quota.ts); when that is spent the carrier is not asked at all.
+ * The carrier's answer also goes back as `look`: tracking takes it as the package's first poll.
  */
 export function carrierVerifier(
   clients: Record<CarrierCode, CarrierClient>,
-  options: { timeoutMs: number; logger: Logger },
+  options: { timeoutMs: number; logger: Logger; now?: () => Date },
 ): TrackingNumberVerifier {
+  const now = options.now ?? (() => new Date());
   return {
     async verify(carrier, trackingNumber) {
+      const warning = (message: string): Verification => ({ warning: { type: 'request', message }, look: null });
       const name = carrierDisplayName(carrier);
       const format = validateTrackingNumber(carrier, trackingNumber);
       try {
+        const askedAt = now();
         const [result] = await clients[carrier].track([trackingNumber], {
           signal: AbortSignal.timeout(options.timeoutMs),
         });
-        if (result && result.status !== 'not_found') return null;
+        const look = result ? carrierLook(result, askedAt) : null;
+        if (result && result.status !== 'not_found') return { warning: null, look };
         return {
-          type: 'request',
-          message: format.valid
-            ? `The tracking number "${trackingNumber}" is not yet in ${name}'s system. It is stored and will be tracked; new labels often appear within a day.`
-            : `${format.reason} ${name} does not know it either. It is stored and will be tracked anyway.`,
+          warning: {
+            type: 'request',
+            message: format.valid
+              ? `The tracking number "${trackingNumber}" is not yet in ${name}'s system. It is stored and will be tracked; new labels often appear within a day.`
+              : `${format.reason} ${name} does not know it either. It is stored and will be tracked anyway.`,
+          },
+          look,
         };
       } catch (error) {
         // Our budget for the carrier said no: answer at once with the format check, the carrier unasked.
@@ -40,21 +49,33 @@ export function carrierVerifier(
               ? `our ${name} request budget is used up for now`
               : `our ${name} request budget could not be checked just now`;
           const notAsked = `${name} was not asked: ${why}. It is stored and will be checked by the next poll.`;
-          return {
-            type: 'request',
-            message: format.valid
+          return warning(
+            format.valid
               ? `The tracking number "${trackingNumber}" looks right, but ${notAsked}`
               : `${format.reason} ${notAsked}`,
-          };
+          );
         }
         options.logger.warn({ carrier, err: error }, 'carrier validation failed; answering with a warning');
-        return {
-          type: 'request',
-          message: format.valid
+        return warning(
+          format.valid
             ? `${name} could not be reached to validate the tracking number "${trackingNumber}". It is stored and will be tracked.`
             : `${format.reason} ${name} could not be reached to confirm. It is stored and will be tracked anyway.`,
-        };
+        );
       }
     },
+  };
+}
+
+/** A carrier's answer as the shipment event carries it (JSON-safe). */
+export function carrierLook(result: TrackingResult, at: Date): CarrierLook {
+  const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
+  return {
+    at: at.toISOString(),
+    status: result.status,
+    description: result.description,
+    delivered_at: iso(result.deliveredAt),
+    estimated_delivery_at: iso(result.estimatedDeliveryAt),
+    estimated_window_start_at: iso(result.estimatedWindowStartAt),
+    last_event_at: iso(result.lastEventAt),
   };
 }

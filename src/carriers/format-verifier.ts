@@ -8,6 +8,6 @@ import { validateTrackingNumber } from './tracking-number.ts';
 export const formatVerifier: TrackingNumberVerifier = {
   async verify(carrier, trackingNumber) {
     const result = validateTrackingNumber(carrier, trackingNumber);
-    return result.valid ? null : { type: 'request', message: result.reason };
+    return { warning: result.valid ? null : { type: 'request', message: result.reason }, look: null };
   },
 };

@@ -1,5 +1,20 @@
 import type { OrderEventSubscriber } from '../orders/order-events.ts';
+import type { OrderEventType } from '../vocabulary.ts';
 import { forgetDestinations, planRecipientVideo, queueSend, stopSends } from './sends.ts';
+
+/**
+ * The reactions that can make a message due at once and are worth a dispatch right away; stopping
+ * ones only withdraw. Not `order.created`: the sender's record link of a Shopify order is fine on
+ * the one-second tick, and a webhook burst would otherwise ask for a dispatch per order while the
+ * intake competes for the same database (the embedded PGlite has a single session).
+ */
+const QUEUES_MESSAGES: ReadonlySet<OrderEventType> = new Set([
+  'order.updated',
+  'order.delivered',
+  'order.recorded',
+  'order.sent',
+  'order.viewed',
+]);
 
 /**
  * How notifications follow an order: the recipient's video is queued, moved or withdrawn as the
@@ -7,7 +22,14 @@ import { forgetDestinations, planRecipientVideo, queueSend, stopSends } from './
  * and when it was first watched; a stopped order sends nothing more. Every `sends` row is written by
  * this module; this subscriber is the only way an order change reaches it.
  */
-export function notificationsSubscriber(options: { now: () => Date }): OrderEventSubscriber {
+export function notificationsSubscriber(options: {
+  now: () => Date;
+  /**
+   * Called after a reaction that may have made a message due now has committed: the dispatcher is
+   * asked to run at once instead of at its next tick (which stays as the safety net).
+   */
+  onMessagesQueued?: () => void;
+}): OrderEventSubscriber {
   return {
     name: 'notifications',
     events: [
@@ -69,6 +91,9 @@ export function notificationsSubscriber(options: { now: () => Date }): OrderEven
         case 'order.shipment_cleared':
           return;
       }
+    },
+    afterCommit({ event }) {
+      if (QUEUES_MESSAGES.has(event.type)) options.onMessagesQueued?.();
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
-import type { Channel, EventSource, OrderEventType } from '../vocabulary.ts';
+import type { Channel, EventSource, OrderEventType, TrackingStatus } from '../vocabulary.ts';
 
 export type { OrderEventType };
 import type { OrderRow } from './serializer.ts';
@@ -17,7 +17,13 @@ export type OrderEvent =
   | { type: 'order.created' }
   /** Customer details changed (recipient, send method, trigger or date, title, price…). */
   | { type: 'order.updated'; fields: string[] }
-  | { type: 'order.shipment_set'; carrier: CarrierCode; tracking_number: string }
+  | {
+      type: 'order.shipment_set';
+      carrier: CarrierCode;
+      tracking_number: string;
+      /** What the carrier answered when the number was validated, if it answered: tracking's first look. */
+      first_look?: CarrierLook;
+    }
   | { type: 'order.shipment_cleared' }
   | { type: 'order.delivered'; delivered_at: string }
   /** The video was processed (also after delivery: the video can then go out). */
@@ -30,6 +36,23 @@ export type OrderEvent =
   | { type: 'order.deleted' }
   /** Personal data erased (privacy request): what other modules keep about the people goes too. */
   | { type: 'order.erased' };
+
+/**
+ * One answer of the carrier about one package, as an event carries it (JSON: times are ISO strings).
+ * The validation of a new number asks the carrier anyway; handing its answer to tracking as the
+ * first poll result saves a second call moments later and lets the schedule start from what the
+ * carrier said.
+ */
+export interface CarrierLook {
+  /** When the carrier was asked. */
+  at: string;
+  status: TrackingStatus;
+  description: string | null;
+  delivered_at: string | null;
+  estimated_delivery_at: string | null;
+  estimated_window_start_at: string | null;
+  last_event_at: string | null;
+}
 
 // Every listed type has a payload above and every payload is listed: a mismatch is a type error.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
@@ -66,6 +89,12 @@ export interface OrderEventSubscriber {
   events: readonly OrderEventType[];
   /** `order` is the order as it is now (orders are never removed, only soft-deleted). */
   handle(trx: Db, order: OrderRow, delivered: DeliveredOrderEvent): Promise<void>;
+  /**
+   * Runs once `handle`'s transaction has committed, for work that must not start before others can
+   * see it (asking a queue to act on what was just written). Must not throw, and must not matter if
+   * it never runs (a crash right after the commit): the caller's own schedule is the safety net.
+   */
+  afterCommit?(delivered: DeliveredOrderEvent): void;
 }
 
 /** Narrows a delivered event by type, for subscribers' switch statements. */

@@ -106,6 +106,7 @@ export class OrderOutbox {
 
   private async handle(seq: number): Promise<HandleOutcome> {
     let row: OutboxRow | undefined;
+    let after: (() => void) | undefined;
     try {
       const handled = await this.deps.db.transaction().execute(async (trx) => {
         // SKIP LOCKED: another process handling this row right now wins; we do not wait for it.
@@ -122,14 +123,29 @@ export class OrderOutbox {
           .where('id', '=', row.order_id)
           .forShare()
           .executeTakeFirstOrThrow();
-        await subscriber.handle(trx, order, toDelivered(row));
+        const delivered = toDelivered(row);
+        await subscriber.handle(trx, order, delivered);
         await trx.deleteFrom('order_outbox').where('seq', '=', row.seq).execute();
+        if (subscriber.afterCommit) after = () => subscriber.afterCommit?.(delivered);
         return true;
       });
+      if (handled && after) this.runAfterCommit(after, row);
       return handled ? 'handled' : 'not_due';
     } catch (error) {
       await this.recordFailure(seq, row, error);
       return 'failed';
+    }
+  }
+
+  /** The reaction is committed whatever happens here: a failing hook is logged, never retried. */
+  private runAfterCommit(after: () => void, row: OutboxRow | undefined): void {
+    try {
+      after();
+    } catch (error) {
+      this.deps.logger.warn(
+        { subscriber: row?.subscriber, orderId: row?.order_id, eventType: row?.type, err: error },
+        'an order event after-commit hook failed',
+      );
     }
   }
 

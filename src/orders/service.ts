@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { OrdersTable } from '../db/schema.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Channel, EventSource, OrderStatus } from '../vocabulary.ts';
-import type { OrderEvent } from './order-events.ts';
+import type { CarrierLook, OrderEvent } from './order-events.ts';
 import type { OrderOutbox } from './outbox.ts';
 import { sendMethodReaching } from './recipient.ts';
 import type { OrderCreate, OrderUpdate, RecipientInput } from './request-schemas.ts';
@@ -20,9 +20,18 @@ import {
 } from './timeline.ts';
 import { consistencyProblems, planUpdate } from './update-plan.ts';
 
-/** Checks a tracking number; a problem is a warning, never a rejection (spec §4 rule 2). */
+/**
+ * Checks a tracking number; a problem is a warning, never a rejection (spec §4 rule 2). When the
+ * check asked the carrier and it answered, `look` is that answer: the shipment's event hands it to
+ * tracking as the package's first poll result, so a new number costs one carrier call, not two.
+ */
 export interface TrackingNumberVerifier {
-  verify(carrier: CarrierCode, trackingNumber: string): Promise<Warning | null>;
+  verify(carrier: CarrierCode, trackingNumber: string): Promise<Verification>;
+}
+
+export interface Verification {
+  warning: Warning | null;
+  look: CarrierLook | null;
 }
 
 /**
@@ -70,6 +79,10 @@ export interface CreateResult extends UpdateResult {
 }
 
 class IdempotencyRace extends Error {}
+
+function withLook(verification: Verification | null): { first_look?: CarrierLook } {
+  return verification?.look ? { first_look: verification.look } : {};
+}
 
 /** What erased personal fields read afterwards (the columns are NOT NULL). */
 const ERASED = '[erased]';
@@ -142,14 +155,15 @@ export class OrderService {
     if (Object.keys(problems).length > 0)
       throw new ValidationError('The order could not be sent as described.', problems);
 
-    const warning = carrier && trackingNumber ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
+    const verification = carrier && trackingNumber ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
+    const warning = verification?.warning ?? null;
     const timeline: TimelineEntry[] = [{ type: 'order.created', data: {} }];
     if (options.awaitingRecipient && row.recipient_email === null && row.recipient_phone === null)
       timeline.push({ type: 'order.needs_recipient', data: { reason: options.awaitingRecipient.reason } });
     const events: OrderEvent[] = [{ type: 'order.created' }];
     if (carrier && trackingNumber) {
       timeline.push({ type: 'shipment.set', data: { carrier, tracking_number: trackingNumber } });
-      events.push({ type: 'order.shipment_set', carrier, tracking_number: trackingNumber });
+      events.push({ type: 'order.shipment_set', carrier, tracking_number: trackingNumber, ...withLook(verification) });
     }
     if (warning) timeline.push({ type: 'tracking.warning', data: { message: warning.message } });
 
@@ -247,7 +261,8 @@ export class OrderService {
     const trackingNumber = update.tracking_number ?? current.tracking_number;
     const sendsShipment =
       (update.carrier != null || update.tracking_number != null) && carrier !== null && trackingNumber !== null;
-    const warning = sendsShipment ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
+    const verification = sendsShipment ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
+    const warning = verification?.warning ?? null;
 
     const updated = await this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId, accountId);
@@ -265,6 +280,10 @@ export class OrderService {
           type: 'order.shipment_set',
           carrier: plan.shipment.carrier,
           tracking_number: plan.shipment.trackingNumber,
+          // The answer is about the number we asked about; the plan sets that one unless it changed under us.
+          ...(plan.shipment.carrier === carrier && plan.shipment.trackingNumber === trackingNumber
+            ? withLook(verification)
+            : {}),
         });
       if (plan.shipment?.kind === 'cleared') events.push({ type: 'order.shipment_cleared' });
       if (plan.deliveredNow) events.push({ type: 'order.delivered', delivered_at: now.toISOString() });

@@ -13,7 +13,11 @@ import { RedisStateLog } from './redis-state-log.ts';
 export const QUEUE_NAMES = {
   videoProcessing: 'video-processing',
   shopifyWebhooks: 'shopify-webhooks',
-  /** Sends due messages; a job scheduler runs it every second. */
+  /**
+   * Sends due messages: a job right after a change made one due (`dispatchSendsNow`), and a job
+   * scheduler every second as the safety net. Its own queue and worker, so webhook processing never
+   * holds a message back.
+   */
   sends: 'sends',
   /** The order outbox relay; a job scheduler runs it every second. */
   orderEvents: 'order-events',
@@ -80,6 +84,7 @@ export class Queues {
   readonly billing: Queue;
   readonly tracking: Record<CarrierCode, Queue>;
   private readonly log: RedisStateLog;
+  private readonly dispatchAdd = { inFlight: false, again: false };
 
   constructor(connection: Redis, options: { prefix: string; logger: Logger }) {
     this.log = new RedisStateLog(options.logger, 'queue producers');
@@ -100,6 +105,29 @@ export class Queues {
     this.tracking = Object.fromEntries(
       CARRIER_CODES.map((carrier) => [carrier, queue(trackingQueueName(carrier))]),
     ) as Record<CarrierCode, Queue>;
+  }
+
+  /**
+   * Asks the send dispatcher to run now: called right after a change that made a message due has
+   * committed, so a delivered gift goes out in milliseconds rather than at the next tick (which stays
+   * as the safety net, and covers a failed add). Fire and forget; calls that arrive while an add is
+   * on its way are folded into one more add after it, never into that one — its job may already have
+   * looked before their commit.
+   */
+  dispatchSendsNow(): void {
+    if (this.dispatchAdd.inFlight) {
+      this.dispatchAdd.again = true;
+      return;
+    }
+    this.dispatchAdd.inFlight = true;
+    this.dispatchAdd.again = false;
+    this.sends
+      .add('dispatch-now', {}, { removeOnComplete: true, removeOnFail: { count: 100 } })
+      .catch((error: Error) => this.log.failed(error))
+      .finally(() => {
+        this.dispatchAdd.inFlight = false;
+        if (this.dispatchAdd.again) this.dispatchSendsNow();
+      });
   }
 
   all(): Queue[] {

@@ -3,8 +3,9 @@ import { sql, type Selectable } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
 import type { TrackingsTable } from '../db/schema.ts';
-import type { OrderEventSubscriber } from '../orders/order-events.ts';
+import type { CarrierLook, OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderRow } from '../orders/serializer.ts';
+import { recordTimeline } from '../orders/timeline.ts';
 import { newTrackingState, nextPoll, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import type { TrackingStopReason } from '../vocabulary.ts';
 
@@ -53,7 +54,7 @@ export function trackingSubscriber(options: {
             await startTracking(
               trx,
               order,
-              { carrier: event.carrier, trackingNumber: event.tracking_number },
+              { carrier: event.carrier, trackingNumber: event.tracking_number, firstLook: event.first_look ?? null },
               now,
               options.schedules[event.carrier],
             );
@@ -76,32 +77,56 @@ export function trackingSubscriber(options: {
   };
 }
 
+/**
+ * The validation's answer as the package's first poll: the state the schedule starts from, or null
+ * when it cannot stand in for one — a package already delivered or on its way back is handed to the
+ * poller at once, which delivers (or stops) the order as a poll would.
+ */
+export function firstLookState(look: CarrierLook, startedAt: Date): TrackingState | null {
+  if (look.status === 'delivered' || look.status === 'return_to_sender') return null;
+  const at = new Date(look.at);
+  const date = (iso: string | null) => (iso === null ? null : new Date(iso));
+  return {
+    ...newTrackingState(startedAt),
+    status: look.status,
+    lastPolledAt: at,
+    // Everything the carrier said is news: nothing was known before.
+    lastChangedAt: at,
+    estimatedDeliveryAt: date(look.estimated_delivery_at),
+    estimatedWindowStartAt: date(look.estimated_window_start_at),
+  };
+}
+
 async function startTracking(
   trx: Db,
   order: OrderRow,
-  shipment: { carrier: CarrierCode; trackingNumber: string },
+  shipment: { carrier: CarrierCode; trackingNumber: string; firstLook: CarrierLook | null },
   now: Date,
   schedule: ScheduleOptions,
 ): Promise<void> {
-  const decision = nextPoll(newTrackingState(now), now, schedule);
+  const look = shipment.firstLook;
+  const seen = look ? firstLookState(look, now) : null;
+  const decision = seen ? nextPoll(seen, now, schedule) : null;
+  // A look that says "delivered" (or "returned") is not a schedule: the poller looks at once.
+  const nextPollAt = decision ? (decision.kind === 'poll' ? decision.at : now) : firstPollAt(now, schedule);
   const row = {
     order_id: order.id,
     account_id: order.account_id,
     carrier: shipment.carrier,
     tracking_number: shipment.trackingNumber,
-    status: null,
-    description: null,
+    status: seen && look ? look.status : null,
+    description: seen && look ? look.description : null,
     started_at: now,
-    last_polled_at: null,
-    last_changed_at: null,
-    last_event_at: null,
+    last_polled_at: seen?.lastPolledAt ?? null,
+    last_changed_at: seen?.lastChangedAt ?? null,
+    last_event_at: seen && look?.last_event_at ? new Date(look.last_event_at) : null,
     delivered_at: null,
-    estimated_delivery_at: null,
-    estimated_window_start_at: null,
+    estimated_delivery_at: seen?.estimatedDeliveryAt ?? null,
+    estimated_window_start_at: seen?.estimatedWindowStartAt ?? null,
     consecutive_errors: 0,
     rate_limited_until: null,
-    poll_count: 0,
-    next_poll_at: decision.kind === 'poll' ? decision.at : null,
+    poll_count: seen ? 1 : 0,
+    next_poll_at: nextPollAt,
     stopped_reason: null,
     lease_token: null,
     lease_until: null,
@@ -117,6 +142,31 @@ async function startTracking(
     .values(row)
     .onConflict((oc) => oc.column('order_id').doUpdateSet(row))
     .execute();
+  // The merchant sees the carrier's first word on the timeline, as a poll would have written it.
+  if (seen && look)
+    await recordTimeline(
+      trx,
+      order,
+      'carrier',
+      [
+        {
+          type: 'tracking.status',
+          data: {
+            carrier: shipment.carrier,
+            status: look.status,
+            description: look.description,
+            at: look.last_event_at ?? look.at,
+          },
+        },
+      ],
+      now,
+    );
+}
+
+/** Nothing heard yet: the schedule's first look. */
+function firstPollAt(now: Date, schedule: ScheduleOptions): Date | null {
+  const decision = nextPoll(newTrackingState(now), now, schedule);
+  return decision.kind === 'poll' ? decision.at : null;
 }
 
 export async function stopTracking(db: Db, orderId: string, reason: TrackingStopReason, now: Date): Promise<void> {

@@ -175,4 +175,40 @@ describe('order events', () => {
     expect(seen.length - deliveredNow).toBe(20);
     expect(new Set(seen.map((event) => event.seq)).size).toBe(seen.length);
   });
+
+  it("run a subscriber's after-commit hook once its reaction is visible to others, and never for a failed one", async () => {
+    const visibleAfterCommit: Array<Promise<{ seq: number; rowsLeft: number }>> = [];
+    const state = { failures: 1 };
+    app.services.orderOutbox.subscribe({
+      name: 'probe-after-commit',
+      events: ['order.created', 'order.updated'],
+      async handle() {
+        if (state.failures > 0) {
+          state.failures--;
+          throw new Error('subscriber is down');
+        }
+      },
+      // Runs outside the reaction's transaction: the handled row's deletion must be committed by now.
+      afterCommit({ seq }) {
+        visibleAfterCommit.push(
+          app.services.database.db
+            .selectFrom('order_outbox')
+            .select('seq')
+            .where('seq', '=', seq)
+            .execute()
+            .then((rows) => ({ seq, rowsLeft: rows.length })),
+        );
+      },
+    });
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    // The created event's handler failed: no hook; the row waits for the relay.
+    expect(visibleAfterCommit).toHaveLength(0);
+    await store.request('PUT', `/v1/orders/${order.id}`, { price: 990 });
+    expect(visibleAfterCommit).toHaveLength(0);
+    clock.advance(outboxRetryDelayMs(1));
+    while ((await waitingFor(order.id)).length > 0) await app.services.orderOutbox.deliverDue();
+    const results = await Promise.all(visibleAfterCommit);
+    expect(results).toHaveLength(2);
+    expect(results.every((result) => result.rowsLeft === 0)).toBe(true);
+  });
 });

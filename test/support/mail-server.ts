@@ -5,6 +5,8 @@ export interface ReceivedMail {
   from: string;
   to: string[];
   raw: string;
+  /** Date.now() when the message was accepted: latency measurements read this, not the poll that found it. */
+  receivedAt: number;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function startMailServer(): Promise<{
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString('utf8'),
+          receivedAt: Date.now(),
         });
         callback();
       });

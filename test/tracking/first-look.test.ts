@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningWorkers } from '../../jobs/start-workers.ts';
+import type { CarrierLook } from '../../src/orders/order-events.ts';
+import { nextPoll } from '../../src/tracking/schedule.ts';
+import { firstLookState } from '../../src/tracking/trackings.ts';
+import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { eventually, startTestWorkers } from '../support/workers.ts';
+
+/** The sandbox's poll cadence here: long enough to tell "the next scheduled look" from "at once". */
+const POLL_INTERVAL_MS = 2_000;
+
+let app: TestApp;
+let workers: RunningWorkers;
+let store: TestAccount;
+
+beforeAll(async () => {
+  app = await startTestApp({ sandboxPollIntervalMs: POLL_INTERVAL_MS });
+  workers = await startTestWorkers(app.services);
+  store = await app.createAccount();
+});
+afterAll(async () => {
+  await workers.close();
+  await app.close();
+});
+
+async function trackCalls(carrier: string): Promise<number> {
+  const response = await fetch(`${app.baseUrl}/sandbox/carriers/${carrier}/stats`);
+  return ((await response.json()) as { track_calls: number }).track_calls;
+}
+
+const tracking = (orderId: string) =>
+  app.services.database.db.selectFrom('trackings').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+
+describe('a new number costs one carrier call, not two', () => {
+  for (const [carrier, number, seeded] of [
+    ['fedex', '797843158299', 'in_transit'],
+    ['usps', '9400111899223817240941', null],
+  ] as const) {
+    it(`${carrier}, ${seeded ?? 'a number the carrier does not know yet'}: the validation is the first poll and sets the schedule`, async () => {
+      if (seeded) {
+        const seededResponse = await fetch(`${app.baseUrl}/sandbox/carriers/${carrier}/packages/${number}/events`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ status: seeded }),
+        });
+        expect(seededResponse.status).toBe(201);
+      }
+      const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+      const before = await trackCalls(carrier);
+      const update = await store.request('PUT', `/v1/orders/${order.id}`, { carrier, tracking_number: number });
+      expect(update.status).toBe(200);
+
+      // The package is tracked from the validation's answer: one look taken, the next one scheduled from it.
+      const first = await eventually(async () => tracking(order.id), 5_000, 'the tracking row');
+      expect(await trackCalls(carrier)).toBe(before + 1);
+      expect(first.poll_count).toBe(1);
+      expect(first.status).toBe(seeded ?? 'not_found');
+      expect(first.last_polled_at).not.toBeNull();
+      expect(first.next_poll_at!.getTime()).toBeGreaterThanOrEqual(first.last_polled_at!.getTime() + POLL_INTERVAL_MS);
+      const events = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data;
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: 'tracking.status',
+          source: 'carrier',
+          data: expect.objectContaining({ carrier, status: first.status }),
+        }),
+      );
+
+      // The poller's first own look comes at that time, not before: still one call until then.
+      const second = await eventually(
+        async () => {
+          const row = await tracking(order.id);
+          return row && row.poll_count >= 2 ? row : undefined;
+        },
+        15_000,
+        'the next scheduled look',
+      );
+      expect(second.last_polled_at!.getTime()).toBeGreaterThanOrEqual(first.next_poll_at!.getTime());
+      expect(await trackCalls(carrier)).toBe(before + 2);
+    });
+  }
+
+  it('a package the carrier already calls delivered is handed to the poller at once, which delivers the order', async () => {
+    const number = '1Z879E930346834458';
+    await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/${number}/events`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ status: 'delivered' }),
+    });
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: number });
+    const delivered = await eventually(
+      async () => {
+        const current = (await store.request('GET', `/v1/orders/${order.id}`)).body;
+        return current.status === 'delivered' ? current : undefined;
+      },
+      15_000,
+      'the order delivered',
+    );
+    expect(delivered.delivered).toBe('1');
+  });
+});
+
+describe('firstLookState (pure)', () => {
+  const look = (over: Partial<CarrierLook> = {}): CarrierLook => ({
+    at: '2026-03-02T15:00:00.000Z',
+    status: 'in_transit',
+    description: 'In transit',
+    delivered_at: null,
+    estimated_delivery_at: '2026-03-06T23:59:59.000Z',
+    estimated_window_start_at: null,
+    last_event_at: '2026-03-02T14:00:00.000Z',
+    ...over,
+  });
+  const startedAt = new Date('2026-03-02T15:00:01.000Z');
+
+  it('is the state a poll at the validation time would have left', () => {
+    expect(firstLookState(look(), startedAt)).toMatchObject({
+      status: 'in_transit',
+      startedAt,
+      lastPolledAt: new Date('2026-03-02T15:00:00.000Z'),
+      lastChangedAt: new Date('2026-03-02T15:00:00.000Z'),
+      estimatedDeliveryAt: new Date('2026-03-06T23:59:59.000Z'),
+      consecutiveErrors: 0,
+    });
+  });
+
+  it('lets the carrier schedule skip the days before the estimate instead of looking again within the half hour', () => {
+    const state = firstLookState(look(), startedAt)!;
+    const decision = nextPoll(state, startedAt);
+    expect(decision.kind).toBe('poll');
+    if (decision.kind === 'poll') expect(decision.at.getTime() - startedAt.getTime()).toBeGreaterThan(24 * 3_600_000);
+  });
+
+  it('is no state for a package already delivered or returned: the poller must act on those', () => {
+    expect(
+      firstLookState(look({ status: 'delivered', delivered_at: '2026-03-02T13:00:00.000Z' }), startedAt),
+    ).toBeNull();
+    expect(firstLookState(look({ status: 'return_to_sender' }), startedAt)).toBeNull();
+  });
+});
