@@ -8,6 +8,8 @@ import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 import { DataDirLockedError } from '../src/db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
+import { closeHttpServer } from '../src/http/close-server.ts';
+import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 import { describeShopifyConfig } from '../src/shopify/config.ts';
 import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.ts';
 
@@ -67,24 +69,23 @@ async function main(): Promise<void> {
 
   const workers: RunningWorkers | null = config.workers ? await startWorkers(services) : null;
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-    await workers?.close();
-    await services.close();
-    await redis?.stop();
-    await adminSocket?.close();
-    await database.close();
-    logger.info('stopped');
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // Stop taking work first (no new connections, no new jobs), let what is in flight finish, then
+  // close the queues while their Redis is still up, and only then Redis and the database.
+  exitGracefullyOnSignals({
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    steps: [
+      { name: 'http server', run: () => closeHttpServer(server) },
+      // With the private Redis already gone (the whole group was signalled) a job's result cannot
+      // be recorded any more: stop at once; Redis's append-only file still holds the job as active,
+      // so it is handed back as stalled at the next start, and the reconciler covers the rest.
+      { name: 'workers', run: async () => workers?.close({ force: redis !== null && !redis.isRunning() }) },
+      { name: 'queues', run: () => services.close() },
+      { name: 'private redis', run: async () => redis?.stop() },
+      { name: 'admin socket', run: async () => adminSocket?.close() },
+      { name: 'database', run: () => database.close() },
+    ],
+  });
 }
 
 main().catch((error: unknown) => {

@@ -3,6 +3,7 @@ import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../jobs/start-workers.ts';
+import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 
 /**
  * `npm run worker`: the BullMQ workers alone, for production where web and worker processes scale
@@ -21,14 +22,16 @@ async function main(): Promise<void> {
   const database = await openConfiguredDatabase(config, logger);
   const services = createServices(config, logger, database);
   const workers = await startWorkers(services);
-  const stop = async (signal: string) => {
-    logger.info({ signal }, 'shutting down worker');
-    await workers.close();
-    await services.close();
-    await database.close();
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // Workers stop picking jobs and finish the ones they hold, then the queues and the database close.
+  exitGracefullyOnSignals({
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    steps: [
+      { name: 'workers', run: () => workers.close() },
+      { name: 'queues', run: () => services.close() },
+      { name: 'database', run: () => database.close() },
+    ],
+  });
 }
 
 main().catch((error: unknown) => {

@@ -15,7 +15,12 @@ import { recordUsageChargeProcessor } from './record-usage-charge.ts';
 import { shopifyWebhookProcessor } from './shopify-webhooks.ts';
 
 export interface RunningWorkers {
-  close(): Promise<void>;
+  /**
+   * Stops picking jobs and waits for the ones in flight to finish and be recorded. `force` does not
+   * wait: for when Redis is already gone and nothing could be recorded (the jobs stay active in
+   * Redis and come back as stalled; PostgreSQL's reconcilers cover what they did).
+   */
+  close(options?: { force?: boolean }): Promise<void>;
   /** Re-asserts the schedules and runs every domain's reconcile (what happens every minute); exposed for tests. */
   reconcile(): Promise<void>;
 }
@@ -120,9 +125,9 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
 
   return {
     reconcile,
-    async close() {
+    async close({ force = false } = {}) {
       clearInterval(reconciler);
-      await Promise.all(workers.map((worker) => worker.close()));
+      await Promise.all(workers.map((worker) => worker.close(force)));
       for (const connection of connections) connection.disconnect();
     },
   };

@@ -61,6 +61,7 @@ const environmentSchema = z.object({
   CARRIER_SANDBOX: z.enum(['on', 'off']).optional(),
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   SMTP_URL: optionalUrl,
   EMAIL_FROM: z.string().trim().min(3).default('Doorstep <no-reply@doorstep.localhost>'),
   SMS_API_URL: z.url().default('https://api.twilio.com'),
@@ -112,6 +113,8 @@ export interface Config {
   carrierValidationTimeoutMs: number;
   /** `off` runs the web server alone (production splits web and worker processes). */
   workers: boolean;
+  /** How long SIGTERM/SIGINT waits for in-flight requests and jobs before the process exits with 1. */
+  shutdownTimeoutMs: number;
   /** SMTP server for e-mail; unset → .eml files in `${dataDir}/outbox`. */
   smtpUrl: string | undefined;
   emailFrom: string;
@@ -196,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     carrierSandbox: sandbox,
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
+    shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     smtpUrl: value.SMTP_URL,
     emailFrom: value.EMAIL_FROM,
     sms:
@@ -237,6 +241,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
       Object.entries(config.carrierQuotas).map(([code, budget]) => [code, budget ? describeBudget(budget) : 'default']),
     ),
     workers: config.workers,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
     videos: describeVideoConfig(config.videos),
