@@ -28,6 +28,13 @@ export const videoEnvironmentSchema = z.object({
   S3_SECRET_ACCESS_KEY: trimmedOptional,
   /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible servers need. Default: on when S3_ENDPOINT is set. */
   S3_FORCE_PATH_STYLE: booleanText.optional(),
+  /** How long a watch link's presigned video URL stays valid; short, the page asks again on every load. */
+  S3_PRESIGNED_URL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 24 * 3600)
+    .default(300),
 });
 
 export interface S3StorageConfig {
@@ -37,6 +44,8 @@ export interface S3StorageConfig {
   /** Both set, or both undefined (then the SDK's default credential chain is used). */
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   forcePathStyle: boolean;
+  /** Lifetime of the presigned URLs `/watch/{uuid}/video` redirects to (S3's maximum is 7 days). */
+  presignedUrlSeconds: number;
 }
 
 export interface VideoConfig {
@@ -82,6 +91,7 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
           ? { accessKeyId: value.S3_ACCESS_KEY_ID, secretAccessKey: value.S3_SECRET_ACCESS_KEY }
           : undefined,
       forcePathStyle: value.S3_FORCE_PATH_STYLE ?? value.S3_ENDPOINT !== undefined,
+      presignedUrlSeconds: value.S3_PRESIGNED_URL_SECONDS,
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3StorageConfig } from './config.ts';
 import { assertSafeKey, VideoNotStoredError, type ByteRange, type StoredVideo, type VideoStorage } from './storage.ts';
 
@@ -104,6 +105,18 @@ export class S3Storage implements VideoStorage {
         throw new VideoNotStoredError(key);
       throw error;
     }
+  }
+
+  /**
+   * A presigned GET (query-string SigV4), valid for `presignedUrlSeconds`. Signing is local; the
+   * object's stored Content-Type comes back with it, and S3 answers Range requests itself.
+   */
+  async directUrl(key: string): Promise<URL | null> {
+    assertSafeKey(key);
+    const url = await getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.config.bucket, Key: key }), {
+      expiresIn: this.config.presignedUrlSeconds,
+    });
+    return new URL(url);
   }
 
   async delete(key: string): Promise<void> {
