@@ -59,6 +59,11 @@ const environmentSchema = z.object({
   ...carrierSettings('FEDEX', 'https://apis.fedex.com'),
   ...carrierSettings('USPS', 'https://apis.usps.com'),
   CARRIER_SANDBOX: z.enum(['on', 'off']).optional(),
+  /**
+   * Where this process reaches the sandbox (mounted by the web process). Default: its own PORT on
+   * loopback, right for `npm start`; a worker on another machine or container names the web's.
+   */
+  CARRIER_SANDBOX_URL: optionalUrl,
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
@@ -109,6 +114,8 @@ export interface Config {
   carrierQuotas: Record<CarrierCode, CarrierBudget | null>;
   /** Mount the fake carrier APIs at /sandbox. Default: on with the embedded database, off with DATABASE_URL. */
   carrierSandbox: boolean;
+  /** CARRIER_SANDBOX_URL: the sandbox's base URL as this process reaches it; undefined → its own PORT. */
+  carrierSandboxUrl: string | undefined;
   /** How long PUT waits for the carrier to validate a tracking number before answering with a warning. */
   carrierValidationTimeoutMs: number;
   /** `off` runs the web server alone (production splits web and worker processes). */
@@ -197,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     carrierQuotas: { ups: value.UPS_QUOTA, fedex: value.FEDEX_QUOTA, usps: value.USPS_QUOTA },
     carrierSandbox: sandbox,
+    carrierSandboxUrl: value.CARRIER_SANDBOX_URL?.replace(/\/+$/, ''),
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,

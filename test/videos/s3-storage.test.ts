@@ -122,6 +122,21 @@ describe('S3Storage against an S3-compatible server', () => {
     expect((await fetch(tampered)).status).toBe(403);
   });
 
+  it('signs for S3_PUBLIC_ENDPOINT when browsers reach the store under another name than we do', async () => {
+    const behindCompose = new S3Storage({
+      bucket: BUCKET,
+      endpoint: s3.endpoint,
+      publicEndpoint: 'http://videos.example.test:9000',
+      region: 'us-east-1',
+      credentials: s3.credentials,
+      forcePathStyle: true,
+      presignedUrlSeconds: 60,
+    });
+    const url = (await behindCompose.directUrl('ord_1/vid_1'))!;
+    expect(`${url.origin}${url.pathname}`).toBe(`http://videos.example.test:9000/${BUCKET}/ord_1/vid_1`);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('60');
+  });
+
   it('refuses keys that are not `{orderId}/{videoId}`-like before any request', async () => {
     const from = s3.requests.length;
     await expect(storage.put('../etc/passwd', Buffer.from('x'), 'video/webm')).rejects.toThrow(/Unsafe storage key/);
