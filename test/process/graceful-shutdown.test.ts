@@ -79,7 +79,7 @@ async function recipientSendStatus(dataDir: string, orderId: string): Promise<st
 describe('SIGTERM while a send is in flight', () => {
   it('finishes the send, records it, and exits 0 within the deadline', async () => {
     const { proc, base, dataDir } = await startDoorstep();
-    const store = await createStore(base, { DATA_DIR: dataDir });
+    const store = await createStore(base, { DATA_DIR: dataDir, CARRIER_SANDBOX: 'on' });
     const held = mail.holdMessageTo('finish@example.com');
     const order = await deliverOneOrder(base, store, 'finish@example.com');
     await held.arrived; // the dispatcher's job now waits on the SMTP server's answer
@@ -98,7 +98,7 @@ describe('SIGTERM while a send is in flight', () => {
 
   it('gives up at SHUTDOWN_TIMEOUT_MS with exit 1 when the job never finishes, leaving it in PostgreSQL', async () => {
     const { proc, base, dataDir } = await startDoorstep();
-    const store = await createStore(base, { DATA_DIR: dataDir });
+    const store = await createStore(base, { DATA_DIR: dataDir, CARRIER_SANDBOX: 'on' });
     const held = mail.holdMessageTo('stuck@example.com');
     const order = await deliverOneOrder(base, store, 'stuck@example.com', '1Z879E930346834440');
     await held.arrived;
