@@ -55,6 +55,31 @@ async function main(): Promise<void> {
   // Slow clients must not hold sockets forever (a slowloris guard); uploads get the request timeout.
   server.headersTimeout = 20_000;
   server.requestTimeout = 300_000;
+
+  // Installed before listening, so a SIGTERM during start-up (an orchestrator that gives up on a
+  // slow start) also shuts down in order rather than by the signal's default.
+  let workersStarting: Promise<RunningWorkers> | null = null;
+  // Stop taking work first (no new connections, no new jobs), let what is in flight finish, then
+  // close the queues while their Redis is still up, and only then Redis and the database.
+  exitGracefullyOnSignals({
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    steps: [
+      { name: 'http server', run: () => closeHttpServer(server) },
+      // With the private Redis already gone (the whole group was signalled) a job's result cannot
+      // be recorded any more: stop at once; Redis's append-only file still holds the job as active,
+      // so it is handed back as stalled at the next start, and the reconciler covers the rest.
+      {
+        name: 'workers',
+        run: async () => (await workersStarting)?.close({ force: redis !== null && !redis.isRunning() }),
+      },
+      { name: 'queues', run: () => services.close() },
+      { name: 'private redis', run: async () => redis?.stop() },
+      { name: 'admin socket', run: async () => adminSocket?.close() },
+      { name: 'database', run: () => database.close() },
+    ],
+  });
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
@@ -67,25 +92,10 @@ async function main(): Promise<void> {
   });
   logger.info({ url: config.publicUrl, port: config.port }, `Doorstep is listening on ${config.publicUrl}`);
 
-  const workers: RunningWorkers | null = config.workers ? await startWorkers(services) : null;
-
-  // Stop taking work first (no new connections, no new jobs), let what is in flight finish, then
-  // close the queues while their Redis is still up, and only then Redis and the database.
-  exitGracefullyOnSignals({
-    logger,
-    timeoutMs: config.shutdownTimeoutMs,
-    steps: [
-      { name: 'http server', run: () => closeHttpServer(server) },
-      // With the private Redis already gone (the whole group was signalled) a job's result cannot
-      // be recorded any more: stop at once; Redis's append-only file still holds the job as active,
-      // so it is handed back as stalled at the next start, and the reconciler covers the rest.
-      { name: 'workers', run: async () => workers?.close({ force: redis !== null && !redis.isRunning() }) },
-      { name: 'queues', run: () => services.close() },
-      { name: 'private redis', run: async () => redis?.stop() },
-      { name: 'admin socket', run: async () => adminSocket?.close() },
-      { name: 'database', run: () => database.close() },
-    ],
-  });
+  if (config.workers) {
+    workersStarting = startWorkers(services);
+    await workersStarting;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -21,17 +21,19 @@ async function main(): Promise<void> {
   logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
   const database = await openConfiguredDatabase(config, logger);
   const services = createServices(config, logger, database);
-  const workers = await startWorkers(services);
+  // Installed before the workers start, so a SIGTERM during start-up also shuts down in order.
+  const workersStarting = startWorkers(services);
   // Workers stop picking jobs and finish the ones they hold, then the queues and the database close.
   exitGracefullyOnSignals({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
     steps: [
-      { name: 'workers', run: () => workers.close() },
+      { name: 'workers', run: async () => (await workersStarting).close() },
       { name: 'queues', run: () => services.close() },
       { name: 'database', run: () => database.close() },
     ],
   });
+  await workersStarting;
 }
 
 main().catch((error: unknown) => {

@@ -62,7 +62,9 @@ async function startDoorstep(options: { detached?: boolean } = {}) {
 
 /** The order's recipient send as PostgreSQL has it, read once the process is gone. */
 async function recipientSendStatus(dataDir: string, orderId: string): Promise<string | undefined> {
-  const database = await openConfiguredDatabase(loadConfig({ ...process.env, DATA_DIR: dataDir }));
+  const database = await openConfiguredDatabase(
+    loadConfig({ ...process.env, DATA_DIR: dataDir, CARRIER_SANDBOX: 'on' }),
+  );
   try {
     const row = await database.db
       .selectFrom('sends')
@@ -121,6 +123,7 @@ describe('SIGTERM to the whole process group', () => {
   it('exits 0 within the deadline although the private redis-server died at the same moment', async () => {
     const { proc, base } = await startDoorstep({ detached: true });
     // Work is flowing: the scheduled ticks (sends, outbox relay, tracking claims) run every second.
+    await waitForOutput(proc, /"msg":"workers started"/);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
 
     // What systemd, Docker and `kill -- -PID` do: the signal reaches node and redis-server together.
