@@ -96,7 +96,7 @@ describe('SIGTERM while a send is in flight', () => {
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(mail.messages.filter((m) => m.to.includes('finish@example.com'))).toHaveLength(1);
     expect(await recipientSendStatus(dataDir, order.id)).toBe('sent');
-  }, 90_000);
+  }, 180_000);
 
   it('gives up at SHUTDOWN_TIMEOUT_MS with exit 1 when the job never finishes, leaving it in PostgreSQL', async () => {
     const { proc, base, dataDir } = await startDoorstep();
@@ -116,7 +116,7 @@ describe('SIGTERM while a send is in flight', () => {
     // Not lost: the row says the provider may have been called, so the reconciler marks it
     // `uncertain` for a person to resend (src/notifications/dispatcher.ts), never sends it twice.
     expect(await recipientSendStatus(dataDir, order.id)).toBe('sending');
-  }, 90_000);
+  }, 180_000);
 });
 
 describe('SIGTERM to the whole process group', () => {
@@ -135,5 +135,5 @@ describe('SIGTERM to the whole process group', () => {
     expect(proc.output()).toMatch(/"msg":"stopped"/);
     // No flood of connection errors while it went (issue 13 item 8 logged ECONNREFUSED 262 times).
     expect(proc.output().match(/ECONNREFUSED/g)?.length ?? 0).toBeLessThanOrEqual(3);
-  }, 60_000);
+  }, 150_000);
 });

@@ -74,5 +74,5 @@ it.skipIf(!databaseUrl)(
       expect(await waitForExit(proc.child, 15_000)).toMatchObject({ code: 0, signal: null });
     }
   },
-  120_000,
+  240_000,
 );

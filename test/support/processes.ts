@@ -65,7 +65,7 @@ export function spawnDoorstep(
 }
 
 /** Resolves once the process has printed a line matching `pattern` (fails if it exits first). */
-export function waitForOutput(proc: DoorstepProcess, pattern: RegExp, timeoutMs = 45_000): Promise<void> {
+export function waitForOutput(proc: DoorstepProcess, pattern: RegExp, timeoutMs = 90_000): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const check = () => {
       if (!pattern.test(proc.output())) return false;
@@ -122,7 +122,9 @@ export async function startServerProcess(
   const server = spawnDoorstep('bin/start.ts', env, options);
   const { child } = server;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.output()}`)), 45_000);
+    // PGlite's first open (WebAssembly compile, then every migration) has taken over 45 s on this
+    // 2-core machine under a load average of 20; a start that fails still fails, only later.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.output()}`)), 90_000);
     const check = setInterval(() => {
       fetch(`http://127.0.0.1:${env.PORT}/healthz`).then(
         (response) => {
