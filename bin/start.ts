@@ -66,12 +66,18 @@ async function main(): Promise<void> {
     timeoutMs: config.shutdownTimeoutMs,
     steps: [
       { name: 'http server', run: () => closeHttpServer(server) },
-      // With the private Redis already gone (the whole group was signalled) a job's result cannot
-      // be recorded any more: stop at once; Redis's append-only file still holds the job as active,
-      // so it is handed back as stalled at the next start, and the reconciler covers the rest.
+      // The private Redis may be gone already, or go while we wait (the whole group was
+      // signalled): a job's result cannot be recorded any more, so from then on the running
+      // processors finish and nothing waits on Redis; its append-only file still holds the jobs as
+      // active, handed back as stalled at the next start.
       {
         name: 'workers',
-        run: async () => (await workersStarting)?.close({ force: redis !== null && !redis.isRunning() }),
+        run: async () => {
+          const running = await workersStarting;
+          if (!running) return;
+          if (!redis) return running.close();
+          await Promise.race([running.close(), redis.exited.then(() => running.close({ force: true }))]);
+        },
       },
       { name: 'queues', run: () => services.close() },
       { name: 'private redis', run: async () => redis?.stop() },

@@ -16,9 +16,10 @@ import { shopifyWebhookProcessor } from './shopify-webhooks.ts';
 
 export interface RunningWorkers {
   /**
-   * Stops picking jobs and waits for the ones in flight to finish and be recorded. `force` does not
-   * wait: for when Redis is already gone and nothing could be recorded (the jobs stay active in
-   * Redis and come back as stalled; PostgreSQL's reconcilers cover what they did).
+   * Stops picking jobs and waits for the ones in flight to finish and be recorded. `force` is for
+   * when Redis is already gone: the running processors still finish, but their results are not
+   * recorded in Redis (which would wait forever); the jobs stay active there and come back as
+   * stalled, and PostgreSQL's reconcilers cover the rest.
    */
   close(options?: { force?: boolean }): Promise<void>;
   /** Re-asserts the schedules and runs every domain's reconcile (what happens every minute); exposed for tests. */
@@ -50,6 +51,19 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   // BullMQ does not close connections it was handed, so we keep them and close them ourselves.
   const connections: Redis[] = [];
   const workers: Worker[] = [];
+  // The processors running now, so a forced close can still let them finish their PostgreSQL work.
+  const inFlight = new Set<Promise<unknown>>();
+  const tracked =
+    (processor: Processor): Processor =>
+    (job, token) => {
+      const running = Promise.resolve(processor(job, token));
+      inFlight.add(running);
+      running.then(
+        () => inFlight.delete(running),
+        () => inFlight.delete(running),
+      );
+      return running;
+    };
   const startWorker = (
     name: string,
     processor: Processor,
@@ -58,7 +72,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     const connection = createRedisConnection(redisUrl, 'worker');
     redisState.watch(connection);
     connections.push(connection);
-    const worker = new Worker(name, processor, { connection, prefix, ...settings });
+    const worker = new Worker(name, tracked(processor), { connection, prefix, ...settings });
     worker.on('error', (error) => redisState.failed(error));
     workers.push(worker);
     return worker;
@@ -127,7 +141,16 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     reconcile,
     async close({ force = false } = {}) {
       clearInterval(reconciler);
-      await Promise.all(workers.map((worker) => worker.close(force)));
+      if (force) {
+        // Redis is gone: recording a result there would wait forever (BullMQ's own close included).
+        // Let the running processors finish their PostgreSQL work (a send marked sent), then drop
+        // the connections; the jobs, still active in Redis, come back as stalled (processors are
+        // idempotent) and the reconcilers cover the rest.
+        await Promise.allSettled([...inFlight]);
+        for (const connection of connections) connection.disconnect();
+        return;
+      }
+      await Promise.all(workers.map((worker) => worker.close()));
       for (const connection of connections) connection.disconnect();
     },
   };

@@ -22,6 +22,8 @@ export interface PrivateRedis {
    * -PID`) reaches redis-server at the same moment as us, so shutdown may find it already stopped.
    */
   isRunning(): boolean;
+  /** Resolves when the child has exited, for whatever reason. */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -67,9 +69,11 @@ export async function startPrivateRedis(dir: string, logger: Logger): Promise<Pr
   // Killed by a signal, a child has a signalCode and no exitCode: both mean it is gone (waiting
   // for an 'exit' that already happened would hang shutdown for good).
   const exited = () => child.exitCode !== null || child.signalCode !== null;
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url: `redis://127.0.0.1:${port}`,
     isRunning: () => !exited(),
+    exited: exit,
     stop: async () => {
       process.off('exit', killOnExit);
       if (exited()) return;
