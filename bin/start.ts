@@ -9,6 +9,8 @@ import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 import { DataDirLockedError } from '../src/db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
+import { closeHttpServer } from '../src/http/close-server.ts';
+import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 import { describeShopifyConfig } from '../src/shopify/config.ts';
 import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.ts';
 
@@ -65,6 +67,37 @@ async function main(): Promise<void> {
   // Slow clients must not hold sockets forever (a slowloris guard); uploads get the request timeout.
   server.headersTimeout = 20_000;
   server.requestTimeout = 300_000;
+
+  // Installed before listening, so a SIGTERM during start-up (an orchestrator that gives up on a
+  // slow start) also shuts down in order rather than by the signal's default.
+  let workersStarting: Promise<RunningWorkers> | null = null;
+  // Stop taking work first (no new connections, no new jobs), let what is in flight finish, then
+  // close the queues while their Redis is still up, and only then Redis and the database.
+  exitGracefullyOnSignals({
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    steps: [
+      { name: 'http server', run: () => closeHttpServer(server) },
+      // The private Redis may be gone already, or go while we wait (the whole group was
+      // signalled): a job's result cannot be recorded any more, so from then on the running
+      // processors finish and nothing waits on Redis; its append-only file still holds the jobs as
+      // active, handed back as stalled at the next start.
+      {
+        name: 'workers',
+        run: async () => {
+          const running = await workersStarting;
+          if (!running) return;
+          if (!redis) return running.close();
+          await Promise.race([running.close(), redis.exited.then(() => running.close({ force: true }))]);
+        },
+      },
+      { name: 'queues', run: () => services.close() },
+      { name: 'private redis', run: async () => redis?.stop() },
+      { name: 'admin socket', run: async () => adminSocket?.close() },
+      { name: 'database', run: () => database.close() },
+    ],
+  });
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
@@ -77,26 +110,10 @@ async function main(): Promise<void> {
   });
   logger.info({ url: config.publicUrl, port: config.port }, `Doorstep is listening on ${config.publicUrl}`);
 
-  const workers: RunningWorkers | null = config.workers ? await startWorkers(services) : null;
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-    await workers?.close();
-    await services.close();
-    await redis?.stop();
-    await adminSocket?.close();
-    await database.close();
-    logger.info('stopped');
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  if (config.workers) {
+    workersStarting = startWorkers(services);
+    await workersStarting;
+  }
 }
 
 main().catch((error: unknown) => {

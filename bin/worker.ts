@@ -4,6 +4,7 @@ import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../jobs/start-workers.ts';
+import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 
 /**
  * `npm run worker`: the BullMQ workers alone, for production where web and worker processes scale
@@ -25,16 +26,20 @@ async function main(): Promise<void> {
   if (!config.operator) logger.warn("OPERATOR_PASSWORD is not set: the worker's /metrics answers 503");
   const operations = await startOperationsServer(operationsDeps(services), { port: config.metricsPort, logger });
   logger.info({ port: operations.port }, 'worker serves /metrics, /healthz and /readyz');
-  const workers = await startWorkers(services);
-  const stop = async (signal: string) => {
-    logger.info({ signal }, 'shutting down worker');
-    await workers.close();
-    await operations.close();
-    await services.close();
-    await database.close();
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // Installed before the workers start, so a SIGTERM during start-up also shuts down in order.
+  const workersStarting = startWorkers(services);
+  // Workers stop picking jobs and finish the ones they hold, then the queues and the database close.
+  exitGracefullyOnSignals({
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    steps: [
+      { name: 'workers', run: async () => (await workersStarting).close() },
+      { name: 'operations server', run: () => operations.close() },
+      { name: 'queues', run: () => services.close() },
+      { name: 'database', run: () => database.close() },
+    ],
+  });
+  await workersStarting;
 }
 
 main().catch((error: unknown) => {

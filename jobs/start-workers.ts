@@ -15,7 +15,13 @@ import { recordUsageChargeProcessor } from './record-usage-charge.ts';
 import { shopifyWebhookProcessor } from './shopify-webhooks.ts';
 
 export interface RunningWorkers {
-  close(): Promise<void>;
+  /**
+   * Stops picking jobs and waits for the ones in flight to finish and be recorded. `force` is for
+   * when Redis is already gone: the running processors still finish, but their results are not
+   * recorded in Redis (which would wait forever); the jobs stay active there and come back as
+   * stalled, and PostgreSQL's reconcilers cover the rest.
+   */
+  close(options?: { force?: boolean }): Promise<void>;
   /** Re-asserts the schedules and runs every domain's reconcile (what happens every minute); exposed for tests. */
   reconcile(): Promise<void>;
 }
@@ -45,6 +51,19 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   // BullMQ does not close connections it was handed, so we keep them and close them ourselves.
   const connections: Redis[] = [];
   const workers: Worker[] = [];
+  // The processors running now, so a forced close can still let them finish their PostgreSQL work.
+  const inFlight = new Set<Promise<unknown>>();
+  const tracked =
+    (processor: Processor): Processor =>
+    (job, token) => {
+      const running = Promise.resolve(processor(job, token));
+      inFlight.add(running);
+      running.then(
+        () => inFlight.delete(running),
+        () => inFlight.delete(running),
+      );
+      return running;
+    };
   const startWorker = (
     name: string,
     processor: Processor,
@@ -53,7 +72,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     const connection = createRedisConnection(redisUrl, 'worker');
     redisState.watch(connection);
     connections.push(connection);
-    const worker = new Worker(name, processor, { connection, prefix, ...settings });
+    const worker = new Worker(name, tracked(processor), { connection, prefix, ...settings });
     worker.on('error', (error) => redisState.failed(error));
     workers.push(worker);
     return worker;
@@ -119,8 +138,17 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
 
   return {
     reconcile,
-    async close() {
+    async close({ force = false } = {}) {
       clearInterval(reconciler);
+      if (force) {
+        // Redis is gone: recording a result there would wait forever (BullMQ's own close included).
+        // Let the running processors finish their PostgreSQL work (a send marked sent), then drop
+        // the connections; the jobs, still active in Redis, come back as stalled (processors are
+        // idempotent) and the reconcilers cover the rest.
+        await Promise.allSettled([...inFlight]);
+        for (const connection of connections) connection.disconnect();
+        return;
+      }
       await Promise.all(workers.map((worker) => worker.close()));
       for (const connection of connections) connection.disconnect();
     },

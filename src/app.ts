@@ -118,7 +118,8 @@ export function createServices(
   overrides: ServiceOverrides = {},
 ): Services {
   const now = overrides.now ?? (() => new Date());
-  const sandboxBaseUrl = overrides.sandboxBaseUrl ?? `http://127.0.0.1:${config.port}/sandbox`;
+  const sandboxBaseUrl =
+    overrides.sandboxBaseUrl ?? config.carrierSandboxUrl ?? `http://127.0.0.1:${config.port}/sandbox`;
   // Producers fail fast so a request never hangs on Redis: the reconcilers hand over again from
   // PostgreSQL whatever a failed add missed (pending videos, webhook receipts). The carrier quota
   // counts on the same connection, failing closed (src/carriers/quota.ts).

@@ -64,8 +64,14 @@ const environmentSchema = z.object({
   /** The webhook credentials registered with UPS Track Alert (the client id/secret UPS uses at our token URL). */
   UPS_PUSH_CLIENT_ID: z.string().trim().optional(),
   UPS_PUSH_CLIENT_SECRET: z.string().trim().optional(),
+  /**
+   * Where this process reaches the sandbox (mounted by the web process). Default: its own PORT on
+   * loopback, right for `npm start`; a worker on another machine or container names the web's.
+   */
+  CARRIER_SANDBOX_URL: optionalUrl,
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   SMTP_URL: optionalUrl,
   EMAIL_FROM: z.string().trim().min(3).default('Doorstep <no-reply@doorstep.localhost>'),
   SMS_API_URL: z.url().default('https://api.twilio.com'),
@@ -133,10 +139,14 @@ export interface Config {
    * credentials → UPS is polled only. A sandboxed UPS gets throw-away credentials at start.
    */
   carrierPush: { enabled: boolean; ups: { clientId: string; clientSecret: string } | null };
+  /** CARRIER_SANDBOX_URL: the sandbox's base URL as this process reaches it; undefined → its own PORT. */
+  carrierSandboxUrl: string | undefined;
   /** How long PUT waits for the carrier to validate a tracking number before answering with a warning. */
   carrierValidationTimeoutMs: number;
   /** `off` runs the web server alone (production splits web and worker processes). */
   workers: boolean;
+  /** How long SIGTERM/SIGINT waits for in-flight requests and jobs before the process exits with 1. */
+  shutdownTimeoutMs: number;
   /** SMTP server for e-mail; unset → .eml files in `${dataDir}/outbox`. */
   smtpUrl: string | undefined;
   emailFrom: string;
@@ -240,8 +250,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           ? { clientId: value.UPS_PUSH_CLIENT_ID, clientSecret: value.UPS_PUSH_CLIENT_SECRET }
           : null,
     },
+    carrierSandboxUrl: value.CARRIER_SANDBOX_URL?.replace(/\/+$/, ''),
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
+    shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     smtpUrl: value.SMTP_URL,
     emailFrom: value.EMAIL_FROM,
     sms:
@@ -288,6 +300,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
       ? { ups: config.carrierPush.ups ? 'UPS Track Alert' : config.carriers.ups ? 'polling' : 'sandbox' }
       : 'off',
     workers: config.workers,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
     videos: describeVideoConfig(config.videos),

@@ -17,6 +17,13 @@ export class RedisNotInstalledError extends Error {
 
 export interface PrivateRedis {
   url: string;
+  /**
+   * False once the child has gone: a SIGTERM to the whole process group (systemd, Docker, `kill --
+   * -PID`) reaches redis-server at the same moment as us, so shutdown may find it already stopped.
+   */
+  isRunning(): boolean;
+  /** Resolves when the child has exited, for whatever reason. */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -59,11 +66,17 @@ export async function startPrivateRedis(dir: string, logger: Logger): Promise<Pr
   // If this process dies without stopping it, the child must not outlive us.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
+  // Killed by a signal, a child has a signalCode and no exitCode: both mean it is gone (waiting
+  // for an 'exit' that already happened would hang shutdown for good).
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url: `redis://127.0.0.1:${port}`,
+    isRunning: () => !exited(),
+    exited: exit,
     stop: async () => {
       process.off('exit', killOnExit);
-      if (child.exitCode !== null) return;
+      if (exited()) return;
       await new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
         child.kill('SIGTERM');

@@ -23,20 +23,36 @@ export const videoEnvironmentSchema = z.object({
   S3_BUCKET: trimmedOptional,
   /** An S3-compatible endpoint (MinIO, R2, …); unset means AWS itself. */
   S3_ENDPOINT: trimmedOptional.pipe(z.url().optional()),
+  /**
+   * The endpoint as browsers reach it, for the presigned video URLs, when it differs from the one
+   * this process uses (compose: `http://minio:9000` inside, `http://localhost:9000` outside).
+   */
+  S3_PUBLIC_ENDPOINT: trimmedOptional.pipe(z.url().optional()),
   S3_REGION: z.string().trim().min(1).default('us-east-1'),
   S3_ACCESS_KEY_ID: trimmedOptional,
   S3_SECRET_ACCESS_KEY: trimmedOptional,
   /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible servers need. Default: on when S3_ENDPOINT is set. */
   S3_FORCE_PATH_STYLE: booleanText.optional(),
+  /** How long a watch link's presigned video URL stays valid; short, the page asks again on every load. */
+  S3_PRESIGNED_URL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(7 * 24 * 3600)
+    .default(300),
 });
 
 export interface S3StorageConfig {
   bucket: string;
   endpoint: string | undefined;
+  /** S3_PUBLIC_ENDPOINT: what presigned URLs point at; undefined → `endpoint`. */
+  publicEndpoint?: string | undefined;
   region: string;
   /** Both set, or both undefined (then the SDK's default credential chain is used). */
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   forcePathStyle: boolean;
+  /** Lifetime of the presigned URLs `/watch/{uuid}/video` redirects to (S3's maximum is 7 days). */
+  presignedUrlSeconds: number;
 }
 
 export interface VideoConfig {
@@ -63,7 +79,7 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
     );
   }
   if (!value.S3_BUCKET) {
-    if (value.S3_ENDPOINT || value.S3_ACCESS_KEY_ID) {
+    if (value.S3_ENDPOINT || value.S3_PUBLIC_ENDPOINT || value.S3_ACCESS_KEY_ID) {
       throw new VideoConfigError(
         'Invalid configuration in the environment:\n  S3_BUCKET: is required when other S3_ settings are given.',
       );
@@ -76,12 +92,14 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
       kind: 's3',
       bucket: value.S3_BUCKET,
       endpoint: value.S3_ENDPOINT,
+      ...(value.S3_PUBLIC_ENDPOINT ? { publicEndpoint: value.S3_PUBLIC_ENDPOINT } : {}),
       region: value.S3_REGION,
       credentials:
         value.S3_ACCESS_KEY_ID && value.S3_SECRET_ACCESS_KEY
           ? { accessKeyId: value.S3_ACCESS_KEY_ID, secretAccessKey: value.S3_SECRET_ACCESS_KEY }
           : undefined,
       forcePathStyle: value.S3_FORCE_PATH_STYLE ?? value.S3_ENDPOINT !== undefined,
+      presignedUrlSeconds: value.S3_PRESIGNED_URL_SECONDS,
     },
   };
 }

@@ -57,4 +57,9 @@ export class LocalDiskStorage implements VideoStorage {
     assertSafeKey(key);
     return path.join(this.directory, ...key.split('/'));
   }
+
+  /** Files on this machine's disk have no URL of their own: the watch route streams them. */
+  async directUrl(): Promise<URL | null> {
+    return null;
+  }
 }

@@ -42,6 +42,8 @@ interface PageOptions {
   script?: { asset: BrowserAsset; data: RecordPageData | WatchPageData };
   /** The record page needs the camera and microphone; no other page does. */
   camera?: boolean;
+  /** Another origin the page's video may load from (object storage the video route redirects to). */
+  mediaOrigin?: string;
 }
 
 export function sendPage(ctx: Context, status: number, options: PageOptions): void {
@@ -53,7 +55,7 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
       "default-src 'none'",
       `script-src 'nonce-${nonce}'`,
       `style-src 'nonce-${nonce}'`,
-      "media-src 'self' blob:",
+      `media-src 'self' blob:${options.mediaOrigin ? ` ${options.mediaOrigin}` : ''}`,
       "connect-src 'self'",
       "img-src 'self' data:",
       "base-uri 'none'",
@@ -167,7 +169,13 @@ function recipientForm(order: OrderRow): SafeHtml {
 </form>`;
 }
 
-export function watchPage(ctx: Context, order: OrderRow, hasVideo: boolean, script: BrowserAsset): void {
+export function watchPage(
+  ctx: Context,
+  order: OrderRow,
+  hasVideo: boolean,
+  script: BrowserAsset,
+  mediaOrigin?: string,
+): void {
   if (order.status === 'cancelled') {
     sendPage(ctx, 200, { title: 'Video message', body: html`<h1>This video message is no longer available</h1>` });
     return;
@@ -186,5 +194,6 @@ export function watchPage(ctx: Context, order: OrderRow, hasVideo: boolean, scri
 <p>A video message from <strong id="sender">${order.name}</strong></p>
 <video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"></video>`,
     script: { asset: script, data: { viewedUrl: `/watch/${order.uuid}/viewed` } satisfies WatchPageData },
+    ...(mediaOrigin ? { mediaOrigin } : {}),
   });
 }

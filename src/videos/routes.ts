@@ -78,7 +78,9 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx);
     const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
-    watchPage(ctx, order, video !== undefined, assets.watch);
+    // With object storage the player is redirected there: the page's CSP must let it load from that origin.
+    const direct = video ? await deps.storage.directUrl(video.storage_key) : null;
+    watchPage(ctx, order, video !== undefined, assets.watch, direct?.origin);
   });
 
   // GET and HEAD (the router answers HEAD for GET routes). Browsers fetch ranges while seeking.
@@ -86,6 +88,15 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
     const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
     if (!video) throw new NotFoundError('This video message is not ready yet.');
+    // Object storage (S3_BUCKET) serves the bytes and their Range requests itself, through a
+    // short-lived presigned URL: video traffic never passes through Node, and a CDN can sit in front.
+    // The redirect is not cached past the URL's life, and "viewed" stays the page's play beacon.
+    const direct = await deps.storage.directUrl(video.storage_key);
+    if (direct) {
+      ctx.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+      ctx.redirect(direct.href);
+      return;
+    }
     const etag = `"${video.id}"`;
     ctx.set({
       'Accept-Ranges': 'bytes',

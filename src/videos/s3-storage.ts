@@ -12,6 +12,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3StorageConfig } from './config.ts';
 import { assertSafeKey, VideoNotStoredError, type ByteRange, type StoredVideo, type VideoStorage } from './storage.ts';
 
@@ -22,28 +23,36 @@ import { assertSafeKey, VideoNotStoredError, type ByteRange, type StoredVideo, t
  */
 export class S3Storage implements VideoStorage {
   private readonly client: S3Client;
+  /** Signs the URLs browsers fetch: the same as `client` unless S3_PUBLIC_ENDPOINT names another host. */
+  private readonly presigner: S3Client;
 
   constructor(
     private readonly config: S3StorageConfig,
     client?: S3Client,
   ) {
-    this.client =
-      client ??
-      new S3Client({
-        region: config.region,
-        forcePathStyle: config.forcePathStyle,
-        // S3-compatible servers: the SDK's default flexible checksums send a streamed body as
-        // aws-chunked with a trailing checksum (STREAMING-UNSIGNED-PAYLOAD-TRAILER), which many of
-        // them refuse; checksums only where the operation requires one, as before SDK 3.729.
-        ...(config.endpoint
-          ? {
-              endpoint: config.endpoint,
-              requestChecksumCalculation: 'WHEN_REQUIRED' as const,
-              responseChecksumValidation: 'WHEN_REQUIRED' as const,
-            }
-          : {}),
-        ...(config.credentials ? { credentials: config.credentials } : {}),
-      });
+    this.client = client ?? S3Storage.clientFor(config, config.endpoint);
+    this.presigner =
+      config.publicEndpoint && config.publicEndpoint !== config.endpoint
+        ? S3Storage.clientFor(config, config.publicEndpoint)
+        : this.client;
+  }
+
+  private static clientFor(config: S3StorageConfig, endpoint: string | undefined): S3Client {
+    return new S3Client({
+      region: config.region,
+      forcePathStyle: config.forcePathStyle,
+      // S3-compatible servers: the SDK's default flexible checksums send a streamed body as
+      // aws-chunked with a trailing checksum (STREAMING-UNSIGNED-PAYLOAD-TRAILER), which many of
+      // them refuse; checksums only where the operation requires one, as before SDK 3.729.
+      ...(endpoint
+        ? {
+            endpoint,
+            requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+            responseChecksumValidation: 'WHEN_REQUIRED' as const,
+          }
+        : {}),
+      ...(config.credentials ? { credentials: config.credentials } : {}),
+    });
   }
 
   async put(key: string, body: Readable | Buffer, contentType: string): Promise<{ size: number }> {
@@ -104,6 +113,18 @@ export class S3Storage implements VideoStorage {
         throw new VideoNotStoredError(key);
       throw error;
     }
+  }
+
+  /**
+   * A presigned GET (query-string SigV4), valid for `presignedUrlSeconds`. Signing is local; the
+   * object's stored Content-Type comes back with it, and S3 answers Range requests itself.
+   */
+  async directUrl(key: string): Promise<URL | null> {
+    assertSafeKey(key);
+    const url = await getSignedUrl(this.presigner, new GetObjectCommand({ Bucket: this.config.bucket, Key: key }), {
+      expiresIn: this.config.presignedUrlSeconds,
+    });
+    return new URL(url);
   }
 
   async delete(key: string): Promise<void> {

@@ -24,6 +24,11 @@ export interface VideoStorage {
   get(key: string, range?: ByteRange): Promise<StoredVideo>;
   /** Deleting an unknown key is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * A short-lived URL a browser can fetch the bytes from itself (Range requests included), so they
+   * do not pass through Node; null when the storage has none (local disk: the route streams).
+   */
+  directUrl(key: string): Promise<URL | null>;
 }
 
 export class VideoNotStoredError extends Error {

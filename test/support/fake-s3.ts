@@ -9,6 +9,8 @@ export interface FakeS3Request {
   method: string;
   host: string;
   url: string;
+  /** The Range header, when the client asked for part of an object (a browser's media requests do). */
+  range?: string;
 }
 
 /**
@@ -35,7 +37,12 @@ export async function startFakeS3(buckets: string[]): Promise<{
   const requests: FakeS3Request[] = [];
   const handle = s3.callback();
   const server = http.createServer((req, res) => {
-    requests.push({ method: req.method ?? '', host: req.headers.host ?? '', url: req.url ?? '' });
+    requests.push({
+      method: req.method ?? '',
+      host: req.headers.host ?? '',
+      url: req.url ?? '',
+      ...(req.headers.range ? { range: req.headers.range } : {}),
+    });
     void handle(req, res);
   });
   // `localhost`, not an IP: the SDK addresses an IP endpoint path-style whatever it is told, so only

@@ -9,18 +9,29 @@ export interface ReceivedMail {
   receivedAt: number;
 }
 
+/** A message whose SMTP answer is held back: the sender waits mid-send until `release()`. */
+export interface HeldMessage {
+  /** Resolves when the message's data has arrived (the sender now waits for our answer). */
+  arrived: Promise<void>;
+  /** Accepts it (250): it joins `messages` and the sender's call returns. */
+  release(): void;
+}
+
 /**
  * A real SMTP server (the smtp-server library) in-process. `rejectRecipients` answers RCPT TO
- * with the given code for matching addresses, to test permanent (550) and temporary (451) refusals.
+ * with the given code for matching addresses, to test permanent (550) and temporary (451) refusals;
+ * `holdMessageTo` keeps the next message to an address unanswered, to hold a send in flight.
  */
 export async function startMailServer(): Promise<{
   url: string;
   messages: ReceivedMail[];
   rejectRecipient(address: string, code: number, times?: number): void;
+  holdMessageTo(address: string): HeldMessage;
   close(): Promise<void>;
 }> {
   const messages: ReceivedMail[] = [];
   const rejections = new Map<string, { code: number; times: number }>();
+  const holds = new Map<string, { arrived(): void; released: Promise<void> }>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -39,13 +50,22 @@ export async function startMailServer(): Promise<{
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        messages.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-          receivedAt: Date.now(),
-        });
-        callback();
+        const to = session.envelope.rcptTo.map((r) => r.address);
+        const accept = () => {
+          messages.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to,
+            raw: Buffer.concat(chunks).toString('utf8'),
+            receivedAt: Date.now(),
+          });
+          callback();
+        };
+        const address = to.find((a) => holds.has(a));
+        const hold = address === undefined ? undefined : holds.get(address);
+        if (!hold) return accept();
+        holds.delete(address!);
+        hold.arrived();
+        void hold.released.then(accept);
       });
     },
   });
@@ -55,6 +75,14 @@ export async function startMailServer(): Promise<{
     url: `smtp://127.0.0.1:${port}`,
     messages,
     rejectRecipient: (address, code, times = Infinity) => rejections.set(address, { code, times }),
+    holdMessageTo(address) {
+      let arrived!: () => void;
+      let release!: () => void;
+      const arrival = new Promise<void>((resolve) => (arrived = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.set(address, { arrived, released });
+      return { arrived: arrival, release };
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

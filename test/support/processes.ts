@@ -25,20 +25,106 @@ export async function runCli(
 
 export { freePort };
 
-/** Starts `npm start`'s entry point and resolves once its /healthz answers on env.PORT. */
-export async function startServerProcess(
-  env: Record<string, string> & { PORT: string },
-): Promise<{ child: ChildProcess; stop(): Promise<void>; output(): string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], {
+export interface DoorstepProcess {
+  child: ChildProcess;
+  /** SIGTERM to the process and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+}
+
+/**
+ * Starts a Doorstep entry point (`bin/start.ts` is `npm start`, `bin/worker.ts` is `npm run
+ * worker`). `detached` gives it a process group of its own, as a service manager would, so a test
+ * can signal the whole group (`process.kill(-pid, …)`).
+ */
+export function spawnDoorstep(
+  entry: 'bin/start.ts' | 'bin/worker.ts',
+  env: Record<string, string>,
+  options: { detached?: boolean } = {},
+): DoorstepProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: projectRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return {
+    child,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Resolves once the process has printed a line matching `pattern` (fails if it exits first). */
+export function waitForOutput(proc: DoorstepProcess, pattern: RegExp, timeoutMs = 90_000): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (!pattern.test(proc.output())) return false;
+      done();
+      resolve();
+      return true;
+    };
+    const onExit = (code: number | null) => {
+      done();
+      reject(new Error(`process exited with ${code} before printing ${pattern}:\n${proc.output()}`));
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${proc.output()}`));
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      proc.child.stdout!.off('data', check);
+      proc.child.stderr!.off('data', check);
+      proc.child.off('exit', onExit);
+    };
+    proc.child.stdout!.on('data', check);
+    proc.child.stderr!.on('data', check);
+    proc.child.once('exit', onExit);
+    check();
+  });
+}
+
+/** Resolves with how the process ended and how long after the call that was; fails past `timeoutMs`. */
+export function waitForExit(
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; afterMs: number }> {
+  const since = Date.now();
+  return new Promise((resolve, reject) => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      return resolve({ code: child.exitCode, signal: child.signalCode, afterMs: 0 });
+    const timer = setTimeout(
+      () => reject(new Error(`process ${child.pid} still running after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, afterMs: Date.now() - since });
+    });
+  });
+}
+
+/** Starts `npm start`'s entry point and resolves once its /healthz answers on env.PORT. */
+export async function startServerProcess(
+  env: Record<string, string> & { PORT: string },
+  options: { detached?: boolean } = {},
+): Promise<DoorstepProcess> {
+  const server = spawnDoorstep('bin/start.ts', env, options);
+  const { child } = server;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 45_000);
+    // PGlite's first open (WebAssembly compile, then every migration) has taken over 45 s on this
+    // 2-core machine under a load average of 20; a start that fails still fails, only later.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.output()}`)), 90_000);
     const check = setInterval(() => {
       fetch(`http://127.0.0.1:${env.PORT}/healthz`).then(
         (response) => {
@@ -53,17 +139,8 @@ export async function startServerProcess(
     child.once('exit', (code) => {
       clearInterval(check);
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
+      reject(new Error(`server exited with ${code}:\n${server.output()}`));
     });
   });
-  return {
-    child,
-    output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return server;
 }

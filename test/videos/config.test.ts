@@ -29,12 +29,14 @@ describe('video configuration', () => {
         region: 'us-east-1',
         credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
         forcePathStyle: true,
+        presignedUrlSeconds: 300,
       },
     });
   });
 
   it.each([
     [{ VIDEO_MAX_BYTES: 'lots' }, 'VIDEO_MAX_BYTES'],
+    [{ S3_BUCKET: 'b', S3_PRESIGNED_URL_SECONDS: '0' }, 'S3_PRESIGNED_URL_SECONDS'],
     [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'id' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together'],
     [{ S3_ENDPOINT: 'http://minio:9000' }, 'S3_BUCKET'],
     [{ S3_BUCKET: 'b', S3_ENDPOINT: 'not a url' }, 'S3_ENDPOINT'],

@@ -22,6 +22,7 @@ beforeAll(async () => {
     region: 'us-east-1',
     credentials: s3.credentials,
     forcePathStyle: true,
+    presignedUrlSeconds: 300,
   });
 });
 afterAll(() => s3.close());
@@ -84,6 +85,7 @@ describe('S3Storage against an S3-compatible server', () => {
       region: 'us-east-1',
       credentials: s3.credentials,
       forcePathStyle: true,
+      presignedUrlSeconds: 300,
     });
     const error = await elsewhere.get(key()).catch((caught: unknown) => caught);
     expect(error).not.toBeInstanceOf(VideoNotStoredError);
@@ -97,10 +99,42 @@ describe('S3Storage against an S3-compatible server', () => {
       region: 'us-east-1',
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'wrong' },
       forcePathStyle: true,
+      presignedUrlSeconds: 300,
     });
     await expect(intruder.put(key(), Buffer.from('x'), 'video/webm')).rejects.toMatchObject({
       name: 'SignatureDoesNotMatch',
     });
+  });
+
+  it('hands out presigned GET URLs that S3 honours, Range included, and refuses once tampered with', async () => {
+    const name = key();
+    const bytes = randomBytes(4_000);
+    await storage.put(name, bytes, 'video/webm');
+    const url = (await storage.directUrl(name))!;
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
+    const partial = await fetch(url, { headers: { Range: 'bytes=10-19' } });
+    expect(partial.status).toBe(206);
+    expect(partial.headers.get('content-type')).toBe('video/webm');
+    expect(Buffer.from(await partial.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
+
+    const tampered = new URL(url);
+    tampered.pathname = tampered.pathname.replace(/.$/, (c) => (c === 'a' ? 'b' : 'a'));
+    expect((await fetch(tampered)).status).toBe(403);
+  });
+
+  it('signs for S3_PUBLIC_ENDPOINT when browsers reach the store under another name than we do', async () => {
+    const behindCompose = new S3Storage({
+      bucket: BUCKET,
+      endpoint: s3.endpoint,
+      publicEndpoint: 'http://videos.example.test:9000',
+      region: 'us-east-1',
+      credentials: s3.credentials,
+      forcePathStyle: true,
+      presignedUrlSeconds: 60,
+    });
+    const url = (await behindCompose.directUrl('ord_1/vid_1'))!;
+    expect(`${url.origin}${url.pathname}`).toBe(`http://videos.example.test:9000/${BUCKET}/ord_1/vid_1`);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('60');
   });
 
   it('refuses keys that are not `{orderId}/{videoId}`-like before any request', async () => {
@@ -133,7 +167,25 @@ describe('the app with S3_BUCKET set', () => {
       expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
       expect(s3.requests.slice(from).map((r) => r.method)).toEqual(['PUT', 'GET']);
 
-      const partial = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, { headers: { Range: 'bytes=100-199' } });
+      // The watch route hands the browser a short-lived presigned URL instead of streaming through Node.
+      const watchUrl = `${app.baseUrl}/watch/${order.uuid}/video`;
+      for (const method of ['GET', 'HEAD']) {
+        const redirect = await fetch(watchUrl, { method, redirect: 'manual' });
+        expect(redirect.status).toBe(302);
+        expect(redirect.headers.get('cache-control')).toBe('no-store');
+        const location = new URL(redirect.headers.get('location')!);
+        expect(`${location.origin}${location.pathname}`).toMatch(
+          new RegExp(`^${s3.endpoint}/${BUCKET}/${order.id}/vid_[A-Za-z0-9]+$`),
+        );
+        expect(location.searchParams.get('X-Amz-Expires')).toBe('300');
+        expect(location.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+      }
+      // The page lets its player follow the redirect, and only there.
+      const page = await fetch(`${app.baseUrl}/watch/${order.uuid}`);
+      expect(page.headers.get('content-security-policy')).toContain(`media-src 'self' blob: ${s3.endpoint};`);
+
+      // Following it, object storage answers the Range request itself.
+      const partial = await fetch(watchUrl, { headers: { Range: 'bytes=100-199' } });
       expect(partial.status).toBe(206);
       expect(partial.headers.get('content-range')).toBe(`bytes 100-199/${webm.length}`);
       expect(Buffer.from(await partial.arrayBuffer()).equals(webm.subarray(100, 200))).toBe(true);

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, inject, it } from 'vitest';
+import { startMailServer } from '../support/mail-server.ts';
+import {
+  freePort,
+  spawnDoorstep,
+  startServerProcess,
+  waitForExit,
+  waitForOutput,
+  type DoorstepProcess,
+} from '../support/processes.ts';
+import { createStore, deliverOneOrder } from '../support/story.ts';
+import { eventually } from '../support/workers.ts';
+
+/**
+ * compose.yaml's topology, from processes (what CI can run without Docker): a web process
+ * (`WORKERS=off`) and a separate worker process (`npm run worker`) on real PostgreSQL and Redis,
+ * with a real SMTP server as the inbox. One order goes from delivery to the recipient's e-mail.
+ * The worker reaches the web's carrier sandbox through CARRIER_SANDBOX_URL, as in compose.
+ *
+ * Needs PostgreSQL: the embedded PGlite belongs to one process. `npm run test:postgres` runs it.
+ */
+const databaseUrl = process.env.DATABASE_URL;
+const processes: DoorstepProcess[] = [];
+let dataDir: string | undefined;
+let mail: Awaited<ReturnType<typeof startMailServer>> | undefined;
+
+afterAll(async () => {
+  await Promise.all(processes.map((proc) => proc.stop()));
+  await mail?.close();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+it.skipIf(!databaseUrl)(
+  'web and worker as separate processes deliver one order to the recipient’s inbox, then stop cleanly',
+  async () => {
+    mail = await startMailServer();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-topology-'));
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const shared = {
+      DATABASE_URL: databaseUrl!,
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_PREFIX: `topology-${process.pid}`,
+      SMTP_URL: mail.url,
+      PUBLIC_URL: base,
+      DATA_DIR: dataDir,
+      CARRIER_SANDBOX: 'on',
+      CARRIER_SANDBOX_URL: `${base}/sandbox`,
+      SHUTDOWN_TIMEOUT_MS: '5000',
+      LOG_LEVEL: 'info',
+    };
+    const web = await startServerProcess({ ...shared, PORT: String(port), WORKERS: 'off' });
+    processes.push(web);
+    // Another PORT: the worker listens on nothing, and the sandbox URL must not come from it.
+    const worker = spawnDoorstep('bin/worker.ts', { ...shared, PORT: String(await freePort()) });
+    processes.push(worker);
+    await waitForOutput(worker, /"msg":"workers started"/);
+    expect(web.output()).not.toMatch(/"msg":"workers started"/);
+
+    const store = await createStore(base, shared);
+    const order = await deliverOneOrder(base, store, 'topology@example.com', '1Z410E7W0392751591');
+    const message = await eventually(
+      async () => mail!.messages.find((m) => m.to.includes('topology@example.com')),
+      30_000,
+      'the recipient e-mail',
+    );
+    expect(message.raw.replace(/=\r?\n/g, '')).toContain(order.playback_url);
+
+    for (const proc of [worker, web]) {
+      proc.child.kill('SIGTERM');
+      expect(await waitForExit(proc.child, 15_000)).toMatchObject({ code: 0, signal: null });
+    }
+  },
+  240_000,
+);
