@@ -25,7 +25,13 @@ app.use(async (ctx) => {
   await pool.query(
     `insert into webhook_receipts (webhook_id, topic, shop, api_version, raw_body, status, received_at, processed_at)
      values ($1, $2, $3, $4, $5, 'processed', now(), now()) on conflict (webhook_id) do nothing`,
-    [ctx.get('X-Shopify-Webhook-Id'), ctx.get('X-Shopify-Topic'), FLOOR_SHOP, ctx.get('X-Shopify-API-Version'), body.toString()],
+    [
+      ctx.get('X-Shopify-Webhook-Id'),
+      ctx.get('X-Shopify-Topic'),
+      FLOOR_SHOP,
+      ctx.get('X-Shopify-API-Version'),
+      body.toString(),
+    ],
   );
   ctx.status = 200;
 });

@@ -40,7 +40,10 @@ export async function startPostgres(): Promise<BenchPostgres> {
     'start',
   ]);
   run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'doorstep', 'doorstep']);
-  const version = spawnSync('postgres', ['--version']).stdout.toString().trim().replace(/^postgres \(PostgreSQL\) /, '');
+  const version = spawnSync('postgres', ['--version'])
+    .stdout.toString()
+    .trim()
+    .replace(/^postgres \(PostgreSQL\) /, '');
   let stopped = false;
   const stop = () => {
     if (stopped) return;
