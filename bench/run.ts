@@ -374,7 +374,11 @@ async function webhookBurst() {
     note: `${row.n} webhooks`,
   });
   // The sender's "record your video" e-mail for each burst order: how long it waited behind the burst.
-  const emails = await waitForSends(`s.kind = 'sender_record_link' and s.created_at >= $1`, [burstStart], 60);
+  const emails = await waitForSends(
+    `s.kind = 'sender_record_link' and s.created_at >= $1`,
+    [burstStart],
+    settings.drainLimitSeconds,
+  );
   const delays = emails.map((e) => e.sent_at.getTime() - e.created_at.getTime());
   record({
     id: 'burst.sender-email-p95',

@@ -120,22 +120,16 @@ export function evaluate(target: Target, figures: ReadonlyMap<string, Figure>): 
   const compared = reference ? figure.value / reference.value! : figure.value;
   const ratio = reference ? compared : null;
   const problems = [figure.problem, reference?.problem].filter((p): p is string => Boolean(p));
-  if (problems.length > 0) return { ...base, ratio, verdict: 'MISS', reason: problems.join('; ') };
   const shown = (n: number) => (reference ? `${formatNumber(n)}×` : `${formatNumber(n)} ${figure.unit}`);
-  if (target.atLeast !== undefined && compared < target.atLeast)
-    return {
-      ...base,
-      ratio,
-      verdict: 'MISS',
-      reason: `${shown(compared)} is below ${shown(target.atLeast)}: ${target.whenMissed}`,
-    };
-  if (target.atMost !== undefined && compared > target.atMost)
-    return {
-      ...base,
-      ratio,
-      verdict: 'MISS',
-      reason: `${shown(compared)} is above ${shown(target.atMost)}: ${target.whenMissed}`,
-    };
+  const missed =
+    target.atLeast !== undefined && compared < target.atLeast
+      ? `${shown(compared)} is below ${shown(target.atLeast)}: ${target.whenMissed}`
+      : target.atMost !== undefined && compared > target.atMost
+        ? `${shown(compared)} is above ${shown(target.atMost)}: ${target.whenMissed}`
+        : '';
+  // A figure measured with errors cannot pass, however good it looks; a miss says both why and what was wrong.
+  if (missed || problems.length > 0)
+    return { ...base, ratio, verdict: 'MISS', reason: [missed, ...problems].filter(Boolean).join('; ') };
   return { ...base, ratio, verdict: 'PASS', reason: '' };
 }
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type Koa from 'koa';
 import pg from 'pg';
+import { nodeHandler } from '../../src/http/node-handler.ts';
 
 /**
  * What every floor shares: a `pg` pool the size of the service's (src/db/database.ts) and a plain
@@ -16,7 +17,7 @@ export function floorPool(): pg.Pool {
 export function serveFloor(app: Koa, name: string): void {
   const port = Number(process.env.PORT);
   if (!Number.isInteger(port) || port <= 0) throw new Error('a floor needs PORT');
-  const server = http.createServer(app.callback());
+  const server = http.createServer(nodeHandler(app));
   server.listen(port, '127.0.0.1', () => process.stdout.write(`${name} floor listening on ${port}\n`));
   process.once('SIGTERM', () => {
     server.close();

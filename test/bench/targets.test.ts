@@ -95,3 +95,27 @@ describe('formatNumber', () => {
     expect(formatNumber(12.345)).toBe('12.3');
   });
 });
+
+describe('evaluate with a problem and a miss', () => {
+  it('gives both the miss and what was wrong with the measurement', () => {
+    const target: Target = {
+      label: 'drain',
+      figure: 'burst.drain',
+      relativeTo: 'burst.length',
+      atMost: 1,
+      whenMissed: 'slow',
+    };
+    const result = evaluate(
+      target,
+      figures(
+        { id: 'burst.drain', label: 'drain', value: 24, unit: 's', problem: 'only 315/s of 500/s accepted' },
+        { id: 'burst.length', label: 'length', value: 2, unit: 's' },
+      ),
+    );
+    expect(result).toMatchObject({
+      verdict: 'MISS',
+      ratio: 12,
+      reason: '12× is above 1×: slow; only 315/s of 500/s accepted',
+    });
+  });
+});
