@@ -588,6 +588,8 @@ if (unknown.length > 0) {
   process.stderr.write(`Unknown step ${unknown.join(', ')}. Steps: ${SCENARIOS.map((s) => s.name).join(', ')}\n`);
   process.exit(2);
 }
+// The code measured is the code at the start; edits made while a long run goes on are not in it.
+const commitAtStart = gitCommit();
 const loadAverageStart = os.loadavg();
 let failed = false;
 try {
@@ -618,7 +620,7 @@ const evaluations = TARGETS.map((target) => evaluate(target, figures));
 const report = renderReport(
   {
     date: new Date(),
-    commit: gitCommit(),
+    commit: commitAtStart,
     mode: quick ? 'quick' : 'full',
     seedRows: settings.seedRows,
     runs: settings.runs,
