@@ -471,8 +471,9 @@ async function largeTables() {
   await settleWebhooks();
   say(`seeding ${settings.seedRows.toLocaleString('en-US')} rows in each large table`);
   const t = performance.now();
-  await seedLargeTables(pool, settings.seedRows);
-  const sizes = await tableSizes(pool);
+  const execute = async (statement: string) => (await pool.query<Record<string, unknown>>(statement)).rows;
+  await seedLargeTables(execute, settings.seedRows);
+  const sizes = await tableSizes(execute);
   record({
     id: 'seeded.rows',
     label: 'Large tables: rows after seeding',
