@@ -396,8 +396,11 @@ async function webhookBurst() {
   say(`burst: drained in ${drained.seconds ?? `>${settings.drainLimitSeconds}`} s`);
 }
 
-/** Sends matching `where` once none of them is still on its way (or after `limitSeconds`). */
-async function waitForSends(where: string, params: unknown[], limitSeconds: number) {
+/**
+ * The sent ones among the sends matching `where`, once at least `expected` exist and none is still
+ * on its way (or after `limitSeconds`).
+ */
+async function waitForSends(where: string, params: unknown[], limitSeconds: number, expected = 0) {
   const { pool } = await env();
   const from = Date.now();
   for (;;) {
@@ -406,7 +409,7 @@ async function waitForSends(where: string, params: unknown[], limitSeconds: numb
       params,
     );
     const open = rows.filter((r) => ['pending', 'claimed', 'sending'].includes(r.status));
-    if (open.length === 0 || Date.now() - from > limitSeconds * 1000)
+    if ((open.length === 0 && rows.length >= expected) || Date.now() - from > limitSeconds * 1000)
       return rows.filter((r): r is typeof r & { sent_at: Date } => r.sent_at !== null);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -447,7 +450,7 @@ async function deliveredToSent() {
     if (!response.ok) throw new Error(`marking delivered answered ${response.status}: ${await response.text()}`);
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
-  await waitForSends(`s.kind = 'recipient_video' and s.order_id = any($1)`, [ids], 60);
+  await waitForSends(`s.kind = 'recipient_video' and s.order_id = any($1)`, [ids], 60, ids.length);
   const { rows } = await pool.query<{ delivered_at: Date; sent_at: Date }>(
     `select o.delivered_at, s.sent_at from orders o join sends s on s.order_id = o.id
       where o.id = any($1) and s.kind = 'recipient_video' and s.status = 'sent'`,
