@@ -35,6 +35,9 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     only: { type: 'string', multiple: true },
+    // For finding the worker count that keeps pace at a higher rate (e.g. --burst-rate 2000).
+    'burst-rate': { type: 'string' },
+    'burst-seconds': { type: 'string' },
   },
 });
 
@@ -62,8 +65,19 @@ const settings = quick
       trackingPackages: 10_000,
       storagePackages: 100_000,
     };
+for (const [flag, key] of [
+  ['burst-rate', 'burstRate'],
+  ['burst-seconds', 'burstSeconds'],
+] as const) {
+  const given = values[flag];
+  if (given === undefined) continue;
+  const n = Number(given);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} takes a positive integer, got "${given}"`);
+  settings[key] = n;
+}
 const CONNECTIONS = 10;
-const BURST_CONNECTIONS = 50;
+/** A fixed rate needs connections to spare: each may wait up to 100 ms for its answer and still keep the rate. */
+const BURST_CONNECTIONS = Math.max(50, Math.ceil(settings.burstRate / 10));
 const ORDERS_UNDER_LOAD = 100;
 const SHOP = 'bench-store.myshopify.com';
 const SECRET = DEVELOPMENT_API_SECRET;
@@ -323,7 +337,7 @@ async function webhookBurst() {
     shop: SHOP,
     secret: SECRET,
     seconds: settings.burstSeconds,
-    // A fixed rate needs connections to spare: at 10, answers slower than 20 ms would cap what is offered.
+    // At 10 connections, answers slower than 20 ms would cap what is offered below 500/s.
     connections: BURST_CONNECTIONS,
     overallRate: settings.burstRate,
   });
