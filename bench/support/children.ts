@@ -31,6 +31,12 @@ export async function startChild(
   // A bench that dies must not leave a server holding a port.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
+  let stopping = false;
+  // A server that dies under load turns a measurement into connection errors: say why it died.
+  child.once('exit', (code, signal) => {
+    if (!stopping)
+      process.stderr.write(`${entry} exited unexpectedly (${signal ?? `code ${code}`}); its last output:\n${output}\n`);
+  });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}:\n${output}`);
@@ -51,6 +57,7 @@ export async function startChild(
     stop: () =>
       new Promise<void>((resolve) => {
         process.off('exit', killOnExit);
+        stopping = true;
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
         child.once('exit', () => {
