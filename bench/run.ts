@@ -275,10 +275,10 @@ async function drainWebhooks(
  * reconciler does not hand it out again), empties the bench's own Redis and starts the service
  * afresh. Returns how many webhooks were abandoned.
  */
-async function settleWebhooks(): Promise<number> {
-  const drained = await drainWebhooks(settings.drainLimitSeconds);
+async function settleWebhooks(limitSeconds = settings.drainLimitSeconds): Promise<number> {
+  const drained = await drainWebhooks(limitSeconds);
   if (drained.seconds !== null) return 0;
-  say(`${drained.left} webhooks still unprocessed after ${settings.drainLimitSeconds} s; abandoning them`);
+  say(`${drained.left} webhooks still unprocessed; abandoning them`);
   await stopService();
   const { pool, redis } = await env();
   const { rowCount } = await pool.query(
@@ -343,7 +343,8 @@ async function webhookBurst() {
   });
   const backlogAtEnd = await webhookBacklog();
   const drained = await drainWebhooks(settings.drainLimitSeconds, load.finishedAt);
-  const abandoned = await settleWebhooks();
+  // The drain above already waited its limit: what is left now is abandoned at once.
+  const abandoned = await settleWebhooks(0);
   const burstStart = before[0]!.at;
   const processed = await pool.query<{ n: string; failed: string; first: Date | null; last: Date | null }>(
     `select count(*) filter (where status = 'processed')::text as n,
@@ -391,12 +392,9 @@ async function webhookBurst() {
     note: `${row.n} webhooks`,
   });
   // The sender's "record your video" e-mail for each burst order: how long it waited behind the burst.
-  const emails = await waitForSends(
-    `s.kind = 'sender_record_link' and s.created_at >= $1`,
-    [burstStart],
-    settings.drainLimitSeconds,
-  );
-  const delays = emails.map((e) => e.sent_at.getTime() - e.created_at.getTime());
+  // Waiting is bounded (30 s): e-mails still unsent by then are reported, not waited for.
+  const emails = await waitForSends(`s.kind = 'sender_record_link' and s.created_at >= $1`, [burstStart], 30);
+  const delays = emails.sent.map((e) => e.sent_at.getTime() - e.created_at.getTime());
   record({
     id: 'burst.sender-email-p95',
     label: 'Burst: sender e-mail delay p95 (queued → sent)',
@@ -406,6 +404,7 @@ async function webhookBurst() {
       delays.length > 0
         ? `p50 ${(percentile(delays, 50) / 1000).toFixed(2)} s over ${delays.length} e-mails`
         : 'no sender e-mails were sent',
+    ...(emails.open > 0 ? { problem: `${emails.open} still unsent 30 s after the drain (not counted)` } : {}),
   });
   say(`burst: drained in ${drained.seconds ?? `>${settings.drainLimitSeconds}`} s`);
 }
@@ -424,7 +423,10 @@ async function waitForSends(where: string, params: unknown[], limitSeconds: numb
     );
     const open = rows.filter((r) => ['pending', 'claimed', 'sending'].includes(r.status));
     if ((open.length === 0 && rows.length >= expected) || Date.now() - from > limitSeconds * 1000)
-      return rows.filter((r): r is typeof r & { sent_at: Date } => r.sent_at !== null);
+      return {
+        sent: rows.filter((r): r is typeof r & { sent_at: Date } => r.sent_at !== null),
+        open: open.length,
+      };
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
