@@ -16,6 +16,8 @@ export interface RunContext {
   loadAverageStart: readonly number[];
   loadAverageEnd: readonly number[];
   elapsedSeconds: number;
+  /** `finished`, or how far a run that was stopped got (`after step burst`, `interrupted`). */
+  state?: string;
 }
 
 /** A sub-step run beside the HTTP scenarios (tracking, storage), or the hook where one will go. */
@@ -43,7 +45,7 @@ export function renderReport(
     `- Load average (1, 5, 15 min): ${formatLoad(context.loadAverageStart)} at start, ${formatLoad(context.loadAverageEnd)} at the end`,
     `- Load: autocannon in its own process, ${context.connections} connections, ${context.loadSeconds} s per run, ${context.runs === 1 ? 'one run per scenario' : `median of ${context.runs} runs per scenario`}`,
     `- Large tables: ${context.seedRows.toLocaleString('en-US')} rows each${context.mode === 'quick' ? ' (--quick seeds fewer than the 1,000,000 the target names)' : ''}`,
-    `- Took ${Math.round(context.elapsedSeconds)} s; ${passed} of ${evaluations.length} targets met`,
+    `- ${context.state && context.state !== 'finished' ? `Not finished (${context.state}) after` : 'Took'} ${Math.round(context.elapsedSeconds)} s; ${passed} of ${evaluations.length} targets met`,
     '',
     '## Targets',
     '',
