@@ -26,14 +26,18 @@ export async function seedLargeTables(execute: Execute, rows: number): Promise<v
   await execute(
     `insert into accounts (id, name, app_id, api_key_hash) values ('acc_seed', 'Other merchants', 'app_seed', repeat('0', 64)) on conflict do nothing`,
   );
-  // Half delivered and sent a while ago, half still on their way: both kinds of row a hot query meets.
+  // Half delivered and their video sent a while ago; half recorded and waiting for a package that
+  // is not tracked here (no number), their sender's record link long sent. Every row consistent
+  // with the others: a sent video always recorded on its order, or the crash-repair reconciler
+  // (notifications' recordUnrecordedSends) would set out to "repair" half the seed.
   await q(`
     insert into orders (id, account_id, uuid, status, name, email, recipient_name, recipient_email, send_method,
                         send_trigger, carrier, tracking_number, delivered, delivered_at, video_title,
                         video_processed, price, created_at, updated_at, sent_at)
     select 'ord_seed_' || g, 'acc_seed', gen_random_uuid(), case when g % 2 = 0 then 'delivered' else 'recorded' end,
            'Seed Sender', 'sender' || g || '@example.com', 'Seed Recipient', 'recipient' || g || '@example.com',
-           'email', 'package', 'ups', '1ZSEED' || lpad(g::text, 12, '0'), g % 2 = 0,
+           'email', 'package', case when g % 2 = 0 then 'ups' end,
+           case when g % 2 = 0 then '1ZSEED' || lpad(g::text, 12, '0') end, g % 2 = 0,
            case when g % 2 = 0 then now() - interval '30 days' end, '', true, 1200,
            now() - interval '60 days' + g * interval '1 second', now() - interval '30 days',
            case when g % 2 = 0 then now() - interval '30 days' end
@@ -45,9 +49,11 @@ export async function seedLargeTables(execute: Execute, rows: number): Promise<v
   await q(`
     insert into sends (id, order_id, account_id, kind, channel, status, due_at, attempts, destination, sent_at,
                        created_at, updated_at)
-    select 'snd_seed_' || g, 'ord_seed_' || g, 'acc_seed', 'recipient_video', 'email', 'sent',
-           now() - interval '30 days', 1, 'recipient' || g || '@example.com', now() - interval '30 days',
-           now() - interval '30 days', now() - interval '30 days'
+    select 'snd_seed_' || g, 'ord_seed_' || g, 'acc_seed',
+           case when g % 2 = 0 then 'recipient_video' else 'sender_record_link' end, 'email', 'sent',
+           now() - interval '30 days', 1,
+           case when g % 2 = 0 then 'recipient' || g || '@example.com' else 'sender' || g || '@example.com' end,
+           now() - interval '30 days', now() - interval '30 days', now() - interval '30 days'
     from generate_series(1, ${rows}) g`);
   await q(`
     insert into shops (domain, account_id, installed_at, updated_at)

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedLargeTables, SEEDED_TABLES, tableSizes, type Execute } from '../../bench/support/seed.ts';
+import { unrecordedSentVideos } from '../../src/notifications/sends.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
 
 /**
@@ -21,13 +22,16 @@ describe('seedLargeTables', () => {
     expect(await tableSizes(execute)).toEqual(Object.fromEntries(SEEDED_TABLES.map((table) => [table, 500])));
   });
 
-  it('leaves no work for the workers: nothing due, nothing received, nothing tracked', async () => {
+  it('leaves no work for the workers: nothing due, nothing received, nothing tracked, nothing to repair', async () => {
     const { db } = database;
     const pendingSends = await db.selectFrom('sends').select('id').where('status', '!=', 'sent').execute();
     const received = await db.selectFrom('webhook_receipts').select('id').where('status', '=', 'received').execute();
     const trackings = await db.selectFrom('trackings').select('order_id').execute();
     const outbox = await db.selectFrom('order_outbox').select('seq').execute();
-    expect({ pendingSends, received, trackings, outbox }).toEqual({
+    // What the dispatcher's crash repair would act on: a sent video its order never recorded.
+    const unrecorded = await unrecordedSentVideos(db, new Date());
+    expect({ pendingSends, received, trackings, outbox, unrecorded }).toEqual({
+      unrecorded: [],
       pendingSends: [],
       received: [],
       trackings: [],
