@@ -125,6 +125,7 @@ async function env(): Promise<Environment> {
 
 /** The bench shop's account and the orders the load goes to; made once, kept if the service restarts. */
 let merchant: { authorization: string; orderIds: string[] } | undefined;
+let servicePort: number | undefined;
 
 async function startService(): Promise<Service> {
   if (service) return service;
@@ -136,7 +137,9 @@ async function startService(): Promise<Service> {
     credentials = (await adminCommands(handle.db).run('shops.add', { shop: SHOP })) as typeof credentials;
     await handle.close();
   }
-  const port = await freePort();
+  // A restarted service (settleWebhooks) comes back on the same port: load specs already hold its address.
+  servicePort ??= await freePort();
+  const port = servicePort;
   const base = `http://127.0.0.1:${port}`;
   say('starting the service (bin/start.ts, workers on)');
   const child = await startChild(
