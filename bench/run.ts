@@ -379,13 +379,22 @@ async function webhookBurst() {
   record({
     id: 'burst.drain',
     label: 'Burst: drain time after it ended',
-    value: drained.seconds,
+    // Not drained by the limit: the limit is a lower bound of the drain time, and the target is missed.
+    value: drained.seconds ?? settings.drainLimitSeconds,
     unit: 's',
-    note:
-      drained.seconds === null
-        ? `${abandoned} still unprocessed ${settings.drainLimitSeconds} s after it ended (abandoned)`
-        : shape,
-    ...(problem ? { problem } : {}),
+    note: drained.seconds === null ? `at least: ${shape}` : shape,
+    ...(drained.seconds === null || problem
+      ? {
+          problem: [
+            drained.seconds === null
+              ? `not drained: ${abandoned} still unprocessed ${settings.drainLimitSeconds} s after it ended (abandoned)`
+              : '',
+            problem,
+          ]
+            .filter(Boolean)
+            .join('; '),
+        }
+      : {}),
   });
   record({
     id: 'burst.processed-rate',
