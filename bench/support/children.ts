@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { projectRoot } from './load.ts';
+
+export interface Child {
+  process: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a TypeScript entry point in its own Node process (the same Node as the bench: 24, from the
+ * `node` devDependency) and resolves once `readyUrl` answers at all — any status counts, a floor has
+ * no health route. The last few KB of its output are kept for the error when it fails.
+ */
+export async function startChild(
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+  readyUrl: string,
+  timeoutMs = 60_000,
+): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  // A bench that dies must not leave a server holding a port.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  let stopping = false;
+  // A server that dies under load turns a measurement into connection errors: say why it died.
+  child.once('exit', (code, signal) => {
+    if (!stopping)
+      process.stderr.write(`${entry} exited unexpectedly (${signal ?? `code ${code}`}); its last output:\n${output}\n`);
+  });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${entry} did not answer at ${readyUrl} within ${timeoutMs / 1000} s:\n${output}`);
+    }
+    const answered = await fetch(readyUrl).then(
+      () => true,
+      () => false,
+    );
+    if (answered) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    process: child,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        process.off('exit', killOnExit);
+        stopping = true;
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(force);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Runs a TypeScript entry point to its end and returns what it printed on stdout. */
+export function runToEnd(entry: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`${entry} exited with ${code}: ${stderr}`)),
+    );
+  });
+}

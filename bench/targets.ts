@@ -1,0 +1,141 @@
+/**
+ * The bench's targets (issue 11) and how a measured figure is judged against one. Pure: run.ts
+ * measures, this decides PASS or MISS, report.ts writes it down.
+ */
+
+/** One number the bench measured, under a stable id (`service.get`, `floor.put`, …). */
+export interface Figure {
+  id: string;
+  label: string;
+  /** Null when the step that measures it did not run or failed; `note` says why. */
+  value: number | null;
+  unit: string;
+  /** What qualifies the number (e.g. "median of 3", "p50 14 ms"). */
+  note?: string;
+  /** Something that makes the number untrustworthy (errors, non-2xx answers): the figure cannot pass. */
+  problem?: string;
+}
+
+export interface Target {
+  /** What the row says in the report. */
+  label: string;
+  figure: string;
+  /** Another figure of the same run this one is divided by; absent → `value` itself is compared. */
+  relativeTo?: string;
+  atLeast?: number;
+  atMost?: number;
+  /** The usual cause of a miss, written next to it so the reader knows where to look. */
+  whenMissed: string;
+}
+
+export type Verdict = 'PASS' | 'MISS' | 'NOT MEASURED';
+
+export interface Evaluation {
+  target: Target;
+  value: number | null;
+  unit: string;
+  /** value ÷ the reference figure, for relative targets. */
+  ratio: number | null;
+  verdict: Verdict;
+  /** Why it missed or was not measured; empty on a pass. */
+  reason: string;
+}
+
+/** The service's throughput scenarios that must hold at 1M rows, with the label of each. */
+export const HTTP_SCENARIOS = {
+  'service.get': 'GET /v1/orders/{id}',
+  'service.put-price': 'PUT price',
+  'service.put-carrier': 'PUT carrier + number',
+  'service.webhook-intake': 'orders/create webhooks accepted',
+} as const;
+export type HttpScenario = keyof typeof HTTP_SCENARIOS;
+
+/** A figure measured again after seeding the large tables. */
+export const seededId = (id: string): string => `seeded.${id}`;
+
+export const TARGETS: readonly Target[] = [
+  {
+    label: 'GET ≥ 0.8× the GET floor with auth',
+    figure: 'service.get',
+    relativeTo: 'floor.get-auth',
+    atLeast: 0.8,
+    whenMissed:
+      'per-request work beyond one key lookup and one indexed read (the API-key cache and one-trip reads are hotpath’s part)',
+  },
+  {
+    label: 'GET ≥ 0.6× the GET floor without auth',
+    figure: 'service.get',
+    relativeTo: 'floor.get',
+    atLeast: 0.6,
+    whenMissed: 'authentication still costs a query per request (no API-key cache yet)',
+  },
+  {
+    label: 'PUT price ≥ 0.9× the PUT floor',
+    figure: 'service.put-price',
+    relativeTo: 'floor.put',
+    atLeast: 0.9,
+    whenMissed: 'more statements or commits per change than the floor’s one transaction',
+  },
+  {
+    label: 'Webhook intake ≥ 0.8× the webhook floor',
+    figure: 'service.webhook-intake',
+    relativeTo: 'floor.webhook',
+    atLeast: 0.8,
+    whenMissed: 'HMAC validation or intake work beyond one verified INSERT',
+  },
+  {
+    label: 'Webhook burst drains within its own length after it ends (60 s after 60 s at 500/s)',
+    figure: 'burst.drain',
+    relativeTo: 'burst.length',
+    atMost: 1,
+    whenMissed: 'webhook processing does not keep pace with intake (one process, default concurrency)',
+  },
+  {
+    label: 'Delivered→sent p95 < 200 ms',
+    figure: 'delivered-sent.p95',
+    atMost: 200,
+    whenMissed: 'the send waits for the send tick instead of being enqueued when the delivery commits',
+  },
+  ...Object.entries(HTTP_SCENARIOS).map(([id, label]): Target => ({
+    label: `${label} with large tables within 10% of empty`,
+    figure: seededId(id),
+    relativeTo: id,
+    atLeast: 0.9,
+    whenMissed: 'a hot query that no index serves reads the whole table (look for a Seq Scan in EXPLAIN)',
+  })),
+];
+
+export function evaluate(target: Target, figures: ReadonlyMap<string, Figure>): Evaluation {
+  const figure = figures.get(target.figure);
+  const reference = target.relativeTo === undefined ? undefined : figures.get(target.relativeTo);
+  const base = { target, value: figure?.value ?? null, unit: figure?.unit ?? '', ratio: null };
+  if (!figure || figure.value === null)
+    return { ...base, verdict: 'NOT MEASURED', reason: figure?.note ?? 'not measured in this run' };
+  if (target.relativeTo !== undefined && (!reference || reference.value === null || reference.value === 0))
+    return {
+      ...base,
+      verdict: 'NOT MEASURED',
+      reason: `its reference (${reference?.label ?? target.relativeTo}) was not measured`,
+    };
+  const compared = reference ? figure.value / reference.value! : figure.value;
+  const ratio = reference ? compared : null;
+  const problems = [figure.problem, reference?.problem].filter((p): p is string => Boolean(p));
+  const shown = (n: number) => (reference ? `${formatNumber(n)}×` : `${formatNumber(n)} ${figure.unit}`);
+  const missed =
+    target.atLeast !== undefined && compared < target.atLeast
+      ? `${shown(compared)} is below ${shown(target.atLeast)}: ${target.whenMissed}`
+      : target.atMost !== undefined && compared > target.atMost
+        ? `${shown(compared)} is above ${shown(target.atMost)}: ${target.whenMissed}`
+        : '';
+  // A figure measured with errors cannot pass, however good it looks; a miss says both why and what was wrong.
+  if (missed || problems.length > 0)
+    return { ...base, ratio, verdict: 'MISS', reason: [missed, ...problems].filter(Boolean).join('; ') };
+  return { ...base, ratio, verdict: 'PASS', reason: '' };
+}
+
+/** Three significant digits for small numbers, thousands separators for large ones. */
+export function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  if (Math.abs(value) >= 100) return Math.round(value).toLocaleString('en-US');
+  return Number(value.toPrecision(3)).toString();
+}
