@@ -96,6 +96,19 @@ export const TARGETS: readonly Target[] = [
     atMost: 200,
     whenMissed: 'the send waits for the send tick instead of being enqueued when the delivery commits',
   },
+  {
+    label: 'Pushed packages: ≤ 3 carrier calls per delivered package',
+    figure: 'push.calls-per-package',
+    atMost: 3,
+    whenMissed:
+      'polls while a push subscription is live (the push schedule), or a validation and a first poll both calling',
+  },
+  {
+    label: 'Pushed packages: p95 detection lag ≤ 60 s',
+    figure: 'push.lag-p95',
+    atMost: 60_000,
+    whenMissed: 'the pushed event is stored but not applied at once (the claim tick picks it up instead)',
+  },
   ...Object.entries(HTTP_SCENARIOS).map(([id, label]): Target => ({
     label: `${label} with large tables within 10% of empty`,
     figure: seededId(id),

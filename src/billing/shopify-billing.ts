@@ -122,6 +122,7 @@ export class ShopifyBilling {
           .select('domain')
           .where('account_id', '=', order.account_id)
           .orderBy('domain')
+          .limit(1)
           .executeTakeFirst();
         // API accounts are billed by their monthly statement (./statements.ts), not through Shopify.
         if (!shop) return;
