@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../support/processes.ts';
+import { startRedisServer } from '../support/redis-server.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
 
@@ -13,39 +11,9 @@ let redis: ChildProcess;
 let port: number;
 const dirs: string[] = [];
 
-/** A private redis-server on `port`, so the test can stop it and bring it back. */
-async function startRedis(): Promise<ChildProcess> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-readyz-redis-'));
-  dirs.push(dir);
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''], {
-    stdio: 'ignore',
-  });
-  await eventually(
-    async () => {
-      const probe = new Redis({
-        port,
-        host: '127.0.0.1',
-        lazyConnect: true,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-      });
-      probe.on('error', () => {});
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG' ? true : undefined;
-      } finally {
-        probe.disconnect();
-      }
-    },
-    10_000,
-    'redis to start',
-  );
-  return child;
-}
-
 beforeAll(async () => {
   port = await freePort();
-  redis = await startRedis();
+  redis = await startRedisServer(port, dirs);
   app = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
 });
 afterAll(async () => {
@@ -86,7 +54,7 @@ it('flips to 503 naming redis while Redis is stopped, and back to 200 when it re
   // Liveness does not depend on the dependencies: the process is up.
   expect((await app.request('GET', '/healthz')).status).toBe(200);
 
-  redis = await startRedis();
+  redis = await startRedisServer(port, dirs);
   const up = await eventually(
     async () => {
       const response = await readyz();

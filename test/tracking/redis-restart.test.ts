@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import { freePort } from '../support/processes.ts';
+import { startRedisServer } from '../support/redis-server.ts';
 import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';
 
@@ -14,42 +13,9 @@ let redis: ChildProcess;
 let port: number;
 const dirs: string[] = [];
 
-/** A redis-server with an empty data directory: a restart that lost everything. */
-async function startEmptyRedis(): Promise<ChildProcess> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-redis-loss-'));
-  dirs.push(dir);
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  await eventually(
-    async () => {
-      const { Redis } = await import('ioredis');
-      const probe = new Redis({
-        port,
-        host: '127.0.0.1',
-        lazyConnect: true,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-      });
-      probe.on('error', () => {});
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG' ? true : undefined;
-      } finally {
-        probe.disconnect();
-      }
-    },
-    10_000,
-    'redis to start',
-  );
-  return child;
-}
-
 beforeAll(async () => {
   port = await freePort();
-  redis = await startEmptyRedis();
+  redis = await startRedisServer(port, dirs);
   app = await startTestApp({ sandboxPollIntervalMs: 200, env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
   workers = await startTestWorkers(app.services, { reconcileEveryMs: 300 });
 });
@@ -75,7 +41,7 @@ it('loses no tracked order when Redis is killed and comes back empty', async () 
   // Redis, and reconnects to the empty one started next on the same port.
   redis.kill('SIGKILL');
   await new Promise((resolve) => redis.once('exit', resolve));
-  redis = await startEmptyRedis();
+  redis = await startRedisServer(port, dirs);
 
   await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/1ZXX3150YW44070023/events`, {
     method: 'POST',
