@@ -643,16 +643,25 @@ export function orderWithTimelineQuery(db: Db, accountId: string, orderId: strin
   return orderQuery(db, accountId, orderId).select(timelineJsonColumn().as('timeline'));
 }
 
-/** GET /v1/orders: one page, newest first, one row more than asked (to know whether more follow). */
-export function orderPageQuery(db: Db, accountId: string, query: OrderListQuery) {
+/**
+ * One page of an account's live orders, newest first by insertion sequence, one row more than asked
+ * (to know whether more follow). GET /v1/orders and the embedded admin's list add their filters.
+ */
+export function newestOrdersPageQuery(db: Db, accountId: string, page: { limit: number; cursor?: string }) {
   let select = db
     .selectFrom('orders')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
     .orderBy('seq', 'desc')
-    .limit(query.limit + 1);
-  if (query.cursor !== undefined) select = select.where('seq', '<', decodeCursor(query.cursor));
+    .limit(page.limit + 1);
+  if (page.cursor !== undefined) select = select.where('seq', '<', decodeCursor(page.cursor));
+  return select;
+}
+
+/** GET /v1/orders: one page, with the API's filters. */
+export function orderPageQuery(db: Db, accountId: string, query: OrderListQuery) {
+  let select = newestOrdersPageQuery(db, accountId, query);
   if (query.status !== undefined) select = select.where('status', '=', query.status);
   if (query.delivered !== undefined) select = select.where('delivered', '=', query.delivered);
   return select;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { OrderRow } from '../../orders/serializer.ts';
-import { decodeCursor, encodeCursor } from '../../orders/service.ts';
+import { encodeCursor, newestOrdersPageQuery } from '../../orders/service.ts';
 import type { TrackingRow } from '../../tracking/trackings.ts';
 import type { SendRow } from '../../notifications/sends.ts';
 import { giftPackages, packageState, type PackageState } from '../packages.ts';
@@ -33,14 +33,7 @@ export async function listOrders(
   accountId: string,
   query: AdminOrderQuery,
 ): Promise<{ orders: OrderContext[]; hasMore: boolean; nextCursor: string | null }> {
-  let select = db
-    .selectFrom('orders')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .orderBy('seq', 'desc')
-    .limit(query.limit + 1);
-  if (query.cursor !== undefined) select = select.where('seq', '<', decodeCursor(query.cursor));
+  let select = newestOrdersPageQuery(db, accountId, query);
   if (query.stage !== undefined) select = select.where(stageCondition(query.stage));
   const q = query.q?.trim();
   if (q) {
