@@ -7,6 +7,8 @@ import { freePort, runCli, startServerProcess } from '../support/processes.ts';
 import { eventually } from '../support/workers.ts';
 import { fixture } from '../videos/video-test-app.ts';
 import { API_TIMESTAMP } from '../support/formats.ts';
+import { Scrape } from '../support/prometheus.ts';
+import { OPERATOR_PASSWORD_FILE } from '../../src/operations/operator-credentials.ts';
 
 /**
  * Issue 4's "done when", on `npm start`'s embedded defaults in a real child process (PGlite, private
@@ -131,4 +133,33 @@ it('plays the whole story on the embedded defaults', async () => {
   } finally {
     await browser.close();
   }
+
+  // Issue 12: the process's own /metrics counts this story exactly. On the embedded defaults the
+  // operator password is generated into DATA_DIR; without it /metrics is 401.
+  expect((await fetch(`${base}/metrics`)).status).toBe(401);
+  const password = fs.readFileSync(path.join(dataDir, OPERATOR_PASSWORD_FILE), 'utf8').trim();
+  const metrics = await fetch(`${base}/metrics`, {
+    headers: { Authorization: `Basic ${Buffer.from(`operator:${password}`).toString('base64')}` },
+  });
+  expect(metrics.status).toBe(200);
+  const scrape = new Scrape(await metrics.text());
+  const requests = (labels: Record<string, string>) =>
+    scrape.sum('doorstep_http_request_duration_seconds_count', labels);
+  expect(requests({ method: 'POST', route: '/v1/orders', status: '201' })).toBe(1);
+  expect(requests({ method: 'PUT', route: '/v1/orders/:orderId/video', status: '200' })).toBe(1);
+  expect(requests({ method: 'PUT', route: '/v1/orders/:orderId', status: '200' })).toBe(1);
+  expect(scrape.sum('doorstep_sends_total', { channel: 'email', kind: 'recipient_video', outcome: 'sent' })).toBe(1);
+  expect(scrape.sum('doorstep_sends_total', { channel: 'email', kind: 'sender_sent_note', outcome: 'sent' })).toBe(1);
+  expect(scrape.sum('doorstep_sends_total', { outcome: 'failed' })).toBe(0);
+  expect(scrape.sum('doorstep_delivered_to_sent_seconds_count', { channel: 'email' })).toBe(1);
+  // Every carrier call the sandbox answered, counted by us too: no call goes around the metrics.
+  const ups = (await (await fetch(`${base}/sandbox/carriers/ups/stats`)).json()) as {
+    track_calls: number;
+    subscribe_calls: number;
+  };
+  expect(ups.track_calls).toBeGreaterThan(0);
+  expect(scrape.sum('doorstep_carrier_calls_total', { carrier: 'ups', operation: 'track' })).toBe(ups.track_calls);
+  expect(scrape.sum('doorstep_carrier_calls_total', { carrier: 'ups', operation: 'subscribe' })).toBe(
+    ups.subscribe_calls,
+  );
 }, 120_000);
