@@ -87,11 +87,17 @@ describe('UPS Track Alert over days (test clock)', () => {
     await app.services.push.subscriptions.subscribeDue('ups');
     const subscribedAt = clock.now().getTime();
 
-    // The first poll (the history Track Alert does not keep) lands under a live subscription: 8 h.
-    expect(await pollDue()).toBeGreaterThanOrEqual(1);
+    // The PUT's validation was the first look (the history Track Alert does not keep). The next look,
+    // where the adaptive schedule placed it, covers the moments before the subscription and lands
+    // under a live subscription: the one after it is 8 h away.
     let row = await tracking(orderId);
+    expect(row.poll_count).toBe(1);
+    expect(row.next_poll_at!.getTime()).toBeGreaterThanOrEqual(subscribedAt);
+    clock.set(row.next_poll_at!);
+    expect(await pollDue()).toBeGreaterThanOrEqual(1);
+    row = await tracking(orderId);
     expect(row.status).toBe('in_transit');
-    expect(row.next_poll_at).toEqual(new Date(subscribedAt + 8 * HOUR));
+    expect(row.next_poll_at).toEqual(new Date(clock.now().getTime() + 8 * HOUR));
 
     // The confirmation look: no push for 8 h yet, the next look is when it would count as silent (12 h).
     clock.set(row.next_poll_at!);

@@ -378,7 +378,7 @@ describe('orders', () => {
   });
 
   it('shows an order: the /v1 JSON, its stage and reason, tracking, warnings and its whole timeline in words', async () => {
-    // The carrier did not know the number when it was set: a warning, until the carrier answers.
+    // The carrier did not know the number when it was set: a warning, until the carrier knows it.
     let detail = await admin(shop, 'GET', `/orders/${ids.tracking}`);
     expect(detail.status).toBe(200);
     expect(detail.body.order).toEqual((await v1(auth, 'GET', `/v1/orders/${ids.tracking}`)).body);
@@ -391,9 +391,10 @@ describe('orders', () => {
       tracking: {
         carrier: 'ups',
         tracking_number: trackingNumber,
-        status: null,
-        status_label: 'Not checked yet',
-        last_checked_at: null,
+        // The validation's answer is the first look (one carrier call for a new number).
+        status: 'not_found',
+        status_label: 'does not know this tracking number yet',
+        last_checked_at: expect.stringMatching(API_TIMESTAMP),
         next_check_at: expect.any(String),
         estimated_delivery_at: null,
       },
@@ -434,6 +435,7 @@ describe('orders', () => {
       ['your API', 'The video order was created'],
       ['your API', 'The package ships with UPS'],
       ['your API', 'The tracking number may be wrong'],
+      ['the carrier', 'UPS: does not know this tracking number yet'],
       ['Doorstep', 'The sender recorded the video'],
       ['the carrier', 'UPS: in transit'],
     ]);
