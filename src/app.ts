@@ -301,20 +301,7 @@ export function createHttpApp(services: Services): Koa {
   app.use(queueDashboard(services.queues.all(), services.config.operator));
   // Carrier push webhooks (public; their own credentials): stored, answered, applied right after.
   const push = services.push;
-  app.use(
-    pushRoutes({
-      ups: push.ups,
-      events: push.events,
-      now: services.now,
-      afterStore: () => {
-        setImmediate(() => {
-          push.events.processPending().catch((error: unknown) => {
-            services.logger.warn({ err: error }, 'applying pushed carrier events failed; the claim tick retries');
-          });
-        });
-      },
-    }).routes(),
-  );
+  app.use(pushRoutes({ ups: push.ups, events: push.events, now: services.now, logger: services.logger }).routes());
 
   // Shopify's webhooks, OAuth and embedded admin: before the /v1 auth and with no body parser in
   // front, because the webhook HMAC covers the exact raw bytes.

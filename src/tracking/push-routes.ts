@@ -11,6 +11,7 @@ import {
   sameText,
   type PushCredentials,
 } from './push-credentials.ts';
+import type { Logger } from '../logger.ts';
 import type { PushEvents } from './push-events.ts';
 
 /** The paths registered with UPS as the webhook URL and its token URL (docs/tracking.md "Push"). */
@@ -23,14 +24,14 @@ const unauthorized = () =>
 /**
  * Public routes the carriers call. UPS Track Alert v2 (ups-track-alert.openapi.yaml): the token URL
  * (client credentials, client_secret_basic) and the webhook, which checks the bearer token and the
- * `x-api-key` client id, stores the raw event and answers 200 at once; the event is applied after
- * (`afterStore`, and the tracking claim tick for anything that misses).
+ * `x-api-key` client id, stores the raw event and answers 200 at once; the event is applied right
+ * after the answer (and by the tracking claim tick, for anything that fails here or is missed).
  */
 export function pushRoutes(deps: {
   ups: PushCredentials | null;
   events: PushEvents;
   now: () => Date;
-  afterStore: () => void;
+  logger: Logger;
 }): Router {
   const router = new Router();
   const ups = deps.ups;
@@ -65,10 +66,19 @@ export function pushRoutes(deps: {
       body,
     });
     ctx.body = {};
-    if (stored) deps.afterStore();
+    if (stored) applySoon(deps.events, deps.logger);
   });
 
   return router;
+}
+
+/** After the answer is on its way: the carrier waits for nobody, and a failure is the claim tick's to retry. */
+function applySoon(events: PushEvents, logger: Logger): void {
+  setImmediate(() => {
+    events.processPending().catch((error: unknown) => {
+      logger.warn({ err: error }, 'applying pushed carrier events failed; the claim tick retries');
+    });
+  });
 }
 
 async function readForm(req: Parameters<typeof getRawBody>[0], isForm: boolean): Promise<URLSearchParams> {
