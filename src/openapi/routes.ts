@@ -1,3 +1,4 @@
+import { pageHeaders } from '../http/page-headers.ts';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import Router from '@koa/router';
@@ -53,24 +54,9 @@ function sendReferencePage(ctx: Context, assets: ReferenceAssets, publicUrl: str
   const nonce = randomBytes(16).toString('base64');
   ctx.status = 200;
   ctx.type = 'text/html; charset=utf-8';
-  ctx.set({
-    // The policy of our other pages (src/videos/pages.ts): scripts by nonce only, nothing from
-    // another origin. "Try it out" calls the server the document names (PUBLIC_URL).
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      `script-src 'nonce-${nonce}'`,
-      `style-src 'nonce-${nonce}'`,
-      `connect-src 'self' ${new URL(publicUrl).origin}`,
-      "img-src 'self' data:",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "object-src 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'no-store',
-  });
+  // The policy of our other pages: scripts by nonce only, nothing from another origin. "Try it out"
+  // calls the server the document names (PUBLIC_URL).
+  ctx.set(pageHeaders(nonce, { connect: [new URL(publicUrl).origin] }));
   // The script is constant text: nothing is interpolated into it (OPENAPI_PATH written out).
   ctx.body = html`<!doctype html>
 <html lang="en">

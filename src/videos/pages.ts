@@ -1,3 +1,4 @@
+import { pageHeaders } from '../http/page-headers.ts';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { OrderRow } from '../orders/serializer.ts';
@@ -51,20 +52,7 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set({
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      `script-src 'nonce-${nonce}'`,
-      `style-src 'nonce-${nonce}'`,
-      `media-src 'self' blob:${options.mediaOrigin ? ` ${options.mediaOrigin}` : ''}`,
-      "connect-src 'self'",
-      "img-src 'self' data:",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'no-store',
+    ...pageHeaders(nonce, { media: ["'self'", 'blob:', ...(options.mediaOrigin ? [options.mediaOrigin] : [])] }),
     'Permissions-Policy': options.camera ? 'camera=(self), microphone=(self)' : 'camera=(), microphone=()',
   });
   ctx.body = html`<!doctype html>
