@@ -85,15 +85,21 @@ export class PushSubscriptions {
     // happened before the subscription (Track Alert keeps no history), and it stretches the schedule
     // to the confirmation cadence when it lands (TrackingPoller.decide). A package not yet polled is
     // polled right after subscribing, so its first poll is that look: no extra call.
-    for (const row of offered.filter((r) => subscribed.has(r.tracking_number))) {
+    const subscribedRows = offered.filter((r) => subscribed.has(r.tracking_number));
+    if (subscribedRows.length > 0)
       await this.deps.db
         .updateTable('trackings')
         .set({ push_subscribed_at: now, push_until: until, push_renew_at: renewAt })
-        .where('order_id', '=', row.order_id)
-        // Restarted under another number meanwhile: that one is not subscribed.
-        .where('tracking_number', '=', row.tracking_number)
+        // Each order with the number it was subscribed under: one restarted under another number
+        // meanwhile is not subscribed. One statement for the whole batch (up to 100 packages).
+        .where((eb) =>
+          eb(
+            eb.refTuple('order_id', 'tracking_number'),
+            'in',
+            subscribedRows.map((row) => eb.tuple(row.order_id, row.tracking_number)),
+          ),
+        )
         .execute();
-    }
     this.deps.logger.debug({ carrier, subscribed: subscribed.size, refused: refusedRows.length }, 'push subscriptions');
     return subscribed.size;
   }
