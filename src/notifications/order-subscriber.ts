@@ -17,6 +17,19 @@ const QUEUES_MESSAGES: ReadonlySet<OrderEventType> = new Set([
 ]);
 
 /**
+ * The order fields the recipient's send plan reads (`recipientSendPlan`): an `order.updated` that
+ * changes none of them (price, names, title, the sender's e-mail) cannot move or withdraw a message,
+ * and message text is rendered when it is sent, so such an update is not handed to this subscriber.
+ */
+const SEND_PLAN_FIELDS: ReadonlySet<string> = new Set([
+  'recipient_email',
+  'recipient_phone',
+  'send_method',
+  'send_trigger',
+  'send_on',
+]);
+
+/**
  * How notifications follow an order: the recipient's video is queued, moved or withdrawn as the
  * order changes; the sender gets the record link (Shopify orders), and a note when the video went out
  * and when it was first watched; a stopped order sends nothing more. Every `sends` row is written by
@@ -43,6 +56,9 @@ export function notificationsSubscriber(options: {
       'order.deleted',
       'order.erased',
     ],
+    wants(event) {
+      return event.type !== 'order.updated' || event.fields.some((field) => SEND_PLAN_FIELDS.has(field));
+    },
     async handle(trx, order, delivered) {
       const now = options.now();
       const { event } = delivered;

@@ -87,6 +87,12 @@ export interface OrderEventSubscriber {
   /** Stored with every pending event; never rename a subscriber that has shipped. */
   name: string;
   events: readonly OrderEventType[];
+  /**
+   * Narrower than `events`, for a subscriber that can tell from the event alone that it has nothing
+   * to do (a price change means nothing to the send plan). Such an event is not written for it at
+   * all, so the change commits once instead of twice. Must be pure: it runs inside the change.
+   */
+  wants?(event: OrderEvent): boolean;
   /** `order` is the order as it is now (orders are never removed, only soft-deleted). */
   handle(trx: Db, order: OrderRow, delivered: DeliveredOrderEvent): Promise<void>;
   /**

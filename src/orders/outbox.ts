@@ -53,7 +53,7 @@ export class OrderOutbox {
     const rows = events.flatMap((event) => {
       const { type, ...data } = event;
       return [...this.subscribers.values()]
-        .filter((subscriber) => subscriber.events.includes(type))
+        .filter((subscriber) => subscriber.events.includes(type) && (subscriber.wants?.(event) ?? true))
         .map((subscriber) => ({
           subscriber: subscriber.name,
           order_id: order.id,

@@ -255,13 +255,16 @@ export class OrderService {
     update: OrderUpdate,
     source: EventSource = 'api',
   ): Promise<UpdateResult> {
-    // Validate with the carrier before taking the row lock, so a slow carrier never holds it.
-    const current = await this.get(accountId, orderId);
-    const carrier = update.carrier ?? current.carrier;
-    const trackingNumber = update.tracking_number ?? current.tracking_number;
-    const sendsShipment =
-      (update.carrier != null || update.tracking_number != null) && carrier !== null && trackingNumber !== null;
-    const verification = sendsShipment ? await this.deps.verifier.verify(carrier, trackingNumber) : null;
+    // Validate with the carrier before taking the row lock, so a slow carrier never holds it. Only
+    // an update that names a carrier or number needs the order read first to know the package.
+    const namesShipment = update.carrier != null || update.tracking_number != null;
+    const current = namesShipment ? await this.get(accountId, orderId) : null;
+    const carrier = update.carrier ?? current?.carrier ?? null;
+    const trackingNumber = update.tracking_number ?? current?.tracking_number ?? null;
+    const verification =
+      namesShipment && carrier !== null && trackingNumber !== null
+        ? await this.deps.verifier.verify(carrier, trackingNumber)
+        : null;
     const warning = verification?.warning ?? null;
 
     const updated = await this.change(async (trx, write) => {

@@ -54,6 +54,19 @@ describe('database round trips per request', () => {
     expect(body.data.length).toBeGreaterThan(2);
   });
 
+  it("PUT a price: the floor's work and nothing more (lock, update, one timeline row)", async () => {
+    let status = 0;
+    const statements = await counter.during(async () => {
+      status = (await store.request('PUT', `/v1/orders/${orderId}`, { price: 2500 })).status;
+    });
+    expect(status).toBe(200);
+    // No read before the lock (no carrier to ask) and no outbox row: nothing subscribes to a price.
+    // (That a send-plan field still reaches notifications: test/notifications/sending.test.ts.)
+    expect(statements).toBe(3);
+    const timeline = await listTimeline(app.services.database.db, orderId);
+    expect(timeline.at(-1)).toMatchObject({ type: 'order.updated', data: { fields: ['price'] } });
+  });
+
   it("another account's order is still a 404", async () => {
     const other = await app.createAccount('Someone else');
     expect((await other.request('GET', `/v1/orders/${orderId}/events`)).status).toBe(404);
