@@ -162,6 +162,8 @@ async function startService(): Promise<Service> {
       // Every PUT of a number must really ask the carrier sandbox: past its default budget (50/s) the
       // service answers from the format check alone, and the scenario would measure a skipped call.
       UPS_QUOTA: '100000/1s',
+      // To see where the service's time goes: BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=…'.
+      ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
     },
     `${base}/healthz`,
   );
