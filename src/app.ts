@@ -10,6 +10,8 @@ import type { DatabaseHandle } from './db/database.ts';
 import type { Redis } from 'ioredis';
 import { basicAuth } from './http/basic-auth.ts';
 import { rateLimit } from './http/rate-limit.ts';
+import { refuseUnknownMethods } from './http/known-methods.ts';
+import { noStoreUnder } from './http/no-store.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestContext } from './http/request-context.ts';
 import type { Logger } from './logger.ts';
@@ -270,6 +272,8 @@ export function createServices(
 export function createHttpApp(services: Services): Koa {
   const app = new Koa({ proxy: false });
   app.use(requestContext(services.logger));
+  app.use(refuseUnknownMethods);
+  app.use(noStoreUnder('/v1'));
   app.use(httpMetrics(services.metrics, ['/sandbox', QUEUE_DASHBOARD_PATH]));
 
   // The Shopify sandbox (development credentials only) answers in Shopify's formats, before the

@@ -21,7 +21,13 @@ export class ValidationError extends DomainError {
 
 export class NotFoundError extends DomainError {
   override name = 'NotFoundError';
-  readonly type = 'not_found';
+  readonly type: string = 'not_found';
+}
+
+/** It existed and was deleted: a not-found that can say so (410), e.g. an idempotent replay of its creation. */
+export class GoneError extends NotFoundError {
+  override name = 'GoneError';
+  override readonly type = 'gone';
 }
 
 export class ConflictError extends DomainError {

@@ -1,6 +1,13 @@
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
-import { ConflictError, DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import {
+  ConflictError,
+  DomainError,
+  GoneError,
+  NotFoundError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../errors.ts';
 import { HttpError } from './errors.ts';
 
 /** Every error answer's body; the OpenAPI document's `Error` schema is generated from it. */
@@ -64,13 +71,19 @@ function present(error: unknown, ctx: Context): { status: number; body: ErrorBod
       headers: {},
     };
   }
-  // PostgreSQL refuses text it cannot store (a NUL character, invalid encoding): bad input, not a bug.
-  if (isUnstorableText(error)) {
+  // PostgreSQL's data exceptions (SQLSTATE class 22): a value it cannot store — a NUL character,
+  // invalid encoding, a date or number out of its range. The schemas bound what they can; whatever
+  // still gets this far came from the request, so it is the client's to fix, not a 500.
+  const dataException = dataExceptionCode(error);
+  if (dataException) {
+    ctx.log.info({ sqlState: dataException }, 'request refused by a database data check');
     return {
       status: 400,
       body: body(
         'invalid_request',
-        'The request contains characters that cannot be stored (for example a NUL character).',
+        dataException === '22021' || dataException === '22P05'
+          ? 'The request contains characters that cannot be stored (for example a NUL character).'
+          : 'A value in the request is outside what can be stored (for example a date or number out of range).',
       ),
       headers: {},
     };
@@ -91,15 +104,17 @@ function present(error: unknown, ctx: Context): { status: number; body: ErrorBod
 
 function statusOf(error: DomainError): number {
   if (error instanceof ValidationError) return 422;
+  if (error instanceof GoneError) return 410;
   if (error instanceof NotFoundError) return 404;
   if (error instanceof ConflictError) return 409;
   if (error instanceof ServiceUnavailableError) return 503;
   return 500;
 }
 
-function isUnstorableText(error: unknown): boolean {
+/** The SQLSTATE of a PostgreSQL data exception (class 22), else null. */
+function dataExceptionCode(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === '22021' || code === '22P05';
+  return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code) ? code : null;
 }
 
 /** Connection-level failures from pg / ioredis, which mean "down", not "bug". */

@@ -8,12 +8,28 @@ import { ORDER_STATUSES, SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
  */
 export const MAX_PRICE_CENTS = 100_000_000;
 
+/**
+ * Control characters (C0, DEL, C1) and the Unicode line and paragraph separators. A name or title is
+ * one line: a CR/LF in it would forge log lines, split an SMS or an e-mail header, so it is refused
+ * rather than silently changed (the client sees exactly what we store).
+ */
+export const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+const ONE_LINE = 'must be one line of text, without control characters or line breaks';
+
 const text = (label: string, max: number) =>
   z
     .string({ error: `must be a string` })
     .trim()
     .min(1, `${label} must not be empty`)
-    .max(max, `must be at most ${max} characters`);
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !CONTROL_CHARACTERS.test(value), ONE_LINE);
+
+/**
+ * The instants PostgreSQL and the contract's `YYYY-MM-DDTHH:MM:SSZ` can both carry, with room for
+ * any real gift: a year outside 2000–9999 is a typo, and year 0 would reach the database as an error.
+ */
+const EARLIEST = new Date('2000-01-01T00:00:00Z');
+const LATEST = new Date('9999-12-31T23:59:59Z');
 
 const email = z
   .string({ error: 'must be an e-mail address' })
@@ -34,6 +50,10 @@ const timestamp = z
   .string({ error: 'must be a timestamp like 2026-12-24T09:00:00Z' })
   .pipe(z.iso.datetime({ offset: true, error: 'must be a timestamp like 2026-12-24T09:00:00Z' }))
   .transform((value) => new Date(value))
+  .refine(
+    (date) => date >= EARLIEST && date <= LATEST,
+    'must be a timestamp between 2000-01-01T00:00:00Z and 9999-12-31T23:59:59Z',
+  )
   .meta({
     description: 'ISO 8601 with Z or an offset; answered as YYYY-MM-DDTHH:MM:SSZ.',
     format: 'date-time',
@@ -74,7 +94,11 @@ const detailFields = {
   send_method: z.enum(SEND_METHODS, { error: `must be one of ${SEND_METHODS.join(', ')}` }),
   send_trigger: z.enum(SEND_TRIGGERS, { error: `must be one of ${SEND_TRIGGERS.join(', ')}` }),
   send_on: timestamp.nullable(),
-  video_title: z.string({ error: 'must be a string' }).trim().max(200, 'must be at most 200 characters'),
+  video_title: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .max(200, 'must be at most 200 characters')
+    .refine((value) => !CONTROL_CHARACTERS.test(value), ONE_LINE),
   price: price.nullable(),
   carrier: carrier.nullable(),
   tracking_number: trackingNumber.nullable(),

@@ -3,7 +3,7 @@ import type { Insertable } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
 import type { OrdersTable } from '../db/schema.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Channel, EventSource, OrderStatus } from '../vocabulary.ts';
 import type { CarrierLook, OrderEvent } from './order-events.ts';
 import type { OrderOutbox } from './outbox.ts';
@@ -216,6 +216,12 @@ export class OrderService {
       .selectAll()
       .where('id', '=', existing.order_id)
       .executeTakeFirstOrThrow();
+    // The key stays bound to the order it made: after a DELETE the replay says so, consistently,
+    // instead of a 201 with an id that then answers 404 (or a second order made by a retry).
+    if (order.deleted_at !== null)
+      throw new GoneError(
+        `The order this Idempotency-Key created (${order.id}) has been deleted. Use a new key to create a new order.`,
+      );
     return { order, warning: existing.warning ? { type: 'request', message: existing.warning } : null, replayed: true };
   }
 

@@ -126,7 +126,11 @@ it('validates every answer of a whole order story against the document', async (
   await call('GET', '/v1/orders?delivered=1&status=delivered', 200);
   await call('GET', '/v1/orders?limit=0', 422);
 
-  // Delete, then it is gone.
+  // Delete, then it is gone: also to a replay of the request that created it.
+  const keyed = (await call('POST', '/v1/orders', 201, validOrder, { 'Idempotency-Key': 'story-deleted' })).body.id;
+  await call('DELETE', `/v1/orders/${keyed}`, 204);
+  const gone = await call('POST', '/v1/orders', 410, validOrder, { 'Idempotency-Key': 'story-deleted' });
+  expect(gone.body.error.message).toContain(keyed);
   await call('DELETE', `/v1/orders/${second}`, 204);
   await call('DELETE', `/v1/orders/${second}`, 404);
   await call('GET', `/v1/orders/${second}/events`, 404);

@@ -1,0 +1,12 @@
+import type { Context, Next } from 'koa';
+
+/**
+ * Answers under `prefix` carry personal data (names, e-mails, capability URLs): no cache may keep
+ * them, success or error.
+ */
+export function noStoreUnder(prefix: string) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) ctx.set('Cache-Control', 'no-store');
+    await next();
+  };
+}
