@@ -204,6 +204,8 @@ export interface WebhookReceiptsTable {
   id: Generated<number>;
   /** X-Shopify-Webhook-Id: one receipt per delivery, however often Shopify retries it. */
   webhook_id: string;
+  /** X-Shopify-Event-Id: one event is stored once, whatever webhook id it comes back under. */
+  event_id: ColumnType<string | null, string | null | undefined, string | null>;
   topic: string;
   shop: string;
   api_version: string | null;

@@ -38,6 +38,12 @@ const shopifyEnvironment = z.object({
   SCOPES: scopeList,
   SHOPIFY_APP_URL: optionalUrl,
   APP_URL: optionalUrl,
+  SHOPIFY_MAX_VIDEO_LINES_PER_ORDER: z.coerce
+    .number({ error: 'must be a whole number from 1 to 1000' })
+    .int('must be a whole number from 1 to 1000')
+    .min(1, 'must be from 1 to 1000')
+    .max(1000, 'must be from 1 to 1000')
+    .default(25),
 });
 
 export interface ShopifyConfig {
@@ -53,6 +59,11 @@ export interface ShopifyConfig {
   apiVersion: string;
   /** True when running on the built-in development key and secret. */
   development: boolean;
+  /**
+   * Video line items one Shopify order may turn into video orders (each mails its shopper a record
+   * link); the rest are refused, visibly, on the webhook's receipt. A real gift order has a few.
+   */
+  maxVideoLinesPerOrder: number;
 }
 
 export class ShopifyConfigError extends Error {
@@ -80,6 +91,7 @@ export function loadShopifyConfig(env: NodeJS.ProcessEnv, publicUrl: string): Sh
     appUrl: (value.SHOPIFY_APP_URL ?? value.APP_URL ?? publicUrl).replace(/\/+$/, ''),
     apiVersion: SHOPIFY_API_VERSION,
     development,
+    maxVideoLinesPerOrder: value.SHOPIFY_MAX_VIDEO_LINES_PER_ORDER,
   };
 }
 

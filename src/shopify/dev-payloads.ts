@@ -20,7 +20,7 @@ export function signedWebhook(
   shop: string,
   topic: string,
   payload: unknown,
-  options: { webhookId?: string; apiVersion?: string; rawBody?: string } = {},
+  options: { webhookId?: string; eventId?: string; apiVersion?: string; rawBody?: string } = {},
 ): SignedWebhook {
   const body = options.rawBody ?? JSON.stringify(payload);
   const webhookId = options.webhookId ?? randomUUID();
@@ -34,6 +34,8 @@ export function signedWebhook(
       'X-Shopify-Shop-Domain': shop,
       'X-Shopify-API-Version': options.apiVersion ?? '2026-07',
       'X-Shopify-Webhook-Id': webhookId,
+      // One per event; a retry of the same delivery keeps both ids.
+      'X-Shopify-Event-Id': options.eventId ?? randomUUID(),
       'X-Shopify-Triggered-At': new Date().toISOString(),
     },
   };

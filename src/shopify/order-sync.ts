@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.ts';
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { ConflictError, GoneError, NotFoundError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { recordTimeline } from '../orders/timeline.ts';
 import type { OrderRow } from '../orders/serializer.ts';
@@ -14,6 +14,8 @@ export interface ShopifyOrderSyncDeps {
   orders: OrderService;
   logger: Logger;
   now: () => Date;
+  /** SHOPIFY_MAX_VIDEO_LINES_PER_ORDER (src/shopify/config.ts). */
+  maxVideoLinesPerOrder: number;
 }
 
 export interface CreateOutcome {
@@ -40,7 +42,14 @@ export class ShopifyOrderSync {
       videoProductIds: shop.video_product_ids,
       videoVariantIds: shop.video_variant_ids,
     });
-    for (const item of items) {
+    // One order may not fan out without limit (each video order e-mails a record link): the first
+    // lines, in the order Shopify lists them, are taken; the rest are refused and said so.
+    const limit = this.deps.maxVideoLinesPerOrder;
+    for (const item of items.slice(limit))
+      outcome.problems.push(
+        `line item ${item.id}: refused, the order has ${items.length} video line items and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
+      );
+    for (const item of items.slice(0, limit)) {
       const link = await orderLinkQuery(db, shop.domain, order.id, item.id)
         .select(['order_id', 'shopify_order_name'])
         .executeTakeFirst();
@@ -79,6 +88,11 @@ export class ShopifyOrderSync {
           ...(mapped.awaitingRecipient ? { awaitingRecipient: { reason: mapped.awaitingRecipient } } : {}),
         });
       } catch (error) {
+        // Its video order was made, then deleted through the API before the link was written.
+        if (error instanceof GoneError) {
+          outcome.problems.push(`line item ${item.id}: its video order was deleted`);
+          continue;
+        }
         // Same key, different body: the order was created from an earlier version of the payload.
         if (!(error instanceof ConflictError)) throw error;
         const key = await db

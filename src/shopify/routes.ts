@@ -10,7 +10,7 @@ import { authenticateSessionToken } from './session-auth.ts';
 import { getDataExport, listDataExports, type dataExportListJson } from './data-exports.ts';
 import type { ShopifyServices } from './services.ts';
 import { enqueueWithin } from './queue.ts';
-import { parseShopDomain } from './shops.ts';
+import { parseShopDomain, shopDomain } from './shops.ts';
 import { sessionTokens } from './tokens.ts';
 import { webhookVerifier } from './webhook-hmac.ts';
 import { recordReceipt } from './webhooks.ts';
@@ -58,12 +58,25 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
       };
       return;
     }
+    // Signed, but the shop header is not covered by the signature: only a shop domain Shopify
+    // could send is stored (it names the account the webhook acts on, and a host we call).
+    const shop = shopDomain.safeParse(check.domain);
+    if (!shop.success) {
+      deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
+      throw new HttpError(
+        400,
+        'invalid_request',
+        'Webhook rejected: X-Shopify-Shop-Domain must be a shop domain like my-store.myshopify.com.',
+      );
+    }
+    const eventId = ctx.get('X-Shopify-Event-Id').trim();
     const triggeredAt = check.triggeredAt ? new Date(check.triggeredAt) : null;
     const stored = await recordReceipt(deps.db, {
       webhookId: check.webhookId,
       // The header's own spelling ("fulfillments/create").
       topic: check.topic.trim().toLowerCase(),
-      shop: check.domain.toLowerCase(),
+      eventId: eventId.length > 0 ? eventId.slice(0, 255) : null,
+      shop: shop.data,
       apiVersion: check.apiVersion,
       triggeredAt: triggeredAt && !Number.isNaN(triggeredAt.getTime()) ? triggeredAt : null,
       rawBody,

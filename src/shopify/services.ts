@@ -6,7 +6,7 @@ import { createShopifyLibrary, type ShopifyLibrary } from './library.ts';
 import { ShopifyOrderSync } from './order-sync.ts';
 import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './queue.ts';
 import { ShopTokens } from './tokens.ts';
-import { ShopifyWebhookProcessing, type WebhookObserver } from './webhooks.ts';
+import { pruneUnknownShopReceipts, ShopifyWebhookProcessing, type WebhookObserver } from './webhooks.ts';
 
 export interface ShopifyDeps {
   config: ShopifyConfig;
@@ -27,7 +27,10 @@ export interface ShopifyServices {
   sync: ShopifyOrderSync;
   processing: ShopifyWebhookProcessing;
   deps: ShopifyDeps;
-  /** Reconciler step: receipts stored while Redis was away (or whose job was lost) go to the queue again. */
+  /**
+   * Reconciler step: receipts stored while Redis was away (or whose job was lost) go to the queue
+   * again; failed receipts of shops that never installed are pruned (webhooks.ts).
+   */
   reconcile(): Promise<void>;
 }
 
@@ -37,7 +40,13 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
   const logger = deps.logger.child({ component: 'shopify' });
   const library = createShopifyLibrary(deps.config, logger);
   const tokens = new ShopTokens({ db: deps.db, shopify: library, logger, now });
-  const sync = new ShopifyOrderSync({ db: deps.db, orders: deps.orders, logger, now });
+  const sync = new ShopifyOrderSync({
+    db: deps.db,
+    orders: deps.orders,
+    logger,
+    now,
+    maxVideoLinesPerOrder: deps.config.maxVideoLinesPerOrder,
+  });
   const processing = new ShopifyWebhookProcessing({
     db: deps.db,
     orders: deps.orders,
@@ -48,6 +57,8 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
   });
   const reconcile = async () => {
     if (deps.enqueue) await reenqueueUnprocessedWebhooks(deps.db, deps.enqueue);
+    const pruned = await pruneUnknownShopReceipts(deps.db, now());
+    if (pruned > 0) logger.info({ pruned }, 'forgot failed webhooks of shops that never installed (retention or cap)');
   };
   return { config: deps.config, library, tokens, sync, processing, deps: { ...deps, now }, reconcile };
 }

@@ -13,6 +13,7 @@ import {
   shopRedact,
 } from './payloads.ts';
 import { findShop, markUninstalled } from './shops.ts';
+import { payloadNamesAnotherShop, shopifyOrderIdOf, shopOfLinkedOrder } from './webhook-shop-check.ts';
 import type { z } from 'zod';
 
 /** Every topic the app subscribes to (shopify.app.toml). */
@@ -31,6 +32,8 @@ export const SHOPIFY_TOPICS = [
 
 export interface ReceiptInput {
   webhookId: string;
+  /** X-Shopify-Event-Id, when Shopify sent one. */
+  eventId: string | null;
   topic: string;
   shop: string;
   apiVersion: string | null;
@@ -39,12 +42,16 @@ export interface ReceiptInput {
   receivedAt: Date;
 }
 
-/** Records a verified delivery; false when this X-Shopify-Webhook-Id was already received (a retry). */
+/**
+ * Records a verified delivery; false when this X-Shopify-Webhook-Id (a retry) or X-Shopify-Event-Id
+ * (the same event again, e.g. a captured body resent with a fresh webhook id) was already received.
+ */
 export async function recordReceipt(db: Db, input: ReceiptInput): Promise<boolean> {
   const row = await db
     .insertInto('webhook_receipts')
     .values({
       webhook_id: input.webhookId,
+      event_id: input.eventId,
       topic: input.topic,
       shop: input.shop,
       api_version: input.apiVersion,
@@ -53,7 +60,8 @@ export async function recordReceipt(db: Db, input: ReceiptInput): Promise<boolea
       status: 'received',
       received_at: input.receivedAt,
     })
-    .onConflict((oc) => oc.column('webhook_id').doNothing())
+    // No conflict target: either unique key (webhook id, event id) makes it a duplicate.
+    .onConflict((oc) => oc.doNothing())
     .returning('id')
     .executeTakeFirst();
   return row !== undefined;
@@ -82,6 +90,45 @@ export function unprocessedWebhooksQuery(db: Db, receivedBefore: Date, limit: nu
     .orderBy('received_at')
     .orderBy('id')
     .limit(limit);
+}
+
+/**
+ * Signed webhooks from shops that never installed (or that were erased) are kept as failed receipts
+ * so a `shops add` and a replay can still process them — but not forever, and not without limit:
+ * 30 days, and the newest 200 per shop.
+ */
+export const UNKNOWN_SHOP_RECEIPTS = { retentionDays: 30, perShop: 200 } as const;
+
+/** Reconciler step: forgets failed receipts of unknown shops past the retention or the cap. Returns how many. */
+export async function pruneUnknownShopReceipts(db: Db, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - UNKNOWN_SHOP_RECEIPTS.retentionDays * 86_400_000);
+  const result = await db
+    .with('unknown', (qb) =>
+      qb
+        .selectFrom('webhook_receipts as r')
+        .select(['r.id', 'r.received_at'])
+        .select((eb) =>
+          eb.fn
+            .agg<number>('row_number')
+            .over((o) => o.partitionBy('r.shop').orderBy('r.id', 'desc'))
+            .as('newest'),
+        )
+        .where('r.status', '=', 'failed')
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('shops as s').select('s.domain').whereRef('s.domain', '=', 'r.shop'))),
+        ),
+    )
+    .deleteFrom('webhook_receipts')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('unknown')
+        .select('unknown.id')
+        .where((w) =>
+          w.or([w('unknown.received_at', '<', cutoff), w('unknown.newest', '>', UNKNOWN_SHOP_RECEIPTS.perShop)]),
+        ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** The processing job's first step: count the attempt and read the receipt, unless it is already processed. */
@@ -179,6 +226,15 @@ export class ShopifyWebhookProcessing {
     } catch {
       throw new ValidationError('The payload is not JSON.');
     }
+    // The header's shop is not signed: refuse a payload that names, or is about, another shop.
+    const otherShop = payloadNamesAnotherShop(shopDomain, body);
+    if (otherShop) throw new ValidationError(`Refused: ${otherShop}.`);
+    const shopifyOrderId = shopifyOrderIdOf(topic, body);
+    const linkedShop = shopifyOrderId ? await shopOfLinkedOrder(db, shopDomain, shopifyOrderId) : null;
+    if (linkedShop)
+      throw new ValidationError(
+        `Refused: Shopify order ${shopifyOrderId} belongs to another shop, not the ${shopDomain} of the X-Shopify-Shop-Domain header.`,
+      );
     // Compliance topics may arrive after uninstall (shop/redact ~48 h later) and for shops never seen.
     if (topic === 'shop/redact') {
       const payload = parse(shopRedact, body, topic);

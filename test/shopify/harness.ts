@@ -25,7 +25,13 @@ export interface ShopifyTestApp {
     shop: string,
     topic: string,
     payload: unknown,
-    options?: { webhookId?: string; secret?: string; rawBody?: string; expectProcessingError?: boolean },
+    options?: {
+      webhookId?: string;
+      eventId?: string;
+      secret?: string;
+      rawBody?: string;
+      expectProcessingError?: boolean;
+    },
   ): Promise<{ status: number; webhookId: string; body: unknown; processingError?: Error }>;
   /**
    * Receipts sent through `webhook` (not expecting an error) whose processing has failed so far:
@@ -64,6 +70,7 @@ export async function startShopifyTestApp(
     async webhook(shop, topic, payload, opts = {}) {
       const signed = signedWebhook(opts.secret ?? SECRET, shop, topic, payload, {
         ...(opts.webhookId ? { webhookId: opts.webhookId } : {}),
+        ...(opts.eventId ? { eventId: opts.eventId } : {}),
         ...(opts.rawBody ? { rawBody: opts.rawBody } : {}),
       });
       const response = await fetch(`${app.baseUrl}/shopify/webhooks`, {
@@ -78,7 +85,8 @@ export async function startShopifyTestApp(
         body: text ? JSON.parse(text) : undefined,
       };
       if (!opts.expectProcessingError) mustSucceed.push(signed.webhookId);
-      if (options.queue || response.status !== 200) return result;
+      // A duplicate (same webhook or event id) was not stored again: nothing of its own to process.
+      if (options.queue || response.status !== 200 || result.body?.duplicate === true) return result;
       try {
         await shopify.processing.process(signed.webhookId);
       } catch (error) {

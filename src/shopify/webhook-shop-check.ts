@@ -1,0 +1,62 @@
+import type { Db } from '../db/database.ts';
+
+/**
+ * Shopify's HMAC covers the body, not the `X-Shopify-Shop-Domain` header: a body signed for one
+ * shop can be replayed under another shop's header. So the header is believed only when every shop
+ * identity the payload carries agrees with it. Pure: what the payload itself says.
+ *
+ * - `shop_domain` (compliance topics) must be the header's shop.
+ * - `order_status_url` (orders) names the shop's host; on a `*.myshopify.com` host it must be the
+ *   header's shop (a custom storefront domain says nothing either way).
+ *
+ * Returns why the payload belongs to another shop, or null.
+ */
+export function payloadNamesAnotherShop(headerShop: string, body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const payload = body as Record<string, unknown>;
+  const shop = headerShop.toLowerCase();
+  if ('shop_domain' in payload) {
+    const named = typeof payload.shop_domain === 'string' ? payload.shop_domain.trim().toLowerCase() : '';
+    if (named !== shop) return `the payload's shop_domain is not the ${shop} of the X-Shopify-Shop-Domain header`;
+  }
+  if (typeof payload.order_status_url === 'string') {
+    const host = hostOf(payload.order_status_url);
+    if (host?.endsWith('.myshopify.com') && host !== shop)
+      return `the payload's order_status_url is on ${host}, not the ${shop} of the X-Shopify-Shop-Domain header`;
+  }
+  return null;
+}
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** The Shopify order a payload is about: `id` of an order topic, `order_id` of a fulfillment topic. */
+export function shopifyOrderIdOf(topic: string, body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const payload = body as Record<string, unknown>;
+  const id = topic.startsWith('orders/') ? payload.id : topic.startsWith('fulfillment') ? payload.order_id : null;
+  return typeof id === 'number' || typeof id === 'string' ? String(id) : null;
+}
+
+/**
+ * Shopify order ids are global: one already linked to another shop's video orders cannot belong to
+ * this shop. Returns that other shop, or null.
+ */
+export async function shopOfLinkedOrder(db: Db, headerShop: string, shopifyOrderId: string): Promise<string | null> {
+  const row = await linkedOrderShopQuery(db, headerShop, shopifyOrderId).executeTakeFirst();
+  return row?.shop ?? null;
+}
+
+export function linkedOrderShopQuery(db: Db, headerShop: string, shopifyOrderId: string) {
+  return db
+    .selectFrom('shopify_order_links')
+    .select('shop')
+    .where('shopify_order_id', '=', shopifyOrderId)
+    .where('shop', '!=', headerShop.toLowerCase())
+    .limit(1);
+}
