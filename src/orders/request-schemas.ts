@@ -13,6 +13,7 @@ export const MAX_PRICE_CENTS = 100_000_000;
  * one line: a CR/LF in it would forge log lines, split an SMS or an e-mail header, so it is refused
  * rather than silently changed (the client sees exactly what we store).
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 export const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
 const ONE_LINE = 'must be one line of text, without control characters or line breaks';
 
