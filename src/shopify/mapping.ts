@@ -5,7 +5,7 @@ import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { GiftPackages, SendMethod } from '../vocabulary.ts';
 import { normalizeTrackingNumber } from '../carriers/tracking-number.ts';
 import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
-import { MAX_PRICE_CENTS, orderCreateSchema, type OrderCreate } from '../orders/request-schemas.ts';
+import { CONTROL_CHARACTERS, MAX_PRICE_CENTS, orderCreateSchema, type OrderCreate } from '../orders/request-schemas.ts';
 import { fieldErrors } from '../validation.ts';
 import type { ShopifyFulfillment, ShopifyLineItem, ShopifyOrder } from './payloads.ts';
 
@@ -42,9 +42,22 @@ function normalizePropertyName(name: string): string {
     .toLowerCase();
 }
 
+const CONTROL_CHARACTERS_ALL = new RegExp(CONTROL_CHARACTERS.source, 'g');
+
+/**
+ * What a shopper typed reaches names, titles, SMS and logs: a line break or other control character
+ * becomes a space. (The API refuses them instead; here the shopper is not there to fix the text.)
+ */
+function oneLine(value: string): string {
+  return value
+    .replace(CONTROL_CHARACTERS_ALL, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
+}
+
 function propertyMap(pairs: ShopifyLineItem['properties']): Map<string, string> {
   const properties = new Map<string, string>();
-  for (const { name, value } of pairs) properties.set(normalizePropertyName(name), value.trim());
+  for (const { name, value } of pairs) properties.set(normalizePropertyName(name), oneLine(value));
   return properties;
 }
 
@@ -156,10 +169,7 @@ export type VideoOrderMapping =
   | { ok: false; reason: string; fields: Record<string, string> };
 
 function personName(first: string | null | undefined, last: string | null | undefined): string {
-  return [first, last]
-    .filter((part) => part && part.trim())
-    .join(' ')
-    .trim();
+  return oneLine([first, last].filter((part) => part && part.trim()).join(' '));
 }
 
 const SEND_TRIGGER_WORDS: Record<string, 'package' | 'date' | 'now'> = {

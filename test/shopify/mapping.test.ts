@@ -92,6 +92,17 @@ describe('videoLineItems and orderToVideoOrder', () => {
     );
   });
 
+  it('a line break or control character a shopper typed becomes a space (they cannot fix it; it must not reach logs or SMS)', () => {
+    const typed = order(
+      orderPayload({
+        id: 1,
+        lines: [{ id: 21, recipientName: 'Grandpa\r\nJoe\u0007', recipientEmail: 'joe@example.com' }],
+      }),
+    );
+    const mapped = orderToVideoOrder(typed, typed.line_items[0]!);
+    expect(mapped).toMatchObject({ ok: true, order: { recipient_name: 'Grandpa Joe' } });
+  });
+
   it('makes the customer the sender and reads the recipient from the properties; price = what was paid', () => {
     const parsed = order(raw);
     const mapped = orderToVideoOrder(parsed, parsed.line_items[0]!);
