@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -6,6 +5,7 @@ import pg from 'pg';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './schema.ts';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.ts';
+import { ensurePrivateDir } from '../process/private-dir.ts';
 
 export type Db = Kysely<Database>;
 
@@ -43,7 +43,7 @@ export async function openPglite(dataDir: string | undefined): Promise<DatabaseH
   let lock: DataDirLock | undefined;
   let pglite: PGlite;
   if (dataDir) {
-    fs.mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
     lock = acquireDataDirLock(dataDir);
     pglite = new PGlite(path.join(dataDir, 'pglite'));
   } else {

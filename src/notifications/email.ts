@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import { maskAddress } from './masked-address.ts';
 import type { Logger } from '../logger.ts';
 import { PermanentSendError } from './errors.ts';
 
@@ -56,13 +57,14 @@ export function createEmailChannel(options: {
         throw classifySmtpError(error);
       }
       if (outbox) {
-        fs.mkdirSync(options.outboxDir, { recursive: true });
+        // Only this process's user may read them: they hold capability URLs and addresses.
+        fs.mkdirSync(options.outboxDir, { recursive: true, mode: 0o700 });
         const file = path.join(
           options.outboxDir,
           `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.messageId.replace(/[^A-Za-z0-9_-]/g, '')}.eml`,
         );
-        fs.writeFileSync(file, info.message as Buffer);
-        options.logger.info({ file, to: message.to, subject: message.subject }, 'e-mail written to the outbox');
+        fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+        options.logger.info({ file: path.basename(file), to: maskAddress(message.to) }, 'e-mail written to the outbox');
       }
       return { providerMessageId: info.messageId };
     },

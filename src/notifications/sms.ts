@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { maskAddress } from './masked-address.ts';
 import type { Logger } from '../logger.ts';
 import { PermanentSendError } from './errors.ts';
 
@@ -35,13 +36,14 @@ export function createSmsChannel(options: {
   if (!provider) {
     return {
       async send(message) {
-        fs.mkdirSync(options.outboxDir, { recursive: true });
+        // Only this process's user may read them: they hold capability URLs and phone numbers.
+        fs.mkdirSync(options.outboxDir, { recursive: true, mode: 0o700 });
         const file = path.join(
           options.outboxDir,
           `${new Date().toISOString().replace(/[:.]/g, '-')}-${message.reference}.sms.txt`,
         );
-        fs.writeFileSync(file, `To: ${message.to}\n\n${message.body}\n`);
-        options.logger.info({ file, to: message.to }, 'SMS written to the outbox');
+        fs.writeFileSync(file, `To: ${message.to}\n\n${message.body}\n`, { mode: 0o600 });
+        options.logger.info({ file: path.basename(file), to: maskAddress(message.to) }, 'SMS written to the outbox');
         return { providerMessageId: `outbox-${message.reference}` };
       },
     };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config, OperatorCredentials } from '../config.ts';
+import { ensurePrivateDir } from '../process/private-dir.ts';
 
 export const OPERATOR_PASSWORD_FILE = 'operator-password';
 
@@ -20,7 +21,7 @@ export function resolveOperatorCredentials(config: Pick<Config, 'operator' | 'da
   if (config.operator) return { credentials: config.operator, generatedFile: null };
   if (config.databaseUrl) return { credentials: null, generatedFile: null };
   const file = path.join(config.dataDir, OPERATOR_PASSWORD_FILE);
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDir(config.dataDir);
   let password: string;
   try {
     password = fs.readFileSync(file, 'utf8').trim();

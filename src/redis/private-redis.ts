@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../logger.ts';
 import { freePort } from '../net/free-port.ts';
+import { ensurePrivateDir } from '../process/private-dir.ts';
 
 export class RedisNotInstalledError extends Error {
   override name = 'RedisNotInstalledError';
@@ -34,7 +34,7 @@ export interface PrivateRedis {
  */
 export async function startPrivateRedis(dir: string, logger: Logger): Promise<PrivateRedis> {
   if (spawnSync('redis-server', ['--version']).error) throw new RedisNotInstalledError();
-  fs.mkdirSync(dir, { recursive: true });
+  ensurePrivateDir(dir);
   const port = await freePort();
   const child = spawn(
     'redis-server',

@@ -15,7 +15,7 @@ export class LocalDiskStorage implements VideoStorage {
 
   async put(key: string, body: Readable | Buffer, contentType: string): Promise<{ size: number }> {
     const file = this.pathOf(key);
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const temporary = `${file}.${randomUUID()}.partial`;
     try {
       await pipeline(

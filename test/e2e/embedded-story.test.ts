@@ -29,7 +29,8 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     PORT: String(port),
     PUBLIC_URL: base,
-    LOG_LEVEL: 'warn',
+    // Every line the process can log, so the privacy check at the end sees all of them.
+    LOG_LEVEL: 'debug',
     DATABASE_URL: '',
     REDIS_URL: '',
     SMTP_URL: '',
@@ -57,14 +58,15 @@ it('plays the whole story on the embedded defaults', async () => {
     return { status: response.status, body: (await response.json()) as Record<string, string> };
   };
 
-  const order = (
-    await api('POST', '/v1/orders', {
-      name: 'Ann',
-      email: 'ann@example.com',
-      recipient_name: 'Bob',
-      recipient_email: 'bob@example.com',
-    })
-  ).body;
+  // Personal values distinctive enough that finding one in the logs cannot be a coincidence.
+  const personal = {
+    name: 'Annabel Privacy-Sender',
+    email: 'annabel.private@example.com',
+    recipient_name: 'Bartholomew Privacy-Recipient',
+    recipient_email: 'bartholomew.private@example.com',
+    video_title: 'Happy birthday Bartholomew-Private',
+  };
+  const order = (await api('POST', '/v1/orders', personal)).body;
   expect(
     (await api('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), 'video/webm')).status,
   ).toBe(200);
@@ -92,7 +94,7 @@ it('plays the whole story on the embedded defaults', async () => {
           .map((f) => fs.readFileSync(path.join(outbox, f), 'utf8'))
           .filter((m) => to.test(m))
       : [];
-  const recipientMails = () => mailsTo(/^To: bob@example\.com/m);
+  const recipientMails = () => mailsTo(/^To: bartholomew\.private@example\.com/m);
   const [mail] = await eventually(
     async () => (recipientMails().length > 0 ? recipientMails() : undefined),
     30_000,
@@ -108,7 +110,7 @@ it('plays the whole story on the embedded defaults', async () => {
   // recipient's e-mail, so once that note is in the outbox the dispatcher has moved past it; and the
   // timeline shows that only one message to the recipient was ever queued.
   await eventually(
-    async () => (mailsTo(/^To: ann@example\.com/m).some((m) => /was sent/.test(m)) ? true : undefined),
+    async () => (mailsTo(/^To: annabel\.private@example\.com/m).some((m) => /was sent/.test(m)) ? true : undefined),
     30_000,
     "the sender's note in the outbox",
   );
@@ -162,4 +164,15 @@ it('plays the whole story on the embedded defaults', async () => {
   expect(scrape.sum('doorstep_carrier_calls_total', { carrier: 'ups', operation: 'subscribe' })).toBe(
     ups.subscribe_calls,
   );
+
+  // Issue 13: personal data never reaches the logs, at any level, across the whole story — names,
+  // addresses, the title, and the capability keys of the record and watch pages (the order id,
+  // which opens nothing, is what logs name instead).
+  const logs = server.output();
+  expect(logs.length).toBeGreaterThan(1000); // the check below read real logs, not an empty string
+  expect(logs).toContain(order.id!);
+  const capabilityKeys = [order.record_url!, order.playback_url!].map((url) => new URL(url).pathname.split('/').pop()!);
+  for (const value of [...Object.values(personal), ...capabilityKeys])
+    expect(logs, `the logs contain ${value}`).not.toContain(value);
+  expect(logs).not.toMatch(/annabel|bartholomew/i);
 }, 120_000);
