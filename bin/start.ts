@@ -37,7 +37,14 @@ async function main(): Promise<void> {
   const database = await openConfiguredDatabase(config, logger);
   const redis: PrivateRedis | null = config.redisUrl
     ? null
-    : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger);
+    : await startPrivateRedis(path.join(config.dataDir, 'redis'), logger, {
+        // A Redis that will not come back: exit non-zero so a supervisor (systemd, Docker) restarts
+        // the whole process, rather than staying up with every send stalled. PostgreSQL has the work.
+        onGiveUp: (error) => {
+          process.stderr.write(`Doorstep is exiting: ${error.message}\n`);
+          process.exit(1);
+        },
+      });
   const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database);
   services.metrics.setProcess(config.workers ? 'all' : 'web', { processMetrics: true });
   const adminSocket =

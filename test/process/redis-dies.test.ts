@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PRIVATE_REDIS_PID_FILE } from '../../src/redis/private-redis.ts';
+import { startMailServer } from '../support/mail-server.ts';
+import { freePort, startServerProcess, waitForOutput, type DoorstepProcess } from '../support/processes.ts';
+import { createStore } from '../support/story.ts';
+import { eventually } from '../support/workers.ts';
+
+/**
+ * Issue 13, "Redis killed and restarted": `npm start`'s private redis-server is killed while
+ * delivered orders wait to be sent. The process starts it again on the same port and data, and
+ * every recipient gets exactly one e-mail — none lost, none twice.
+ */
+let mail: Awaited<ReturnType<typeof startMailServer>>;
+let proc: DoorstepProcess;
+let dataDir: string;
+let base: string;
+let env: Record<string, string> & { PORT: string };
+
+beforeAll(async () => {
+  mail = await startMailServer();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-redis-dies-'));
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  env = {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    PUBLIC_URL: base,
+    REDIS_URL: '',
+    SMTP_URL: mail.url,
+    CARRIER_SANDBOX: 'on',
+    LOG_LEVEL: 'info',
+  };
+  proc = await startServerProcess(env);
+}, 90_000);
+afterAll(async () => {
+  await proc?.stop();
+  await mail?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const video = () => fs.readFileSync(path.join(import.meta.dirname, '../videos/fixtures/recorded-vp8-opus.webm'));
+
+it('a killed private Redis comes back by itself and every waiting send goes out exactly once', async () => {
+  const store = await createStore(base, env);
+  const recipients = ['wait-1@example.com', 'wait-2@example.com', 'wait-3@example.com'];
+  const ids: string[] = [];
+  for (const recipient of recipients) {
+    const created = await store.api('POST', '/v1/orders', {
+      name: 'Ann',
+      email: 'ann@example.com',
+      recipient_name: 'Bob',
+      recipient_email: recipient,
+    });
+    const id = created.body.id as string;
+    ids.push(id);
+    expect((await store.api('PUT', `/v1/orders/${id}/video`, video(), 'video/webm')).status).toBe(200);
+  }
+  await eventually(
+    async () => {
+      for (const id of ids) if ((await store.api('GET', `/v1/orders/${id}`)).body.video_processed !== '1') return;
+      return true;
+    },
+    30_000,
+    'the videos processed',
+  );
+
+  // Redis dies; the deliveries arrive while it is gone.
+  const pid = Number(fs.readFileSync(path.join(dataDir, 'redis', PRIVATE_REDIS_PID_FILE), 'utf8'));
+  process.kill(pid, 'SIGKILL');
+  for (const id of ids) expect((await store.api('PUT', `/v1/orders/${id}`, { delivered: 1 })).status).toBe(200);
+
+  await waitForOutput(proc, /the private redis-server is back/, 30_000);
+  const to = (address: string) => mail.messages.filter((m) => m.to.includes(address));
+  await eventually(
+    async () => (recipients.every((r) => to(r).length > 0) ? true : undefined),
+    60_000,
+    'every recipient e-mail',
+  );
+  // The sender's "was sent" notes come after the recipients' e-mails: once all are in, the
+  // dispatcher has moved past them, and a duplicate would have shown.
+  await eventually(
+    async () => (to('ann@example.com').filter((m) => /was sent/i.test(m.raw)).length >= 3 ? true : undefined),
+    60_000,
+    "the senders' notes",
+  );
+  for (const recipient of recipients) expect(to(recipient), recipient).toHaveLength(1);
+  expect((await fetch(`${base}/readyz`)).status).toBe(200);
+}, 180_000);
