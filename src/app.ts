@@ -12,6 +12,7 @@ import { basicAuth } from './http/basic-auth.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { refuseUnknownMethods } from './http/known-methods.ts';
 import { noStoreUnder } from './http/no-store.ts';
+import { bodyReadLimits } from './http/body-reads.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestContext } from './http/request-context.ts';
 import type { Logger } from './logger.ts';
@@ -273,6 +274,7 @@ export function createHttpApp(services: Services): Koa {
   const app = new Koa({ proxy: false });
   app.use(requestContext(services.logger));
   app.use(refuseUnknownMethods);
+  app.use(bodyReadLimits(services.config.bodyReads));
   app.use(noStoreUnder('/v1'));
   app.use(httpMetrics(services.metrics, ['/sandbox', QUEUE_DASHBOARD_PATH]));
 

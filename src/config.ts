@@ -72,6 +72,8 @@ const environmentSchema = z.object({
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  BODY_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+  BODY_READS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(128),
   SMTP_URL: optionalUrl,
   EMAIL_FROM: z.string().trim().min(3).default('Doorstep <no-reply@doorstep.localhost>'),
   SMS_API_URL: z.url().default('https://api.twilio.com'),
@@ -147,6 +149,8 @@ export interface Config {
   workers: boolean;
   /** How long SIGTERM/SIGINT waits for in-flight requests and jobs before the process exits with 1. */
   shutdownTimeoutMs: number;
+  /** Small bodies (JSON, webhooks): the deadline for each, and how many may arrive at once (src/http/body-reads.ts). */
+  bodyReads: { deadlineMs: number; maxInFlight: number };
   /** SMTP server for e-mail; unset → .eml files in `${dataDir}/outbox`. */
   smtpUrl: string | undefined;
   emailFrom: string;
@@ -254,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+    bodyReads: { deadlineMs: value.BODY_READ_TIMEOUT_MS, maxInFlight: value.BODY_READS_IN_FLIGHT },
     smtpUrl: value.SMTP_URL,
     emailFrom: value.EMAIL_FROM,
     sms:

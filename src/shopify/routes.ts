@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import getRawBody from 'raw-body';
 import { currentAccount } from '../http/basic-auth.ts';
+import { readBodyText } from '../http/body-reads.ts';
 import { HttpError } from '../http/errors.ts';
 import { sendAdminPage } from './admin-page.ts';
 import { installShop } from './install.ts';
@@ -32,18 +32,7 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
   const router = new Router({ prefix: '/shopify' });
 
   router.post('/webhooks', async (ctx) => {
-    let rawBody: string;
-    try {
-      rawBody = await getRawBody(ctx.req, {
-        limit: WEBHOOK_BODY_LIMIT_BYTES,
-        encoding: 'utf8',
-        length: ctx.get('Content-Length') || undefined,
-      });
-    } catch (error) {
-      if ((error as { type?: string }).type === 'entity.too.large')
-        throw new HttpError(413, 'payload_too_large', 'The webhook body is too large.');
-      throw new HttpError(400, 'invalid_request', 'The request body could not be read.');
-    }
+    const rawBody = await readBodyText(ctx, WEBHOOK_BODY_LIMIT_BYTES, 'The webhook body is too large.');
     const check = verifyWebhook(rawBody, ctx.req.headers);
     if (!check.valid) {
       deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');

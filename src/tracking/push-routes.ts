@@ -1,7 +1,8 @@
 import Router from '@koa/router';
-import getRawBody from 'raw-body';
 import { z } from 'zod';
 import { upsEventKey, upsTrackingEventSchema } from '../carriers/clients/ups-track-alert.ts';
+import type { Context } from 'koa';
+import { readBodyText } from '../http/body-reads.ts';
 import { HttpError } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import {
@@ -39,7 +40,7 @@ export function pushRoutes(deps: {
 
   router.post(UPS_TRACK_ALERT_TOKEN_PATH, async (ctx) => {
     if (!acceptsPushClient(ups, ctx.get('authorization'))) throw unauthorized();
-    const form = await readForm(ctx.req, Boolean(ctx.is('application/x-www-form-urlencoded')));
+    const form = await readForm(ctx, Boolean(ctx.is('application/x-www-form-urlencoded')));
     if (form.get('grant_type') !== 'client_credentials')
       throw new HttpError(400, 'unsupported_grant_type', 'grant_type must be client_credentials.');
     const token = issuePushToken(ups, deps.now());
@@ -81,11 +82,7 @@ function applySoon(events: PushEvents, logger: Logger): void {
   });
 }
 
-async function readForm(req: Parameters<typeof getRawBody>[0], isForm: boolean): Promise<URLSearchParams> {
+async function readForm(ctx: Context, isForm: boolean): Promise<URLSearchParams> {
   if (!isForm) throw new HttpError(415, 'unsupported_media_type', 'Send the token request as a form.');
-  try {
-    return new URLSearchParams(await getRawBody(req, { limit: 4096, encoding: 'utf8' }));
-  } catch {
-    throw new HttpError(400, 'invalid_request', 'The request body could not be read.');
-  }
+  return new URLSearchParams(await readBodyText(ctx, 4096, 'The token request is limited to 4096 bytes.'));
 }
