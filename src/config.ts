@@ -184,10 +184,26 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Settings whose value is never echoed back, even when it is wrong. */
+const SECRET_SETTING = /SECRET|TOKEN|PASSWORD|KEY|_URL$/;
+
+/**
+ * One line per wrong setting: its name, what it must be, and what it was (`PORT must be a port…,
+ * got "abc"` rather than zod's "received NaN"). Secrets and URLs (which may hold passwords) are
+ * not echoed.
+ */
+function describeIssue(issue: z.core.$ZodIssue, env: NodeJS.ProcessEnv): string {
+  const name = issue.path.join('.');
+  const raw = env[name];
+  const message = issue.code === 'invalid_type' && issue.expected === 'number' ? 'must be a number' : issue.message;
+  const got = raw === undefined || SECRET_SETTING.test(name) ? '' : `, got ${JSON.stringify(raw)}`;
+  return `${name}: ${message}${got}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = environmentSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    const problems = parsed.error.issues.map((issue) => `  ${describeIssue(issue, env)}`);
     throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   }
   const value = parsed.data;

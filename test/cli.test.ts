@@ -63,5 +63,32 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
     expect(badShare.code).toBe(1);
     expect(badShare.stderr).toMatch(/revenueShareBps|revenue/);
     expect(badShare.stderr).not.toMatch(/at .*\.ts:\d+/);
+    // parseArgs' own errors: one line naming the option, exit 2, no ERR_PARSE_ARGS_ code or stack.
+    for (const args of [
+      ['accounts', 'create', '--name'],
+      ['accounts', 'create', '--nmae', 'x'],
+    ]) {
+      const wrong = await runCli(args, env);
+      expect(wrong.code, args.join(' ')).toBe(2);
+      expect(wrong.stderr.trim().split('\n')).toHaveLength(1);
+      expect(wrong.stderr).toMatch(/--name|--nmae/);
+      expect(wrong.stderr).not.toMatch(/ERR_PARSE_ARGS|at .*:\d+/);
+    }
+  });
+});
+
+describe('an unreachable DATABASE_URL', () => {
+  it('is one line naming the setting (password masked), not a stack', async () => {
+    const result = await runCli(['accounts', 'list'], {
+      DATA_DIR: tempDataDir(),
+      DATABASE_URL: 'postgres://doorstep:hunter2@127.0.0.1:1/doorstep',
+      CARRIER_SANDBOX: 'on',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^DATABASE_URL \(postgres:\/\/doorstep:\*\*\*@127\.0\.0\.1:1\/doorstep\) cannot be used: .*ECONNREFUSED/,
+    );
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -23,8 +23,18 @@ describe('loadConfig', () => {
     try {
       loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud' });
     } catch (error) {
-      expect((error as Error).message).toMatch(/PORT/);
+      expect((error as Error).message).toContain('PORT: must be a number, got "eighty"');
       expect((error as Error).message).toMatch(/LOG_LEVEL/);
+    }
+  });
+
+  it('never echoes a secret or a URL (which may hold a password) back', () => {
+    try {
+      loadConfig({ DATABASE_URL: 'postgres://u:hunter2@', SHUTDOWN_TIMEOUT_MS: 'x' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as Error).message).toMatch(/DATABASE_URL/);
+      expect((error as Error).message).not.toContain('hunter2');
     }
   });
 

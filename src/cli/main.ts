@@ -157,7 +157,7 @@ async function main(argv: string[]): Promise<void> {
   const argument = twoWord.includes(head) ? positionals[2] : undefined;
   if (twoWord.includes(head) && (argument === undefined || positionals.length > 3))
     throw new CliError(`${head} needs exactly one argument.\n\n${usage}`);
-  if (values.help || command === '') {
+  if (values.help || command === '' || command === 'help') {
     process.stdout.write(usage);
     return;
   }
@@ -359,7 +359,19 @@ async function main(argv: string[]): Promise<void> {
   });
 }
 
+/** node:util parseArgs' own errors (a missing value, an unknown or mistyped option): the user's to fix. */
+function isArgumentError(error: unknown): error is Error {
+  return error instanceof Error && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_');
+}
+
 main(process.argv.slice(2)).catch((error: unknown) => {
+  if (isArgumentError(error)) {
+    // One line with what was wrong, and where the usage is; never a stack.
+    const what = error.message.split('. To specify a positional argument')[0];
+    process.stderr.write(`${what}. Run \`npm run cli -- help\` for the commands and their options.\n`);
+    process.exitCode = 2;
+    return;
+  }
   const expected =
     error instanceof CliError ||
     error instanceof ConfigError ||

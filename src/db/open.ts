@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import { ConfigError, redactUrl, type Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { openPglite, openPostgres, type DatabaseHandle } from './database.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -17,7 +17,24 @@ export async function openConfiguredDatabase(
     await migrateToLatest(handle.db);
   } catch (error) {
     await handle.close();
+    if (config.databaseUrl && isUnreachable(error))
+      throw new ConfigError(
+        `DATABASE_URL (${redactUrl(config.databaseUrl)}) cannot be used: ${(error as Error).message}. ` +
+          'Check the host, port, database name and credentials, and that PostgreSQL is running there — or unset DATABASE_URL to use the embedded database.',
+      );
     throw error;
   }
   return handle;
+}
+
+/**
+ * The first statement failing for want of a server (DNS, refused, timed out) or of a login
+ * (SQLSTATE 28: wrong password; 3D000: no such database): a setting to fix, not a bug.
+ */
+function isUnreachable(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  return (
+    ['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', '3D000'].includes(code) ||
+    code.startsWith('28')
+  );
 }
