@@ -12,6 +12,7 @@ import { basicAuth } from './http/basic-auth.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { refuseUnknownMethods } from './http/known-methods.ts';
 import { noStoreUnder } from './http/no-store.ts';
+import { favicon } from './http/favicon.ts';
 import { bodyReadLimits } from './http/body-reads.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestContext } from './http/request-context.ts';
@@ -301,6 +302,7 @@ export function createHttpApp(services: Services): Koa {
   }
 
   app.use(errorHandler);
+  app.use(favicon);
 
   // Operators: /healthz, /readyz, /metrics and the queue dashboard, outside the /v1 authentication.
   app.use(operationsRoutes(operationsDeps(services)).routes());

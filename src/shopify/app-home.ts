@@ -47,4 +47,11 @@ const ABOUT_PAGE = `<!doctype html>
 its address:</p>
 <form method="get" action="/"><label>Shop <input name="shop" placeholder="my-store.myshopify.com" required></label>
 <button type="submit">Install</button></form>
+<h2>Developers and operators</h2>
+<ul>
+<li><a href="/docs">API reference</a> (the <code>/v1</code> order API, with <a href="/v1/openapi.json">its OpenAPI document</a>)</li>
+<li>Try the whole story locally — order, recorded video, delivery, the recipient's watch page — with the README's quick start: <code>npm run cli -- accounts create --name "My store"</code>, then the <code>curl</code> steps it lists</li>
+<li>A development shop's embedded admin: <code>npm run cli -- shopify admin-url my-store.myshopify.com</code></li>
+<li><a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>; <a href="/metrics">/metrics</a> and <a href="/admin/queues">/admin/queues</a> need the operator password</li>
+</ul>
 </body></html>`;
