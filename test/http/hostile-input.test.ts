@@ -51,14 +51,17 @@ describe('hostile input gets a clear 4xx', () => {
     expect(created.body.send_on).toBe('9999-12-31T23:59:59Z');
   });
 
-  it.each(['PROPFIND', 'MKCOL', 'PURGE', 'LOCK'])('%s on any path is a 405 with Allow and the JSON error', async (method) => {
-    for (const path of ['/healthz', '/v1/orders', '/nowhere', '/shopify/webhooks']) {
-      const response = await app.request(method, path);
-      expect(response.status, `${method} ${path}`).toBe(405);
-      expect(response.body.error.type).toBe('method_not_allowed');
-      expect(response.body.error.message).toContain(method);
-    }
-  });
+  it.each(['PROPFIND', 'MKCOL', 'PURGE', 'LOCK'])(
+    '%s on any path is a 405 with Allow and the JSON error',
+    async (method) => {
+      for (const path of ['/healthz', '/v1/orders', '/nowhere', '/shopify/webhooks']) {
+        const response = await app.request(method, path);
+        expect(response.status, `${method} ${path}`).toBe(405);
+        expect(response.body.error.type).toBe('method_not_allowed');
+        expect(response.body.error.message).toContain(method);
+      }
+    },
+  );
 
   it.each([
     ['name', 'Ann\r\nX-Injected: yes'],
