@@ -12,6 +12,7 @@ import { basicAuth } from './http/basic-auth.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { refuseUnknownMethods } from './http/known-methods.ts';
 import { noStoreUnder } from './http/no-store.ts';
+import { FailedAuthLimit } from './http/failed-auth-limit.ts';
 import { favicon } from './http/favicon.ts';
 import { bodyReadLimits } from './http/body-reads.ts';
 import { errorHandler } from './http/error-handler.ts';
@@ -334,7 +335,9 @@ export function createHttpApp(services: Services): Koa {
   app.use(apiReferenceRoutes(services.config.publicUrl).routes());
 
   // Everything under /v1 needs credentials, including unknown paths (no probing without a key).
-  const authenticate = basicAuth(services.database.db);
+  const authenticate = basicAuth(services.database.db, {
+    failures: new FailedAuthLimit(services.redis, services.config.queuePrefix, services.config.failedAuthLimits),
+  });
   const limit = rateLimit({
     redis: services.redis,
     prefix: services.config.queuePrefix,

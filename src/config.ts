@@ -72,6 +72,8 @@ const environmentSchema = z.object({
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  AUTH_FAILURES_PER_APP_ID: z.coerce.number().int().min(0).max(1_000_000).default(10),
+  AUTH_FAILURES_PER_CLIENT_IP: z.coerce.number().int().min(0).max(1_000_000).default(100),
   BODY_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   BODY_READS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(128),
   SMTP_URL: optionalUrl,
@@ -151,6 +153,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Small bodies (JSON, webhooks): the deadline for each, and how many may arrive at once (src/http/body-reads.ts). */
   bodyReads: { deadlineMs: number; maxInFlight: number };
+  /** Failed Basic-auth attempts per 15 minutes before 429 (src/http/failed-auth-limit.ts). */
+  failedAuthLimits: { perAppId: number; perClientIp: number };
   /** SMTP server for e-mail; unset → .eml files in `${dataDir}/outbox`. */
   smtpUrl: string | undefined;
   emailFrom: string;
@@ -274,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+    failedAuthLimits: { perAppId: value.AUTH_FAILURES_PER_APP_ID, perClientIp: value.AUTH_FAILURES_PER_CLIENT_IP },
     bodyReads: { deadlineMs: value.BODY_READ_TIMEOUT_MS, maxInFlight: value.BODY_READS_IN_FLIGHT },
     smtpUrl: value.SMTP_URL,
     emailFrom: value.EMAIL_FROM,

@@ -4,6 +4,7 @@ import { ApiKeyCache } from '../accounts/api-key-cache.ts';
 import { parseBasicAuth } from '../accounts/credentials.ts';
 import type { Db } from '../db/database.ts';
 import { unauthorized } from './errors.ts';
+import type { FailedAuthLimit } from './failed-auth-limit.ts';
 
 declare module 'koa' {
   interface DefaultState {
@@ -15,12 +16,21 @@ declare module 'koa' {
  * Spec §5: every request carries HTTP Basic credentials — user = app id, password = API key.
  * Checked keys are remembered for a short while (`ApiKeyCache`): the lookup was half the cost of a GET.
  */
-export function basicAuth(db: Db, cache: ApiKeyCache<Account> = new ApiKeyCache<Account>()) {
+export function basicAuth(db: Db, options: { failures?: FailedAuthLimit; cache?: ApiKeyCache<Account> } = {}) {
+  const cache = options.cache ?? new ApiKeyCache<Account>();
   return async (ctx: Context, next: Next): Promise<void> => {
     const credentials = parseBasicAuth(ctx.get('Authorization') || undefined);
-    if (!credentials) throw unauthorized();
+    await options.failures?.refuseIfBlocked(ctx, credentials?.user ?? null);
+    if (!credentials) {
+      // Garbage credentials are a failed attempt too (from this address), but no credentials at all are just a question.
+      if (ctx.get('Authorization')) await options.failures?.recordFailure(ctx, null);
+      throw unauthorized();
+    }
     const account = await authenticateCached(db, cache, credentials.user, credentials.password);
-    if (!account) throw unauthorized('The app id or API key is not valid.');
+    if (!account) {
+      await options.failures?.recordFailure(ctx, credentials.user);
+      throw unauthorized('The app id or API key is not valid.');
+    }
     ctx.state.account = account;
     await next();
   };

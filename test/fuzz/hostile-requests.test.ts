@@ -27,7 +27,14 @@ let authorization: string;
 
 beforeAll(async () => {
   app = await startTestApp({
-    env: { SHOPIFY_API_KEY: 'fuzz-key', SHOPIFY_API_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '0' },
+    env: {
+      SHOPIFY_API_KEY: 'fuzz-key',
+      SHOPIFY_API_SECRET: SECRET,
+      RATE_LIMIT_PER_MINUTE: '0',
+      // Thousands of bad credentials from one address would otherwise lock the fuzzer out of every route.
+      AUTH_FAILURES_PER_CLIENT_IP: '0',
+      AUTH_FAILURES_PER_APP_ID: '0',
+    },
   });
   store = await app.createAccount('Fuzz store');
   authorization = `Basic ${Buffer.from(`${store.appId}:${store.apiKey}`).toString('base64')}`;
