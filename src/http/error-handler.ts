@@ -60,7 +60,9 @@ function present(error: unknown, ctx: Context): { status: number; body: ErrorBod
   if (error instanceof DomainError) {
     const status = statusOf(error);
     const fields = error instanceof ValidationError ? error.fields : undefined;
-    return { status, body: body(error.type, error.message, fields), headers: {} };
+    // A dependency that is down (Shopify, a carrier): worth retrying shortly, and the client is told when.
+    const headers: Record<string, string> = error instanceof ServiceUnavailableError ? { 'Retry-After': '5' } : {};
+    return { status, body: body(error.type, error.message, fields), headers };
   }
   // Koa / @koa/router's own client errors (405 Method Not Allowed, 501): keep their status.
   const status = (error as { status?: unknown; expose?: unknown } | null)?.status;

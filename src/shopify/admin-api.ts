@@ -29,11 +29,31 @@ export async function fetchShopName(
  * `doing` says in words what was asked of Shopify.
  */
 export function shopifyUnavailable(error: unknown, doing: string): unknown {
-  if (!(error instanceof ShopifyError)) return error;
+  if (!(error instanceof ShopifyError) && !isNetworkFailure(error)) return error;
   return new ServiceUnavailableError(
-    `Shopify could not be reached ${doing}; try again in a moment. (${error.message})`,
+    `Shopify could not be reached ${doing}; try again in a moment. (${(error as Error).message})`,
     {
       cause: error,
     },
+  );
+}
+
+/** `fetch` failing before any answer (DNS, refused, reset, timed out): Shopify was not reached. */
+function isNetworkFailure(error: unknown): boolean {
+  const codes = [
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'UND_ERR_CONNECT_TIMEOUT',
+  ];
+  const codeOf = (value: unknown) => String((value as { code?: unknown } | null)?.code ?? '');
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return (
+    codes.includes(codeOf(error)) ||
+    codes.includes(codeOf(cause)) ||
+    (error instanceof TypeError && error.message === 'fetch failed')
   );
 }
