@@ -39,7 +39,15 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
     const server = await startServerProcess(env);
     try {
       const created = await runCli(['accounts', 'create', '--name', 'Live Shop', '--json'], env);
-      expect(created.stderr).toBe('');
+      // It says which database it used: the server's, through its admin socket.
+      expect(created.stderr).toMatch(
+        /^Database: the embedded one in .+, through the server running on it \(pid \d+\)\.\n$/,
+      );
+
+      // Run from elsewhere (another DATA_DIR) while that server answers: a fresh database, and a warning.
+      const elsewhere = await runCli(['accounts', 'list'], { ...env, DATA_DIR: tempDataDir() });
+      expect(elsewhere.stderr).toMatch(/\(new: created just now\)/);
+      expect(elsewhere.stderr).toMatch(/Warning: a Doorstep server answers on port \d+, but it does not use/);
       const { app_id, api_key } = JSON.parse(created.stdout) as { app_id: string; api_key: string };
       const response = await fetch(`http://127.0.0.1:${port}/v1/orders`, {
         headers: { Authorization: `Basic ${Buffer.from(`${app_id}:${api_key}`).toString('base64')}` },
@@ -78,17 +86,20 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
 });
 
 describe('an unreachable DATABASE_URL', () => {
-  it('is one line naming the setting (password masked), not a stack', async () => {
+  it('says which database, then one line naming the setting (password masked), not a stack', async () => {
     const result = await runCli(['accounts', 'list'], {
       DATA_DIR: tempDataDir(),
       DATABASE_URL: 'postgres://doorstep:hunter2@127.0.0.1:1/doorstep',
       CARRIER_SANDBOX: 'on',
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(
+    // Which database it tried, then the one line about what is wrong with it.
+    const [which, problem, ...rest] = result.stderr.trim().split('\n');
+    expect(which).toBe('Database: PostgreSQL at postgres://doorstep:***@127.0.0.1:1/doorstep.');
+    expect(problem).toMatch(
       /^DATABASE_URL \(postgres:\/\/doorstep:\*\*\*@127\.0\.0\.1:1\/doorstep\) cannot be used: .*ECONNREFUSED/,
     );
+    expect(rest).toEqual([]);
     expect(result.stderr).not.toContain('hunter2');
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

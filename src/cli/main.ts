@@ -1,8 +1,10 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminCommands } from '../admin/commands.ts';
 import { adminSocketPath } from '../admin/socket.ts';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { ConfigError, loadConfig, redactUrl, type Config } from '../config.ts';
 import { ValidationError } from '../errors.ts';
 import { DataDirLockedError, dataDirHolder } from '../db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
@@ -48,15 +50,42 @@ Shopify:
 
 type Runner = (command: string, args: Record<string, unknown>) => Promise<unknown>;
 
+/** Whether a Doorstep server answers /healthz on this machine's `port` (half a second at most). */
+async function serverAnswersOn(port: number): Promise<boolean> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(500) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Runs admin commands against the configured database. With the embedded database, the running
  * server owns it, so commands go through the server's admin socket; when no server runs, the CLI
  * opens the database itself (and holds its lock while it does).
  */
 async function withRunner<T>(config: Config, use: (run: Runner) => Promise<T>): Promise<T> {
-  if (!config.databaseUrl && dataDirHolder(config.dataDir) !== null) {
+  const holder = config.databaseUrl ? null : dataDirHolder(config.dataDir);
+  if (holder !== null) {
+    process.stderr.write(
+      `Database: the embedded one in ${config.dataDir}, through the server running on it (pid ${holder}).\n`,
+    );
     return use((command, args) => callAdminSocketPatiently(adminSocketPath(config.dataDir), command, args));
   }
+  // Say which database this is: run from another directory without DATA_DIR, the CLI would
+  // otherwise quietly make a fresh ./data whose credentials no running server knows.
+  const isNew = !config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'pglite'));
+  process.stderr.write(
+    config.databaseUrl
+      ? `Database: PostgreSQL at ${redactUrl(config.databaseUrl)}.\n`
+      : `Database: the embedded one in ${config.dataDir}${isNew ? ' (new: created just now)' : ''}.\n`,
+  );
+  if (isNew && (await serverAnswersOn(config.port)))
+    process.stderr.write(
+      `Warning: a Doorstep server answers on port ${config.port}, but it does not use ${config.dataDir}, which was just created empty. ` +
+        "What this command makes will not exist there: run it in the server's directory, or set DATA_DIR to the server's DATA_DIR.\n",
+    );
   const database = await openConfiguredDatabase(config);
   try {
     const commands = adminCommands(database.db, { publicUrl: config.publicUrl });
