@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { authenticateCached, type Account } from '../accounts/accounts.ts';
 import { ApiKeyCache } from '../accounts/api-key-cache.ts';
-import { parseBasicAuth } from '../accounts/credentials.ts';
+import { hashApiKey, parseBasicAuth } from '../accounts/credentials.ts';
 import type { Db } from '../db/database.ts';
 import { unauthorized } from './errors.ts';
 import type { FailedAuthLimit } from './failed-auth-limit.ts';
@@ -20,6 +20,13 @@ export function basicAuth(db: Db, options: { failures?: FailedAuthLimit; cache?:
   const cache = options.cache ?? new ApiKeyCache<Account>();
   return async (ctx: Context, next: Next): Promise<void> => {
     const credentials = parseBasicAuth(ctx.get('Authorization') || undefined);
+    // A key this process verified moments ago is known good: no guess can produce it, so it skips
+    // the failed-attempt check (two Redis reads) — the hot path of every busy client.
+    const known = credentials ? cache.get(credentials.user, hashApiKey(credentials.password)) : undefined;
+    if (known) {
+      ctx.state.account = known;
+      return next();
+    }
     await options.failures?.refuseIfBlocked(ctx, credentials?.user ?? null);
     if (!credentials) {
       // Garbage credentials are a failed attempt too (from this address), but no credentials at all are just a question.
