@@ -51,6 +51,7 @@ import { ShopifySandbox } from './shopify/sandbox/index.ts';
 import { createVideoStorage } from './videos/create-storage.ts';
 import { bullmqVideoQueue } from './videos/processing-queue.ts';
 import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
+import { UploadLimit } from './videos/upload-limit.ts';
 import { VideoService, type VideoProcessingQueue } from './videos/service.ts';
 import type { VideoStorage } from './videos/storage.ts';
 import { OrderService, type TrackingNumberVerifier } from './orders/service.ts';
@@ -356,6 +357,7 @@ export function createHttpApp(services: Services): Koa {
     storage: services.videoStorage,
     maxBytes: services.config.videos.maxBytes,
     publicUrl: services.config.publicUrl,
+    uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
   };
   const videoApi = videoApiRoutes(videoDeps);
   app.use(videoApi.routes());

@@ -20,6 +20,8 @@ export const videoEnvironmentSchema = z.object({
     .min(1)
     .max(5 * 1024 ** 3)
     .default(200 * 1024 * 1024),
+  RECORD_UPLOADS_PER_ORDER_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  RECORD_UPLOADS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(120),
   S3_BUCKET: trimmedOptional,
   /** An S3-compatible endpoint (MinIO, R2, …); unset means AWS itself. */
   S3_ENDPOINT: trimmedOptional.pipe(z.url().optional()),
@@ -58,6 +60,8 @@ export interface S3StorageConfig {
 export interface VideoConfig {
   /** Largest accepted upload; larger is 413. */
   maxBytes: number;
+  /** The public record page's upload budget per hour (src/videos/upload-limit.ts). */
+  uploadLimits: { perOrderPerHour: number; perClientIpPerHour: number };
   storage: { kind: 'local'; directory: string } | ({ kind: 's3' } & S3StorageConfig);
 }
 
@@ -73,6 +77,10 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
     throw new VideoConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   }
   const value = parsed.data;
+  const uploadLimits = {
+    perOrderPerHour: value.RECORD_UPLOADS_PER_ORDER_PER_HOUR,
+    perClientIpPerHour: value.RECORD_UPLOADS_PER_IP_PER_HOUR,
+  };
   if ((value.S3_ACCESS_KEY_ID === undefined) !== (value.S3_SECRET_ACCESS_KEY === undefined)) {
     throw new VideoConfigError(
       'Invalid configuration in the environment:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together.',
@@ -84,10 +92,15 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
         'Invalid configuration in the environment:\n  S3_BUCKET: is required when other S3_ settings are given.',
       );
     }
-    return { maxBytes: value.VIDEO_MAX_BYTES, storage: { kind: 'local', directory: path.join(dataDir, 'videos') } };
+    return {
+      maxBytes: value.VIDEO_MAX_BYTES,
+      uploadLimits,
+      storage: { kind: 'local', directory: path.join(dataDir, 'videos') },
+    };
   }
   return {
     maxBytes: value.VIDEO_MAX_BYTES,
+    uploadLimits,
     storage: {
       kind: 's3',
       bucket: value.S3_BUCKET,

@@ -14,6 +14,7 @@ import { notFoundPage, recordPage, watchPage } from './pages.ts';
 import { decideRange } from './range.ts';
 import { assertAcceptsVideo, type VideoService } from './service.ts';
 import type { VideoStorage } from './storage.ts';
+import type { UploadLimit } from './upload-limit.ts';
 import { clientStreamError, videoUploadBody } from './upload-body.ts';
 
 export interface VideoRouteDeps {
@@ -24,6 +25,8 @@ export interface VideoRouteDeps {
   maxBytes: number;
   /** PUBLIC_URL, for the order JSON. */
   publicUrl: string;
+  /** The public record page's upload budget (absent: unlimited, e.g. a test of the upload alone). */
+  uploadLimit?: UploadLimit;
 }
 
 /** `PUT /v1/orders/{id}/video`: mounted behind Basic auth, like the rest of /v1. */
@@ -62,6 +65,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
 
   router.put('/record/:uuid/video', async (ctx) => {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    await deps.uploadLimit?.take(ctx, order.uuid);
     await receiveUpload(ctx, deps, order, 'system');
     // Only what the page needs: the order's details are the store's, not the public's.
     ctx.body = { status: 'received' };
