@@ -5,6 +5,7 @@ describe('video configuration', () => {
   it('defaults to local disk under DATA_DIR/videos and a 200 MB limit', () => {
     expect(loadVideoConfig({}, '/srv/data')).toEqual({
       maxBytes: 200 * 1024 * 1024,
+      uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
       storage: { kind: 'local', directory: '/srv/data/videos' },
     });
   });
@@ -22,6 +23,7 @@ describe('video configuration', () => {
     );
     expect(config).toEqual({
       maxBytes: 1000,
+      uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
       storage: {
         kind: 's3',
         bucket: 'videos',
