@@ -148,7 +148,39 @@ export class VideoService {
         .execute();
       video = (await findVideo(this.deps.db, videoId))!;
     }
-    return this.settle(video);
+    const outcome = await this.settle(video);
+    await this.forgetSuperseded(video.order_id);
+    return outcome;
+  }
+
+  /**
+   * Replaced uploads leave storage (issue 13): once an upload stands (the newest that processed),
+   * every settled upload older than it, and every failed one, will never play again — their files
+   * and rows go. Uploads still pending are left to their own processing (they may yet stand). Files
+   * first: should the rows' delete then fail, the next processing of this order deletes again, and
+   * deleting a missing file is a no-op.
+   */
+  private async forgetSuperseded(orderId: string): Promise<void> {
+    const standing = await newestPlayable(this.deps.db, orderId);
+    if (!standing) return;
+    const superseded = await this.deps.db
+      .selectFrom('videos')
+      .select(['id', 'storage_key'])
+      .where('order_id', '=', orderId)
+      .where('id', '!=', standing.id)
+      .where('status', '!=', 'pending')
+      .where((eb) => eb.or([eb('seq', '<', standing.seq), eb('status', '=', 'failed')]))
+      .execute();
+    if (superseded.length === 0) return;
+    for (const video of superseded) await this.deps.storage.delete(video.storage_key);
+    await this.deps.db
+      .deleteFrom('videos')
+      .where(
+        'id',
+        'in',
+        superseded.map((video) => video.id),
+      )
+      .execute();
   }
 
   /**
