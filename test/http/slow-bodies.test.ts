@@ -25,8 +25,8 @@ interface Answer {
   text: string;
 }
 
-/** Sends the headers and `sent` of a declared `declared`-byte body, then nothing; resolves when the server closes. */
-function silentBody(path: string, declared: number, sent: string): Promise<Answer> {
+/** Sends `head` (request line and headers) and the start of a body, then nothing; resolves when the server closes. */
+function silentRequest(head: string, sent: string): Promise<Answer> {
   const { hostname, port } = new URL(app.baseUrl);
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -41,14 +41,18 @@ function silentBody(path: string, declared: number, sent: string): Promise<Answe
         text,
       }),
     );
-    socket.write(
-      `POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n` +
-        'X-Shopify-Topic: orders/create\r\nX-Shopify-Hmac-Sha256: AAAA\r\nX-Shopify-Shop-Domain: slow.myshopify.com\r\n' +
-        'X-Shopify-Webhook-Id: slow\r\nX-Shopify-API-Version: 2026-07\r\n\r\n' +
-        sent,
-    );
+    socket.write(`${head}Host: ${hostname}\r\n\r\n${sent}`);
   });
 }
+
+/** A webhook whose body declares `declared` bytes and sends only `sent`. */
+const silentBody = (path: string, declared: number, sent: string) =>
+  silentRequest(
+    `POST ${path} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n` +
+      'X-Shopify-Topic: orders/create\r\nX-Shopify-Hmac-Sha256: AAAA\r\nX-Shopify-Shop-Domain: slow.myshopify.com\r\n' +
+      'X-Shopify-Webhook-Id: slow\r\nX-Shopify-API-Version: 2026-07\r\n',
+    sent,
+  );
 
 describe('slow request bodies', () => {
   it('a declared 100-byte webhook body that stops after 2 bytes gets 408 and its socket closed at the deadline', async () => {
@@ -61,25 +65,11 @@ describe('slow request bodies', () => {
 
   it('the same for a JSON body on /v1 (after authentication)', async () => {
     const store = await app.createAccount('Slow bodies');
-    const { hostname, port } = new URL(app.baseUrl);
-    const answer = await new Promise<Answer>((resolve, reject) => {
-      const started = Date.now();
-      const socket = net.connect(Number(port), hostname);
-      let text = '';
-      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      socket.once('error', reject);
-      socket.once('close', () =>
-        resolve({
-          status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0),
-          closedAfterMs: Date.now() - started,
-          text,
-        }),
-      );
-      socket.write(
-        `POST /v1/orders HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Basic ${Buffer.from(`${store.appId}:${store.apiKey}`).toString('base64')}\r\n` +
-          'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":',
-      );
-    });
+    const authorization = `Basic ${Buffer.from(`${store.appId}:${store.apiKey}`).toString('base64')}`;
+    const answer = await silentRequest(
+      `POST /v1/orders HTTP/1.1\r\nAuthorization: ${authorization}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n`,
+      '{"name":',
+    );
     expect(answer.status).toBe(408);
     expect(answer.closedAfterMs).toBeLessThan(DEADLINE_MS + 5_000);
   });
