@@ -9,6 +9,7 @@ import type { Logger } from '../logger.ts';
 import { recordTimeline, type TimelineEntry } from '../orders/timeline.ts';
 import type { OrderService } from '../orders/service.ts';
 import { withPush, type PushScheduleOptions, type PushState } from './push-schedule.ts';
+import { destinationTimeZone } from './destination-time-zone.ts';
 import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import {
   claimDueTrackings,
@@ -150,8 +151,11 @@ export class TrackingPoller {
       result.status !== row.status ||
       !sameTime(result.estimatedDeliveryAt, row.estimated_delivery_at) ||
       !sameTime(result.lastEventAt, row.last_event_at);
+    // The carrier's destination decides the hours from now on; a response without one keeps what we knew.
+    const destinationTimeZoneNow =
+      (result.destination ? destinationTimeZone(result.destination) : null) ?? row.destination_time_zone;
     const state = {
-      ...trackingState(row),
+      ...trackingState({ ...row, destination_time_zone: destinationTimeZoneNow }, now),
       status: result.status,
       lastPolledAt: source === 'poll' ? now : row.last_polled_at,
       lastChangedAt: changed ? now : row.last_changed_at,
@@ -202,6 +206,7 @@ export class TrackingPoller {
           rate_limited_until: source === 'poll' ? null : current.rate_limited_until,
           poll_count: source === 'poll' ? current.poll_count + 1 : current.poll_count,
           last_pushed_at: lastPushedAt,
+          destination_time_zone: destinationTimeZoneNow,
           updated_at: now,
           ...schedule,
         })
@@ -275,7 +280,7 @@ export class TrackingPoller {
     }
     for (const row of rows) {
       const state = {
-        ...trackingState(row),
+        ...trackingState(row, now),
         consecutiveErrors: rateLimited ? row.consecutive_errors : row.consecutive_errors + 1,
         rateLimitedUntil: rateLimitedMs !== null ? new Date(now.getTime() + rateLimitedMs) : row.rate_limited_until,
         lastPolledAt: now,

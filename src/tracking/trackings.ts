@@ -6,13 +6,19 @@ import type { TrackingsTable } from '../db/schema.ts';
 import type { CarrierLook, OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import { recordTimeline } from '../orders/timeline.ts';
+import { utcOffsetMinutesAt } from './destination-time-zone.ts';
 import { newTrackingState, nextPoll, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import type { TrackingStopReason } from '../vocabulary.ts';
 
 export type TrackingRow = Selectable<TrackingsTable>;
 
-/** The schedule's view of a stored row. */
-export function trackingState(row: TrackingRow): TrackingState {
+/**
+ * The schedule's view of a stored row, at `at`: the destination's offset is taken at that instant, so
+ * a decision made across a daylight-saving change uses the hours of the day it is about.
+ */
+export function trackingState(row: TrackingRow, at: Date): TrackingState {
+  const utcOffsetMinutes =
+    row.destination_time_zone === null ? undefined : utcOffsetMinutesAt(row.destination_time_zone, at);
   return {
     status: row.status,
     startedAt: row.started_at,
@@ -22,6 +28,7 @@ export function trackingState(row: TrackingRow): TrackingState {
     estimatedWindowStartAt: row.estimated_window_start_at,
     consecutiveErrors: row.consecutive_errors,
     rateLimitedUntil: row.rate_limited_until,
+    ...(utcOffsetMinutes === undefined ? {} : { utcOffsetMinutes }),
   };
 }
 
@@ -139,7 +146,8 @@ async function startTracking(
   };
   await trx
     .insertInto('trackings')
-    .values(row)
+    // A new number for the same order usually goes to the same door: a zone learned before is kept.
+    .values({ ...row, destination_time_zone: null })
     .onConflict((oc) => oc.column('order_id').doUpdateSet(row))
     .execute();
   // The merchant sees the carrier's first word on the timeline, as a poll would have written it.
