@@ -9,6 +9,7 @@ import { fixture } from '../videos/video-test-app.ts';
 import { API_TIMESTAMP } from '../support/formats.ts';
 import { Scrape } from '../support/prometheus.ts';
 import { OPERATOR_PASSWORD_FILE } from '../../src/operations/operator-credentials.ts';
+import { parseTokenKey, tokenKeyId } from '../../src/shopify/token-cipher.ts';
 import { TOKEN_KEY_FILE } from '../../src/shopify/token-key-file.ts';
 
 /**
@@ -188,4 +189,8 @@ it('plays the whole story on the embedded defaults', async () => {
   expect(logs).toContain(keyFile);
   expect(logs).not.toContain(key);
   expect(logs).not.toContain(Buffer.from(key, 'base64').toString('hex'));
+  // The rotation command reaches the running server through its admin socket and uses its key.
+  const rotated = await runCli(['shopify', 'rotate-token-key', '--json'], { DATA_DIR: dataDir, DATABASE_URL: '' });
+  expect(rotated.code).toBe(0);
+  expect(JSON.parse(rotated.stdout)).toMatchObject({ key_id: tokenKeyId(parseTokenKey(key)), unreadable: [] });
 }, 120_000);
