@@ -43,6 +43,7 @@ import {
   type ShopifyServices,
 } from './shopify/index.ts';
 import { routeShopifyRequestsTo } from './shopify/library.ts';
+import { tokenCipherFor } from './shopify/token-key-file.ts';
 import { httpMetrics } from './operations/http-metrics.ts';
 import { Metrics } from './operations/metrics.ts';
 import { operationsRoutes, QUEUE_DASHBOARD_PATH, queueDashboard } from './operations/routes.ts';
@@ -212,6 +213,8 @@ export function createServices(
     db: database.db,
     orders,
     logger,
+    // TOKEN_ENCRYPTION_KEY, or on the embedded defaults the key generated into DATA_DIR.
+    tokenCipher: tokenCipherFor(config),
     now,
     enqueue: queueEnqueuer(queues.shopifyWebhooks),
     observeWebhook: (topic, outcome) => metrics.webhook(topic, outcome),
