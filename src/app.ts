@@ -207,7 +207,15 @@ export function createServices(
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);
-  const videos = new VideoService({ db: database.db, orders, storage: videoStorage, queue: videoQueue, logger, now });
+  const videos = new VideoService({
+    db: database.db,
+    orders,
+    storage: videoStorage,
+    queue: videoQueue,
+    logger,
+    maxSeconds: config.videos.maxSeconds,
+    now,
+  });
   const shopify = createShopifyServices({
     config: config.shopify,
     db: database.db,
@@ -359,6 +367,7 @@ export function createHttpApp(services: Services): Koa {
     videos: services.videos,
     storage: services.videoStorage,
     maxBytes: services.config.videos.maxBytes,
+    maxSeconds: services.config.videos.maxSeconds,
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
   };

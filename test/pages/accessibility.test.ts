@@ -50,7 +50,7 @@ async function seriousViolations(url: string): Promise<string[]> {
       expect(response?.ok(), url).toBe(true);
       await page.evaluate(AXE_SOURCE);
       const violations = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run: (options: object) => Promise<{ violations: unknown[] }> } })
+        const axe = (globalThis as unknown as { axe: { run: (options: object) => Promise<{ violations: unknown[] }> } })
           .axe;
         const result = await axe.run({ resultTypes: ['violations'] });
         return result.violations;
@@ -96,7 +96,8 @@ describe('axe finds no serious accessibility violation', () => {
       await page.setContent('<html lang="en"><title>t</title><main><img src="x.png"><input></main></html>');
       await page.evaluate(AXE_SOURCE);
       const ids = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string }> }> } }).axe;
+        const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string }> }> } })
+          .axe;
         return (await axe.run()).violations.map((v) => v.id);
       });
       expect(ids).toEqual(expect.arrayContaining(['image-alt', 'label']));
