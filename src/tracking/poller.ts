@@ -166,7 +166,12 @@ export class TrackingPoller {
     };
     const lastPushedAt = source === 'push' ? now : row.last_pushed_at;
     const isDelivered = result.status === 'delivered';
-    const decision = this.decide(state, now, row.carrier, pushStateOf(row, result.status, lastPushedAt));
+    const decision = this.decide(
+      state,
+      now,
+      row.carrier,
+      pushStateOf(row, result.status, lastPushedAt, source === 'poll' ? now : row.last_polled_at),
+    );
 
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const current = await trx
@@ -285,7 +290,13 @@ export class TrackingPoller {
         rateLimitedUntil: rateLimitedMs !== null ? new Date(now.getTime() + rateLimitedMs) : row.rate_limited_until,
         lastPolledAt: now,
       };
-      const decision = this.decide(state, now, row.carrier, pushStateOf(row, row.status, row.last_pushed_at));
+      // A failed look heard nothing: the push state keeps the last successful one.
+      const decision = this.decide(
+        state,
+        now,
+        row.carrier,
+        pushStateOf(row, row.status, row.last_pushed_at, row.last_polled_at),
+      );
       await this.deps.db
         .updateTable('trackings')
         .set({
@@ -359,8 +370,13 @@ function unclaimedWith(decision: PollDecision, now: Date) {
   };
 }
 
-export function pushStateOf(row: TrackingRow, status: TrackingRow['status'], lastPushedAt: Date | null): PushState {
-  return { status, subscribedAt: row.push_subscribed_at, until: row.push_until, lastPushedAt };
+export function pushStateOf(
+  row: TrackingRow,
+  status: TrackingRow['status'],
+  lastPushedAt: Date | null,
+  lastLookedAt: Date | null,
+): PushState {
+  return { status, subscribedAt: row.push_subscribed_at, until: row.push_until, lastPushedAt, lastLookedAt };
 }
 
 function sameTime(a: Date | null, b: Date | null): boolean {
