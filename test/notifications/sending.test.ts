@@ -3,6 +3,7 @@ import { openPostgres } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
 import { SendDispatcher } from '../../src/notifications/dispatcher.ts';
 import { createEmailChannel } from '../../src/notifications/email.ts';
+import { compileMessageTemplates } from '../../src/notifications/message-templates.ts';
 import { createSmsChannel } from '../../src/notifications/sms.ts';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { TestClock } from '../support/clock.ts';
@@ -288,6 +289,7 @@ describe('exactly once', () => {
       ? await Promise.all(Array.from({ length: 6 }, () => openPostgres(app.databaseUrl!)))
       : [];
     const logger = createLogger('silent');
+    const templates = await compileMessageTemplates();
     const dispatchers = Array.from(
       { length: 6 },
       (_, i) =>
@@ -301,6 +303,7 @@ describe('exactly once', () => {
             logger,
           }),
           sms: createSmsChannel({ provider: null, outboxDir: '/nonexistent', logger }),
+          templates,
           publicUrl: 'https://doorstep.test',
           logger,
           now: clock.now,
