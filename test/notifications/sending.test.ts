@@ -32,7 +32,7 @@ beforeAll(async () => {
       SMS_FROM: '+15005550006',
     },
   });
-  store = await app.createAccount();
+  store = await app.createAccount('Maple & Thread');
 });
 afterAll(async () => {
   await app.close();
@@ -72,6 +72,8 @@ describe('sending on delivery (send_trigger package)', () => {
     expect(messages[0]!.raw).toContain(order.playback_url);
     expect(messages[0]!.raw).toMatch(/Subject: Ann Sender sent you a video message/);
     expect(messages[0]!.raw).toContain('Content-Type: text/html');
+    // The store's name (the account's) signs the text part; the HTML part is checked in templates.test.ts.
+    expect(messages[0]!.raw).toContain('=E2=80=94 Maple & Thread');
 
     const after = (await store.request('GET', `/v1/orders/${order.id}`)).body;
     expect(after.sent_at).toBe(after.delivered_at);
@@ -223,6 +225,7 @@ describe('SMS', () => {
     expect(mailTo(recipient)).toHaveLength(1);
     expect(sms.messages.filter((m) => m.to === '+14155550100')).toHaveLength(1);
     expect(sms.messages[0]!.body).toContain(order.playback_url);
+    expect(sms.messages[0]!.body).toMatch(/^Maple & Thread: Ann Sender sent you a video message/);
     expect(sms.messages[0]!.from).toBe('+15005550006');
   });
 

@@ -85,6 +85,7 @@ describe('every e-mail template', () => {
       it('has a plain-text part, a preheader and the store at the top of the HTML', () => {
         const email = templates.email(name, realistic);
         expect(email.text).toMatch(/^Hi (Ann Lee|Grandpa Joe),/);
+        expect(email.text).toContain('— Maple & Thread');
         expect(preheaderOf(email.html).length).toBeGreaterThan(20);
         expect(preheaderOf(email.html)).not.toBe(email.subject);
         const body = email.html.slice(email.html.indexOf('<body'));
