@@ -14,6 +14,7 @@ import { createLogger } from '../src/logger.ts';
 import { closeHttpServer } from '../src/http/close-server.ts';
 import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 import { describeShopifyConfig } from '../src/shopify/config.ts';
+import { resolveTokenKey } from '../src/shopify/token-key-file.ts';
 import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.ts';
 
 /**
@@ -25,8 +26,20 @@ async function main(): Promise<void> {
   const loaded = loadConfig();
   const logger = createLogger(loaded.logLevel);
   const operator = resolveOperatorCredentials(loaded);
-  const config = { ...loaded, operator: operator.credentials };
+  const tokenKey = resolveTokenKey(loaded);
+  const config = {
+    ...loaded,
+    operator: operator.credentials,
+    tokenEncryption: { ...loaded.tokenEncryption, key: tokenKey.key },
+  };
   logger.info({ config: describeConfig(config) }, 'starting doorstep');
+  if (tokenKey.keyFile) {
+    // The file's path, never the key: losing the file loses every stored Shopify token.
+    logger.info(
+      { keyFile: tokenKey.keyFile, generated: tokenKey.generated },
+      'Shopify tokens are encrypted with the key in this file: back it up with the database (set TOKEN_ENCRYPTION_KEY to choose one)',
+    );
+  }
   if (operator.generatedFile) {
     logger.info(
       { user: 'operator', passwordFile: operator.generatedFile },
@@ -50,6 +63,8 @@ async function main(): Promise<void> {
         },
       });
   const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database, templates);
+  // Rows of versions before encryption: sealed before anything serves (stored-tokens.ts).
+  await services.shopify.sealPlainTextTokens();
   services.metrics.setProcess(config.workers ? 'all' : 'web', { processMetrics: true });
   const adminSocket =
     database.kind === 'pglite'

@@ -25,6 +25,8 @@ async function main(): Promise<void> {
   const templates = await compileMessageTemplates();
   const database = await openConfiguredDatabase(config, logger);
   const services = createServices(config, logger, database, templates);
+  // Rows of versions before encryption: sealed at every start of either process (stored-tokens.ts).
+  await services.shopify.sealPlainTextTokens();
   services.metrics.setProcess('worker', { processMetrics: true });
   if (!config.operator) logger.warn("OPERATOR_PASSWORD is not set: the worker's /metrics answers 503");
   const operations = await startOperationsServer(operationsDeps(services), { port: config.metricsPort, logger });

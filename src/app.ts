@@ -44,6 +44,7 @@ import {
   type ShopifyServices,
 } from './shopify/index.ts';
 import { routeShopifyRequestsTo } from './shopify/library.ts';
+import { tokenCipherFor } from './shopify/token-key-file.ts';
 import { httpMetrics } from './operations/http-metrics.ts';
 import { Metrics } from './operations/metrics.ts';
 import { operationsRoutes, QUEUE_DASHBOARD_PATH, queueDashboard } from './operations/routes.ts';
@@ -210,12 +211,22 @@ export function createServices(
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);
-  const videos = new VideoService({ db: database.db, orders, storage: videoStorage, queue: videoQueue, logger, now });
+  const videos = new VideoService({
+    db: database.db,
+    orders,
+    storage: videoStorage,
+    queue: videoQueue,
+    logger,
+    maxSeconds: config.videos.maxSeconds,
+    now,
+  });
   const shopify = createShopifyServices({
     config: config.shopify,
     db: database.db,
     orders,
     logger,
+    // TOKEN_ENCRYPTION_KEY, or on the embedded defaults the key generated into DATA_DIR.
+    tokenCipher: tokenCipherFor(config),
     now,
     enqueue: queueEnqueuer(queues.shopifyWebhooks),
     observeWebhook: (topic, outcome) => metrics.webhook(topic, outcome),
@@ -360,6 +371,7 @@ export function createHttpApp(services: Services): Koa {
     videos: services.videos,
     storage: services.videoStorage,
     maxBytes: services.config.videos.maxBytes,
+    maxSeconds: services.config.videos.maxSeconds,
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
   };

@@ -6,7 +6,7 @@ import type { TrackingsTable } from '../db/schema.ts';
 import type { CarrierLook, OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import { recordTimeline } from '../orders/timeline.ts';
-import { utcOffsetMinutesAt } from './destination-time-zone.ts';
+import { destinationTimeZone, utcOffsetMinutesAt } from './destination-time-zone.ts';
 import { newTrackingState, nextPoll, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import type { TrackingStopReason } from '../vocabulary.ts';
 
@@ -93,8 +93,10 @@ export function firstLookState(look: CarrierLook, startedAt: Date): TrackingStat
   if (look.status === 'delivered' || look.status === 'return_to_sender') return null;
   const at = new Date(look.at);
   const date = (iso: string | null) => (iso === null ? null : new Date(iso));
+  const timeZone = lookTimeZone(look);
+  const utcOffsetMinutes = timeZone === null ? undefined : utcOffsetMinutesAt(timeZone, startedAt);
   return {
-    ...newTrackingState(startedAt),
+    ...newTrackingState(startedAt, utcOffsetMinutes),
     status: look.status,
     lastPolledAt: at,
     // Everything the carrier said is news: nothing was known before.
@@ -102,6 +104,11 @@ export function firstLookState(look: CarrierLook, startedAt: Date): TrackingStat
     estimatedDeliveryAt: date(look.estimated_delivery_at),
     estimatedWindowStartAt: date(look.estimated_window_start_at),
   };
+}
+
+/** The destination's time zone from a carrier look, or null when the carrier did not say. */
+function lookTimeZone(look: CarrierLook | null): string | null {
+  return look?.destination ? destinationTimeZone(look.destination) : null;
 }
 
 async function startTracking(
@@ -146,9 +153,10 @@ async function startTracking(
   };
   await trx
     .insertInto('trackings')
-    // A new number for the same order usually goes to the same door: a zone learned before is kept.
-    .values({ ...row, destination_time_zone: null })
-    .onConflict((oc) => oc.column('order_id').doUpdateSet(row))
+    .values({ ...row, destination_time_zone: lookTimeZone(look) })
+    // A new number for the same order usually goes to the same door: a zone learned before is kept
+    // unless the carrier's first look names another.
+    .onConflict((oc) => oc.column('order_id').doUpdateSet({ ...row, ...zoneIfKnown(lookTimeZone(look)) }))
     .execute();
   // The merchant sees the carrier's first word on the timeline, as a poll would have written it.
   if (seen && look)
@@ -169,6 +177,10 @@ async function startTracking(
       ],
       now,
     );
+}
+
+function zoneIfKnown(timeZone: string | null): { destination_time_zone?: string } {
+  return timeZone === null ? {} : { destination_time_zone: timeZone };
 }
 
 /** Nothing heard yet: the schedule's first look. */
