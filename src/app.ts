@@ -20,6 +20,7 @@ import { requestContext } from './http/request-context.ts';
 import type { Logger } from './logger.ts';
 import { SendDispatcher } from './notifications/dispatcher.ts';
 import { createEmailChannel, type EmailChannel } from './notifications/email.ts';
+import type { MessageTemplates } from './notifications/message-templates.ts';
 import { resendRoutes } from './notifications/routes.ts';
 import { createSmsChannel } from './notifications/sms.ts';
 import { notificationsSubscriber } from './notifications/order-subscriber.ts';
@@ -118,10 +119,12 @@ export interface ServiceOverrides {
   videoQueue?: VideoProcessingQueue;
 }
 
+/** `templates` come compiled (`compileMessageTemplates`, async): a broken template stops the start before this. */
 export function createServices(
   config: Config,
   logger: Logger,
   database: DatabaseHandle,
+  templates: MessageTemplates,
   overrides: ServiceOverrides = {},
 ): Services {
   const now = overrides.now ?? (() => new Date());
@@ -198,6 +201,7 @@ export function createServices(
     email:
       overrides.email ?? createEmailChannel({ smtpUrl: config.smtpUrl, from: config.emailFrom, outboxDir, logger }),
     sms: createSmsChannel({ provider: config.sms, outboxDir, logger }),
+    templates,
     publicUrl: config.publicUrl,
     logger,
     now,

@@ -1,3 +1,4 @@
+import { findStoreBranding } from '../accounts/store-branding.ts';
 import type { Db } from '../db/database.ts';
 import { ConflictError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
@@ -26,7 +27,8 @@ import {
   type SendRow,
 } from './sends.ts';
 import type { SmsChannel } from './sms.ts';
-import { emailTemplateFor, renderEmail, renderSms, templateValues } from './templates.ts';
+import type { MessageTemplates } from './message-templates.ts';
+import { emailTemplateFor, templateValues } from './templates.ts';
 
 /** What the dispatcher did with one message attempt. */
 export type SendOutcome = 'sent' | 'retry' | 'failed';
@@ -42,6 +44,8 @@ export interface SendDispatcherDeps {
   orders: OrderService;
   email: EmailChannel;
   sms: SmsChannel;
+  /** The wording, compiled at start (`compileMessageTemplates`). */
+  templates: MessageTemplates;
   publicUrl: string;
   logger: Logger;
   now?: () => Date;
@@ -130,13 +134,15 @@ export class SendDispatcher {
   }
 
   private async callProvider(send: SendRow, order: OrderRow, destination: string): Promise<string> {
-    const values = templateValues(order, this.deps.publicUrl);
+    const store = await findStoreBranding(this.deps.db, order.account_id);
+    const values = templateValues(order, this.deps.publicUrl, store);
+    const { templates } = this.deps;
     const kind = send.kind;
     if (send.channel === 'sms') {
-      return (await this.deps.sms.send({ to: destination, body: renderSms(kind, values), reference: send.id }))
+      return (await this.deps.sms.send({ to: destination, body: templates.sms(kind, values), reference: send.id }))
         .providerMessageId;
     }
-    const content = renderEmail(emailTemplateFor(kind, order), values);
+    const content = templates.email(emailTemplateFor(kind, order), values);
     return (await this.deps.email.send({ to: destination, ...content, messageId: `<${send.id}@doorstep>` }))
       .providerMessageId;
   }
