@@ -107,6 +107,8 @@ export async function startSystem(options: { workers: number; log: (line: string
         ...env,
         PORT: String(await freePort()),
         METRICS_PORT: String(await freePort()),
+        // Info, for the "workers started" line that says it is ready.
+        LOG_LEVEL: 'info',
       });
       watch(worker, `worker ${slot}`);
       await waitForOutput(worker, /"msg":"workers started"/);

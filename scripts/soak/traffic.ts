@@ -111,7 +111,13 @@ export async function runTraffic(options: {
         'create order',
         'POST',
         '/v1/orders',
-        { ...names, email: sender, recipient_email: email, recipient_phone: phone },
+        {
+          ...names,
+          email: sender,
+          recipient_email: email,
+          recipient_phone: phone,
+          send_method: email && phone ? 'email_and_sms' : email ? 'email' : 'sms',
+        },
         // A retried POST (the first answer lost to an outage) must not make a second order.
         { 'Idempotency-Key': `soak-${tag}` },
       );
