@@ -90,7 +90,9 @@ export async function startSystem(options: { workers: number; log: (line: string
     const watch = (proc: DoorstepProcess, name: string) => {
       proc.child.once('exit', (code, signal) => {
         if (!expectedExit.has(proc.child))
-          crashed.push(`${name} (pid ${proc.child.pid}) exited by itself (${signal ?? `code ${code}`}):\n${proc.output().slice(-3000)}`);
+          crashed.push(
+            `${name} (pid ${proc.child.pid}) exited by itself (${signal ?? `code ${code}`}):\n${proc.output().slice(-3000)}`,
+          );
       });
       cleanups.push(async () => {
         expectedExit.add(proc.child);

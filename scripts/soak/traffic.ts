@@ -59,7 +59,11 @@ export async function runTraffic(options: {
   stopped: () => boolean;
 }): Promise<Traffic> {
   const { base, auth, shop, db, client } = options;
-  const traffic: Traffic = { expected: [], storyFailures: [], webhooks: { sent: 0, redelivered: 0, duplicateAnswers: 0 } };
+  const traffic: Traffic = {
+    expected: [],
+    storyFailures: [],
+    webhooks: { sent: 0, redelivered: 0, duplicateAnswers: 0 },
+  };
   const run = Date.now().toString(36);
   let sequence = 0;
 
@@ -181,7 +185,11 @@ export async function runTraffic(options: {
     if (byShopify) {
       await webhook(
         'fulfillments/update',
-        fulfillmentPayload({ ...fulfillment, shipmentStatus: 'delivered', updatedAt: new Date(Date.now() + 1000).toISOString() }),
+        fulfillmentPayload({
+          ...fulfillment,
+          shipmentStatus: 'delivered',
+          updatedAt: new Date(Date.now() + 1000).toISOString(),
+        }),
       );
     } else {
       await sandboxEvent('ups', number, 'delivered');

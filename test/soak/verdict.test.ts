@@ -86,3 +86,16 @@ describe('the soak’s memory verdict', () => {
     expect(verdict.startRss).toBe(105 * MB);
   });
 });
+
+describe('a send the system holds as uncertain', () => {
+  it('is reported as held, not lost, when its message never arrived', () => {
+    const verdict = judgeDelivery(
+      [order(1, { phone: null })],
+      [{ to: 'r1@soak.example', subject: 'video' }],
+      sent('ord_1'),
+      new Set(['s1@soak.example']),
+    );
+    expect(verdict.lost).toEqual([]);
+    expect(verdict.held).toEqual(['ord_1 (api UPS (pushed), e-mail + SMS): the sender got 0 of 1 notes']);
+  });
+});
