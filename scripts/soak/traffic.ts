@@ -84,19 +84,6 @@ export async function runTraffic(options: {
       { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status }) },
       (status) => status === 201,
     );
-  // A UPS package is delivered after Track Alert took its subscription, as a real one days after
-  // its label: a delivery scripted in the seconds before the subscription is seen only by the
-  // 8-hour confirmation poll that a live subscription stretches the schedule to (docs/tracking.md
-  // "Schedule under push"), which no soak settles for. Found by the first 5-minute soak.
-  const pushSubscribed = (number: string) =>
-    eventually(
-      async () => {
-        const response = await fetch(`${base}/sandbox/carriers/ups/packages/${number}`);
-        return ((await response.json()) as { push_subscribed?: boolean }).push_subscribed === true ? true : undefined;
-      },
-      120_000,
-      `the UPS subscription of ${number}`,
-    );
   const webhook = async (topic: string, payload: unknown, redeliver = false) => {
     const signed = signedWebhook(DEVELOPMENT_API_SECRET, shop, topic, payload);
     const post = () =>
@@ -147,7 +134,6 @@ export async function runTraffic(options: {
         const number = carrier === 'fedex' ? fedexTrackingNumber() : randomUpsTrackingNumber();
         await sandboxEvent(carrier, number, 'pre_transit');
         await api('tracking number', 'PUT', `/v1/orders/${id}`, { carrier, tracking_number: number });
-        if (carrier === 'ups') await pushSubscribed(number);
         await sandboxEvent(carrier, number, 'delivered');
       }
       traffic.expected.push({ orderId: id, kind, email, phone, sender, senderMessages: 1 });
@@ -206,7 +192,6 @@ export async function runTraffic(options: {
         }),
       );
     } else {
-      await pushSubscribed(number);
       await sandboxEvent('ups', number, 'delivered');
     }
     // The shopper got the record link, and gets the "sent" note.
