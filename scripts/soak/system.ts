@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -67,6 +68,8 @@ export async function startSystem(options: { workers: number; log: (line: string
     const base = `http://127.0.0.1:${port}`;
     const env: Record<string, string> = {
       DATABASE_URL: databaseUrl,
+      // Web and workers share the database, so they share the Shopify token key (src/config.ts).
+      TOKEN_ENCRYPTION_KEY: process.env.TOKEN_ENCRYPTION_KEY || randomBytes(32).toString('base64'),
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       // A prefix of its own: DATABASE_URL may be shared, and so may a machine's other soaks.
       QUEUE_PREFIX: `soak-${process.pid}`,
