@@ -59,7 +59,7 @@ import type { VideoStorage } from './videos/storage.ts';
 import { OrderService, type TrackingNumberVerifier } from './orders/service.ts';
 import { TrackingPoller } from './tracking/poller.ts';
 import { DEMO_POLL_INTERVAL_MS, type ScheduleOptions } from './tracking/schedule.ts';
-import { trackingSubscriber } from './tracking/trackings.ts';
+import { carrierEstimate, trackingSubscriber } from './tracking/trackings.ts';
 import { generatedPushCredentials, type PushCredentials } from './tracking/push-credentials.ts';
 import { PushEvents } from './tracking/push-events.ts';
 import { pushRoutes, UPS_TRACK_ALERT_PATH, UPS_TRACK_ALERT_TOKEN_PATH } from './tracking/push-routes.ts';
@@ -372,6 +372,7 @@ export function createHttpApp(services: Services): Koa {
     storage: services.videoStorage,
     maxBytes: services.config.videos.maxBytes,
     maxSeconds: services.config.videos.maxSeconds,
+    deliveryEstimate: (orderId: string) => carrierEstimate(services.database.db, orderId),
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
   };

@@ -285,3 +285,18 @@ export function leasedTrackingsQuery(db: Db, token: string) {
     .where('next_poll_at', 'is not', null)
     .orderBy('order_id');
 }
+
+/**
+ * What the carrier last estimated for an order's package still being tracked, with the destination's
+ * time zone when known; null without a live estimate. For pages that tell people when to expect it.
+ */
+export async function carrierEstimate(db: Db, orderId: string): Promise<{ at: Date; timeZone: string | null } | null> {
+  const row = await db
+    .selectFrom('trackings')
+    .select(['estimated_delivery_at', 'destination_time_zone'])
+    .where('order_id', '=', orderId)
+    .where('next_poll_at', 'is not', null)
+    .where('estimated_delivery_at', 'is not', null)
+    .executeTakeFirst();
+  return row?.estimated_delivery_at ? { at: row.estimated_delivery_at, timeZone: row.destination_time_zone } : null;
+}

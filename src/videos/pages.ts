@@ -98,6 +98,8 @@ export function recordPage(
   ctx: Context,
   order: OrderRow,
   limits: { maxBytes: number; maxSeconds: number },
+  /** whatHappensNext's sentence: who gets the video, and when. */
+  nextStep: string,
   script: BrowserAsset,
 ): void {
   if (order.status === 'cancelled' || order.sent_at !== null) {
@@ -116,7 +118,7 @@ export function recordPage(
       needsRecipient
         ? recipientForm(order)
         : html`<h1>Record a video message for ${order.recipient_name}</h1>
-<p class="muted">“${order.video_title}” — it will reach ${order.recipient_name} when the gift arrives.${order.video_processed ? ' You have already sent a video; a new one replaces it.' : ''}</p>`
+<p class="muted" id="next-step">“${order.video_title}”. ${nextStep}${order.video_processed ? ' You have already sent a video; a new one replaces it until it goes out.' : ''}</p>`
     }
 <div id="recorder">
   <video id="preview" playsinline muted aria-label="Camera preview" hidden></video>

@@ -16,6 +16,7 @@ import { assertAcceptsVideo, type VideoService } from './service.ts';
 import type { VideoStorage } from './storage.ts';
 import type { UploadLimit } from './upload-limit.ts';
 import { clientStreamError, videoUploadBody } from './upload-body.ts';
+import { whatHappensNext, type DeliveryEstimate } from './what-happens-next.ts';
 
 export interface VideoRouteDeps {
   orders: OrderService;
@@ -25,6 +26,8 @@ export interface VideoRouteDeps {
   maxBytes: number;
   /** VIDEO_MAX_SECONDS, which the record page counts down to. */
   maxSeconds: number;
+  /** The carrier's estimate for an order's package (tracking's `carrierEstimate`), for the record page. */
+  deliveryEstimate?: (orderId: string) => Promise<DeliveryEstimate | null>;
   /** PUBLIC_URL, for the order JSON. */
   publicUrl: string;
   /** The public record page's upload budget (absent: unlimited, e.g. a test of the upload alone). */
@@ -62,7 +65,14 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.get('/record/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx);
-    recordPage(ctx, order, { maxBytes: deps.maxBytes, maxSeconds: deps.maxSeconds }, assets.record);
+    const estimate = order.send_trigger === 'package' ? await deps.deliveryEstimate?.(order.id) : null;
+    recordPage(
+      ctx,
+      order,
+      { maxBytes: deps.maxBytes, maxSeconds: deps.maxSeconds },
+      whatHappensNext(order, estimate ?? null),
+      assets.record,
+    );
   });
 
   router.put('/record/:uuid/video', async (ctx) => {
