@@ -46,7 +46,8 @@ export async function startPostgresServer(
     ...(options.settings ?? []).map((setting) => `-c ${setting}`),
   ].join(' ');
   await run('initdb', ['-D', data, '-U', 'doorstep', '--auth=trust', '-E', 'UTF8']);
-  const start = () => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o', serverOptions, 'start']);
+  const start = () =>
+    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-o', serverOptions, 'start']);
   await start();
   await run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'doorstep', 'doorstep']);
   let destroyed = false;
