@@ -25,6 +25,7 @@ import { loadConfig } from '../src/config.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { nodeHandler } from '../src/http/node-handler.ts';
 import { createLogger } from '../src/logger.ts';
+import { compileMessageTemplates } from '../src/notifications/message-templates.ts';
 import { startPrivateRedis } from '../src/redis/private-redis.ts';
 import { fakeShopifyId, orderPayload, signedWebhook } from '../src/shopify/dev-payloads.ts';
 import { registerShop } from '../src/shopify/shops.ts';
@@ -65,7 +66,7 @@ if (values.fsync && database.kind === 'postgres') {
   await sql`alter system set fsync = on`.execute(database.db);
   await sql`select pg_reload_conf()`.execute(database.db);
 }
-const services = createServices(config, logger, database);
+const services = createServices(config, logger, database, await compileMessageTemplates());
 const server = http.createServer(nodeHandler(createHttpApp(services)));
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

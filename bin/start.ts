@@ -6,12 +6,15 @@ import { startAdminSocket } from '../src/admin/socket.ts';
 import { createHttpApp, createServices } from '../src/app.ts';
 import { resolveOperatorCredentials } from '../src/operations/operator-credentials.ts';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
+import { compileMessageTemplates } from '../src/notifications/message-templates.ts';
+import { MessageTemplateError } from '../src/notifications/template-errors.ts';
 import { DataDirLockedError } from '../src/db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
 import { closeHttpServer } from '../src/http/close-server.ts';
 import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 import { describeShopifyConfig } from '../src/shopify/config.ts';
+import { resolveTokenKey } from '../src/shopify/token-key-file.ts';
 import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.ts';
 
 /**
@@ -23,8 +26,20 @@ async function main(): Promise<void> {
   const loaded = loadConfig();
   const logger = createLogger(loaded.logLevel);
   const operator = resolveOperatorCredentials(loaded);
-  const config = { ...loaded, operator: operator.credentials };
+  const tokenKey = resolveTokenKey(loaded);
+  const config = {
+    ...loaded,
+    operator: operator.credentials,
+    tokenEncryption: { ...loaded.tokenEncryption, key: tokenKey.key },
+  };
   logger.info({ config: describeConfig(config) }, 'starting doorstep');
+  if (tokenKey.keyFile) {
+    // The file's path, never the key: losing the file loses every stored Shopify token.
+    logger.info(
+      { keyFile: tokenKey.keyFile, generated: tokenKey.generated },
+      'Shopify tokens are encrypted with the key in this file: back it up with the database (set TOKEN_ENCRYPTION_KEY to choose one)',
+    );
+  }
   if (operator.generatedFile) {
     logger.info(
       { user: 'operator', passwordFile: operator.generatedFile },
@@ -34,6 +49,8 @@ async function main(): Promise<void> {
     logger.warn('OPERATOR_PASSWORD is not set: /metrics and /admin/queues answer 503');
   }
 
+  // Before anything is opened: a template that does not compile is a broken build, not a runtime surprise.
+  const templates = await compileMessageTemplates();
   const database = await openConfiguredDatabase(config, logger);
   const redis: PrivateRedis | null = config.redisUrl
     ? null
@@ -45,7 +62,9 @@ async function main(): Promise<void> {
           process.exit(1);
         },
       });
-  const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database);
+  const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database, templates);
+  // Rows of versions before encryption: sealed before anything serves (stored-tokens.ts).
+  await services.shopify.sealPlainTextTokens();
   services.metrics.setProcess(config.workers ? 'all' : 'web', { processMetrics: true });
   const adminSocket =
     database.kind === 'pglite'
@@ -124,7 +143,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError || error instanceof RedisNotInstalledError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof RedisNotInstalledError ||
+    error instanceof MessageTemplateError
+  ) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`Doorstep failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);

@@ -1,6 +1,8 @@
 import { createServices, operationsDeps } from '../src/app.ts';
 import { startOperationsServer } from '../src/operations/operations-server.ts';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
+import { compileMessageTemplates } from '../src/notifications/message-templates.ts';
+import { MessageTemplateError } from '../src/notifications/template-errors.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../jobs/start-workers.ts';
@@ -20,8 +22,11 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel).child({ process: 'worker' });
   logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
+  const templates = await compileMessageTemplates();
   const database = await openConfiguredDatabase(config, logger);
-  const services = createServices(config, logger, database);
+  const services = createServices(config, logger, database, templates);
+  // Rows of versions before encryption: sealed at every start of either process (stored-tokens.ts).
+  await services.shopify.sealPlainTextTokens();
   services.metrics.setProcess('worker', { processMetrics: true });
   if (!config.operator) logger.warn("OPERATOR_PASSWORD is not set: the worker's /metrics answers 503");
   const operations = await startOperationsServer(operationsDeps(services), { port: config.metricsPort, logger });
@@ -44,7 +49,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    `${error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error)}\n`,
+    `${error instanceof ConfigError || error instanceof MessageTemplateError ? error.message : error instanceof Error ? error.stack : String(error)}\n`,
   );
   process.exit(1);
 });

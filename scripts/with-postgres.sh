@@ -24,5 +24,7 @@ trap cleanup EXIT
 "${as_owner[@]}" createdb -h 127.0.0.1 -p "$port" -U doorstep doorstep
 
 export DATABASE_URL="postgres://doorstep@127.0.0.1:$port/doorstep"
+# Processes on a real database must share the Shopify token key (src/config.ts): one for this run.
+export TOKEN_ENCRYPTION_KEY="${TOKEN_ENCRYPTION_KEY:-$(node -e "console.log(require('crypto').randomBytes(32).toString('base64'))")}"
 echo "PostgreSQL $(postgres --version | awk '{print $3}') on port $port" >&2
 "$@"

@@ -20,6 +20,7 @@ import { requestContext } from './http/request-context.ts';
 import type { Logger } from './logger.ts';
 import { SendDispatcher } from './notifications/dispatcher.ts';
 import { createEmailChannel, type EmailChannel } from './notifications/email.ts';
+import type { MessageTemplates } from './notifications/message-templates.ts';
 import { resendRoutes } from './notifications/routes.ts';
 import { createSmsChannel } from './notifications/sms.ts';
 import { notificationsSubscriber } from './notifications/order-subscriber.ts';
@@ -43,6 +44,7 @@ import {
   type ShopifyServices,
 } from './shopify/index.ts';
 import { routeShopifyRequestsTo } from './shopify/library.ts';
+import { tokenCipherFor } from './shopify/token-key-file.ts';
 import { httpMetrics } from './operations/http-metrics.ts';
 import { Metrics } from './operations/metrics.ts';
 import { operationsRoutes, QUEUE_DASHBOARD_PATH, queueDashboard } from './operations/routes.ts';
@@ -117,10 +119,12 @@ export interface ServiceOverrides {
   videoQueue?: VideoProcessingQueue;
 }
 
+/** `templates` come compiled (`compileMessageTemplates`, async): a broken template stops the start before this. */
 export function createServices(
   config: Config,
   logger: Logger,
   database: DatabaseHandle,
+  templates: MessageTemplates,
   overrides: ServiceOverrides = {},
 ): Services {
   const now = overrides.now ?? (() => new Date());
@@ -197,6 +201,7 @@ export function createServices(
     email:
       overrides.email ?? createEmailChannel({ smtpUrl: config.smtpUrl, from: config.emailFrom, outboxDir, logger }),
     sms: createSmsChannel({ provider: config.sms, outboxDir, logger }),
+    templates,
     publicUrl: config.publicUrl,
     logger,
     now,
@@ -206,12 +211,22 @@ export function createServices(
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);
-  const videos = new VideoService({ db: database.db, orders, storage: videoStorage, queue: videoQueue, logger, now });
+  const videos = new VideoService({
+    db: database.db,
+    orders,
+    storage: videoStorage,
+    queue: videoQueue,
+    logger,
+    maxSeconds: config.videos.maxSeconds,
+    now,
+  });
   const shopify = createShopifyServices({
     config: config.shopify,
     db: database.db,
     orders,
     logger,
+    // TOKEN_ENCRYPTION_KEY, or on the embedded defaults the key generated into DATA_DIR.
+    tokenCipher: tokenCipherFor(config),
     now,
     enqueue: queueEnqueuer(queues.shopifyWebhooks),
     observeWebhook: (topic, outcome) => metrics.webhook(topic, outcome),
@@ -356,6 +371,7 @@ export function createHttpApp(services: Services): Koa {
     videos: services.videos,
     storage: services.videoStorage,
     maxBytes: services.config.videos.maxBytes,
+    maxSeconds: services.config.videos.maxSeconds,
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
   };

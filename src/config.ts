@@ -9,6 +9,7 @@ import {
 } from './billing/shopify-config.ts';
 import type { SmsProviderConfig } from './notifications/sms.ts';
 import { loadShopifyConfig, ShopifyConfigError, type ShopifyConfig } from './shopify/config.ts';
+import { parseTokenKey, TOKEN_KEY_FORMAT, tokenKeyId, TokenKeyFormatError } from './shopify/token-cipher.ts';
 import { describeVideoConfig, loadVideoConfig, VideoConfigError, type VideoConfig } from './videos/config.ts';
 
 /**
@@ -38,6 +39,43 @@ const budgetSetting = z
       ctx.addIssue({ code: 'custom', message: error.message });
       return z.NEVER;
     }
+  });
+
+/** A Shopify token encryption key (src/shopify/token-cipher.ts); unset or empty → null. */
+const tokenKeySetting = z
+  .string()
+  .optional()
+  .transform((value, ctx): Buffer | null => {
+    if (!value?.trim()) return null;
+    try {
+      return parseTokenKey(value);
+    } catch (error) {
+      if (!(error instanceof TokenKeyFormatError)) throw error;
+      ctx.addIssue({ code: 'custom', message: TOKEN_KEY_FORMAT });
+      return z.NEVER;
+    }
+  });
+
+/** Keys of earlier rotations, comma-separated: they still open stored tokens, never seal new ones. */
+const previousTokenKeysSetting = z
+  .string()
+  .optional()
+  .transform((value, ctx): Buffer[] => {
+    const listed = (value ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean);
+    const keys: Buffer[] = [];
+    for (const [index, text] of listed.entries()) {
+      try {
+        keys.push(parseTokenKey(text));
+      } catch (error) {
+        if (!(error instanceof TokenKeyFormatError)) throw error;
+        ctx.addIssue({ code: 'custom', message: `key ${index + 1} of ${listed.length} ${TOKEN_KEY_FORMAT}` });
+        return z.NEVER;
+      }
+    }
+    return keys;
   });
 
 const environmentSchema = z.object({
@@ -101,6 +139,9 @@ const environmentSchema = z.object({
     .optional()
     .transform((value) => (value?.trim() ? value.trim() : undefined))
     .pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  /** Shopify tokens at rest (docs/operations.md "Shopify token encryption key"). */
+  TOKEN_ENCRYPTION_KEY: tokenKeySetting,
+  TOKEN_ENCRYPTION_PREVIOUS_KEYS: previousTokenKeysSetting,
   /** The worker's own HTTP server for /metrics, /healthz and /readyz; 0 = a free port. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
 });
@@ -177,6 +218,12 @@ export interface Config {
   operator: OperatorCredentials | null;
   /** The worker process's metrics/health port (`npm run worker`). */
   metricsPort: number;
+  /**
+   * The keys of Shopify tokens at rest: `key` seals every write, `previousKeys` still open values of
+   * earlier rotations. A null key (TOKEN_ENCRYPTION_KEY unset, only allowed on the embedded defaults)
+   * is generated once into `$DATA_DIR/token-encryption-key` (src/shopify/token-key-file.ts).
+   */
+  tokenEncryption: { key: Buffer | null; previousKeys: Buffer[] };
 }
 
 export interface OperatorCredentials {
@@ -236,6 +283,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   if (smsSet !== 0 && smsSet !== 3)
     problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
+  // Web and worker processes share the database, so they must share the key: a key generated into
+  // each process's own DATA_DIR would leave each unable to read the others' tokens.
+  if (value.DATABASE_URL && !value.TOKEN_ENCRYPTION_KEY)
+    problems.push(
+      '  TOKEN_ENCRYPTION_KEY is required with DATABASE_URL: every process sharing the database encrypts Shopify tokens with it; make one with `openssl rand -base64 32` and give every web and worker process the same value',
+    );
   if (problems.length > 0) throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   const dataDir = path.resolve(value.DATA_DIR);
   const publicUrl = (value.PUBLIC_URL ?? value.APP_URL ?? `http://localhost:${value.PORT}`).replace(/\/+$/, '');
@@ -298,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shopifyBilling,
     operator: value.OPERATOR_PASSWORD ? { username: value.OPERATOR_USERNAME, password: value.OPERATOR_PASSWORD } : null,
     metricsPort: value.METRICS_PORT,
+    tokenEncryption: { key: value.TOKEN_ENCRYPTION_KEY, previousKeys: value.TOKEN_ENCRYPTION_PREVIOUS_KEYS },
   };
 }
 
@@ -334,6 +388,11 @@ export function describeConfig(config: Config): Record<string, unknown> {
     shopifyBilling: config.shopifyBilling,
     operator: config.operator ? { username: config.operator.username, password: '***' } : 'not configured',
     metricsPort: config.metricsPort,
+    // Key ids only (a SHA-256 prefix): enough to tell keys apart, nothing to recover one from.
+    tokenEncryption: {
+      key: config.tokenEncryption.key ? tokenKeyId(config.tokenEncryption.key) : `generated in ${config.dataDir}`,
+      previousKeys: config.tokenEncryption.previousKeys.map(tokenKeyId),
+    },
   };
 }
 

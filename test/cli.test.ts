@@ -91,6 +91,7 @@ describe('an unreachable DATABASE_URL', () => {
       DATA_DIR: tempDataDir(),
       DATABASE_URL: 'postgres://doorstep:hunter2@127.0.0.1:1/doorstep',
       CARRIER_SANDBOX: 'on',
+      TOKEN_ENCRYPTION_KEY: 'a'.repeat(64),
     });
     expect(result.code).toBe(1);
     // Which database it tried, then the one line about what is wrong with it.

@@ -1,5 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
+import { tokenKeyId } from '../src/shopify/token-cipher.ts';
+
+/** A real database needs the token key (every process shares it); these tests are about other settings. */
+const TOKEN_ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
 describe('loadConfig', () => {
   it('uses the embedded defaults when nothing is set', () => {
@@ -80,8 +85,9 @@ describe('loadConfig', () => {
       USPS_CLIENT_ID: 's',
       USPS_CLIENT_SECRET: 's',
     };
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/doorstep', ...all }).carrierSandbox).toBe(false);
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/doorstep', CARRIER_SANDBOX: 'on' }).carrierSandbox).toBe(true);
+    const db = { DATABASE_URL: 'postgres://db/doorstep', TOKEN_ENCRYPTION_KEY };
+    expect(loadConfig({ ...db, ...all }).carrierSandbox).toBe(false);
+    expect(loadConfig({ ...db, CARRIER_SANDBOX: 'on' }).carrierSandbox).toBe(true);
   });
 
   it('reads what `shopify app dev` sets (APP_URL, SCOPES) when ours are unset, never describing the secret', () => {
@@ -122,8 +128,76 @@ describe('loadConfig', () => {
 
   it('never shows the database password in its description', () => {
     const described = JSON.stringify(
-      describeConfig(loadConfig({ DATABASE_URL: 'postgres://app:s3cret@db:5432/doorstep', CARRIER_SANDBOX: 'on' })),
+      describeConfig(
+        loadConfig({
+          DATABASE_URL: 'postgres://app:s3cret@db:5432/doorstep',
+          CARRIER_SANDBOX: 'on',
+          TOKEN_ENCRYPTION_KEY,
+        }),
+      ),
     );
     expect(described).not.toContain('s3cret');
+  });
+
+  describe('the Shopify token encryption keys', () => {
+    const key = randomBytes(32);
+    const old = randomBytes(32);
+
+    it('reads TOKEN_ENCRYPTION_KEY as base64 or hex and TOKEN_ENCRYPTION_PREVIOUS_KEYS as a comma-separated list', () => {
+      expect(loadConfig({}).tokenEncryption).toEqual({ key: null, previousKeys: [] });
+      expect(loadConfig({ TOKEN_ENCRYPTION_KEY: key.toString('hex') }).tokenEncryption.key).toEqual(key);
+      const config = loadConfig({
+        TOKEN_ENCRYPTION_KEY: key.toString('base64'),
+        TOKEN_ENCRYPTION_PREVIOUS_KEYS: ` ${old.toString('base64')} , ${randomBytes(32).toString('hex')},`,
+      });
+      expect(config.tokenEncryption.key).toEqual(key);
+      expect(config.tokenEncryption.previousKeys).toHaveLength(2);
+      expect(config.tokenEncryption.previousKeys[0]).toEqual(old);
+    });
+
+    it('describes the keys by their ids only', () => {
+      const described = JSON.stringify(
+        describeConfig(
+          loadConfig({
+            TOKEN_ENCRYPTION_KEY: key.toString('base64'),
+            TOKEN_ENCRYPTION_PREVIOUS_KEYS: old.toString('hex'),
+          }),
+        ),
+      );
+      expect(described).toContain(
+        `"tokenEncryption":{"key":"${tokenKeyId(key)}","previousKeys":["${tokenKeyId(old)}"]}`,
+      );
+      for (const text of [key.toString('base64'), key.toString('hex'), old.toString('hex'), old.toString('base64')])
+        expect(described).not.toContain(text);
+    });
+
+    it('names a bad key in one line with how to make one, never echoing it', () => {
+      const wrong = 'not-a-key-but-a-secret';
+      for (const env of [
+        { TOKEN_ENCRYPTION_KEY: wrong },
+        { TOKEN_ENCRYPTION_KEY: randomBytes(16).toString('base64') },
+        { TOKEN_ENCRYPTION_PREVIOUS_KEYS: `${old.toString('base64')},${wrong}` },
+      ]) {
+        let message = '';
+        try {
+          loadConfig(env);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ConfigError);
+          message = (error as Error).message;
+        }
+        expect(message).toMatch(/^ {2}TOKEN_ENCRYPTION_(PREVIOUS_KEYS|KEY): .*openssl rand -base64 32/m);
+        expect(message).not.toContain(wrong);
+        expect(message).not.toContain(old.toString('base64'));
+      }
+      expect(() => loadConfig({ TOKEN_ENCRYPTION_PREVIOUS_KEYS: `${old.toString('base64')},nope` })).toThrow(
+        /TOKEN_ENCRYPTION_PREVIOUS_KEYS: key 2 of 2 must be 32 random bytes/,
+      );
+    });
+
+    it('requires TOKEN_ENCRYPTION_KEY with DATABASE_URL: processes sharing a database must share the key', () => {
+      expect(() => loadConfig({ DATABASE_URL: 'postgres://db/doorstep', CARRIER_SANDBOX: 'on' })).toThrow(
+        /TOKEN_ENCRYPTION_KEY is required with DATABASE_URL: .*openssl rand -base64 32/,
+      );
+    });
   });
 });

@@ -14,9 +14,10 @@ export interface BenchPostgres {
  * A private PostgreSQL server for one bench run, as scripts/with-postgres.sh starts one for the tests
  * (initdb + pg_ctl in a temp dir, loopback only), but with fsync ON: the issue's figures are for a
  * database that really flushes its commits, and the PUT floor is bound by exactly that.
- * PostgreSQL refuses to run as root, so as root it runs as the `postgres` user.
+ * PostgreSQL refuses to run as root, so as root it runs as the `postgres` user. `npm run soak` starts
+ * one too, with `fsync: false` as the tests' server has: it measures correctness, not commit cost.
  */
-export async function startPostgres(): Promise<BenchPostgres> {
+export async function startPostgres(options: { fsync?: boolean } = {}): Promise<BenchPostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-bench-pg-'));
   const port = await freePort();
   const asOwner = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
@@ -36,7 +37,7 @@ export async function startPostgres(): Promise<BenchPostgres> {
     '-o',
     // Room for the service's pool, four floors' pools and the bench's own connections; enough memory
     // that the seeded tables' indexes stay cached, as they would on a real server.
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=200 -c shared_buffers=256MB`,
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.fsync === false ? 'off' : 'on'} -c max_connections=200 -c shared_buffers=256MB`,
     'start',
   ]);
   run('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'doorstep', 'doorstep']);

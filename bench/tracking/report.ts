@@ -3,6 +3,7 @@
  * line per target. Pure: run.ts does the I/O.
  */
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
+import type { OutForDeliveryFloor } from './floor.ts';
 import type { Journey } from './journey.ts';
 import { BATCH_SIZES, type SimulationResult } from './simulate.ts';
 
@@ -53,6 +54,8 @@ export interface Metrics {
   withoutWindowShare: number;
   /** Claims a day that found due numbers of the carrier: each ends with one part-empty request. */
   claimsPerDay: Record<CarrierCode, number>;
+  /** What any clock-only schedule must spend out for delivery in this world (floor.ts); worlds only. */
+  outForDeliveryFloor?: OutForDeliveryFloor;
 }
 
 export type LateCause = 'pickup' | 'no_out_for_delivery_scan' | 'before_window' | 'other';
@@ -195,7 +198,9 @@ export function checkTargets(m: Metrics, worlds: readonly Metrics[], runTime: Ru
     target: `≤ ${TARGETS.callsPerDelivered} carrier calls per delivered package before batching, in every world`,
     value: `${fmt(callsWorld.callsPerDelivered)} (worst: ${callsWorld.name})`,
     pass: callsWorld.callsPerDelivered <= TARGETS.callsPerDelivered,
-    why: `${fmt(ofd)} of them while out for delivery; a package without a carrier window (${pct(callsWorld.withoutWindowShare)} of deliveries) costs ${fmt(callsWorld.callsWithoutWindow)} calls, one with a window ${fmt(callsWorld.callsWithWindow)}`,
+    why:
+      `${fmt(ofd)} of them while out for delivery; a package without a carrier window (${pct(callsWorld.withoutWindowShare)} of deliveries) costs ${fmt(callsWorld.callsWithoutWindow)} calls, one with a window ${fmt(callsWorld.callsWithWindow)}` +
+      floorSentence(callsWorld),
   });
   for (const carrier of ['fedex', 'usps'] as const) {
     const label = carrier === 'fedex' ? 'FedEx' : 'USPS';
@@ -235,6 +240,31 @@ export function checkTargets(m: Metrics, worlds: readonly Metrics[], runTime: Ru
     why: 'the 30-min baseline alone simulates millions of polls',
   });
   return checks;
+}
+
+/**
+ * The floor (floor.ts) in words: with the calls before the out-for-delivery scan as spent, the least the
+ * world allows. When even that is above the target, no cadence reaches it there.
+ */
+function floorSentence(m: Metrics): string {
+  const floor = m.outForDeliveryFloor;
+  if (!floor) return '';
+  const before = m.callsPerDelivered - (m.callsByStatus['out_for_delivery'] ?? 0);
+  const total = before + floor.callsPerDelivered;
+  const start = `${String(Math.floor(floor.startMinute / 60)).padStart(2, '0')}:${String(floor.startMinute % 60).padStart(2, '0')}`;
+  return (
+    `. Floor: a schedule that knows only the clock needs ≥ ${fmt(floor.callsPerDelivered)} calls per delivered package out for delivery in this world ` +
+    `(every 15 min from ${start}, late ${pct(floor.lateShare)} of the ${pct(Math.max(0, 0.05 - lateOutsideOutForDelivery(m)))} the other causes leave); ` +
+    `with the ${fmt(before)} before the scan that is ≥ ${fmt(total)}` +
+    (total > TARGETS.callsPerDelivered
+      ? `, above ${TARGETS.callsPerDelivered}: only information the carriers give (windows, push) can meet the target in this world`
+      : '')
+  );
+}
+
+/** The late share the floor's budget leaves to other causes (generous: "other" is not counted). */
+export function lateOutsideOutForDelivery(m: Pick<Metrics, 'lateCauses'>): number {
+  return m.lateCauses.pickup + m.lateCauses.no_out_for_delivery_scan + m.lateCauses.before_window;
 }
 
 function describeCauses(m: Metrics): string {

@@ -9,12 +9,15 @@ import { formatTimestamp } from '../orders/serializer.ts';
 import { parseBody } from '../validation.ts';
 import { shopifyAdminCommands } from '../shopify/admin-commands.ts';
 import type { ShopifyServices } from '../shopify/index.ts';
+import type { TokenCipher } from '../shopify/token-cipher.ts';
 
 export interface AdminExtras {
   /** The running app's Shopify module (admin socket): lets `webhooks.replay` process at once. */
   shopify?: ShopifyServices;
   /** Base of record_url / playback_url in printed orders. */
   publicUrl?: string;
+  /** The CLI's own token cipher when it opens the database itself (inside the server: `shopify`'s). */
+  tokenCipher?: TokenCipher;
 }
 
 /**
@@ -65,7 +68,12 @@ export function adminCommands(db: Db, extras: AdminExtras = {}) {
       const input = parseBody(z.object({ shop: z.string().min(1), month: z.string() }), args, 'bill request');
       return shopifyMonthBill(db, input.shop, input.month);
     },
-    ...shopifyAdminCommands(db, extras.shopify, extras.publicUrl ?? 'http://localhost:3000'),
+    ...shopifyAdminCommands(
+      db,
+      extras.shopify,
+      extras.publicUrl ?? 'http://localhost:3000',
+      extras.shopify?.deps.tokenCipher ?? extras.tokenCipher,
+    ),
   };
   return {
     async run(command: string, args: Record<string, unknown>): Promise<unknown> {

@@ -77,5 +77,6 @@ export function carrierLook(result: TrackingResult, at: Date): CarrierLook {
     estimated_delivery_at: iso(result.estimatedDeliveryAt),
     estimated_window_start_at: iso(result.estimatedWindowStartAt),
     last_event_at: iso(result.lastEventAt),
+    destination: result.destination ?? null,
   };
 }

@@ -12,6 +12,7 @@ import { loadShopifyConfig, ShopifyConfigError } from '../shopify/config.ts';
 import { simulateStore } from '../shopify/simulate.ts';
 import { signedAdminUrl } from '../shopify/admin-url.ts';
 import { parseShopDomain } from '../shopify/shops.ts';
+import { tokenCipherFor } from '../shopify/token-key-file.ts';
 import type { MonthBill } from '../billing/shopify-billing.ts';
 import type { Statement } from '../billing/statements.ts';
 
@@ -43,6 +44,10 @@ Shopify:
                             Play a store story against the running app at PUBLIC_URL: an order with a
                             video line item (--add-on: a non-shipping video add-on next to a shipped
                             gift), a fulfillment with tracking, delivery.
+  shopify rotate-token-key [--json]
+                            Re-encrypt every shop's Shopify tokens under TOKEN_ENCRYPTION_KEY (values
+                            under TOKEN_ENCRYPTION_PREVIOUS_KEYS, and plain text of earlier versions);
+                            prints how many it changed. Then the previous keys can be dropped.
   shopify admin-url <shop>  Print a signed URL that opens the shop's embedded admin in a browser, as
                             the Shopify admin would (valid 15 minutes; signed with SHOPIFY_API_SECRET,
                             or the development secret).
@@ -88,7 +93,7 @@ async function withRunner<T>(config: Config, use: (run: Runner) => Promise<T>): 
     );
   const database = await openConfiguredDatabase(config);
   try {
-    const commands = adminCommands(database.db, { publicUrl: config.publicUrl });
+    const commands = adminCommands(database.db, { publicUrl: config.publicUrl, tokenCipher: tokenCipherFor(config) });
     return await use((command, args) => commands.run(command, args));
   } finally {
     await database.close();
@@ -356,6 +361,30 @@ async function main(argv: string[]): Promise<void> {
       case 'webhooks replay': {
         const result = await run('webhooks.replay', { id: argument });
         process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        return;
+      }
+      case 'shopify rotate-token-key': {
+        const rotated = (await run('shopify.rotate-token-key', {})) as {
+          key_id: string;
+          changed: number;
+          already_current: number;
+          unreadable: Array<{ shop: string; reason: string }>;
+        };
+        if (values.json) process.stdout.write(`${JSON.stringify(rotated)}\n`);
+        else
+          process.stdout.write(
+            `Re-encrypted the tokens of ${rotated.changed} shop(s) under key ${rotated.key_id}; ` +
+              `${rotated.already_current} already under it.\n`,
+          );
+        if (rotated.unreadable.length > 0) {
+          // Not done: dropping a previous key now would lose these shops' tokens.
+          throw new CliError(
+            `The tokens of ${rotated.unreadable.length} shop(s) were left as they are: no key this process has opens them. ` +
+              'Keep the key they were written with in TOKEN_ENCRYPTION_PREVIOUS_KEYS and run this again ' +
+              '(or, if that key is lost, those merchants reconnect by opening the app).\n' +
+              rotated.unreadable.map((u) => `  ${u.shop}: ${u.reason}`).join('\n'),
+          );
+        }
         return;
       }
       case 'shopify simulate': {

@@ -12,6 +12,7 @@ import * as billingCurrency from './migrations/010-billing-currency.ts';
 import * as hotPathIndexes from './migrations/011-hot-path-indexes.ts';
 import * as carrierPush from './migrations/012-carrier-push.ts';
 import * as webhookTrust from './migrations/014-webhook-trust.ts';
+import * as trackingDestination from './migrations/015-tracking-destination.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '011-hot-path-indexes': hotPathIndexes,
   '012-carrier-push': carrierPush,
   '014-webhook-trust': webhookTrust,
+  '015-tracking-destination': trackingDestination,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

@@ -137,6 +137,8 @@ export interface TrackingsTable {
   /** When to (re)subscribe; null = as soon as push is on for the carrier. */
   push_renew_at: Timestamp | null;
   last_pushed_at: Timestamp | null;
+  /** IANA zone of the destination, from the carrier's address parts (migration 015); null until known. */
+  destination_time_zone: string | null;
 }
 
 /** A carrier's pushed event, stored raw before it is answered and applied after (tracking owns it). */

@@ -1,3 +1,4 @@
+import { findStoreBranding } from '../accounts/store-branding.ts';
 import type { Db } from '../db/database.ts';
 import { isDependencyUnavailable } from '../db/unavailable.ts';
 import { ConflictError } from '../errors.ts';
@@ -27,7 +28,8 @@ import {
   type SendRow,
 } from './sends.ts';
 import type { SmsChannel } from './sms.ts';
-import { emailTemplateFor, renderEmail, renderSms, templateValues } from './templates.ts';
+import type { MessageTemplates } from './message-templates.ts';
+import { emailTemplateFor, templateValues } from './templates.ts';
 
 /** How long a message the provider accepted waits for an unavailable database to record it as sent. */
 const RECORD_SENT_PATIENCE_MS = 60_000;
@@ -46,6 +48,8 @@ export interface SendDispatcherDeps {
   orders: OrderService;
   email: EmailChannel;
   sms: SmsChannel;
+  /** The wording, compiled at start (`compileMessageTemplates`). */
+  templates: MessageTemplates;
   publicUrl: string;
   logger: Logger;
   now?: () => Date;
@@ -134,13 +138,15 @@ export class SendDispatcher {
   }
 
   private async callProvider(send: SendRow, order: OrderRow, destination: string): Promise<string> {
-    const values = templateValues(order, this.deps.publicUrl);
+    const store = await findStoreBranding(this.deps.db, order.account_id);
+    const values = templateValues(order, this.deps.publicUrl, store);
+    const { templates } = this.deps;
     const kind = send.kind;
     if (send.channel === 'sms') {
-      return (await this.deps.sms.send({ to: destination, body: renderSms(kind, values), reference: send.id }))
+      return (await this.deps.sms.send({ to: destination, body: templates.sms(kind, values), reference: send.id }))
         .providerMessageId;
     }
-    const content = renderEmail(emailTemplateFor(kind, order), values);
+    const content = templates.email(emailTemplateFor(kind, order), values);
     return (await this.deps.email.send({ to: destination, ...content, messageId: `<${send.id}@doorstep>` }))
       .providerMessageId;
   }

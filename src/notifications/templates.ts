@@ -1,43 +1,68 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import escapeHtml from 'escape-html';
+import type { StoreBranding } from '../accounts/store-branding.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import { playbackUrl, recordUrl } from '../orders/serializer.ts';
-import type { SendKind } from '../vocabulary.ts';
+import { SEND_KINDS, type SendKind } from '../vocabulary.ts';
+import { smsSegments } from './sms-segments.ts';
+import { MessageTemplateError, UnknownPlaceholderError } from './template-errors.ts';
 
 /**
- * Message templates are plain files in ./templates (`{kind}.subject.txt`, `{kind}.txt`,
- * `{kind}.html`, `{kind}.sms.txt`) with `{{placeholders}}`, so a merchant's own wording can later
- * replace them without code. HTML templates get every value HTML-escaped.
+ * What a template may say. The optional ones are absent when unknown, and a template shows them
+ * only inside a `{{#name}}…{{/name}}` section (with `{{^name}}…{{/name}}` as the alternative).
  */
-const templateDir = path.join(import.meta.dirname, 'templates');
-const cache = new Map<string, string>();
+export type TemplateValues = {
+  store_name: string;
+  sender_name: string;
+  recipient_name: string;
+  video_title: string;
+  playback_url: string;
+  record_url: string;
+  store_logo_url?: string;
+  /**
+   * The video's poster frame. Nothing produces one yet (issue 14, "Watch page"): the poster work
+   * sets it in `templateValues`, and the recipient's e-mail shows it instead of the play button.
+   */
+  poster_url?: string;
+};
 
-function template(file: string): string {
-  let text = cache.get(file);
-  if (text === undefined) {
-    text = fs.readFileSync(path.join(templateDir, file), 'utf8');
-    cache.set(file, text);
-  }
-  return text;
-}
+export const OPTIONAL_VALUES: ReadonlySet<string> = new Set(['store_logo_url', 'poster_url']);
 
-export type TemplateValues = Record<string, string>;
+const SECTION = /\{\{\s*([#^])\s*([a-z_]+)\s*\}\}([\s\S]*?)\{\{\s*\/\s*\2\s*\}\}/g;
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
 
-export function render(text: string, values: TemplateValues, escape: (value: string) => string = (v) => v): string {
-  return text.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (whole, name: string) => {
-    const value = values[name];
-    return value === undefined ? whole : escape(value);
+/**
+ * Fills a template: `{{name}}` becomes the value (through `escape`, for HTML), a `{{#name}}` section
+ * stays only when the value is known, a `{{^name}}` section only when it is not. A name without a
+ * value throws: braces never reach a recipient. Values are not scanned again, so a customer's
+ * `{{record_url}}` stays text.
+ */
+export function render(
+  text: string,
+  values: Readonly<Partial<Record<string, string>>>,
+  escape: (value: string) => string = (v) => v,
+): string {
+  const sectioned = text.replace(SECTION, (_whole, kind: string, name: string, inner: string) => {
+    if (!OPTIONAL_VALUES.has(name))
+      throw new UnknownPlaceholderError(`{{${kind}${name}}} is a section of a value that is not optional`);
+    const known = Boolean(values[name]);
+    return (kind === '#') === known ? inner : '';
+  });
+  return sectioned.replace(PLACEHOLDER, (_whole, inner: string) => {
+    const name = inner.trim();
+    const value = /^[a-z_]+$/.test(name) ? values[name] : undefined;
+    if (value === undefined) throw new UnknownPlaceholderError(`{{${name}}} has no value`);
+    return escape(value);
   });
 }
 
-export function templateValues(order: OrderRow, publicUrl: string): TemplateValues {
+export function templateValues(order: OrderRow, publicUrl: string, store: StoreBranding): TemplateValues {
   return {
+    store_name: store.name,
     sender_name: order.name,
     recipient_name: order.recipient_name,
     video_title: order.video_title,
     playback_url: playbackUrl(publicUrl, order.uuid),
     record_url: recordUrl(publicUrl, order.uuid),
+    ...(store.logoUrl ? { store_logo_url: store.logoUrl } : {}),
   };
 }
 
@@ -46,6 +71,8 @@ export function templateValues(order: OrderRow, publicUrl: string): TemplateValu
  * for its recipient, which asks the sender for one.
  */
 export type TemplateName = SendKind | 'sender_record_link_needs_recipient';
+
+export const TEMPLATE_NAMES: readonly TemplateName[] = [...SEND_KINDS, 'sender_record_link_needs_recipient'];
 
 export function emailTemplateFor(
   kind: SendKind,
@@ -56,20 +83,25 @@ export function emailTemplateFor(
   return kind;
 }
 
-export interface EmailContent {
-  subject: string;
-  text: string;
-  html: string;
-}
-
-export function renderEmail(kind: TemplateName, values: TemplateValues): EmailContent {
-  return {
-    subject: render(template(`${kind}.subject.txt`), values).trim(),
-    text: render(template(`${kind}.txt`), values),
-    html: render(template(`${kind}.html`), values, escapeHtml),
-  };
-}
-
-export function renderSms(kind: SendKind, values: TemplateValues): string {
-  return render(template(`${kind}.sms.txt`), values).trim();
+/**
+ * An SMS template is one wording per line, the fullest first, each shorter by an optional part
+ * (the video's title goes first). The first that fits one segment is sent; when none does (a name
+ * in emoji or a non-Latin script makes it UCS-2, 70 units), the one with the fewest segments,
+ * rather than a message split in parts mid-sentence.
+ */
+export function fitSms(template: string, values: TemplateValues): string {
+  const wordings = template
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) => render(line, values));
+  if (wordings.length === 0) throw new MessageTemplateError('the SMS template has no wording');
+  let best = wordings[0]!;
+  let bestSegments = smsSegments(best).segments;
+  for (const wording of wordings) {
+    const segments = smsSegments(wording).segments;
+    if (segments === 1) return wording;
+    if (segments < bestSegments) [best, bestSegments] = [wording, segments];
+  }
+  return best;
 }

@@ -1,4 +1,5 @@
 import type { CarrierCode } from '../carriers/carrier-code.ts';
+import type { Destination } from '../carriers/clients/types.ts';
 import type { Db } from '../db/database.ts';
 import type { Channel, EventSource, OrderEventType, TrackingStatus } from '../vocabulary.ts';
 
@@ -52,6 +53,8 @@ export interface CarrierLook {
   estimated_delivery_at: string | null;
   estimated_window_start_at: string | null;
   last_event_at: string | null;
+  /** Where the package goes (country, state, ZIP), when the carrier said; absent in older events. */
+  destination?: Destination | null;
 }
 
 // Every listed type has a payload above and every payload is listed: a mismatch is a type error.

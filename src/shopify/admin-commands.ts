@@ -5,14 +5,36 @@ import { serializeOrder } from '../orders/serializer.ts';
 import { parseBody } from '../validation.ts';
 import type { ShopifyServices } from './services.ts';
 import { parseShopDomain, registerShop, shopSettingsJson, shopSettingsSchema, updateShopSettings } from './shops.ts';
+import { resealShopTokens } from './stored-tokens.ts';
+import type { TokenCipher } from './token-cipher.ts';
 
 /**
  * Shopify operator commands for src/admin/commands.ts. `shopify` (the running app's Shopify module)
  * is present when the command runs inside the server (admin socket); from the CLI with a direct
  * database connection it is absent, and a replay is left to the reconciler.
  */
-export function shopifyAdminCommands(db: Db, shopify: ShopifyServices | undefined, publicUrl: string) {
+export function shopifyAdminCommands(
+  db: Db,
+  shopify: ShopifyServices | undefined,
+  publicUrl: string,
+  tokenCipher: TokenCipher | undefined,
+) {
   return {
+    /**
+     * Re-encrypts every shop's tokens under the current TOKEN_ENCRYPTION_KEY (values under previous
+     * keys and plain text of earlier versions alike): afterwards TOKEN_ENCRYPTION_PREVIOUS_KEYS may be
+     * emptied. Shops whose tokens no key opens are listed (names and key ids, never a token).
+     */
+    'shopify.rotate-token-key': async () => {
+      if (!tokenCipher) throw new Error('No token encryption key: this command needs TOKEN_ENCRYPTION_KEY.');
+      const result = await resealShopTokens(db, tokenCipher);
+      return {
+        key_id: tokenCipher.currentKeyId,
+        changed: result.changed,
+        already_current: result.alreadyCurrent,
+        unreadable: result.unreadable,
+      };
+    },
     'shops.add': async (args: Record<string, unknown>) => {
       const input = parseBody(z.object({ shop: z.string(), rotateKey: z.boolean().optional() }), args, 'shop');
       const registered = await registerShop(db, parseShopDomain(input.shop), { rotateKey: input.rotateKey ?? false });

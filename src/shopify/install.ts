@@ -20,7 +20,7 @@ export async function installShop(shopify: ShopifyServices, domain: string, toke
       );
     }
   }
-  const registered = await registerShop(shopify.deps.db, domain, { name, tokens });
+  const registered = await registerShop(shopify.deps.db, domain, { name, tokens: shopify.tokens.seal(domain, tokens) });
   shopify.deps.logger.info(
     { shop: domain, created: registered.created, appId: registered.appId },
     'shop installed Doorstep',

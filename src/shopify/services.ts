@@ -5,6 +5,8 @@ import type { ShopifyConfig } from './config.ts';
 import { createShopifyLibrary, type ShopifyLibrary } from './library.ts';
 import { ShopifyOrderSync } from './order-sync.ts';
 import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './queue.ts';
+import { resealShopTokens } from './stored-tokens.ts';
+import type { TokenCipher } from './token-cipher.ts';
 import { ShopTokens } from './tokens.ts';
 import { pruneUnknownShopReceipts, ShopifyWebhookProcessing, type WebhookObserver } from './webhooks.ts';
 
@@ -13,6 +15,8 @@ export interface ShopifyDeps {
   db: Db;
   orders: OrderService;
   logger: Logger;
+  /** Seals and opens the shops' tokens at rest (TOKEN_ENCRYPTION_KEY; src/shopify/token-key-file.ts). */
+  tokenCipher: TokenCipher;
   now?: () => Date;
   /** Hands a stored receipt to the workers; absent (no Redis yet) → the reconciler picks it up. */
   enqueue?: EnqueueWebhook;
@@ -32,6 +36,11 @@ export interface ShopifyServices {
    * again; failed receipts of shops that never installed are pruned (webhooks.ts).
    */
   reconcile(): Promise<void>;
+  /**
+   * Start-up step of the web and worker processes: seals the tokens earlier versions stored as plain
+   * text (stored-tokens.ts). Returns how many shops it changed.
+   */
+  sealPlainTextTokens(): Promise<number>;
 }
 
 /** Builds the Shopify module once, in the composition root. */
@@ -39,7 +48,7 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
   const now = deps.now ?? (() => new Date());
   const logger = deps.logger.child({ component: 'shopify' });
   const library = createShopifyLibrary(deps.config, logger);
-  const tokens = new ShopTokens({ db: deps.db, shopify: library, logger, now });
+  const tokens = new ShopTokens({ db: deps.db, shopify: library, logger, cipher: deps.tokenCipher, now });
   const sync = new ShopifyOrderSync({
     db: deps.db,
     orders: deps.orders,
@@ -60,5 +69,19 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
     const pruned = await pruneUnknownShopReceipts(deps.db, now());
     if (pruned > 0) logger.info({ pruned }, 'forgot failed webhooks of shops that never installed (retention or cap)');
   };
-  return { config: deps.config, library, tokens, sync, processing, deps: { ...deps, now }, reconcile };
+  const sealPlainTextTokens = async () => {
+    const sealed = await resealShopTokens(deps.db, deps.tokenCipher, { onlyPlainText: true });
+    if (sealed.changed > 0) logger.info({ shops: sealed.changed }, 'encrypted Shopify tokens stored as plain text');
+    return sealed.changed;
+  };
+  return {
+    config: deps.config,
+    library,
+    tokens,
+    sync,
+    processing,
+    deps: { ...deps, now },
+    reconcile,
+    sealPlainTextTokens,
+  };
 }

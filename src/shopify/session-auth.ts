@@ -46,7 +46,13 @@ export async function authenticateSessionToken(
   const existing = await findShop(shopify.deps.db, domain);
   // Also when the refresh token expired or was refused: this load is the merchant's only chance to
   // give us a new pair, and billing jobs waiting on the shop (ShopNotConnectedError) then go on.
-  if (existing && !needsTokenExchange(existing, shopify.deps.now?.() ?? new Date())) return existing;
+  // And when its stored token cannot be read (written under a key this deployment no longer has).
+  if (
+    existing &&
+    !needsTokenExchange(existing, shopify.deps.now?.() ?? new Date()) &&
+    shopify.tokens.readable(existing)
+  )
+    return existing;
   const { session } = await shopify.library.auth
     .tokenExchange({
       shop: domain,

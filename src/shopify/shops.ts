@@ -32,6 +32,15 @@ export interface TokenPair {
   scopes: string | null;
 }
 
+/** A token as stored in `shops`: sealed by stored-tokens.ts, never a plain token. */
+export type StoredToken = string & { readonly __storedToken: unique symbol };
+
+/** A pair ready for `shops`: tokens sealed for this shop (stored-tokens.ts `sealTokenPair`). */
+export interface StoredTokenPair extends Omit<TokenPair, 'accessToken' | 'refreshToken'> {
+  accessToken: StoredToken;
+  refreshToken: StoredToken | null;
+}
+
 export interface RegisteredShop {
   shop: ShopRow;
   created: boolean;
@@ -58,7 +67,7 @@ export async function getShop(db: Db, domain: string): Promise<ShopRow> {
 export async function registerShop(
   db: Db,
   domain: string,
-  options: { name?: string | null; tokens?: TokenPair | null; rotateKey?: boolean; now?: Date } = {},
+  options: { name?: string | null; tokens?: StoredTokenPair | null; rotateKey?: boolean; now?: Date } = {},
 ): Promise<RegisteredShop> {
   const now = options.now ?? new Date();
   const tokenColumns = options.tokens ? tokenValues(options.tokens) : {};
@@ -96,7 +105,7 @@ export async function registerShop(
   return { shop: inserted, created: true, apiKey, appId: account.appId };
 }
 
-function tokenValues(tokens: TokenPair) {
+function tokenValues(tokens: StoredTokenPair) {
   return {
     access_token: tokens.accessToken,
     access_token_expires_at: tokens.accessTokenExpiresAt,
@@ -108,7 +117,7 @@ function tokenValues(tokens: TokenPair) {
 }
 
 /** Stores a refreshed pair in one statement: readers see the old pair or the new one, never a mix. */
-export async function storeTokens(db: Db, domain: string, tokens: TokenPair, now: Date): Promise<void> {
+export async function storeTokens(db: Db, domain: string, tokens: StoredTokenPair, now: Date): Promise<void> {
   await db
     .updateTable('shops')
     .set({ ...tokenValues(tokens), updated_at: now })
@@ -198,7 +207,8 @@ export async function updateShopSettings(
 /**
  * Claims the right to refresh this shop's token for `leaseMs`. Refresh tokens rotate: two
  * concurrent refreshes with the same refresh token would leave one process with a dead pair, so
- * exactly one process refreshes while the others wait for its result.
+ * exactly one process refreshes while the others wait for its result. Returns the refresh token as
+ * stored (sealed), for the caller to open and to name in `forgetRefreshToken`.
  */
 export async function claimTokenRefresh(
   db: Db,
@@ -228,11 +238,11 @@ export async function releaseTokenRefresh(db: Db, domain: string): Promise<void>
  * Shopify refused this refresh token: drop it (and the lease) so nobody tries it again; the access
  * token stays until it expires. Only the pair it belongs to: a newer pair stored meanwhile stays.
  */
-export async function forgetRefreshToken(db: Db, domain: string, refreshToken: string): Promise<void> {
+export async function forgetRefreshToken(db: Db, domain: string, storedRefreshToken: string): Promise<void> {
   await db
     .updateTable('shops')
     .set({ refresh_token: null, refresh_token_expires_at: null, token_refresh_claimed_until: null })
     .where('domain', '=', domain)
-    .where('refresh_token', '=', refreshToken)
+    .where('refresh_token', '=', storedRefreshToken)
     .execute();
 }

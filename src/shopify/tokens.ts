@@ -11,8 +11,11 @@ import {
   releaseTokenRefresh,
   storeTokens,
   type ShopRow,
+  type StoredTokenPair,
   type TokenPair,
 } from './shops.ts';
+import { openStoredToken, sealTokenPair, type TokenColumn } from './stored-tokens.ts';
+import { TokenDecryptionError, type TokenCipher } from './token-cipher.ts';
 
 /** Refresh this long before expiry, so a token never expires mid-request. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
@@ -35,24 +38,64 @@ export function sessionTokens(session: Session): TokenPair {
 /**
  * A shop's offline access token, refreshed safely: one refresh per shop at a time (in this process
  * by sharing the in-flight promise, across processes by a lease row in PostgreSQL), and the rotated
- * pair stored in one statement.
+ * pair stored in one statement. Tokens are sealed before they are stored and opened only here
+ * (stored-tokens.ts); a token that cannot be opened (its key is missing) makes the shop "not
+ * connected", with a message naming key ids only.
  */
 export class ShopTokens {
   private readonly inFlight = new Map<string, Promise<string>>();
 
   constructor(
-    private readonly deps: { db: Db; shopify: ShopifyLibrary; logger: Logger; now?: () => Date; waitMs?: number },
+    private readonly deps: {
+      db: Db;
+      shopify: ShopifyLibrary;
+      logger: Logger;
+      cipher: TokenCipher;
+      now?: () => Date;
+      waitMs?: number;
+    },
   ) {}
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
   }
 
+  /** A pair from Shopify, sealed for `shops` under the current key. */
+  seal(domain: string, pair: TokenPair): StoredTokenPair {
+    return sealTokenPair(this.deps.cipher, domain, pair);
+  }
+
+  /**
+   * Whether this process can open the shop's stored access token. An embedded load of a shop whose
+   * token is unreadable (written under a key since lost) exchanges a new pair (session-auth.ts).
+   */
+  readable(shop: Pick<ShopRow, 'domain' | 'access_token'>): boolean {
+    if (!shop.access_token) return true;
+    try {
+      openStoredToken(this.deps.cipher, shop.domain, 'access_token', shop.access_token);
+      return true;
+    } catch (error) {
+      if (error instanceof TokenDecryptionError) return false;
+      throw error;
+    }
+  }
+
+  private open(domain: string, column: TokenColumn, stored: string): string {
+    try {
+      return openStoredToken(this.deps.cipher, domain, column, stored);
+    } catch (error) {
+      if (!(error instanceof TokenDecryptionError)) throw error;
+      this.deps.logger.error({ shop: domain, column, reason: error.message }, 'cannot read the shop token');
+      throw new ShopNotConnectedError(`The stored Shopify token of ${domain} cannot be read: ${error.message}`);
+    }
+  }
+
   async accessToken(domain: string): Promise<string> {
     const shop = await findShop(this.deps.db, domain);
     if (!shop?.active || !shop.access_token)
       throw new ShopNotConnectedError(`${domain} has no access token (not installed, or uninstalled).`);
-    if (!needsRefresh(shop.access_token_expires_at, this.now())) return shop.access_token;
+    if (!needsRefresh(shop.access_token_expires_at, this.now()))
+      return this.open(domain, 'access_token', shop.access_token);
     // Without a live refresh token only the merchant can help: the next embedded load exchanges
     // its session token for a new pair (session-auth.ts); until then callers wait and retry.
     if (needsTokenExchange(shop, this.now()))
@@ -70,24 +113,31 @@ export class ShopTokens {
     const { db, shopify, logger } = this.deps;
     const deadline = Date.now() + (this.deps.waitMs ?? REFRESH_LEASE_MS);
     for (;;) {
-      const refreshToken = await claimTokenRefresh(
+      const storedRefreshToken = await claimTokenRefresh(
         db,
         domain,
         this.now(),
         REFRESH_LEASE_MS,
         new Date(this.now().getTime() + REFRESH_MARGIN_MS),
       );
-      if (refreshToken) {
+      if (storedRefreshToken) {
+        let refreshToken: string;
+        try {
+          refreshToken = this.open(domain, 'refresh_token', storedRefreshToken);
+        } catch (error) {
+          await releaseTokenRefresh(db, domain);
+          throw error;
+        }
         try {
           const { session } = await shopify.auth.refreshToken({ shop: domain, refreshToken });
-          await storeTokens(db, domain, sessionTokens(session), this.now());
+          await storeTokens(db, domain, this.seal(domain, sessionTokens(session)), this.now());
           logger.info({ shop: domain }, 'refreshed the shop access token');
           return session.accessToken!;
         } catch (error) {
           // Shopify refusing the grant (expired, revoked, already used) is final for this pair:
           // forget it so the next embedded load exchanges a new one. Outages keep it for a retry.
           if (refusedByShopify(error)) {
-            await forgetRefreshToken(db, domain, refreshToken);
+            await forgetRefreshToken(db, domain, storedRefreshToken);
             logger.warn({ shop: domain }, 'Shopify refused the refresh token; waiting for the next embedded load');
           } else await releaseTokenRefresh(db, domain);
           throw new ShopNotConnectedError(
@@ -97,7 +147,8 @@ export class ShopTokens {
       }
       // Another process holds the lease: wait for the pair it stores.
       const shop = await findShop(db, domain);
-      if (shop?.access_token && !needsRefresh(shop.access_token_expires_at, this.now())) return shop.access_token;
+      if (shop?.access_token && !needsRefresh(shop.access_token_expires_at, this.now()))
+        return this.open(domain, 'access_token', shop.access_token);
       if (!shop?.refresh_token)
         throw new ShopNotConnectedError(`${domain} has no refresh token; the merchant must open the app again.`);
       if (Date.now() > deadline)

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.ts';
 import { recordTimeline, type TimelineEntry } from '../orders/timeline.ts';
 import type { OrderService } from '../orders/service.ts';
 import { withPush, type PushScheduleOptions, type PushState } from './push-schedule.ts';
+import { destinationTimeZone } from './destination-time-zone.ts';
 import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import {
   claimDueTrackings,
@@ -150,8 +151,11 @@ export class TrackingPoller {
       result.status !== row.status ||
       !sameTime(result.estimatedDeliveryAt, row.estimated_delivery_at) ||
       !sameTime(result.lastEventAt, row.last_event_at);
+    // The carrier's destination decides the hours from now on; a response without one keeps what we knew.
+    const destinationTimeZoneNow =
+      (result.destination ? destinationTimeZone(result.destination) : null) ?? row.destination_time_zone;
     const state = {
-      ...trackingState(row),
+      ...trackingState({ ...row, destination_time_zone: destinationTimeZoneNow }, now),
       status: result.status,
       lastPolledAt: source === 'poll' ? now : row.last_polled_at,
       lastChangedAt: changed ? now : row.last_changed_at,
@@ -162,7 +166,12 @@ export class TrackingPoller {
     };
     const lastPushedAt = source === 'push' ? now : row.last_pushed_at;
     const isDelivered = result.status === 'delivered';
-    const decision = this.decide(state, now, row.carrier, pushStateOf(row, result.status, lastPushedAt));
+    const decision = this.decide(
+      state,
+      now,
+      row.carrier,
+      pushStateOf(row, result.status, lastPushedAt, source === 'poll' ? now : row.last_polled_at),
+    );
 
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const current = await trx
@@ -202,6 +211,7 @@ export class TrackingPoller {
           rate_limited_until: source === 'poll' ? null : current.rate_limited_until,
           poll_count: source === 'poll' ? current.poll_count + 1 : current.poll_count,
           last_pushed_at: lastPushedAt,
+          destination_time_zone: destinationTimeZoneNow,
           updated_at: now,
           ...schedule,
         })
@@ -275,12 +285,18 @@ export class TrackingPoller {
     }
     for (const row of rows) {
       const state = {
-        ...trackingState(row),
+        ...trackingState(row, now),
         consecutiveErrors: rateLimited ? row.consecutive_errors : row.consecutive_errors + 1,
         rateLimitedUntil: rateLimitedMs !== null ? new Date(now.getTime() + rateLimitedMs) : row.rate_limited_until,
         lastPolledAt: now,
       };
-      const decision = this.decide(state, now, row.carrier, pushStateOf(row, row.status, row.last_pushed_at));
+      // A failed look heard nothing: the push state keeps the last successful one.
+      const decision = this.decide(
+        state,
+        now,
+        row.carrier,
+        pushStateOf(row, row.status, row.last_pushed_at, row.last_polled_at),
+      );
       await this.deps.db
         .updateTable('trackings')
         .set({
@@ -354,8 +370,13 @@ function unclaimedWith(decision: PollDecision, now: Date) {
   };
 }
 
-export function pushStateOf(row: TrackingRow, status: TrackingRow['status'], lastPushedAt: Date | null): PushState {
-  return { status, subscribedAt: row.push_subscribed_at, until: row.push_until, lastPushedAt };
+export function pushStateOf(
+  row: TrackingRow,
+  status: TrackingRow['status'],
+  lastPushedAt: Date | null,
+  lastLookedAt: Date | null,
+): PushState {
+  return { status, subscribedAt: row.push_subscribed_at, until: row.push_until, lastPushedAt, lastLookedAt };
 }
 
 function sameTime(a: Date | null, b: Date | null): boolean {

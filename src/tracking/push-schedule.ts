@@ -12,6 +12,11 @@
  * The sparse look is never later than the moment the subscription would turn silent or lapse: that
  * look is what notices the silence, so a dead subscription costs at most `silentAfterMs` of lag
  * before the adaptive schedule resumes.
+ *
+ * A new subscription is not trusted until something was heard strictly after it began — a successful
+ * look or a pushed event (a look in the same instant may have been answered before it). The carrier pushes only what happens from then on: a package delivered between our
+ * last look and the subscription would otherwise wait for the confirmation look, 8 h later (found by
+ * `npm run soak`: failed looks during a carrier outage stretched unconfirmed packages the same way).
  */
 import type { TrackingStatus } from '../vocabulary.ts';
 import type { PollDecision } from './schedule.ts';
@@ -24,6 +29,8 @@ export interface PushState {
   until: Date | null;
   /** The last event the carrier pushed. */
   lastPushedAt: Date | null;
+  /** The last successful look at the carrier (a poll that got an answer); failed looks do not count. */
+  lastLookedAt: Date | null;
 }
 
 export interface PushScheduleOptions {
@@ -43,12 +50,14 @@ export const PUSH_SCHEDULE: Readonly<PushScheduleOptions> = {
 
 const MOVING: ReadonlySet<TrackingStatus> = new Set<TrackingStatus>(['in_transit', 'out_for_delivery']);
 
-export type PushLiveness = 'none' | 'live' | 'lapsed' | 'silent';
+export type PushLiveness = 'none' | 'unconfirmed' | 'live' | 'lapsed' | 'silent';
 
 /** Whether the carrier can be relied on to tell us about this package right now. */
 export function pushLiveness(push: PushState, now: Date, options: PushScheduleOptions = PUSH_SCHEDULE): PushLiveness {
   if (!push.subscribedAt || !push.until) return 'none';
   if (push.until.getTime() <= now.getTime()) return 'lapsed';
+  const heardSince = Math.max(push.lastLookedAt?.getTime() ?? 0, push.lastPushedAt?.getTime() ?? 0);
+  if (heardSince <= push.subscribedAt.getTime()) return 'unconfirmed';
   if (push.status && MOVING.has(push.status) && now.getTime() >= silentAt(push, options)) return 'silent';
   return 'live';
 }

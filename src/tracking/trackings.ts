@@ -6,13 +6,19 @@ import type { TrackingsTable } from '../db/schema.ts';
 import type { CarrierLook, OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import { recordTimeline } from '../orders/timeline.ts';
+import { destinationTimeZone, utcOffsetMinutesAt } from './destination-time-zone.ts';
 import { newTrackingState, nextPoll, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import type { TrackingStopReason } from '../vocabulary.ts';
 
 export type TrackingRow = Selectable<TrackingsTable>;
 
-/** The schedule's view of a stored row. */
-export function trackingState(row: TrackingRow): TrackingState {
+/**
+ * The schedule's view of a stored row, at `at`: the destination's offset is taken at that instant, so
+ * a decision made across a daylight-saving change uses the hours of the day it is about.
+ */
+export function trackingState(row: TrackingRow, at: Date): TrackingState {
+  const utcOffsetMinutes =
+    row.destination_time_zone === null ? undefined : utcOffsetMinutesAt(row.destination_time_zone, at);
   return {
     status: row.status,
     startedAt: row.started_at,
@@ -22,6 +28,7 @@ export function trackingState(row: TrackingRow): TrackingState {
     estimatedWindowStartAt: row.estimated_window_start_at,
     consecutiveErrors: row.consecutive_errors,
     rateLimitedUntil: row.rate_limited_until,
+    ...(utcOffsetMinutes === undefined ? {} : { utcOffsetMinutes }),
   };
 }
 
@@ -86,8 +93,10 @@ export function firstLookState(look: CarrierLook, startedAt: Date): TrackingStat
   if (look.status === 'delivered' || look.status === 'return_to_sender') return null;
   const at = new Date(look.at);
   const date = (iso: string | null) => (iso === null ? null : new Date(iso));
+  const timeZone = lookTimeZone(look);
+  const utcOffsetMinutes = timeZone === null ? undefined : utcOffsetMinutesAt(timeZone, startedAt);
   return {
-    ...newTrackingState(startedAt),
+    ...newTrackingState(startedAt, utcOffsetMinutes),
     status: look.status,
     lastPolledAt: at,
     // Everything the carrier said is news: nothing was known before.
@@ -95,6 +104,11 @@ export function firstLookState(look: CarrierLook, startedAt: Date): TrackingStat
     estimatedDeliveryAt: date(look.estimated_delivery_at),
     estimatedWindowStartAt: date(look.estimated_window_start_at),
   };
+}
+
+/** The destination's time zone from a carrier look, or null when the carrier did not say. */
+function lookTimeZone(look: CarrierLook | null): string | null {
+  return look?.destination ? destinationTimeZone(look.destination) : null;
 }
 
 async function startTracking(
@@ -139,8 +153,10 @@ async function startTracking(
   };
   await trx
     .insertInto('trackings')
-    .values(row)
-    .onConflict((oc) => oc.column('order_id').doUpdateSet(row))
+    .values({ ...row, destination_time_zone: lookTimeZone(look) })
+    // A new number for the same order usually goes to the same door: a zone learned before is kept
+    // unless the carrier's first look names another.
+    .onConflict((oc) => oc.column('order_id').doUpdateSet({ ...row, ...zoneIfKnown(lookTimeZone(look)) }))
     .execute();
   // The merchant sees the carrier's first word on the timeline, as a poll would have written it.
   if (seen && look)
@@ -161,6 +177,10 @@ async function startTracking(
       ],
       now,
     );
+}
+
+function zoneIfKnown(timeZone: string | null): { destination_time_zone?: string } {
+  return timeZone === null ? {} : { destination_time_zone: timeZone };
 }
 
 /** Nothing heard yet: the schedule's first look. */

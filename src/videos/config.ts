@@ -20,6 +20,13 @@ export const videoEnvironmentSchema = z.object({
     .min(1)
     .max(5 * 1024 ** 3)
     .default(200 * 1024 * 1024),
+  /** Longest accepted video: the record page counts down to it, processing refuses anything longer. */
+  VIDEO_MAX_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(60 * 60)
+    .default(120),
   RECORD_UPLOADS_PER_ORDER_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
   RECORD_UPLOADS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(120),
   S3_BUCKET: trimmedOptional,
@@ -60,6 +67,8 @@ export interface S3StorageConfig {
 export interface VideoConfig {
   /** Largest accepted upload; larger is 413. */
   maxBytes: number;
+  /** Longest accepted video (VIDEO_MAX_SECONDS); a longer one fails processing with the reason. */
+  maxSeconds: number;
   /** The public record page's upload budget per hour (src/videos/upload-limit.ts). */
   uploadLimits: { perOrderPerHour: number; perClientIpPerHour: number };
   storage: { kind: 'local'; directory: string } | ({ kind: 's3' } & S3StorageConfig);
@@ -94,12 +103,14 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
     }
     return {
       maxBytes: value.VIDEO_MAX_BYTES,
+      maxSeconds: value.VIDEO_MAX_SECONDS,
       uploadLimits,
       storage: { kind: 'local', directory: path.join(dataDir, 'videos') },
     };
   }
   return {
     maxBytes: value.VIDEO_MAX_BYTES,
+    maxSeconds: value.VIDEO_MAX_SECONDS,
     uploadLimits,
     storage: {
       kind: 's3',
@@ -122,6 +133,7 @@ export function describeVideoConfig(config: VideoConfig): Record<string, unknown
   const { storage } = config;
   return {
     maxBytes: config.maxBytes,
+    maxSeconds: config.maxSeconds,
     storage:
       storage.kind === 'local'
         ? `local disk in ${storage.directory}`

@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { BrowserAsset } from './browser-assets.ts';
 import { PAGE_DATA_ID, type RecordPageData, type WatchPageData } from './browser/page-data.ts';
+import { durationText } from './browser/duration-text.ts';
 import { html, jsonScriptContent, SafeHtml } from './html.ts';
 import { VIDEO_CONTENT_TYPES } from './service.ts';
 import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
@@ -28,6 +29,8 @@ button:focus-visible, .file:focus-within { outline: 3px solid #f5a623; outline-o
 .file input { position: absolute; width: 1px; height: 1px; opacity: 0; }
 progress { width: 100%; height: 1rem; }
 .status { font-weight: 600; min-height: 1.5em; }
+.timer { font-variant-numeric: tabular-nums; font-size: 1.25rem; font-weight: 600; margin: 0.25rem 0; }
+.timer.ending { color: #c62828; }
 .status.error { color: #c62828; }
 .status.ok { color: #2e7d32; }
 .muted { opacity: 0.8; }
@@ -91,7 +94,12 @@ export function notFoundPage(ctx: Context): void {
   });
 }
 
-export function recordPage(ctx: Context, order: OrderRow, maxBytes: number, script: BrowserAsset): void {
+export function recordPage(
+  ctx: Context,
+  order: OrderRow,
+  limits: { maxBytes: number; maxSeconds: number },
+  script: BrowserAsset,
+): void {
   if (order.status === 'cancelled' || order.sent_at !== null) {
     sendPage(ctx, 200, {
       title: 'Video message',
@@ -122,6 +130,8 @@ export function recordPage(ctx: Context, order: OrderRow, maxBytes: number, scri
   <div class="actions">
     <button type="button" class="primary" id="send" disabled>Send video</button>
   </div>
+  <p class="muted" id="limit">Up to ${durationText(limits.maxSeconds)} long.</p>
+  <p id="timer" class="timer" hidden></p>
   <progress id="progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
   <p id="status" class="status" role="status" aria-live="polite"></p>
 </div>`,
@@ -129,7 +139,8 @@ export function recordPage(ctx: Context, order: OrderRow, maxBytes: number, scri
       asset: script,
       data: {
         uploadUrl: `/record/${order.uuid}/video`,
-        maxBytes,
+        maxBytes: limits.maxBytes,
+        maxSeconds: limits.maxSeconds,
         types: [...VIDEO_CONTENT_TYPES],
         recipientUrl: needsRecipient ? `/record/${order.uuid}/recipient` : null,
       } satisfies RecordPageData,

@@ -23,6 +23,8 @@ export interface VideoRouteDeps {
   storage: VideoStorage;
   /** VIDEO_MAX_BYTES. */
   maxBytes: number;
+  /** VIDEO_MAX_SECONDS, which the record page counts down to. */
+  maxSeconds: number;
   /** PUBLIC_URL, for the order JSON. */
   publicUrl: string;
   /** The public record page's upload budget (absent: unlimited, e.g. a test of the upload alone). */
@@ -60,7 +62,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.get('/record/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx);
-    recordPage(ctx, order, deps.maxBytes, assets.record);
+    recordPage(ctx, order, { maxBytes: deps.maxBytes, maxSeconds: deps.maxSeconds }, assets.record);
   });
 
   router.put('/record/:uuid/video', async (ctx) => {

@@ -14,6 +14,7 @@ import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderService } from '../orders/service.ts';
 import { readVideoDuration, UnreadableVideoError } from './container-duration.ts';
+import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './browser/duration-text.ts';
 import { VideoNotStoredError, type VideoStorage } from './storage.ts';
 import { findVideo, newestPlayable, newestUpload, unsettledVideos, type VideoRow } from './videos.ts';
 
@@ -34,6 +35,8 @@ export interface VideoServiceDeps {
   storage: VideoStorage;
   queue: VideoProcessingQueue;
   logger: Logger;
+  /** VIDEO_MAX_SECONDS: a longer video fails processing, with the reason on the timeline. */
+  maxSeconds: number;
   now?: () => Date;
 }
 
@@ -280,6 +283,12 @@ export class VideoService {
       const stored = await this.deps.storage.get(video.storage_key);
       await pipeline(stored.stream, fs.createWriteStream(file, { mode: 0o600 }));
       const { durationTenths } = await readVideoDuration(file);
+      const limit = this.deps.maxSeconds;
+      if (durationTenths > (limit + DURATION_LIMIT_SLACK_SECONDS) * 10)
+        return {
+          ok: false,
+          reason: `The video is ${durationText(durationTenths / 10)} long; video messages can be up to ${durationText(limit)}.`,
+        };
       return { ok: true, durationTenths };
     } catch (error) {
       if (error instanceof UnreadableVideoError) return { ok: false, reason: error.message };

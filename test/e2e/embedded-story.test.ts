@@ -9,6 +9,8 @@ import { fixture } from '../videos/video-test-app.ts';
 import { API_TIMESTAMP } from '../support/formats.ts';
 import { Scrape } from '../support/prometheus.ts';
 import { OPERATOR_PASSWORD_FILE } from '../../src/operations/operator-credentials.ts';
+import { parseTokenKey, tokenKeyId } from '../../src/shopify/token-cipher.ts';
+import { TOKEN_KEY_FILE } from '../../src/shopify/token-key-file.ts';
 
 /**
  * Issue 4's "done when", on `npm start`'s embedded defaults in a real child process (PGlite, private
@@ -34,6 +36,9 @@ beforeAll(async () => {
     DATABASE_URL: '',
     REDIS_URL: '',
     SMTP_URL: '',
+    // The embedded default generates the Shopify token key (`npm run test:postgres` sets one).
+    TOKEN_ENCRYPTION_KEY: '',
+    TOKEN_ENCRYPTION_PREVIOUS_KEYS: '',
   };
   server = await startServerProcess(env);
 }, 90_000);
@@ -175,4 +180,17 @@ it('plays the whole story on the embedded defaults', async () => {
   for (const value of [...Object.values(personal), ...capabilityKeys])
     expect(logs, `the logs contain ${value}`).not.toContain(value);
   expect(logs).not.toMatch(/annabel|bartholomew/i);
+
+  // Issue 13 item 14: the Shopify token key was generated into DATA_DIR, readable by its owner only;
+  // the log names the file, never the key.
+  const keyFile = path.join(dataDir, TOKEN_KEY_FILE);
+  expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+  const key = fs.readFileSync(keyFile, 'utf8').trim();
+  expect(logs).toContain(keyFile);
+  expect(logs).not.toContain(key);
+  expect(logs).not.toContain(Buffer.from(key, 'base64').toString('hex'));
+  // The rotation command reaches the running server through its admin socket and uses its key.
+  const rotated = await runCli(['shopify', 'rotate-token-key', '--json'], { DATA_DIR: dataDir, DATABASE_URL: '' });
+  expect(rotated.code).toBe(0);
+  expect(JSON.parse(rotated.stdout)).toMatchObject({ key_id: tokenKeyId(parseTokenKey(key)), unreadable: [] });
 }, 120_000);

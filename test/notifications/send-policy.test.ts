@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { channelsFor, recipientSendPlan, retryDelayMs } from '../../src/notifications/send-policy.ts';
-import { render } from '../../src/notifications/templates.ts';
 
 const now = new Date('2026-12-20T10:00:00Z');
 const base: Parameters<typeof recipientSendPlan>[0] = {
@@ -65,33 +64,5 @@ describe('retryDelayMs', () => {
   it('doubles from 30 s and caps at 30 min', () => {
     expect([1, 2, 3, 4].map(retryDelayMs)).toEqual([30_000, 60_000, 120_000, 240_000]);
     expect(retryDelayMs(20)).toBe(30 * 60_000);
-  });
-});
-
-describe('render', () => {
-  it('fills placeholders and escapes them for HTML', () => {
-    expect(
-      render('<p>{{sender_name}}</p>', { sender_name: '<b>Ann & "Co"</b>' }, (v) =>
-        v.replace(/&/g, '&amp;').replace(/</g, '&lt;'),
-      ),
-    ).toBe('<p>&lt;b>Ann &amp; "Co"&lt;/b></p>');
-    expect(render('Hi {{ recipient_name }} {{unknown}}', { recipient_name: 'Bob' })).toBe('Hi Bob {{unknown}}');
-  });
-});
-
-describe('renderEmail', () => {
-  it('escapes customer-supplied text in the HTML part and keeps it readable in the text part', async () => {
-    const { renderEmail } = await import('../../src/notifications/templates.ts');
-    const content = renderEmail('recipient_video', {
-      sender_name: '<script>alert(1)</script>',
-      recipient_name: 'Bob',
-      video_title: 'Hi & bye',
-      playback_url: 'https://d.test/watch/x',
-      record_url: 'https://d.test/record/x',
-    });
-    expect(content.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    expect(content.html).not.toContain('<script>');
-    expect(content.text).toContain('"Hi & bye"');
-    expect(content.subject).toBe('<script>alert(1)</script> sent you a video message');
   });
 });

@@ -3,6 +3,7 @@ import { openPostgres } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
 import { SendDispatcher } from '../../src/notifications/dispatcher.ts';
 import { createEmailChannel } from '../../src/notifications/email.ts';
+import { compileMessageTemplates } from '../../src/notifications/message-templates.ts';
 import { createSmsChannel } from '../../src/notifications/sms.ts';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { TestClock } from '../support/clock.ts';
@@ -31,7 +32,7 @@ beforeAll(async () => {
       SMS_FROM: '+15005550006',
     },
   });
-  store = await app.createAccount();
+  store = await app.createAccount('Maple & Thread');
 });
 afterAll(async () => {
   await app.close();
@@ -71,6 +72,8 @@ describe('sending on delivery (send_trigger package)', () => {
     expect(messages[0]!.raw).toContain(order.playback_url);
     expect(messages[0]!.raw).toMatch(/Subject: Ann Sender sent you a video message/);
     expect(messages[0]!.raw).toContain('Content-Type: text/html');
+    // The store's name (the account's) signs the text part; the HTML part is checked in templates.test.ts.
+    expect(messages[0]!.raw).toContain('=E2=80=94 Maple & Thread');
 
     const after = (await store.request('GET', `/v1/orders/${order.id}`)).body;
     expect(after.sent_at).toBe(after.delivered_at);
@@ -222,6 +225,7 @@ describe('SMS', () => {
     expect(mailTo(recipient)).toHaveLength(1);
     expect(sms.messages.filter((m) => m.to === '+14155550100')).toHaveLength(1);
     expect(sms.messages[0]!.body).toContain(order.playback_url);
+    expect(sms.messages[0]!.body).toMatch(/^Maple & Thread: Ann Sender sent you a video message/);
     expect(sms.messages[0]!.from).toBe('+15005550006');
   });
 
@@ -288,6 +292,7 @@ describe('exactly once', () => {
       ? await Promise.all(Array.from({ length: 6 }, () => openPostgres(app.databaseUrl!)))
       : [];
     const logger = createLogger('silent');
+    const templates = await compileMessageTemplates();
     const dispatchers = Array.from(
       { length: 6 },
       (_, i) =>
@@ -301,6 +306,7 @@ describe('exactly once', () => {
             logger,
           }),
           sms: createSmsChannel({ provider: null, outboxDir: '/nonexistent', logger }),
+          templates,
           publicUrl: 'https://doorstep.test',
           logger,
           now: clock.now,

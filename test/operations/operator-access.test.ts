@@ -56,7 +56,11 @@ it('without operator credentials the endpoints say 503 "not configured" (the def
   } finally {
     await other.close();
   }
-  const config = loadConfig({ DATABASE_URL: 'postgres://u:p@db.invalid/doorstep', CARRIER_SANDBOX: 'on' });
+  const config = loadConfig({
+    DATABASE_URL: 'postgres://u:p@db.invalid/doorstep',
+    CARRIER_SANDBOX: 'on',
+    TOKEN_ENCRYPTION_KEY: 'a'.repeat(64),
+  });
   expect(resolveOperatorCredentials(config)).toEqual({ credentials: null, generatedFile: null });
 });
 

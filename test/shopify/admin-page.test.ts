@@ -118,13 +118,13 @@ describe('with the built-in development credentials', () => {
     const devShop = `dev-${Date.now()}.myshopify.com`;
     // A shop that holds a token needs no token exchange (the CLI's `shops add` registers one the same way).
     await registerShop(dev.services.database.db, devShop, {
-      tokens: {
+      tokens: dev.services.shopify.tokens.seal(devShop, {
         accessToken: 'shpat_dev',
         accessTokenExpiresAt: new Date(Date.now() + 3_600_000),
         refreshToken: 'shprt_dev',
         refreshTokenExpiresAt: new Date(Date.now() + 86_400_000),
         scopes: 'read_orders',
-      },
+      }),
     });
     const url = `${dev.baseUrl}/?shop=${devShop}&embedded=1&id_token=${sessionToken(devShop, DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET)}`;
     const page = await fetch(url);

@@ -3,6 +3,7 @@ import { UpdateQueryNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, getJson, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
 import type { FakeShopify } from './fake-shopify.ts';
+import { openStoredToken } from '../../src/shopify/stored-tokens.ts';
 
 let app: ShopifyTestApp;
 let fake: FakeShopify;
@@ -65,12 +66,21 @@ describe('install', () => {
     expect(callback.headers.get('location')).toBe(`https://${shop}/admin/apps/${API_KEY}`);
 
     const row = await shopRow(shop);
+    // Stored sealed (docs/shopify.md "Tokens at rest"): no token Shopify issued to the shop is in the row.
     expect(row).toMatchObject({
       active: true,
-      access_token: expect.stringMatching(/^shpat_/),
-      refresh_token: expect.stringMatching(/^shprt_/),
+      access_token: expect.stringMatching(/^enc:v1:[0-9a-f]{8}:/),
+      refresh_token: expect.stringMatching(/^enc:v1:[0-9a-f]{8}:/),
     });
+    const issued = [...fake.accessTokens, ...fake.refreshTokens].filter(([, t]) => t.shop === shop).map(([k]) => k);
+    expect(issued).toHaveLength(2);
+    for (const token of issued) expect(JSON.stringify(row)).not.toContain(token);
+    expect(JSON.stringify(row)).not.toMatch(/shpat_|shprt_/);
     expect(row.access_token_expires_at!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
+    // …and what the app reads back is the token Shopify issued, which works at Shopify.
+    const token = await app.shopify.tokens.accessToken(shop);
+    expect(token).toMatch(/^shpat_/);
+    expect(fake.shopOfAccessToken(token)).toBe(shop);
     const account = await db()
       .selectFrom('accounts')
       .selectAll()
@@ -156,7 +166,10 @@ describe('expiring offline tokens', () => {
     expect(new Set(tokens).size).toBe(1);
     expect(fake.grants.filter((g) => g.shop === shop && g.grant_type === 'refresh_token')).toHaveLength(1);
     const after = await shopRow(shop);
-    expect(after.access_token).toBe(tokens[0]);
+    // The rotated pair is stored sealed, under the current key.
+    expect(after.access_token).not.toContain(tokens[0]);
+    expect(openStoredToken(app.shopify.deps.tokenCipher, shop, 'access_token', after.access_token!)).toBe(tokens[0]);
+    expect(app.shopify.deps.tokenCipher.isCurrent(after.refresh_token!)).toBe(true);
     expect(after.refresh_token).not.toBe(before.refresh_token);
     expect(after.access_token_expires_at!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
     expect(after.token_refresh_claimed_until).toBeNull();
@@ -187,7 +200,12 @@ describe('expiring offline tokens', () => {
         return args.result;
       },
     });
-    const other = new ShopTokens({ db: watched, shopify: app.shopify.library, logger: createLogger('silent') });
+    const other = new ShopTokens({
+      db: watched,
+      shopify: app.shopify.library,
+      logger: createLogger('silent'),
+      cipher: app.shopify.deps.tokenCipher,
+    });
     // The first process's refresh is in flight at Shopify (it holds the lease) when the second asks;
     // it answers only once the second has been refused the lease and is waiting.
     const refresh = fake.holdRefreshes();

@@ -9,13 +9,24 @@ import { eventually } from './workers.ts';
  * A redis-server of the test's own on `port`, with an empty data directory and no persistence, so
  * the test can kill it and bring it back (on the same port) as an outage would. Resolves once it
  * answers PING: an open port is not yet a Redis that answers.
+ *
+ * With `persistentDir`, it keeps an append-only file there (fsync every second, as production's
+ * Redis does: docs/operations.md), so a restart on the same directory comes back with its data
+ * less the last second — what `npm run soak` kills and restarts.
  */
-export async function startRedisServer(port: number, dirs: string[]): Promise<ChildProcess> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-redis-'));
-  dirs.push(dir);
+export async function startRedisServer(
+  port: number,
+  dirs: string[],
+  options: { persistentDir?: string } = {},
+): Promise<ChildProcess> {
+  const dir = options.persistentDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-redis-'));
+  if (!dirs.includes(dir)) dirs.push(dir);
+  const persistence = options.persistentDir
+    ? ['--appendonly', 'yes', '--appendfsync', 'everysec']
+    : ['--appendonly', 'no'];
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...persistence],
     { stdio: 'ignore' },
   );
   await eventually(

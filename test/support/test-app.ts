@@ -11,7 +11,11 @@ import { createAccount } from '../../src/accounts/accounts.ts';
 import { createHttpApp, createServices, type ServiceOverrides, type Services } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/message-templates.ts';
 import { openTestDatabase } from './database.ts';
+
+/** Compiled once per test file, as a process compiles them once at start. */
+let templates: Promise<MessageTemplates> | undefined;
 
 export interface TestAccount {
   id: string;
@@ -69,11 +73,18 @@ export async function startTestApp(
     SHOPIFY_APP_URL: baseUrl,
     ...serviceOverrides.env,
   });
-  const services = createServices(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), database, {
-    sandboxBaseUrl: `${baseUrl}/sandbox`,
-    pushCallbackBaseUrl: baseUrl,
-    ...serviceOverrides,
-  });
+  templates ??= compileMessageTemplates();
+  const services = createServices(
+    config,
+    createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    database,
+    await templates,
+    {
+      sandboxBaseUrl: `${baseUrl}/sandbox`,
+      pushCallbackBaseUrl: baseUrl,
+      ...serviceOverrides,
+    },
+  );
   server.on('request', nodeHandler(createHttpApp(services)));
 
   const request: TestApp['request'] = async (method, path, options = {}) => {

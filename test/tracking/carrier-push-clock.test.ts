@@ -111,4 +111,33 @@ describe('UPS Track Alert over days (test clock)', () => {
     row = await tracking(orderId);
     expect(row.next_poll_at!.getTime() - clock.now().getTime()).toBeLessThanOrEqual(5_000);
   });
+
+  it('a look that fails right after subscribing does not stretch the schedule (npm run soak found it)', async () => {
+    const number = '1Z879E930346834450';
+    await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/${number}/events`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ status: 'in_transit' }),
+    });
+    const orderId = await shippedOrder(number);
+    await app.services.push.subscriptions.subscribeDue('ups');
+    await fetch(`${app.baseUrl}/sandbox/carriers/ups/faults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      // Every request of this round fails (earlier tests' packages may be due too).
+      body: JSON.stringify({ server_error: 20 }),
+    });
+    clock.set((await tracking(orderId)).next_poll_at!);
+    await pollDue();
+    await fetch(`${app.baseUrl}/sandbox/carriers/ups/faults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ server_error: 0 }),
+    });
+    const row = await tracking(orderId);
+    expect(row.consecutive_errors).toBe(1);
+    // Nothing heard since the subscription began: a delivery before it would never be pushed, so the
+    // failed look is retried on the adaptive schedule's terms (the sandbox's 5 s), not 8 h later.
+    expect(row.next_poll_at!.getTime() - clock.now().getTime()).toBeLessThanOrEqual(5 * 60_000);
+  });
 });

@@ -55,6 +55,9 @@ describe('a new number costs one carrier call, not two', () => {
       expect(await trackCalls(carrier)).toBe(before + 1);
       expect(first.poll_count).toBe(1);
       expect(first.status).toBe(seeded ?? 'not_found');
+      // A found package's look names its destination (the sandbox's: Wayne, NJ), so its hours are known
+      // from the first look on; an unknown number says nothing about where it goes.
+      expect(first.destination_time_zone).toBe(seeded ? 'America/New_York' : null);
       expect(first.last_polled_at).not.toBeNull();
       expect(first.next_poll_at!.getTime()).toBeGreaterThanOrEqual(first.last_polled_at!.getTime() + POLL_INTERVAL_MS);
       const events = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data;

@@ -4,7 +4,7 @@ import { createLogger } from '../../src/logger.ts';
 import { recipientVideoInProgress } from '../../src/notifications/sends.ts';
 import { OrderOutbox } from '../../src/orders/outbox.ts';
 import { OrderService } from '../../src/orders/service.ts';
-import { trackingSubscriber } from '../../src/tracking/trackings.ts';
+import { trackingState, trackingSubscriber } from '../../src/tracking/trackings.ts';
 import { TestClock } from '../support/clock.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
@@ -47,6 +47,18 @@ async function pollRound(carrier: 'ups' | 'fedex' | 'usps') {
 }
 
 describe('TrackingPoller', () => {
+  it('learns the destination time zone from what the carrier says, and the schedule keeps its hours', async () => {
+    const id = await tracked('fedex', '794644790138');
+    expect((await tracking(id)).destination_time_zone).toBeNull();
+    await sandbox('fedex/packages/794644790138/events', { status: 'in_transit', at: clock.now().toISOString() });
+    await pollRound('fedex');
+    // Every sandbox package goes to Wayne, NJ (recipientInformation.address).
+    const row = await tracking(id);
+    expect(row.destination_time_zone).toBe('America/New_York');
+    // December: Eastern standard time.
+    expect(trackingState(row, clock.now()).utcOffsetMinutes).toBe(-300);
+  });
+
   it('stops with a visible reason when the package goes back to the sender', async () => {
     const id = await tracked('ups', '1Z5R89390357567127');
     await sandbox('ups/packages/1Z5R89390357567127/events', {

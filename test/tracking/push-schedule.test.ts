@@ -12,6 +12,7 @@ const live = (overrides: Partial<PushState> = {}): PushState => ({
   subscribedAt: at(-2),
   until: at(14 * 24 - 2),
   lastPushedAt: at(-1),
+  lastLookedAt: at(-1.5),
   ...overrides,
 });
 
@@ -24,6 +25,20 @@ describe('withPush: the poll schedule under a push subscription', () => {
   it('while pushes arrive, stretches to the confirmation cadence', () => {
     expect(pushLiveness(live(), now)).toBe('live');
     expect(withPush(soon, live(), now)).toEqual({ kind: 'poll', at: at(8) });
+  });
+
+  it('a new subscription stretches nothing until a look or a push was heard after it began', () => {
+    // Subscribed 10 min ago, last looked at 1 h ago: a delivery in between is never pushed.
+    const fresh = live({ subscribedAt: at(-1 / 6), lastLookedAt: at(-1), lastPushedAt: null });
+    expect(pushLiveness(fresh, now)).toBe('unconfirmed');
+    expect(withPush(soon, fresh, now)).toEqual(soon);
+    // Never looked at successfully (only failed looks so far): the same.
+    expect(pushLiveness(live({ lastLookedAt: null, lastPushedAt: null }), now)).toBe('unconfirmed');
+    // Heard since: a look after the subscription, or a pushed event.
+    expect(pushLiveness(live({ subscribedAt: at(-1), lastLookedAt: at(-0.5), lastPushedAt: null }), now)).toBe('live');
+    expect(pushLiveness(live({ subscribedAt: at(-1), lastLookedAt: at(-2), lastPushedAt: at(-0.5) }), now)).toBe(
+      'live',
+    );
   });
 
   it('never brings an adaptive poll forward', () => {

@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { loadVideoConfig, VideoConfigError } from '../../src/videos/config.ts';
 
 describe('video configuration', () => {
-  it('defaults to local disk under DATA_DIR/videos and a 200 MB limit', () => {
+  it('defaults to local disk under DATA_DIR/videos, a 200 MB and a 2-minute limit', () => {
     expect(loadVideoConfig({}, '/srv/data')).toEqual({
       maxBytes: 200 * 1024 * 1024,
+      maxSeconds: 120,
       uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
       storage: { kind: 'local', directory: '/srv/data/videos' },
     });
@@ -18,11 +19,13 @@ describe('video configuration', () => {
         S3_ACCESS_KEY_ID: 'id',
         S3_SECRET_ACCESS_KEY: 'secret',
         VIDEO_MAX_BYTES: '1000',
+        VIDEO_MAX_SECONDS: '30',
       },
       '/srv/data',
     );
     expect(config).toEqual({
       maxBytes: 1000,
+      maxSeconds: 30,
       uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
       storage: {
         kind: 's3',
@@ -38,6 +41,7 @@ describe('video configuration', () => {
 
   it.each([
     [{ VIDEO_MAX_BYTES: 'lots' }, 'VIDEO_MAX_BYTES'],
+    [{ VIDEO_MAX_SECONDS: '0' }, 'VIDEO_MAX_SECONDS'],
     [{ S3_BUCKET: 'b', S3_PRESIGNED_URL_SECONDS: '0' }, 'S3_PRESIGNED_URL_SECONDS'],
     [{ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'id' }, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together'],
     [{ S3_ENDPOINT: 'http://minio:9000' }, 'S3_BUCKET'],

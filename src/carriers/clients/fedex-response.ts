@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CarrierUnexpectedResponseError } from './errors.ts';
 import { normalizeFedexStatus } from './fedex-status.ts';
-import { emptyResult, textOrNull, trackingKey } from './results.ts';
+import { destinationOf, emptyResult, textOrNull, trackingKey } from './results.ts';
 import { latestOf, parseCarrierTimestamp, utcOffsetOf } from './time.ts';
 import type { TrackingResult } from './types.ts';
 
@@ -14,6 +14,9 @@ const timeWindowSchema = z.looseObject({
   window: z.looseObject({ begins: text, ends: text }).nullish(),
 });
 
+/** AddressVO1: only the parts that place the destination, never the street. */
+const addressSchema = z.looseObject({ countryCode: text, stateOrProvinceCode: text, postalCode: text });
+
 const trackResultSchema = z.looseObject({
   trackingNumberInfo: z.looseObject({ trackingNumber: text }).nullish(),
   latestStatusDetail: z
@@ -24,6 +27,8 @@ const trackResultSchema = z.looseObject({
     .array(z.looseObject({ date: text, eventType: text, derivedStatusCode: text, eventDescription: text }))
     .nullish(),
   estimatedDeliveryTimeWindow: timeWindowSchema.nullish(),
+  lastUpdatedDestinationAddress: addressSchema.nullish(),
+  recipientInformation: z.looseObject({ address: addressSchema.nullish() }).nullish(),
   error: z.looseObject({ code: text, message: text }).nullish(),
 });
 
@@ -126,5 +131,21 @@ function convert(trackingNumber: string, result: FedexTrackResult): TrackingResu
           ),
     lastEventAt,
     description: textOrNull(detail?.description) ?? textOrNull(detail?.statusByLocale),
+    destination: fedexDestination(result),
   };
+}
+
+/** After a redirect `lastUpdatedDestinationAddress` is where the package now goes. */
+function fedexDestination(result: FedexTrackResult): TrackingResult['destination'] {
+  for (const address of [result.lastUpdatedDestinationAddress, result.recipientInformation?.address]) {
+    const destination =
+      address &&
+      destinationOf({
+        countryCode: address.countryCode,
+        state: address.stateOrProvinceCode,
+        postalCode: address.postalCode,
+      });
+    if (destination) return destination;
+  }
+  return null;
 }

@@ -1,4 +1,4 @@
-import type { TrackingResult } from './types.ts';
+import type { Destination, TrackingResult } from './types.ts';
 import type { TrackingStatus } from '../../vocabulary.ts';
 
 /** How carriers echo numbers back can differ in case and spacing from how we sent them. */
@@ -19,7 +19,22 @@ export function emptyResult(
     estimatedWindowStartAt: null,
     lastEventAt: null,
     description,
+    destination: null,
   };
+}
+
+/** The parts of a destination address tracking uses, or null when the carrier gave none of them. */
+export function destinationOf(parts: {
+  countryCode: string | null | undefined;
+  state: string | null | undefined;
+  postalCode: string | null | undefined;
+}): Destination | null {
+  const destination = {
+    countryCode: textOrNull(parts.countryCode),
+    state: textOrNull(parts.state),
+    postalCode: textOrNull(parts.postalCode),
+  };
+  return destination.countryCode || destination.state || destination.postalCode ? destination : null;
 }
 
 /** Splits `items` into consecutive chunks of at most `size`. */

@@ -18,6 +18,21 @@ export interface TrackingResult {
   lastEventAt: Date | null;
   /** The carrier's own text for the latest status, untranslated. */
   description: string | null;
+  /**
+   * Where the package is going, when the carrier says (tracking learns the destination's time zone
+   * from it). Optional like `estimatedWindowStartAt`; the clients always set it.
+   */
+  destination?: Destination | null;
+}
+
+/** The destination address parts the carriers give in tracking responses; never a street or a name. */
+export interface Destination {
+  /** ISO 3166-1 alpha-2 as the carrier sends it (`US`), or null when not given. */
+  countryCode: string | null;
+  /** Two-letter state or territory code (`NY`), or null. */
+  state: string | null;
+  /** ZIP or ZIP+4 (`10001`, `10001-1234`), or null. */
+  postalCode: string | null;
 }
 
 export interface TrackOptions {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CarrierUnexpectedResponseError } from './errors.ts';
-import { emptyResult, textOrNull, trackingKey } from './results.ts';
+import { destinationOf, emptyResult, textOrNull, trackingKey } from './results.ts';
 import { END_OF_DAY, instantFromParts, latestOf, parseDateParts, parseTimeParts, parseUtcOffset } from './time.ts';
 import type { TrackingResult } from './types.ts';
 import { normalizeUpsStatus, upsPackageStatus } from './ups-status.ts';
@@ -32,6 +32,14 @@ const packageSchema = z.looseObject({
   activity: z.array(activitySchema).nullish(),
   deliveryDate: z.array(z.looseObject({ date: text, type: text })).nullish(),
   deliveryTime: z.looseObject({ startTime: text, endTime: text, type: text }).nullish(),
+  packageAddress: z
+    .array(
+      z.looseObject({
+        type: text,
+        address: z.looseObject({ countryCode: text, stateProvince: text, postalCode: text }).nullish(),
+      }),
+    )
+    .nullish(),
 });
 
 const shipmentSchema = z.looseObject({
@@ -107,7 +115,16 @@ function packageResult(trackingNumber: string, pkg: UpsPackage): TrackingResult 
       textOrNull(pkg.currentStatus?.description) ??
       textOrNull(latest?.status?.description) ??
       textOrNull(pkg.currentStatus?.simplifiedTextDescription),
+    destination: upsDestination(pkg),
   };
+}
+
+/** `packageAddress` entries are typed ORIGIN or DESTINATION (yaml `PackageAddress.type`). */
+function upsDestination(pkg: UpsPackage): TrackingResult['destination'] {
+  const address = pkg.packageAddress?.find((entry) => entry.type?.trim().toUpperCase() === 'DESTINATION')?.address;
+  return address
+    ? destinationOf({ countryCode: address.countryCode, state: address.stateProvince, postalCode: address.postalCode })
+    : null;
 }
 
 /**

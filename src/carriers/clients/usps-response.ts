@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CarrierUnexpectedResponseError } from './errors.ts';
-import { emptyResult, textOrNull, trackingKey } from './results.ts';
+import { destinationOf, emptyResult, textOrNull, trackingKey } from './results.ts';
 import {
   instantFromParts,
   latestOf,
@@ -9,7 +9,7 @@ import {
   parseTimeParts,
   parseUtcOffset,
 } from './time.ts';
-import type { TrackingResult } from './types.ts';
+import type { Destination, TrackingResult } from './types.ts';
 import { normalizeUspsStatus } from './usps-status.ts';
 
 // Lenient readers for usps-tracking-v3.openapi.yaml `TrackingDetails` and
@@ -36,6 +36,9 @@ const sharedDetail = {
 export const uspsV3DetailSchema = z.looseObject({
   ...sharedDetail,
   expectedDeliveryTimeStamp: text,
+  destinationCountryCode: text,
+  destinationState: text,
+  destinationZIP: text,
   predictedDeliveryDate: text,
   predictedDeliveryWindowStartTime: text,
   predictedDeliveryWindowEndTime: text,
@@ -46,6 +49,11 @@ export const uspsV3DetailSchema = z.looseObject({
 export const uspsV3r2ItemSchema = z.looseObject({
   ...sharedDetail,
   statusCode: text,
+  // The v3r2 yaml: destinationCountry and destinationZIPCode "no longer available as of June 2025";
+  // read while they come, destinationState stays.
+  destinationCountry: text,
+  destinationState: text,
+  destinationZIPCode: text,
   deliveryDateExpectation: z
     .looseObject({
       expectedDeliveryDate: text,
@@ -95,6 +103,11 @@ export function parseUspsV3Response(trackingNumber: string, body: unknown): Trac
       windows: [[detail.predictedDeliveryDate, detail.predictedDeliveryWindowEndTime]],
       fallbacks: [detail.expectedDeliveryTimeStamp, detail.predictedDeliveryDate, detail.guaranteedDeliveryTimeStamp],
     },
+    destinationOf({
+      countryCode: detail.destinationCountryCode,
+      state: detail.destinationState,
+      postalCode: detail.destinationZIP,
+    }),
   );
 }
 
@@ -157,6 +170,11 @@ function itemsResult(trackingNumber: string, items: UspsV3r2Item[]): TrackingRes
           expectation?.guaranteedDeliveryDate,
         ],
       },
+      destinationOf({
+        countryCode: item.destinationCountry,
+        state: item.destinationState,
+        postalCode: item.destinationZIPCode,
+      }),
     );
   });
   return results.reduce((best, candidate) =>
@@ -171,6 +189,7 @@ function detailResult(
   statusSummary: string | null | undefined,
   events: UspsEvent[],
   estimate: EstimateSources,
+  destination: Destination | null,
 ): TrackingResult {
   const status = normalizeUspsStatus(statusCategory, statusText);
   // Events are in reverse chronological order (both yamls); the newest one's offset is the package's.
@@ -190,6 +209,7 @@ function detailResult(
     estimatedWindowStartAt: status === 'delivered' ? null : atOffset(estimate.windowStart, offset),
     lastEventAt,
     description: textOrNull(statusText) ?? textOrNull(statusSummary),
+    destination,
   };
 }
 

@@ -35,6 +35,15 @@ const SCAN_LOCATION = {
   residential: false,
 };
 
+/** Where every sandbox package goes: Wayne, NJ, the place the other sandbox carriers use too. */
+const RECIPIENT_ADDRESS = {
+  city: 'WAYNE',
+  stateOrProvinceCode: 'NJ',
+  postalCode: '07470',
+  countryCode: 'US',
+  residential: true,
+};
+
 /** fedex-track.openapi.json `Full_Schema_Tracking_Numbers`: "Maximum limit is 30." */
 const MAX_TRACKING_INFO = 30;
 
@@ -202,6 +211,7 @@ export function fedexTrackResult(trackingNumber: string, snapshot: PackageSnapsh
       scanLocation: SCAN_LOCATION,
     },
     dateAndTimes,
+    recipientInformation: { address: RECIPIENT_ADDRESS },
     scanEvents: snapshot.history.map((event) => scanEvent(event, at)),
     ...(snapshot.estimatedDeliveryAt
       ? {

@@ -140,6 +140,7 @@ export function upsTrackResponse(inquiryNumber: string, snapshot: PackageSnapsho
               },
               activity: snapshot.history.map((event) => activity(event, local)),
               ...deliveryDates(snapshot, local),
+              packageAddress: [{ type: 'DESTINATION', address: LOCATION.address }],
               service: { code: '003', description: 'UPS Ground', levelCode: '003' },
               weight: { unitOfMeasurement: 'LBS', weight: '1.00' },
             },

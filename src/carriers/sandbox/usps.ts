@@ -257,6 +257,7 @@ export function uspsV3r2Detail(trackingNumber: string, snapshot: PackageSnapshot
     status: snapshot.latest.description ?? latest.status,
     statusCategory: latest.category,
     statusSummary: statusSummary(snapshot, toLocalTime(snapshot.latest.at, offsetMinutes)),
+    destinationState: PLACE.state,
     uniqueTrackingID: `${trackingNumber}-1`,
     ...(estimate
       ? {

@@ -13,6 +13,8 @@ export interface RecordPageData {
   uploadUrl: string;
   /** VIDEO_MAX_BYTES: refused in the browser before a long upload the server would refuse too. */
   maxBytes: number;
+  /** VIDEO_MAX_SECONDS: the recording stops there, and a longer file is refused before upload. */
+  maxSeconds: number;
   /** The content types the server accepts. */
   types: string[];
   /** Where the sender PUTs the recipient (JSON), when the order came without one; else null. */

@@ -1,4 +1,5 @@
 import { byId, readPageData, serverErrorMessage, statusLine } from './dom.ts';
+import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './duration-text.ts';
 import { setUpRecipientForm } from './recipient-form.ts';
 import type { RecordPageData } from './page-data.ts';
 
@@ -6,7 +7,7 @@ import type { RecordPageData } from './page-data.ts';
  * The record page: record with the camera (MediaRecorder) or pick a file, watch it back, send it
  * with a progress bar, and say clearly whether it arrived.
  */
-const { uploadUrl, maxBytes, types, recipientUrl } = readPageData<RecordPageData>();
+const { uploadUrl, maxBytes, maxSeconds, types, recipientUrl } = readPageData<RecordPageData>();
 if (recipientUrl) setUpRecipientForm(recipientUrl);
 const preview = byId('preview', HTMLVideoElement);
 const playback = byId('playback', HTMLVideoElement);
@@ -17,6 +18,11 @@ const recordBtn = byId('record', HTMLButtonElement);
 const stopBtn = byId('stop', HTMLButtonElement);
 const sendBtn = byId('send', HTMLButtonElement);
 const fileInput = byId('file', HTMLInputElement);
+const timer = byId('timer', HTMLParagraphElement);
+
+/** The last seconds are counted down in red, so the end of a recording is no surprise. */
+const ENDING_SECONDS = 10;
+let timerInterval: number | undefined;
 
 let stream: MediaStream | null = null;
 let recorder: MediaRecorder | null = null;
@@ -37,6 +43,7 @@ function refuse(message: string): void {
 
 function choose(blob: Blob): void {
   if (playbackUrl) URL.revokeObjectURL(playbackUrl);
+  playbackUrl = null;
   if (!types.includes(baseType(blob.type))) return refuse('Please choose an MP4, WebM or QuickTime (.mov) video.');
   if (blob.size === 0) return refuse('That video is empty. Please try again.');
   if (blob.size > maxBytes)
@@ -49,6 +56,46 @@ function choose(blob: Blob): void {
   playback.hidden = false;
   sendBtn.disabled = false;
   say('Watch your video, then press “Send video”.');
+}
+
+/**
+ * A chosen file longer than the limit is refused here, before an upload the server would refuse
+ * after processing. Recordings need no check: they stop at the limit.
+ */
+function checkFileLength(): void {
+  const seconds = playback.duration;
+  // MediaRecorder WebM files report Infinity until played through; the server checks those.
+  if (!chosen || !Number.isFinite(seconds) || seconds <= maxSeconds + DURATION_LIMIT_SLACK_SECONDS) return;
+  refuse(
+    `That video is ${durationText(seconds)} long; video messages can be up to ${durationText(maxSeconds)}. Please choose or record a shorter one.`,
+  );
+}
+playback.addEventListener('loadedmetadata', checkFileLength);
+
+/** While recording: elapsed and remaining time, and a stop at the limit. */
+function startTimer(current: MediaRecorder): void {
+  const startedAt = performance.now();
+  const tick = () => {
+    const elapsed = (performance.now() - startedAt) / 1000;
+    const left = Math.max(0, maxSeconds - elapsed);
+    timer.textContent = `${durationText(elapsed)} / ${durationText(maxSeconds)} — ${durationText(Math.ceil(left))} left`;
+    timer.classList.toggle('ending', left <= ENDING_SECONDS);
+    if (left <= 0 && current.state === 'recording') stopRecording();
+  };
+  timer.hidden = false;
+  tick();
+  timerInterval = window.setInterval(tick, 250);
+}
+
+function stopTimer(): void {
+  window.clearInterval(timerInterval);
+  timerInterval = undefined;
+}
+
+function stopRecording(): void {
+  stopTimer();
+  stopBtn.hidden = true;
+  recorder?.stop();
 }
 
 /** The first container this browser can record: WebM on Chrome/Firefox, MP4 on Safari. */
@@ -98,6 +145,8 @@ recordBtn.addEventListener('click', () => {
     if (event.data.size > 0) chunks.push(event.data);
   };
   current.onstop = () => {
+    stopTimer();
+    timer.hidden = true;
     preview.hidden = true;
     choose(new Blob(chunks, { type: baseType(current.mimeType) || baseType(mimeType) || 'video/webm' }));
     recordBtn.hidden = false;
@@ -109,13 +158,11 @@ recordBtn.addEventListener('click', () => {
   stopBtn.hidden = false;
   stopBtn.focus();
   sendBtn.disabled = true;
-  say('Recording…');
+  startTimer(current);
+  say(`Recording… it stops by itself at ${durationText(maxSeconds)}.`);
 });
 
-stopBtn.addEventListener('click', () => {
-  stopBtn.hidden = true;
-  recorder?.stop();
-});
+stopBtn.addEventListener('click', stopRecording);
 
 fileInput.addEventListener('change', () => {
   const file = fileInput.files?.[0];

@@ -72,6 +72,9 @@ describe('parseFedexTrackResponse', () => {
                 },
               },
               dateAndTimes: [{ type: 'ESTIMATED_DELIVERY', dateTime: '2018-02-05T00:00:00' }],
+              recipientInformation: {
+                address: { city: 'DALLAS', stateOrProvinceCode: 'TX', postalCode: '75063', countryCode: 'US' },
+              },
               scanEvents: [
                 {
                   date: '2018-02-02T12:01:00-07:00',
@@ -128,6 +131,7 @@ describe('parseFedexTrackResponse', () => {
         estimatedWindowStartAt: new Date('2018-02-05T14:00:00Z'),
         lastEventAt: new Date('2018-02-02T19:01:00Z'),
         description: 'Picked up',
+        destination: { countryCode: 'US', state: 'TX', postalCode: '75063' },
       },
       {
         trackingNumber: '920241085725456',
@@ -137,6 +141,7 @@ describe('parseFedexTrackResponse', () => {
         estimatedWindowStartAt: null,
         lastEventAt: null,
         description: 'Tracking number cannot be found. Please correct the tracking number and try again.',
+        destination: null,
       },
     ]);
   });
@@ -190,6 +195,7 @@ describe('parseFedexTrackResponse', () => {
         estimatedWindowStartAt: null,
         lastEventAt: null,
         description: null,
+        destination: null,
       },
     ]);
   });

@@ -66,6 +66,7 @@ describe('parseUpsTrackResponse', () => {
       estimatedWindowStartAt: null,
       lastEventAt: null,
       description: 'Tracking Information Not Found',
+      destination: null,
     });
   });
 
@@ -114,6 +115,17 @@ describe('parseUpsTrackResponse', () => {
                 deliveryDate: [{ type: 'SDD', date: '20210212' }],
                 deliveryTime: { type: 'EDW', startTime: '090000', endTime: '130000' },
                 packageCount: 2,
+                packageAddress: [
+                  {
+                    type: 'ORIGIN',
+                    address: { city: 'Atlanta', stateProvince: 'GA', postalCode: '30328', countryCode: 'US' },
+                  },
+                  {
+                    type: 'DESTINATION',
+                    name: 'Sears',
+                    address: { city: 'Wayne', stateProvince: 'NJ', postalCode: '07470', countryCode: 'US' },
+                  },
+                ],
               },
             ],
           },
@@ -131,6 +143,8 @@ describe('parseUpsTrackResponse', () => {
       // gmtDate + gmtTime are UTC; '74700' is 07:47:00.
       lastEventAt: new Date('2021-02-10T07:47:00Z'),
       description: 'Your package was released by the customs agency.',
+      // The DESTINATION entry, not the ORIGIN one; never the name.
+      destination: { countryCode: 'US', state: 'NJ', postalCode: '07470' },
     });
   });
 

@@ -67,6 +67,7 @@ describe('UPS client', () => {
         estimatedWindowStartAt: null,
         lastEventAt: null,
         description: 'No tracking information available',
+        destination: null,
       },
     ]);
   });

@@ -45,6 +45,9 @@ describe('parseUspsV3Response', () => {
     status: 'Delivered, Front Door/Porch',
     statusCategory: 'Delivered',
     statusSummary: 'Your item was delivered at 12:55 pm on April 05, 2010 in FALMOUTH, MA 02540',
+    destinationCity: 'FALMOUTH',
+    destinationState: 'MA',
+    destinationZIP: '02540',
     trackingEvents: [
       {
         eventType: 'Delivered, Front Door/Porch',
@@ -76,6 +79,7 @@ describe('parseUspsV3Response', () => {
       estimatedWindowStartAt: null,
       lastEventAt: new Date('2024-04-04T14:03:12.041Z'),
       description: 'Delivered, Front Door/Porch',
+      destination: { countryCode: null, state: 'MA', postalCode: '02540' },
     });
   });
 
@@ -107,6 +111,7 @@ describe('parseUspsV3r2Response', () => {
     trackingNumber: '9400111899223197428490',
     statusCategory: 'Out for Delivery',
     status: 'Out for Delivery',
+    destinationState: 'AZ',
     deliveryDateExpectation: {
       expectedDeliveryDate: '2024-04-04',
       predictedDeliveryDate: '2024-04-04',
@@ -145,6 +150,7 @@ describe('parseUspsV3r2Response', () => {
         estimatedWindowStartAt: null,
         lastEventAt: null,
         description: 'Tracking number not found',
+        destination: null,
       },
       {
         trackingNumber: '9400111899223197428490',
@@ -154,6 +160,8 @@ describe('parseUspsV3r2Response', () => {
         estimatedWindowStartAt: new Date('2024-04-04T17:00:00Z'),
         lastEventAt: new Date('2024-04-04T13:10:00Z'),
         description: 'Out for Delivery',
+        // v3r2 no longer sends the ZIP (its yaml: "no longer available as of June 2025"); the state stays.
+        destination: { countryCode: null, state: 'AZ', postalCode: null },
       },
     ]);
   });

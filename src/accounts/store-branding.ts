@@ -1,0 +1,36 @@
+import type { Db } from '../db/database.ts';
+import { findAccount } from './accounts.ts';
+
+/** What a message says about the store a gift came from. */
+export interface StoreBranding {
+  name: string;
+  /** Null while nothing stores a logo (issue 14: the shop settings of the real-store issue will). */
+  logoUrl: string | null;
+}
+
+/**
+ * Only when the account is gone (every account has a name; accounts.ts requires one): the service
+ * that sends the message is then the truthful name to give.
+ */
+export const DEFAULT_STORE_NAME = 'Doorstep';
+
+const MYSHOPIFY_DOMAIN = /^([a-z0-9][a-z0-9-]*)\.myshopify\.com$/i;
+
+/**
+ * The store's name is its account's name: an API account's own, a Shopify shop's name as Shopify
+ * gave it at install (src/shopify/install.ts). A shop whose name could not be read was named after
+ * its domain; its handle, in words, reads better in a message than the domain does.
+ */
+export function storeBranding(account: { name: string } | undefined): StoreBranding {
+  const name = account?.name.trim() ?? '';
+  const handle = MYSHOPIFY_DOMAIN.exec(name)?.[1];
+  if (handle) {
+    const words = handle.split('-').filter(Boolean);
+    return { name: words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' '), logoUrl: null };
+  }
+  return { name: name || DEFAULT_STORE_NAME, logoUrl: null };
+}
+
+export async function findStoreBranding(db: Db, accountId: string): Promise<StoreBranding> {
+  return storeBranding(await findAccount(db, accountId));
+}

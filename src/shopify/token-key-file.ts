@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, type Config } from '../config.ts';
+import { ensurePrivateDir } from '../process/private-dir.ts';
+import { parseTokenKey, TokenCipher, TokenKeyFormatError } from './token-cipher.ts';
+
+export const TOKEN_KEY_FILE = 'token-encryption-key';
+
+/**
+ * The key Shopify tokens are sealed with. TOKEN_ENCRYPTION_KEY wins. Without it (allowed only on the
+ * embedded defaults, where one process owns DATA_DIR: src/config.ts refuses DATABASE_URL without a
+ * key) a random key is generated once into `DATA_DIR/token-encryption-key`, readable by its owner
+ * only, and reused on every start, so `npm start` needs no setup. The file is as precious as the
+ * database next to it: without it the stored tokens cannot be read (merchants then reconnect by
+ * opening the app).
+ */
+export function resolveTokenKey(config: Pick<Config, 'tokenEncryption' | 'dataDir'>): {
+  key: Buffer;
+  /** The file the key was read from (or generated into); null when it came from the environment. */
+  keyFile: string | null;
+  generated: boolean;
+} {
+  if (config.tokenEncryption.key) return { key: config.tokenEncryption.key, keyFile: null, generated: false };
+  const file = path.join(config.dataDir, TOKEN_KEY_FILE);
+  ensurePrivateDir(config.dataDir);
+  for (;;) {
+    try {
+      return { key: parseTokenKey(fs.readFileSync(file, 'utf8')), keyFile: file, generated: false };
+    } catch (error) {
+      if (error instanceof TokenKeyFormatError)
+        throw new ConfigError(
+          `${file} does not hold a token encryption key: it ${error.message}. Restore it from a backup, or set TOKEN_ENCRYPTION_KEY.`,
+        );
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    // Written whole to a file of our own, then linked into place: two processes starting at once
+    // never overwrite each other's key, and neither can read a half-written one. The loser reads
+    // the winner's.
+    const key = randomBytes(32);
+    const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(draft, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      fs.linkSync(draft, file);
+      return { key, keyFile: file, generated: true };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.rmSync(draft, { force: true });
+    }
+  }
+}
+
+/** The cipher of this process: the resolved current key and TOKEN_ENCRYPTION_PREVIOUS_KEYS. */
+export function tokenCipherFor(config: Pick<Config, 'tokenEncryption' | 'dataDir'>): TokenCipher {
+  return new TokenCipher(resolveTokenKey(config).key, config.tokenEncryption.previousKeys);
+}

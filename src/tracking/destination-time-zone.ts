@@ -1,0 +1,128 @@
+/**
+ * Where a package is going, as the carriers tell us (UPS `packageAddress` of type DESTINATION, FedEx
+ * `lastUpdatedDestinationAddress` / `recipientInformation.address`, USPS `destinationState` /
+ * `destinationZIP`), turned into the destination's time zone. The schedule's hours (08:00–21:10,
+ * the 09:00 look, the out-for-delivery cadence) are the destination's local hours; without a zone
+ * it falls back to hours that cover every US zone at once, which costs calls and lag
+ * (bench/tracking: "destination zone unknown for half").
+ *
+ * Pure: a table lookup and the platform's time-zone data (Intl), no I/O.
+ */
+import type { Destination } from '../carriers/clients/types.ts';
+
+const EASTERN = 'America/New_York';
+const CENTRAL = 'America/Chicago';
+const MOUNTAIN = 'America/Denver';
+const PACIFIC = 'America/Los_Angeles';
+
+/**
+ * Each state's zone where most of its people live. States split between zones get the ZIP3
+ * exceptions below for their larger minority areas; the small remainders (Michigan's four western
+ * Upper Peninsula counties, a few Kansas and North Dakota border counties) are an hour off at worst,
+ * which the schedule's 15-minute cadence absorbs better than not knowing the zone at all.
+ */
+const STATE_ZONES: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(
+    'CT DC DE FL GA IN KY MA MD ME MI NC NH NJ NY OH PA RI SC VA VT WV'.split(' ').map((s) => [s, EASTERN]),
+  ),
+  ...Object.fromEntries('AL AR IA IL KS LA MN MO MS ND NE OK SD TN TX WI'.split(' ').map((s) => [s, CENTRAL])),
+  ...Object.fromEntries('CO ID MT NM UT WY'.split(' ').map((s) => [s, MOUNTAIN])),
+  ...Object.fromEntries('CA NV OR WA'.split(' ').map((s) => [s, PACIFIC])),
+  AZ: 'America/Phoenix', // no daylight saving time (the Navajo Nation's is not told apart here)
+  AK: 'America/Anchorage',
+  HI: 'Pacific/Honolulu',
+  PR: 'America/Puerto_Rico',
+  VI: 'America/St_Thomas',
+  GU: 'Pacific/Guam',
+  MP: 'Pacific/Saipan',
+  AS: 'Pacific/Pago_Pago',
+};
+
+/** ZIP3 prefixes whose zone differs from their state's (USPS sectional centers of split states). */
+const ZIP3_ZONES: Readonly<Record<string, string>> = {
+  '324': CENTRAL, // Panama City, FL
+  '325': CENTRAL, // Pensacola, FL
+  '373': EASTERN, // Chattanooga, TN
+  '374': EASTERN,
+  '376': EASTERN, // Johnson City / Kingsport, TN
+  '377': EASTERN, // Knoxville, TN
+  '378': EASTERN,
+  '379': EASTERN,
+  '420': CENTRAL, // Paducah, KY
+  '421': CENTRAL, // Bowling Green, KY
+  '422': CENTRAL,
+  '423': CENTRAL, // Owensboro, KY
+  '424': CENTRAL, // Henderson, KY
+  '463': CENTRAL, // Gary / Hammond, IN
+  '464': CENTRAL,
+  '476': CENTRAL, // Evansville, IN
+  '477': CENTRAL,
+  '577': MOUNTAIN, // Rapid City, SD
+  '586': MOUNTAIN, // Dickinson, ND
+  '693': MOUNTAIN, // Scottsbluff / Alliance, NE
+  '798': MOUNTAIN, // El Paso, TX
+  '799': MOUNTAIN,
+  '885': MOUNTAIN,
+  '835': PACIFIC, // Lewiston, ID
+  '838': PACIFIC, // Coeur d'Alene, ID
+};
+
+/** Countries whose destinations this table knows: the US and the territories USPS serves as states. */
+const US_COUNTRY_CODES = new Set(['US', 'USA', 'PR', 'VI', 'GU', 'MP', 'AS']);
+
+/**
+ * The destination's IANA time zone, or null when it cannot be told (no state, a country we do not
+ * map, a military address). The ZIP decides where it is more precise than the state.
+ */
+export function destinationTimeZone(destination: Destination): string | null {
+  const country = destination.countryCode?.trim().toUpperCase() || null;
+  if (country !== null && !US_COUNTRY_CODES.has(country)) return null;
+  const zip3 = /^(\d{3})\d{2}(?:-?\d{4})?$/.exec(destination.postalCode?.trim() ?? '')?.[1];
+  // Territories often come as a country of their own (PR) rather than as a state of the US.
+  const state =
+    destination.state?.trim().toUpperCase() ||
+    (country !== null && country !== 'US' && country !== 'USA' ? country : '');
+  // A ZIP3 exception counts only with a state that agrees (or none given): a mismatched pair is not guessed at.
+  const zipZone = zip3 === undefined ? undefined : ZIP3_ZONES[zip3];
+  if (zipZone !== undefined && (state === '' || stateOfZip3(zip3!) === state)) return zipZone;
+  return STATE_ZONES[state] ?? null;
+}
+
+/** The state each exception prefix belongs to, so `destinationTimeZone` can check the pair agrees. */
+function stateOfZip3(zip3: string): string {
+  const n = Number(zip3);
+  if (n >= 320 && n <= 349) return 'FL';
+  if (n >= 370 && n <= 385) return 'TN';
+  if (n >= 400 && n <= 427) return 'KY';
+  if (n >= 460 && n <= 479) return 'IN';
+  if (n >= 570 && n <= 577) return 'SD';
+  if (n >= 580 && n <= 588) return 'ND';
+  if (n >= 680 && n <= 693) return 'NE';
+  if ((n >= 750 && n <= 799) || n === 885) return 'TX';
+  if (n >= 832 && n <= 838) return 'ID';
+  return '';
+}
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * Minutes east of UTC in `timeZone` at `at` (daylight saving time included), or undefined when the
+ * platform does not know the zone name (a value stored by a newer version, say).
+ */
+export function utcOffsetMinutesAt(timeZone: string, at: Date): number | undefined {
+  let format = offsetFormats.get(timeZone);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    } catch {
+      return undefined;
+    }
+    offsetFormats.set(timeZone, format);
+  }
+  const name = format.formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? '';
+  if (name === 'GMT') return 0;
+  const match = /^GMT([+-])(\d{2}):(\d{2})$/.exec(name);
+  if (!match) return undefined;
+  const minutes = Number(match[2]) * 60 + Number(match[3]);
+  return match[1] === '-' ? -minutes : minutes;
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium.ts';
+import { validOrder, type TestAccount } from '../support/test-app.ts';
+import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
+
+/**
+ * Issue 14: axe-core (the engine behind Lighthouse's and Deque's audits, from node_modules, nothing
+ * from a CDN) runs in a real Chromium on the pages people outside the merchant's admin meet: the
+ * landing page, the record page and the watch page before and after the video is there. A serious or
+ * critical violation fails, with axe's own description and the offending elements.
+ */
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: 'minor' | 'moderate' | 'serious' | 'critical' | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+let app: VideoTestApp;
+let store: TestAccount;
+let browser: Browser;
+
+beforeAll(async () => {
+  app = await startVideoTestApp({ queue: 'manual' });
+  store = await app.createAccount();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+/** axe's serious and critical findings on the page at `url`, as readable lines, for phone and desktop. */
+async function seriousViolations(url: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const viewport of [
+    { width: 390, height: 844 },
+    { width: 1280, height: 800 },
+  ]) {
+    // The pages' CSP allows only their own nonce-bearing scripts; axe is the test's, not the page's.
+    const context = await browser.newContext({ bypassCSP: true, viewport });
+    const page: Page = await context.newPage();
+    try {
+      const response = await page.goto(url);
+      expect(response?.ok(), url).toBe(true);
+      await page.evaluate(AXE_SOURCE);
+      const violations = await page.evaluate(async () => {
+        const axe = (globalThis as unknown as { axe: { run: (options: object) => Promise<{ violations: unknown[] }> } })
+          .axe;
+        const result = await axe.run({ resultTypes: ['violations'] });
+        return result.violations;
+      });
+      for (const violation of violations as AxeViolation[])
+        if (violation.impact === 'serious' || violation.impact === 'critical')
+          found.push(
+            `${viewport.width}px ${violation.impact} ${violation.id}: ${violation.help} — ${violation.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+          );
+    } finally {
+      await context.close();
+    }
+  }
+  return found;
+}
+
+describe('axe finds no serious accessibility violation', () => {
+  it('on the landing page', async () => {
+    expect(await seriousViolations(`${app.baseUrl}/`)).toEqual([]);
+  });
+
+  it('on the record page', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    expect(await seriousViolations(`${app.baseUrl}/record/${order.uuid}`)).toEqual([]);
+  });
+
+  it('on the watch page, before and after the video is there', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    expect(await seriousViolations(`${app.baseUrl}/watch/${order.uuid}`)).toEqual([]);
+    const upload = await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
+      'Content-Type': 'video/webm',
+    });
+    expect(upload.status).toBe(200);
+    expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
+    expect(await seriousViolations(`${app.baseUrl}/watch/${order.uuid}`)).toEqual([]);
+  });
+
+  it('and the check itself catches a page that has one', async () => {
+    // A page axe must fault (an image without alt text, an unlabeled input): proves the check runs.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.setContent('<html lang="en"><title>t</title><main><img src="x.png"><input></main></html>');
+      await page.evaluate(AXE_SOURCE);
+      const ids = await page.evaluate(async () => {
+        const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string }> }> } })
+          .axe;
+        return (await axe.run()).violations.map((v) => v.id);
+      });
+      expect(ids).toEqual(expect.arrayContaining(['image-alt', 'label']));
+    } finally {
+      await context.close();
+    }
+  });
+});
