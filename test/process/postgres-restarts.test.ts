@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +32,8 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   env = {
     DATABASE_URL: postgres.url,
+    // Required with DATABASE_URL (the Shopify tokens' key); this run's own.
+    TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     DATA_DIR: dataDir,
     PORT: String(port),
     PUBLIC_URL: base,
