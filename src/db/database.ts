@@ -31,6 +31,12 @@ export async function openPostgres(
 ): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   pool.on('error', options.onIdleConnectionLost ?? (() => {}));
+  // The pool listens for errors only on idle clients. A client checked out between two statements
+  // (a transaction doing JavaScript work, waiting for a carrier) that the server terminates (57P01
+  // on `pg_ctl stop -m fast`) emits `error` with no listener, and Node stops the whole process
+  // (test/process/postgres-restarts.test.ts). Its holder's next statement fails instead ("not
+  // queryable", answered 503), and the pool drops the client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }

@@ -8,6 +8,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
 } from '../errors.ts';
+import { isDependencyUnavailable } from '../db/unavailable.ts';
 import { HttpError } from './errors.ts';
 
 /** Every error answer's body; the OpenAPI document's `Error` schema is generated from it. */
@@ -90,7 +91,7 @@ function present(error: unknown, ctx: Context): { status: number; body: ErrorBod
       headers: {},
     };
   }
-  if (isUnavailable(error)) {
+  if (isDependencyUnavailable(error)) {
     return {
       status: 503,
       body: body('service_unavailable', 'A dependency is unavailable. Retry shortly.'),
@@ -117,12 +118,4 @@ function statusOf(error: DomainError): number {
 function dataExceptionCode(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code) ? code : null;
-}
-
-/** Connection-level failures from pg / ioredis, which mean "down", not "bug". */
-function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return (
-    typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300'].includes(code)
-  );
 }

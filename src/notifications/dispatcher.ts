@@ -1,5 +1,6 @@
 import { findStoreBranding } from '../accounts/store-branding.ts';
 import type { Db } from '../db/database.ts';
+import { isDependencyUnavailable } from '../db/unavailable.ts';
 import { ConflictError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { recordTimeline } from '../orders/timeline.ts';
@@ -29,6 +30,9 @@ import {
 import type { SmsChannel } from './sms.ts';
 import type { MessageTemplates } from './message-templates.ts';
 import { emailTemplateFor, templateValues } from './templates.ts';
+
+/** How long a message the provider accepted waits for an unavailable database to record it as sent. */
+const RECORD_SENT_PATIENCE_MS = 60_000;
 
 /** What the dispatcher did with one message attempt. */
 export type SendOutcome = 'sent' | 'retry' | 'failed';
@@ -154,22 +158,48 @@ export class SendDispatcher {
    */
   private async recordSent(send: SendRow, order: OrderRow, providerMessageId: string, sentAt: Date): Promise<void> {
     const { db, orders, logger } = this.deps;
+    // The provider has the message: a database that is down for a moment (a restart) must not
+    // turn that into `uncertain` five minutes later, so these writes wait for it to come back.
     if (send.kind === 'recipient_video') {
       // The row says "sent" first, in notifications' own table: from here on nothing can send it
       // again (resend and the stuck-send reconciler look at it). Should the process stop before the
       // order records it, `reconcile` repairs the order from the row.
-      await markSendSent(db, send.id, { providerMessageId, at: sentAt });
-      await orders.markSent(order.id, { sendId: send.id, channel: send.channel, providerMessageId, at: sentAt });
+      await this.whileDatabaseReturns(() => markSendSent(db, send.id, { providerMessageId, at: sentAt }));
+      await this.whileDatabaseReturns(() =>
+        orders.markSent(order.id, { sendId: send.id, channel: send.channel, providerMessageId, at: sentAt }),
+      );
     } else {
-      await db.transaction().execute(async (trx) => {
-        await markSendSent(trx, send.id, { providerMessageId, at: sentAt });
-        await recordTimeline(trx, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
-      });
+      await this.whileDatabaseReturns(() =>
+        db.transaction().execute(async (trx) => {
+          await markSendSent(trx, send.id, { providerMessageId, at: sentAt });
+          await recordTimeline(trx, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
+        }),
+      );
     }
     logger.info({ orderId: order.id, sendId: send.id, kind: send.kind, channel: send.channel }, 'message sent');
     this.deps.observer?.send({ channel: send.channel, kind: send.kind, outcome: 'sent' });
     if (send.kind === 'recipient_video')
       this.deps.observer?.recipientVideoSent(send.channel, order.delivered_at, sentAt);
+  }
+
+  /**
+   * Runs `write` again while the database is unavailable (backoff 250 ms doubling to 5 s), for up
+   * to RECORD_SENT_PATIENCE_MS; then the error stands and the reconcilers take over.
+   */
+  private async whileDatabaseReturns<T>(write: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + RECORD_SENT_PATIENCE_MS;
+    for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!isDependencyUnavailable(error) || Date.now() + delay > deadline) throw error;
+        this.deps.logger.warn(
+          { err: error, retryInMs: delay },
+          'the database is unavailable; recording a sent message again',
+        );
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   private async fail(

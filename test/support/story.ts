@@ -10,7 +10,8 @@ export interface StoreClient {
     url: string,
     body?: unknown,
     contentType?: string,
-  ): Promise<{ status: number; body: Record<string, unknown> }>;
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }>;
 }
 
 /**
@@ -24,13 +25,19 @@ export async function createStore(base: string, env: Record<string, string>): Pr
   const { app_id, api_key } = JSON.parse(created.stdout) as { app_id: string; api_key: string };
   const auth = `Basic ${Buffer.from(`${app_id}:${api_key}`).toString('base64')}`;
   return {
-    async api(method, url, body, contentType = 'application/json') {
+    async api(method, url, body, contentType = 'application/json', headers = {}) {
       const response = await fetch(`${base}${url}`, {
         method,
-        headers: { Authorization: auth, ...(body !== undefined ? { 'Content-Type': contentType } : {}) },
+        headers: { Authorization: auth, ...(body !== undefined ? { 'Content-Type': contentType } : {}), ...headers },
         ...(body !== undefined ? { body: Buffer.isBuffer(body) ? body : JSON.stringify(body) } : {}),
+        // A request that hangs is a failure of its own, not a test that runs until its timeout.
+        signal: AbortSignal.timeout(30_000),
       });
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      return {
+        status: response.status,
+        body: (response.status === 204 ? {} : await response.json()) as Record<string, unknown>,
+        headers: response.headers,
+      };
     },
   };
 }
