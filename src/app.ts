@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Koa from 'koa';
+import { findStoreBranding } from './accounts/store-branding.ts';
 import type { Config } from './config.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import { carrierVerifier } from './carriers/carrier-verifier.ts';
@@ -373,6 +374,7 @@ export function createHttpApp(services: Services): Koa {
     maxBytes: services.config.videos.maxBytes,
     maxSeconds: services.config.videos.maxSeconds,
     deliveryEstimate: (orderId: string) => carrierEstimate(services.database.db, orderId),
+    storeBranding: (accountId: string) => findStoreBranding(services.database.db, accountId),
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
   };

@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { BrowserAsset } from './browser-assets.ts';
 import { PAGE_DATA_ID, type RecordPageData, type WatchPageData } from './browser/page-data.ts';
+import type { StoreBranding } from '../accounts/store-branding.ts';
 import { durationText } from './browser/duration-text.ts';
 import { html, jsonScriptContent, SafeHtml } from './html.ts';
 import { VIDEO_CONTENT_TYPES } from './service.ts';
@@ -36,6 +37,9 @@ progress { width: 100%; height: 1rem; }
 .muted { opacity: 0.8; }
 form#recipient { display: grid; gap: 0.35rem; margin-bottom: 1.5rem; }
 form#recipient input { font: inherit; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; }
+header.store { display: flex; align-items: center; gap: 0.6rem; padding-bottom: 0.75rem; margin-bottom: 0.5rem; border-bottom: 1px solid color-mix(in srgb, CanvasText 15%, transparent); }
+.store-name { margin: 0; font-weight: 700; letter-spacing: 0.02em; }
+.store-logo { max-height: 2.5rem; max-width: 8rem; }
 [hidden] { display: none !important; }
 `;
 
@@ -48,6 +52,8 @@ interface PageOptions {
   camera?: boolean;
   /** Another origin the page's video may load from (object storage the video route redirects to). */
   mediaOrigin?: string;
+  /** The store the gift comes from, named at the top of the page (absent on pages about no order). */
+  store?: StoreBranding;
 }
 
 export function sendPage(ctx: Context, status: number, options: PageOptions): void {
@@ -69,7 +75,7 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
 </head>
 <body>
 <main>
-${options.body}
+${options.store ? storeHeader(options.store) : ''}${options.body}
 </main>
 ${options.script ? pageScript(options.script, nonce) : ''}
 </body>
@@ -86,6 +92,12 @@ function pageScript(script: NonNullable<PageOptions['script']>, nonce: string): 
 <script src="${script.asset.url}" integrity="${script.asset.integrity}" nonce="${nonce}"></script>`;
 }
 
+/** The store's name (and logo, once the shop settings store one) above everything else on the page. */
+function storeHeader(store: StoreBranding): SafeHtml {
+  return html`<header class="store">${store.logoUrl ? html`<img src="${store.logoUrl}" alt="" class="store-logo">` : ''}<p class="store-name">${store.name}</p></header>
+`;
+}
+
 export function notFoundPage(ctx: Context): void {
   sendPage(ctx, 404, {
     title: 'Video message not found',
@@ -94,17 +106,20 @@ export function notFoundPage(ctx: Context): void {
   });
 }
 
-export function recordPage(
-  ctx: Context,
-  order: OrderRow,
-  limits: { maxBytes: number; maxSeconds: number },
+export interface RecordView {
+  limits: { maxBytes: number; maxSeconds: number };
   /** whatHappensNext's sentence: who gets the video, and when. */
-  nextStep: string,
-  script: BrowserAsset,
-): void {
+  nextStep: string;
+  store: StoreBranding;
+  script: BrowserAsset;
+}
+
+export function recordPage(ctx: Context, order: OrderRow, view: RecordView): void {
+  const { limits, nextStep, store, script } = view;
   if (order.status === 'cancelled' || order.sent_at !== null) {
     sendPage(ctx, 200, {
       title: 'Video message',
+      store,
       body: html`<h1>This video message can no longer be recorded</h1>
 <p>${order.status === 'cancelled' ? 'The order was cancelled.' : `Your video has already been sent to ${order.recipient_name}.`}</p>`,
     });
@@ -114,6 +129,7 @@ export function recordPage(
   sendPage(ctx, 200, {
     title: needsRecipient ? 'Record a video message' : `Record a video for ${order.recipient_name}`,
     camera: true,
+    store,
     body: html`${
       needsRecipient
         ? recipientForm(order)
@@ -170,20 +186,28 @@ function recipientForm(order: OrderRow): SafeHtml {
 </form>`;
 }
 
-export function watchPage(
-  ctx: Context,
-  order: OrderRow,
-  hasVideo: boolean,
-  script: BrowserAsset,
-  mediaOrigin?: string,
-): void {
+export interface WatchView {
+  hasVideo: boolean;
+  store: StoreBranding;
+  script: BrowserAsset;
+  /** Object storage the video route redirects the player to, when it does. */
+  mediaOrigin?: string | undefined;
+}
+
+export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void {
+  const { hasVideo, store, script, mediaOrigin } = view;
   if (order.status === 'cancelled') {
-    sendPage(ctx, 200, { title: 'Video message', body: html`<h1>This video message is no longer available</h1>` });
+    sendPage(ctx, 200, {
+      title: 'Video message',
+      store,
+      body: html`<h1>This video message is no longer available</h1>`,
+    });
     return;
   }
   if (!hasVideo) {
     sendPage(ctx, 200, {
       title: order.video_title,
+      store,
       body: html`<h1>${order.video_title}</h1>
 <p id="on-its-way">A video message from ${order.name} is on its way. Please check back soon.</p>`,
     });
@@ -191,8 +215,9 @@ export function watchPage(
   }
   sendPage(ctx, 200, {
     title: order.video_title,
+    store,
     body: html`<h1>${order.video_title}</h1>
-<p>A video message from <strong id="sender">${order.name}</strong></p>
+<p>A video message from <strong id="sender">${order.name}</strong>, with a gift from ${store.name}</p>
 <video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"></video>`,
     script: { asset: script, data: { viewedUrl: `/watch/${order.uuid}/viewed` } satisfies WatchPageData },
     ...(mediaOrigin ? { mediaOrigin } : {}),

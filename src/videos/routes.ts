@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { StoreBranding } from '../accounts/store-branding.ts';
 import type { Context } from 'koa';
 import { NotFoundError } from '../errors.ts';
 import { currentAccount } from '../http/basic-auth.ts';
@@ -26,6 +27,8 @@ export interface VideoRouteDeps {
   maxBytes: number;
   /** VIDEO_MAX_SECONDS, which the record page counts down to. */
   maxSeconds: number;
+  /** The store an order belongs to, named on its record and watch pages (accounts' `findStoreBranding`). */
+  storeBranding: (accountId: string) => Promise<StoreBranding>;
   /** The carrier's estimate for an order's package (tracking's `carrierEstimate`), for the record page. */
   deliveryEstimate?: (orderId: string) => Promise<DeliveryEstimate | null>;
   /** PUBLIC_URL, for the order JSON. */
@@ -66,13 +69,12 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx);
     const estimate = order.send_trigger === 'package' ? await deps.deliveryEstimate?.(order.id) : null;
-    recordPage(
-      ctx,
-      order,
-      { maxBytes: deps.maxBytes, maxSeconds: deps.maxSeconds },
-      whatHappensNext(order, estimate ?? null),
-      assets.record,
-    );
+    recordPage(ctx, order, {
+      limits: { maxBytes: deps.maxBytes, maxSeconds: deps.maxSeconds },
+      nextStep: whatHappensNext(order, estimate ?? null),
+      store: await deps.storeBranding(order.account_id),
+      script: assets.record,
+    });
   });
 
   router.put('/record/:uuid/video', async (ctx) => {
@@ -96,7 +98,12 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
     // With object storage the player is redirected there: the page's CSP must let it load from that origin.
     const direct = video ? await deps.storage.directUrl(video.storage_key) : null;
-    watchPage(ctx, order, video !== undefined, assets.watch, direct?.origin);
+    watchPage(ctx, order, {
+      hasVideo: video !== undefined,
+      store: await deps.storeBranding(order.account_id),
+      script: assets.watch,
+      mediaOrigin: direct?.origin,
+    });
   });
 
   // GET and HEAD (the router answers HEAD for GET routes). Browsers fetch ranges while seeking.

@@ -26,6 +26,17 @@ async function orderWithVideo(extra: Record<string, unknown> = {}): Promise<{ id
 const viewedAt = async (id: string) => (await store.request('GET', `/v1/orders/${id}`)).body.viewed_at as string | null;
 
 describe('the watch page', () => {
+  it('names the store the gift comes from, escaped, above the message (and the record page does too)', async () => {
+    const maple = await app.createAccount('Maple & <Thread>');
+    const order = (await maple.request('POST', '/v1/orders', validOrder)).body;
+    for (const page of [`/watch/${order.uuid}`, `/record/${order.uuid}`]) {
+      const response = await app.request('GET', page);
+      expect(response.text, page).toContain(
+        '<header class="store"><p class="store-name">Maple &amp; &lt;Thread&gt;</p></header>',
+      );
+    }
+  });
+
   it('shows a friendly 404 page for an unknown or malformed uuid', async () => {
     for (const uuid of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       const response = await app.request('GET', `/watch/${uuid}`);
