@@ -207,6 +207,9 @@ export function createServices(
     logger,
     now,
     observer: metrics,
+    // `videos` is made below; the dispatcher asks only when it sends, long after.
+    posterUrl: async (order) =>
+      (await videos.posterKey(order)) ? `${config.publicUrl}/watch/${order.uuid}/poster` : null,
   });
 
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });

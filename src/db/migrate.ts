@@ -13,6 +13,7 @@ import * as hotPathIndexes from './migrations/011-hot-path-indexes.ts';
 import * as carrierPush from './migrations/012-carrier-push.ts';
 import * as webhookTrust from './migrations/014-webhook-trust.ts';
 import * as trackingDestination from './migrations/015-tracking-destination.ts';
+import * as videoPosters from './migrations/016-video-posters.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '012-carrier-push': carrierPush,
   '014-webhook-trust': webhookTrust,
   '015-tracking-destination': trackingDestination,
+  '016-video-posters': videoPosters,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

@@ -279,6 +279,8 @@ export interface VideosTable {
   duration_tenths: number | null;
   created_at: Timestamp;
   processed_at: Timestamp | null;
+  /** The poster frame's storage key (a JPEG the record page captured), or null (migration 016). */
+  poster_key: string | null;
 }
 
 /** A Shopify app subscription with a usage line item (src/billing/shopify-billing.ts). No personal data. */

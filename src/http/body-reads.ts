@@ -36,6 +36,20 @@ export function bodyReadLimits(limits: BodyReadLimits) {
  * client went away mid-body.
  */
 export async function readBodyText(ctx: Context, limitBytes: number, tooLarge: string): Promise<string> {
+  return (await readBody(ctx, limitBytes, tooLarge, 'utf8')) as string;
+}
+
+/** `readBodyText` for a small binary body (a poster image), under the same deadline and cap. */
+export async function readBodyBytes(ctx: Context, limitBytes: number, tooLarge: string): Promise<Buffer> {
+  return (await readBody(ctx, limitBytes, tooLarge, null)) as Buffer;
+}
+
+async function readBody(
+  ctx: Context,
+  limitBytes: number,
+  tooLarge: string,
+  encoding: 'utf8' | null,
+): Promise<string | Buffer> {
   const reads = (ctx.state.bodyReads as BodyReads | undefined) ?? {
     ...DEFAULT_BODY_READ_LIMITS,
     inFlight: { count: 0 },
@@ -48,9 +62,9 @@ export async function readBodyText(ctx: Context, limitBytes: number, tooLarge: s
   }
   reads.inFlight.count++;
   let timer: NodeJS.Timeout | undefined;
-  const reading = getRawBody(ctx.req, {
+  const reading: Promise<string | Buffer> = getRawBody(ctx.req, {
     limit: limitBytes,
-    encoding: 'utf8',
+    ...(encoding ? { encoding } : {}),
     length: ctx.get('Content-Length') || undefined,
   });
   const deadline = new Promise<never>((_, reject) => {

@@ -54,6 +54,8 @@ export interface SendDispatcherDeps {
   logger: Logger;
   now?: () => Date;
   observer?: SendObserver;
+  /** The absolute URL of the poster frame of the order's video, if it has one (the videos module's). */
+  posterUrl?: (order: OrderRow) => Promise<string | null>;
 }
 
 /**
@@ -139,7 +141,8 @@ export class SendDispatcher {
 
   private async callProvider(send: SendRow, order: OrderRow, destination: string): Promise<string> {
     const store = await findStoreBranding(this.deps.db, order.account_id);
-    const values = templateValues(order, this.deps.publicUrl, store);
+    const poster = send.kind === 'recipient_video' ? ((await this.deps.posterUrl?.(order)) ?? null) : null;
+    const values = templateValues(order, this.deps.publicUrl, store, poster);
     const { templates } = this.deps;
     const kind = send.kind;
     if (send.channel === 'sms') {

@@ -18,8 +18,8 @@ export type TemplateValues = {
   record_url: string;
   store_logo_url?: string;
   /**
-   * The video's poster frame. Nothing produces one yet (issue 14, "Watch page"): the poster work
-   * sets it in `templateValues`, and the recipient's e-mail shows it instead of the play button.
+   * The video's poster frame (`/watch/{uuid}/poster`, captured by the record page), when it has one:
+   * the recipient's e-mail shows it instead of the play button.
    */
   poster_url?: string;
 };
@@ -54,7 +54,12 @@ export function render(
   });
 }
 
-export function templateValues(order: OrderRow, publicUrl: string, store: StoreBranding): TemplateValues {
+export function templateValues(
+  order: OrderRow,
+  publicUrl: string,
+  store: StoreBranding,
+  posterUrl: string | null = null,
+): TemplateValues {
   return {
     store_name: store.name,
     sender_name: order.name,
@@ -63,6 +68,7 @@ export function templateValues(order: OrderRow, publicUrl: string, store: StoreB
     playback_url: playbackUrl(publicUrl, order.uuid),
     record_url: recordUrl(publicUrl, order.uuid),
     ...(store.logoUrl ? { store_logo_url: store.logoUrl } : {}),
+    ...(posterUrl ? { poster_url: posterUrl } : {}),
   };
 }
 

@@ -188,6 +188,8 @@ function recipientForm(order: OrderRow): SafeHtml {
 
 export interface WatchView {
   hasVideo: boolean;
+  /** The video has a poster frame (`/watch/{uuid}/poster`), shown before it plays. */
+  hasPoster: boolean;
   store: StoreBranding;
   script: BrowserAsset;
   /** Object storage the video route redirects the player to, when it does. */
@@ -195,7 +197,7 @@ export interface WatchView {
 }
 
 export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void {
-  const { hasVideo, store, script, mediaOrigin } = view;
+  const { hasVideo, hasPoster, store, script, mediaOrigin } = view;
   if (order.status === 'cancelled') {
     sendPage(ctx, 200, {
       title: 'Video message',
@@ -218,7 +220,7 @@ export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void 
     store,
     body: html`<h1>${order.video_title}</h1>
 <p>A video message from <strong id="sender">${order.name}</strong>, with a gift from ${store.name}</p>
-<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"></video>`,
+<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}></video>`,
     script: { asset: script, data: { viewedUrl: `/watch/${order.uuid}/viewed` } satisfies WatchPageData },
     ...(mediaOrigin ? { mediaOrigin } : {}),
   });

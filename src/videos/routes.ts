@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { NotFoundError } from '../errors.ts';
 import { currentAccount } from '../http/basic-auth.ts';
 import { HttpError } from '../http/errors.ts';
+import { readBodyBytes } from '../http/body-reads.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { recipientInputSchema } from '../orders/request-schemas.ts';
 import { parseBody } from '../validation.ts';
@@ -13,7 +14,8 @@ import type { OrderService } from '../orders/service.ts';
 import { browserAssets, sendAsset } from './browser-assets.ts';
 import { notFoundPage, recordPage, watchPage } from './pages.ts';
 import { decideRange } from './range.ts';
-import { assertAcceptsVideo, type VideoService } from './service.ts';
+import { assertAcceptsVideo, POSTER_MAX_BYTES, type VideoService } from './service.ts';
+import type { VideoRow } from './videos.ts';
 import type { VideoStorage } from './storage.ts';
 import type { UploadLimit } from './upload-limit.ts';
 import { clientStreamError, videoUploadBody } from './upload-body.ts';
@@ -80,9 +82,19 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.put('/record/:uuid/video', async (ctx) => {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
     await deps.uploadLimit?.take(ctx, order.uuid);
-    await receiveUpload(ctx, deps, order, 'system');
+    const video = await receiveUpload(ctx, deps, order, 'system');
     // Only what the page needs: the order's details are the store's, not the public's.
-    ctx.body = { status: 'received' };
+    ctx.body = { status: 'received', poster_upload_url: `/record/${order.uuid}/videos/${video.id}/poster` };
+  });
+
+  // The page's poster frame for the upload it just sent (issue 14): a small JPEG, bound to that upload.
+  router.put('/record/:uuid/videos/:videoId/poster', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    if (ctx.request.type.toLowerCase() !== 'image/jpeg')
+      throw new HttpError(415, 'unsupported_media_type', 'Send the poster as Content-Type image/jpeg.');
+    const bytes = await readBodyBytes(ctx, POSTER_MAX_BYTES, `A poster may be at most ${POSTER_MAX_BYTES / 1024} KB.`);
+    await deps.videos.attachPoster(order, ctx.params.videoId!, bytes);
+    ctx.body = { status: 'saved' };
   });
 
   // The sender says who an order that came without a recipient is for (the record page's form).
@@ -100,6 +112,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const direct = video ? await deps.storage.directUrl(video.storage_key) : null;
     watchPage(ctx, order, {
       hasVideo: video !== undefined,
+      hasPoster: Boolean(video?.poster_key),
       store: await deps.storeBranding(order.account_id),
       script: assets.watch,
       mediaOrigin: direct?.origin,
@@ -107,6 +120,22 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   });
 
   // GET and HEAD (the router answers HEAD for GET routes). Browsers fetch ranges while seeking.
+  // The poster frame of the video the order plays now. Small: served through Node from either storage.
+  router.get('/watch/:uuid/poster', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    const key = order.status === 'cancelled' ? null : await deps.videos.posterKey(order);
+    if (!key) throw new NotFoundError('This video message has no poster.');
+    const stored = await deps.storage.get(key);
+    ctx.set({
+      'Cache-Control': 'private, max-age=3600',
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    ctx.type = 'image/jpeg';
+    ctx.length = stored.size;
+    ctx.body = stored.stream;
+  });
+
   router.get('/watch/:uuid/video', async (ctx) => {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
     const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
@@ -172,12 +201,12 @@ async function receiveUpload(
   deps: VideoRouteDeps,
   order: OrderRow,
   source: 'api' | 'system',
-): Promise<void> {
+): Promise<VideoRow> {
   // Refuse before reading 200 MB that would be thrown away.
   assertAcceptsVideo(order);
   const { contentType, body } = videoUploadBody(ctx, deps.maxBytes);
   try {
-    await deps.videos.upload(order, { contentType, body, source });
+    return await deps.videos.upload(order, { contentType, body, source });
   } catch (error) {
     throw clientStreamError(error);
   }

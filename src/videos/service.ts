@@ -29,6 +29,14 @@ export interface VideoProcessingQueue {
   enqueue(videoId: string): Promise<void>;
 }
 
+/** A poster is one frame at modest size: a page-drawn JPEG is 30–150 KB. The route enforces it (413). */
+export const POSTER_MAX_BYTES = 512 * 1024;
+
+/** JPEG files start with SOI (FF D8) and a marker (FF). */
+function isJpeg(bytes: Buffer): boolean {
+  return bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
+}
+
 export interface VideoServiceDeps {
   db: Db;
   orders: OrderService;
@@ -100,6 +108,7 @@ export class VideoService {
             duration_tenths: null,
             created_at: now,
             processed_at: null,
+            poster_key: null,
           })
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -168,14 +177,14 @@ export class VideoService {
     if (!standing) return;
     const superseded = await this.deps.db
       .selectFrom('videos')
-      .select(['id', 'storage_key'])
+      .select(['id', 'storage_key', 'poster_key'])
       .where('order_id', '=', orderId)
       .where('id', '!=', standing.id)
       .where('status', '!=', 'pending')
       .where((eb) => eb.or([eb('seq', '<', standing.seq), eb('status', '=', 'failed')]))
       .execute();
     if (superseded.length === 0) return;
-    for (const video of superseded) await this.deps.storage.delete(video.storage_key);
+    for (const video of superseded) await this.deleteFiles(video);
     await this.deps.db
       .deleteFrom('videos')
       .where(
@@ -312,15 +321,48 @@ export class VideoService {
       handle: async (trx, order) => {
         const videos = await trx
           .selectFrom('videos')
-          .select(['id', 'storage_key'])
+          .select(['id', 'storage_key', 'poster_key'])
           .where('order_id', '=', order.id)
           .execute();
         // Files first: should the transaction then fail, the event is handled again and deleting a
         // missing file is a no-op.
-        for (const video of videos) await this.deps.storage.delete(video.storage_key);
+        for (const video of videos) await this.deleteFiles(video);
         await trx.deleteFrom('videos').where('order_id', '=', order.id).execute();
       },
     };
+  }
+
+  /**
+   * The poster frame of one upload (issue 14): a JPEG the record page drew from the video it just
+   * sent. Bound to that upload, so a poster never shows with another video; the first one stands
+   * (the page sends one per upload). Checked to be a JPEG by its bytes, not its label.
+   */
+  async attachPoster(order: OrderRow, videoId: string, bytes: Buffer): Promise<void> {
+    const video = await findVideo(this.deps.db, videoId);
+    if (!video || video.order_id !== order.id) throw new NotFoundError(`No video with id "${videoId}" on this order.`);
+    if (!isJpeg(bytes))
+      throw new ValidationError('The poster is not a JPEG image.', { poster: 'must be a JPEG image' });
+    if (video.poster_key !== null) throw new ConflictError('This video already has its poster.');
+    const key = `${video.storage_key}-poster`;
+    await this.deps.storage.put(key, bytes, 'image/jpeg');
+    const updated = await this.deps.db
+      .updateTable('videos')
+      .set({ poster_key: key })
+      .where('id', '=', video.id)
+      .where('poster_key', 'is', null)
+      .executeTakeFirst();
+    // Lost a race with another poster for the same upload (same key): the stored bytes are that one's.
+    if (Number(updated.numUpdatedRows) === 0) throw new ConflictError('This video already has its poster.');
+  }
+
+  /** The storage key of the poster of the video the order plays now, if it has one. */
+  async posterKey(order: OrderRow): Promise<string | null> {
+    return (await this.playable(order))?.poster_key ?? null;
+  }
+
+  private async deleteFiles(video: { storage_key: string; poster_key: string | null }): Promise<void> {
+    await this.deps.storage.delete(video.storage_key);
+    if (video.poster_key) await this.deps.storage.delete(video.poster_key);
   }
 
   private async discard(key: string): Promise<void> {

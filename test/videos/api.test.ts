@@ -138,7 +138,10 @@ describe('PUT /v1/orders/{id}/video', () => {
       headers: { 'Content-Type': 'video/mp4' },
     });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'received' });
+    expect(response.body).toEqual({
+      status: 'received',
+      poster_upload_url: expect.stringMatching(new RegExp(`^/record/${order.uuid}/videos/[^/]+/poster$`)),
+    });
     expect(await processed(order.id)).toMatchObject({ video_duration: '2', status: 'recorded' });
     const unknown = await app.request('PUT', '/record/00000000-0000-4000-8000-000000000000/video', {
       rawBody: MP4,

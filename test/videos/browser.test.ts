@@ -81,6 +81,22 @@ describe('in a browser', () => {
     );
     expect(recorded.status).toBe('recorded');
     expect(Number(recorded.video_duration)).toBeGreaterThanOrEqual(1.5);
+
+    // The page drew a frame of what it sent and uploaded it as the poster: the watch page shows it.
+    const poster = await eventually(
+      async () => {
+        const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/poster`);
+        return response.ok ? response : undefined;
+      },
+      15_000,
+      'the poster frame',
+    );
+    expect(poster.headers.get('content-type')).toBe('image/jpeg');
+    const jpeg = Buffer.from(await poster.arrayBuffer());
+    expect([...jpeg.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    expect(jpeg.length).toBeGreaterThan(1000);
+    const watch = await (await fetch(`${app.baseUrl}/watch/${order.uuid}`)).text();
+    expect(watch).toContain(`poster="/watch/${order.uuid}/poster"`);
   });
 
   it('shows a clear failure on the record page when the upload is refused', async () => {

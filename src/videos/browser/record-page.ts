@@ -1,5 +1,6 @@
 import { byId, readPageData, serverErrorMessage, statusLine } from './dom.ts';
 import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './duration-text.ts';
+import { sendPosterFrame } from './poster-frame.ts';
 import { setUpRecipientForm } from './recipient-form.ts';
 import type { RecordPageData } from './page-data.ts';
 
@@ -169,6 +170,18 @@ fileInput.addEventListener('change', () => {
   if (file) choose(file);
 });
 
+/** The upload's answer names where its poster frame goes (`poster_upload_url`). */
+function posterUploadUrl(responseText: string): string | null {
+  try {
+    const body: unknown = JSON.parse(responseText);
+    const url =
+      typeof body === 'object' && body !== null && 'poster_upload_url' in body ? body.poster_upload_url : null;
+    return typeof url === 'string' && url.startsWith('/record/') ? url : null;
+  } catch {
+    return null;
+  }
+}
+
 sendBtn.addEventListener('click', () => {
   if (!chosen) return;
   sendBtn.disabled = true;
@@ -187,6 +200,8 @@ sendBtn.addEventListener('click', () => {
       progress.value = 100;
       say('Thank you! Your video was received. It will be delivered with the gift.', 'ok');
       stream?.getTracks().forEach((track) => track.stop());
+      const posterUrl = posterUploadUrl(xhr.responseText);
+      if (posterUrl) void sendPosterFrame(playback, posterUrl);
       return;
     }
     say(

@@ -1,0 +1,56 @@
+/**
+ * The poster frame (issue 14): a frame of the video the sender just sent, drawn on a canvas and sent
+ * as a JPEG to the upload's poster URL. The watch page and the recipient's e-mail show it. Best
+ * effort: a browser that cannot draw the frame (or a network that drops the request) leaves the
+ * video without a poster, which the pages and e-mails handle.
+ */
+
+/** Wide enough for an e-mail's full width on a retina phone, small enough to stay ~100 KB. */
+const MAX_WIDTH = 960;
+const QUALITY = 0.85;
+
+export async function sendPosterFrame(video: HTMLVideoElement, posterUrl: string): Promise<void> {
+  try {
+    await frameReady(video);
+    const scale = Math.min(1, MAX_WIDTH / video.videoWidth);
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.round(video.videoWidth * scale);
+    canvas.height = Math.round(video.videoHeight * scale);
+    const context = canvas.getContext('2d');
+    if (!context || canvas.width === 0 || canvas.height === 0) return;
+    context.drawImage(video, 0, 0, canvas.width, canvas.height);
+    const jpeg = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', QUALITY));
+    if (!jpeg) return;
+    await fetch(posterUrl, { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body: jpeg });
+  } catch {
+    // No poster: the watch page and the e-mail show a play button instead.
+  }
+}
+
+/**
+ * A decoded frame a little way in (the very first is often dark while a camera adjusts); a video
+ * whose length the browser does not know yet (MediaRecorder WebM) stays where it is.
+ */
+async function frameReady(video: HTMLVideoElement): Promise<void> {
+  if (video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA) await once(video, 'loadeddata');
+  const target = Number.isFinite(video.duration) ? Math.min(0.5, video.duration / 2) : null;
+  if (target !== null && Math.abs(video.currentTime - target) > 0.05) {
+    const seeked = once(video, 'seeked');
+    video.currentTime = target;
+    await seeked;
+  }
+}
+
+function once(target: HTMLElement, event: string, timeoutMs = 3000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${event}`)), timeoutMs);
+    target.addEventListener(
+      event,
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VideoNotStoredError } from '../../src/videos/storage.ts';
+import { validOrder, type TestAccount } from '../support/test-app.ts';
+import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+
+/** Issue 14, the poster frame: what the record page uploads after a video, and where it shows. */
+let app: VideoTestApp;
+let store: TestAccount;
+
+beforeAll(async () => {
+  app = await startVideoTestApp({ queue: 'manual' });
+  store = await app.createAccount();
+});
+afterAll(() => app.close());
+
+/** A JPEG as far as anyone checks without decoding it: SOI, an APP0 JFIF segment, then data. */
+const JPEG = Buffer.concat([
+  Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]),
+  Buffer.from('JFIF\0'),
+  Buffer.alloc(200, 7),
+  Buffer.from([0xff, 0xd9]),
+]);
+
+async function sentFromRecordPage(uuid: string): Promise<string> {
+  const response = await app.request('PUT', `/record/${uuid}/video`, {
+    rawBody: fixture('recorded-vp8-opus.webm'),
+    headers: { 'Content-Type': 'video/webm' },
+  });
+  expect(response.status).toBe(200);
+  expect(response.body).toEqual({ status: 'received', poster_upload_url: expect.stringMatching(/\/poster$/) });
+  expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
+  return response.body.poster_upload_url as string;
+}
+
+const putPoster = (url: string, body: Buffer, type = 'image/jpeg') =>
+  app.request('PUT', url, { rawBody: body, headers: { 'Content-Type': type } });
+
+describe('the poster frame', () => {
+  it('is stored for the upload, served on the watch page, and refused a second time', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const url = await sentFromRecordPage(order.uuid);
+    expect((await app.request('GET', `/watch/${order.uuid}/poster`)).status).toBe(404);
+    expect(await app.request('GET', `/watch/${order.uuid}`).then((r) => r.text)).not.toContain('poster=');
+
+    expect((await putPoster(url, JPEG)).status).toBe(200);
+    const served = await fetch(`${app.baseUrl}/watch/${order.uuid}/poster`);
+    expect(served.headers.get('content-type')).toBe('image/jpeg');
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(JPEG);
+    expect(await app.request('GET', `/watch/${order.uuid}`).then((r) => r.text)).toContain(
+      `poster="/watch/${order.uuid}/poster"`,
+    );
+    expect((await putPoster(url, JPEG)).status).toBe(409);
+  });
+
+  it('refuses what is not a small JPEG, and a video of another order', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const url = await sentFromRecordPage(order.uuid);
+    expect((await putPoster(url, JPEG, 'image/png')).status).toBe(415);
+    const notJpeg = await putPoster(url, Buffer.from('<html><script>alert(1)</script></html>'));
+    expect(notJpeg.status).toBe(422);
+    expect(notJpeg.body.error.fields).toEqual({ poster: 'must be a JPEG image' });
+    expect((await putPoster(url, Buffer.concat([JPEG, Buffer.alloc(600 * 1024)]))).status).toBe(413);
+    const other = (await store.request('POST', '/v1/orders', validOrder)).body;
+    expect((await putPoster(url.replace(order.uuid, other.uuid), JPEG)).status).toBe(404);
+    // Nothing stuck: a valid poster still goes in afterwards.
+    expect((await putPoster(url, JPEG)).status).toBe(200);
+  });
+
+  it('leaves storage with the video it belongs to when a newer video replaces it', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    expect((await putPoster(await sentFromRecordPage(order.uuid), JPEG)).status).toBe(200);
+    const first = await app.services.database.db
+      .selectFrom('videos')
+      .select('poster_key')
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
+    await sentFromRecordPage(order.uuid);
+    await expect(app.storage.get(first.poster_key!)).rejects.toBeInstanceOf(VideoNotStoredError);
+    // The new video has no poster yet: none is shown rather than the old one.
+    expect((await app.request('GET', `/watch/${order.uuid}/poster`)).status).toBe(404);
+  });
+});
