@@ -206,6 +206,7 @@ export function createServices(
     logger,
     now,
     observer: metrics,
+    timing: config.sendTiming,
   });
 
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });

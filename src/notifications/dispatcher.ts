@@ -10,12 +10,12 @@ import type { EmailChannel } from './email.ts';
 import { PermanentSendError } from './errors.ts';
 import type { Channel, EventSource, SendKind } from '../vocabulary.ts';
 import {
-  CLAIM_TIMEOUT_MS,
+  DEFAULT_SEND_TIMING,
   MAX_SEND_ATTEMPTS,
-  SENDING_TIMEOUT_MS,
   recipientDestination,
   resendPlan,
   retryDelayMs,
+  type SendTiming,
 } from './send-policy.ts';
 import {
   claimDueSends,
@@ -54,6 +54,8 @@ export interface SendDispatcherDeps {
   logger: Logger;
   now?: () => Date;
   observer?: SendObserver;
+  /** Recovery timeouts and the first backoff step; default DEFAULT_SEND_TIMING. */
+  timing?: SendTiming;
 }
 
 /**
@@ -66,9 +68,11 @@ export interface SendDispatcherDeps {
  */
 export class SendDispatcher {
   private readonly now: () => Date;
+  private readonly timing: SendTiming;
 
   constructor(private readonly deps: SendDispatcherDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.timing = deps.timing ?? DEFAULT_SEND_TIMING;
   }
 
   /** Sends what is due, up to `limit` messages; returns how many were attempted. */
@@ -107,7 +111,7 @@ export class SendDispatcher {
         );
         return;
       }
-      const retryAt = new Date(this.now().getTime() + retryDelayMs(send.attempts));
+      const retryAt = new Date(this.now().getTime() + retryDelayMs(send.attempts, this.timing.retryFirstDelayMs));
       this.deps.logger.warn(
         { sendId: send.id, channel: send.channel, attempt: send.attempts, retryAt, err: error },
         'send failed; will retry',
@@ -261,7 +265,7 @@ export class SendDispatcher {
       .updateTable('sends')
       .set({ status: 'pending', claim_token: null, updated_at: now })
       .where('status', '=', 'claimed')
-      .where('claimed_at', '<', new Date(now.getTime() - CLAIM_TIMEOUT_MS))
+      .where('claimed_at', '<', new Date(now.getTime() - this.timing.claimTimeoutMs))
       .executeTakeFirst();
     const stuck = await db
       .updateTable('sends')
@@ -271,7 +275,7 @@ export class SendDispatcher {
         updated_at: now,
       })
       .where('status', '=', 'sending')
-      .where('claimed_at', '<', new Date(now.getTime() - SENDING_TIMEOUT_MS))
+      .where('claimed_at', '<', new Date(now.getTime() - this.timing.sendingTimeoutMs))
       .returningAll()
       .execute();
     for (const send of stuck) {
