@@ -255,8 +255,8 @@ export class SendDispatcher {
 
   /**
    * Crash recovery, run by the reconciler: a claim that never reached `sending` goes back to
-   * pending (no provider was called); one stuck in `sending` becomes `uncertain`, with a reason on
-   * the timeline, and is not retried automatically.
+   * pending (no provider was called; timeline `send.requeued`); one stuck in `sending` becomes
+   * `uncertain`, with a reason on the timeline, and is not retried automatically.
    */
   async reconcileStuck(): Promise<{ released: number; uncertain: number }> {
     const { db } = this.deps;
@@ -266,7 +266,28 @@ export class SendDispatcher {
       .set({ status: 'pending', claim_token: null, updated_at: now })
       .where('status', '=', 'claimed')
       .where('claimed_at', '<', new Date(now.getTime() - this.timing.claimTimeoutMs))
-      .executeTakeFirst();
+      .returning(['order_id', 'account_id', 'kind', 'channel'])
+      .execute();
+    // Said on the timeline, so a merchant who wonders why a send took minutes sees the crash and the retry.
+    for (const send of released) {
+      await recordTimeline(
+        db,
+        { id: send.order_id, account_id: send.account_id },
+        'system',
+        [
+          {
+            type: 'send.requeued',
+            data: {
+              kind: send.kind,
+              channel: send.channel,
+              reason:
+                'The sending process stopped before handing the message to the provider, so nothing went out; it is sent again.',
+            },
+          },
+        ],
+        now,
+      );
+    }
     const stuck = await db
       .updateTable('sends')
       .set({
@@ -297,7 +318,7 @@ export class SendDispatcher {
         now,
       );
     }
-    return { released: Number(released.numUpdatedRows), uncertain: stuck.length };
+    return { released: released.length, uncertain: stuck.length };
   }
 
   /**
