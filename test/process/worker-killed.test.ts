@@ -216,3 +216,61 @@ it('a worker killed while it holds a send claim: the claim returns to pending, t
 
   await second.stop();
 }, 180_000);
+
+it('a worker killed while its carrier call is in flight: a new worker polls the package again, sees it delivered once, and one e-mail goes out', async () => {
+  printOutputOnFailure();
+  const recipient = 'mid-poll@example.com';
+  const trackingNumber = '1Z410E7W0392751591';
+  const sandbox = (method: string, url: string, body?: unknown) =>
+    fetch(`${base}/sandbox/carriers/ups${url}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const trackCalls = async () =>
+    ((await (await sandbox('GET', '/stats')).json()) as { track_calls: number }).track_calls;
+
+  const senderNotes = () => inbox('ann@example.com').filter((m) => /was sent/i.test(m.raw)).length;
+  const notesBefore = senderNotes();
+  const first = await startWorker();
+  const id = await orderWithProcessedVideo({ recipient_email: recipient });
+  expect((await store.api('PUT', `/v1/orders/${id}`, { carrier: 'ups', tracking_number: trackingNumber })).status).toBe(
+    200,
+  );
+  // From now on the carrier holds every tracking call for a minute (longer than the test waits for it).
+  expect((await sandbox('POST', '/faults', { delay_ms: 60_000 })).status).toBe(204);
+  const before = await trackCalls();
+  expect((await sandbox('POST', `/packages/${trackingNumber}/events`, { status: 'delivered' })).status).toBe(201);
+  await eventually(async () => ((await trackCalls()) > before ? true : undefined), 30_000, "the worker's poll");
+  await sigkill(first);
+  expect((await sandbox('DELETE', '/faults')).status).toBe(204);
+
+  // The call never answered: nothing was applied, the package is still leased to the dead worker's job.
+  expect((await store.api('GET', `/v1/orders/${id}`)).body.delivered).toBe('0');
+  const { rows: leased } = await db.query(`select lease_token from trackings where order_id = $1`, [id]);
+  expect(leased[0]?.lease_token).not.toBeNull();
+  expect(inbox(recipient)).toHaveLength(0);
+
+  // BullMQ gives the stalled poll job (its lock lapsed with the worker) to the new worker, under the
+  // same lease: the package is polled again, seen delivered, and the video goes out.
+  const second = await startWorker();
+  await eventually(async () => (inbox(recipient).length > 0 ? true : undefined), 150_000, 'the recipient e-mail');
+  await eventually(
+    async () => ((await store.api('GET', `/v1/orders/${id}`)).body.sent_at ? true : undefined),
+    30_000,
+    'sent_at',
+  );
+  await eventually(async () => (senderNotes() > notesBefore ? true : undefined), 30_000, "the sender's note");
+  expect(inbox(recipient)).toHaveLength(1);
+  expect(await recipientSend(id)).toMatchObject([{ status: 'sent', attempts: 1 }]);
+  const types = await timelineTypes(id);
+  expect(types.filter((type) => type === 'order.delivered')).toHaveLength(1);
+  expect(types.filter((type) => type === 'video.sent')).toHaveLength(1);
+  // Delivered stops tracking: the lease is released and no poll is due.
+  const { rows: tracking } = await db.query(`select lease_token, next_poll_at from trackings where order_id = $1`, [
+    id,
+  ]);
+  expect(tracking).toEqual([{ lease_token: null, next_poll_at: null }]);
+
+  await second.stop();
+}, 240_000);
