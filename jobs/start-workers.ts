@@ -31,7 +31,7 @@ export interface WorkerOptions {
   claimEveryMs?: number;
   /** Override of the send dispatch cadence (tests). */
   dispatchEveryMs?: number;
-  /** How often the reconciler runs; default one minute. */
+  /** How often the reconciler runs; default RECONCILE_EVERY_MS (one minute). */
   reconcileEveryMs?: number;
 }
 
@@ -133,7 +133,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     reconcile().catch((error: unknown) =>
       logger.warn({ err: error }, 'the reconciler could not finish; it runs again in a minute'),
     );
-  }, options.reconcileEveryMs ?? EVERY_MS.reconcile);
+  }, options.reconcileEveryMs ?? services.config.reconcileEveryMs);
   logger.info({ sandboxed: services.sandboxedCarriers }, 'workers started');
 
   return {

@@ -210,6 +210,7 @@ export function createServices(
     // `videos` is made below; the dispatcher asks only when it sends, long after.
     posterUrl: async (order) =>
       (await videos.posterKey(order)) ? `${config.publicUrl}/watch/${order.uuid}/poster` : null,
+    timing: config.sendTiming,
   });
 
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });

@@ -7,6 +7,7 @@ import {
   ShopifyBillingConfigError,
   type ShopifyBillingConfig,
 } from './billing/shopify-config.ts';
+import { DEFAULT_SEND_TIMING, type SendTiming } from './notifications/send-policy.ts';
 import type { SmsProviderConfig } from './notifications/sms.ts';
 import { loadShopifyConfig, ShopifyConfigError, type ShopifyConfig } from './shopify/config.ts';
 import { parseTokenKey, TOKEN_KEY_FORMAT, tokenKeyId, TokenKeyFormatError } from './shopify/token-cipher.ts';
@@ -110,6 +111,22 @@ const environmentSchema = z.object({
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  /** Crash recovery and backoff of sends (docs/notifications.md); the defaults are the production values. */
+  SEND_CLAIM_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(DEFAULT_SEND_TIMING.claimTimeoutMs),
+  SEND_SENDING_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(86_400_000)
+    .default(DEFAULT_SEND_TIMING.sendingTimeoutMs),
+  SEND_RETRY_FIRST_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(DEFAULT_SEND_TIMING.retryFirstDelayMs),
+  /** How often each worker process runs the reconciler (jobs/start-workers.ts): each domain hands over again what a lost job would have done. */
+  RECONCILE_EVERY_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   AUTH_FAILURES_PER_APP_ID: z.coerce.number().int().min(0).max(1_000_000).default(10),
   AUTH_FAILURES_PER_CLIENT_IP: z.coerce.number().int().min(0).max(1_000_000).default(100),
   BODY_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
@@ -192,6 +209,10 @@ export interface Config {
   workers: boolean;
   /** How long SIGTERM/SIGINT waits for in-flight requests and jobs before the process exits with 1. */
   shutdownTimeoutMs: number;
+  /** When an interrupted send is recovered and how a failed one backs off (src/notifications/send-policy.ts). */
+  sendTiming: SendTiming;
+  /** How often a worker process runs the reconciler. */
+  reconcileEveryMs: number;
   /** Small bodies (JSON, webhooks): the deadline for each, and how many may arrive at once (src/http/body-reads.ts). */
   bodyReads: { deadlineMs: number; maxInFlight: number };
   /** Failed Basic-auth attempts per 15 minutes before 429 (src/http/failed-auth-limit.ts). */
@@ -331,6 +352,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+    sendTiming: {
+      claimTimeoutMs: value.SEND_CLAIM_TIMEOUT_MS,
+      sendingTimeoutMs: value.SEND_SENDING_TIMEOUT_MS,
+      retryFirstDelayMs: value.SEND_RETRY_FIRST_DELAY_MS,
+    },
+    reconcileEveryMs: value.RECONCILE_EVERY_MS,
     failedAuthLimits: { perAppId: value.AUTH_FAILURES_PER_APP_ID, perClientIp: value.AUTH_FAILURES_PER_CLIENT_IP },
     bodyReads: { deadlineMs: value.BODY_READ_TIMEOUT_MS, maxInFlight: value.BODY_READS_IN_FLIGHT },
     smtpUrl: value.SMTP_URL,
@@ -381,6 +408,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
       : 'off',
     workers: config.workers,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    sendTiming: config.sendTiming,
+    reconcileEveryMs: config.reconcileEveryMs,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
     videos: describeVideoConfig(config.videos),

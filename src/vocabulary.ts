@@ -60,6 +60,7 @@ export const TIMELINE_EVENT_TYPES = [
   'send.withdrawn',
   'send.cancelled',
   'send.retry_scheduled',
+  'send.requeued',
   'send.failed',
   'send.uncertain',
   'send.resend_requested',

@@ -33,6 +33,33 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the send recovery timeouts, the first backoff step and the reconcile cadence, with the production defaults', () => {
+    expect(loadConfig({})).toMatchObject({
+      sendTiming: { claimTimeoutMs: 120_000, sendingTimeoutMs: 300_000, retryFirstDelayMs: 30_000 },
+      reconcileEveryMs: 60_000,
+    });
+    expect(
+      loadConfig({
+        SEND_CLAIM_TIMEOUT_MS: '5000',
+        SEND_SENDING_TIMEOUT_MS: '20000',
+        SEND_RETRY_FIRST_DELAY_MS: '1000',
+        RECONCILE_EVERY_MS: '1000',
+      }),
+    ).toMatchObject({
+      sendTiming: { claimTimeoutMs: 5_000, sendingTimeoutMs: 20_000, retryFirstDelayMs: 1_000 },
+      reconcileEveryMs: 1_000,
+    });
+    const message = (() => {
+      try {
+        loadConfig({ SEND_CLAIM_TIMEOUT_MS: '10', RECONCILE_EVERY_MS: 'soon' });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).toMatch(/^ {2}SEND_CLAIM_TIMEOUT_MS: .*>=1000.*, got "10"$/m);
+    expect(message).toContain('RECONCILE_EVERY_MS: must be a number, got "soon"');
+  });
+
   it('never echoes a secret or a URL (which may hold a password) back', () => {
     try {
       loadConfig({ DATABASE_URL: 'postgres://u:hunter2@', SHUTDOWN_TIMEOUT_MS: 'x' });

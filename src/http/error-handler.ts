@@ -28,7 +28,7 @@ type ErrorBody = z.output<typeof errorBodyJson>;
 /**
  * The one place errors become HTTP responses: `{"error":{"type","message","fields"?}}`.
  * Anything unexpected is logged with its stack and answered 500 without internals; a database
- * or Redis outage is 503 so clients retry.
+ * or Redis outage is 503 so clients retry, logged at warn in one line.
  */
 export async function errorHandler(ctx: Context, next: Next): Promise<void> {
   try {
@@ -38,7 +38,10 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
     }
   } catch (error) {
     const { status, body, headers } = present(error, ctx);
-    if (status >= 500) ctx.log.error({ err: error }, 'request failed');
+    // An outage (PostgreSQL restarting, Redis or Shopify unreachable) is not a bug: one warn line
+    // per request that met it, without a stack trace, so the error log stays for real faults.
+    if (status === 503) ctx.log.warn({ unavailable: oneLine(error) }, 'request failed: a dependency is unavailable');
+    else if (status >= 500) ctx.log.error({ err: error }, 'request failed');
     ctx.status = status;
     ctx.set(headers);
     ctx.body = body;
@@ -112,6 +115,14 @@ function statusOf(error: DomainError): number {
   if (error instanceof ConflictError) return 409;
   if (error instanceof ServiceUnavailableError) return 503;
   return 500;
+}
+
+/** `ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:5432`: the code and the first line of the message, nothing else. */
+function oneLine(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
+  const name = error instanceof Error ? error.name : 'Error';
+  return `${typeof code === 'string' ? code : name}: ${message || 'no message'}`;
 }
 
 /** The SQLSTATE of a PostgreSQL data exception (class 22), else null. */

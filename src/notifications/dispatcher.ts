@@ -10,12 +10,12 @@ import type { EmailChannel } from './email.ts';
 import { PermanentSendError } from './errors.ts';
 import type { Channel, EventSource, SendKind } from '../vocabulary.ts';
 import {
-  CLAIM_TIMEOUT_MS,
+  DEFAULT_SEND_TIMING,
   MAX_SEND_ATTEMPTS,
-  SENDING_TIMEOUT_MS,
   recipientDestination,
   resendPlan,
   retryDelayMs,
+  type SendTiming,
 } from './send-policy.ts';
 import {
   claimDueSends,
@@ -56,6 +56,8 @@ export interface SendDispatcherDeps {
   observer?: SendObserver;
   /** The absolute URL of the poster frame of the order's video, if it has one (the videos module's). */
   posterUrl?: (order: OrderRow) => Promise<string | null>;
+  /** Recovery timeouts and the first backoff step; default DEFAULT_SEND_TIMING. */
+  timing?: SendTiming;
 }
 
 /**
@@ -68,9 +70,11 @@ export interface SendDispatcherDeps {
  */
 export class SendDispatcher {
   private readonly now: () => Date;
+  private readonly timing: SendTiming;
 
   constructor(private readonly deps: SendDispatcherDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.timing = deps.timing ?? DEFAULT_SEND_TIMING;
   }
 
   /** Sends what is due, up to `limit` messages; returns how many were attempted. */
@@ -109,7 +113,7 @@ export class SendDispatcher {
         );
         return;
       }
-      const retryAt = new Date(this.now().getTime() + retryDelayMs(send.attempts));
+      const retryAt = new Date(this.now().getTime() + retryDelayMs(send.attempts, this.timing.retryFirstDelayMs));
       this.deps.logger.warn(
         { sendId: send.id, channel: send.channel, attempt: send.attempts, retryAt, err: error },
         'send failed; will retry',
@@ -254,8 +258,8 @@ export class SendDispatcher {
 
   /**
    * Crash recovery, run by the reconciler: a claim that never reached `sending` goes back to
-   * pending (no provider was called); one stuck in `sending` becomes `uncertain`, with a reason on
-   * the timeline, and is not retried automatically.
+   * pending (no provider was called; timeline `send.requeued`); one stuck in `sending` becomes
+   * `uncertain`, with a reason on the timeline, and is not retried automatically.
    */
   async reconcileStuck(): Promise<{ released: number; uncertain: number }> {
     const { db } = this.deps;
@@ -264,8 +268,29 @@ export class SendDispatcher {
       .updateTable('sends')
       .set({ status: 'pending', claim_token: null, updated_at: now })
       .where('status', '=', 'claimed')
-      .where('claimed_at', '<', new Date(now.getTime() - CLAIM_TIMEOUT_MS))
-      .executeTakeFirst();
+      .where('claimed_at', '<', new Date(now.getTime() - this.timing.claimTimeoutMs))
+      .returning(['order_id', 'account_id', 'kind', 'channel'])
+      .execute();
+    // Said on the timeline, so a merchant who wonders why a send took minutes sees the crash and the retry.
+    for (const send of released) {
+      await recordTimeline(
+        db,
+        { id: send.order_id, account_id: send.account_id },
+        'system',
+        [
+          {
+            type: 'send.requeued',
+            data: {
+              kind: send.kind,
+              channel: send.channel,
+              reason:
+                'The sending process stopped before handing the message to the provider, so nothing went out; it is sent again.',
+            },
+          },
+        ],
+        now,
+      );
+    }
     const stuck = await db
       .updateTable('sends')
       .set({
@@ -274,7 +299,7 @@ export class SendDispatcher {
         updated_at: now,
       })
       .where('status', '=', 'sending')
-      .where('claimed_at', '<', new Date(now.getTime() - SENDING_TIMEOUT_MS))
+      .where('claimed_at', '<', new Date(now.getTime() - this.timing.sendingTimeoutMs))
       .returningAll()
       .execute();
     for (const send of stuck) {
@@ -296,7 +321,7 @@ export class SendDispatcher {
         now,
       );
     }
-    return { released: Number(released.numUpdatedRows), uncertain: stuck.length };
+    return { released: released.length, uncertain: stuck.length };
   }
 
   /**

@@ -107,11 +107,22 @@ export function channelsFor(sendMethod: SendMethod): Channel[] {
 /** Transient failures retry with backoff: 30 s, 1, 2, 4 … min, capped at 30 min; 10 tries in all (~2 h). */
 export const MAX_SEND_ATTEMPTS = 10;
 
-export function retryDelayMs(attempts: number): number {
-  return Math.min(30_000 * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
+/** The clocks of crash recovery and backoff; every one is a setting (src/config.ts, README). */
+export interface SendTiming {
+  /** A claimed send not moved to `sending` within this long was abandoned before any provider call. */
+  claimTimeoutMs: number;
+  /** A send stuck in `sending` this long crashed mid-call: its outcome is unknown. Longer than any provider call. */
+  sendingTimeoutMs: number;
+  /** The first backoff step after a transient failure; each next one doubles it, up to 30 min. */
+  retryFirstDelayMs: number;
 }
 
-/** A claimed send not moved to `sending` within this long was abandoned before any provider call. */
-export const CLAIM_TIMEOUT_MS = 2 * 60_000;
-/** A send stuck in `sending` this long crashed mid-call: its outcome is unknown. */
-export const SENDING_TIMEOUT_MS = 5 * 60_000;
+export const DEFAULT_SEND_TIMING: SendTiming = {
+  claimTimeoutMs: 2 * 60_000,
+  sendingTimeoutMs: 5 * 60_000,
+  retryFirstDelayMs: 30_000,
+};
+
+export function retryDelayMs(attempts: number, firstDelayMs = DEFAULT_SEND_TIMING.retryFirstDelayMs): number {
+  return Math.min(firstDelayMs * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
+}

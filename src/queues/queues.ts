@@ -38,8 +38,6 @@ export const EVERY_MS = {
   deliverOrderEvents: 1_000,
   /** Due packages are claimed every minute for real carriers, every few seconds in the sandbox. */
   claimTracking: { carrier: 60_000, sandbox: 2_000 },
-  /** The reconciler: each domain hands over again what a lost job would have done. */
-  reconcile: 60_000,
 };
 
 /** Bounded retention so Redis memory stays flat however long the system runs. */

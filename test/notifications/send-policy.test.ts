@@ -62,7 +62,12 @@ describe('recipientSendPlan', () => {
 
 describe('retryDelayMs', () => {
   it('doubles from 30 s and caps at 30 min', () => {
-    expect([1, 2, 3, 4].map(retryDelayMs)).toEqual([30_000, 60_000, 120_000, 240_000]);
+    expect([1, 2, 3, 4].map((attempts) => retryDelayMs(attempts))).toEqual([30_000, 60_000, 120_000, 240_000]);
     expect(retryDelayMs(20)).toBe(30 * 60_000);
+  });
+
+  it('starts from SEND_RETRY_FIRST_DELAY_MS when one is set, with the same cap', () => {
+    expect([1, 2, 3].map((attempts) => retryDelayMs(attempts, 1_000))).toEqual([1_000, 2_000, 4_000]);
+    expect(retryDelayMs(30, 1_000)).toBe(30 * 60_000);
   });
 });

@@ -7,14 +7,25 @@ export interface SentSms {
   body: string;
 }
 
+/** One request to the Messages endpoint: when it came and what it was answered. */
+export interface SmsAttempt {
+  to: string;
+  at: number;
+  status: number;
+}
+
 /**
  * A local stand-in for Twilio's Messages API (`POST /2010-04-01/Accounts/{sid}/Messages.json`,
  * form-encoded, Basic auth), answering in Twilio's documented shapes: 201 with a message resource,
  * 400 with `{code, message, status}` for an invalid number (code 21211), 401 for bad credentials.
+ * `failWith(500)` makes every message request answer that status (an outage) until `failWith(null)`;
+ * `attempts` lists every message request with its time and answer.
  */
 export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'secret' }) {
   const messages: SentSms[] = [];
   const invalidNumbers = new Set<string>();
+  const attempts: SmsAttempt[] = [];
+  let outage: number | null = null;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -33,6 +44,14 @@ export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'se
       }
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
       const to = form.get('To') ?? '';
+      attempts.push({ to, at: Date.now(), status: outage ?? (invalidNumbers.has(to) ? 400 : 201) });
+      if (outage !== null)
+        return reply(outage, {
+          code: 20500,
+          message: 'An internal server error has occurred',
+          more_info: 'https://www.twilio.com/docs/errors/20500',
+          status: outage,
+        });
       if (invalidNumbers.has(to))
         return reply(400, {
           code: 21211,
@@ -57,6 +76,8 @@ export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'se
     url: `http://127.0.0.1:${port}`,
     credentials,
     messages,
+    attempts,
+    failWith: (status: number | null) => (outage = status),
     markInvalid: (number: string) => invalidNumbers.add(number),
     close: () =>
       new Promise<void>((resolve) => {

@@ -21,8 +21,9 @@ export interface HeldMessage {
  * A real SMTP server (the smtp-server library) in-process. `rejectRecipients` answers RCPT TO
  * with the given code for matching addresses, to test permanent (550) and temporary (451) refusals;
  * `holdMessageTo` keeps the next message to an address unanswered, to hold a send in flight.
+ * `port` listens on a chosen port (an SMTP_URL that refused connections until now); default a free one.
  */
-export async function startMailServer(): Promise<{
+export async function startMailServer(options: { port?: number } = {}): Promise<{
   url: string;
   messages: ReceivedMail[];
   rejectRecipient(address: string, code: number, times?: number): void;
@@ -69,7 +70,7 @@ export async function startMailServer(): Promise<{
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
   const { port } = (server as unknown as { server: { address(): AddressInfo } }).server.address();
   return {
     url: `smtp://127.0.0.1:${port}`,

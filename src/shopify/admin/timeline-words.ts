@@ -95,6 +95,8 @@ export function describeTimelineEntry(entry: {
         `Sending${channelSuffix(data.channel)} failed; it will be retried`,
         [reason, text(data.retry_at) ? `Next try at ${text(data.retry_at)}.` : null].filter(Boolean).join(' ') || null,
       );
+    case 'send.requeued':
+      return words(`Sending${channelSuffix(data.channel)} was interrupted; it will be tried again`, reason);
     case 'send.failed':
       return words(`Sending${kindSuffix(data.kind)}${channelSuffix(data.channel)} failed`, reason);
     case 'send.uncertain':

@@ -43,6 +43,11 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
     retry_at: '2026-12-03T10:00:30Z',
     reason: 'SMTP timeout',
   },
+  'send.requeued': {
+    kind: 'recipient_video',
+    channel: 'email',
+    reason: 'The sending process stopped before handing the message to the provider.',
+  },
   'send.failed': { kind: 'recipient_video', channel: 'email', reason: '550 mailbox unavailable' },
   'send.uncertain': { kind: 'recipient_video', channel: 'sms', reason: 'The sending process stopped.' },
   'send.resend_requested': {},

@@ -1,0 +1,276 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, inject, it, onTestFailed } from 'vitest';
+import { startMailServer } from '../support/mail-server.ts';
+import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
+import {
+  freePort,
+  spawnDoorstep,
+  startServerProcess,
+  waitForExit,
+  waitForOutput,
+  type DoorstepProcess,
+} from '../support/processes.ts';
+import { createStore, type StoreClient } from '../support/story.ts';
+import { eventually } from '../support/workers.ts';
+
+/**
+ * Issue 13, "A worker killed with SIGKILL while holding a send claim, and while mid-poll: the work
+ * completes exactly once." compose.yaml's topology from processes: a web process (`WORKERS=off`,
+ * which serves the carrier sandbox) and worker processes (`npm run worker`) on a private PostgreSQL
+ * server and the suite's Redis, with a real SMTP server as the inbox. Each case SIGKILLs a worker
+ * at a chosen moment, starts another, and counts what the recipient got.
+ *
+ * The recovery clocks are shortened through their settings (claims return after 3 s, the
+ * reconciler runs every second) so the file runs in about two minutes; their defaults are minutes.
+ */
+const CLAIM_TIMEOUT_MS = 3_000;
+
+let mail: Awaited<ReturnType<typeof startMailServer>>;
+let postgres: PostgresServer;
+let web: DoorstepProcess;
+let dataDir: string;
+let base: string;
+let env: Record<string, string>;
+let store: StoreClient;
+let db: pg.Client;
+const workers: DoorstepProcess[] = [];
+
+beforeAll(async () => {
+  mail = await startMailServer();
+  postgres = await startPostgresServer();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-worker-killed-'));
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  env = {
+    DATABASE_URL: postgres.url,
+    // Required with DATABASE_URL (the Shopify tokens' key); this run's own, shared by every process.
+    TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    REDIS_URL: inject('redisUrl'),
+    QUEUE_PREFIX: `worker-killed-${process.pid}`,
+    DATA_DIR: dataDir,
+    PUBLIC_URL: base,
+    SMTP_URL: mail.url,
+    CARRIER_SANDBOX: 'on',
+    CARRIER_SANDBOX_URL: `${base}/sandbox`,
+    // Polling only: a pushed delivery would reach the order without the poll this test interrupts.
+    CARRIER_PUSH: 'off',
+    SEND_CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS),
+    RECONCILE_EVERY_MS: '1000',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    // Several workers over the file's life: each its own metrics port.
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'info',
+  };
+  web = await startServerProcess({ ...env, PORT: String(port), WORKERS: 'off' });
+  store = await createStore(base, env);
+  db = new pg.Client({ connectionString: postgres.url });
+  await db.connect();
+}, 120_000);
+
+afterAll(async () => {
+  await db?.end();
+  await Promise.all(workers.map((worker) => worker.stop()));
+  await web?.stop();
+  await mail?.close();
+  postgres?.destroy();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** `npm run worker`, resolved once its workers run. */
+async function startWorker(): Promise<DoorstepProcess> {
+  const worker = spawnDoorstep('bin/worker.ts', { ...env, PORT: String(await freePort()) });
+  workers.push(worker);
+  await waitForOutput(worker, /"msg":"workers started"/);
+  return worker;
+}
+
+async function sigkill(worker: DoorstepProcess): Promise<void> {
+  worker.child.kill('SIGKILL');
+  expect(await waitForExit(worker.child, 10_000)).toMatchObject({ signal: 'SIGKILL' });
+}
+
+function printOutputOnFailure(): void {
+  onTestFailed(() => {
+    const strip = (output: string) =>
+      output
+        .split('\n')
+        .filter((line) => !line.includes('"msg":"request"'))
+        .join('\n')
+        .slice(-8_000);
+    console.error(`web:\n${strip(web.output())}`);
+    for (const [index, worker] of workers.entries()) console.error(`worker ${index + 1}:\n${strip(worker.output())}`);
+  });
+}
+
+const video = () => fs.readFileSync(path.join(import.meta.dirname, '../videos/fixtures/recorded-vp8-opus.webm'));
+const inbox = (address: string) => mail.messages.filter((message) => message.to.includes(address));
+const seconds = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+async function orderWithProcessedVideo(fields: Record<string, unknown>): Promise<string> {
+  const created = await store.api('POST', '/v1/orders', {
+    name: 'Ann',
+    email: 'ann@example.com',
+    recipient_name: 'Bob',
+    ...fields,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const id = created.body.id as string;
+  expect((await store.api('PUT', `/v1/orders/${id}/video`, video(), 'video/webm')).status).toBe(200);
+  await eventually(
+    async () => ((await store.api('GET', `/v1/orders/${id}`)).body.video_processed === '1' ? true : undefined),
+    60_000,
+    'the video processed',
+  );
+  return id;
+}
+
+async function timelineTypes(id: string): Promise<string[]> {
+  const events = await store.api('GET', `/v1/orders/${id}/events`);
+  return (events.body.data as { type: string }[]).map((event) => event.type);
+}
+
+async function recipientSend(orderId: string) {
+  const { rows } = await db.query<{ status: string; attempts: number; due_at: Date }>(
+    `select status, attempts, due_at from sends where order_id = $1 and kind = 'recipient_video'`,
+    [orderId],
+  );
+  return rows;
+}
+
+it('a worker killed while it holds a send claim: the claim returns to pending, the recipient gets one e-mail, and the timeline says why', async () => {
+  printOutputOnFailure();
+  const recipient = 'claim-held@example.com';
+  const first = await startWorker();
+  // A date far ahead: the video waits as a pending send while the test sets the moment it is due.
+  const id = await orderWithProcessedVideo({
+    recipient_email: recipient,
+    send_trigger: 'date',
+    send_on: seconds(new Date(Date.now() + 86_400_000)),
+  });
+  await eventually(async () => ((await recipientSend(id))[0]?.status === 'pending' ? true : undefined));
+
+  // Due in a few seconds. Once notifications has moved the send (the outbox drained), the test takes
+  // the order's row lock, which the dispatcher's move to `sending` (a share lock) must wait for.
+  const dueAt = new Date(Math.ceil((Date.now() + 8_000) / 1_000) * 1_000);
+  expect((await store.api('PUT', `/v1/orders/${id}`, { send_on: seconds(dueAt) })).status).toBe(200);
+  await eventually(async () => {
+    const [send] = await recipientSend(id);
+    const { rows } = await db.query(`select 1 from order_outbox where order_id = $1`, [id]);
+    return send?.due_at.getTime() === dueAt.getTime() && rows.length === 0 ? true : undefined;
+  }, 30_000);
+  const lock = new pg.Client({ connectionString: postgres.url });
+  await lock.connect();
+  await lock.query('begin');
+  await lock.query('select id from orders where id = $1 for update', [id]);
+  if ((await recipientSend(id))[0]?.status !== 'pending')
+    throw new Error('the send was claimed before the test held the order lock (a slow machine); run it again');
+
+  // The dispatcher claims it (pending → claimed, attempt 1) and then waits on the lock: the claim is held.
+  await eventually(
+    async () => {
+      const [send] = await recipientSend(id);
+      const waiting = await db.query(
+        `select 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`,
+      );
+      return send?.status === 'claimed' && waiting.rows.length > 0 ? send : undefined;
+    },
+    30_000,
+    'the dispatcher holding the claim, waiting on the order lock',
+  );
+  await sigkill(first);
+  await lock.query('rollback');
+  await lock.end();
+  expect(await recipientSend(id)).toMatchObject([{ status: 'claimed', attempts: 1 }]);
+  expect(inbox(recipient)).toHaveLength(0);
+
+  // A new worker's reconciler returns the abandoned claim after SEND_CLAIM_TIMEOUT_MS; it is sent once.
+  const second = await startWorker();
+  await eventually(async () => (inbox(recipient).length > 0 ? true : undefined), 60_000, 'the recipient e-mail');
+  await eventually(
+    async () => ((await store.api('GET', `/v1/orders/${id}`)).body.sent_at ? true : undefined),
+    30_000,
+    'sent_at',
+  );
+  await eventually(
+    async () => (inbox('ann@example.com').some((m) => /was sent/i.test(m.raw)) ? true : undefined),
+    30_000,
+    "the sender's note",
+  );
+  expect(inbox(recipient)).toHaveLength(1);
+  expect(await recipientSend(id)).toMatchObject([{ status: 'sent', attempts: 2 }]);
+  expect(second.output()).toMatch(/"released":1,"uncertain":0.*"msg":"reconciled sends interrupted by a crash"/);
+
+  const types = await timelineTypes(id);
+  expect(types.filter((type) => type === 'send.requeued')).toHaveLength(1);
+  expect(types.filter((type) => type === 'video.sent')).toHaveLength(1);
+  expect(types.indexOf('send.requeued')).toBeLessThan(types.indexOf('video.sent'));
+  expect(types).not.toContain('send.uncertain');
+  const requeued = (
+    (await store.api('GET', `/v1/orders/${id}/events`)).body.data as { type: string; data: { reason: string } }[]
+  ).find((event) => event.type === 'send.requeued');
+  expect(requeued?.data.reason).toMatch(/stopped before handing the message to the provider/);
+
+  await second.stop();
+}, 180_000);
+
+it('a worker killed while its carrier call is in flight: a new worker polls the package again, sees it delivered once, and one e-mail goes out', async () => {
+  printOutputOnFailure();
+  const recipient = 'mid-poll@example.com';
+  const trackingNumber = '1Z410E7W0392751591';
+  const sandbox = (method: string, url: string, body?: unknown) =>
+    fetch(`${base}/sandbox/carriers/ups${url}`, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const trackCalls = async () =>
+    ((await (await sandbox('GET', '/stats')).json()) as { track_calls: number }).track_calls;
+
+  const senderNotes = () => inbox('ann@example.com').filter((m) => /was sent/i.test(m.raw)).length;
+  const notesBefore = senderNotes();
+  const first = await startWorker();
+  const id = await orderWithProcessedVideo({ recipient_email: recipient });
+  expect((await store.api('PUT', `/v1/orders/${id}`, { carrier: 'ups', tracking_number: trackingNumber })).status).toBe(
+    200,
+  );
+  // From now on the carrier holds every tracking call for a minute (longer than the test waits for it).
+  expect((await sandbox('POST', '/faults', { delay_ms: 60_000 })).status).toBe(204);
+  const before = await trackCalls();
+  expect((await sandbox('POST', `/packages/${trackingNumber}/events`, { status: 'delivered' })).status).toBe(201);
+  await eventually(async () => ((await trackCalls()) > before ? true : undefined), 30_000, "the worker's poll");
+  await sigkill(first);
+  expect((await sandbox('DELETE', '/faults')).status).toBe(204);
+
+  // The call never answered: nothing was applied, the package is still leased to the dead worker's job.
+  expect((await store.api('GET', `/v1/orders/${id}`)).body.delivered).toBe('0');
+  const { rows: leased } = await db.query(`select lease_token from trackings where order_id = $1`, [id]);
+  expect(leased[0]?.lease_token).not.toBeNull();
+  expect(inbox(recipient)).toHaveLength(0);
+
+  // BullMQ gives the stalled poll job (its lock lapsed with the worker) to the new worker, under the
+  // same lease: the package is polled again, seen delivered, and the video goes out.
+  const second = await startWorker();
+  await eventually(async () => (inbox(recipient).length > 0 ? true : undefined), 150_000, 'the recipient e-mail');
+  await eventually(
+    async () => ((await store.api('GET', `/v1/orders/${id}`)).body.sent_at ? true : undefined),
+    30_000,
+    'sent_at',
+  );
+  await eventually(async () => (senderNotes() > notesBefore ? true : undefined), 30_000, "the sender's note");
+  expect(inbox(recipient)).toHaveLength(1);
+  expect(await recipientSend(id)).toMatchObject([{ status: 'sent', attempts: 1 }]);
+  const types = await timelineTypes(id);
+  expect(types.filter((type) => type === 'order.delivered')).toHaveLength(1);
+  expect(types.filter((type) => type === 'video.sent')).toHaveLength(1);
+  // Delivered stops tracking: the lease is released and no poll is due.
+  const { rows: tracking } = await db.query(`select lease_token, next_poll_at from trackings where order_id = $1`, [
+    id,
+  ]);
+  expect(tracking).toEqual([{ lease_token: null, next_poll_at: null }]);
+
+  await second.stop();
+}, 240_000);
