@@ -86,6 +86,11 @@ export async function startSystem(options: { workers: number; log: (line: string
       RECORD_UPLOADS_PER_IP_PER_HOUR: '1000000',
       RECORD_UPLOADS_PER_ORDER_PER_HOUR: '1000',
       SHUTDOWN_TIMEOUT_MS: '5000',
+      // A worker killed during a provider call leaves its send 'sending'; the reconciler holds it as
+      // uncertain after SEND_SENDING_TIMEOUT_MS. Production waits 5 min; the soak settles sooner.
+      SEND_CLAIM_TIMEOUT_MS: '20000',
+      SEND_SENDING_TIMEOUT_MS: '45000',
+      RECONCILE_EVERY_MS: '5000',
       LOG_LEVEL: 'warn',
     };
     const expectedExit = new Set<ChildProcess>();
