@@ -98,7 +98,10 @@ async function soak(): Promise<number> {
     let settled = false;
     while (Date.now() - settleStarted < settleMs) {
       const { rows } = await db.query<{ unsent: string; in_flight: string }>(
-        `select (select count(*) from orders where id = any($1) and sent_at is null) as unsent,
+        // An order whose gift send is uncertain never gets sent_at: it is settled, held for the merchant.
+        `select (select count(*) from orders o where o.id = any($1) and o.sent_at is null
+                   and not exists (select 1 from sends s where s.order_id = o.id
+                                   and s.kind = 'recipient_video' and s.status = 'uncertain')) as unsent,
                 (select count(*) from sends where order_id = any($1) and status in ('pending', 'claimed', 'sending')) as in_flight`,
         [ids],
       );

@@ -98,4 +98,27 @@ describe('a send the system holds as uncertain', () => {
     expect(verdict.lost).toEqual([]);
     expect(verdict.held).toEqual(['ord_1 (api UPS (pushed), e-mail + SMS): the sender got 0 of 1 notes']);
   });
+
+  it('holds the whole order when its gift send is uncertain: no sent_at, no "sent" note, by design', () => {
+    const verdict = judgeDelivery(
+      [order(1, { phone: null }), order(2, { phone: null })],
+      [],
+      new Map([
+        ['ord_1', null],
+        ['ord_2', null],
+      ]),
+      new Set(['r1@soak.example']),
+    );
+    expect(verdict.held).toEqual([
+      'ord_1 (api UPS (pushed), e-mail + SMS): sent_at never set',
+      'ord_1 (api UPS (pushed), e-mail + SMS): nothing reached r1@soak.example',
+      'ord_1 (api UPS (pushed), e-mail + SMS): the sender got 0 of 1 notes',
+    ]);
+    // The other order's send is not uncertain: that is a loss.
+    expect(verdict.lost).toEqual([
+      'ord_2 (api UPS (pushed), e-mail + SMS): sent_at never set',
+      'ord_2 (api UPS (pushed), e-mail + SMS): nothing reached r2@soak.example',
+      'ord_2 (api UPS (pushed), e-mail + SMS): the sender got 0 of 1 notes',
+    ]);
+  });
 });
