@@ -38,6 +38,15 @@ async function shippedOrder(trackingNumber: string) {
   return order.id as string;
 }
 
+/** POSTs to the sandboxed UPS's control API (package events, faults). */
+async function sandbox(path: string, body: unknown): Promise<void> {
+  await fetch(`${app.baseUrl}/sandbox/carriers/ups/${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
 async function pollDue(): Promise<number> {
   let polled = 0;
   for (const claim of await app.services.poller.claim('ups', 10))
@@ -78,11 +87,7 @@ describe('UPS Track Alert over days (test clock)', () => {
 
   it('polls sparsely while the subscription is live, and falls back to the adaptive schedule when it goes silent', async () => {
     const number = '1Z879E930346834449';
-    await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/${number}/events`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ status: 'in_transit' }),
-    });
+    await sandbox(`packages/${number}/events`, { status: 'in_transit' });
     const orderId = await shippedOrder(number);
     await app.services.push.subscriptions.subscribeDue('ups');
     const subscribedAt = clock.now().getTime();
@@ -114,26 +119,14 @@ describe('UPS Track Alert over days (test clock)', () => {
 
   it('a look that fails right after subscribing does not stretch the schedule (npm run soak found it)', async () => {
     const number = '1Z879E930346834450';
-    await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/${number}/events`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ status: 'in_transit' }),
-    });
+    await sandbox(`packages/${number}/events`, { status: 'in_transit' });
     const orderId = await shippedOrder(number);
     await app.services.push.subscriptions.subscribeDue('ups');
-    await fetch(`${app.baseUrl}/sandbox/carriers/ups/faults`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      // Every request of this round fails (earlier tests' packages may be due too).
-      body: JSON.stringify({ server_error: 20 }),
-    });
+    // Every request of this round fails (earlier tests' packages may be due too).
+    await sandbox('faults', { server_error: 20 });
     clock.set((await tracking(orderId)).next_poll_at!);
     await pollDue();
-    await fetch(`${app.baseUrl}/sandbox/carriers/ups/faults`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ server_error: 0 }),
-    });
+    await sandbox('faults', { server_error: 0 });
     const row = await tracking(orderId);
     expect(row.consecutive_errors).toBe(1);
     // Nothing heard since the subscription began: a delivery before it would never be pushed, so the
