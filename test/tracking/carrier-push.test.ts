@@ -126,8 +126,13 @@ describe('UPS Track Alert push', () => {
     expect(row.last_pushed_at).not.toBeNull();
     // Track calls for this package: the PUT's validation and at most the first poll.
     expect(row.poll_count).toBeLessThanOrEqual(1);
+    // Every pushed event was stored and handled once. Until the first push confirms the subscription
+    // the adaptive schedule keeps polling (push-schedule.ts), so a poll may see a state before its
+    // push lands: that push is then 'stale' (older than what we know), never applied twice.
     const events = await storedEvents(number);
-    expect(events.map((e) => e.outcome).sort()).toEqual(['applied', 'applied', 'applied']);
+    expect(events).toHaveLength(3);
+    for (const event of events) expect(['applied', 'stale']).toContain(event.outcome);
+    expect(events.some((e) => e.outcome === 'applied')).toBe(true);
     const timeline = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data as Array<{
       type: string;
       data: { status?: string };
