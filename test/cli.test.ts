@@ -33,6 +33,22 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
     expect(listed.stdout).not.toContain(credentials.api_key);
   });
 
+  it('shopify simulate with no server up says where it looked, in one line, before registering anything', async () => {
+    const port = await freePort();
+    const env = { DATA_DIR: tempDataDir(), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent' };
+    const result = await runCli(['shopify', 'simulate', 'corner-shop.myshopify.com'], env);
+    expect(result.code).toBe(1);
+    // After the line saying which database the CLI opened: the mistake, in one line, no stack.
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(result.stderr.trim().split('\n').at(-1)).toBe(
+      `No Doorstep server answers at http://127.0.0.1:${port}/healthz (ECONNREFUSED). Start it with \`npm start\`, or set PUBLIC_URL to where it runs; no shop was registered.`,
+    );
+    expect(result.stdout).not.toContain('API key');
+    // Nothing was registered: the shop's account does not exist.
+    const listed = await runCli(['accounts', 'list'], env);
+    expect(listed.stdout).not.toContain('corner-shop');
+  });
+
   it('goes through the running server, whose API then accepts the new credentials', async () => {
     const port = await freePort();
     const env = { DATA_DIR: tempDataDir(), PORT: String(port), LOG_LEVEL: 'warn' };

@@ -389,6 +389,9 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'shopify simulate': {
         const shopify = loadShopifyConfig(process.env, config.publicUrl);
+        // The story is sent to a running server; without one, stop before registering the shop, whose
+        // API key is shown only once.
+        await assertServerAnswers(config.publicUrl);
         const added = (await run('shops.add', { shop: argument })) as {
           shop: string;
           app_id: string;
@@ -415,6 +418,18 @@ async function main(argv: string[]): Promise<void> {
         throw new CliError(`Unknown command "${command}".\n\n${usage}`);
     }
   });
+}
+
+async function assertServerAnswers(publicUrl: string): Promise<void> {
+  const url = `${publicUrl}/healthz`;
+  try {
+    await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    throw new CliError(
+      `No Doorstep server answers at ${url} (${cause}). Start it with \`npm start\`, or set PUBLIC_URL to where it runs; no shop was registered.`,
+    );
+  }
 }
 
 /** node:util parseArgs' own errors (a missing value, an unknown or mistyped option): the user's to fix. */
