@@ -8,8 +8,15 @@
 /** Wide enough for an e-mail's full width on a retina phone, small enough to stay ~100 KB. */
 const MAX_WIDTH = 960;
 const QUALITY = 0.85;
+/** The thank-you waits for the poster at most this long. */
+const POSTER_SEND_TIMEOUT_MS = 5000;
 
-export async function sendPosterFrame(video: HTMLVideoElement, posterUrl: string): Promise<void> {
+/**
+ * Draws the poster frame of the video in `video` (its source just set): a JPEG, or null when this
+ * browser cannot. Done while the sender watches the preview, so sending the poster after the upload is
+ * one small request, finished before the page says thank you.
+ */
+export async function capturePosterFrame(video: HTMLVideoElement): Promise<Blob | null> {
   try {
     await frameReady(video);
     const scale = Math.min(1, MAX_WIDTH / video.videoWidth);
@@ -17,11 +24,23 @@ export async function sendPosterFrame(video: HTMLVideoElement, posterUrl: string
     canvas.width = Math.round(video.videoWidth * scale);
     canvas.height = Math.round(video.videoHeight * scale);
     const context = canvas.getContext('2d');
-    if (!context || canvas.width === 0 || canvas.height === 0) return;
+    if (!context || canvas.width === 0 || canvas.height === 0) return null;
     context.drawImage(video, 0, 0, canvas.width, canvas.height);
-    const jpeg = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', QUALITY));
-    if (!jpeg) return;
-    await fetch(posterUrl, { method: 'PUT', headers: { 'Content-Type': 'image/jpeg' }, body: jpeg });
+    return await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/jpeg', QUALITY));
+  } catch {
+    return null;
+  }
+}
+
+/** Sends a captured poster to the upload's poster URL; never rejects (no poster is not an error). */
+export async function sendPosterFrame(poster: Blob, posterUrl: string): Promise<void> {
+  try {
+    await fetch(posterUrl, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'image/jpeg' },
+      body: poster,
+      signal: AbortSignal.timeout(POSTER_SEND_TIMEOUT_MS),
+    });
   } catch {
     // No poster: the watch page and the e-mail show a play button instead.
   }

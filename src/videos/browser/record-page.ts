@@ -1,6 +1,6 @@
 import { byId, readPageData, serverErrorMessage, statusLine } from './dom.ts';
 import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './duration-text.ts';
-import { sendPosterFrame } from './poster-frame.ts';
+import { capturePosterFrame, sendPosterFrame } from './poster-frame.ts';
 import { setUpRecipientForm } from './recipient-form.ts';
 import type { RecordPageData } from './page-data.ts';
 
@@ -30,6 +30,8 @@ let recorder: MediaRecorder | null = null;
 let chunks: Blob[] = [];
 let chosen: Blob | null = null;
 let playbackUrl: string | null = null;
+/** The chosen video's poster frame, drawn while the sender watches it (poster-frame.ts). */
+let poster: Promise<Blob | null> = Promise.resolve(null);
 
 const say = statusLine(statusEl);
 
@@ -55,6 +57,7 @@ function choose(blob: Blob): void {
   playbackUrl = URL.createObjectURL(blob);
   playback.src = playbackUrl;
   playback.hidden = false;
+  poster = capturePosterFrame(playback);
   sendBtn.disabled = false;
   say('Watch your video, then press “Send video”.');
 }
@@ -195,13 +198,15 @@ sendBtn.addEventListener('click', () => {
   xhr.upload.onprogress = (event) => {
     if (event.lengthComputable) progress.value = Math.round((event.loaded / event.total) * 100);
   };
-  xhr.onload = () => {
+  xhr.onload = async () => {
     if (xhr.status >= 200 && xhr.status < 300) {
       progress.value = 100;
-      say('Thank you! Your video was received. It will be delivered with the gift.', 'ok');
       stream?.getTracks().forEach((track) => track.stop());
+      // The poster goes before the thank-you, so a sender who closes the page then loses nothing.
       const posterUrl = posterUploadUrl(xhr.responseText);
-      if (posterUrl) void sendPosterFrame(playback, posterUrl);
+      const frame = posterUrl ? await poster : null;
+      if (posterUrl && frame) await sendPosterFrame(frame, posterUrl);
+      say('Thank you! Your video was received. It will be delivered with the gift.', 'ok');
       return;
     }
     say(
