@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,9 +40,7 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   const env = {
-    DATABASE_URL: postgres.url,
-    // Required with DATABASE_URL (the Shopify tokens' key); this run's own.
-    TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...postgres.doorstepEnv,
     DATA_DIR: dataDir,
     PORT: String(port),
     PUBLIC_URL: base,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,9 +45,7 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   env = {
-    DATABASE_URL: postgres.url,
-    // Required with DATABASE_URL (the Shopify tokens' key); this run's own, shared by every process.
-    TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    ...postgres.doorstepEnv,
     REDIS_URL: inject('redisUrl'),
     QUEUE_PREFIX: `worker-killed-${process.pid}`,
     DATA_DIR: dataDir,

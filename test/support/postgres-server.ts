@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,6 +8,11 @@ import { freePort } from '../../src/net/free-port.ts';
 export interface PostgresServer {
   /** `postgres://doorstep@127.0.0.1:PORT/doorstep` */
   url: string;
+  /**
+   * What a Doorstep process needs to use this server: its `DATABASE_URL`, and the Shopify token key
+   * that is required with it (src/config.ts), one per server so every process on it shares it.
+   */
+  doorstepEnv: { DATABASE_URL: string; TOKEN_ENCRYPTION_KEY: string };
   /** `pg_ctl stop -m fast`: open connections are told to go (57P01), new ones are refused. */
   stop(): Promise<void>;
   /** Starts it again on the same port and data; resolves once it accepts connections. */
@@ -59,8 +65,10 @@ export async function startPostgresServer(
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', destroy);
+  const url = `postgres://doorstep@127.0.0.1:${port}/doorstep`;
   return {
-    url: `postgres://doorstep@127.0.0.1:${port}/doorstep`,
+    url,
+    doorstepEnv: { DATABASE_URL: url, TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
     stop: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
     start,
     destroy,
