@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { startMailServer } from '../support/mail-server.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
-import { freePort, startServerProcess, type DoorstepProcess } from '../support/processes.ts';
-import { createStore, type StoreClient } from '../support/story.ts';
+import { freePort, outputWithoutAccessLog, startServerProcess, type DoorstepProcess } from '../support/processes.ts';
+import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
 
 /**
@@ -47,8 +47,6 @@ afterAll(async () => {
   postgres?.destroy();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
-
-const video = () => fs.readFileSync(path.join(import.meta.dirname, '../videos/fixtures/recorded-vp8-opus.webm'));
 
 interface Answer {
   what: string;
@@ -105,13 +103,9 @@ async function client(
 }
 
 it('a PostgreSQL restart under load answers 503 meanwhile, loses and half-writes nothing, and work resumes', async () => {
-  onTestFailed(() => {
-    const lines = proc
-      .output()
-      .split('\n')
-      .filter((line) => !line.includes('"msg":"request"'));
-    console.error(`npm start's output (access log left out):\n${lines.join('\n').slice(-12_000)}`);
-  });
+  onTestFailed(() =>
+    console.error(`npm start's output (access log left out):\n${outputWithoutAccessLog(proc, 12_000)}`),
+  );
   const store = await createStore(base, env);
   const gifts: string[] = [];
 
@@ -125,7 +119,7 @@ it('a PostgreSQL restart under load answers 503 meanwhile, loses and half-writes
       recipient_email: recipient,
     });
     gifts.push(made.body.id as string);
-    expect((await store.api('PUT', `/v1/orders/${made.body.id}/video`, video(), 'video/webm')).status).toBe(200);
+    expect((await store.api('PUT', `/v1/orders/${made.body.id}/video`, sampleVideo(), 'video/webm')).status).toBe(200);
   }
   await eventually(
     async () => {

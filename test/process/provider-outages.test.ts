@@ -5,8 +5,8 @@ import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { startFakeSmsApi } from '../support/fake-sms.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
-import { freePort, startServerProcess, type DoorstepProcess } from '../support/processes.ts';
-import { createStore, type StoreClient } from '../support/story.ts';
+import { freePort, outputWithoutAccessLog, startServerProcess, type DoorstepProcess } from '../support/processes.ts';
+import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
 
 /**
@@ -72,13 +72,9 @@ interface TimelineEntry {
 }
 
 it('SMTP refusing connections for a minute and the SMS API answering 500: each channel backs off, the order shows it, and each message arrives once', async () => {
-  onTestFailed(() => {
-    const lines = proc
-      .output()
-      .split('\n')
-      .filter((line) => !line.includes('"msg":"request"'));
-    console.error(`npm start's output (access log left out):\n${lines.join('\n').slice(-12_000)}`);
-  });
+  onTestFailed(() =>
+    console.error(`npm start's output (access log left out):\n${outputWithoutAccessLog(proc, 12_000)}`),
+  );
   const recipient = 'outage@example.com';
   const phone = '+14155550199';
   sms.failWith(500);
@@ -94,7 +90,7 @@ it('SMTP refusing connections for a minute and the SMS API answering 500: each c
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.id as string;
-  const video = fs.readFileSync(path.join(import.meta.dirname, '../videos/fixtures/recorded-vp8-opus.webm'));
+  const video = sampleVideo();
   expect((await store.api('PUT', `/v1/orders/${id}/video`, video, 'video/webm')).status).toBe(200);
 
   const timeline = async () =>

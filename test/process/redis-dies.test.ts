@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PRIVATE_REDIS_PID_FILE } from '../../src/redis/private-redis.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { freePort, startServerProcess, waitForOutput, type DoorstepProcess } from '../support/processes.ts';
-import { createStore } from '../support/story.ts';
+import { createStore, sampleVideo } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
 
 /**
@@ -41,8 +41,6 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const video = () => fs.readFileSync(path.join(import.meta.dirname, '../videos/fixtures/recorded-vp8-opus.webm'));
-
 it('a killed private Redis comes back by itself and every waiting send goes out exactly once', async () => {
   const store = await createStore(base, env);
   const recipients = ['wait-1@example.com', 'wait-2@example.com', 'wait-3@example.com'];
@@ -56,7 +54,7 @@ it('a killed private Redis comes back by itself and every waiting send goes out 
     });
     const id = created.body.id as string;
     ids.push(id);
-    expect((await store.api('PUT', `/v1/orders/${id}/video`, video(), 'video/webm')).status).toBe(200);
+    expect((await store.api('PUT', `/v1/orders/${id}/video`, sampleVideo(), 'video/webm')).status).toBe(200);
   }
   await eventually(
     async () => {

@@ -7,13 +7,14 @@ import { startMailServer } from '../support/mail-server.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
 import {
   freePort,
+  outputWithoutAccessLog,
   spawnDoorstep,
   startServerProcess,
   waitForExit,
   waitForOutput,
   type DoorstepProcess,
 } from '../support/processes.ts';
-import { createStore, type StoreClient } from '../support/story.ts';
+import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
 
 /**
@@ -92,18 +93,12 @@ async function sigkill(worker: DoorstepProcess): Promise<void> {
 
 function printOutputOnFailure(): void {
   onTestFailed(() => {
-    const strip = (output: string) =>
-      output
-        .split('\n')
-        .filter((line) => !line.includes('"msg":"request"'))
-        .join('\n')
-        .slice(-8_000);
-    console.error(`web:\n${strip(web.output())}`);
-    for (const [index, worker] of workers.entries()) console.error(`worker ${index + 1}:\n${strip(worker.output())}`);
+    console.error(`web:\n${outputWithoutAccessLog(web, 8_000)}`);
+    for (const [index, worker] of workers.entries())
+      console.error(`worker ${index + 1}:\n${outputWithoutAccessLog(worker, 8_000)}`);
   });
 }
 
-const video = () => fs.readFileSync(path.join(import.meta.dirname, '../videos/fixtures/recorded-vp8-opus.webm'));
 const inbox = (address: string) => mail.messages.filter((message) => message.to.includes(address));
 const seconds = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -116,7 +111,7 @@ async function orderWithProcessedVideo(fields: Record<string, unknown>): Promise
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.id as string;
-  expect((await store.api('PUT', `/v1/orders/${id}/video`, video(), 'video/webm')).status).toBe(200);
+  expect((await store.api('PUT', `/v1/orders/${id}/video`, sampleVideo(), 'video/webm')).status).toBe(200);
   await eventually(
     async () => ((await store.api('GET', `/v1/orders/${id}`)).body.video_processed === '1' ? true : undefined),
     60_000,

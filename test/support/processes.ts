@@ -64,6 +64,16 @@ export function spawnDoorstep(
   };
 }
 
+/** What a process printed, without its access-log lines (one per request), the last `maxChars` of it. */
+export function outputWithoutAccessLog(proc: DoorstepProcess, maxChars: number): string {
+  return proc
+    .output()
+    .split('\n')
+    .filter((line) => !line.includes('"msg":"request"'))
+    .join('\n')
+    .slice(-maxChars);
+}
+
 /** Resolves once the process has printed a line matching `pattern` (fails if it exits first). */
 export function waitForOutput(proc: DoorstepProcess, pattern: RegExp, timeoutMs = 90_000): Promise<void> {
   return new Promise<void>((resolve, reject) => {

@@ -42,7 +42,9 @@ export async function createStore(base: string, env: Record<string, string>): Pr
   };
 }
 
-const sampleVideo = () => fs.readFileSync(path.join(import.meta.dirname, '../videos/fixtures/recorded-vp8-opus.webm'));
+/** The sample recording every story uploads (a real MediaRecorder WebM, about 2 s). */
+export const sampleVideo = () =>
+  fs.readFileSync(path.join(import.meta.dirname, '../videos/fixtures/recorded-vp8-opus.webm'));
 
 /**
  * One gift through the API up to the carrier's delivery: order → real video upload (processed by
