@@ -272,25 +272,13 @@ export class SendDispatcher {
       .returning(['order_id', 'account_id', 'kind', 'channel'])
       .execute();
     // Said on the timeline, so a merchant who wonders why a send took minutes sees the crash and the retry.
-    for (const send of released) {
-      await recordTimeline(
-        db,
-        { id: send.order_id, account_id: send.account_id },
-        'system',
-        [
-          {
-            type: 'send.requeued',
-            data: {
-              kind: send.kind,
-              channel: send.channel,
-              reason:
-                'The sending process stopped before handing the message to the provider, so nothing went out; it is sent again.',
-            },
-          },
-        ],
+    for (const send of released)
+      await this.recoveryNote(
+        send,
+        'send.requeued',
+        'The sending process stopped before handing the message to the provider, so nothing went out; it is sent again.',
         now,
       );
-    }
     const stuck = await db
       .updateTable('sends')
       .set({
@@ -302,26 +290,30 @@ export class SendDispatcher {
       .where('claimed_at', '<', new Date(now.getTime() - this.timing.sendingTimeoutMs))
       .returningAll()
       .execute();
-    for (const send of stuck) {
-      await recordTimeline(
-        db,
-        { id: send.order_id, account_id: send.account_id },
-        'system',
-        [
-          {
-            type: 'send.uncertain',
-            data: {
-              kind: send.kind,
-              channel: send.channel,
-              reason:
-                'The sending process stopped while handing the message to the provider, so it may or may not have gone out. It is not re-sent automatically; use resend if the recipient did not get it.',
-            },
-          },
-        ],
+    for (const send of stuck)
+      await this.recoveryNote(
+        send,
+        'send.uncertain',
+        'The sending process stopped while handing the message to the provider, so it may or may not have gone out. It is not re-sent automatically; use resend if the recipient did not get it.',
         now,
       );
-    }
     return { released: released.length, uncertain: stuck.length };
+  }
+
+  /** What crash recovery did to one send, on its order's timeline. */
+  private async recoveryNote(
+    send: Pick<SendRow, 'order_id' | 'account_id' | 'kind' | 'channel'>,
+    type: 'send.requeued' | 'send.uncertain',
+    reason: string,
+    now: Date,
+  ): Promise<void> {
+    await recordTimeline(
+      this.deps.db,
+      { id: send.order_id, account_id: send.account_id },
+      'system',
+      [{ type, data: { kind: send.kind, channel: send.channel, reason } }],
+      now,
+    );
   }
 
   /**

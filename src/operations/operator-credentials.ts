@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Config, OperatorCredentials } from '../config.ts';
-import { ensurePrivateDir } from '../process/private-dir.ts';
+import { readOrCreateSecretFile } from '../process/private-dir.ts';
 
 export const OPERATOR_PASSWORD_FILE = 'operator-password';
 
@@ -20,16 +18,9 @@ export function resolveOperatorCredentials(config: Pick<Config, 'operator' | 'da
 } {
   if (config.operator) return { credentials: config.operator, generatedFile: null };
   if (config.databaseUrl) return { credentials: null, generatedFile: null };
-  const file = path.join(config.dataDir, OPERATOR_PASSWORD_FILE);
-  ensurePrivateDir(config.dataDir);
-  let password: string;
-  try {
-    password = fs.readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    password = randomBytes(24).toString('base64url');
-    // `wx`: two processes starting at once must not overwrite each other's password.
-    fs.writeFileSync(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
-  }
+  const { text, file } = readOrCreateSecretFile(config.dataDir, OPERATOR_PASSWORD_FILE, () =>
+    randomBytes(24).toString('base64url'),
+  );
+  const password = text.trim();
   return { credentials: { username: 'operator', password }, generatedFile: file };
 }

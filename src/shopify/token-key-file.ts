@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { ConfigError, type Config } from '../config.ts';
-import { ensurePrivateDir } from '../process/private-dir.ts';
+import { readOrCreateSecretFile } from '../process/private-dir.ts';
 import { parseTokenKey, TokenCipher, TokenKeyFormatError } from './token-cipher.ts';
 
 export const TOKEN_KEY_FILE = 'token-encryption-key';
@@ -22,32 +20,16 @@ export function resolveTokenKey(config: Pick<Config, 'tokenEncryption' | 'dataDi
   generated: boolean;
 } {
   if (config.tokenEncryption.key) return { key: config.tokenEncryption.key, keyFile: null, generated: false };
-  const file = path.join(config.dataDir, TOKEN_KEY_FILE);
-  ensurePrivateDir(config.dataDir);
-  for (;;) {
-    try {
-      return { key: parseTokenKey(fs.readFileSync(file, 'utf8')), keyFile: file, generated: false };
-    } catch (error) {
-      if (error instanceof TokenKeyFormatError)
-        throw new ConfigError(
-          `${file} does not hold a token encryption key: it ${error.message}. Restore it from a backup, or set TOKEN_ENCRYPTION_KEY.`,
-        );
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    // Written whole to a file of our own, then linked into place: two processes starting at once
-    // never overwrite each other's key, and neither can read a half-written one. The loser reads
-    // the winner's.
-    const key = randomBytes(32);
-    const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    fs.writeFileSync(draft, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    try {
-      fs.linkSync(draft, file);
-      return { key, keyFile: file, generated: true };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      fs.rmSync(draft, { force: true });
-    }
+  const { text, file, generated } = readOrCreateSecretFile(config.dataDir, TOKEN_KEY_FILE, () =>
+    randomBytes(32).toString('base64'),
+  );
+  try {
+    return { key: parseTokenKey(text), keyFile: file, generated };
+  } catch (error) {
+    if (!(error instanceof TokenKeyFormatError)) throw error;
+    throw new ConfigError(
+      `${file} does not hold a token encryption key: it ${error.message}. Restore it from a backup, or set TOKEN_ENCRYPTION_KEY.`,
+    );
   }
 }
 
