@@ -71,6 +71,7 @@ async function main(): Promise<void> {
       ? await startAdminSocket(config.dataDir, database.db, logger, {
           shopify: services.shopify,
           publicUrl: config.publicUrl,
+          tokenCipher: () => services.shopify.deps.tokenCipher,
         })
       : null;
   if (config.shopify.development) {

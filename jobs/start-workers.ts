@@ -129,11 +129,12 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     await services.billing.reconcile();
   };
   await reconcile();
+  const reconcileEveryMs = options.reconcileEveryMs ?? services.config.reconcileEveryMs;
   const reconciler = setInterval(() => {
     reconcile().catch((error: unknown) =>
-      logger.warn({ err: error }, 'the reconciler could not finish; it runs again in a minute'),
+      logger.warn({ err: error, retryInMs: reconcileEveryMs }, 'the reconciler could not finish; it runs again'),
     );
-  }, options.reconcileEveryMs ?? services.config.reconcileEveryMs);
+  }, reconcileEveryMs);
   logger.info({ sandboxed: services.sandboxedCarriers }, 'workers started');
 
   return {

@@ -16,8 +16,11 @@ export interface AdminExtras {
   shopify?: ShopifyServices;
   /** Base of record_url / playback_url in printed orders. */
   publicUrl?: string;
-  /** The CLI's own token cipher when it opens the database itself (inside the server: `shopify`'s). */
-  tokenCipher?: TokenCipher;
+  /**
+   * The token cipher, for the commands that need it (only `shopify.rotate-token-key`): asked for when
+   * such a command runs, so other commands never create or read the key file.
+   */
+  tokenCipher?: () => TokenCipher;
 }
 
 /**
@@ -68,12 +71,7 @@ export function adminCommands(db: Db, extras: AdminExtras = {}) {
       const input = parseBody(z.object({ shop: z.string().min(1), month: z.string() }), args, 'bill request');
       return shopifyMonthBill(db, input.shop, input.month);
     },
-    ...shopifyAdminCommands(
-      db,
-      extras.shopify,
-      extras.publicUrl ?? 'http://localhost:3000',
-      extras.shopify?.deps.tokenCipher ?? extras.tokenCipher,
-    ),
+    ...shopifyAdminCommands(db, extras.shopify, extras.publicUrl ?? 'http://localhost:3000', extras.tokenCipher),
   };
   return {
     async run(command: string, args: Record<string, unknown>): Promise<unknown> {

@@ -93,7 +93,10 @@ async function withRunner<T>(config: Config, use: (run: Runner) => Promise<T>): 
     );
   const database = await openConfiguredDatabase(config);
   try {
-    const commands = adminCommands(database.db, { publicUrl: config.publicUrl, tokenCipher: tokenCipherFor(config) });
+    const commands = adminCommands(database.db, {
+      publicUrl: config.publicUrl,
+      tokenCipher: () => tokenCipherFor(config),
+    });
     return await use((command, args) => commands.run(command, args));
   } finally {
     await database.close();

@@ -17,7 +17,7 @@ export function shopifyAdminCommands(
   db: Db,
   shopify: ShopifyServices | undefined,
   publicUrl: string,
-  tokenCipher: TokenCipher | undefined,
+  tokenCipher: (() => TokenCipher) | undefined,
 ) {
   return {
     /**
@@ -26,10 +26,11 @@ export function shopifyAdminCommands(
      * emptied. Shops whose tokens no key opens are listed (names and key ids, never a token).
      */
     'shopify.rotate-token-key': async () => {
-      if (!tokenCipher) throw new Error('No token encryption key: this command needs TOKEN_ENCRYPTION_KEY.');
-      const result = await resealShopTokens(db, tokenCipher);
+      if (!tokenCipher) throw new Error('These admin commands were built without the token cipher.');
+      const cipher = tokenCipher();
+      const result = await resealShopTokens(db, cipher);
       return {
-        key_id: tokenCipher.currentKeyId,
+        key_id: cipher.currentKeyId,
         changed: result.changed,
         already_current: result.alreadyCurrent,
         unreadable: result.unreadable,

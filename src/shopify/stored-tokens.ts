@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
 import type { StoredToken, StoredTokenPair, TokenPair } from './shops.ts';
-import { isSealed, TokenDecryptionError, type TokenCipher } from './token-cipher.ts';
+import { isSealed, TokenDecryptionError, VERSION_PREFIX, type TokenCipher } from './token-cipher.ts';
 
 /**
  * Shopify tokens as `shops` holds them (docs/shopify.md "Tokens at rest"): each sealed by
@@ -68,7 +68,10 @@ export async function resealShopTokens(
       .where('domain', '>', after)
       .where((eb) =>
         options.onlyPlainText
-          ? eb.or([eb('access_token', 'not like', 'enc:%'), eb('refresh_token', 'not like', 'enc:%')])
+          ? eb.or([
+              eb('access_token', 'not like', `${VERSION_PREFIX}%`),
+              eb('refresh_token', 'not like', `${VERSION_PREFIX}%`),
+            ])
           : eb.or([eb('access_token', 'is not', null), eb('refresh_token', 'is not', null)]),
       )
       .orderBy('domain')

@@ -15,7 +15,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  * column) is authenticated as associated data: a value copied into another shop's row or the other
  * column does not open there.
  */
-const VERSION_PREFIX = 'enc:v1:';
+export const VERSION_PREFIX = 'enc:v1:';
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -70,23 +70,23 @@ export class ShopTokens {
    * token is unreadable (written under a key since lost) exchanges a new pair (session-auth.ts).
    */
   readable(shop: Pick<ShopRow, 'domain' | 'access_token'>): boolean {
-    if (!shop.access_token) return true;
-    try {
-      openStoredToken(this.deps.cipher, shop.domain, 'access_token', shop.access_token);
-      return true;
-    } catch (error) {
-      if (error instanceof TokenDecryptionError) return false;
-      throw error;
-    }
+    return !shop.access_token || !(this.tryOpen(shop.domain, 'access_token', shop.access_token) instanceof Error);
   }
 
   private open(domain: string, column: TokenColumn, stored: string): string {
+    const opened = this.tryOpen(domain, column, stored);
+    if (!(opened instanceof Error)) return opened;
+    this.deps.logger.error({ shop: domain, column, reason: opened.message }, 'cannot read the shop token');
+    throw new ShopNotConnectedError(`The stored Shopify token of ${domain} cannot be read: ${opened.message}`);
+  }
+
+  /** The token, or the reason no key of this process opens it. */
+  private tryOpen(domain: string, column: TokenColumn, stored: string): string | TokenDecryptionError {
     try {
       return openStoredToken(this.deps.cipher, domain, column, stored);
     } catch (error) {
-      if (!(error instanceof TokenDecryptionError)) throw error;
-      this.deps.logger.error({ shop: domain, column, reason: error.message }, 'cannot read the shop token');
-      throw new ShopNotConnectedError(`The stored Shopify token of ${domain} cannot be read: ${error.message}`);
+      if (error instanceof TokenDecryptionError) return error;
+      throw error;
     }
   }
 

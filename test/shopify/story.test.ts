@@ -218,7 +218,12 @@ describe('shopify simulate (the CLI story), against the app', () => {
     it(`plays order → fulfillment (${company}) → delivery to one delivered order${addOn ? ', the video a non-shipping add-on' : ''}`, async () => {
       const { simulateStore } = await import('../../src/shopify/simulate.ts');
       const { shopifyAdminCommands } = await import('../../src/shopify/admin-commands.ts');
-      const commands = shopifyAdminCommands(db(), app.shopify, 'https://doorstep.test', app.shopify.deps.tokenCipher);
+      const commands = shopifyAdminCommands(
+        db(),
+        app.shopify,
+        'https://doorstep.test',
+        () => app.shopify.deps.tokenCipher,
+      );
       const shop = `sim-${company.replace(' ', '').toLowerCase()}${addOn ? '-addon' : ''}-${Date.now()}.myshopify.com`;
       await commands['shops.add']({ shop });
       const lines: string[] = [];
