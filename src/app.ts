@@ -208,8 +208,7 @@ export function createServices(
     now,
     observer: metrics,
     // `videos` is made below; the dispatcher asks only when it sends, long after.
-    posterUrl: async (order) =>
-      (await videos.posterKey(order)) ? `${config.publicUrl}/watch/${order.uuid}/poster` : null,
+    hasPoster: (orderId) => videos.hasPoster(orderId),
     timing: config.sendTiming,
   });
 

@@ -1,4 +1,4 @@
-import { findStoreBranding } from '../accounts/store-branding.ts';
+import { findStoreBranding, type StoreBranding } from '../accounts/store-branding.ts';
 import type { Db } from '../db/database.ts';
 import { isDependencyUnavailable } from '../db/unavailable.ts';
 import { ConflictError } from '../errors.ts';
@@ -54,8 +54,8 @@ export interface SendDispatcherDeps {
   logger: Logger;
   now?: () => Date;
   observer?: SendObserver;
-  /** The absolute URL of the poster frame of the order's video, if it has one (the videos module's). */
-  posterUrl?: (order: OrderRow) => Promise<string | null>;
+  /** Whether the order's video has a poster frame (the videos module's); the e-mail then shows it. */
+  hasPoster?: (orderId: string) => Promise<boolean>;
   /** Recovery timeouts and the first backoff step; default DEFAULT_SEND_TIMING. */
   timing?: SendTiming;
 }
@@ -86,6 +86,9 @@ export class SendDispatcher {
 
   private async deliver(send: SendRow): Promise<void> {
     const { db } = this.deps;
+    // Read before the send is marked `sending`: once it is, a failure can only be the provider's, and a
+    // database outage here must leave the send claimed (returned by the reconciler), not uncertain.
+    const looks = await this.messageLooks(send);
     const start = await startSending(db, send, (order) => destinationOf(order, send.kind, send.channel), this.now());
     if (start.kind === 'no_destination') {
       await this.fail(
@@ -101,7 +104,7 @@ export class SendDispatcher {
 
     let providerMessageId: string;
     try {
-      providerMessageId = await this.callProvider(send, order, destination);
+      providerMessageId = await this.callProvider(send, order, destination, looks);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (error instanceof PermanentSendError || send.attempts >= MAX_SEND_ATTEMPTS) {
@@ -143,10 +146,22 @@ export class SendDispatcher {
     await this.recordSent(send, order, providerMessageId, this.now());
   }
 
-  private async callProvider(send: SendRow, order: OrderRow, destination: string): Promise<string> {
-    const store = await findStoreBranding(this.deps.db, order.account_id);
-    const poster = send.kind === 'recipient_video' ? ((await this.deps.posterUrl?.(order)) ?? null) : null;
-    const values = templateValues(order, this.deps.publicUrl, store, poster);
+  /** What a message shows besides the order: the store's branding, and the video's poster. */
+  private async messageLooks(send: SendRow): Promise<{ store: StoreBranding; hasPoster: boolean }> {
+    const [store, hasPoster] = await Promise.all([
+      findStoreBranding(this.deps.db, send.account_id),
+      send.kind === 'recipient_video' ? (this.deps.hasPoster?.(send.order_id) ?? false) : false,
+    ]);
+    return { store, hasPoster };
+  }
+
+  private async callProvider(
+    send: SendRow,
+    order: OrderRow,
+    destination: string,
+    looks: { store: StoreBranding; hasPoster: boolean },
+  ): Promise<string> {
+    const values = templateValues(order, this.deps.publicUrl, looks.store, looks.hasPoster);
     const { templates } = this.deps;
     const kind = send.kind;
     if (send.channel === 'sms') {

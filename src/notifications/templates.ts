@@ -58,7 +58,7 @@ export function templateValues(
   order: OrderRow,
   publicUrl: string,
   store: StoreBranding,
-  posterUrl: string | null = null,
+  hasPoster = false,
 ): TemplateValues {
   return {
     store_name: store.name,
@@ -68,7 +68,7 @@ export function templateValues(
     playback_url: playbackUrl(publicUrl, order.uuid),
     record_url: recordUrl(publicUrl, order.uuid),
     ...(store.logoUrl ? { store_logo_url: store.logoUrl } : {}),
-    ...(posterUrl ? { poster_url: posterUrl } : {}),
+    ...(hasPoster ? { poster_url: `${playbackUrl(publicUrl, order.uuid)}/poster` } : {}),
   };
 }
 

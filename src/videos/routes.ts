@@ -123,7 +123,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   // The poster frame of the video the order plays now. Small: served through Node from either storage.
   router.get('/watch/:uuid/poster', async (ctx) => {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
-    const key = order.status === 'cancelled' ? null : await deps.videos.posterKey(order);
+    const key = order.status === 'cancelled' ? null : ((await deps.videos.playable(order))?.poster_key ?? null);
     if (!key) throw new NotFoundError('This video message has no poster.');
     const stored = await deps.storage.get(key);
     ctx.set({

@@ -351,13 +351,14 @@ export class VideoService {
       .where('id', '=', video.id)
       .where('poster_key', 'is', null)
       .executeTakeFirst();
-    // Lost a race with another poster for the same upload (same key): the stored bytes are that one's.
+    // Lost a race with another poster for the same upload (same key): whichever write landed last is
+    // stored — a frame of the same upload either way.
     if (Number(updated.numUpdatedRows) === 0) throw new ConflictError('This video already has its poster.');
   }
 
-  /** The storage key of the poster of the video the order plays now, if it has one. */
-  async posterKey(order: OrderRow): Promise<string | null> {
-    return (await this.playable(order))?.poster_key ?? null;
+  /** Whether the video the order plays now has a poster (`/watch/{uuid}/poster` serves it). */
+  async hasPoster(orderId: string): Promise<boolean> {
+    return Boolean((await newestPlayable(this.deps.db, orderId))?.poster_key);
   }
 
   private async deleteFiles(video: { storage_key: string; poster_key: string | null }): Promise<void> {

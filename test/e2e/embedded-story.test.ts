@@ -5,6 +5,7 @@ import { launchChromium } from '../support/chromium.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort, runCli, startServerProcess } from '../support/processes.ts';
 import { eventually } from '../support/workers.ts';
+import { decodedMail } from '../support/mail-server.ts';
 import { fixture } from '../videos/video-test-app.ts';
 import { API_TIMESTAMP } from '../support/formats.ts';
 import { Scrape } from '../support/prometheus.ts';
@@ -106,10 +107,8 @@ it('plays the whole story on the embedded defaults', async () => {
     'the recipient e-mail in the outbox',
   );
   expect(Date.now() - deliveredAt).toBeLessThan(20_000);
-  // Bodies are quoted-printable: undo soft line breaks and =XX escapes before looking for the link.
-  const decoded = mail!
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  // Bodies are quoted-printable: undone before looking for the link.
+  const decoded = decodedMail(mail!);
   expect(decoded).toContain(order.playback_url);
   // Exactly one, and it stays one: the dispatcher sends the sender's "was sent" note after the
   // recipient's e-mail, so once that note is in the outbox the dispatcher has moved past it; and the

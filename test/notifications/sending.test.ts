@@ -9,7 +9,8 @@ import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { TestClock } from '../support/clock.ts';
 import { usingRealPostgres } from '../support/database.ts';
 import { startFakeSmsApi } from '../support/fake-sms.ts';
-import { startMailServer } from '../support/mail-server.ts';
+import { decodedMail, startMailServer } from '../support/mail-server.ts';
+import { sampleVideo } from '../support/story.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 let app: TestApp;
@@ -82,6 +83,29 @@ describe('sending on delivery (send_trigger package)', () => {
     expect((await timeline(order.id)).map((e) => e.type)).toEqual(
       expect.arrayContaining(['send.queued', 'video.sent', 'note.sent']),
     );
+  });
+
+  it("shows the video's poster frame in the recipient's e-mail when the record page sent one", async () => {
+    const recipient = `poster-${Date.now()}@example.com`;
+    const created = (await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: recipient })).body;
+    const order = await app.services.orders.get(store.id, created.id);
+    const video = await app.services.videos.upload(order, {
+      contentType: 'video/webm',
+      body: sampleVideo(),
+      source: 'system',
+    });
+    expect(await app.services.videos.process(video.id)).toBe('recorded');
+    const jpeg = Buffer.concat([
+      Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+      Buffer.alloc(100, 1),
+      Buffer.from([0xff, 0xd9]),
+    ]);
+    await app.services.videos.attachPoster(order, video.id, jpeg);
+
+    await store.request('PUT', `/v1/orders/${created.id}`, { delivered: 1 });
+    await dispatch();
+    const [message] = mailTo(recipient);
+    expect(decodedMail(message!.raw)).toContain(`${created.playback_url}/poster`);
   });
 
   it('waits for the video when the package arrives first, saying so on the timeline, then sends', async () => {

@@ -9,7 +9,7 @@ import { projectRoot } from '../support/processes.ts';
 /**
  * The e-mails as a phone (390×844) and a desktop mail client (1280 wide) show them, for
  * docs/notifications.md (`npm run screenshots`). Rendered from the compiled templates with an
- * order's values; no logo or poster is known yet, so the store's name and the play button show.
+ * order's values without a logo or poster (the fallbacks): the store's name and the play button show.
  */
 const values: TemplateValues = {
   store_name: 'Maple & Thread',

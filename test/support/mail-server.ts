@@ -87,3 +87,10 @@ export async function startMailServer(options: { port?: number } = {}): Promise<
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A message's text with quoted-printable undone (soft line breaks, `=XX` escapes), to look for a link in. */
+export function decodedMail(raw: string): string {
+  return raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
