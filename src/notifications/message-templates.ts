@@ -6,6 +6,7 @@ import type { SendKind } from '../vocabulary.ts';
 import { MessageTemplateError, UnknownPlaceholderError } from './template-errors.ts';
 import {
   OPTIONAL_VALUES,
+  SMS_TEMPLATE_KINDS,
   TEMPLATE_NAMES,
   fitSms,
   render,
@@ -72,12 +73,12 @@ export async function compileMessageTemplates(dir: string = TEMPLATE_DIR): Promi
     }
     emails.set(name, parts);
   }
-  const smsFiles = fs.readdirSync(dir).filter((file) => file.endsWith('.sms.txt'));
   const sms = new Map<string, string>();
-  for (const file of smsFiles) {
+  for (const kind of SMS_TEMPLATE_KINDS) {
+    const file = `${kind}.sms.txt`;
     const text = readTemplate(dir, file);
     checkPlaceholders(file, (values) => fitSms(text, values));
-    sms.set(file.slice(0, -'.sms.txt'.length), text);
+    sms.set(kind, text);
   }
 
   return {

@@ -80,6 +80,12 @@ export type TemplateName = SendKind | 'sender_record_link_needs_recipient';
 
 export const TEMPLATE_NAMES: readonly TemplateName[] = [...SEND_KINDS, 'sender_record_link_needs_recipient'];
 
+/**
+ * The messages that go by SMS: the recipient's video only (send-policy.ts `channelsFor`; notes to the
+ * sender are e-mails). Each must have its `.sms.txt`, checked at start.
+ */
+export const SMS_TEMPLATE_KINDS = ['recipient_video'] as const satisfies readonly SendKind[];
+
 export function emailTemplateFor(
   kind: SendKind,
   order: Pick<OrderRow, 'recipient_email' | 'recipient_phone'>,

@@ -236,6 +236,14 @@ describe('compileMessageTemplates', () => {
     const sms = brokenCopy('recipient_video.sms.txt', (t) => t.replace('{{store_name}}', '{{shop_name}}'));
     await expect(compileMessageTemplates(sms)).rejects.toThrow('recipient_video.sms.txt: {{shop_name}} has no value');
   });
+
+  it('refuses to start without the SMS template of a message that can go by SMS', async () => {
+    const dir = brokenCopy('recipient_video.sms.txt', (t) => t);
+    fs.rmSync(path.join(dir, 'recipient_video.sms.txt'));
+    await expect(compileMessageTemplates(dir)).rejects.toThrow(
+      'Message template recipient_video.sms.txt cannot be read: ENOENT',
+    );
+  });
 });
 
 describe('storeBranding', () => {
