@@ -40,7 +40,11 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
     const { status, body, headers } = present(error, ctx);
     // An outage (PostgreSQL restarting, Redis or Shopify unreachable) is not a bug: one warn line
     // per request that met it, without a stack trace, so the error log stays for real faults.
-    if (status === 503) ctx.log.warn({ unavailable: oneLine(error) }, 'request failed: a dependency is unavailable');
+    // Our own load shedding (an HttpError 503, e.g. too many bodies at once) is not an outage.
+    if (status === 503 && error instanceof HttpError)
+      ctx.log.warn({ refused: error.message }, 'request refused: the service is busy');
+    else if (status === 503)
+      ctx.log.warn({ unavailable: oneLine(error) }, 'request failed: a dependency is unavailable');
     else if (status >= 500) ctx.log.error({ err: error }, 'request failed');
     ctx.status = status;
     ctx.set(headers);
