@@ -19,7 +19,7 @@ import type { VideoRow } from './videos.ts';
 import type { VideoStorage } from './storage.ts';
 import type { UploadLimit } from './upload-limit.ts';
 import { clientStreamError, videoUploadBody } from './upload-body.ts';
-import { whatHappensNext, type DeliveryEstimate } from './what-happens-next.ts';
+import { needsDeliveryEstimate, whatHappensNext, type DeliveryEstimate } from './what-happens-next.ts';
 
 export interface VideoRouteDeps {
   orders: OrderService;
@@ -32,7 +32,7 @@ export interface VideoRouteDeps {
   /** The store an order belongs to, named on its record and watch pages (accounts' `findStoreBranding`). */
   storeBranding: (accountId: string) => Promise<StoreBranding>;
   /** The carrier's estimate for an order's package (tracking's `carrierEstimate`), for the record page. */
-  deliveryEstimate?: (orderId: string) => Promise<DeliveryEstimate | null>;
+  deliveryEstimate: (orderId: string) => Promise<DeliveryEstimate | null>;
   /** PUBLIC_URL, for the order JSON. */
   publicUrl: string;
   /** The public record page's upload budget (absent: unlimited, e.g. a test of the upload alone). */
@@ -70,11 +70,14 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.get('/record/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx);
-    const estimate = order.send_trigger === 'package' ? await deps.deliveryEstimate?.(order.id) : null;
+    const [estimate, store] = await Promise.all([
+      needsDeliveryEstimate(order) ? deps.deliveryEstimate(order.id) : null,
+      deps.storeBranding(order.account_id),
+    ]);
     recordPage(ctx, order, {
       limits: { maxBytes: deps.maxBytes, maxSeconds: deps.maxSeconds },
-      nextStep: whatHappensNext(order, estimate ?? null),
-      store: await deps.storeBranding(order.account_id),
+      nextStep: whatHappensNext(order, estimate),
+      store,
       script: assets.record,
     });
   });
@@ -107,13 +110,16 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.get('/watch/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx);
-    const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
+    const [video, store] = await Promise.all([
+      order.status === 'cancelled' ? undefined : deps.videos.playable(order),
+      deps.storeBranding(order.account_id),
+    ]);
     // With object storage the player is redirected there: the page's CSP must let it load from that origin.
     const direct = video ? await deps.storage.directUrl(video.storage_key) : null;
     watchPage(ctx, order, {
       hasVideo: video !== undefined,
       hasPoster: Boolean(video?.poster_key),
-      store: await deps.storeBranding(order.account_id),
+      store,
       script: assets.watch,
       mediaOrigin: direct?.origin,
     });

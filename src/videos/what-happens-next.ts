@@ -9,9 +9,19 @@ export interface DeliveryEstimate {
 /**
  * The record page's promise to the sender, in one sentence: who gets the video, and when — "Grandpa
  * Joe gets your video when the package arrives, about Nov 26." Pure: the order, the carrier's
- * estimate (if any) and nothing else. Dates are the destination's calendar day when its zone is known
- * (a 23:59 estimate in California is not "tomorrow" in UTC), else UTC's.
+ * estimate (if any) and nothing else. The estimate's date is the destination's calendar day when its
+ * zone is known (a 23:59 estimate in California is not "tomorrow" in UTC), else UTC's, as `send_on` is.
  */
+/**
+ * Whether the sentence needs the carrier's estimate: a package not yet delivered, on a record page that
+ * still takes a video (a cancelled or sent order's page says something else).
+ */
+export function needsDeliveryEstimate(
+  order: Pick<OrderRow, 'send_trigger' | 'delivered' | 'status' | 'sent_at'>,
+): boolean {
+  return order.send_trigger === 'package' && !order.delivered && order.status !== 'cancelled' && order.sent_at === null;
+}
+
 export function whatHappensNext(
   order: Pick<OrderRow, 'recipient_name' | 'send_trigger' | 'send_on' | 'delivered'>,
   estimate: DeliveryEstimate | null,
@@ -22,7 +32,7 @@ export function whatHappensNext(
       return `${who} gets your video as soon as you send it.`;
     case 'date':
       return order.send_on
-        ? `${who} gets your video on ${dayText(order.send_on, estimate?.timeZone ?? null)}.`
+        ? `${who} gets your video on ${dayText(order.send_on, null)}.`
         : `${who} gets your video on the day the store set.`;
     case 'package':
       if (order.delivered) return `The gift has arrived: ${who} gets your video as soon as you send it.`;
