@@ -5,6 +5,7 @@ import type { CarrierCode } from './carrier-code.ts';
 import { CarrierQuotaError } from './clients/errors.ts';
 import type { CarrierClient, TrackingResult } from './clients/types.ts';
 import { carrierDisplayName, validateTrackingNumber } from './tracking-number.ts';
+import { destinationTimeZone } from '../tracking/destination-time-zone.ts';
 
 /**
  * Spec §4 rule 1: "the service validates the tracking number with the carrier". We ask the carrier,
@@ -77,6 +78,6 @@ export function carrierLook(result: TrackingResult, at: Date): CarrierLook {
     estimated_delivery_at: iso(result.estimatedDeliveryAt),
     estimated_window_start_at: iso(result.estimatedWindowStartAt),
     last_event_at: iso(result.lastEventAt),
-    destination: result.destination ?? null,
+    destination_time_zone: result.destination ? destinationTimeZone(result.destination) : null,
   };
 }

@@ -1,5 +1,4 @@
 import type { CarrierCode } from '../carriers/carrier-code.ts';
-import type { Destination } from '../carriers/clients/types.ts';
 import type { Db } from '../db/database.ts';
 import type { Channel, EventSource, OrderEventType, TrackingStatus } from '../vocabulary.ts';
 
@@ -53,8 +52,11 @@ export interface CarrierLook {
   estimated_delivery_at: string | null;
   estimated_window_start_at: string | null;
   last_event_at: string | null;
-  /** Where the package goes (country, state, ZIP), when the carrier said; absent in older events. */
-  destination?: Destination | null;
+  /**
+   * The destination's IANA time zone, from the address parts the carrier gave (never the address
+   * itself: the event is stored); null when it did not say, absent in older events.
+   */
+  destination_time_zone?: string | null;
 }
 
 // Every listed type has a payload above and every payload is listed: a mismatch is a type error.

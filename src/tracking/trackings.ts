@@ -6,7 +6,7 @@ import type { TrackingsTable } from '../db/schema.ts';
 import type { CarrierLook, OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import { recordTimeline } from '../orders/timeline.ts';
-import { destinationTimeZone, utcOffsetMinutesAt } from './destination-time-zone.ts';
+import { utcOffsetMinutesAt } from './destination-time-zone.ts';
 import { newTrackingState, nextPoll, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import type { TrackingStopReason } from '../vocabulary.ts';
 
@@ -93,7 +93,7 @@ export function firstLookState(look: CarrierLook, startedAt: Date): TrackingStat
   if (look.status === 'delivered' || look.status === 'return_to_sender') return null;
   const at = new Date(look.at);
   const date = (iso: string | null) => (iso === null ? null : new Date(iso));
-  const timeZone = lookTimeZone(look);
+  const timeZone = look.destination_time_zone ?? null;
   const utcOffsetMinutes = timeZone === null ? undefined : utcOffsetMinutesAt(timeZone, startedAt);
   return {
     ...newTrackingState(startedAt, utcOffsetMinutes),
@@ -106,11 +106,6 @@ export function firstLookState(look: CarrierLook, startedAt: Date): TrackingStat
   };
 }
 
-/** The destination's time zone from a carrier look, or null when the carrier did not say. */
-function lookTimeZone(look: CarrierLook | null): string | null {
-  return look?.destination ? destinationTimeZone(look.destination) : null;
-}
-
 async function startTracking(
   trx: Db,
   order: OrderRow,
@@ -119,6 +114,7 @@ async function startTracking(
   schedule: ScheduleOptions,
 ): Promise<void> {
   const look = shipment.firstLook;
+  const timeZone = look?.destination_time_zone ?? null;
   const seen = look ? firstLookState(look, now) : null;
   const decision = seen ? nextPoll(seen, now, schedule) : null;
   // A look that says "delivered" (or "returned") is not a schedule: the poller looks at once.
@@ -153,10 +149,10 @@ async function startTracking(
   };
   await trx
     .insertInto('trackings')
-    .values({ ...row, destination_time_zone: lookTimeZone(look) })
+    .values({ ...row, destination_time_zone: timeZone })
     // A new number for the same order usually goes to the same door: a zone learned before is kept
     // unless the carrier's first look names another.
-    .onConflict((oc) => oc.column('order_id').doUpdateSet({ ...row, ...zoneIfKnown(lookTimeZone(look)) }))
+    .onConflict((oc) => oc.column('order_id').doUpdateSet({ ...row, ...zoneIfKnown(timeZone) }))
     .execute();
   // The merchant sees the carrier's first word on the timeline, as a poll would have written it.
   if (seen && look)

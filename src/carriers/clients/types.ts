@@ -20,7 +20,7 @@ export interface TrackingResult {
   description: string | null;
   /**
    * Where the package is going, when the carrier says (tracking learns the destination's time zone
-   * from it). Optional like `estimatedWindowStartAt`; the clients always set it.
+   * from it). The Track API clients always set it; UPS Track Alert's pushed events carry none.
    */
   destination?: Destination | null;
 }
