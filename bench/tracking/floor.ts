@@ -55,8 +55,10 @@ export function outForDeliveryFloor(fleet: readonly Journey[], lateBudgetShare: 
         // Delivered before the cadence began: the first look sees it.
         calls += 1;
         if (from - delivery > CADENCE_MINUTES) late++;
+      } else {
         // Looks at from, from + 15 min, …: the first one at or after the delivery sees it.
-      } else calls += Math.ceil((delivery - from) / CADENCE_MINUTES) + 1;
+        calls += Math.ceil((delivery - from) / CADENCE_MINUTES) + 1;
+      }
     }
     const floor = { callsPerDelivered: calls / delivered, startMinute: start, lateShare: late / delivered };
     if (floor.lateShare <= lateBudgetShare && floor.callsPerDelivered < best.callsPerDelivered) best = floor;

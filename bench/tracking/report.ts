@@ -254,7 +254,7 @@ function floorSentence(m: Metrics): string {
   const start = `${String(Math.floor(floor.startMinute / 60)).padStart(2, '0')}:${String(floor.startMinute % 60).padStart(2, '0')}`;
   return (
     `. Floor: a schedule that knows only the clock needs ≥ ${fmt(floor.callsPerDelivered)} calls per delivered package out for delivery in this world ` +
-    `(every 15 min from ${start}, late ${pct(floor.lateShare)} of the ${pct(Math.max(0, 0.05 - lateOutsideOutForDelivery(m)))} the other causes leave); ` +
+    `(every 15 min from ${start}, late ${pct(floor.lateShare)} of the ${pct(floorLateBudget(m))} the other causes leave); ` +
     `with the ${fmt(before)} before the scan that is ≥ ${fmt(total)}` +
     (total > TARGETS.callsPerDelivered
       ? `, above ${TARGETS.callsPerDelivered}: only information the carriers give (windows, push) can meet the target in this world`
@@ -262,9 +262,13 @@ function floorSentence(m: Metrics): string {
   );
 }
 
-/** The late share the floor's budget leaves to other causes (generous: "other" is not counted). */
-export function lateOutsideOutForDelivery(m: Pick<Metrics, 'lateCauses'>): number {
-  return m.lateCauses.pickup + m.lateCauses.no_out_for_delivery_scan + m.lateCauses.before_window;
+/**
+ * The late share a floor may spend: what the other causes leave of p95's 5% (generous: "other" is not
+ * counted, so the floor stays a lower bound).
+ */
+export function floorLateBudget(m: Pick<Metrics, 'lateCauses'>): number {
+  const elsewhere = m.lateCauses.pickup + m.lateCauses.no_out_for_delivery_scan + m.lateCauses.before_window;
+  return Math.max(0, 0.05 - elsewhere);
 }
 
 function describeCauses(m: Metrics): string {

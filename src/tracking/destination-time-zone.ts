@@ -38,33 +38,36 @@ const STATE_ZONES: Readonly<Record<string, string>> = {
   AS: 'Pacific/Pago_Pago',
 };
 
-/** ZIP3 prefixes whose zone differs from their state's (USPS sectional centers of split states). */
-const ZIP3_ZONES: Readonly<Record<string, string>> = {
-  '324': CENTRAL, // Panama City, FL
-  '325': CENTRAL, // Pensacola, FL
-  '373': EASTERN, // Chattanooga, TN
-  '374': EASTERN,
-  '376': EASTERN, // Johnson City / Kingsport, TN
-  '377': EASTERN, // Knoxville, TN
-  '378': EASTERN,
-  '379': EASTERN,
-  '420': CENTRAL, // Paducah, KY
-  '421': CENTRAL, // Bowling Green, KY
-  '422': CENTRAL,
-  '423': CENTRAL, // Owensboro, KY
-  '424': CENTRAL, // Henderson, KY
-  '463': CENTRAL, // Gary / Hammond, IN
-  '464': CENTRAL,
-  '476': CENTRAL, // Evansville, IN
-  '477': CENTRAL,
-  '577': MOUNTAIN, // Rapid City, SD
-  '586': MOUNTAIN, // Dickinson, ND
-  '693': MOUNTAIN, // Scottsbluff / Alliance, NE
-  '798': MOUNTAIN, // El Paso, TX
-  '799': MOUNTAIN,
-  '885': MOUNTAIN,
-  '835': PACIFIC, // Lewiston, ID
-  '838': PACIFIC, // Coeur d'Alene, ID
+/**
+ * ZIP3 prefixes whose zone differs from their state's (USPS sectional centers of split states), with
+ * the state the prefix belongs to, so a mismatched state/ZIP pair is not guessed at.
+ */
+const ZIP3_ZONES: Readonly<Record<string, readonly [zone: string, state: string]>> = {
+  '324': [CENTRAL, 'FL'], // Panama City, FL
+  '325': [CENTRAL, 'FL'], // Pensacola, FL
+  '373': [EASTERN, 'TN'], // Chattanooga, TN
+  '374': [EASTERN, 'TN'],
+  '376': [EASTERN, 'TN'], // Johnson City / Kingsport, TN
+  '377': [EASTERN, 'TN'], // Knoxville, TN
+  '378': [EASTERN, 'TN'],
+  '379': [EASTERN, 'TN'],
+  '420': [CENTRAL, 'KY'], // Paducah, KY
+  '421': [CENTRAL, 'KY'], // Bowling Green, KY
+  '422': [CENTRAL, 'KY'],
+  '423': [CENTRAL, 'KY'], // Owensboro, KY
+  '424': [CENTRAL, 'KY'], // Henderson, KY
+  '463': [CENTRAL, 'IN'], // Gary / Hammond, IN
+  '464': [CENTRAL, 'IN'],
+  '476': [CENTRAL, 'IN'], // Evansville, IN
+  '477': [CENTRAL, 'IN'],
+  '577': [MOUNTAIN, 'SD'], // Rapid City, SD
+  '586': [MOUNTAIN, 'ND'], // Dickinson, ND
+  '693': [MOUNTAIN, 'NE'], // Scottsbluff / Alliance, NE
+  '798': [MOUNTAIN, 'TX'], // El Paso, TX
+  '799': [MOUNTAIN, 'TX'],
+  '885': [MOUNTAIN, 'TX'],
+  '835': [PACIFIC, 'ID'], // Lewiston, ID
+  '838': [PACIFIC, 'ID'], // Coeur d'Alene, ID
 };
 
 /** Countries whose destinations this table knows: the US and the territories USPS serves as states. */
@@ -83,24 +86,9 @@ export function destinationTimeZone(destination: Destination): string | null {
     destination.state?.trim().toUpperCase() ||
     (country !== null && country !== 'US' && country !== 'USA' ? country : '');
   // A ZIP3 exception counts only with a state that agrees (or none given): a mismatched pair is not guessed at.
-  const zipZone = zip3 === undefined ? undefined : ZIP3_ZONES[zip3];
-  if (zipZone !== undefined && (state === '' || stateOfZip3(zip3!) === state)) return zipZone;
+  const exception = zip3 === undefined ? undefined : ZIP3_ZONES[zip3];
+  if (exception !== undefined && (state === '' || exception[1] === state)) return exception[0];
   return STATE_ZONES[state] ?? null;
-}
-
-/** The state each exception prefix belongs to, so `destinationTimeZone` can check the pair agrees. */
-function stateOfZip3(zip3: string): string {
-  const n = Number(zip3);
-  if (n >= 320 && n <= 349) return 'FL';
-  if (n >= 370 && n <= 385) return 'TN';
-  if (n >= 400 && n <= 427) return 'KY';
-  if (n >= 460 && n <= 479) return 'IN';
-  if (n >= 570 && n <= 577) return 'SD';
-  if (n >= 580 && n <= 588) return 'ND';
-  if (n >= 680 && n <= 693) return 'NE';
-  if ((n >= 750 && n <= 799) || n === 885) return 'TX';
-  if (n >= 832 && n <= 838) return 'ID';
-  return '';
 }
 
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();

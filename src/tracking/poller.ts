@@ -170,7 +170,7 @@ export class TrackingPoller {
       state,
       now,
       row.carrier,
-      pushStateOf(row, result.status, lastPushedAt, source === 'poll' ? now : row.last_polled_at),
+      pushStateOf(row, result.status, lastPushedAt, state.lastPolledAt),
     );
 
     const applied = await this.deps.db.transaction().execute(async (trx) => {
