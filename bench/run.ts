@@ -9,7 +9,6 @@
  * a short burst and a 50,000-row seed instead of medians of three, 60 s at 500/s and 1,000,000 rows.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,8 +83,6 @@ const CONNECTIONS = 10;
 const BURST_CONNECTIONS = Math.max(50, Math.ceil(settings.burstRate / 10));
 const ORDERS_UNDER_LOAD = 100;
 const SHOP = 'bench-store.myshopify.com';
-/** The service runs on PostgreSQL, which needs a Shopify token key (src/config.ts): one per run. */
-const BENCH_TOKEN_KEY = randomBytes(32).toString('base64');
 const SECRET = DEVELOPMENT_API_SECRET;
 const logger = createLogger('silent');
 
@@ -154,8 +151,7 @@ async function startService(): Promise<Service> {
     {
       PORT: String(port),
       PUBLIC_URL: base,
-      DATABASE_URL: postgres.url,
-      TOKEN_ENCRYPTION_KEY: BENCH_TOKEN_KEY,
+      ...postgres.doorstepEnv,
       REDIS_URL: redis.url,
       DATA_DIR: path.join(dataDir, 'service'),
       CARRIER_SANDBOX: 'on',
