@@ -151,11 +151,7 @@ function parseJson(raw: Buffer): unknown {
 }
 
 function invalidEvent(what: string, error: z.ZodError | null): HttpError {
-  return new HttpError(
-    400,
-    'invalid_event',
-    `The body is not ${what}${error ? `: ${z.prettifyError(error)}` : '.'}`,
-  );
+  return new HttpError(400, 'invalid_event', `The body is not ${what}${error ? `: ${z.prettifyError(error)}` : '.'}`);
 }
 
 /** After the answer is on its way: the provider waits for nobody, and a failure is the reconciler's to retry. */

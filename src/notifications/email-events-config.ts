@@ -38,7 +38,9 @@ export function loadEmailEventConfig(env: NodeJS.ProcessEnv): EmailEventConfig {
     .filter(Boolean);
   for (const arn of topicArns)
     if (!/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(arn))
-      problems.push(`SES_SNS_TOPIC_ARNS: ${JSON.stringify(arn)} is not an SNS topic ARN (arn:aws:sns:region:account:name)`);
+      problems.push(
+        `SES_SNS_TOPIC_ARNS: ${JSON.stringify(arn)} is not an SNS topic ARN (arn:aws:sns:region:account:name)`,
+      );
   const certHostsText = value('SES_SNS_CERT_HOSTS');
   const certHosts = certHostsText
     ? certHostsText
@@ -74,7 +76,9 @@ export function loadEmailEventConfig(env: NodeJS.ProcessEnv): EmailEventConfig {
 export function describeEmailEventConfig(config: EmailEventConfig): Record<string, string> {
   return {
     postmark: config.postmark ? 'on (Basic auth)' : 'off',
-    ses: config.ses ? `on (${config.ses.topicArns.length} topic(s); certificates from ${config.ses.certHosts.join(', ')})` : 'off',
+    ses: config.ses
+      ? `on (${config.ses.topicArns.length} topic(s); certificates from ${config.ses.certHosts.join(', ')})`
+      : 'off',
     sendgrid: config.sendgrid ? 'on (signed)' : 'off',
   };
 }
