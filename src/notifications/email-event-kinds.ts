@@ -24,7 +24,16 @@ export interface EmailProviderEvent {
   messageIdHeader: string | null;
   /** The provider's own id of the message (what its SMTP server answered when it took it). */
   providerMessageId: string | null;
+  /** Our send id, when the provider echoes the metadata we attach to every e-mail (Postmark). */
+  sendId?: string | null;
 }
+
+/**
+ * Postmark keeps `X-PM-Metadata-<key>` headers of a message sent over its SMTP server and returns
+ * them as `Metadata` in its webhooks: the surest way back to the send, whatever ids its SMTP answer
+ * or the bounce dump carry. Other servers pass the header through unread.
+ */
+export const SEND_ID_METADATA_KEY = 'doorstep_send_id';
 
 /** Only these fail the send: the message will never reach the address. Soft bounces are the provider's to retry. */
 export function failsTheSend(kind: EmailEventKind): boolean {

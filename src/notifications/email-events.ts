@@ -87,7 +87,7 @@ export class EmailEvents {
     const { logger } = this.deps;
     const now = this.deps.now();
     const send = await findEmailSend(trx, {
-      sendId: sendIdFromMessageId(event.messageIdHeader),
+      sendId: event.sendId ?? sendIdFromMessageId(event.messageIdHeader),
       providerMessageId: event.providerMessageId,
     });
     if (!send) {

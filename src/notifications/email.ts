@@ -5,6 +5,7 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { maskAddress } from './masked-address.ts';
 import type { Logger } from '../logger.ts';
 import { PermanentSendError } from './errors.ts';
+import { SEND_ID_METADATA_KEY, sendIdFromMessageId } from './email-event-kinds.ts';
 
 export interface EmailMessage {
   to: string;
@@ -52,6 +53,7 @@ export function createEmailChannel(options: {
           text: message.text,
           html: message.html,
           messageId: message.messageId,
+          ...metadataHeaders(message.messageId),
         });
       } catch (error) {
         throw classifySmtpError(error);
@@ -93,4 +95,10 @@ function classifySmtpError(error: unknown): Error {
     return new PermanentSendError(`The mail server refused the message (${responseCode}): ${message}`);
   }
   return error instanceof Error ? error : new Error(message);
+}
+
+/** The send id as provider metadata (see SEND_ID_METADATA_KEY), when the message is one of our sends. */
+function metadataHeaders(messageId: string): { headers?: Record<string, string> } {
+  const sendId = sendIdFromMessageId(messageId);
+  return sendId ? { headers: { [`X-PM-Metadata-${SEND_ID_METADATA_KEY}`]: sendId } } : {};
 }

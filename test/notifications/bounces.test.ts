@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { orderContexts } from '../../src/shopify/admin/order-reads.ts';
@@ -141,6 +142,18 @@ async function expectBounceTold(
 }
 
 describe('Postmark', () => {
+  it('finds the send by the metadata every e-mail carries, when Postmark names the message by an id of its own', async () => {
+    const order = await sentByEmail();
+    const metadata = postmark.metadataOf(order.message.raw);
+    expect(Object.keys(metadata).map((key) => key.toLowerCase())).toEqual(['doorstep_send_id']);
+    const answer = await postmark.post(
+      url('postmark'),
+      postmark.bounce({ messageId: randomUUID(), email: order.recipient, metadata }),
+    );
+    expect(answer.status).toBe(200);
+    await expectBounceTold(order, { provider: 'postmark', bounceType: 'hard_bounce' });
+  });
+
   it('a hard bounce fails the send, tells the sender and the merchant; resend goes by SMS to the phone', async () => {
     const order = await sentByEmail({ recipient_phone: '+14155550123' });
     // Postmark names the message by the id its SMTP server answered with.

@@ -27,7 +27,24 @@ export function fakePostmark(credentials: { username: string; password: string }
   return {
     post,
     /** A bounce record, as the documentation's example (the fields our side does not read included). */
-    bounce(message: { messageId: string; email: string; type?: string; typeCode?: number; details?: string }) {
+    /**
+     * The metadata Postmark keeps from a message sent over its SMTP server: its `X-PM-Metadata-<key>`
+     * headers (https://postmarkapp.com/support/article/1125-custom-metadata-faq).
+     */
+    metadataOf(rawMessage: string): Record<string, string> {
+      const head = rawMessage.split(/\r?\n\r?\n/, 1)[0] ?? '';
+      return Object.fromEntries(
+        [...head.matchAll(/^X-PM-Metadata-([^:\s]+):\s*(.*)$/gim)].map((m) => [m[1]!, m[2]!.trim()]),
+      );
+    },
+    bounce(message: {
+      messageId: string;
+      email: string;
+      type?: string;
+      typeCode?: number;
+      details?: string;
+      metadata?: Record<string, string>;
+    }) {
       return {
         RecordType: 'Bounce',
         MessageStream: 'outbound',
@@ -37,7 +54,7 @@ export function fakePostmark(credentials: { username: string; password: string }
         Name: message.type === 'SoftBounce' ? 'Soft bounce' : 'Hard bounce',
         Tag: '',
         MessageID: message.messageId,
-        Metadata: {},
+        Metadata: message.metadata ?? {},
         ServerID: 23,
         Description: 'The server was unable to deliver your message (ex: unknown user, mailbox not found).',
         Details:

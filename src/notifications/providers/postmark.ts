@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { messageIdIn, shortReason, type EmailEventKind, type EmailProviderEvent } from '../email-event-kinds.ts';
+import {
+  messageIdIn,
+  SEND_ID_METADATA_KEY,
+  sendIdFromMessageId,
+  shortReason,
+  type EmailEventKind,
+  type EmailProviderEvent,
+} from '../email-event-kinds.ts';
 
 /**
  * Postmark's outbound webhooks (https://postmarkapp.com/developer/webhooks/bounce-webhook and
@@ -17,6 +24,7 @@ export const postmarkEventSchema = z.looseObject({
   Details: z.string().nullish(),
   Content: z.string().nullish(),
   BouncedAt: z.string().nullish(),
+  Metadata: z.record(z.string(), z.unknown()).nullish(),
 });
 export type PostmarkEvent = z.infer<typeof postmarkEventSchema>;
 
@@ -55,5 +63,15 @@ export function postmarkEvent(body: PostmarkEvent): EmailProviderEvent {
     reason: shortReason(body.Details || body.Description),
     messageIdHeader: messageIdIn(body.Content),
     providerMessageId: body.MessageID,
+    sendId: sendIdOf(body.Metadata),
   };
+}
+
+/**
+ * The send id we attached as metadata; anything else there (another system's keys) is ignored. The
+ * key is matched without case: header names have none, and nodemailer writes `X-Pm-Metadata-Doorstep_send_id`.
+ */
+function sendIdOf(metadata: Record<string, unknown> | null | undefined): string | null {
+  const entry = Object.entries(metadata ?? {}).find(([key]) => key.toLowerCase() === SEND_ID_METADATA_KEY);
+  return typeof entry?.[1] === 'string' ? sendIdFromMessageId(`<${entry[1]}@doorstep>`) : null;
 }
