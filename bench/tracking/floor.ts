@@ -22,6 +22,8 @@ import type { Journey } from './journey.ts';
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const CADENCE_MINUTES = 15;
+/** The world delivers no sooner than this after the out-for-delivery scan (the truck has to leave). */
+const SCAN_TO_FIRST_DELIVERY_MINUTES = 30;
 /** Start minutes the floor tries for the dense cadence (local), 08:00–13:00 every 5 min. */
 const FIRST_START = 8 * 60;
 const LAST_START = 13 * 60;
@@ -43,8 +45,9 @@ export interface OutForDeliveryFloor {
  * they are rare — and, delivery times having one peak, "nothing" is the start of the day. The schedule
  * may know the carrier (and learn its delivery hours from the fleet), so each carrier gets its own
  * start: the floor tries every combination of starts from 08:00 to 13:00 and keeps the cheapest whose
- * late deliveries fit the budget. In the bench's model nothing else a schedule can know (region, scan
- * time) moves the delivery time. Seeing the scan is free; packages with a window cost nothing.
+ * late deliveries fit the budget. In the bench's model the region does not move the delivery time, and the
+ * scan only bounds it (no delivery within 30 min of it), which the floor uses. Seeing the scan is free;
+ * packages with a window cost nothing.
  */
 export function outForDeliveryFloor(fleet: readonly Journey[], lateBudgetShare: number): OutForDeliveryFloor {
   const delivered = fleet.filter((journey) => journey.deliveredAt !== null).length;
@@ -69,7 +72,8 @@ export function outForDeliveryFloor(fleet: readonly Journey[], lateBudgetShare: 
       let calls = 0;
       let late = 0;
       for (const { scan, delivery } of days[carrier]) {
-        const from = Math.max(scan, start);
+        // Looks before the first possible delivery could see nothing: the cadence starts there at the earliest.
+        const from = Math.max(scan + SCAN_TO_FIRST_DELIVERY_MINUTES, start);
         if (delivery < from) {
           // Delivered before the cadence began: the first look sees it.
           calls += 1;
