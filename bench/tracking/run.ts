@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeWorld, generateFleet, type FleetOptions, type Journey } from './journey.ts';
 import { POLICIES, adaptiveSchedule } from './policies.ts';
-import { outForDeliveryFloor } from './floor.ts';
+import { beforeScanFloor, outForDeliveryFloor } from './floor.ts';
 import { checkTargets, floorLateBudget, measure, renderReport, type Metrics, type RunTime } from './report.ts';
 import { simulate, type Policy, type SimulationOptions } from './simulate.ts';
 import { WORLDS } from './worlds.ts';
@@ -60,7 +60,11 @@ const run = (
 const worldRows: Metrics[] = WORLDS.map((world) => {
   const journeys = fleet(world.fleet);
   const metrics = run(world.name, 'world', adaptiveSchedule, journeys, world.simulation);
-  return { ...metrics, outForDeliveryFloor: outForDeliveryFloor(journeys, floorLateBudget(metrics)) };
+  return {
+    ...metrics,
+    outForDeliveryFloor: outForDeliveryFloor(journeys, floorLateBudget()),
+    beforeScanFloor: beforeScanFloor(journeys),
+  };
 });
 const worldsOnly = values['worlds-only'];
 if (worldsOnly && values.write) throw new Error('--worlds-only is for tuning; RESULTS.md needs the full run');

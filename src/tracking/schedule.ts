@@ -14,7 +14,8 @@
  * Pickups, exceptions and long silences back off to a few looks a day, then fewer. Nothing is polled
  * outside 08:00–21:10 destination time.
  * A failed look is retried after 5 min, doubling up to 2 h (never slower than the phase's own
- * cadence); a Retry-After is honoured; 30 days without news stops tracking.
+ * cadence) — while out for delivery, the first retry comes at the next claim (1 min); a Retry-After is
+ * honoured; 30 days without news stops tracking.
  *
  * Why 15 min and not 10: lag is bounded by the cadence wherever the schedule is dense, so 15 min meets
  * a 15-min p95 target as long as fewer than 5% of deliveries happen outside dense periods; 10 min costs
@@ -132,6 +133,12 @@ export interface PollPolicy {
   /** A failed look (5xx, timeout) is retried after base, 2×base, 4×base … measured from it, capped. */
   errorBackoffBaseMs: number;
   errorBackoffCapMs: number;
+  /**
+   * The first retry of a failed look in a phase that looks every `deliveryDayIntervalMs` (out for
+   * delivery): a delivery just before the failed look waits for the retry, so a 5-min retry makes it
+   * up to 20 min late. Later failures in a row back off as usual (a carrier outage is not hammered).
+   */
+  denseRetryMs: number;
 }
 
 export const CARRIER_POLICY: Readonly<PollPolicy> = {
@@ -150,6 +157,7 @@ export const CARRIER_POLICY: Readonly<PollPolicy> = {
   silenceBackoffFraction: 1 / 3,
   errorBackoffBaseMs: 5 * MINUTE_MS,
   errorBackoffCapMs: 2 * HOUR_MS,
+  denseRetryMs: MINUTE_MS,
 };
 
 export interface ScheduleOptions {
@@ -194,7 +202,8 @@ export function nextPoll(state: TrackingState, now: Date, options: ScheduleOptio
   // morning check should not wait a day), backing off exponentially while the carrier keeps failing;
   // a phase that polls more often than the backoff (the delivery day, the demo) keeps its cadence,
   // because a missed look there is a late gift message.
-  const retryAt = errorRetryAt(state, policy);
+  const dense = lastPolledAt !== null && wanted - lastPolledAt <= policy.deliveryDayIntervalMs;
+  const retryAt = errorRetryAt(state, policy, dense);
   if (retryAt !== null) wanted = Math.min(wanted, retryAt);
   if (!Number.isFinite(wanted)) wanted = nowMs;
 
@@ -297,8 +306,9 @@ function afterSilence(c: Context): number {
     : c.lastPolledAt;
 }
 
-function errorRetryAt(state: TrackingState, policy: Readonly<PollPolicy>): number | null {
+function errorRetryAt(state: TrackingState, policy: Readonly<PollPolicy>, dense: boolean): number | null {
   if (state.consecutiveErrors <= 0 || state.lastPolledAt === null) return null;
+  if (dense && state.consecutiveErrors === 1) return state.lastPolledAt.getTime() + policy.denseRetryMs;
   // The exponent is clamped so a long outage cannot overflow to Infinity before the cap applies.
   const backoff = Math.min(
     policy.errorBackoffBaseMs * 2 ** Math.min(state.consecutiveErrors - 1, 30),

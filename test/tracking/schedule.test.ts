@@ -275,10 +275,13 @@ describe('nextPoll', () => {
       expect(delays).toEqual([5, 10, 20, 40, 80, 120, 120, 120]);
     });
 
-    it('retries a failed look of a package out for delivery within the cadence, never slower', () => {
+    it('retries a failed look of a package out for delivery at the next claim, then backs off within the cadence', () => {
+      // A delivery just before the failed look waits for the retry: after 5 min it would be seen up to
+      // 20 min late. The second failure in a row backs off as usual (10 min), never slower than 15 min.
       const now = local('2026-04-14 13:00');
       const ofd = { status: 'out_for_delivery' as const, lastChangedAt: local('2026-04-14 07:00') };
-      expect(minutesBetween(now, pollAt(nextPoll(polledAt(now, { ...ofd, consecutiveErrors: 1 }), now)))).toBe(5);
+      expect(minutesBetween(now, pollAt(nextPoll(polledAt(now, { ...ofd, consecutiveErrors: 1 }), now)))).toBe(1);
+      expect(minutesBetween(now, pollAt(nextPoll(polledAt(now, { ...ofd, consecutiveErrors: 2 }), now)))).toBe(10);
       expect(minutesBetween(now, pollAt(nextPoll(polledAt(now, { ...ofd, consecutiveErrors: 6 }), now)))).toBe(15);
     });
 
