@@ -238,6 +238,22 @@ describe('in a browser', () => {
         cues: ['Happy birthday, Bob!', 'We hope you love it.'],
       });
 
+      // The poster the record page drew is a frame of the video, not a blank canvas (the fixture's
+      // frames are saturated colours; a frame drawn before it was presented is all black).
+      const posterPixel = await watch.page.evaluate(`new Promise((resolve) => {
+        const image = new Image();
+        image.onload = () => {
+          const canvas = document.createElement('canvas');
+          canvas.width = image.width;
+          canvas.height = image.height;
+          const context = canvas.getContext('2d');
+          context.drawImage(image, 0, 0);
+          resolve(Array.from(context.getImageData(image.width / 2, image.height / 2, 1, 1).data.slice(0, 3)));
+        };
+        image.src = '/watch/${order.uuid}/poster';
+      })`);
+      expect(Math.max(...(posterPixel as number[]))).toBeGreaterThan(100);
+
       // The player is reached with Tab and played with the space bar: no mouse needed.
       const focused = () => watch.page.evaluate('document.activeElement && document.activeElement.id');
       for (let presses = 0; presses < 10 && (await focused()) !== 'message'; presses++)
