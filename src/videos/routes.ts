@@ -47,7 +47,9 @@ const transcriptInputSchema = z.strictObject({
     .string({ message: 'must be text' })
     .trim()
     .min(1, 'must not be empty')
-    .max(TRANSCRIPT_MAX_CHARS, `must be at most ${TRANSCRIPT_MAX_CHARS} characters`),
+    .max(TRANSCRIPT_MAX_CHARS, `must be at most ${TRANSCRIPT_MAX_CHARS} characters`)
+    // PostgreSQL text cannot hold NUL; other control characters are stored and dropped from the cues.
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters'),
 });
 
 /** `PUT /v1/orders/{id}/video`: mounted behind Basic auth, like the rest of /v1. */

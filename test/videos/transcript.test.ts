@@ -72,6 +72,10 @@ describe('the transcript', () => {
     expect(long.status).toBe(422);
     expect(long.body.error.fields).toEqual({ transcript: 'must be at most 2000 characters' });
     expect((await putTranscript(url, { transcript: 7 })).status).toBe(422);
+    // PostgreSQL text cannot hold NUL: refused with the field named, never a 500.
+    const nul = await putTranscript(url, { transcript: 'Hi\u0000there' });
+    expect(nul.status).toBe(422);
+    expect(nul.body.error.fields).toEqual({ transcript: 'must not contain NUL characters' });
     expect((await putTranscript(url, { transcript: 'Hi', extra: 1 })).body.error.fields).toEqual({
       extra: 'is not a field that can be set',
     });
