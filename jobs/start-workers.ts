@@ -126,6 +126,8 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     );
     await services.shopify.reconcile();
     await services.dispatcher.reconcile();
+    // E-mail provider events the receiving process did not get to apply (it stopped, or failed).
+    await services.emailEvents.processPending();
     await services.billing.reconcile();
   };
   await reconcile();

@@ -23,6 +23,8 @@ import { SendDispatcher } from './notifications/dispatcher.ts';
 import { createEmailChannel, type EmailChannel } from './notifications/email.ts';
 import type { MessageTemplates } from './notifications/message-templates.ts';
 import { resendRoutes } from './notifications/routes.ts';
+import { emailEventRoutes } from './notifications/email-event-routes.ts';
+import { EmailEvents } from './notifications/email-events.ts';
 import { createSmsChannel } from './notifications/sms.ts';
 import { notificationsSubscriber } from './notifications/order-subscriber.ts';
 import { recipientVideoInProgress } from './notifications/sends.ts';
@@ -84,6 +86,8 @@ export interface Services {
   /** The fake carrier APIs, mounted at /sandbox, when any carrier lacks credentials. */
   carrierSandbox: CarrierSandbox | null;
   dispatcher: SendDispatcher;
+  /** E-mail providers' events (bounces), stored by the webhooks and applied after (docs/notifications.md "Bounces"). */
+  emailEvents: EmailEvents;
   videos: VideoService;
   videoStorage: VideoStorage;
   /** Where uploads are handed for processing (BullMQ on REDIS_URL). */
@@ -213,6 +217,12 @@ export function createServices(
   });
 
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
+  const emailEvents = new EmailEvents({
+    db: database.db,
+    logger,
+    now,
+    onMessagesQueued: () => queues.dispatchSendsNow(),
+  });
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);
   const videos = new VideoService({
@@ -274,6 +284,7 @@ export function createServices(
     sandboxedCarriers: sandboxed,
     carrierSandbox,
     dispatcher,
+    emailEvents,
     videos,
     videoStorage,
     videoQueue,
@@ -331,6 +342,14 @@ export function createHttpApp(services: Services): Koa {
   // Carrier push webhooks (public; their own credentials): stored, answered, applied right after.
   const push = services.push;
   app.use(pushRoutes({ ups: push.ups, events: push.events, now: services.now, logger: services.logger }).routes());
+  // E-mail providers' event webhooks (public; each provider's own authentication): bounces fail sends.
+  app.use(
+    emailEventRoutes({
+      config: services.config.emailEvents,
+      events: services.emailEvents,
+      logger: services.logger,
+    }).routes(),
+  );
 
   // Shopify's webhooks, OAuth and embedded admin: before the /v1 auth and with no body parser in
   // front, because the webhook HMAC covers the exact raw bytes.

@@ -9,6 +9,12 @@ import {
 } from './billing/shopify-config.ts';
 import { DEFAULT_SEND_TIMING, type SendTiming } from './notifications/send-policy.ts';
 import type { SmsProviderConfig } from './notifications/sms.ts';
+import {
+  describeEmailEventConfig,
+  EmailEventConfigError,
+  loadEmailEventConfig,
+  type EmailEventConfig,
+} from './notifications/email-events-config.ts';
 import { loadShopifyConfig, ShopifyConfigError, type ShopifyConfig } from './shopify/config.ts';
 import { parseTokenKey, TOKEN_KEY_FORMAT, tokenKeyId, TokenKeyFormatError } from './shopify/token-cipher.ts';
 import { describeVideoConfig, loadVideoConfig, VideoConfigError, type VideoConfig } from './videos/config.ts';
@@ -222,6 +228,8 @@ export interface Config {
   emailFrom: string;
   /** Twilio-compatible SMS API; null → SMS written to the outbox. */
   sms: SmsProviderConfig | null;
+  /** E-mail providers' event webhooks (bounces): src/notifications/email-events-config.ts. */
+  emailEvents: EmailEventConfig;
   queuePrefix: string;
   /** /v1 requests a minute per account before 429; 0 turns the limit off. */
   rateLimitPerMinute: number;
@@ -316,11 +324,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   let videos: VideoConfig;
   let shopify: ShopifyConfig;
   let shopifyBilling: ShopifyBillingConfig;
+  let emailEvents: EmailEventConfig;
   try {
+    emailEvents = loadEmailEventConfig(env);
     videos = loadVideoConfig(env, dataDir);
     shopify = loadShopifyConfig(env, publicUrl);
     shopifyBilling = loadShopifyBillingConfig(env, shopify.development);
   } catch (error) {
+    if (error instanceof EmailEventConfigError)
+      throw new ConfigError(`Invalid configuration in the environment:\n${error.message}`);
     throw error instanceof VideoConfigError ||
       error instanceof ShopifyConfigError ||
       error instanceof ShopifyBillingConfigError
@@ -371,6 +383,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             from: value.SMS_FROM,
           }
         : null,
+    emailEvents,
     queuePrefix: value.QUEUE_PREFIX,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     videos,
@@ -412,6 +425,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     reconcileEveryMs: config.reconcileEveryMs,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
+    emailEvents: describeEmailEventConfig(config.emailEvents),
     videos: describeVideoConfig(config.videos),
     shopify: { appUrl: config.shopify.appUrl, apiKey: config.shopify.apiKey, development: config.shopify.development },
     shopifyBilling: config.shopifyBilling,

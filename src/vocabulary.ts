@@ -64,6 +64,7 @@ export const TIMELINE_EVENT_TYPES = [
   'send.failed',
   'send.uncertain',
   'send.resend_requested',
+  'send.bounced',
   'note.sent',
   // Shopify
   'delivery.via_shopify',
@@ -91,7 +92,14 @@ export const ORDER_EVENT_TYPES = [
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
 /** What we send. Each kind is sent at most once per order and channel (the `sends_one_live` index). */
-export const SEND_KINDS = ['recipient_video', 'sender_sent_note', 'sender_viewed_note', 'sender_record_link'] as const;
+export const SEND_KINDS = [
+  'recipient_video',
+  'sender_sent_note',
+  'sender_viewed_note',
+  'sender_record_link',
+  // The recipient's e-mail bounced after it left (docs/notifications.md "Bounces").
+  'sender_bounce_note',
+] as const;
 export type SendKind = (typeof SEND_KINDS)[number];
 
 export const CHANNELS = ['email', 'sms'] as const;
@@ -152,6 +160,19 @@ export const CARRIER_PUSH_OUTCOMES = [
   'untracked', // no package of ours is tracked under that number (any more)
 ] as const;
 export type CarrierPushOutcome = (typeof CARRIER_PUSH_OUTCOMES)[number];
+
+/** The e-mail providers whose event webhooks we take (docs/notifications.md "Bounces"). */
+export const EMAIL_PROVIDERS = ['postmark', 'ses', 'sendgrid'] as const;
+export type EmailProvider = (typeof EMAIL_PROVIDERS)[number];
+
+/** What became of a provider's e-mail event (`email_events.outcome`). */
+export const EMAIL_EVENT_OUTCOMES = [
+  'send_failed', // a hard bounce, complaint or drop: the send became `failed`
+  'recorded', // kept for the record only (soft bounce, deferral, delivery, opens…)
+  'already_settled', // its send was failed, replaced or not sent any more: nothing to change
+  'unknown_message', // no send of ours carries that message id
+] as const;
+export type EmailEventOutcome = (typeof EMAIL_EVENT_OUTCOMES)[number];
 
 export const VIDEO_STATUSES = ['pending', 'processed', 'failed'] as const;
 export type VideoStatus = (typeof VIDEO_STATUSES)[number];

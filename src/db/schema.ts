@@ -3,6 +3,8 @@ import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type {
   CarrierPushOutcome,
   Channel,
+  EmailEventOutcome,
+  EmailProvider,
   EventSource,
   GiftPackages,
   OrderEventType,
@@ -171,8 +173,26 @@ export interface SendsTable {
   provider_message_id: string | null;
   last_error: string | null;
   sent_at: Timestamp | null;
+  /** When the provider reported the e-mail bounced (or a complaint or drop) after it left; then `failed`. */
+  bounced_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** E-mail providers' events (bounces, complaints…), stored raw before they are answered (src/notifications/email-events.ts). */
+export interface EmailEventsTable {
+  id: string;
+  provider: EmailProvider;
+  /** The provider's own event id: a redelivery of one event is one row. */
+  event_key: string;
+  /** The event as the provider sent it (one element of a SendGrid batch; the SNS envelope for SES). */
+  body: unknown;
+  /** What it says, read once at arrival (src/notifications/email-event-kinds.ts `EmailProviderEvent`). */
+  event: unknown;
+  received_at: Timestamp;
+  processed_at: Timestamp | null;
+  outcome: EmailEventOutcome | null;
+  send_id: string | null;
 }
 
 /** An installed Shopify shop (src/shopify/shops.ts). Token pair and expiries are written together. */
@@ -343,6 +363,7 @@ export interface Database {
   sends: SendsTable;
   trackings: TrackingsTable;
   carrier_push_events: CarrierPushEventsTable;
+  email_events: EmailEventsTable;
   accounts: AccountsTable;
   orders: OrdersTable;
   order_events: OrderEventsTable;

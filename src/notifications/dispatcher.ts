@@ -342,7 +342,7 @@ export class SendDispatcher {
     const order = await this.deps.orders.get(accountId, orderId);
     const now = this.now();
     const existing = await recipientVideoSendsQuery(db, order.id)
-      .select(['channel', 'status', 'destination'])
+      .select(['channel', 'status', 'destination', 'bounced_at'])
       .execute();
     const plan = resendPlan(order, existing, now);
     if ('refused' in plan) throw new ConflictError(plan.refused);

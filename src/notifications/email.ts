@@ -43,7 +43,7 @@ export function createEmailChannel(options: {
       } as SMTPTransport.Options);
   return {
     async send(message) {
-      let info: { messageId: string; message?: unknown };
+      let info: { messageId: string; message?: unknown; response?: string };
       try {
         info = await transport.sendMail({
           from: options.from,
@@ -66,9 +66,23 @@ export function createEmailChannel(options: {
         fs.writeFileSync(file, info.message as Buffer, { mode: 0o600 });
         options.logger.info({ file: path.basename(file), to: maskAddress(message.to) }, 'e-mail written to the outbox');
       }
-      return { providerMessageId: info.messageId };
+      return { providerMessageId: serverMessageId(info.response) ?? info.messageId };
     },
   };
+}
+
+/**
+ * The id the SMTP server gave the message in its final answer, when it names one: providers' bounce
+ * events carry it (Postmark's `MessageID`, SendGrid's `sg_message_id`), and not every event carries
+ * our Message-ID. Postfix-style servers, SendGrid and Postmark answer `250 … queued as <id>`; Amazon
+ * SES answers `250 Ok <id>`. Otherwise our own Message-ID stands.
+ */
+export function serverMessageId(response: string | undefined): string | null {
+  const text = response ?? '';
+  const queued = /\bqueued as\s+<?([A-Za-z0-9._@-]+?)>?\s*$/i.exec(text);
+  if (queued) return queued[1]!;
+  const ses = /^250 Ok ([0-9a-f]{16}-[0-9a-f-]{20,})$/i.exec(text.trim());
+  return ses?.[1] ?? null;
 }
 
 /** SMTP 5xx is a final "no" (RFC 5321 §4.2.1); 4xx and connection problems are worth retrying. */

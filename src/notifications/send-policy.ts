@@ -1,5 +1,6 @@
 import type { OrderRow } from '../orders/serializer.ts';
 import type { Channel, SendKind, SendMethod, SendStatus } from '../vocabulary.ts';
+import { BOUNCE_PHRASES } from './bounce-phrases.ts';
 
 export interface PlannedSend {
   kind: SendKind;
@@ -61,6 +62,8 @@ export interface RecipientSendRecord {
   status: SendStatus;
   /** Where it went (set when the provider is called; null before that, and after erasure). */
   destination: string | null;
+  /** When the provider reported that it bounced after it left (then `failed`); absent or null if it did not. */
+  bounced_at?: Date | null;
 }
 
 /**
@@ -79,22 +82,33 @@ export function resendPlan(
   if ('waiting' in plan) return { refused: `Nothing to resend yet: ${plan.waiting}.` };
   if (sends.some((send) => send.status === 'pending' || send.status === 'claimed' || send.status === 'sending'))
     return { refused: 'The video is being sent right now.' };
-  const channels = plan.due
-    .map((due) => due.channel)
-    .filter(
-      (channel) =>
-        !sends.some(
-          (send) =>
-            send.channel === channel &&
-            send.status === 'sent' &&
-            // Where it went unknown (erased): it may have been this address, so it is not sent again.
-            (send.destination === null || send.destination === recipientDestination(order, channel)),
-        ),
+  const reached = (channel: Channel) =>
+    sends.some(
+      (send) =>
+        send.channel === channel &&
+        send.status === 'sent' &&
+        // Where it went unknown (erased): it may have been this address, so it is not sent again.
+        (send.destination === null || send.destination === recipientDestination(order, channel)),
     );
+  // An e-mail that bounced at the recipient's current address would bounce again: after a bounce the
+  // resend takes SMS when the order has a phone, whatever the send method (issue 14, "No message
+  // lost"), or waits for a corrected address.
+  const bounced = sends.some(
+    (send) =>
+      send.channel === 'email' &&
+      send.bounced_at != null &&
+      send.destination !== null &&
+      send.destination === recipientDestination(order, 'email'),
+  );
+  const wanted: Channel[] = plan.due.map((due) => due.channel).filter((channel) => !(bounced && channel === 'email'));
+  if (bounced && order.recipient_phone !== null && !wanted.includes('sms')) wanted.push('sms');
+  const channels = wanted.filter((channel) => !reached(channel));
   if (channels.length === 0)
     return {
       refused:
-        "The video was already sent to the recipient's current address. To send it to another address, change the recipient's details first.",
+        bounced && !reached('sms')
+          ? BOUNCE_PHRASES.resendRefusedBounced
+          : "The video was already sent to the recipient's current address. To send it to another address, change the recipient's details first.",
     };
   return { channels };
 }

@@ -282,3 +282,49 @@ export function claimDueSendsQuery(limit: number, now: Date, token: string) {
     )
     returning *`;
 }
+
+/**
+ * The e-mail a provider's event is about: by our Message-ID (`<snd_…@doorstep>`, the send's id) when
+ * the event carries it, else by the id the provider's SMTP server gave the message when it took it.
+ */
+export async function findEmailSend(
+  db: Db,
+  ids: { sendId: string | null; providerMessageId: string | null },
+): Promise<SendRow | undefined> {
+  if (ids.sendId) {
+    const byId = await db
+      .selectFrom('sends')
+      .selectAll()
+      .where('id', '=', ids.sendId)
+      .where('channel', '=', 'email')
+      .executeTakeFirst();
+    if (byId) return byId;
+  }
+  if (!ids.providerMessageId) return undefined;
+  return emailSendByProviderIdQuery(db, ids.providerMessageId).executeTakeFirst();
+}
+
+export function emailSendByProviderIdQuery(db: Db, providerMessageId: string) {
+  return db
+    .selectFrom('sends')
+    .selectAll()
+    .where('provider_message_id', '=', providerMessageId)
+    .where('channel', '=', 'email')
+    .orderBy('created_at', 'desc')
+    .limit(1);
+}
+
+/**
+ * The provider says an e-mail it had accepted will never arrive (hard bounce, complaint, drop): the
+ * send becomes `failed` with the reason. Only a send that counted as out (`sent`, or `uncertain`)
+ * changes; one already failed or `replaced` stays. Returns whether it changed.
+ */
+export async function markSendBounced(trx: Db, sendId: string, reason: string, now: Date): Promise<boolean> {
+  const result = await trx
+    .updateTable('sends')
+    .set({ status: 'failed', last_error: reason, bounced_at: now, updated_at: now })
+    .where('id', '=', sendId)
+    .where('status', 'in', ['sent', 'uncertain'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -4,11 +4,17 @@ import type { Logger } from '../logger.ts';
 import { addRerunnableJob, addWithin, jobIds } from '../queues/queues.ts';
 import { unprocessedWebhooks } from './webhooks.ts';
 
-export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean }) => Promise<void>;
+export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean; fresh?: boolean }) => Promise<void>;
 
 /** How the web process hands a receipt to the workers. */
 export function queueEnqueuer(queue: Queue): EnqueueWebhook {
   return async (webhookId, options = {}) => {
+    // A receipt the intake has just inserted has never had a job: one `add` (one Redis script)
+    // instead of looking for a failed job to replace first — the intake's answer waits on it.
+    if (options.fresh) {
+      await queue.add('process', { webhookId }, { jobId: jobIds.webhook(webhookId) });
+      return;
+    }
     await addRerunnableJob(
       queue,
       'process',
@@ -19,7 +25,8 @@ export function queueEnqueuer(queue: Queue): EnqueueWebhook {
 }
 
 /**
- * The answer to Shopify must not wait on Redis (5-second limit): the receipt is already in
+ * The intake's hand-off of a receipt it has just stored. The answer to Shopify must not wait on
+ * Redis (5-second limit): the receipt is already in
  * PostgreSQL, so a slow or failed enqueue is logged and left to the reconciler.
  */
 export async function enqueueWithin(
@@ -29,7 +36,7 @@ export async function enqueueWithin(
   logger: Logger,
 ): Promise<void> {
   await addWithin(
-    () => enqueue(webhookId),
+    () => enqueue(webhookId, { fresh: true }),
     timeoutMs,
     (error) =>
       logger.warn(

@@ -2,7 +2,12 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountByAppIdQuery } from '../../src/accounts/accounts.ts';
 import type { Db } from '../../src/db/database.ts';
-import { claimDueSendsQuery, recipientVideoSendsQuery, stopSendsQuery } from '../../src/notifications/sends.ts';
+import {
+  claimDueSendsQuery,
+  emailSendByProviderIdQuery,
+  recipientVideoSendsQuery,
+  stopSendsQuery,
+} from '../../src/notifications/sends.ts';
 import { dueOutboxQuery, earlierOutboxRowQuery, outboxRowToHandleQuery } from '../../src/orders/outbox.ts';
 import {
   idempotencyKeyQuery,
@@ -116,6 +121,7 @@ const hotQueries: Record<string, () => { compile(): CompiledQuery }> = {
     recipientVideoSendsQuery(db, ORDER).select(['id', 'channel', 'status', 'attempts']),
   'cancel: sends in flight': () => recipientVideoSendsQuery(db, ORDER).select('id').where('status', '=', 'sending'),
   'cancel: stop the sends': () => stopSendsQuery(db, ORDER, 'cancelled', NOW),
+  "e-mail provider event: the send by the provider's message id": () => emailSendByProviderIdQuery(db, 'queue-77'),
   'send dispatcher: claim the due sends': () => compileWith(claimDueSendsQuery(25, NOW, 'token')),
   'outbox relay: the due rows': () => dueOutboxQuery(db, SUBSCRIBERS, NOW, 200),
   'outbox: take one row': () => outboxRowToHandleQuery(db, 4321, NOW),

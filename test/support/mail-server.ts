@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 
 export interface ReceivedMail {
@@ -7,6 +8,11 @@ export interface ReceivedMail {
   raw: string;
   /** Date.now() when the message was accepted: latency measurements read this, not the poll that found it. */
   receivedAt: number;
+  /**
+   * The id this server gave the message in its answer (`250 OK: queued as <id>`, as Postfix, Postmark
+   * and SendGrid answer): what the e-mail channel records as the provider's message id.
+   */
+  queueId: string;
 }
 
 /** A message whose SMTP answer is held back: the sender waits mid-send until `release()`. */
@@ -53,13 +59,15 @@ export async function startMailServer(options: { port?: number } = {}): Promise<
       stream.on('end', () => {
         const to = session.envelope.rcptTo.map((r) => r.address);
         const accept = () => {
+          const queueId = randomUUID();
           messages.push({
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to,
             raw: Buffer.concat(chunks).toString('utf8'),
             receivedAt: Date.now(),
+            queueId,
           });
-          callback();
+          callback(null, `OK: queued as ${queueId}`);
         };
         const address = to.find((a) => holds.has(a));
         const hold = address === undefined ? undefined : holds.get(address);

@@ -26,7 +26,8 @@ const deliveryBlocked = sql`(orders.send_trigger = 'package' and not orders.deli
 
 const RULES: ReadonlyArray<readonly [OrderStage, RawBuilder<unknown>]> = [
   ['viewed', sql`orders.viewed_at is not null`],
-  ['sent', sql`orders.sent_at is not null`],
+  // lostAfterSending: a sent order whose sends all failed since (a bounce) needs attention instead.
+  ['sent', sql`(orders.sent_at is not null and not (${sendProblem} and not ${recipientSend("'sent'")}))`],
   ['cancelled', sql`orders.status = 'cancelled'`],
   ['needs_attention', sql`(${sendProblem} or ${videoFailed} or ${deliveryBlocked})`],
   ['needs_recipient', sql`(orders.recipient_email is null and orders.recipient_phone is null)`],

@@ -101,9 +101,17 @@ export function needsAttention(facts: StageFacts): boolean {
   return sendProblem(facts.sends) !== null || videoFailed(facts) || deliveryBlocked(facts);
 }
 
+/**
+ * The order counted as sent, but no send reached the recipient any more: the e-mail bounced after it
+ * left (or a resend to a corrected address failed) and nothing is queued behind it.
+ */
+export function lostAfterSending(sends: readonly SendFact[]): boolean {
+  return sendProblem(sends) !== null && !sends.some((send) => send.status === 'sent');
+}
+
 export function deriveStage(facts: StageFacts): OrderStage {
   if (facts.viewedAt) return 'viewed';
-  if (facts.sentAt) return 'sent';
+  if (facts.sentAt && !lostAfterSending(facts.sends)) return 'sent';
   if (facts.status === 'cancelled') return 'cancelled';
   if (needsAttention(facts)) return 'needs_attention';
   if (!facts.hasRecipient) return 'needs_recipient';

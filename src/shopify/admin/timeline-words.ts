@@ -1,6 +1,7 @@
 import { CARRIER_CODES, type CarrierCode } from '../../carriers/carrier-code.ts';
 import { carrierDisplayName } from '../../carriers/tracking-number.ts';
 import type { EventSource, TimelineEventType } from '../../vocabulary.ts';
+import { BOUNCE_PHRASES } from '../../notifications/bounce-phrases.ts';
 import { merchantWords } from './words.ts';
 
 /** Who a timeline entry came from, as the merchant calls them. */
@@ -103,6 +104,12 @@ export function describeTimelineEntry(entry: {
       return words(`It is not known whether the video went out${channelSuffix(data.channel)}`, reason);
     case 'send.resend_requested':
       return words('A resend was requested');
+    case 'send.bounced':
+      return words(
+        BOUNCE_PHRASES.timelineTitle(data.bounce_type),
+        [reason, data.kind === 'recipient_video' ? BOUNCE_PHRASES.timelineNext : null].filter(Boolean).join(' ') ||
+          null,
+      );
     case 'note.sent':
       return words(noteTitle(data.kind));
     case 'delivery.via_shopify':
@@ -148,6 +155,7 @@ function kindSuffix(kind: unknown): string {
       return ' the record link to the sender';
     case 'sender_sent_note':
     case 'sender_viewed_note':
+    case 'sender_bounce_note':
       return ' a note to the sender';
     default:
       return '';
@@ -162,6 +170,8 @@ function noteTitle(kind: unknown): string {
       return 'The sender was told the video was sent';
     case 'sender_viewed_note':
       return 'The sender was told the recipient watched the video';
+    case 'sender_bounce_note':
+      return "The sender was told the video's e-mail bounced";
     default:
       return 'A note was sent to the sender';
   }

@@ -51,6 +51,14 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
   'send.failed': { kind: 'recipient_video', channel: 'email', reason: '550 mailbox unavailable' },
   'send.uncertain': { kind: 'recipient_video', channel: 'sms', reason: 'The sending process stopped.' },
   'send.resend_requested': {},
+  'send.bounced': {
+    kind: 'recipient_video',
+    channel: 'email',
+    provider: 'ses',
+    bounce_type: 'hard_bounce',
+    provider_type: 'Permanent/General',
+    reason: 'smtp; 550 5.1.1 [address]: Recipient address rejected',
+  },
   'note.sent': { kind: 'sender_record_link' },
   'delivery.via_shopify': {
     reason: 'Doorstep does not track "Canada Post"; the video is sent when Shopify reports the package delivered',

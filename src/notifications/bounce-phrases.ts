@@ -1,0 +1,31 @@
+import type { EmailEventKind } from './email-event-kinds.ts';
+
+/**
+ * Every sentence the bounce work shows people (the merchant's timeline and admin, the API's
+ * `last_error` and 409s), in one place so that the message catalogue can translate them. The
+ * sender's e-mail is a template (`templates/sender_bounce_note.*`).
+ */
+export const BOUNCE_PHRASES = {
+  /** `sends.last_error` and the admin's "needs attention" reason after a bounce. */
+  lastError: (kind: EmailEventKind, reason: string | null) =>
+    `${KIND_WORDS[kind] ?? 'the e-mail did not arrive'}${reason ? ` (${reason})` : ''}`,
+  /** The admin timeline's title of a `send.bounced` entry. */
+  timelineTitle: (kind: unknown) =>
+    kind === 'complaint'
+      ? 'The recipient marked the e-mail as spam'
+      : kind === 'dropped'
+        ? 'The e-mail provider would not deliver the e-mail'
+        : "The e-mail bounced: the recipient's mail server refused it",
+  /** The admin timeline's next step after the recipient's video bounced. */
+  timelineNext:
+    "The sender was told. Resend to send it by SMS (when the order has the recipient's phone) or to a corrected e-mail address.",
+  /** Resend refused: the e-mail went to the current address and bounced, and there is no phone. */
+  resendRefusedBounced:
+    "The e-mail to the recipient's address bounced, so it is not sent there again. Correct the recipient's e-mail, or add their phone number to send the video by SMS.",
+} as const;
+
+const KIND_WORDS: Partial<Record<EmailEventKind, string>> = {
+  hard_bounce: "the e-mail bounced: the recipient's mail server refused it",
+  complaint: 'the recipient marked the e-mail as spam',
+  dropped: 'the e-mail provider would not deliver to this address',
+};
