@@ -15,6 +15,7 @@ import * as webhookTrust from './migrations/014-webhook-trust.ts';
 import * as trackingDestination from './migrations/015-tracking-destination.ts';
 import * as videoPosters from './migrations/016-video-posters.ts';
 import * as emailEvents from './migrations/018-email-events.ts';
+import * as videoTranscripts from './migrations/021-video-transcripts.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '015-tracking-destination': trackingDestination,
   '016-video-posters': videoPosters,
   '018-email-events': emailEvents,
+  '021-video-transcripts': videoTranscripts,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

@@ -301,6 +301,8 @@ export interface VideosTable {
   processed_at: Timestamp | null;
   /** The poster frame's storage key (a JPEG the record page captured), or null (migration 016). */
   poster_key: string | null;
+  /** What the sender says, typed on the record page; the watch page's captions (migration 021). */
+  transcript: string | null;
 }
 
 /** A Shopify app subscription with a usage line item (src/billing/shopify-billing.ts). No personal data. */

@@ -9,6 +9,8 @@ import { durationText } from './browser/duration-text.ts';
 import { html, jsonScriptContent, SafeHtml } from './html.ts';
 import { VIDEO_CONTENT_TYPES } from './service.ts';
 import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
+import { CAPTION_PHRASES } from './browser/caption-phrases.ts';
+import { TRANSCRIPT_MAX_CHARS } from './captions.ts';
 
 /**
  * The two public pages behind `record_url` and `playback_url`: plain HTML, inline CSS and a small
@@ -36,6 +38,9 @@ progress { width: 100%; height: 1rem; }
 .status.ok { color: #2e7d32; }
 .muted { opacity: 0.8; }
 form#recipient { display: grid; gap: 0.35rem; margin-bottom: 1.5rem; }
+#transcript-field { display: grid; gap: 0.35rem; margin: 0.5rem 0; }
+#transcript-field textarea { font: inherit; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; resize: vertical; min-height: 4.5rem; }
+#transcript-field textarea:focus-visible { outline: 3px solid #f5a623; outline-offset: 2px; }
 form#recipient input { font: inherit; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; }
 header.store { display: flex; align-items: center; gap: 0.6rem; padding-bottom: 0.75rem; margin-bottom: 0.5rem; border-bottom: 1px solid color-mix(in srgb, CanvasText 15%, transparent); }
 .store-name { margin: 0; font-weight: 700; letter-spacing: 0.02em; }
@@ -145,6 +150,11 @@ export function recordPage(ctx: Context, order: OrderRow, view: RecordView): voi
     <button type="button" id="stop" hidden>Stop recording</button>
     <label class="file">Choose a video file<input type="file" id="file" accept="video/mp4,video/webm,video/quicktime"></label>
   </div>
+  <div id="transcript-field">
+    <label for="transcript">${CAPTION_PHRASES.transcriptLabel}</label>
+    <textarea id="transcript" name="transcript" rows="3" maxlength="${TRANSCRIPT_MAX_CHARS}" aria-describedby="transcript-hint"></textarea>
+    <p class="muted" id="transcript-hint">${CAPTION_PHRASES.transcriptHint(TRANSCRIPT_MAX_CHARS)}</p>
+  </div>
   <div class="actions">
     <button type="button" class="primary" id="send" disabled>Send video</button>
   </div>
@@ -190,6 +200,8 @@ export interface WatchView {
   hasVideo: boolean;
   /** The video has a poster frame (`/watch/{uuid}/poster`), shown before it plays. */
   hasPoster: boolean;
+  /** The sender typed what they say: the player gets a captions track (`/watch/{uuid}/captions.vtt`). */
+  hasCaptions: boolean;
   store: StoreBranding;
   script: BrowserAsset;
   /** Object storage the video route redirects the player to, when it does. */
@@ -197,7 +209,7 @@ export interface WatchView {
 }
 
 export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void {
-  const { hasVideo, hasPoster, store, script, mediaOrigin } = view;
+  const { hasVideo, hasPoster, hasCaptions, store, script, mediaOrigin } = view;
   if (order.status === 'cancelled') {
     sendPage(ctx, 200, {
       title: 'Video message',
@@ -220,8 +232,16 @@ export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void 
     store,
     body: html`<h1>${order.video_title}</h1>
 <p>A video message from <strong id="sender">${order.name}</strong>, with a gift from ${store.name}</p>
-<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}></video>`,
+<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}>${hasCaptions ? captionsTrack(order) : ''}</video>`,
     script: { asset: script, data: { viewedUrl: `/watch/${order.uuid}/viewed` } satisfies WatchPageData },
     ...(mediaOrigin ? { mediaOrigin } : {}),
   });
+}
+
+/**
+ * The captions track: `default`, so they show without a trip to the player's menu (the sender wrote
+ * them to be read); the native controls let the recipient turn them off.
+ */
+function captionsTrack(order: OrderRow): SafeHtml {
+  return html`<track kind="captions" src="/watch/${order.uuid}/captions.vtt" srclang="${CAPTION_PHRASES.trackLanguage}" label="${CAPTION_PHRASES.trackLabel}" default>`;
 }

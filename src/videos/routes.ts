@@ -8,10 +8,12 @@ import { readBodyBytes } from '../http/body-reads.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { recipientInputSchema } from '../orders/request-schemas.ts';
 import { parseBody } from '../validation.ts';
+import { z } from 'zod';
 import type { OrderRow } from '../orders/serializer.ts';
 import { serializeOrder } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import { browserAssets, sendAsset } from './browser-assets.ts';
+import { captionCues, TRANSCRIPT_MAX_CHARS, webVtt } from './captions.ts';
 import { notFoundPage, recordPage, watchPage } from './pages.ts';
 import { decideRange } from './range.ts';
 import { assertAcceptsVideo, POSTER_MAX_BYTES, type VideoService } from './service.ts';
@@ -38,6 +40,17 @@ export interface VideoRouteDeps {
   /** The public record page's upload budget (absent: unlimited, e.g. a test of the upload alone). */
   uploadLimit?: UploadLimit;
 }
+
+/** The record page's transcript of the upload it just sent: `{"transcript": "…"}`. */
+const transcriptInputSchema = z.strictObject({
+  transcript: z
+    .string({ message: 'must be text' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(TRANSCRIPT_MAX_CHARS, `must be at most ${TRANSCRIPT_MAX_CHARS} characters`)
+    // PostgreSQL text cannot hold NUL; other control characters are stored and dropped from the cues.
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL characters'),
+});
 
 /** `PUT /v1/orders/{id}/video`: mounted behind Basic auth, like the rest of /v1. */
 export function videoApiRoutes(deps: VideoRouteDeps): Router {
@@ -87,7 +100,11 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     await deps.uploadLimit?.take(ctx, order.uuid);
     const video = await receiveUpload(ctx, deps, order, 'system');
     // Only what the page needs: the order's details are the store's, not the public's.
-    ctx.body = { status: 'received', poster_upload_url: `/record/${order.uuid}/videos/${video.id}/poster` };
+    ctx.body = {
+      status: 'received',
+      poster_upload_url: `/record/${order.uuid}/videos/${video.id}/poster`,
+      transcript_url: `/record/${order.uuid}/videos/${video.id}/transcript`,
+    };
   });
 
   // The page's poster frame for the upload it just sent (issue 14): a small JPEG, bound to that upload.
@@ -97,6 +114,14 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
       throw new HttpError(415, 'unsupported_media_type', 'Send the poster as Content-Type image/jpeg.');
     const bytes = await readBodyBytes(ctx, POSTER_MAX_BYTES, `A poster may be at most ${POSTER_MAX_BYTES / 1024} KB.`);
     await deps.videos.attachPoster(order, ctx.params.videoId!, bytes);
+    ctx.body = { status: 'saved' };
+  });
+
+  // What the sender says in the upload it just sent (issue 14): the watch page's captions.
+  router.put('/record/:uuid/videos/:videoId/transcript', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    const { transcript } = parseBody(transcriptInputSchema, await readJsonObject(ctx), 'transcript');
+    await deps.videos.attachTranscript(order, ctx.params.videoId!, transcript);
     ctx.body = { status: 'saved' };
   });
 
@@ -119,6 +144,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     watchPage(ctx, order, {
       hasVideo: video !== undefined,
       hasPoster: Boolean(video?.poster_key),
+      hasCaptions: Boolean(video?.transcript),
       store,
       script: assets.watch,
       mediaOrigin: direct?.origin,
@@ -140,6 +166,17 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     ctx.type = 'image/jpeg';
     ctx.length = stored.size;
     ctx.body = stored.stream;
+  });
+
+  // The captions track of the video the order plays now, built from its transcript on each request
+  // (it is small, and the cues follow the processed video's length). Same access rule as the video.
+  router.get('/watch/:uuid/captions.vtt', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
+    if (!video?.transcript) throw new NotFoundError('This video message has no captions.');
+    ctx.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
+    ctx.type = 'text/vtt; charset=utf-8';
+    ctx.body = webVtt(captionCues(video.transcript, (video.duration_tenths ?? 0) / 10));
   });
 
   router.get('/watch/:uuid/video', async (ctx) => {

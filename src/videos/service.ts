@@ -109,6 +109,7 @@ export class VideoService {
             created_at: now,
             processed_at: null,
             poster_key: null,
+            transcript: null,
           })
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -354,6 +355,24 @@ export class VideoService {
     // Lost a race with another poster for the same upload (same key): whichever write landed last is
     // stored — a frame of the same upload either way.
     if (Number(updated.numUpdatedRows) === 0) throw new ConflictError('This video already has its poster.');
+  }
+
+  /**
+   * What the sender says in one upload (issue 14), typed on the record page and sent right after the
+   * upload: the watch page's captions. Bound to that upload like its poster, so it is replaced and
+   * erased with the video; the first one stands (409 for a second). Not refused once the video was
+   * sent: an order delivered already sends the moment processing ends, which can beat this request.
+   */
+  async attachTranscript(order: OrderRow, videoId: string, transcript: string): Promise<void> {
+    const video = await findVideo(this.deps.db, videoId);
+    if (!video || video.order_id !== order.id) throw new NotFoundError(`No video with id "${videoId}" on this order.`);
+    const updated = await this.deps.db
+      .updateTable('videos')
+      .set({ transcript })
+      .where('id', '=', video.id)
+      .where('transcript', 'is', null)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) throw new ConflictError('This video already has its transcript.');
   }
 
   /** Whether the video the order plays now has a poster (`/watch/{uuid}/poster` serves it). */

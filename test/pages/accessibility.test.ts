@@ -88,6 +88,19 @@ describe('axe finds no serious accessibility violation', () => {
     expect(await seriousViolations(`${app.baseUrl}/watch/${order.uuid}`)).toEqual([]);
   });
 
+  it('on the watch page whose player has a captions track', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const upload = await app.request('PUT', `/record/${order.uuid}/video`, {
+      rawBody: fixture('recorded-vp8-opus.webm'),
+      headers: { 'Content-Type': 'video/webm' },
+    });
+    expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
+    const saved = await app.request('PUT', upload.body.transcript_url, { body: { transcript: 'Happy birthday!' } });
+    expect(saved.status).toBe(200);
+    expect(await app.request('GET', `/watch/${order.uuid}`).then((r) => r.text)).toContain('<track kind="captions"');
+    expect(await seriousViolations(`${app.baseUrl}/watch/${order.uuid}`)).toEqual([]);
+  });
+
   it('and the check itself catches a page that has one', async () => {
     // A page axe must fault (an image without alt text, an unlabeled input): proves the check runs.
     const context = await browser.newContext();

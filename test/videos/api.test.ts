@@ -141,6 +141,7 @@ describe('PUT /v1/orders/{id}/video', () => {
     expect(response.body).toEqual({
       status: 'received',
       poster_upload_url: expect.stringMatching(new RegExp(`^/record/${order.uuid}/videos/[^/]+/poster$`)),
+      transcript_url: expect.stringMatching(new RegExp(`^/record/${order.uuid}/videos/[^/]+/transcript$`)),
     });
     expect(await processed(order.id)).toMatchObject({ video_duration: '2', status: 'recorded' });
     const unknown = await app.request('PUT', '/record/00000000-0000-4000-8000-000000000000/video', {

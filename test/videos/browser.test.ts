@@ -186,4 +186,84 @@ describe('in a browser', () => {
       await page.close();
     }
   });
+
+  it('sends the typed transcript with the video, and the watch page plays it as captions, by keyboard', async () => {
+    const order = (await store.request('POST', '/v1/orders', { ...validOrder, video_title: 'With words' })).body;
+    const said = 'Happy birthday, Bob! We hope you love it.';
+    const { page, problems } = await newPage();
+    try {
+      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
+      await page
+        .locator('#file')
+        .setInputFiles({ name: 'message.webm', mimeType: 'video/webm', buffer: fixture('recorded-vp8-opus.webm') });
+      await page.getByLabel('What you say (shown as captions)').fill(said);
+      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
+      await page.getByRole('button', { name: 'Send video' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'Thank you! Your video was received.' })
+        .waitFor({ timeout: 15_000 });
+      expect(await page.getByRole('status').textContent()).not.toContain('captions could not be saved');
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+    await eventually(
+      async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined),
+      20_000,
+      'processing',
+    );
+    await app.services.orders.markSent(order.id, {
+      sendId: 'snd_test_captions',
+      channel: 'email',
+      providerMessageId: 'test',
+      at: new Date(),
+    });
+
+    const watch = await newPage();
+    try {
+      await watch.page.goto(`${app.baseUrl}/watch/${order.uuid}`);
+      // The track loaded (readyState 2) and is shown by default: its cues are the transcript's.
+      await watch.page.waitForFunction("document.querySelector('#message track').readyState === 2", undefined, {
+        timeout: 10_000,
+      });
+      const track = await watch.page.evaluate(`(() => {
+        const t = document.getElementById('message').textTracks[0];
+        return { kind: t.kind, label: t.label, mode: t.mode, cues: Array.from(t.cues, (c) => c.text) };
+      })()`);
+      expect(track).toEqual({
+        kind: 'captions',
+        label: 'Captions',
+        mode: 'showing',
+        cues: ['Happy birthday, Bob!', 'We hope you love it.'],
+      });
+
+      // The poster the record page drew is a frame of the video, not a blank canvas (the fixture's
+      // frames are saturated colours; a frame drawn before it was presented is all black).
+      const posterPixel = await watch.page.evaluate(`new Promise((resolve) => {
+        const image = new Image();
+        image.onload = () => {
+          const canvas = document.createElement('canvas');
+          canvas.width = image.width;
+          canvas.height = image.height;
+          const context = canvas.getContext('2d');
+          context.drawImage(image, 0, 0);
+          resolve(Array.from(context.getImageData(image.width / 2, image.height / 2, 1, 1).data.slice(0, 3)));
+        };
+        image.src = '/watch/${order.uuid}/poster';
+      })`);
+      expect(Math.max(...(posterPixel as number[]))).toBeGreaterThan(100);
+
+      // The player is reached with Tab and played with the space bar: no mouse needed.
+      const focused = () => watch.page.evaluate('document.activeElement && document.activeElement.id');
+      for (let presses = 0; presses < 10 && (await focused()) !== 'message'; presses++)
+        await watch.page.keyboard.press('Tab');
+      expect(await focused()).toBe('message');
+      await watch.page.keyboard.press('Space');
+      await eventually(async () => ((await getOrder(order.id)).viewed_at ? true : undefined), 10_000, 'played');
+      expect(watch.problems).toEqual([]);
+    } finally {
+      await watch.page.close();
+    }
+  });
 });

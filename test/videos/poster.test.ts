@@ -27,7 +27,11 @@ async function sentFromRecordPage(uuid: string): Promise<string> {
     headers: { 'Content-Type': 'video/webm' },
   });
   expect(response.status).toBe(200);
-  expect(response.body).toEqual({ status: 'received', poster_upload_url: expect.stringMatching(/\/poster$/) });
+  expect(response.body).toEqual({
+    status: 'received',
+    poster_upload_url: expect.stringMatching(/\/poster$/),
+    transcript_url: expect.stringMatching(/\/transcript$/),
+  });
   expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
   return response.body.poster_upload_url as string;
 }

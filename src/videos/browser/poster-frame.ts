@@ -10,6 +10,8 @@ const MAX_WIDTH = 960;
 const QUALITY = 0.85;
 /** The thank-you waits for the poster at most this long. */
 const POSTER_SEND_TIMEOUT_MS = 5000;
+/** How long drawing waits for a decoded frame to be shown before it draws what there is. */
+const PRESENTED_FRAME_WAIT_MS = 1000;
 
 /**
  * Draws the poster frame of the video in `video` (its source just set): a JPEG, or null when this
@@ -48,16 +50,35 @@ export async function sendPosterFrame(poster: Blob, posterUrl: string): Promise<
 
 /**
  * A decoded frame a little way in (the very first is often dark while a camera adjusts); a video
- * whose length the browser does not know yet (MediaRecorder WebM) stays where it is.
+ * whose length the browser does not know yet (MediaRecorder WebM) stays where it is. `loadeddata`
+ * and `seeked` can come before the frame reaches the compositor, and a canvas then draws it blank
+ * (seen in headless Chromium: an all-black poster), so we also wait for the frame to be presented.
  */
 async function frameReady(video: HTMLVideoElement): Promise<void> {
+  const firstFrame = presentedFrame(video);
   if (video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA) await once(video, 'loadeddata');
   const target = Number.isFinite(video.duration) ? Math.min(0.5, video.duration / 2) : null;
   if (target !== null && Math.abs(video.currentTime - target) > 0.05) {
     const seeked = once(video, 'seeked');
+    const seekedFrame = presentedFrame(video);
     video.currentTime = target;
     await seeked;
+    await seekedFrame;
+  } else {
+    await firstFrame;
   }
+}
+
+/** The next frame the video presents, or a second's wait where the browser cannot say (no rVFC). */
+function presentedFrame(video: HTMLVideoElement): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, PRESENTED_FRAME_WAIT_MS);
+    if (typeof video.requestVideoFrameCallback !== 'function') return;
+    video.requestVideoFrameCallback(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 function once(target: HTMLElement, event: string, timeoutMs = 3000): Promise<void> {

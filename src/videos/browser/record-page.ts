@@ -2,6 +2,8 @@ import { byId, readPageData, serverErrorMessage, statusLine } from './dom.ts';
 import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './duration-text.ts';
 import { capturePosterFrame, sendPosterFrame } from './poster-frame.ts';
 import { setUpRecipientForm } from './recipient-form.ts';
+import { CAPTION_PHRASES } from './caption-phrases.ts';
+import { sendTranscript } from './transcript.ts';
 import type { RecordPageData } from './page-data.ts';
 
 /**
@@ -20,6 +22,7 @@ const stopBtn = byId('stop', HTMLButtonElement);
 const sendBtn = byId('send', HTMLButtonElement);
 const fileInput = byId('file', HTMLInputElement);
 const timer = byId('timer', HTMLParagraphElement);
+const transcriptInput = byId('transcript', HTMLTextAreaElement);
 
 /** The last seconds are counted down in red, so the end of a recording is no surprise. */
 const ENDING_SECONDS = 10;
@@ -173,12 +176,12 @@ fileInput.addEventListener('change', () => {
   if (file) choose(file);
 });
 
-/** The upload's answer names where its poster frame goes (`poster_upload_url`). */
-function posterUploadUrl(responseText: string): string | null {
+/** A URL the upload's answer names: where its poster frame (`poster_upload_url`) or transcript goes. */
+function answerUrl(responseText: string, field: 'poster_upload_url' | 'transcript_url'): string | null {
   try {
     const body: unknown = JSON.parse(responseText);
     const url =
-      typeof body === 'object' && body !== null && 'poster_upload_url' in body ? body.poster_upload_url : null;
+      typeof body === 'object' && body !== null && field in body ? (body as Record<string, unknown>)[field] : null;
     return typeof url === 'string' && url.startsWith('/record/') ? url : null;
   } catch {
     return null;
@@ -202,11 +205,18 @@ sendBtn.addEventListener('click', () => {
     if (xhr.status >= 200 && xhr.status < 300) {
       progress.value = 100;
       stream?.getTracks().forEach((track) => track.stop());
-      // The poster goes before the thank-you, so a sender who closes the page then loses nothing.
-      const posterUrl = posterUploadUrl(xhr.responseText);
+      // The transcript and poster go before the thank-you, so a sender who closes the page then loses nothing.
+      const transcript = transcriptInput.value.trim();
+      const transcriptUrl = answerUrl(xhr.responseText, 'transcript_url');
+      const captionsSaved =
+        transcript === '' || (transcriptUrl !== null && (await sendTranscript(transcript, transcriptUrl)));
+      const posterUrl = answerUrl(xhr.responseText, 'poster_upload_url');
       const frame = posterUrl ? await poster : null;
       if (posterUrl && frame) await sendPosterFrame(frame, posterUrl);
-      say('Thank you! Your video was received. It will be delivered with the gift.', 'ok');
+      say(
+        `Thank you! Your video was received. It will be delivered with the gift.${captionsSaved ? '' : ` ${CAPTION_PHRASES.transcriptNotSaved}`}`,
+        'ok',
+      );
       return;
     }
     say(
