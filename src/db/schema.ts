@@ -12,10 +12,12 @@ import type {
   SendStatus,
   SendTrigger,
   ShopifySubscriptionStatus,
+  ThanksReply,
   TimelineEventType,
   TrackingStatus,
   TrackingStopReason,
   UsageChargeStatus,
+  VideoPurpose,
   VideoStatus,
   WebhookReceiptStatus,
 } from '../vocabulary.ts';
@@ -281,6 +283,23 @@ export interface VideosTable {
   processed_at: Timestamp | null;
   /** The poster frame's storage key (a JPEG the record page captured), or null (migration 016). */
   poster_key: string | null;
+  /** `gift` (the sender's video) or `thanks` (the recipient's reply video; migration 017). */
+  purpose: Generated<VideoPurpose>;
+}
+
+/** The recipient's thank-you reply, one per order (migration 017; written by src/thanks/). */
+export interface ThanksTable {
+  order_id: string;
+  account_id: string;
+  /** The sender's capability: `/thanks/{key}`. */
+  key: string;
+  /** What the recipient gave last: the video (`video_id`) or the note. */
+  reply: ThanksReply;
+  note: string | null;
+  video_id: string | null;
+  recorded_at: Timestamp;
+  /** When the sender's e-mail was accepted by the provider; the reply is final from then on. */
+  sent_at: Timestamp | null;
 }
 
 /** A Shopify app subscription with a usage line item (src/billing/shopify-billing.ts). No personal data. */
@@ -347,4 +366,5 @@ export interface Database {
   order_outbox: OrderOutboxTable;
   idempotency_keys: IdempotencyKeysTable;
   videos: VideosTable;
+  thanks: ThanksTable;
 }
