@@ -136,23 +136,7 @@ export function recordPage(ctx: Context, order: OrderRow, view: RecordView): voi
         : html`<h1>Record a video message for ${order.recipient_name}</h1>
 <p class="muted" id="next-step">“${order.video_title}”. ${nextStep}${order.video_processed ? ' You have already sent a video; a new one replaces it until it goes out.' : ''}</p>`
     }
-<div id="recorder">
-  <video id="preview" playsinline muted aria-label="Camera preview" hidden></video>
-  <video id="playback" playsinline controls aria-label="Your recording" hidden></video>
-  <div class="actions">
-    <button type="button" id="camera">Use the camera</button>
-    <button type="button" id="record" hidden>Start recording</button>
-    <button type="button" id="stop" hidden>Stop recording</button>
-    <label class="file">Choose a video file<input type="file" id="file" accept="video/mp4,video/webm,video/quicktime"></label>
-  </div>
-  <div class="actions">
-    <button type="button" class="primary" id="send" disabled>Send video</button>
-  </div>
-  <p class="muted" id="limit">Up to ${durationText(limits.maxSeconds)} long.</p>
-  <p id="timer" class="timer" hidden></p>
-  <progress id="progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
-  <p id="status" class="status" role="status" aria-live="polite"></p>
-</div>`,
+${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: 'Send video' })}`,
     script: {
       asset: script,
       data: {
@@ -164,6 +148,31 @@ export function recordPage(ctx: Context, order: OrderRow, view: RecordView): voi
       } satisfies RecordPageData,
     },
   });
+}
+
+/**
+ * The recorder's markup (its script: browser/recorder.ts), the same on the record page (gift) and the
+ * watch page (the recipient's thank-you reply), whose ids start with `idPrefix`.
+ */
+export function recorderMarkup(options: { idPrefix: string; maxSeconds: number; sendLabel: string }): SafeHtml {
+  const id = (name: string) => `${options.idPrefix}${name}`;
+  return html`<div id="${id('recorder')}">
+  <video id="${id('preview')}" playsinline muted aria-label="Camera preview" hidden></video>
+  <video id="${id('playback')}" playsinline controls aria-label="Your recording" hidden></video>
+  <div class="actions">
+    <button type="button" id="${id('camera')}">Use the camera</button>
+    <button type="button" id="${id('record')}" hidden>Start recording</button>
+    <button type="button" id="${id('stop')}" hidden>Stop recording</button>
+    <label class="file">Choose a video file<input type="file" id="${id('file')}" accept="video/mp4,video/webm,video/quicktime"></label>
+  </div>
+  <div class="actions">
+    <button type="button" class="primary" id="${id('send')}" disabled>${options.sendLabel}</button>
+  </div>
+  <p class="muted" id="${id('limit')}">Up to ${durationText(options.maxSeconds)} long.</p>
+  <p id="${id('timer')}" class="timer" hidden></p>
+  <progress id="${id('progress')}" max="100" value="0" hidden aria-label="Upload progress"></progress>
+  <p id="${id('status')}" class="status" role="status" aria-live="polite"></p>
+</div>`;
 }
 
 /**
