@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { BrowserAsset } from './browser-assets.ts';
-import { PAGE_DATA_ID, type RecordPageData, type WatchPageData } from './browser/page-data.ts';
+import { PAGE_DATA_ID, type RecordPageData, type ThanksFormData, type WatchPageData } from './browser/page-data.ts';
 import type { StoreBranding } from '../accounts/store-branding.ts';
 import { durationText } from './browser/duration-text.ts';
 import { html, jsonScriptContent, SafeHtml } from './html.ts';
@@ -36,6 +36,9 @@ progress { width: 100%; height: 1rem; }
 .status.ok { color: #2e7d32; }
 .muted { opacity: 0.8; }
 form#recipient { display: grid; gap: 0.35rem; margin-bottom: 1.5rem; }
+form#thanks-note textarea { font: inherit; width: 100%; box-sizing: border-box; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; }
+section.thanks { margin-top: 2rem; padding-top: 1rem; border-top: 1px solid color-mix(in srgb, CanvasText 15%, transparent); }
+blockquote.note { margin: 1rem 0; padding: 1rem 1.25rem; border-left: 4px solid #b4232a; white-space: pre-line; font-size: 1.15rem; font-style: italic; }
 form#recipient input { font: inherit; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; }
 header.store { display: flex; align-items: center; gap: 0.6rem; padding-bottom: 0.75rem; margin-bottom: 0.5rem; border-bottom: 1px solid color-mix(in srgb, CanvasText 15%, transparent); }
 .store-name { margin: 0; font-weight: 700; letter-spacing: 0.02em; }
@@ -203,10 +206,12 @@ export interface WatchView {
   script: BrowserAsset;
   /** Object storage the video route redirects the player to, when it does. */
   mediaOrigin?: string | undefined;
+  /** The recipient's thank-you part under the video (src/thanks/pages.ts), once the gift was sent. */
+  thanks?: { body: SafeHtml; form: ThanksFormData | null };
 }
 
 export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void {
-  const { hasVideo, hasPoster, store, script, mediaOrigin } = view;
+  const { hasVideo, hasPoster, store, script, mediaOrigin, thanks } = view;
   if (order.status === 'cancelled') {
     sendPage(ctx, 200, {
       title: 'Video message',
@@ -229,8 +234,14 @@ export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void 
     store,
     body: html`<h1>${order.video_title}</h1>
 <p>A video message from <strong id="sender">${order.name}</strong>, with a gift from ${store.name}</p>
-<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}></video>`,
-    script: { asset: script, data: { viewedUrl: `/watch/${order.uuid}/viewed` } satisfies WatchPageData },
+<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}></video>
+${thanks?.body ?? ''}`,
+    // The thank-you recorder needs the camera; the page asks only when the recipient presses it.
+    camera: Boolean(thanks?.form),
+    script: {
+      asset: script,
+      data: { viewedUrl: `/watch/${order.uuid}/viewed`, thanks: thanks?.form ?? null } satisfies WatchPageData,
+    },
     ...(mediaOrigin ? { mediaOrigin } : {}),
   });
 }
