@@ -212,8 +212,7 @@ export class SendDispatcher {
           if (send.kind === 'sender_thanks') {
             await this.deps.thanksSent?.(trx, order.id, sentAt);
             await recordTimeline(trx, order, 'system', [{ type: 'thanks.sent', data: {} }], sentAt);
-          } else
-            await recordTimeline(trx, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
+          } else await recordTimeline(trx, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
         }),
       );
     }

@@ -113,7 +113,11 @@ export function notificationsSubscriber(options: {
           await queueSend(
             trx,
             order,
-            { kind: 'sender_thanks', channel: 'email', dueAt: new Date(now.getTime() + (options.thanksSendDelayMs ?? 0)) },
+            {
+              kind: 'sender_thanks',
+              channel: 'email',
+              dueAt: new Date(now.getTime() + (options.thanksSendDelayMs ?? 0)),
+            },
             now,
           );
           return;

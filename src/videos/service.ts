@@ -402,7 +402,8 @@ export class VideoService {
    */
   async attachPoster(order: OrderRow, videoId: string, bytes: Buffer, purpose: VideoPurpose = 'gift'): Promise<void> {
     const video = await findVideo(this.deps.db, videoId);
-    if (!video || video.order_id !== order.id || video.purpose !== purpose) throw new NotFoundError(`No video with id "${videoId}" on this order.`);
+    if (!video || video.order_id !== order.id || video.purpose !== purpose)
+      throw new NotFoundError(`No video with id "${videoId}" on this order.`);
     if (!isJpeg(bytes))
       throw new ValidationError('The poster is not a JPEG image.', { poster: 'must be a JPEG image' });
     if (video.poster_key !== null) throw new ConflictError('This video already has its poster.');

@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
 import { AXE_SOURCE, seriousViolations as seriousViolationsIn } from '../support/axe.ts';
