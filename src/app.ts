@@ -27,7 +27,11 @@ import { emailEventRoutes } from './notifications/email-event-routes.ts';
 import { EmailEvents } from './notifications/email-events.ts';
 import { createSmsChannel } from './notifications/sms.ts';
 import { notificationsSubscriber } from './notifications/order-subscriber.ts';
-import { recipientVideoInProgress } from './notifications/sends.ts';
+import { recipientVideoInProgress, thanksSendStarted } from './notifications/sends.ts';
+import type { OrderRow } from './orders/serializer.ts';
+import { thanksSection } from './thanks/pages.ts';
+import { thanksRoutes } from './thanks/routes.ts';
+import { ThanksService } from './thanks/service.ts';
 import { apiReferenceRoutes } from './openapi/routes.ts';
 import { OrderOutbox } from './orders/outbox.ts';
 import { orderRoutes } from './orders/routes.ts';
@@ -89,6 +93,8 @@ export interface Services {
   /** E-mail providers' events (bounces), stored by the webhooks and applied after (docs/notifications.md "Bounces"). */
   emailEvents: EmailEvents;
   videos: VideoService;
+  /** The recipient's thank-you reply (src/thanks/). */
+  thanks: ThanksService;
   videoStorage: VideoStorage;
   /** Where uploads are handed for processing (BullMQ on REDIS_URL). */
   videoQueue: VideoProcessingQueue;
@@ -213,6 +219,8 @@ export function createServices(
     observer: metrics,
     // `videos` is made below; the dispatcher asks only when it sends, long after.
     hasPoster: (orderId) => videos.hasPoster(orderId),
+    thanksMessage: (orderId) => thanks.message(orderId),
+    thanksSent: (trx, orderId, at) => thanks.markSent(trx, orderId, at),
     timing: config.sendTiming,
   });
 
@@ -232,7 +240,17 @@ export function createServices(
     queue: videoQueue,
     logger,
     maxSeconds: config.videos.maxSeconds,
+    thanksMaxSeconds: config.videos.thanks.maxSeconds,
+    // `thanks` is made just below; processing asks only long after.
+    onReplyProcessed: (video): Promise<void> => thanks.replyProcessed(video),
     now,
+  });
+  const thanks: ThanksService = new ThanksService({
+    db: database.db,
+    orders,
+    videos,
+    sendStarted: thanksSendStarted,
+    publicUrl: config.publicUrl,
   });
   const shopify = createShopifyServices({
     config: config.shopify,
@@ -266,8 +284,15 @@ export function createServices(
 
   // Every module that reacts to order changes, in one list: each owns the tables it writes.
   orderOutbox.subscribe(trackingSubscriber({ now, schedules }));
-  orderOutbox.subscribe(notificationsSubscriber({ now, onMessagesQueued: () => queues.dispatchSendsNow() }));
+  orderOutbox.subscribe(
+    notificationsSubscriber({
+      now,
+      onMessagesQueued: () => queues.dispatchSendsNow(),
+      thanksSendDelayMs: config.videos.thanks.sendDelaySeconds * 1000,
+    }),
+  );
   orderOutbox.subscribe(videos.orderSubscriber());
+  orderOutbox.subscribe(thanks.orderSubscriber());
   orderOutbox.subscribe(billing.orderSubscriber());
 
   registerScrapeGauges(metrics, { db: database.db, queues: queues.all(), quota, now });
@@ -286,6 +311,7 @@ export function createServices(
     dispatcher,
     emailEvents,
     videos,
+    thanks,
     videoStorage,
     videoQueue,
     shopify,
@@ -399,6 +425,12 @@ export function createHttpApp(services: Services): Koa {
     storeBranding: (accountId: string) => findStoreBranding(services.database.db, accountId),
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
+    thanksSection: async (order: OrderRow) =>
+      thanksSection(order, await services.thanks.state(order), {
+        maxBytes: services.config.videos.maxBytes,
+        maxSeconds: services.config.videos.thanks.maxSeconds,
+        sendDelaySeconds: services.config.videos.thanks.sendDelaySeconds,
+      }),
   };
   const videoApi = videoApiRoutes(videoDeps);
   app.use(videoApi.routes());
@@ -408,6 +440,11 @@ export function createHttpApp(services: Services): Koa {
   app.use(resendRoutes(services.dispatcher, services.config.publicUrl).routes());
   app.use(statementRoutes(services.database.db, services.now).routes());
   app.use(orders.allowedMethods({ throw: true }));
+
+  // The recipient's thank-you reply and the sender's page of it (src/thanks/).
+  const thanksPages = thanksRoutes({ ...videoDeps, thanks: services.thanks });
+  app.use(thanksPages.routes());
+  app.use(thanksPages.allowedMethods({ throw: true }));
 
   // The record and watch pages: public, the uuid in the path is the capability.
   const pages = videoPageRoutes(videoDeps);

@@ -22,8 +22,9 @@ export type SendTrigger = (typeof SEND_TRIGGERS)[number];
  * Where a change came from; every timeline entry names one. `sender` is the shopper on the record
  * page (today: supplying the recipient a Shopify order came without); `admin` is the merchant acting
  * in the embedded admin inside Shopify (not their API client, so the timeline can tell them apart).
+ * `recipient` is the person the gift is for, on the watch page (their thank-you reply).
  */
-export const EVENT_SOURCES = ['api', 'shopify', 'carrier', 'sender', 'system', 'admin'] as const;
+export const EVENT_SOURCES = ['api', 'shopify', 'carrier', 'sender', 'system', 'admin', 'recipient'] as const;
 export type EventSource = (typeof EVENT_SOURCES)[number];
 
 /**
@@ -49,6 +50,10 @@ export const TIMELINE_EVENT_TYPES = [
   'video.processing_failed',
   'video.sent',
   'video.viewed',
+  // The recipient's thank-you reply (src/thanks/)
+  'thanks.recorded',
+  'thanks.sent',
+  'thanks.not_sent',
   // Tracking
   'tracking.warning',
   'tracking.status',
@@ -85,6 +90,7 @@ export const ORDER_EVENT_TYPES = [
   'order.recorded',
   'order.sent',
   'order.viewed',
+  'order.thanked',
   'order.cancelled',
   'order.deleted',
   'order.erased',
@@ -99,6 +105,8 @@ export const SEND_KINDS = [
   'sender_record_link',
   // The recipient's e-mail bounced after it left (docs/notifications.md "Bounces").
   'sender_bounce_note',
+  /** The recipient's thank-you reply, to the sender (src/thanks/). */
+  'sender_thanks',
 ] as const;
 export type SendKind = (typeof SEND_KINDS)[number];
 
@@ -175,6 +183,14 @@ export const EMAIL_EVENT_OUTCOMES = [
 export type EmailEventOutcome = (typeof EMAIL_EVENT_OUTCOMES)[number];
 
 export const VIDEO_STATUSES = ['pending', 'processed', 'failed'] as const;
+
+/** What an upload is: the sender's gift video, or the recipient's thank-you reply video. */
+export const VIDEO_PURPOSES = ['gift', 'thanks'] as const;
+export type VideoPurpose = (typeof VIDEO_PURPOSES)[number];
+
+/** What a thank-you reply is: a short video or a written note. */
+export const THANKS_REPLIES = ['video', 'note'] as const;
+export type ThanksReply = (typeof THANKS_REPLIES)[number];
 export type VideoStatus = (typeof VIDEO_STATUSES)[number];
 
 export const WEBHOOK_RECEIPT_STATUSES = ['received', 'processed', 'failed'] as const;

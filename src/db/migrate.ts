@@ -14,6 +14,7 @@ import * as carrierPush from './migrations/012-carrier-push.ts';
 import * as webhookTrust from './migrations/014-webhook-trust.ts';
 import * as trackingDestination from './migrations/015-tracking-destination.ts';
 import * as videoPosters from './migrations/016-video-posters.ts';
+import * as thanks from './migrations/017-thanks.ts';
 import * as emailEvents from './migrations/018-email-events.ts';
 import * as videoTranscripts from './migrations/021-video-transcripts.ts';
 
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '014-webhook-trust': webhookTrust,
   '015-tracking-destination': trackingDestination,
   '016-video-posters': videoPosters,
+  '017-thanks': thanks,
   '018-email-events': emailEvents,
   '021-video-transcripts': videoTranscripts,
 };

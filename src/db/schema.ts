@@ -14,10 +14,12 @@ import type {
   SendStatus,
   SendTrigger,
   ShopifySubscriptionStatus,
+  ThanksReply,
   TimelineEventType,
   TrackingStatus,
   TrackingStopReason,
   UsageChargeStatus,
+  VideoPurpose,
   VideoStatus,
   WebhookReceiptStatus,
 } from '../vocabulary.ts';
@@ -303,6 +305,23 @@ export interface VideosTable {
   poster_key: string | null;
   /** What the sender says, typed on the record page; the watch page's captions (migration 021). */
   transcript: string | null;
+  /** `gift` (the sender's video) or `thanks` (the recipient's reply video; migration 017). */
+  purpose: Generated<VideoPurpose>;
+}
+
+/** The recipient's thank-you reply, one per order (migration 017; written by src/thanks/). */
+export interface ThanksTable {
+  order_id: string;
+  account_id: string;
+  /** The sender's capability: `/thanks/{key}`. */
+  key: string;
+  /** What the recipient gave last: the video (`video_id`) or the note. */
+  reply: ThanksReply;
+  note: string | null;
+  video_id: string | null;
+  recorded_at: Timestamp;
+  /** When the sender's e-mail was accepted by the provider; the reply is final from then on. */
+  sent_at: Timestamp | null;
 }
 
 /** A Shopify app subscription with a usage line item (src/billing/shopify-billing.ts). No personal data. */
@@ -370,4 +389,5 @@ export interface Database {
   order_outbox: OrderOutboxTable;
   idempotency_keys: IdempotencyKeysTable;
   videos: VideosTable;
+  thanks: ThanksTable;
 }

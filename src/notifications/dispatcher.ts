@@ -29,7 +29,7 @@ import {
 } from './sends.ts';
 import type { SmsChannel } from './sms.ts';
 import type { MessageTemplates } from './message-templates.ts';
-import { emailTemplateFor, templateValues } from './templates.ts';
+import { emailTemplateFor, templateValues, thanksValues, type ThanksMessage } from './templates.ts';
 
 /** How long a message the provider accepted waits for an unavailable database to record it as sent. */
 const RECORD_SENT_PATIENCE_MS = 60_000;
@@ -56,6 +56,13 @@ export interface SendDispatcherDeps {
   observer?: SendObserver;
   /** Whether the order's video has a poster frame (the videos module's); the e-mail then shows it. */
   hasPoster?: (orderId: string) => Promise<boolean>;
+  /**
+   * The recipient's thank-you reply as the sender's e-mail shows it (the thanks module's). Read after
+   * the send moved to `sending`, so the reply is final by then (a replacement waits for that move).
+   */
+  thanksMessage?: (orderId: string) => Promise<ThanksMessage | null>;
+  /** The sender's thank-you e-mail was accepted: the thanks module marks its reply sent, in this transaction. */
+  thanksSent?: (trx: Db, orderId: string, at: Date) => Promise<void>;
   /** Recovery timeouts and the first backoff step; default DEFAULT_SEND_TIMING. */
   timing?: SendTiming;
 }
@@ -95,7 +102,9 @@ export class SendDispatcher {
         send,
         start.order,
         'claimed',
-        `The order has no ${send.channel === 'sms' ? 'recipient_phone' : 'recipient_email'} to send to.`,
+        send.kind === 'recipient_video'
+          ? `The order has no ${send.channel === 'sms' ? 'recipient_phone' : 'recipient_email'} to send to.`
+          : 'The order has no e-mail address for the sender.',
       );
       return;
     }
@@ -161,9 +170,15 @@ export class SendDispatcher {
     destination: string,
     looks: { store: StoreBranding; hasPoster: boolean },
   ): Promise<string> {
-    const values = templateValues(order, this.deps.publicUrl, looks.store, looks.hasPoster);
+    let values = templateValues(order, this.deps.publicUrl, looks.store, looks.hasPoster);
     const { templates } = this.deps;
     const kind = send.kind;
+    if (kind === 'sender_thanks') {
+      const thanks = await this.deps.thanksMessage?.(order.id);
+      // Erased since it was queued: there is nothing left to tell the sender.
+      if (!thanks) throw new PermanentSendError('The thank-you reply no longer exists.');
+      values = { ...values, ...thanksValues(thanks) };
+    }
     if (send.channel === 'sms') {
       return (await this.deps.sms.send({ to: destination, body: templates.sms(kind, values), reference: send.id }))
         .providerMessageId;
@@ -194,7 +209,10 @@ export class SendDispatcher {
       await this.whileDatabaseReturns(() =>
         db.transaction().execute(async (trx) => {
           await markSendSent(trx, send.id, { providerMessageId, at: sentAt });
-          await recordTimeline(trx, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
+          if (send.kind === 'sender_thanks') {
+            await this.deps.thanksSent?.(trx, order.id, sentAt);
+            await recordTimeline(trx, order, 'system', [{ type: 'thanks.sent', data: {} }], sentAt);
+          } else await recordTimeline(trx, order, 'system', [{ type: 'note.sent', data: { kind: send.kind } }], sentAt);
         }),
       );
     }

@@ -45,6 +45,9 @@ const CHECK_VALUES: TemplateValues = {
   record_url: 'https://doorstep.invalid/record/x',
   store_logo_url: 'https://doorstep.invalid/logo.png',
   poster_url: 'https://doorstep.invalid/poster.jpg',
+  thanks_url: 'https://doorstep.invalid/thanks/x',
+  thanks_poster_url: 'https://doorstep.invalid/thanks/x/poster',
+  thanks_note: 'Thank you!',
 };
 const CHECK_VALUES_WITHOUT_OPTIONALS = Object.fromEntries(
   Object.entries(CHECK_VALUES).filter(([name]) => !OPTIONAL_VALUES.has(name)),

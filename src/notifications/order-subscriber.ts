@@ -1,5 +1,6 @@
 import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderEventType } from '../vocabulary.ts';
+import { recordTimeline } from '../orders/timeline.ts';
 import { forgetDestinations, planRecipientVideo, queueSend, stopSends } from './sends.ts';
 
 /**
@@ -14,6 +15,7 @@ const QUEUES_MESSAGES: ReadonlySet<OrderEventType> = new Set([
   'order.recorded',
   'order.sent',
   'order.viewed',
+  'order.thanked',
 ]);
 
 /**
@@ -42,6 +44,11 @@ export function notificationsSubscriber(options: {
    * asked to run at once instead of at its next tick (which stays as the safety net).
    */
   onMessagesQueued?: () => void;
+  /**
+   * THANKS_SEND_DELAY_SECONDS in ms: the sender's thank-you e-mail waits this long after the first
+   * reply, so the recipient can replace a hasty one (the e-mail says what the reply is when it goes).
+   */
+  thanksSendDelayMs?: number;
 }): OrderEventSubscriber {
   return {
     name: 'notifications',
@@ -52,6 +59,7 @@ export function notificationsSubscriber(options: {
       'order.recorded',
       'order.sent',
       'order.viewed',
+      'order.thanked',
       'order.cancelled',
       'order.deleted',
       'order.erased',
@@ -88,6 +96,30 @@ export function notificationsSubscriber(options: {
           return;
         case 'order.viewed':
           await queueSend(trx, order, { kind: 'sender_viewed_note', channel: 'email', dueAt: now }, now);
+          return;
+        case 'order.thanked':
+          // A Shopify order can come without the buyer's e-mail: no silent non-send.
+          if (order.email.trim() === '') {
+            await recordTimeline(
+              trx,
+              order,
+              'system',
+              [{ type: 'thanks.not_sent', data: { reason: 'the order has no e-mail address for the sender' } }],
+              now,
+            );
+            return;
+          }
+          // A replaced reply keeps the first one's time: the e-mail renders the reply as it is then.
+          await queueSend(
+            trx,
+            order,
+            {
+              kind: 'sender_thanks',
+              channel: 'email',
+              dueAt: new Date(now.getTime() + (options.thanksSendDelayMs ?? 0)),
+            },
+            now,
+          );
           return;
         case 'order.cancelled':
         case 'order.deleted':

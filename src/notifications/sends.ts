@@ -144,6 +144,22 @@ export async function recipientVideoInProgress(trx: Db, orderId: string): Promis
   return inFlight !== undefined;
 }
 
+/**
+ * Whether the sender's thank-you e-mail has left the queue (claimed, in the provider's hands, sent or
+ * uncertain): the recipient's reply is final from then on. Asked by the thanks module under the
+ * order's row lock, which the dispatcher's move to `sending` (a share lock) waits for.
+ */
+export async function thanksSendStarted(db: Db, orderId: string): Promise<boolean> {
+  const started = await db
+    .selectFrom('sends')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('kind', '=', 'sender_thanks')
+    .where('status', 'in', ['claimed', 'sending', 'sent', 'uncertain'])
+    .executeTakeFirst();
+  return started !== undefined;
+}
+
 /** A provider accepted the message (`uncertain` too: a slow call the reconciler gave up on that did succeed). */
 export async function markSendSent(
   db: Db,

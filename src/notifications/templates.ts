@@ -22,9 +22,36 @@ export type TemplateValues = {
    * the recipient's e-mail shows it instead of the play button.
    */
   poster_url?: string;
+  /** The sender's page of the recipient's thank-you reply (`/thanks/{key}`), in the sender's thank-you e-mail. */
+  thanks_url?: string;
+  /** The reply video's poster frame, when the reply is a video with one. */
+  thanks_poster_url?: string;
+  /** The reply's note, when the reply is a note (plain text as the recipient wrote it). */
+  thanks_note?: string;
 };
 
-export const OPTIONAL_VALUES: ReadonlySet<string> = new Set(['store_logo_url', 'poster_url']);
+export const OPTIONAL_VALUES: ReadonlySet<string> = new Set([
+  'store_logo_url',
+  'poster_url',
+  'thanks_url',
+  'thanks_poster_url',
+  'thanks_note',
+]);
+
+/** The recipient's thank-you reply, as the thanks module hands it to the sender's e-mail. */
+export interface ThanksMessage {
+  url: string;
+  posterUrl: string | null;
+  note: string | null;
+}
+
+export function thanksValues(thanks: ThanksMessage): Partial<TemplateValues> {
+  return {
+    thanks_url: thanks.url,
+    ...(thanks.posterUrl ? { thanks_poster_url: thanks.posterUrl } : {}),
+    ...(thanks.note ? { thanks_note: thanks.note } : {}),
+  };
+}
 
 const SECTION = /\{\{\s*([#^])\s*([a-z_]+)\s*\}\}([\s\S]*?)\{\{\s*\/\s*\2\s*\}\}/g;
 const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;

@@ -1,6 +1,6 @@
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
-import type { Channel, EventSource, OrderEventType, TrackingStatus } from '../vocabulary.ts';
+import type { Channel, EventSource, OrderEventType, ThanksReply, TrackingStatus } from '../vocabulary.ts';
 
 export type { OrderEventType };
 import type { OrderRow } from './serializer.ts';
@@ -32,6 +32,8 @@ export type OrderEvent =
   | { type: 'order.sent'; send_id: string; channel: Channel; provider_message_id: string; sent_at: string }
   /** The recipient played the video for the first time after it was sent. */
   | { type: 'order.viewed' }
+  /** The recipient recorded (or replaced) a thank-you reply: the sender's e-mail can go out. */
+  | { type: 'order.thanked'; reply: ThanksReply }
   | { type: 'order.cancelled' }
   | { type: 'order.deleted' }
   /** Personal data erased (privacy request): what other modules keep about the people goes too. */

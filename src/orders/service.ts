@@ -4,7 +4,7 @@ import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
 import type { OrdersTable } from '../db/schema.ts';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.ts';
-import type { Channel, EventSource, OrderStatus } from '../vocabulary.ts';
+import type { Channel, EventSource, OrderStatus, ThanksReply } from '../vocabulary.ts';
 import type { CarrierLook, OrderEvent } from './order-events.ts';
 import type { OrderOutbox } from './outbox.ts';
 import { sendMethodReaching } from './recipient.ts';
@@ -423,6 +423,33 @@ export class OrderService {
         this.now(),
       );
       return updated;
+    });
+  }
+
+  /**
+   * The recipient gave (or replaced) a thank-you reply. The thanks module's `save` writes its own row
+   * under the order's row lock and says what it saved (null: nothing new, e.g. a processed reply video
+   * recorded again); the timeline says so and `order.thanked` lets notifications e-mail the sender.
+   */
+  async recordThanks(
+    orderId: string,
+    save: (trx: Db, order: OrderRow, now: Date) => Promise<{ reply: ThanksReply; replaced: boolean } | null>,
+  ): Promise<OrderRow> {
+    return this.change(async (trx, write) => {
+      const order = await lockOrder(trx, orderId);
+      const now = this.now();
+      const saved = await save(trx, order, now);
+      if (saved)
+        await write(
+          order,
+          'recipient',
+          {
+            timeline: [{ type: 'thanks.recorded', data: { reply: saved.reply, replaced: saved.replaced } }],
+            events: [{ type: 'order.thanked', reply: saved.reply }],
+          },
+          now,
+        );
+      return order;
     });
   }
 

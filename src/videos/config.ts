@@ -27,6 +27,23 @@ export const videoEnvironmentSchema = z.object({
     .min(1)
     .max(60 * 60)
     .default(120),
+  /** Longest thank-you reply video (src/thanks/): shorter than the gift, checked the same way. */
+  THANKS_MAX_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(60 * 60)
+    .default(60),
+  /**
+   * How long after the recipient's (latest) reply the sender's e-mail waits: the recipient can
+   * replace a hasty reply until it goes out. 0 sends at once.
+   */
+  THANKS_SEND_DELAY_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(300),
   RECORD_UPLOADS_PER_ORDER_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
   RECORD_UPLOADS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(120),
   S3_BUCKET: trimmedOptional,
@@ -69,6 +86,8 @@ export interface VideoConfig {
   maxBytes: number;
   /** Longest accepted video (VIDEO_MAX_SECONDS); a longer one fails processing with the reason. */
   maxSeconds: number;
+  /** The recipient's thank-you reply: THANKS_MAX_SECONDS and THANKS_SEND_DELAY_SECONDS. */
+  thanks: { maxSeconds: number; sendDelaySeconds: number };
   /** The public record page's upload budget per hour (src/videos/upload-limit.ts). */
   uploadLimits: { perOrderPerHour: number; perClientIpPerHour: number };
   storage: { kind: 'local'; directory: string } | ({ kind: 's3' } & S3StorageConfig);
@@ -86,6 +105,7 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
     throw new VideoConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   }
   const value = parsed.data;
+  const thanks = { maxSeconds: value.THANKS_MAX_SECONDS, sendDelaySeconds: value.THANKS_SEND_DELAY_SECONDS };
   const uploadLimits = {
     perOrderPerHour: value.RECORD_UPLOADS_PER_ORDER_PER_HOUR,
     perClientIpPerHour: value.RECORD_UPLOADS_PER_IP_PER_HOUR,
@@ -104,6 +124,7 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
     return {
       maxBytes: value.VIDEO_MAX_BYTES,
       maxSeconds: value.VIDEO_MAX_SECONDS,
+      thanks,
       uploadLimits,
       storage: { kind: 'local', directory: path.join(dataDir, 'videos') },
     };
@@ -111,6 +132,7 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
   return {
     maxBytes: value.VIDEO_MAX_BYTES,
     maxSeconds: value.VIDEO_MAX_SECONDS,
+    thanks,
     uploadLimits,
     storage: {
       kind: 's3',
@@ -134,6 +156,7 @@ export function describeVideoConfig(config: VideoConfig): Record<string, unknown
   return {
     maxBytes: config.maxBytes,
     maxSeconds: config.maxSeconds,
+    thanks: config.thanks,
     storage:
       storage.kind === 'local'
         ? `local disk in ${storage.directory}`

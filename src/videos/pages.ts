@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { BrowserAsset } from './browser-assets.ts';
-import { PAGE_DATA_ID, type RecordPageData, type WatchPageData } from './browser/page-data.ts';
+import { PAGE_DATA_ID, type RecordPageData, type ThanksFormData, type WatchPageData } from './browser/page-data.ts';
 import type { StoreBranding } from '../accounts/store-branding.ts';
 import { durationText } from './browser/duration-text.ts';
 import { html, jsonScriptContent, SafeHtml } from './html.ts';
@@ -41,6 +41,9 @@ form#recipient { display: grid; gap: 0.35rem; margin-bottom: 1.5rem; }
 #transcript-field { display: grid; gap: 0.35rem; margin: 0.5rem 0; }
 #transcript-field textarea { font: inherit; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; resize: vertical; min-height: 4.5rem; }
 #transcript-field textarea:focus-visible { outline: 3px solid #f5a623; outline-offset: 2px; }
+form#thanks-note textarea { font: inherit; width: 100%; box-sizing: border-box; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; }
+section.thanks { margin-top: 2rem; padding-top: 1rem; border-top: 1px solid color-mix(in srgb, CanvasText 15%, transparent); }
+blockquote.note { margin: 1rem 0; padding: 1rem 1.25rem; border-left: 4px solid #b4232a; white-space: pre-line; font-size: 1.15rem; font-style: italic; }
 form#recipient input { font: inherit; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; }
 header.store { display: flex; align-items: center; gap: 0.6rem; padding-bottom: 0.75rem; margin-bottom: 0.5rem; border-bottom: 1px solid color-mix(in srgb, CanvasText 15%, transparent); }
 .store-name { margin: 0; font-weight: 700; letter-spacing: 0.02em; }
@@ -141,28 +144,7 @@ export function recordPage(ctx: Context, order: OrderRow, view: RecordView): voi
         : html`<h1>Record a video message for ${order.recipient_name}</h1>
 <p class="muted" id="next-step">“${order.video_title}”. ${nextStep}${order.video_processed ? ' You have already sent a video; a new one replaces it until it goes out.' : ''}</p>`
     }
-<div id="recorder">
-  <video id="preview" playsinline muted aria-label="Camera preview" hidden></video>
-  <video id="playback" playsinline controls aria-label="Your recording" hidden></video>
-  <div class="actions">
-    <button type="button" id="camera">Use the camera</button>
-    <button type="button" id="record" hidden>Start recording</button>
-    <button type="button" id="stop" hidden>Stop recording</button>
-    <label class="file">Choose a video file<input type="file" id="file" accept="video/mp4,video/webm,video/quicktime"></label>
-  </div>
-  <div id="transcript-field">
-    <label for="transcript">${CAPTION_PHRASES.transcriptLabel}</label>
-    <textarea id="transcript" name="transcript" rows="3" maxlength="${TRANSCRIPT_MAX_CHARS}" aria-describedby="transcript-hint"></textarea>
-    <p class="muted" id="transcript-hint">${CAPTION_PHRASES.transcriptHint(TRANSCRIPT_MAX_CHARS)}</p>
-  </div>
-  <div class="actions">
-    <button type="button" class="primary" id="send" disabled>Send video</button>
-  </div>
-  <p class="muted" id="limit">Up to ${durationText(limits.maxSeconds)} long.</p>
-  <p id="timer" class="timer" hidden></p>
-  <progress id="progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
-  <p id="status" class="status" role="status" aria-live="polite"></p>
-</div>`,
+${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: 'Send video', beforeSend: transcriptField() })}`,
     script: {
       asset: script,
       data: {
@@ -174,6 +156,47 @@ export function recordPage(ctx: Context, order: OrderRow, view: RecordView): voi
       } satisfies RecordPageData,
     },
   });
+}
+
+/**
+ * The recorder's markup (its script: browser/recorder.ts), the same on the record page (gift) and the
+ * watch page (the recipient's thank-you reply), whose ids start with `idPrefix`.
+ */
+export function recorderMarkup(options: {
+  idPrefix: string;
+  maxSeconds: number;
+  sendLabel: string;
+  /** Fields that go with the video, shown above the send button (the gift's transcript). */
+  beforeSend?: SafeHtml;
+}): SafeHtml {
+  const id = (name: string) => `${options.idPrefix}${name}`;
+  return html`<div id="${id('recorder')}">
+  <video id="${id('preview')}" playsinline muted aria-label="Camera preview" hidden></video>
+  <video id="${id('playback')}" playsinline controls aria-label="Your recording" hidden></video>
+  <div class="actions">
+    <button type="button" id="${id('camera')}">Use the camera</button>
+    <button type="button" id="${id('record')}" hidden>Start recording</button>
+    <button type="button" id="${id('stop')}" hidden>Stop recording</button>
+    <label class="file">Choose a video file<input type="file" id="${id('file')}" accept="video/mp4,video/webm,video/quicktime"></label>
+  </div>
+  ${options.beforeSend ?? ''}
+  <div class="actions">
+    <button type="button" class="primary" id="${id('send')}" disabled>${options.sendLabel}</button>
+  </div>
+  <p class="muted" id="${id('limit')}">Up to ${durationText(options.maxSeconds)} long.</p>
+  <p id="${id('timer')}" class="timer" hidden></p>
+  <progress id="${id('progress')}" max="100" value="0" hidden aria-label="Upload progress"></progress>
+  <p id="${id('status')}" class="status" role="status" aria-live="polite"></p>
+</div>`;
+}
+
+/** The gift's optional transcript, the watch page's captions (docs/videos.md "Captions"). */
+function transcriptField(): SafeHtml {
+  return html`<div id="transcript-field">
+    <label for="transcript">${CAPTION_PHRASES.transcriptLabel}</label>
+    <textarea id="transcript" name="transcript" rows="3" maxlength="${TRANSCRIPT_MAX_CHARS}" aria-describedby="transcript-hint"></textarea>
+    <p class="muted" id="transcript-hint">${CAPTION_PHRASES.transcriptHint(TRANSCRIPT_MAX_CHARS)}</p>
+  </div>`;
 }
 
 /**
@@ -206,10 +229,12 @@ export interface WatchView {
   script: BrowserAsset;
   /** Object storage the video route redirects the player to, when it does. */
   mediaOrigin?: string | undefined;
+  /** The recipient's thank-you part under the video (src/thanks/pages.ts), once the gift was sent. */
+  thanks?: { body: SafeHtml; form: ThanksFormData | null };
 }
 
 export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void {
-  const { hasVideo, hasPoster, hasCaptions, store, script, mediaOrigin } = view;
+  const { hasVideo, hasPoster, hasCaptions, store, script, mediaOrigin, thanks } = view;
   if (order.status === 'cancelled') {
     sendPage(ctx, 200, {
       title: 'Video message',
@@ -232,8 +257,14 @@ export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void 
     store,
     body: html`<h1>${order.video_title}</h1>
 <p>A video message from <strong id="sender">${order.name}</strong>, with a gift from ${store.name}</p>
-<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}>${hasCaptions ? captionsTrack(order) : ''}</video>`,
-    script: { asset: script, data: { viewedUrl: `/watch/${order.uuid}/viewed` } satisfies WatchPageData },
+<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}>${hasCaptions ? captionsTrack(order) : ''}</video>
+${thanks?.body ?? ''}`,
+    // The thank-you recorder needs the camera; the page asks only when the recipient presses it.
+    camera: Boolean(thanks?.form),
+    script: {
+      asset: script,
+      data: { viewedUrl: `/watch/${order.uuid}/viewed`, thanks: thanks?.form ?? null } satisfies WatchPageData,
+    },
     ...(mediaOrigin ? { mediaOrigin } : {}),
   });
 }

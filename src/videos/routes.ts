@@ -14,8 +14,8 @@ import { serializeOrder } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import { browserAssets, sendAsset } from './browser-assets.ts';
 import { captionCues, TRANSCRIPT_MAX_CHARS, webVtt } from './captions.ts';
-import { notFoundPage, recordPage, watchPage } from './pages.ts';
-import { decideRange } from './range.ts';
+import { notFoundPage, recordPage, watchPage, type WatchView } from './pages.ts';
+import { serveVideo } from './serve-video.ts';
 import { assertAcceptsVideo, POSTER_MAX_BYTES, type VideoService } from './service.ts';
 import type { VideoRow } from './videos.ts';
 import type { VideoStorage } from './storage.ts';
@@ -37,6 +37,8 @@ export interface VideoRouteDeps {
   deliveryEstimate: (orderId: string) => Promise<DeliveryEstimate | null>;
   /** PUBLIC_URL, for the order JSON. */
   publicUrl: string;
+  /** The recipient's thank-you part of the watch page (src/thanks/), when the app has one. */
+  thanksSection?: (order: OrderRow) => Promise<WatchView['thanks']>;
   /** The public record page's upload budget (absent: unlimited, e.g. a test of the upload alone). */
   uploadLimit?: UploadLimit;
 }
@@ -135,9 +137,10 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.get('/watch/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx);
-    const [video, store] = await Promise.all([
+    const [video, store, thanks] = await Promise.all([
       order.status === 'cancelled' ? undefined : deps.videos.playable(order),
       deps.storeBranding(order.account_id),
+      deps.thanksSection?.(order),
     ]);
     // With object storage the player is redirected there: the page's CSP must let it load from that origin.
     const direct = video ? await deps.storage.directUrl(video.storage_key) : null;
@@ -148,6 +151,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
       store,
       script: assets.watch,
       mediaOrigin: direct?.origin,
+      ...(thanks ? { thanks } : {}),
     });
   });
 
@@ -183,48 +187,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
     const video = order.status === 'cancelled' ? undefined : await deps.videos.playable(order);
     if (!video) throw new NotFoundError('This video message is not ready yet.');
-    // Object storage (S3_BUCKET) serves the bytes and their Range requests itself, through a
-    // short-lived presigned URL: video traffic never passes through Node, and a CDN can sit in front.
-    // The redirect is not cached past the URL's life, and "viewed" stays the page's play beacon.
-    const direct = await deps.storage.directUrl(video.storage_key);
-    if (direct) {
-      ctx.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
-      ctx.redirect(direct.href);
-      return;
-    }
-    const etag = `"${video.id}"`;
-    ctx.set({
-      'Accept-Ranges': 'bytes',
-      ETag: etag,
-      'Cache-Control': 'private, max-age=3600',
-      'Referrer-Policy': 'no-referrer',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    const ifRange = ctx.get('If-Range');
-    const decision =
-      ifRange && ifRange !== etag
-        ? { kind: 'full' as const }
-        : decideRange(ctx.get('Range') || undefined, video.size_bytes);
-    if (decision.kind === 'unsatisfiable') {
-      throw new HttpError(416, 'range_not_satisfiable', `The video is ${video.size_bytes} bytes long.`, {
-        'Content-Range': `bytes */${video.size_bytes}`,
-      });
-    }
-    ctx.type = video.content_type;
-    if (decision.kind === 'partial') {
-      ctx.status = 206;
-      ctx.set('Content-Range', `bytes ${decision.range.start}-${decision.range.end}/${video.size_bytes}`);
-    } else {
-      ctx.status = 200;
-    }
-    const length = decision.kind === 'partial' ? decision.range.end - decision.range.start + 1 : video.size_bytes;
-    if (ctx.method === 'HEAD') {
-      ctx.length = length; // HEAD: headers only; no stream is opened
-      return;
-    }
-    const stored = await deps.storage.get(video.storage_key, decision.kind === 'partial' ? decision.range : undefined);
-    ctx.body = stored.stream;
-    ctx.length = length;
+    await serveVideo(ctx, deps.storage, video);
   });
 
   // The watch page's script calls this on the video's `play` event: a page view, a HEAD or a

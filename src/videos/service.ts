@@ -9,7 +9,7 @@ import type { Db } from '../db/database.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { recordTimeline } from '../orders/timeline.ts';
-import type { EventSource } from '../vocabulary.ts';
+import type { EventSource, VideoPurpose } from '../vocabulary.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderService } from '../orders/service.ts';
@@ -45,6 +45,13 @@ export interface VideoServiceDeps {
   logger: Logger;
   /** VIDEO_MAX_SECONDS: a longer video fails processing, with the reason on the timeline. */
   maxSeconds: number;
+  /** THANKS_MAX_SECONDS: the same check for a recipient's thank-you reply video. */
+  thanksMaxSeconds?: number;
+  /**
+   * A reply video processed and is the order's newest reply upload: the thanks module records it as
+   * the reply (and the sender's e-mail follows). Must be safe to call again for the same video.
+   */
+  onReplyProcessed?: (video: VideoRow) => Promise<void>;
   now?: () => Date;
 }
 
@@ -74,9 +81,19 @@ export class VideoService {
    */
   async upload(
     order: OrderRow,
-    upload: { contentType: string; body: Readable | Buffer; source: EventSource },
+    upload: {
+      contentType: string;
+      body: Readable | Buffer;
+      source: EventSource;
+      /** `thanks`: the recipient's reply; the caller (the thanks module) has checked it may be given. */
+      purpose?: VideoPurpose;
+      /** Under the order's row lock, before the row is written: may the upload still be taken? */
+      accepts?: (order: OrderRow) => void;
+    },
   ): Promise<VideoRow> {
-    assertAcceptsVideo(order);
+    const purpose = upload.purpose ?? 'gift';
+    const accepts = upload.accepts ?? assertAcceptsVideo;
+    accepts(order);
     const id = `vid_${randomBytes(12).toString('hex')}`;
     const key = `${order.id}/${id}`;
     let size: number;
@@ -94,7 +111,7 @@ export class VideoService {
     const row = await this.deps.orders
       // The upload may have taken minutes: decide on the order as it is now, under its row lock.
       .whileLocked(order.id, async (trx, current) => {
-        assertAcceptsVideo(current);
+        accepts(current);
         const now = this.now();
         const inserted = await trx
           .insertInto('videos')
@@ -110,6 +127,7 @@ export class VideoService {
             processed_at: null,
             poster_key: null,
             transcript: null,
+            purpose,
           })
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -117,7 +135,17 @@ export class VideoService {
           trx,
           current,
           upload.source,
-          [{ type: 'video.uploaded', data: { video_id: id, size_bytes: size, content_type: upload.contentType } }],
+          [
+            {
+              type: 'video.uploaded',
+              data: {
+                video_id: id,
+                size_bytes: size,
+                content_type: upload.contentType,
+                ...(purpose === 'thanks' ? { purpose } : {}),
+              },
+            },
+          ],
           now,
         );
         return inserted;
@@ -161,8 +189,8 @@ export class VideoService {
         .execute();
       video = (await findVideo(this.deps.db, videoId))!;
     }
-    const outcome = await this.settle(video);
-    await this.forgetSuperseded(video.order_id);
+    const outcome = video.purpose === 'thanks' ? await this.settleReply(video) : await this.settle(video);
+    await this.forgetSuperseded(video.order_id, video.purpose);
     return outcome;
   }
 
@@ -173,13 +201,14 @@ export class VideoService {
    * first: should the rows' delete then fail, the next processing of this order deletes again, and
    * deleting a missing file is a no-op.
    */
-  private async forgetSuperseded(orderId: string): Promise<void> {
-    const standing = await newestPlayable(this.deps.db, orderId);
+  private async forgetSuperseded(orderId: string, purpose: VideoPurpose): Promise<void> {
+    const standing = await newestPlayable(this.deps.db, orderId, purpose);
     if (!standing) return;
     const superseded = await this.deps.db
       .selectFrom('videos')
       .select(['id', 'storage_key', 'poster_key'])
       .where('order_id', '=', orderId)
+      .where('purpose', '=', purpose)
       .where('id', '!=', standing.id)
       .where('status', '!=', 'pending')
       .where((eb) => eb.or([eb('seq', '<', standing.seq), eb('status', '=', 'failed')]))
@@ -209,6 +238,35 @@ export class VideoService {
   /** The video the watch page plays, or undefined while none has processed. */
   async playable(order: OrderRow): Promise<VideoRow | undefined> {
     return newestPlayable(this.deps.db, order.id);
+  }
+
+  /**
+   * A recipient's reply video: only the order's newest reply upload counts (a replaced reply is
+   * superseded); a failure is said on the timeline like the gift's, and a processed one is handed to
+   * the thanks module, which records it as the reply.
+   */
+  private async settleReply(video: VideoRow): Promise<ProcessOutcome> {
+    const newest = await newestUpload(this.deps.db, video.order_id, 'thanks');
+    if (newest && newest.id !== video.id) return 'superseded';
+    const order = await this.deps.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('id', '=', video.order_id)
+      .executeTakeFirst();
+    if (!order || order.deleted_at !== null) return 'order_gone';
+    if (video.status === 'failed') {
+      await this.recordFailure(order, video);
+      return 'failed';
+    }
+    try {
+      await this.deps.onReplyProcessed?.(video);
+    } catch (error) {
+      // Sent to the sender meanwhile (the reply is final), or the order stopped: the upload is moot.
+      if (error instanceof ConflictError) return 'order_cancelled';
+      if (error instanceof NotFoundError) return 'order_gone';
+      throw error;
+    }
+    return 'recorded';
   }
 
   private async settle(video: VideoRow): Promise<ProcessOutcome> {
@@ -276,7 +334,11 @@ export class VideoService {
       [
         {
           type: 'video.processing_failed',
-          data: { reason: video.failure_reason ?? 'The video could not be read.', video_id: video.id },
+          data: {
+            reason: video.failure_reason ?? 'The video could not be read.',
+            video_id: video.id,
+            ...(video.purpose === 'thanks' ? { purpose: video.purpose } : {}),
+          },
         },
       ],
       this.now(),
@@ -293,11 +355,12 @@ export class VideoService {
       const stored = await this.deps.storage.get(video.storage_key);
       await pipeline(stored.stream, fs.createWriteStream(file, { mode: 0o600 }));
       const { durationTenths } = await readVideoDuration(file);
-      const limit = this.deps.maxSeconds;
+      const reply = video.purpose === 'thanks';
+      const limit = reply ? (this.deps.thanksMaxSeconds ?? this.deps.maxSeconds) : this.deps.maxSeconds;
       if (durationTenths > (limit + DURATION_LIMIT_SLACK_SECONDS) * 10)
         return {
           ok: false,
-          reason: `The video is ${durationText(durationTenths / 10)} long; video messages can be up to ${durationText(limit)}.`,
+          reason: `The video is ${durationText(durationTenths / 10)} long; ${reply ? 'thank-you videos' : 'video messages'} can be up to ${durationText(limit)}.`,
         };
       return { ok: true, durationTenths };
     } catch (error) {
@@ -338,9 +401,10 @@ export class VideoService {
    * sent. Bound to that upload, so a poster never shows with another video; the first one stands
    * (the page sends one per upload). Checked to be a JPEG by its bytes, not its label.
    */
-  async attachPoster(order: OrderRow, videoId: string, bytes: Buffer): Promise<void> {
+  async attachPoster(order: OrderRow, videoId: string, bytes: Buffer, purpose: VideoPurpose = 'gift'): Promise<void> {
     const video = await findVideo(this.deps.db, videoId);
-    if (!video || video.order_id !== order.id) throw new NotFoundError(`No video with id "${videoId}" on this order.`);
+    if (!video || video.order_id !== order.id || video.purpose !== purpose)
+      throw new NotFoundError(`No video with id "${videoId}" on this order.`);
     if (!isJpeg(bytes))
       throw new ValidationError('The poster is not a JPEG image.', { poster: 'must be a JPEG image' });
     if (video.poster_key !== null) throw new ConflictError('This video already has its poster.');
@@ -373,6 +437,11 @@ export class VideoService {
       .where('transcript', 'is', null)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) throw new ConflictError('This video already has its transcript.');
+  }
+
+  /** One upload, for the thanks module's page: the reply video it recorded. */
+  async find(videoId: string): Promise<VideoRow | undefined> {
+    return findVideo(this.deps.db, videoId);
   }
 
   /** Whether the video the order plays now has a poster (`/watch/{uuid}/poster` serves it). */

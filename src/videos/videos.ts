@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { VideosTable } from '../db/schema.ts';
+import type { VideoPurpose } from '../vocabulary.ts';
 
 /** Persistence of the `videos` table: one row per upload. */
 export type VideoRow = Selectable<VideosTable>;
@@ -9,12 +10,20 @@ export async function findVideo(db: Db, videoId: string): Promise<VideoRow | und
   return db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirst();
 }
 
-/** The order's newest upload, whatever its state: it is the order's video (latest upload wins). */
-export async function newestUpload(db: Db, orderId: string): Promise<VideoRow | undefined> {
+/**
+ * The order's newest upload of one purpose, whatever its state: it is the order's video (latest
+ * upload wins). A recipient's reply video (`thanks`) never competes with the sender's gift.
+ */
+export async function newestUpload(
+  db: Db,
+  orderId: string,
+  purpose: VideoPurpose = 'gift',
+): Promise<VideoRow | undefined> {
   return db
     .selectFrom('videos')
     .selectAll()
     .where('order_id', '=', orderId)
+    .where('purpose', '=', purpose)
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
@@ -24,11 +33,16 @@ export async function newestUpload(db: Db, orderId: string): Promise<VideoRow | 
  * What the watch page plays: the newest upload that processed. A newer upload that is still
  * processing, or failed, leaves the previous good video playing.
  */
-export async function newestPlayable(db: Db, orderId: string): Promise<VideoRow | undefined> {
+export async function newestPlayable(
+  db: Db,
+  orderId: string,
+  purpose: VideoPurpose = 'gift',
+): Promise<VideoRow | undefined> {
   return db
     .selectFrom('videos')
     .selectAll()
     .where('order_id', '=', orderId)
+    .where('purpose', '=', purpose)
     .where('status', '=', 'processed')
     .orderBy('seq', 'desc')
     .limit(1)
@@ -59,6 +73,7 @@ export async function unsettledVideos(
         eb('videos.status', '=', 'pending'),
         eb.and([
           eb('videos.status', '=', 'processed'),
+          eb('videos.purpose', '=', 'gift'),
           eb('orders.video_processed', '=', false),
           eb('orders.status', '!=', 'cancelled'),
           eb('orders.deleted_at', 'is', null),

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
+import { AXE_SOURCE, seriousViolations as seriousViolationsIn } from '../support/axe.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
 
@@ -12,15 +11,6 @@ import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-t
  * landing page, the record page and the watch page before and after the video is there. A serious or
  * critical violation fails, with axe's own description and the offending elements.
  */
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: 'minor' | 'moderate' | 'serious' | 'critical' | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-
 let app: VideoTestApp;
 let store: TestAccount;
 let browser: Browser;
@@ -35,37 +25,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-/** axe's serious and critical findings on the page at `url`, as readable lines, for phone and desktop. */
-async function seriousViolations(url: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const viewport of [
-    { width: 390, height: 844 },
-    { width: 1280, height: 800 },
-  ]) {
-    // The pages' CSP allows only their own nonce-bearing scripts; axe is the test's, not the page's.
-    const context = await browser.newContext({ bypassCSP: true, viewport });
-    const page: Page = await context.newPage();
-    try {
-      const response = await page.goto(url);
-      expect(response?.ok(), url).toBe(true);
-      await page.evaluate(AXE_SOURCE);
-      const violations = await page.evaluate(async () => {
-        const axe = (globalThis as unknown as { axe: { run: (options: object) => Promise<{ violations: unknown[] }> } })
-          .axe;
-        const result = await axe.run({ resultTypes: ['violations'] });
-        return result.violations;
-      });
-      for (const violation of violations as AxeViolation[])
-        if (violation.impact === 'serious' || violation.impact === 'critical')
-          found.push(
-            `${viewport.width}px ${violation.impact} ${violation.id}: ${violation.help} — ${violation.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-          );
-    } finally {
-      await context.close();
-    }
-  }
-  return found;
-}
+const seriousViolations = (url: string) => seriousViolationsIn(browser, url);
 
 describe('axe finds no serious accessibility violation', () => {
   it('on the landing page', async () => {

@@ -6,6 +6,7 @@ describe('video configuration', () => {
     expect(loadVideoConfig({}, '/srv/data')).toEqual({
       maxBytes: 200 * 1024 * 1024,
       maxSeconds: 120,
+      thanks: { maxSeconds: 60, sendDelaySeconds: 300 },
       uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
       storage: { kind: 'local', directory: '/srv/data/videos' },
     });
@@ -20,12 +21,15 @@ describe('video configuration', () => {
         S3_SECRET_ACCESS_KEY: 'secret',
         VIDEO_MAX_BYTES: '1000',
         VIDEO_MAX_SECONDS: '30',
+        THANKS_MAX_SECONDS: '20',
+        THANKS_SEND_DELAY_SECONDS: '0',
       },
       '/srv/data',
     );
     expect(config).toEqual({
       maxBytes: 1000,
       maxSeconds: 30,
+      thanks: { maxSeconds: 20, sendDelaySeconds: 0 },
       uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
       storage: {
         kind: 's3',

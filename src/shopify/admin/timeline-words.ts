@@ -12,6 +12,7 @@ export const SOURCE_LABELS: Record<EventSource, string> = {
   sender: 'the sender',
   system: 'Doorstep',
   admin: 'you, in the admin',
+  recipient: 'the recipient',
 };
 
 export interface TimelineWords {
@@ -73,6 +74,14 @@ export function describeTimelineEntry(entry: {
       return words(`The video was sent to the recipient${channelSuffix(data.channel)}`);
     case 'video.viewed':
       return words('The recipient watched the video');
+    case 'thanks.recorded':
+      return words(
+        `The recipient ${data.replaced === true ? 'replaced their' : 'recorded a'} thank-you ${data.reply === 'note' ? 'note' : 'video'}`,
+      );
+    case 'thanks.sent':
+      return words('The sender was sent the thank-you');
+    case 'thanks.not_sent':
+      return words('The thank-you could not be sent to the sender', reason);
     case 'tracking.warning':
       return words('The tracking number may be wrong', text(data.message));
     case 'tracking.status': {
@@ -157,6 +166,8 @@ function kindSuffix(kind: unknown): string {
     case 'sender_viewed_note':
     case 'sender_bounce_note':
       return ' a note to the sender';
+    case 'sender_thanks':
+      return ' the thank-you to the sender';
     default:
       return '';
   }
@@ -188,6 +199,7 @@ function deliveredTitle(source: EventSource, data: Record<string, unknown>): str
     case 'admin':
       return 'You marked the order delivered';
     case 'sender':
+    case 'recipient':
     case 'system':
       return 'The order was marked delivered';
   }

@@ -24,4 +24,21 @@ export interface RecordPageData {
 export interface WatchPageData {
   /** `POST` here on the first `play`: `/watch/{uuid}/viewed`. */
   viewedUrl: string;
+  /** The thank-you reply's form, while the recipient may give or replace one; else null. */
+  thanks: ThanksFormData | null;
+}
+
+/** The watch page's "Say thank you" (src/thanks/): a reply video (the shared recorder) or a note. */
+export interface ThanksFormData {
+  /** `PUT` the reply video here: `/watch/{uuid}/thanks/video`. */
+  uploadUrl: string;
+  /** `PUT` the note here as JSON `{"note": …}`: `/watch/{uuid}/thanks/note`. */
+  noteUrl: string;
+  maxBytes: number;
+  /** THANKS_MAX_SECONDS. */
+  maxSeconds: number;
+  types: string[];
+  noteMaxLength: number;
+  /** What the page says once a reply arrived (who gets it, and when). */
+  receivedText: string;
 }

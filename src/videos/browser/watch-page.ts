@@ -1,8 +1,9 @@
 import { byId, readPageData } from './dom.ts';
 import type { WatchPageData } from './page-data.ts';
+import { setUpThanksForm } from './thanks-form.ts';
 
 /** Tells us the first time the recipient actually presses play (not a prefetch, not a page view). */
-const { viewedUrl } = readPageData<WatchPageData>();
+const { viewedUrl, thanks } = readPageData<WatchPageData>();
 const video = byId('message', HTMLVideoElement);
 let told = false;
 video.addEventListener('play', () => {
@@ -13,3 +14,6 @@ video.addEventListener('play', () => {
     told = false;
   });
 });
+
+// Once the gift was sent, the recipient can answer it (src/thanks/).
+if (thanks) setUpThanksForm(thanks);

@@ -20,6 +20,9 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
   'video.processing_failed': { reason: 'The file is not a video.', video_id: 'vid_secret' },
   'video.sent': { channel: 'sms' },
   'video.viewed': {},
+  'thanks.recorded': { reply: 'note', replaced: false },
+  'thanks.sent': {},
+  'thanks.not_sent': { reason: 'the order has no sender e-mail address' },
   'tracking.warning': { message: '"1Z1" is not a valid UPS tracking number.' },
   'tracking.status': {
     carrier: 'ups',
@@ -119,6 +122,7 @@ describe('describeTimelineEntry', () => {
       sender: 'the sender',
       system: 'Doorstep',
       admin: 'you, in the admin',
+      recipient: 'the recipient',
     });
   });
 });

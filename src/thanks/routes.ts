@@ -1,0 +1,102 @@
+import Router from '@koa/router';
+import type { StoreBranding } from '../accounts/store-branding.ts';
+import { NotFoundError } from '../errors.ts';
+import { readBodyBytes } from '../http/body-reads.ts';
+import { HttpError } from '../http/errors.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import type { OrderService } from '../orders/service.ts';
+import { parseBody } from '../validation.ts';
+import { POSTER_MAX_BYTES } from '../videos/service.ts';
+import { serveVideo } from '../videos/serve-video.ts';
+import type { VideoStorage } from '../videos/storage.ts';
+import type { UploadLimit } from '../videos/upload-limit.ts';
+import { clientStreamError, videoUploadBody } from '../videos/upload-body.ts';
+import { z } from 'zod';
+import { thanksNotFoundPage, thanksPage } from './pages.ts';
+import type { ThanksService } from './service.ts';
+
+export interface ThanksRouteDeps {
+  orders: OrderService;
+  thanks: ThanksService;
+  storage: VideoStorage;
+  /** VIDEO_MAX_BYTES: a reply video is refused above the gift's own size limit. */
+  maxBytes: number;
+  storeBranding: (accountId: string) => Promise<StoreBranding>;
+  uploadLimit?: UploadLimit;
+}
+
+/** A note is text; its length is the service's rule (one message for the page). */
+const noteSchema = z.object({ note: z.string() }).strict();
+
+/**
+ * The recipient's reply (under their watch link's uuid, the capability they already hold) and the
+ * sender's page of it (`/thanks/{key}`, a capability of its own, e-mailed to the sender).
+ */
+export function thanksRoutes(deps: ThanksRouteDeps): Router {
+  const router = new Router();
+
+  router.put('/watch/:uuid/thanks/note', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    const { note } = parseBody(noteSchema, await readJsonObject(ctx), 'note');
+    await deps.thanks.saveNote(order, note);
+    ctx.body = { status: 'saved' };
+  });
+
+  router.put('/watch/:uuid/thanks/video', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    // Its own budget: a recipient's replies never use up the sender's uploads.
+    await deps.uploadLimit?.take(ctx, `thanks:${order.uuid}`);
+    const { contentType, body } = videoUploadBody(ctx, deps.maxBytes);
+    let video;
+    try {
+      video = await deps.thanks.uploadVideo(order, { contentType, body });
+    } catch (error) {
+      throw clientStreamError(error);
+    }
+    ctx.body = { status: 'received', poster_upload_url: `/watch/${order.uuid}/thanks/videos/${video.id}/poster` };
+  });
+
+  router.put('/watch/:uuid/thanks/videos/:videoId/poster', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    if (ctx.request.type.toLowerCase() !== 'image/jpeg')
+      throw new HttpError(415, 'unsupported_media_type', 'Send the poster as Content-Type image/jpeg.');
+    const bytes = await readBodyBytes(ctx, POSTER_MAX_BYTES, `A poster may be at most ${POSTER_MAX_BYTES / 1024} KB.`);
+    await deps.thanks.attachPoster(order, ctx.params.videoId!, bytes);
+    ctx.body = { status: 'saved' };
+  });
+
+  router.get('/thanks/:key', async (ctx) => {
+    let found;
+    try {
+      found = await deps.thanks.byKey(ctx.params.key!);
+    } catch (error) {
+      if (error instanceof NotFoundError) return thanksNotFoundPage(ctx);
+      throw error;
+    }
+    const store = await deps.storeBranding(found.order.account_id);
+    const direct = found.video ? await deps.storage.directUrl(found.video.storage_key) : null;
+    thanksPage(ctx, { ...found, store, ...(direct ? { mediaOrigin: direct.origin } : {}) });
+  });
+
+  router.get('/thanks/:key/video', async (ctx) => {
+    const { video } = await deps.thanks.byKey(ctx.params.key!);
+    if (!video) throw new NotFoundError('This thank-you has no video.');
+    await serveVideo(ctx, deps.storage, video);
+  });
+
+  router.get('/thanks/:key/poster', async (ctx) => {
+    const { video } = await deps.thanks.byKey(ctx.params.key!);
+    if (!video?.poster_key) throw new NotFoundError('This thank-you has no poster.');
+    const stored = await deps.storage.get(video.poster_key);
+    ctx.set({
+      'Cache-Control': 'private, max-age=3600',
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    ctx.type = 'image/jpeg';
+    ctx.length = stored.size;
+    ctx.body = stored.stream;
+  });
+
+  return router;
+}

@@ -1,0 +1,251 @@
+import { byId, serverErrorMessage, statusLine } from './dom.ts';
+import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './duration-text.ts';
+import { capturePosterFrame, sendPosterFrame } from './poster-frame.ts';
+
+/** What a page's recorder needs: where to send, the limits, and its own few words. */
+export interface RecorderOptions {
+  /** The ids of the recorder's elements start with this (`''` on the record page, `thanks-` on the watch page). */
+  idPrefix: string;
+  uploadUrl: string;
+  maxBytes: number;
+  maxSeconds: number;
+  types: string[];
+  words: {
+    /** Said once the upload (and its poster) arrived. */
+    received: string;
+    /** What the messages call the video: "video messages" or "thank-you videos". */
+    plural: string;
+  };
+  /**
+   * Runs once the upload arrived, before its poster and the thank-you (the gift's transcript goes
+   * here): given the URLs the upload's answer names, it may return a sentence to add to `received`.
+   */
+  afterUpload?: (answerUrl: (field: string) => string | null) => Promise<string | null>;
+  /** Called once the upload and its poster arrived. */
+  onReceived?: () => void;
+}
+
+/**
+ * The one recorder of both pages: record with the camera (MediaRecorder) or pick a file, watch it
+ * back, send it with a progress bar, and say clearly whether it arrived. The record page uses it for
+ * the gift; the watch page for the recipient's thank-you reply.
+ */
+export function setUpRecorder(options: RecorderOptions): void {
+  const { idPrefix, uploadUrl, maxBytes, maxSeconds, types, words } = options;
+  const part = <T extends HTMLElement>(id: string, kind: new () => T): T => byId(`${idPrefix}${id}`, kind);
+  const preview = part('preview', HTMLVideoElement);
+  const playback = part('playback', HTMLVideoElement);
+  const statusEl = part('status', HTMLParagraphElement);
+  const progress = part('progress', HTMLProgressElement);
+  const cameraBtn = part('camera', HTMLButtonElement);
+  const recordBtn = part('record', HTMLButtonElement);
+  const stopBtn = part('stop', HTMLButtonElement);
+  const sendBtn = part('send', HTMLButtonElement);
+  const fileInput = part('file', HTMLInputElement);
+  const timer = part('timer', HTMLParagraphElement);
+
+  /** The last seconds are counted down in red, so the end of a recording is no surprise. */
+  const ENDING_SECONDS = 10;
+  let timerInterval: number | undefined;
+
+  let stream: MediaStream | null = null;
+  let recorder: MediaRecorder | null = null;
+  let chunks: Blob[] = [];
+  let chosen: Blob | null = null;
+  let playbackUrl: string | null = null;
+  /** The chosen video's poster frame, drawn while the sender watches it (poster-frame.ts). */
+  let poster: Promise<Blob | null> = Promise.resolve(null);
+
+  const say = statusLine(statusEl);
+
+  /** `video/webm;codecs=vp8,opus` → `video/webm`: the server takes the base type only. */
+  const baseType = (type: string | undefined): string => (type ?? '').split(';')[0]!.trim().toLowerCase();
+
+  function refuse(message: string): void {
+    chosen = null;
+    sendBtn.disabled = true;
+    say(message, 'error');
+  }
+
+  function choose(blob: Blob): void {
+    if (playbackUrl) URL.revokeObjectURL(playbackUrl);
+    playbackUrl = null;
+    if (!types.includes(baseType(blob.type))) return refuse('Please choose an MP4, WebM or QuickTime (.mov) video.');
+    if (blob.size === 0) return refuse('That video is empty. Please try again.');
+    if (blob.size > maxBytes)
+      return refuse(
+        `That video is too large (the limit is ${Math.floor(maxBytes / 1048576)} MB). Please record a shorter one.`,
+      );
+    chosen = blob;
+    playbackUrl = URL.createObjectURL(blob);
+    playback.src = playbackUrl;
+    playback.hidden = false;
+    poster = capturePosterFrame(playback);
+    sendBtn.disabled = false;
+    say('Watch your video, then press “Send video”.');
+  }
+
+  /**
+   * A chosen file longer than the limit is refused here, before an upload the server would refuse
+   * after processing. Recordings need no check: they stop at the limit.
+   */
+  function checkFileLength(): void {
+    const seconds = playback.duration;
+    // MediaRecorder WebM files report Infinity until played through; the server checks those.
+    if (!chosen || !Number.isFinite(seconds) || seconds <= maxSeconds + DURATION_LIMIT_SLACK_SECONDS) return;
+    refuse(
+      `That video is ${durationText(seconds)} long; ${words.plural} can be up to ${durationText(maxSeconds)}. Please choose or record a shorter one.`,
+    );
+  }
+  playback.addEventListener('loadedmetadata', checkFileLength);
+
+  /** While recording: elapsed and remaining time, and a stop at the limit. */
+  function startTimer(current: MediaRecorder): void {
+    const startedAt = performance.now();
+    const tick = () => {
+      const elapsed = (performance.now() - startedAt) / 1000;
+      const left = Math.max(0, maxSeconds - elapsed);
+      timer.textContent = `${durationText(elapsed)} / ${durationText(maxSeconds)} — ${durationText(Math.ceil(left))} left`;
+      timer.classList.toggle('ending', left <= ENDING_SECONDS);
+      if (left <= 0 && current.state === 'recording') stopRecording();
+    };
+    timer.hidden = false;
+    tick();
+    timerInterval = window.setInterval(tick, 250);
+  }
+
+  function stopTimer(): void {
+    window.clearInterval(timerInterval);
+    timerInterval = undefined;
+  }
+
+  function stopRecording(): void {
+    stopTimer();
+    stopBtn.hidden = true;
+    recorder?.stop();
+  }
+
+  /** The first container this browser can record: WebM on Chrome/Firefox, MP4 on Safari. */
+  function pickMimeType(): string {
+    const candidates = [
+      'video/webm;codecs=vp9,opus',
+      'video/webm;codecs=vp8,opus',
+      'video/webm',
+      'video/mp4;codecs=avc1,mp4a',
+      'video/mp4',
+    ];
+    return candidates.find((type) => typeof MediaRecorder !== 'undefined' && MediaRecorder.isTypeSupported(type)) ?? '';
+  }
+
+  // Older browsers (and insecure origins) have no camera API: the file picker still works.
+  if (!navigator.mediaDevices || typeof MediaRecorder === 'undefined') cameraBtn.hidden = true;
+
+  /** Turns the camera on; never rejects (every failure is said on the page). */
+  async function startCamera(): Promise<void> {
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: true });
+    } catch (error) {
+      say(
+        `We could not use your camera (${error instanceof Error ? error.name : 'unknown error'}). You can choose a video file instead.`,
+        'error',
+      );
+      return;
+    }
+    preview.srcObject = stream;
+    preview.hidden = false;
+    playback.hidden = true;
+    await preview.play().catch(() => {});
+    cameraBtn.hidden = true;
+    recordBtn.hidden = false;
+    say('Camera ready. Press “Start recording” when you are.');
+  }
+
+  cameraBtn.addEventListener('click', () => void startCamera());
+
+  recordBtn.addEventListener('click', () => {
+    if (!stream) return;
+    chunks = [];
+    const mimeType = pickMimeType();
+    const current = new MediaRecorder(stream, mimeType ? { mimeType } : undefined);
+    recorder = current;
+    current.ondataavailable = (event) => {
+      if (event.data.size > 0) chunks.push(event.data);
+    };
+    current.onstop = () => {
+      stopTimer();
+      timer.hidden = true;
+      preview.hidden = true;
+      choose(new Blob(chunks, { type: baseType(current.mimeType) || baseType(mimeType) || 'video/webm' }));
+      recordBtn.hidden = false;
+      recordBtn.textContent = 'Record again';
+    };
+    // Timeslices: the data arrives as it is recorded, not all at once at the end.
+    current.start(1000);
+    recordBtn.hidden = true;
+    stopBtn.hidden = false;
+    stopBtn.focus();
+    sendBtn.disabled = true;
+    startTimer(current);
+    say(`Recording… it stops by itself at ${durationText(maxSeconds)}.`);
+  });
+
+  stopBtn.addEventListener('click', stopRecording);
+
+  fileInput.addEventListener('change', () => {
+    const file = fileInput.files?.[0];
+    if (file) choose(file);
+  });
+
+  /** A URL the upload's answer names: where its poster frame (`poster_upload_url`) or transcript goes. */
+  function answerUrl(responseText: string, field: string): string | null {
+    try {
+      const body: unknown = JSON.parse(responseText);
+      const url =
+        typeof body === 'object' && body !== null && field in body ? (body as Record<string, unknown>)[field] : null;
+      // Our own path, never another origin's.
+      return typeof url === 'string' && url.startsWith('/') && !url.startsWith('//') ? url : null;
+    } catch {
+      return null;
+    }
+  }
+
+  sendBtn.addEventListener('click', () => {
+    if (!chosen) return;
+    sendBtn.disabled = true;
+    progress.hidden = false;
+    progress.value = 0;
+    say('Sending your video…');
+    // XMLHttpRequest, not fetch: fetch has no upload progress.
+    const xhr = new XMLHttpRequest();
+    xhr.open('PUT', uploadUrl);
+    xhr.setRequestHeader('Content-Type', baseType(chosen.type));
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable) progress.value = Math.round((event.loaded / event.total) * 100);
+    };
+    xhr.onload = async () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        progress.value = 100;
+        stream?.getTracks().forEach((track) => track.stop());
+        // What goes with the video (transcript, poster) goes before the thank-you, so a sender who
+        // closes the page then loses nothing.
+        const addendum = (await options.afterUpload?.((field) => answerUrl(xhr.responseText, field))) ?? null;
+        const posterUrl = answerUrl(xhr.responseText, 'poster_upload_url');
+        const frame = posterUrl ? await poster : null;
+        if (posterUrl && frame) await sendPosterFrame(frame, posterUrl);
+        say(addendum ? `${words.received} ${addendum}` : words.received, 'ok');
+        options.onReceived?.();
+        return;
+      }
+      say(
+        `Your video was not sent: ${serverErrorMessage(xhr.responseText) ?? `Something went wrong (${xhr.status}).`}`,
+        'error',
+      );
+      sendBtn.disabled = false;
+    };
+    xhr.onerror = () => {
+      say('Your video was not sent: the connection failed. Please try again.', 'error');
+      sendBtn.disabled = false;
+    };
+    xhr.send(chosen);
+  });
+}

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClock } from '../support/clock.ts';
+import { startMailServer } from '../support/mail-server.ts';
+import { validOrder, type TestAccount } from '../support/test-app.ts';
+import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
+
+/**
+ * The thank-you reply's rules on real PGlite, real HTTP and a real SMTP server, processing and
+ * dispatch run by hand: the undo window, one reply and one e-mail, the order
+ * without a sender e-mail, billing, and erasure.
+ */
+let app: VideoTestApp;
+let store: TestAccount;
+let mail: Awaited<ReturnType<typeof startMailServer>>;
+const clock = new TestClock();
+
+beforeAll(async () => {
+  mail = await startMailServer();
+  app = await startVideoTestApp({
+    queue: 'manual',
+    clock,
+    env: { SMTP_URL: mail.url, THANKS_SEND_DELAY_SECONDS: '300' },
+  });
+  store = await app.createAccount('Maple & Thread');
+});
+afterAll(async () => {
+  await app?.close();
+  await mail?.close();
+});
+
+const dispatch = () => app.services.dispatcher.dispatchDue(100);
+const types = async (orderId: string): Promise<string[]> =>
+  (await store.request('GET', `/v1/orders/${orderId}/events`)).body.data.map((e: { type: string }) => e.type);
+const note = (uuid: string, text: unknown) =>
+  app.request('PUT', `/watch/${uuid}/thanks/note`, { body: { note: text } });
+
+async function sentGift(extra: Record<string, unknown> = {}): Promise<{ id: string; uuid: string }> {
+  const order = (await store.request('POST', '/v1/orders', { ...validOrder, ...extra })).body;
+  await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
+    'Content-Type': 'video/webm',
+  });
+  expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
+  await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+  await dispatch();
+  expect((await store.request('GET', `/v1/orders/${order.id}`)).body.sent_at).not.toBeNull();
+  return order;
+}
+
+describe('the thank-you reply', () => {
+  it('is refused before the gift reached the recipient, and bad notes are 4xx, never 500', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    expect((await note(order.uuid, 'Thanks!')).status).toBe(409);
+    const sent = await sentGift();
+    expect((await note(sent.uuid, '   ')).status).toBe(422);
+    expect((await note(sent.uuid, 'x'.repeat(1001))).status).toBe(422);
+    expect((await note(sent.uuid, 42)).status).toBe(422);
+    expect(
+      (
+        await app.request('PUT', `/watch/${sent.uuid}/thanks/note`, {
+          rawBody: '{',
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).status,
+    ).toBe(400);
+    expect((await app.request('GET', '/thanks/not-a-key')).status).toBe(404);
+  });
+
+  it('can be replaced until the e-mail leaves after the delay; then it is final and sent once', async () => {
+    const sender = `ann-${Date.now()}@example.com`;
+    const order = await sentGift({ email: sender });
+    expect((await note(order.uuid, 'Thanks!')).status).toBe(200);
+    await dispatch();
+    const toSender = () => mail.messages.filter((m) => m.to.includes(sender) && m.raw.includes('thank-you'));
+    expect(toSender()).toHaveLength(0); // the undo window
+    expect((await note(order.uuid, 'Thank you so much!')).status).toBe(200);
+    clock.advance(301_000);
+    await dispatch();
+    await dispatch();
+    expect(toSender()).toHaveLength(1);
+    expect(toSender()[0]!.raw).toContain('Thank you so much!');
+    expect(toSender()[0]!.raw).not.toContain('"Thanks!"');
+    expect((await note(order.uuid, 'Once more')).status).toBe(409);
+    const timeline = await types(order.id);
+    expect(timeline.filter((t) => t === 'thanks.recorded')).toHaveLength(2);
+    expect(timeline.filter((t) => t === 'thanks.sent')).toHaveLength(1);
+  });
+
+  it('says on the timeline why it cannot go when the order has no sender e-mail', async () => {
+    const order = await sentGift();
+    await app.services.database.db.updateTable('orders').set({ email: '' }).where('id', '=', order.id).execute();
+    expect((await note(order.uuid, 'Thanks!')).status).toBe(200);
+    expect(await types(order.id)).toContain('thanks.not_sent');
+    const page = await app.request('GET', `/watch/${order.uuid}`);
+    expect(page.text).toContain('the store has no e-mail address for Ann Sender');
+  });
+
+  it('is not billed again: the order stays one line of its statement', async () => {
+    const order = await sentGift({ price: 1000 });
+    expect((await note(order.uuid, 'Thanks!')).status).toBe(200);
+    const month = clock.now().toISOString().slice(0, 7);
+    const statement = (await store.request('GET', `/v1/billing/statements/${month}`)).body;
+    expect(JSON.stringify(statement).split(order.id).length - 1).toBe(1);
+  });
+
+  it('is erased with the order: the note, the reply video and its files, and the sender link', async () => {
+    const order = await sentGift();
+    await app.request('PUT', `/watch/${order.uuid}/thanks/video`, {
+      rawBody: fixture('recorded-vp8-opus.webm'),
+      headers: { 'Content-Type': 'video/webm' },
+    });
+    const videoId = app.enqueued.at(-1)!;
+    const db = app.services.database.db;
+    const video = await db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirstOrThrow();
+    expect(video.purpose).toBe('thanks');
+    expect((await note(order.uuid, 'Thanks!')).status).toBe(200);
+    const reply = await db.selectFrom('thanks').selectAll().where('order_id', '=', order.id).executeTakeFirstOrThrow();
+    expect((await app.request('GET', `/thanks/${reply.key}`)).status).toBe(200);
+
+    await app.services.orders.erasePersonalData(order.id, 'shopify', 'customers/redact');
+    expect(await db.selectFrom('thanks').selectAll().where('order_id', '=', order.id).execute()).toEqual([]);
+    expect(await db.selectFrom('videos').selectAll().where('order_id', '=', order.id).execute()).toEqual([]);
+    await expect(app.storage.get(video.storage_key)).rejects.toThrow();
+    expect((await app.request('GET', `/thanks/${reply.key}`)).status).toBe(404);
+  });
+});
