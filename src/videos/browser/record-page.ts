@@ -3,13 +3,18 @@ import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './duration-text.ts';
 import { capturePosterFrame, sendPosterFrame } from './poster-frame.ts';
 import { setUpRecipientForm } from './recipient-form.ts';
 import type { RecordPageData } from './page-data.ts';
+import { interpolate } from '../../i18n/interpolate.ts';
+import type { ScriptPhrases } from '../../i18n/catalogue.ts';
 
 /**
  * The record page: record with the camera (MediaRecorder) or pick a file, watch it back, send it
  * with a progress bar, and say clearly whether it arrived.
  */
-const { uploadUrl, maxBytes, maxSeconds, types, recipientUrl } = readPageData<RecordPageData>();
-if (recipientUrl) setUpRecipientForm(recipientUrl);
+const { uploadUrl, maxBytes, maxSeconds, types, recipientUrl, phrases } = readPageData<RecordPageData>();
+/** The page's words in its language, from the server's catalogue. */
+const t = (key: keyof ScriptPhrases, values: Record<string, string | number> = {}): string =>
+  interpolate(phrases[key], values);
+if (recipientUrl) setUpRecipientForm(recipientUrl, t);
 const preview = byId('preview', HTMLVideoElement);
 const playback = byId('playback', HTMLVideoElement);
 const statusEl = byId('status', HTMLParagraphElement);
@@ -47,19 +52,16 @@ function refuse(message: string): void {
 function choose(blob: Blob): void {
   if (playbackUrl) URL.revokeObjectURL(playbackUrl);
   playbackUrl = null;
-  if (!types.includes(baseType(blob.type))) return refuse('Please choose an MP4, WebM or QuickTime (.mov) video.');
-  if (blob.size === 0) return refuse('That video is empty. Please try again.');
-  if (blob.size > maxBytes)
-    return refuse(
-      `That video is too large (the limit is ${Math.floor(maxBytes / 1048576)} MB). Please record a shorter one.`,
-    );
+  if (!types.includes(baseType(blob.type))) return refuse(t('script_wrong_type'));
+  if (blob.size === 0) return refuse(t('script_empty'));
+  if (blob.size > maxBytes) return refuse(t('script_too_large', { megabytes: Math.floor(maxBytes / 1048576) }));
   chosen = blob;
   playbackUrl = URL.createObjectURL(blob);
   playback.src = playbackUrl;
   playback.hidden = false;
   poster = capturePosterFrame(playback);
   sendBtn.disabled = false;
-  say('Watch your video, then press “Send video”.');
+  say(t('script_watch_then_send'));
 }
 
 /**
@@ -70,9 +72,7 @@ function checkFileLength(): void {
   const seconds = playback.duration;
   // MediaRecorder WebM files report Infinity until played through; the server checks those.
   if (!chosen || !Number.isFinite(seconds) || seconds <= maxSeconds + DURATION_LIMIT_SLACK_SECONDS) return;
-  refuse(
-    `That video is ${durationText(seconds)} long; video messages can be up to ${durationText(maxSeconds)}. Please choose or record a shorter one.`,
-  );
+  refuse(t('script_too_long', { duration: durationText(seconds), limit: durationText(maxSeconds) }));
 }
 playback.addEventListener('loadedmetadata', checkFileLength);
 
@@ -82,7 +82,11 @@ function startTimer(current: MediaRecorder): void {
   const tick = () => {
     const elapsed = (performance.now() - startedAt) / 1000;
     const left = Math.max(0, maxSeconds - elapsed);
-    timer.textContent = `${durationText(elapsed)} / ${durationText(maxSeconds)} — ${durationText(Math.ceil(left))} left`;
+    timer.textContent = t('script_timer', {
+      elapsed: durationText(elapsed),
+      limit: durationText(maxSeconds),
+      left: durationText(Math.ceil(left)),
+    });
     timer.classList.toggle('ending', left <= ENDING_SECONDS);
     if (left <= 0 && current.state === 'recording') stopRecording();
   };
@@ -122,10 +126,7 @@ async function startCamera(): Promise<void> {
   try {
     stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: true });
   } catch (error) {
-    say(
-      `We could not use your camera (${error instanceof Error ? error.name : 'unknown error'}). You can choose a video file instead.`,
-      'error',
-    );
+    say(t('script_camera_failed', { error: error instanceof Error ? error.name : '?' }), 'error');
     return;
   }
   preview.srcObject = stream;
@@ -134,7 +135,7 @@ async function startCamera(): Promise<void> {
   await preview.play().catch(() => {});
   cameraBtn.hidden = true;
   recordBtn.hidden = false;
-  say('Camera ready. Press “Start recording” when you are.');
+  say(t('script_camera_ready'));
 }
 
 cameraBtn.addEventListener('click', () => void startCamera());
@@ -154,7 +155,7 @@ recordBtn.addEventListener('click', () => {
     preview.hidden = true;
     choose(new Blob(chunks, { type: baseType(current.mimeType) || baseType(mimeType) || 'video/webm' }));
     recordBtn.hidden = false;
-    recordBtn.textContent = 'Record again';
+    recordBtn.textContent = t('script_record_again');
   };
   // Timeslices: the data arrives as it is recorded, not all at once at the end.
   current.start(1000);
@@ -163,7 +164,7 @@ recordBtn.addEventListener('click', () => {
   stopBtn.focus();
   sendBtn.disabled = true;
   startTimer(current);
-  say(`Recording… it stops by itself at ${durationText(maxSeconds)}.`);
+  say(t('script_recording', { limit: durationText(maxSeconds) }));
 });
 
 stopBtn.addEventListener('click', stopRecording);
@@ -190,7 +191,7 @@ sendBtn.addEventListener('click', () => {
   sendBtn.disabled = true;
   progress.hidden = false;
   progress.value = 0;
-  say('Sending your video…');
+  say(t('script_sending'));
   // XMLHttpRequest, not fetch: fetch has no upload progress.
   const xhr = new XMLHttpRequest();
   xhr.open('PUT', uploadUrl);
@@ -206,17 +207,15 @@ sendBtn.addEventListener('click', () => {
       const posterUrl = posterUploadUrl(xhr.responseText);
       const frame = posterUrl ? await poster : null;
       if (posterUrl && frame) await sendPosterFrame(frame, posterUrl);
-      say('Thank you! Your video was received. It will be delivered with the gift.', 'ok');
+      say(t('script_received'), 'ok');
       return;
     }
-    say(
-      `Your video was not sent: ${serverErrorMessage(xhr.responseText) ?? `Something went wrong (${xhr.status}).`}`,
-      'error',
-    );
+    const reason = serverErrorMessage(xhr.responseText) ?? t('script_went_wrong', { status: xhr.status });
+    say(t('script_not_sent', { reason }), 'error');
     sendBtn.disabled = false;
   };
   xhr.onerror = () => {
-    say('Your video was not sent: the connection failed. Please try again.', 'error');
+    say(t('script_connection_failed'), 'error');
     sendBtn.disabled = false;
   };
   xhr.send(chosen);
