@@ -257,9 +257,9 @@ const fr = {
   email_viewed_note_body: `{recipient_name} vient de regarder votre message vidéo «${nb}{video_title}${nb}».`,
 
   sms_recipient_video_full:
-    '{store_name} : {sender_name} vous a envoyé un message vidéo "{video_title}" avec votre colis : {playback_url}',
+    '{store_name} : {sender_name} vous envoie un message vidéo "{video_title}" avec votre colis : {playback_url}',
   sms_recipient_video_short:
-    '{store_name} : {sender_name} vous a envoyé un message vidéo avec votre colis. Regardez-le : {playback_url}',
+    '{store_name} : {sender_name} vous envoie un message vidéo avec votre colis : {playback_url}',
   sms_recipient_video_shortest: '{store_name} : un message vidéo de {sender_name} : {playback_url}',
 } as const satisfies Phrases;
 const frHasEnglishPlaceholders: SamePlaceholdersAsEnglish<typeof fr> = true;
