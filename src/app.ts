@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Koa from 'koa';
+import { findAccountLocale } from './accounts/locale.ts';
 import { findStoreBranding } from './accounts/store-branding.ts';
 import type { Config } from './config.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
@@ -423,6 +424,7 @@ export function createHttpApp(services: Services): Koa {
     maxSeconds: services.config.videos.maxSeconds,
     deliveryEstimate: (orderId: string) => carrierEstimate(services.database.db, orderId),
     storeBranding: (accountId: string) => findStoreBranding(services.database.db, accountId),
+    accountLocale: (accountId: string) => findAccountLocale(services.database.db, accountId),
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
     thanksSection: async (order: OrderRow) =>

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
 import { ValidationError } from '../errors.ts';
+import { localeSchema } from '../i18n/locale.ts';
 import { forgetAccountCredentials, type ApiKeyCache } from './api-key-cache.ts';
 import { apiKeyHint, apiKeyMatches, generateApiKey, generateAppId, hashApiKey } from './credentials.ts';
 
@@ -24,6 +25,8 @@ export interface CreatedAccount {
 export const newAccountSchema = z.object({
   name: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
   revenueShareBps: z.number().int('must be a whole number of basis points').min(0).max(10_000).nullable().default(null),
+  /** The language of its pages and messages (a Shopify shop's primary locale); `en` when not given. */
+  locale: localeSchema.default('en'),
 });
 
 export type NewAccount = z.input<typeof newAccountSchema>;
@@ -64,6 +67,7 @@ export async function createAccount(db: Db, input: NewAccount): Promise<CreatedA
       api_key_hash: hashApiKey(apiKey),
       api_key_hint: apiKeyHint(apiKey),
       revenue_share_bps: parsed.data.revenueShareBps,
+      locale: parsed.data.locale,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -38,6 +38,8 @@ export interface AccountsTable {
   revenue_share_bps: number | null;
   /** The current key's last characters (`dsk_…AbCd`), for the admin to name it; null for keys issued before. */
   api_key_hint: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The language of the account's pages and messages (src/i18n/locale.ts); `en` by default. */
+  locale: ColumnType<string, string | undefined, string>;
   created_at: CreatedAt;
 }
 

@@ -1,4 +1,6 @@
+import { findAccountLocale } from '../accounts/locale.ts';
 import { findStoreBranding, type StoreBranding } from '../accounts/store-branding.ts';
+import type { Locale } from '../i18n/locale.ts';
 import type { Db } from '../db/database.ts';
 import { isDependencyUnavailable } from '../db/unavailable.ts';
 import { ConflictError } from '../errors.ts';
@@ -33,6 +35,12 @@ import { emailTemplateFor, templateValues, thanksValues, type ThanksMessage } fr
 
 /** How long a message the provider accepted waits for an unavailable database to record it as sent. */
 const RECORD_SENT_PATIENCE_MS = 60_000;
+
+interface MessageLooks {
+  store: StoreBranding;
+  locale: Locale;
+  hasPoster: boolean;
+}
 
 /** What the dispatcher did with one message attempt. */
 export type SendOutcome = 'sent' | 'retry' | 'failed';
@@ -155,20 +163,21 @@ export class SendDispatcher {
     await this.recordSent(send, order, providerMessageId, this.now());
   }
 
-  /** What a message shows besides the order: the store's branding, and the video's poster. */
-  private async messageLooks(send: SendRow): Promise<{ store: StoreBranding; hasPoster: boolean }> {
-    const [store, hasPoster] = await Promise.all([
+  /** What a message shows besides the order: the store's branding, its language, and the video's poster. */
+  private async messageLooks(send: SendRow): Promise<MessageLooks> {
+    const [store, locale, hasPoster] = await Promise.all([
       findStoreBranding(this.deps.db, send.account_id),
+      findAccountLocale(this.deps.db, send.account_id),
       send.kind === 'recipient_video' ? (this.deps.hasPoster?.(send.order_id) ?? false) : false,
     ]);
-    return { store, hasPoster };
+    return { store, locale, hasPoster };
   }
 
   private async callProvider(
     send: SendRow,
     order: OrderRow,
     destination: string,
-    looks: { store: StoreBranding; hasPoster: boolean },
+    looks: MessageLooks,
   ): Promise<string> {
     let values = templateValues(order, this.deps.publicUrl, looks.store, looks.hasPoster);
     const { templates } = this.deps;
@@ -180,10 +189,15 @@ export class SendDispatcher {
       values = { ...values, ...thanksValues(thanks) };
     }
     if (send.channel === 'sms') {
-      return (await this.deps.sms.send({ to: destination, body: templates.sms(kind, values), reference: send.id }))
-        .providerMessageId;
+      return (
+        await this.deps.sms.send({
+          to: destination,
+          body: templates.sms(kind, values, looks.locale),
+          reference: send.id,
+        })
+      ).providerMessageId;
     }
-    const content = templates.email(emailTemplateFor(kind, order), values);
+    const content = templates.email(emailTemplateFor(kind, order), values, looks.locale);
     return (await this.deps.email.send({ to: destination, ...content, messageId: `<${send.id}@doorstep>` }))
       .providerMessageId;
   }

@@ -3,12 +3,14 @@ import path from 'node:path';
 import escapeHtml from 'escape-html';
 import mjml2html from 'mjml';
 import type { SendKind } from '../vocabulary.ts';
+import { DEFAULT_LOCALE, LOCALES, type Locale } from '../i18n/locale.ts';
 import { MessageTemplateError, UnknownPlaceholderError } from './template-errors.ts';
 import {
   OPTIONAL_VALUES,
   SMS_TEMPLATE_KINDS,
   TEMPLATE_NAMES,
   fitSms,
+  localizedValues,
   render,
   type TemplateName,
   type TemplateValues,
@@ -22,10 +24,13 @@ export interface EmailContent {
   html: string;
 }
 
-/** Every message's wording, compiled and checked once at start (`compileMessageTemplates`). */
+/**
+ * Every message's wording, compiled and checked once at start (`compileMessageTemplates`), in the
+ * account's language (the catalogue's phrases, src/i18n/catalogue.ts; English when not given).
+ */
 export interface MessageTemplates {
-  email(name: TemplateName, values: TemplateValues): EmailContent;
-  sms(kind: SendKind, values: TemplateValues): string;
+  email(name: TemplateName, values: TemplateValues, locale?: Locale): EmailContent;
+  sms(kind: SendKind, values: TemplateValues, locale?: Locale): string;
 }
 
 interface EmailParts {
@@ -85,19 +90,20 @@ export async function compileMessageTemplates(dir: string = TEMPLATE_DIR): Promi
   }
 
   return {
-    email(name, values) {
+    email(name, values, locale = DEFAULT_LOCALE) {
       const parts = emails.get(name);
       if (!parts) throw new MessageTemplateError(`There is no e-mail template ${name}.`);
+      const localized = localizedValues(values, locale);
       return {
-        subject: render(parts.subject, values).trim(),
-        text: render(parts.text, values),
-        html: render(parts.html, values, escapeHtml),
+        subject: render(parts.subject, localized).trim(),
+        text: render(parts.text, localized),
+        html: render(parts.html, localized, escapeHtml),
       };
     },
-    sms(kind, values) {
+    sms(kind, values, locale = DEFAULT_LOCALE) {
       const text = sms.get(kind);
       if (text === undefined) throw new MessageTemplateError(`There is no SMS template ${kind}.sms.txt.`);
-      return fitSms(text, values);
+      return fitSms(text, localizedValues(values, locale));
     },
   };
 }
@@ -155,9 +161,11 @@ function checkIncludes(dir: string, file: string, source: string): void {
   }
 }
 
-/** The template must fill with every value known and with the optional ones unknown. */
-function checkPlaceholders(file: string, fill: (values: TemplateValues) => unknown): void {
-  for (const values of [CHECK_VALUES, CHECK_VALUES_WITHOUT_OPTIONALS]) {
+/** The template must fill in every language, with every value known and with the optional ones unknown. */
+function checkPlaceholders(file: string, fill: (values: Record<string, string>) => unknown): void {
+  for (const values of [CHECK_VALUES, CHECK_VALUES_WITHOUT_OPTIONALS].flatMap((v) =>
+    LOCALES.map((locale) => localizedValues(v, locale)),
+  )) {
     try {
       fill(values);
     } catch (error) {

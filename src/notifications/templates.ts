@@ -1,4 +1,8 @@
 import type { StoreBranding } from '../accounts/store-branding.ts';
+import { keysStartingWith } from '../i18n/catalogue.ts';
+import type { Locale } from '../i18n/locale.ts';
+import { phrase } from '../i18n/phrases.ts';
+import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import { playbackUrl, recordUrl } from '../orders/serializer.ts';
 import { SEND_KINDS, type SendKind } from '../vocabulary.ts';
@@ -29,6 +33,29 @@ export type TemplateValues = {
   /** The reply's note, when the reply is a note (plain text as the recipient wrote it). */
   thanks_note?: string;
 };
+
+/** The catalogue's phrases a message template names: `{{email_…}}`, `{{sms_…}}`. */
+const MESSAGE_PHRASE_KEYS = [...keysStartingWith('email_'), ...keysStartingWith('sms_')];
+
+/**
+ * What a template is filled with in `locale`: the order's values, every e-mail and SMS phrase of the
+ * catalogue filled with them (plain text; `render` escapes it for HTML like any value), and `lang`
+ * for `<mjml lang>`. A recipient nobody named is "your recipient" in the message's language.
+ */
+export function localizedValues(values: TemplateValues, locale: Locale): Record<string, string> {
+  const named =
+    values.recipient_name === UNNAMED_RECIPIENT
+      ? { ...values, recipient_name: phrase(locale, 'page_unnamed_recipient') }
+      : values;
+  const phrases = MESSAGE_PHRASE_KEYS.map((key) => [key, phrase(locale, key, stringsOf(named))] as const);
+  return { ...stringsOf(named), ...Object.fromEntries(phrases), lang: locale };
+}
+
+function stringsOf(values: TemplateValues): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
 
 export const OPTIONAL_VALUES: ReadonlySet<string> = new Set([
   'store_logo_url',
@@ -128,7 +155,7 @@ export function emailTemplateFor(
  * in emoji or a non-Latin script makes it UCS-2, 70 units), the one with the fewest segments,
  * rather than a message split in parts mid-sentence.
  */
-export function fitSms(template: string, values: TemplateValues): string {
+export function fitSms(template: string, values: Readonly<Partial<Record<string, string>>>): string {
   const wordings = template
     .split('\n')
     .map((line) => line.trim())

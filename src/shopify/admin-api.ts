@@ -24,6 +24,23 @@ export async function fetchShopName(
 }
 
 /**
+ * The shop's primary locale (`fr`, `pt-BR`, …: Shopify's ISO codes), the language its customers read
+ * first: its record and watch pages and its messages speak it (src/i18n/locale.ts maps it to one we
+ * have). Needs the `read_locales` scope (Admin GraphQL `shopLocales`); null when no locale is primary.
+ */
+export async function fetchShopPrimaryLocale(
+  shopify: ShopifyLibrary,
+  accessToken: string,
+  domain: string,
+): Promise<string | null> {
+  const client = adminGraphql(shopify, accessToken, domain);
+  const response = await client.request<{ shopLocales: Array<{ locale: string; primary: boolean }> }>(
+    'query DoorstepShopLocale { shopLocales { locale primary } }',
+  );
+  return response.data?.shopLocales.find((shopLocale) => shopLocale.primary)?.locale ?? null;
+}
+
+/**
  * A failure of the Shopify library (an HTTP error answer, a GraphQL error, throttling, the network)
  * as the domain's "try again later" (503 in a response, a retry in a job); anything else as it is.
  * `doing` says in words what was asked of Shopify.

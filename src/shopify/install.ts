@@ -1,26 +1,40 @@
-import { fetchShopName } from './admin-api.ts';
+import { fetchShopName, fetchShopPrimaryLocale } from './admin-api.ts';
 import type { ShopifyServices } from './services.ts';
 import { findShop, registerShop, type TokenPair } from './shops.ts';
 
 /**
  * Installs (or re-activates) a shop with the token pair Shopify gave us, by OAuth or token
- * exchange. A new shop's account is named after the shop.
+ * exchange. A new shop's account is named after the shop and speaks its primary locale.
  */
 export async function installShop(shopify: ShopifyServices, domain: string, tokens: TokenPair) {
   const existing = await findShop(shopify.deps.db, domain);
   let name: string | null = null;
+  let locale: string | null = null;
   if (!existing) {
-    // Name the new account after the shop; the install must not fail on this nicety.
-    try {
-      name = await fetchShopName(shopify.library, tokens.accessToken, domain);
-    } catch (error) {
-      shopify.deps.logger.warn(
-        { err: error, shop: domain },
-        'could not read the shop name; the account is named after the domain',
-      );
-    }
+    // Two queries, not one: a token without `read_locales` (granted before Doorstep asked for it)
+    // fails the locale's, and the name must not go with it. The install fails on neither nicety.
+    [name, locale] = await Promise.all([
+      fetchShopName(shopify.library, tokens.accessToken, domain).catch((error: unknown) => {
+        shopify.deps.logger.warn(
+          { err: error, shop: domain },
+          'could not read the shop name; the account is named after the domain',
+        );
+        return null;
+      }),
+      fetchShopPrimaryLocale(shopify.library, tokens.accessToken, domain).catch((error: unknown) => {
+        shopify.deps.logger.warn(
+          { err: error, shop: domain },
+          'could not read the shop primary locale; its pages and messages are in English',
+        );
+        return null;
+      }),
+    ]);
   }
-  const registered = await registerShop(shopify.deps.db, domain, { name, tokens: shopify.tokens.seal(domain, tokens) });
+  const registered = await registerShop(shopify.deps.db, domain, {
+    name,
+    locale,
+    tokens: shopify.tokens.seal(domain, tokens),
+  });
   shopify.deps.logger.info(
     { shop: domain, created: registered.created, appId: registered.appId },
     'shop installed Doorstep',

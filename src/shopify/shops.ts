@@ -67,7 +67,14 @@ export async function getShop(db: Db, domain: string): Promise<ShopRow> {
 export async function registerShop(
   db: Db,
   domain: string,
-  options: { name?: string | null; tokens?: StoredTokenPair | null; rotateKey?: boolean; now?: Date } = {},
+  options: {
+    name?: string | null;
+    /** A new shop's primary locale (accounts' `localeSchema` reads it); null or absent: `en`. */
+    locale?: string | null;
+    tokens?: StoredTokenPair | null;
+    rotateKey?: boolean;
+    now?: Date;
+  } = {},
 ): Promise<RegisteredShop> {
   const now = options.now ?? new Date();
   const tokenColumns = options.tokens ? tokenValues(options.tokens) : {};
@@ -93,7 +100,10 @@ export async function registerShop(
     if (!account) throw new Error(`Shop ${domain} names account ${shop.account_id}, which does not exist.`);
     return { shop, created: false, apiKey: null, appId: account.appId };
   }
-  const { account, apiKey } = await createAccount(db, { name: options.name?.trim() || domain });
+  const { account, apiKey } = await createAccount(db, {
+    name: options.name?.trim() || domain,
+    ...(options.locale ? { locale: options.locale } : {}),
+  });
   const inserted = await db
     .insertInto('shops')
     .values({ domain, account_id: account.id, installed_at: now, updated_at: now, ...tokenColumns })

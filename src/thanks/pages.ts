@@ -78,6 +78,7 @@ export function thanksPage(
   const { reply, order, video, store } = view;
   const base = `/thanks/${reply.key}`;
   sendPage(ctx, 200, {
+    locale: 'en',
     title: W.pageTitle(order.recipient_name),
     store,
     body: html`<h1>${W.pageTitle(order.recipient_name)}</h1>
@@ -93,6 +94,7 @@ ${
 
 export function thanksNotFoundPage(ctx: Context): void {
   sendPage(ctx, 404, {
+    locale: 'en',
     title: W.notFoundTitle,
     body: html`<h1>${W.notFoundHeading}</h1>
 <p>${W.notFoundText}</p>`,

@@ -45,3 +45,22 @@ export function html(
   });
   return new SafeHtml(out);
 }
+
+/**
+ * A catalogue phrase as markup: its words escaped, each `{name}` replaced by its value — escaped text,
+ * or markup of our own (`html`…) such as `<strong>` around a name. A missing value throws, as
+ * `interpolate` does.
+ */
+export function phraseHtml(phrase: string, values: Readonly<Record<string, string | SafeHtml>>): SafeHtml {
+  const parts = phrase.split(/\{([a-z_]+)\}/g); // odd indices are placeholder names
+  return new SafeHtml(
+    parts
+      .map((part, index) => {
+        if (index % 2 === 0) return escapeHtml(part);
+        const value = values[part];
+        if (value === undefined) throw new Error(`the phrase "${phrase}" needs a value for {${part}}`);
+        return value instanceof SafeHtml ? value.value : escapeHtml(value);
+      })
+      .join(''),
+  );
+}

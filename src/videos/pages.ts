@@ -6,7 +6,11 @@ import type { BrowserAsset } from './browser-assets.ts';
 import { PAGE_DATA_ID, type RecordPageData, type ThanksFormData, type WatchPageData } from './browser/page-data.ts';
 import type { StoreBranding } from '../accounts/store-branding.ts';
 import { durationText } from './browser/duration-text.ts';
-import { html, jsonScriptContent, SafeHtml } from './html.ts';
+import { html, jsonScriptContent, phraseHtml, SafeHtml } from './html.ts';
+import { phraseOf, type PhraseKey } from '../i18n/catalogue.ts';
+import { dayText } from '../i18n/dates.ts';
+import type { Locale } from '../i18n/locale.ts';
+import { phrase, scriptPhrases } from '../i18n/phrases.ts';
 import { VIDEO_CONTENT_TYPES } from './service.ts';
 import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
 import { CAPTION_PHRASES } from './browser/caption-phrases.ts';
@@ -52,6 +56,8 @@ header.store { display: flex; align-items: center; gap: 0.6rem; padding-bottom: 
 `;
 
 interface PageOptions {
+  /** The language the page is written in: `<html lang>`. */
+  locale: Locale;
   title: string;
   body: SafeHtml;
   /** The page's bundled script and the data it reads (JSON, never spliced into code). */
@@ -73,7 +79,7 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
     'Permissions-Policy': options.camera ? 'camera=(self), microphone=(self)' : 'camera=(), microphone=()',
   });
   ctx.body = html`<!doctype html>
-<html lang="en">
+<html lang="${options.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -106,15 +112,37 @@ function storeHeader(store: StoreBranding): SafeHtml {
 `;
 }
 
-export function notFoundPage(ctx: Context): void {
+/** The page's words in its language: a catalogue phrase, filled (plain text; `html` escapes it). */
+type Say = (key: PhraseKey, values?: Record<string, string | number>) => string;
+const sayIn =
+  (locale: Locale): Say =>
+  (key, values) =>
+    phrase(locale, key, values);
+
+/** A page about no order: in the visitor's language when we speak it (`visitorLocale`). */
+export function notFoundPage(ctx: Context, locale: Locale): void {
+  const say = sayIn(locale);
   sendPage(ctx, 404, {
-    title: 'Video message not found',
-    body: html`<h1>We can't find this video message</h1>
-<p>The link may be incomplete, or the message may have been removed. Please check that you opened the whole link from your e-mail or text message.</p>`,
+    locale,
+    title: say('page_not_found_title'),
+    body: html`<h1>${say('page_not_found_heading')}</h1>
+<p>${say('page_not_found_body')}</p>`,
   });
 }
 
+/** The recipient as the page names them: a recipient nobody named is "your recipient" in its language. */
+function recipientName(order: OrderRow, say: Say): string {
+  return order.recipient_name === UNNAMED_RECIPIENT ? say('page_unnamed_recipient') : order.recipient_name;
+}
+
+/** How a page speaks: the account's language, and the visitor's way of writing dates (`dateLocale`). */
+export interface PageLanguage {
+  locale: Locale;
+  dateLocale: string;
+}
+
 export interface RecordView {
+  language: PageLanguage;
   limits: { maxBytes: number; maxSeconds: number };
   /** whatHappensNext's sentence: who gets the video, and when. */
   nextStep: string;
@@ -123,28 +151,33 @@ export interface RecordView {
 }
 
 export function recordPage(ctx: Context, order: OrderRow, view: RecordView): void {
-  const { limits, nextStep, store, script } = view;
+  const { language, limits, nextStep, store, script } = view;
+  const { locale } = language;
+  const say = sayIn(locale);
+  const recipient = { recipient_name: recipientName(order, say) };
   if (order.status === 'cancelled' || order.sent_at !== null) {
     sendPage(ctx, 200, {
-      title: 'Video message',
+      locale,
+      title: say('page_video_message'),
       store,
-      body: html`<h1>This video message can no longer be recorded</h1>
-<p>${order.status === 'cancelled' ? 'The order was cancelled.' : `Your video has already been sent to ${order.recipient_name}.`}</p>`,
+      body: html`<h1>${say('page_record_closed_heading')}</h1>
+<p>${order.status === 'cancelled' ? say('page_record_closed_cancelled') : say('page_record_closed_sent', recipient)}</p>`,
     });
     return;
   }
   const needsRecipient = order.recipient_email === null && order.recipient_phone === null;
   sendPage(ctx, 200, {
-    title: needsRecipient ? 'Record a video message' : `Record a video for ${order.recipient_name}`,
+    locale,
+    title: needsRecipient ? say('page_record_title_no_recipient') : say('page_record_title', recipient),
     camera: true,
     store,
     body: html`${
       needsRecipient
-        ? recipientForm(order)
-        : html`<h1>Record a video message for ${order.recipient_name}</h1>
-<p class="muted" id="next-step">“${order.video_title}”. ${nextStep}${order.video_processed ? ' You have already sent a video; a new one replaces it until it goes out.' : ''}</p>`
+        ? recipientForm(order, say)
+        : html`<h1>${say('page_record_heading', recipient)}</h1>
+<p class="muted" id="next-step">${say('page_quoted_title', { video_title: order.video_title })}. ${nextStep}${order.video_processed ? ` ${say('page_record_replaces')}` : ''}</p>`
     }
-${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: 'Send video', beforeSend: transcriptField() })}`,
+${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: say('page_record_send'), say, beforeSend: transcriptField() })}`,
     script: {
       asset: script,
       data: {
@@ -153,6 +186,7 @@ ${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: 'Send
         maxSeconds: limits.maxSeconds,
         types: [...VIDEO_CONTENT_TYPES],
         recipientUrl: needsRecipient ? `/record/${order.uuid}/recipient` : null,
+        phrases: scriptPhrases(locale),
       } satisfies RecordPageData,
     },
   });
@@ -166,26 +200,29 @@ export function recorderMarkup(options: {
   idPrefix: string;
   maxSeconds: number;
   sendLabel: string;
+  /** The page's words (English where the page has no language yet). */
+  say?: Say;
   /** Fields that go with the video, shown above the send button (the gift's transcript). */
   beforeSend?: SafeHtml;
 }): SafeHtml {
   const id = (name: string) => `${options.idPrefix}${name}`;
+  const say = options.say ?? sayIn('en');
   return html`<div id="${id('recorder')}">
-  <video id="${id('preview')}" playsinline muted aria-label="Camera preview" hidden></video>
-  <video id="${id('playback')}" playsinline controls aria-label="Your recording" hidden></video>
+  <video id="${id('preview')}" playsinline muted aria-label="${say('page_record_camera_preview')}" hidden></video>
+  <video id="${id('playback')}" playsinline controls aria-label="${say('page_record_your_recording')}" hidden></video>
   <div class="actions">
-    <button type="button" id="${id('camera')}">Use the camera</button>
-    <button type="button" id="${id('record')}" hidden>Start recording</button>
-    <button type="button" id="${id('stop')}" hidden>Stop recording</button>
-    <label class="file">Choose a video file<input type="file" id="${id('file')}" accept="video/mp4,video/webm,video/quicktime"></label>
+    <button type="button" id="${id('camera')}">${say('page_record_use_camera')}</button>
+    <button type="button" id="${id('record')}" hidden>${say('page_record_start')}</button>
+    <button type="button" id="${id('stop')}" hidden>${say('page_record_stop')}</button>
+    <label class="file">${say('page_record_choose_file')}<input type="file" id="${id('file')}" accept="video/mp4,video/webm,video/quicktime"></label>
   </div>
   ${options.beforeSend ?? ''}
   <div class="actions">
     <button type="button" class="primary" id="${id('send')}" disabled>${options.sendLabel}</button>
   </div>
-  <p class="muted" id="${id('limit')}">Up to ${durationText(options.maxSeconds)} long.</p>
+  <p class="muted" id="${id('limit')}">${say('page_record_limit', { duration: durationText(options.maxSeconds) })}</p>
   <p id="${id('timer')}" class="timer" hidden></p>
-  <progress id="${id('progress')}" max="100" value="0" hidden aria-label="Upload progress"></progress>
+  <progress id="${id('progress')}" max="100" value="0" hidden aria-label="${say('page_record_progress')}"></progress>
   <p id="${id('status')}" class="status" role="status" aria-live="polite"></p>
 </div>`;
 }
@@ -203,23 +240,24 @@ function transcriptField(): SafeHtml {
  * A Shopify order can come without a way to reach the recipient: the sender says who it is for,
  * before or after recording (the page script PUTs it as JSON and reloads).
  */
-function recipientForm(order: OrderRow): SafeHtml {
+function recipientForm(order: OrderRow, say: Say): SafeHtml {
   const name = order.recipient_name === UNNAMED_RECIPIENT ? '' : order.recipient_name;
-  return html`<h1>Who is your video message for?</h1>
-<p class="muted">Your order did not say how to reach the recipient. Tell us, and we send “${order.video_title}” to them when the gift arrives.</p>
+  return html`<h1>${say('page_recipient_heading')}</h1>
+<p class="muted">${say('page_recipient_intro', { video_title: order.video_title })}</p>
 <form id="recipient" novalidate>
-  <label for="recipient-name">Their name</label>
+  <label for="recipient-name">${say('page_recipient_name')}</label>
   <input id="recipient-name" name="recipient_name" autocomplete="off" maxlength="200" required value="${name}">
-  <label for="recipient-email">Their e-mail address</label>
+  <label for="recipient-email">${say('page_recipient_email')}</label>
   <input id="recipient-email" name="recipient_email" type="email" autocomplete="off" maxlength="254">
-  <label for="recipient-phone">Their mobile number (for a text message)</label>
+  <label for="recipient-phone">${say('page_recipient_phone')}</label>
   <input id="recipient-phone" name="recipient_phone" type="tel" autocomplete="off" maxlength="32" placeholder="+1 555 010 0100">
-  <div class="actions"><button type="submit" class="primary" id="save-recipient">Save recipient</button></div>
+  <div class="actions"><button type="submit" class="primary" id="save-recipient">${say('page_recipient_save')}</button></div>
   <p id="recipient-status" class="status" role="status" aria-live="polite"></p>
 </form>`;
 }
 
 export interface WatchView {
+  language: PageLanguage;
   hasVideo: boolean;
   /** The video has a poster frame (`/watch/{uuid}/poster`), shown before it plays. */
   hasPoster: boolean;
@@ -234,36 +272,51 @@ export interface WatchView {
 }
 
 export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void {
-  const { hasVideo, hasPoster, hasCaptions, store, script, mediaOrigin, thanks } = view;
+  const { language, hasVideo, hasPoster, hasCaptions, store, script, mediaOrigin, thanks } = view;
+  const { locale } = language;
+  const say = sayIn(locale);
   if (order.status === 'cancelled') {
     sendPage(ctx, 200, {
-      title: 'Video message',
+      locale,
+      title: say('page_video_message'),
       store,
-      body: html`<h1>This video message is no longer available</h1>`,
+      body: html`<h1>${say('page_watch_unavailable')}</h1>`,
     });
     return;
   }
   if (!hasVideo) {
     sendPage(ctx, 200, {
+      locale,
       title: order.video_title,
       store,
       body: html`<h1>${order.video_title}</h1>
-<p id="on-its-way">A video message from ${order.name} is on its way. Please check back soon.</p>`,
+<p id="on-its-way">${say('page_watch_on_its_way', { sender_name: order.name })}</p>`,
     });
     return;
   }
+  // The day it was sent, on the recipient's calendar as their browser writes dates (UTC: we do not
+  // know their zone, and the day is what matters).
+  const sentOn = order.sent_at
+    ? html`<p class="muted" id="sent-on">${say('page_watch_sent_on', { date: dayText(order.sent_at, language.dateLocale, null) })}</p>
+`
+    : '';
   sendPage(ctx, 200, {
+    locale,
     title: order.video_title,
     store,
     body: html`<h1>${order.video_title}</h1>
-<p>A video message from <strong id="sender">${order.name}</strong>, with a gift from ${store.name}</p>
-<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}>${hasCaptions ? captionsTrack(order) : ''}</video>
+<p>${phraseHtml(phraseOf(locale, 'page_watch_from'), { sender_name: html`<strong id="sender">${order.name}</strong>`, store_name: store.name })}</p>
+${sentOn}<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}>${hasCaptions ? captionsTrack(order) : ''}</video>
 ${thanks?.body ?? ''}`,
     // The thank-you recorder needs the camera; the page asks only when the recipient presses it.
     camera: Boolean(thanks?.form),
     script: {
       asset: script,
-      data: { viewedUrl: `/watch/${order.uuid}/viewed`, thanks: thanks?.form ?? null } satisfies WatchPageData,
+      data: {
+        viewedUrl: `/watch/${order.uuid}/viewed`,
+        thanks: thanks?.form ?? null,
+        phrases: scriptPhrases(locale),
+      } satisfies WatchPageData,
     },
     ...(mediaOrigin ? { mediaOrigin } : {}),
   });

@@ -21,6 +21,8 @@ import type { VideoRow } from './videos.ts';
 import type { VideoStorage } from './storage.ts';
 import type { UploadLimit } from './upload-limit.ts';
 import { clientStreamError, videoUploadBody } from './upload-body.ts';
+import { dateLocale, visitorLocale, type Locale } from '../i18n/locale.ts';
+import type { PageLanguage } from './pages.ts';
 import { needsDeliveryEstimate, whatHappensNext, type DeliveryEstimate } from './what-happens-next.ts';
 
 export interface VideoRouteDeps {
@@ -33,6 +35,8 @@ export interface VideoRouteDeps {
   maxSeconds: number;
   /** The store an order belongs to, named on its record and watch pages (accounts' `findStoreBranding`). */
   storeBranding: (accountId: string) => Promise<StoreBranding>;
+  /** The language an order's pages speak (accounts' `findAccountLocale`). */
+  accountLocale: (accountId: string) => Promise<Locale>;
   /** The carrier's estimate for an order's package (tracking's `carrierEstimate`), for the record page. */
   deliveryEstimate: (orderId: string) => Promise<DeliveryEstimate | null>;
   /** PUBLIC_URL, for the order JSON. */
@@ -84,14 +88,16 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
 
   router.get('/record/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
-    if (!order) return notFoundPage(ctx);
-    const [estimate, store] = await Promise.all([
+    if (!order) return notFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
+    const [estimate, store, language] = await Promise.all([
       needsDeliveryEstimate(order) ? deps.deliveryEstimate(order.id) : null,
       deps.storeBranding(order.account_id),
+      pageLanguage(ctx, deps, order),
     ]);
     recordPage(ctx, order, {
+      language,
       limits: { maxBytes: deps.maxBytes, maxSeconds: deps.maxSeconds },
-      nextStep: whatHappensNext(order, estimate),
+      nextStep: whatHappensNext(order, estimate, language),
       store,
       script: assets.record,
     });
@@ -136,15 +142,17 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
 
   router.get('/watch/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
-    if (!order) return notFoundPage(ctx);
-    const [video, store, thanks] = await Promise.all([
+    if (!order) return notFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
+    const [video, store, thanks, language] = await Promise.all([
       order.status === 'cancelled' ? undefined : deps.videos.playable(order),
       deps.storeBranding(order.account_id),
       deps.thanksSection?.(order),
+      pageLanguage(ctx, deps, order),
     ]);
     // With object storage the player is redirected there: the page's CSP must let it load from that origin.
     const direct = video ? await deps.storage.directUrl(video.storage_key) : null;
     watchPage(ctx, order, {
+      language,
       hasVideo: video !== undefined,
       hasPoster: Boolean(video?.poster_key),
       hasCaptions: Boolean(video?.transcript),
@@ -216,6 +224,12 @@ async function receiveUpload(
   } catch (error) {
     throw clientStreamError(error);
   }
+}
+
+/** The account's language; dates as the visitor's browser writes them in it (Accept-Language). */
+async function pageLanguage(ctx: Context, deps: VideoRouteDeps, order: OrderRow): Promise<PageLanguage> {
+  const locale = await deps.accountLocale(order.account_id);
+  return { locale, dateLocale: dateLocale(ctx.get('Accept-Language') || undefined, locale) };
 }
 
 async function orderOrNull(deps: VideoRouteDeps, uuid: string): Promise<OrderRow | null> {

@@ -1,3 +1,6 @@
+import { dayText } from '../i18n/dates.ts';
+import type { Locale } from '../i18n/locale.ts';
+import { phrase } from '../i18n/phrases.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 
 /** The carrier's estimate for the order's package, with the destination's time zone when known. */
@@ -8,7 +11,7 @@ export interface DeliveryEstimate {
 
 /**
  * The record page's promise to the sender, in one sentence: who gets the video, and when — "Grandpa
- * Joe gets your video when the package arrives, about Nov 26." Pure: the order, the carrier's
+ * Joe gets your video when the package arrives, about November 26." In the page's language, the date written the visitor's way. Pure: the order, the carrier's
  * estimate (if any) and nothing else. The estimate's date is the destination's calendar day when its
  * zone is known (a 23:59 estimate in California is not "tomorrow" in UTC), else UTC's, as `send_on` is.
  */
@@ -25,23 +28,24 @@ export function needsDeliveryEstimate(
 export function whatHappensNext(
   order: Pick<OrderRow, 'recipient_name' | 'send_trigger' | 'send_on' | 'delivered'>,
   estimate: DeliveryEstimate | null,
+  language: { locale: Locale; dateLocale: string } = { locale: 'en', dateLocale: 'en' },
 ): string {
-  const who = order.recipient_name;
+  const { locale, dateLocale } = language;
+  const who = { recipient_name: order.recipient_name };
   switch (order.send_trigger) {
     case 'now':
-      return `${who} gets your video as soon as you send it.`;
+      return phrase(locale, 'page_next_now', who);
     case 'date':
       return order.send_on
-        ? `${who} gets your video on ${dayText(order.send_on, null)}.`
-        : `${who} gets your video on the day the store set.`;
+        ? phrase(locale, 'page_next_on_date', { ...who, date: dayText(order.send_on, dateLocale, null) })
+        : phrase(locale, 'page_next_on_store_day', who);
     case 'package':
-      if (order.delivered) return `The gift has arrived: ${who} gets your video as soon as you send it.`;
+      if (order.delivered) return phrase(locale, 'page_next_arrived', who);
       return estimate
-        ? `${who} gets your video when the package arrives, about ${dayText(estimate.at, estimate.timeZone)}.`
-        : `${who} gets your video when the package arrives.`;
+        ? phrase(locale, 'page_next_package_about', {
+            ...who,
+            date: dayText(estimate.at, dateLocale, estimate.timeZone),
+          })
+        : phrase(locale, 'page_next_package', who);
   }
-}
-
-function dayText(at: Date, timeZone: string | null): string {
-  return new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: timeZone ?? 'UTC' }).format(at);
 }

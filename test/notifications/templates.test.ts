@@ -211,7 +211,7 @@ describe('compileMessageTemplates', () => {
 
   it('refuses an unknown tag and a missing include', async () => {
     const unknownTag = brokenCopy('sender_sent_note.mjml', (t) =>
-      t.replace('<mj-text>Hi', '<mj-txt>x</mj-txt><mj-text>Hi'),
+      t.replace('<mj-text>{{email_hi_sender}}', '<mj-txt>x</mj-txt><mj-text>{{email_hi_sender}}'),
     );
     await expect(compileMessageTemplates(unknownTag)).rejects.toThrow(
       /sender_sent_note\.mjml is not valid MJML: .*mj-txt/,
@@ -229,11 +229,13 @@ describe('compileMessageTemplates', () => {
     await expect(compileMessageTemplates(text)).rejects.toThrow(
       'Message template sender_record_link.txt: {{recipient_nmae}} has no value',
     );
-    const html = brokenCopy('recipient_video.mjml', (t) => t.replace('Hi {{recipient_name}}', 'Hi {{recipient}}'));
+    const html = brokenCopy('recipient_video.mjml', (t) => t.replace('{{email_hi_recipient}}', 'Hi {{recipient}}'));
     await expect(compileMessageTemplates(html)).rejects.toThrow(
       'Message template recipient_video.mjml: {{recipient}} has no value',
     );
-    const sms = brokenCopy('recipient_video.sms.txt', (t) => t.replace('{{store_name}}', '{{shop_name}}'));
+    const sms = brokenCopy('recipient_video.sms.txt', (t) =>
+      t.replace('{{sms_recipient_video_full}}', '{{shop_name}}'),
+    );
     await expect(compileMessageTemplates(sms)).rejects.toThrow('recipient_video.sms.txt: {{shop_name}} has no value');
   });
 

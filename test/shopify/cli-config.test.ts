@@ -131,7 +131,11 @@ describe('the Shopify CLI files', () => {
     expect(appConfigSchema.safeParse(appToml).error?.issues ?? []).toEqual([]);
     expect((appToml as { build?: object }).build).not.toHaveProperty('include_config_on_deploy');
     // Shopify managed install with the scopes we need (token exchange in src/shopify/routes.ts).
-    expect(appConfig.access_scopes.scopes?.split(',').sort()).toEqual(['read_fulfillments', 'read_orders']);
+    expect(appConfig.access_scopes.scopes?.split(',').sort()).toEqual([
+      'read_fulfillments',
+      'read_locales',
+      'read_orders',
+    ]);
     expect(appConfig.access_scopes.use_legacy_install_flow).toBe(false);
     expect(appConfig.embedded).toBe(true);
   });
@@ -306,7 +310,11 @@ describe('`shopify app dev` runs the web command with the environment the CLI gi
     const authorize = new URL(begin.headers.get('location')!);
     expect(authorize.searchParams.get('client_id')).toBe('cli-given-client-id');
     expect(authorize.searchParams.get('redirect_uri')).toBe(`${tunnel}${webConfig.auth_callback_path as string}`);
-    expect(authorize.searchParams.get('scope')!.split(',').sort()).toEqual(['read_fulfillments', 'read_orders']);
+    expect(authorize.searchParams.get('scope')!.split(',').sort()).toEqual([
+      'read_fulfillments',
+      'read_locales',
+      'read_orders',
+    ]);
 
     // The CLI's test webhook, signed with the secret it passed: accepted at webhooks_path.
     const signed = signedWebhook(secret, 'cli-dev.myshopify.com', 'app/uninstalled', { id: 1 });

@@ -6,7 +6,8 @@ import { ShopifySandbox } from '../../src/shopify/sandbox/index.ts';
  * The Shopify sandbox (src/shopify/sandbox/) on a port of its own, for tests: OAuth grants (code,
  * token exchange, refresh), the Admin GraphQL calls, billing and the approval page. The library's
  * `https://{shop}` calls reach it through routeShopifyRequestsTo. Its hooks (grants,
- * accessTokenLifetime, holdRefreshes, refuseRefreshes, failGraphql, failTokenRequests, subscriptions, usageRecords)
+ * accessTokenLifetime, holdRefreshes, refuseRefreshes, failGraphql, failTokenRequests, subscriptions, usageRecords,
+ * primaryLocales)
  * are the sandbox's own.
  */
 export type FakeShopify = ShopifySandbox & { baseUrl: string; close(): Promise<void> };

@@ -42,7 +42,7 @@ describe('the watch page', () => {
       const response = await app.request('GET', `/watch/${uuid}`);
       expect(response.status).toBe(404);
       expect(response.headers.get('content-type')).toContain('text/html');
-      expect(response.text).toContain("We can't find this video message");
+      expect(response.text).toContain('We can’t find this video message');
     }
   });
 

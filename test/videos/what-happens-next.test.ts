@@ -16,10 +16,10 @@ describe('whatHappensNext', () => {
     // 02:30 UTC on the 27th is the evening of the 26th in New York.
     const at = new Date('2026-11-27T02:30:00Z');
     expect(whatHappensNext(order, { at, timeZone: 'America/New_York' })).toBe(
-      'Grandpa Joe gets your video when the package arrives, about Nov 26.',
+      'Grandpa Joe gets your video when the package arrives, about November 26.',
     );
     expect(whatHappensNext(order, { at, timeZone: null })).toBe(
-      'Grandpa Joe gets your video when the package arrives, about Nov 27.',
+      'Grandpa Joe gets your video when the package arrives, about November 27.',
     );
   });
 
@@ -32,7 +32,7 @@ describe('whatHappensNext', () => {
       'Grandpa Joe gets your video as soon as you send it.',
     );
     expect(whatHappensNext({ ...order, send_trigger: 'date', send_on: new Date('2026-12-24T15:00:00Z') }, null)).toBe(
-      'Grandpa Joe gets your video on Dec 24.',
+      'Grandpa Joe gets your video on December 24.',
     );
   });
 });
@@ -63,7 +63,7 @@ describe('the record page', () => {
     ).toBe(200);
     // The validation's look at UPS is the first poll: its estimate and destination (Wayne, NJ) are stored.
     await eventually(
-      async () => ((await page()).includes('when the package arrives, about Nov 26.') ? true : undefined),
+      async () => ((await page()).includes('when the package arrives, about November 26.') ? true : undefined),
       5_000,
       'the estimate on the record page',
     );

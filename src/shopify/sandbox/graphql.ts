@@ -56,6 +56,14 @@ export function adminGraphql(
     const active = [...state.subscriptions.values()].filter((s) => s.shop === shop && s.status === 'ACTIVE');
     return data({ currentAppInstallation: { activeSubscriptions: active.map(subscriptionJson) } });
   }
+  if (/\bshopLocales\b/.test(query)) {
+    // The primary first is not promised by Shopify: the app must look for `primary`.
+    const primary = state.primaryLocales.get(shop) ?? 'en';
+    const others = ['en', 'fr'].filter((locale) => locale !== primary);
+    return data({
+      shopLocales: [...others.map((locale) => ({ locale, primary: false })), { locale: primary, primary: true }],
+    });
+  }
   if (/\bshop\s*\{\s*name\b/.test(query)) return data({ shop: { name: `Fake ${shop.split('.')[0]}` } });
   return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
 }

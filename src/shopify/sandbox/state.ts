@@ -58,6 +58,8 @@ export class ShopifySandboxState {
   readonly graphqlFailures: Array<number | 'throttled'> = [];
   /** HTTP statuses the next access-token requests (code, token exchange, refresh) answer with instead. */
   readonly tokenFailures: number[] = [];
+  /** Each shop's primary locale (Admin GraphQL `shopLocales`): `en` unless a test sets another. */
+  readonly primaryLocales = new Map<string, string>();
   private held: Promise<void> | null = null;
   private arrived: (() => void) | null = null;
   private nextId = 1;
@@ -74,7 +76,7 @@ export class ShopifySandboxState {
     this.refreshTokens.set(refresh, { shop, expiresAt: now + this.refreshTokenLifetime * 1000 });
     return {
       access_token: access,
-      scope: 'read_orders,read_fulfillments',
+      scope: 'read_orders,read_fulfillments,read_locales',
       expires_in: this.accessTokenLifetime,
       refresh_token: refresh,
       refresh_token_expires_in: this.refreshTokenLifetime,

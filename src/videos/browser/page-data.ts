@@ -8,6 +8,8 @@
 /** The id of the JSON block on a page. */
 export const PAGE_DATA_ID = 'page-data';
 
+import type { ScriptPhrases } from '../../i18n/catalogue.ts';
+
 export interface RecordPageData {
   /** Where the recording is PUT: `/record/{uuid}/video`. */
   uploadUrl: string;
@@ -19,6 +21,8 @@ export interface RecordPageData {
   types: string[];
   /** Where the sender PUTs the recipient (JSON), when the order came without one; else null. */
   recipientUrl: string | null;
+  /** The script's words in the page's language (the catalogue's `script_` phrases, `{name}` unfilled). */
+  phrases: ScriptPhrases;
 }
 
 export interface WatchPageData {
@@ -26,6 +30,8 @@ export interface WatchPageData {
   viewedUrl: string;
   /** The thank-you reply's form, while the recipient may give or replace one; else null. */
   thanks: ThanksFormData | null;
+  /** The reply recorder's words in the page's language (as the record page's `phrases`). */
+  phrases: ScriptPhrases;
 }
 
 /** The watch page's "Say thank you" (src/thanks/): a reply video (the shared recorder) or a note. */

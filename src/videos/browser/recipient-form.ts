@@ -1,4 +1,5 @@
 import { byId, serverErrorMessage, statusLine } from './dom.ts';
+import type { ScriptPhrases } from '../../i18n/catalogue.ts';
 
 /**
  * The record page's "Who is your video message for?" form, shown when a Shopify order came without
@@ -6,7 +7,10 @@ import { byId, serverErrorMessage, statusLine } from './dom.ts';
  * and reloads, so the page then reads as for any other order. The browser checks the obvious; the
  * server's answer is the authority and is shown as it comes.
  */
-export function setUpRecipientForm(recipientUrl: string): void {
+export function setUpRecipientForm(
+  recipientUrl: string,
+  t: (key: keyof ScriptPhrases, values?: Record<string, string | number>) => string,
+): void {
   const form = byId('recipient', HTMLFormElement);
   const name = byId('recipient-name', HTMLInputElement);
   const email = byId('recipient-email', HTMLInputElement);
@@ -19,13 +23,11 @@ export function setUpRecipientForm(recipientUrl: string): void {
     const recipient: Record<string, string> = { recipient_name: name.value.trim() };
     if (email.value.trim()) recipient.recipient_email = email.value.trim();
     if (phone.value.trim()) recipient.recipient_phone = phone.value.trim();
-    if (!recipient.recipient_name) return say('Please give their name.', 'error');
-    if (!recipient.recipient_email && !recipient.recipient_phone)
-      return say('Please give their e-mail address or mobile number (or both).', 'error');
-    if (recipient.recipient_email && !email.checkValidity())
-      return say('That e-mail address does not look right.', 'error');
+    if (!recipient.recipient_name) return say(t('script_give_name'), 'error');
+    if (!recipient.recipient_email && !recipient.recipient_phone) return say(t('script_give_contact'), 'error');
+    if (recipient.recipient_email && !email.checkValidity()) return say(t('script_email_wrong'), 'error');
     save.disabled = true;
-    say('Saving…');
+    say(t('script_saving'));
     void fetch(recipientUrl, {
       method: 'PUT',
       headers: { 'Content-Type': 'application/json' },
@@ -33,15 +35,15 @@ export function setUpRecipientForm(recipientUrl: string): void {
     })
       .then(async (response) => {
         if (response.ok) {
-          say('Saved. Now record your video below.', 'ok');
+          say(t('script_saved'), 'ok');
           window.location.reload();
           return;
         }
-        say(serverErrorMessage(await response.text()) ?? `Something went wrong (${response.status}).`, 'error');
+        say(serverErrorMessage(await response.text()) ?? t('script_went_wrong', { status: response.status }), 'error');
         save.disabled = false;
       })
       .catch(() => {
-        say('The recipient was not saved: the connection failed. Please try again.', 'error');
+        say(t('script_recipient_not_saved'), 'error');
         save.disabled = false;
       });
   });

@@ -1,27 +1,28 @@
 import { byId, readPageData } from './dom.ts';
 import { CAPTION_PHRASES } from './caption-phrases.ts';
-import { sendTranscript } from './transcript.ts';
-import { setUpRecorder } from './recorder.ts';
 import { setUpRecipientForm } from './recipient-form.ts';
+import { setUpRecorder, type Translate } from './recorder.ts';
+import { sendTranscript } from './transcript.ts';
 import type { RecordPageData } from './page-data.ts';
+import { interpolate } from '../../i18n/interpolate.ts';
 
 /**
  * The record page: the sender's gift video (recorder.ts) with its optional transcript (the watch
  * page's captions), and the recipient form when the order lacks one.
  */
-const { uploadUrl, maxBytes, maxSeconds, types, recipientUrl } = readPageData<RecordPageData>();
+const { uploadUrl, maxBytes, maxSeconds, types, recipientUrl, phrases } = readPageData<RecordPageData>();
+/** The page's words in its language, from the server's catalogue. */
+const t: Translate = (key, values = {}) => interpolate(phrases[key], values);
 const transcriptInput = byId('transcript', HTMLTextAreaElement);
-if (recipientUrl) setUpRecipientForm(recipientUrl);
+if (recipientUrl) setUpRecipientForm(recipientUrl, t);
 setUpRecorder({
   idPrefix: '',
   uploadUrl,
   maxBytes,
   maxSeconds,
   types,
-  words: {
-    received: 'Thank you! Your video was received. It will be delivered with the gift.',
-    plural: 'video messages',
-  },
+  t,
+  received: t('script_received'),
   async afterUpload(answerUrl) {
     const transcript = transcriptInput.value.trim();
     if (transcript === '') return null;

@@ -1,6 +1,10 @@
 import { byId, serverErrorMessage, statusLine } from './dom.ts';
 import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './duration-text.ts';
 import { capturePosterFrame, sendPosterFrame } from './poster-frame.ts';
+import type { ScriptPhrases } from '../../i18n/catalogue.ts';
+
+/** A script phrase in the page's language, its `{placeholders}` filled. */
+export type Translate = (key: keyof ScriptPhrases, values?: Record<string, string | number>) => string;
 
 /** What a page's recorder needs: where to send, the limits, and its own few words. */
 export interface RecorderOptions {
@@ -10,12 +14,10 @@ export interface RecorderOptions {
   maxBytes: number;
   maxSeconds: number;
   types: string[];
-  words: {
-    /** Said once the upload (and its poster) arrived. */
-    received: string;
-    /** What the messages call the video: "video messages" or "thank-you videos". */
-    plural: string;
-  };
+  /** The recorder's words in the page's language (the catalogue's `script_` phrases, filled). */
+  t: Translate;
+  /** Said once the upload (and its poster) arrived. */
+  received: string;
   /**
    * Runs once the upload arrived, before its poster and the thank-you (the gift's transcript goes
    * here): given the URLs the upload's answer names, it may return a sentence to add to `received`.
@@ -31,7 +33,7 @@ export interface RecorderOptions {
  * the gift; the watch page for the recipient's thank-you reply.
  */
 export function setUpRecorder(options: RecorderOptions): void {
-  const { idPrefix, uploadUrl, maxBytes, maxSeconds, types, words } = options;
+  const { idPrefix, uploadUrl, maxBytes, maxSeconds, types, t } = options;
   const part = <T extends HTMLElement>(id: string, kind: new () => T): T => byId(`${idPrefix}${id}`, kind);
   const preview = part('preview', HTMLVideoElement);
   const playback = part('playback', HTMLVideoElement);
@@ -70,19 +72,16 @@ export function setUpRecorder(options: RecorderOptions): void {
   function choose(blob: Blob): void {
     if (playbackUrl) URL.revokeObjectURL(playbackUrl);
     playbackUrl = null;
-    if (!types.includes(baseType(blob.type))) return refuse('Please choose an MP4, WebM or QuickTime (.mov) video.');
-    if (blob.size === 0) return refuse('That video is empty. Please try again.');
-    if (blob.size > maxBytes)
-      return refuse(
-        `That video is too large (the limit is ${Math.floor(maxBytes / 1048576)} MB). Please record a shorter one.`,
-      );
+    if (!types.includes(baseType(blob.type))) return refuse(t('script_wrong_type'));
+    if (blob.size === 0) return refuse(t('script_empty'));
+    if (blob.size > maxBytes) return refuse(t('script_too_large', { megabytes: Math.floor(maxBytes / 1048576) }));
     chosen = blob;
     playbackUrl = URL.createObjectURL(blob);
     playback.src = playbackUrl;
     playback.hidden = false;
     poster = capturePosterFrame(playback);
     sendBtn.disabled = false;
-    say('Watch your video, then press “Send video”.');
+    say(t('script_watch_then_send'));
   }
 
   /**
@@ -93,9 +92,7 @@ export function setUpRecorder(options: RecorderOptions): void {
     const seconds = playback.duration;
     // MediaRecorder WebM files report Infinity until played through; the server checks those.
     if (!chosen || !Number.isFinite(seconds) || seconds <= maxSeconds + DURATION_LIMIT_SLACK_SECONDS) return;
-    refuse(
-      `That video is ${durationText(seconds)} long; ${words.plural} can be up to ${durationText(maxSeconds)}. Please choose or record a shorter one.`,
-    );
+    refuse(t('script_too_long', { duration: durationText(seconds), limit: durationText(maxSeconds) }));
   }
   playback.addEventListener('loadedmetadata', checkFileLength);
 
@@ -105,7 +102,11 @@ export function setUpRecorder(options: RecorderOptions): void {
     const tick = () => {
       const elapsed = (performance.now() - startedAt) / 1000;
       const left = Math.max(0, maxSeconds - elapsed);
-      timer.textContent = `${durationText(elapsed)} / ${durationText(maxSeconds)} — ${durationText(Math.ceil(left))} left`;
+      timer.textContent = t('script_timer', {
+        elapsed: durationText(elapsed),
+        limit: durationText(maxSeconds),
+        left: durationText(Math.ceil(left)),
+      });
       timer.classList.toggle('ending', left <= ENDING_SECONDS);
       if (left <= 0 && current.state === 'recording') stopRecording();
     };
@@ -145,10 +146,7 @@ export function setUpRecorder(options: RecorderOptions): void {
     try {
       stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: true });
     } catch (error) {
-      say(
-        `We could not use your camera (${error instanceof Error ? error.name : 'unknown error'}). You can choose a video file instead.`,
-        'error',
-      );
+      say(t('script_camera_failed', { error: error instanceof Error ? error.name : '?' }), 'error');
       return;
     }
     preview.srcObject = stream;
@@ -157,7 +155,7 @@ export function setUpRecorder(options: RecorderOptions): void {
     await preview.play().catch(() => {});
     cameraBtn.hidden = true;
     recordBtn.hidden = false;
-    say('Camera ready. Press “Start recording” when you are.');
+    say(t('script_camera_ready'));
   }
 
   cameraBtn.addEventListener('click', () => void startCamera());
@@ -177,7 +175,7 @@ export function setUpRecorder(options: RecorderOptions): void {
       preview.hidden = true;
       choose(new Blob(chunks, { type: baseType(current.mimeType) || baseType(mimeType) || 'video/webm' }));
       recordBtn.hidden = false;
-      recordBtn.textContent = 'Record again';
+      recordBtn.textContent = t('script_record_again');
     };
     // Timeslices: the data arrives as it is recorded, not all at once at the end.
     current.start(1000);
@@ -186,7 +184,7 @@ export function setUpRecorder(options: RecorderOptions): void {
     stopBtn.focus();
     sendBtn.disabled = true;
     startTimer(current);
-    say(`Recording… it stops by itself at ${durationText(maxSeconds)}.`);
+    say(t('script_recording', { limit: durationText(maxSeconds) }));
   });
 
   stopBtn.addEventListener('click', stopRecording);
@@ -214,7 +212,7 @@ export function setUpRecorder(options: RecorderOptions): void {
     sendBtn.disabled = true;
     progress.hidden = false;
     progress.value = 0;
-    say('Sending your video…');
+    say(t('script_sending'));
     // XMLHttpRequest, not fetch: fetch has no upload progress.
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', uploadUrl);
@@ -232,18 +230,16 @@ export function setUpRecorder(options: RecorderOptions): void {
         const posterUrl = answerUrl(xhr.responseText, 'poster_upload_url');
         const frame = posterUrl ? await poster : null;
         if (posterUrl && frame) await sendPosterFrame(frame, posterUrl);
-        say(addendum ? `${words.received} ${addendum}` : words.received, 'ok');
+        say(addendum ? `${options.received} ${addendum}` : options.received, 'ok');
         options.onReceived?.();
         return;
       }
-      say(
-        `Your video was not sent: ${serverErrorMessage(xhr.responseText) ?? `Something went wrong (${xhr.status}).`}`,
-        'error',
-      );
+      const reason = serverErrorMessage(xhr.responseText) ?? t('script_went_wrong', { status: xhr.status });
+      say(t('script_not_sent', { reason }), 'error');
       sendBtn.disabled = false;
     };
     xhr.onerror = () => {
-      say('Your video was not sent: the connection failed. Please try again.', 'error');
+      say(t('script_connection_failed'), 'error');
       sendBtn.disabled = false;
     };
     xhr.send(chosen);

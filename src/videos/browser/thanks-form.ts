@@ -1,19 +1,20 @@
 import { byId, serverErrorMessage, statusLine } from './dom.ts';
 import type { ThanksFormData } from './page-data.ts';
-import { setUpRecorder } from './recorder.ts';
+import { setUpRecorder, type Translate } from './recorder.ts';
 
 /**
  * The watch page's "Say thank you": a reply video through the record page's own recorder (ids
  * `thanks-…`, its shorter limit), or a note PUT as JSON (the page's CSP allows no form posts).
  */
-export function setUpThanksForm(data: ThanksFormData): void {
+export function setUpThanksForm(data: ThanksFormData, t: Translate): void {
   setUpRecorder({
     idPrefix: 'thanks-',
     uploadUrl: data.uploadUrl,
     maxBytes: data.maxBytes,
     maxSeconds: data.maxSeconds,
     types: data.types,
-    words: { received: data.receivedText, plural: 'thank-you videos' },
+    t,
+    received: data.receivedText,
   });
 
   const form = byId('thanks-note', HTMLFormElement);

@@ -1,9 +1,10 @@
 import { byId, readPageData } from './dom.ts';
 import type { WatchPageData } from './page-data.ts';
 import { setUpThanksForm } from './thanks-form.ts';
+import { interpolate } from '../../i18n/interpolate.ts';
 
 /** Tells us the first time the recipient actually presses play (not a prefetch, not a page view). */
-const { viewedUrl, thanks } = readPageData<WatchPageData>();
+const { viewedUrl, thanks, phrases } = readPageData<WatchPageData>();
 const video = byId('message', HTMLVideoElement);
 let told = false;
 video.addEventListener('play', () => {
@@ -16,4 +17,4 @@ video.addEventListener('play', () => {
 });
 
 // Once the gift was sent, the recipient can answer it (src/thanks/).
-if (thanks) setUpThanksForm(thanks);
+if (thanks) setUpThanksForm(thanks, (key, values = {}) => interpolate(phrases[key], values));

@@ -1,0 +1,8 @@
+/**
+ * A calendar day in words, in `locale` ("November 26", "26 novembre", "26 de noviembre"): the month
+ * spelt out, because an abbreviated one ends with a period in French ("26 nov.") and a sentence then
+ * ends with two. `timeZone` is the day's calendar (null: UTC, as `send_on` is stored).
+ */
+export function dayText(at: Date, locale: string, timeZone: string | null): string {
+  return new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone: timeZone ?? 'UTC' }).format(at);
+}
