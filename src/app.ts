@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Koa from 'koa';
+import { accountSettingsRoutes } from './accounts/routes.ts';
 import { findStoreBranding } from './accounts/store-branding.ts';
 import type { Config } from './config.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
@@ -388,6 +389,9 @@ export function createHttpApp(services: Services): Koa {
   app.use(orders.routes());
   app.use(resendRoutes(services.dispatcher, services.config.publicUrl).routes());
   app.use(statementRoutes(services.database.db, services.now).routes());
+  const accountSettings = accountSettingsRoutes(services.database.db, services.now);
+  app.use(accountSettings.routes());
+  app.use(accountSettings.allowedMethods({ throw: true }));
   app.use(orders.allowedMethods({ throw: true }));
 
   // The record and watch pages: public, the uuid in the path is the capability.

@@ -65,6 +65,7 @@ export const TIMELINE_EVENT_TYPES = [
   'send.uncertain',
   'send.resend_requested',
   'note.sent',
+  'note.not_watched',
   // Shopify
   'delivery.via_shopify',
   'delivery.blocked',
@@ -91,8 +92,27 @@ export const ORDER_EVENT_TYPES = [
 export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
 
 /** What we send. Each kind is sent at most once per order and channel (the `sends_one_live` index). */
-export const SEND_KINDS = ['recipient_video', 'sender_sent_note', 'sender_viewed_note', 'sender_record_link'] as const;
+export const SEND_KINDS = [
+  'recipient_video',
+  'sender_sent_note',
+  'sender_viewed_note',
+  'sender_record_link',
+  'sender_not_watched_note',
+] as const;
 export type SendKind = (typeof SEND_KINDS)[number];
+
+/**
+ * What the three-day check of an unwatched video decided (`sender_nudges.outcome`, and the
+ * `note.not_watched` timeline entry): the note was queued, or why not.
+ */
+export const NOT_WATCHED_OUTCOMES = [
+  'queued',
+  'already_watched',
+  'setting_off',
+  'no_sender_contact',
+  'order_stopped',
+] as const;
+export type NotWatchedOutcome = (typeof NOT_WATCHED_OUTCOMES)[number];
 
 export const CHANNELS = ['email', 'sms'] as const;
 export type Channel = (typeof CHANNELS)[number];

@@ -14,6 +14,7 @@ import * as carrierPush from './migrations/012-carrier-push.ts';
 import * as webhookTrust from './migrations/014-webhook-trust.ts';
 import * as trackingDestination from './migrations/015-tracking-destination.ts';
 import * as videoPosters from './migrations/016-video-posters.ts';
+import * as accountSettings from './migrations/019-account-settings.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '014-webhook-trust': webhookTrust,
   '015-tracking-destination': trackingDestination,
   '016-video-posters': videoPosters,
+  '019-account-settings': accountSettings,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

@@ -15,6 +15,7 @@ const values: TemplateValues = {
   store_name: 'Maple & Thread',
   sender_name: 'Ann Lee',
   recipient_name: 'Grandpa Joe',
+  recipient_first_name: 'Grandpa',
   video_title: 'Happy 80th birthday!',
   playback_url: 'https://gifts.maplethread.example/watch/0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21',
   record_url: 'https://gifts.maplethread.example/record/0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21',

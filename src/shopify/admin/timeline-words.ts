@@ -105,6 +105,8 @@ export function describeTimelineEntry(entry: {
       return words('A resend was requested');
     case 'note.sent':
       return words(noteTitle(data.kind));
+    case 'note.not_watched':
+      return words(notWatchedTitle(data.outcome), reason);
     case 'delivery.via_shopify':
       return words('The video will be sent when Shopify reports the package delivered', reason);
     case 'delivery.blocked':
@@ -148,6 +150,7 @@ function kindSuffix(kind: unknown): string {
       return ' the record link to the sender';
     case 'sender_sent_note':
     case 'sender_viewed_note':
+    case 'sender_not_watched_note':
       return ' a note to the sender';
     default:
       return '';
@@ -162,9 +165,17 @@ function noteTitle(kind: unknown): string {
       return 'The sender was told the video was sent';
     case 'sender_viewed_note':
       return 'The sender was told the recipient watched the video';
+    case 'sender_not_watched_note':
+      return 'The sender was told the recipient has not watched the video yet';
     default:
       return 'A note was sent to the sender';
   }
+}
+
+function notWatchedTitle(outcome: unknown): string {
+  return outcome === 'queued'
+    ? 'Not watched after three days: a note to the sender is on its way'
+    : 'Not watched after three days: no note to the sender';
 }
 
 function deliveredTitle(source: EventSource, data: Record<string, unknown>): string {

@@ -52,6 +52,7 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
   'send.uncertain': { kind: 'recipient_video', channel: 'sms', reason: 'The sending process stopped.' },
   'send.resend_requested': {},
   'note.sent': { kind: 'sender_record_link' },
+  'note.not_watched': { outcome: 'setting_off', reason: 'the store turned the not-watched note off' },
   'delivery.via_shopify': {
     reason: 'Doorstep does not track "Canada Post"; the video is sent when Shopify reports the package delivered',
   },
