@@ -1,14 +1,20 @@
 import { z } from 'zod';
 import type { Logger } from '../src/logger.ts';
 import type { SendDispatcher } from '../src/notifications/dispatcher.ts';
+import type { NotWatchedNotes } from '../src/notifications/not-watched.ts';
 import { jobProcessor } from './run-job.ts';
 
 /** Bounded so one job never runs long; the next scheduled run picks up the rest. */
 const MAX_MESSAGES_PER_RUN = 200;
 
-/** Runs on a short schedule: sends every due message, in claims of 25. */
-export function dispatchSendsProcessor(dispatcher: SendDispatcher, logger: Logger) {
+/**
+ * Runs on a short schedule: decides the due three-day "not watched yet" checks (an indexed read of
+ * undecided rows, usually none), then sends every due message, in claims of 25 — the notes just
+ * queued among them.
+ */
+export function dispatchSendsProcessor(dispatcher: SendDispatcher, logger: Logger, notWatched?: NotWatchedNotes) {
   return jobProcessor('dispatch-sends', z.object({}).passthrough(), logger, async () => {
+    if (notWatched) await notWatched.decideDue();
     let sent = 0;
     while (sent < MAX_MESSAGES_PER_RUN) {
       const batch = await dispatcher.dispatchDue(25);

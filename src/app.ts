@@ -26,6 +26,7 @@ import type { MessageTemplates } from './notifications/message-templates.ts';
 import { resendRoutes } from './notifications/routes.ts';
 import { createSmsChannel } from './notifications/sms.ts';
 import { notificationsSubscriber } from './notifications/order-subscriber.ts';
+import { NotWatchedNotes } from './notifications/not-watched.ts';
 import { recipientVideoInProgress } from './notifications/sends.ts';
 import { apiReferenceRoutes } from './openapi/routes.ts';
 import { OrderOutbox } from './orders/outbox.ts';
@@ -85,6 +86,8 @@ export interface Services {
   /** The fake carrier APIs, mounted at /sandbox, when any carrier lacks credentials. */
   carrierSandbox: CarrierSandbox | null;
   dispatcher: SendDispatcher;
+  /** The three-day "not watched yet" checks, decided on the send dispatch tick. */
+  notWatched: NotWatchedNotes;
   videos: VideoService;
   videoStorage: VideoStorage;
   /** Where uploads are handed for processing (BullMQ on REDIS_URL). */
@@ -213,6 +216,8 @@ export function createServices(
     timing: config.sendTiming,
   });
 
+  const notWatched = new NotWatchedNotes({ db: database.db, logger, now });
+
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);
@@ -275,6 +280,7 @@ export function createServices(
     sandboxedCarriers: sandboxed,
     carrierSandbox,
     dispatcher,
+    notWatched,
     videos,
     videoStorage,
     videoQueue,

@@ -71,12 +71,16 @@ export function accountSettingsJson(settings: AccountSettings): z.output<typeof 
   return { logo_url: settings.logoUrl, not_watched_note: settings.notWatchedNote };
 }
 
-export async function findAccountSettings(db: Db, accountId: string): Promise<AccountSettings> {
-  const row = await db
+/** Every message and page of the account reads this (exported so test/db/hot-query-plans.test.ts explains it). */
+export function accountSettingsQuery(db: Db, accountId: string) {
+  return db
     .selectFrom('account_settings')
     .select(['logo_url', 'shopify_logo_url', 'not_watched_note'])
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
+    .where('account_id', '=', accountId);
+}
+
+export async function findAccountSettings(db: Db, accountId: string): Promise<AccountSettings> {
+  const row = await accountSettingsQuery(db, accountId).executeTakeFirst();
   return row
     ? { logoUrl: row.logo_url, shopifyLogoUrl: row.shopify_logo_url, notWatchedNote: row.not_watched_note }
     : DEFAULT_ACCOUNT_SETTINGS;
