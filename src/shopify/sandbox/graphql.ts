@@ -56,6 +56,10 @@ export function adminGraphql(
     const active = [...state.subscriptions.values()].filter((s) => s.shop === shop && s.status === 'ACTIVE');
     return data({ currentAppInstallation: { activeSubscriptions: active.map(subscriptionJson) } });
   }
+  if (/\bshop\s*\{\s*brand\b/.test(query)) {
+    const url = state.brandLogos.get(shop);
+    return data({ shop: { brand: { logo: url ? { image: { url } } : null } } });
+  }
   if (/\bshop\s*\{\s*name\b/.test(query)) return data({ shop: { name: `Fake ${shop.split('.')[0]}` } });
   return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
 }
