@@ -107,6 +107,8 @@ describe('the not-watched note', () => {
 
   it("e-mails the sender when the order has no sender phone, naming the store and the recipient's first name", async () => {
     const sender = `ann-${Date.now()}@example.com`;
+    const logo = 'https://cdn.maplethread.example/logo.png';
+    expect((await store.request('PUT', '/v1/account/settings', { logo_url: logo })).status).toBe(200);
     const order = await sentOrder({ email: sender });
     clock.advance(NOT_WATCHED_AFTER_MS);
     expect(await decide()).toBe(1);
@@ -117,6 +119,8 @@ describe('the not-watched note', () => {
     expect(notes).toHaveLength(1);
     const text = decodedMail(notes[0]!.raw);
     expect(text).toContain('contact Maple & Thread');
+    // The store's logo from its settings heads the e-mail, named by the store.
+    expect(text).toMatch(/<img[^>]+alt="Maple &amp; Thread"[^>]+src="https:\/\/cdn.maplethread.example\/logo.png"/);
     expect(await notWatchedEntries(order.id)).toEqual([{ outcome: 'queued', channel: 'email' }]);
   });
 
