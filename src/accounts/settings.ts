@@ -111,6 +111,12 @@ export async function recordShopifyLogo(db: Db, accountId: string, url: string |
   await db
     .insertInto('account_settings')
     .values({ account_id: accountId, shopify_logo_url: safe, updated_at: now })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet({ shopify_logo_url: safe, updated_at: now }))
+    // Read on every admin settings load: an unchanged logo writes nothing.
+    .onConflict((oc) =>
+      oc
+        .column('account_id')
+        .doUpdateSet({ shopify_logo_url: safe, updated_at: now })
+        .where('account_settings.shopify_logo_url', 'is distinct from', safe),
+    )
     .execute();
 }
