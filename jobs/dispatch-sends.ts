@@ -14,7 +14,13 @@ const MAX_MESSAGES_PER_RUN = 200;
  */
 export function dispatchSendsProcessor(dispatcher: SendDispatcher, logger: Logger, notWatched?: NotWatchedNotes) {
   return jobProcessor('dispatch-sends', z.object({}).passthrough(), logger, async () => {
-    if (notWatched) await notWatched.decideDue();
+    // A failure here must not hold back the messages that are due: it is logged and tried next tick.
+    if (notWatched)
+      await notWatched
+        .decideDue()
+        .catch((error: unknown) =>
+          logger.warn({ err: error }, 'could not decide the not-watched notes; they are tried on the next tick'),
+        );
     let sent = 0;
     while (sent < MAX_MESSAGES_PER_RUN) {
       const batch = await dispatcher.dispatchDue(25);
