@@ -10,6 +10,19 @@ import { queueSend } from './sends.ts';
 /** Issue 14: the sender hears when the recipient has not watched this long after the video was sent. */
 export const NOT_WATCHED_AFTER_MS = 3 * 24 * 60 * 60_000;
 
+/**
+ * Why no note was sent, in words (the timeline entry's `reason`), kept together for the message
+ * catalogue. The note's own wording is in templates/sender_not_watched_note.*.
+ */
+export const NOT_WATCHED_REASONS = {
+  order_stopped: 'the order was cancelled or deleted',
+  order_gone: 'the order is gone',
+  already_watched: 'the recipient has watched the video',
+  setting_off: 'the store turned the not-watched note off',
+  no_sender_contact: "the order has neither the sender's e-mail nor phone",
+  withdrawn: 'the recipient watched the video',
+} as const;
+
 /** What the three-day check decides for one order: the note on a channel, or why none. */
 export type NotWatchedDecision =
   { outcome: 'queued'; channel: Channel } | { outcome: Exclude<NotWatchedOutcome, 'queued'>; reason: string };
@@ -24,12 +37,12 @@ export function notWatchedDecision(
   settings: Pick<AccountSettings, 'notWatchedNote'>,
 ): NotWatchedDecision {
   if (order.status === 'cancelled' || order.deleted_at !== null)
-    return { outcome: 'order_stopped', reason: 'the order was cancelled or deleted' };
-  if (order.viewed_at !== null) return { outcome: 'already_watched', reason: 'the recipient has watched the video' };
-  if (!settings.notWatchedNote) return { outcome: 'setting_off', reason: 'the store turned the not-watched note off' };
+    return { outcome: 'order_stopped', reason: NOT_WATCHED_REASONS.order_stopped };
+  if (order.viewed_at !== null) return { outcome: 'already_watched', reason: NOT_WATCHED_REASONS.already_watched };
+  if (!settings.notWatchedNote) return { outcome: 'setting_off', reason: NOT_WATCHED_REASONS.setting_off };
   if (order.sender_phone) return { outcome: 'queued', channel: 'sms' };
   if (order.email.trim() !== '') return { outcome: 'queued', channel: 'email' };
-  return { outcome: 'no_sender_contact', reason: "the order has neither the sender's e-mail nor phone" };
+  return { outcome: 'no_sender_contact', reason: NOT_WATCHED_REASONS.no_sender_contact };
 }
 
 /**
@@ -65,7 +78,7 @@ export async function withdrawNotWatchedNote(
 ): Promise<void> {
   const cancelled = await trx
     .updateTable('sends')
-    .set({ status: 'cancelled', last_error: 'the recipient watched the video', updated_at: now })
+    .set({ status: 'cancelled', last_error: NOT_WATCHED_REASONS.withdrawn, updated_at: now })
     .where('order_id', '=', order.id)
     .where('kind', '=', 'sender_not_watched_note')
     .where('status', 'in', ['pending', 'claimed'])
@@ -79,7 +92,7 @@ export async function withdrawNotWatchedNote(
       [
         {
           type: 'send.cancelled',
-          data: { kind: 'sender_not_watched_note', reason: 'the recipient watched the video' },
+          data: { kind: 'sender_not_watched_note', reason: NOT_WATCHED_REASONS.withdrawn },
         },
       ],
       now,
@@ -121,7 +134,7 @@ export class NotWatchedNotes {
         const order = await trx.selectFrom('orders').selectAll().where('id', '=', check.order_id).executeTakeFirst();
         const decision = order
           ? notWatchedDecision(order, await findAccountSettings(trx, check.account_id))
-          : ({ outcome: 'order_stopped', reason: 'the order is gone' } as const);
+          : ({ outcome: 'order_stopped', reason: NOT_WATCHED_REASONS.order_gone } as const);
         const outcome = decision.outcome;
         // The sends table's unique live index is the second guard: one live note per order and channel.
         if (order && decision.outcome === 'queued')
