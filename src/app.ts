@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Koa from 'koa';
 import { findAccountLocale } from './accounts/locale.ts';
+import { accountSettingsRoutes } from './accounts/routes.ts';
 import { findStoreBranding } from './accounts/store-branding.ts';
 import type { Config } from './config.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
@@ -33,6 +34,7 @@ import type { OrderRow } from './orders/serializer.ts';
 import { thanksSection } from './thanks/pages.ts';
 import { thanksRoutes } from './thanks/routes.ts';
 import { ThanksService } from './thanks/service.ts';
+import { NotWatchedNotes } from './notifications/not-watched.ts';
 import { apiReferenceRoutes } from './openapi/routes.ts';
 import { OrderOutbox } from './orders/outbox.ts';
 import { orderRoutes } from './orders/routes.ts';
@@ -93,6 +95,8 @@ export interface Services {
   dispatcher: SendDispatcher;
   /** E-mail providers' events (bounces), stored by the webhooks and applied after (docs/notifications.md "Bounces"). */
   emailEvents: EmailEvents;
+  /** The three-day "not watched yet" checks, decided on the send dispatch tick. */
+  notWatched: NotWatchedNotes;
   videos: VideoService;
   /** The recipient's thank-you reply (src/thanks/). */
   thanks: ThanksService;
@@ -225,6 +229,8 @@ export function createServices(
     timing: config.sendTiming,
   });
 
+  const notWatched = new NotWatchedNotes({ db: database.db, logger, now });
+
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
   const emailEvents = new EmailEvents({
     db: database.db,
@@ -311,6 +317,7 @@ export function createServices(
     carrierSandbox,
     dispatcher,
     emailEvents,
+    notWatched,
     videos,
     thanks,
     videoStorage,
@@ -441,6 +448,9 @@ export function createHttpApp(services: Services): Koa {
   app.use(orders.routes());
   app.use(resendRoutes(services.dispatcher, services.config.publicUrl).routes());
   app.use(statementRoutes(services.database.db, services.now).routes());
+  const accountSettings = accountSettingsRoutes(services.database.db, services.now);
+  app.use(accountSettings.routes());
+  app.use(accountSettings.allowedMethods({ throw: true }));
   app.use(orders.allowedMethods({ throw: true }));
 
   // The recipient's thank-you reply and the sender's page of it (src/thanks/).

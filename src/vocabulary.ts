@@ -71,6 +71,7 @@ export const TIMELINE_EVENT_TYPES = [
   'send.resend_requested',
   'send.bounced',
   'note.sent',
+  'note.not_watched',
   // Shopify
   'delivery.via_shopify',
   'delivery.blocked',
@@ -107,8 +108,22 @@ export const SEND_KINDS = [
   'sender_bounce_note',
   /** The recipient's thank-you reply, to the sender (src/thanks/). */
   'sender_thanks',
+  'sender_not_watched_note',
 ] as const;
 export type SendKind = (typeof SEND_KINDS)[number];
+
+/**
+ * What the three-day check of an unwatched video decided (`sender_nudges.outcome`, and the
+ * `note.not_watched` timeline entry): the note was queued, or why not.
+ */
+export const NOT_WATCHED_OUTCOMES = [
+  'queued',
+  'already_watched',
+  'setting_off',
+  'no_sender_contact',
+  'order_stopped',
+] as const;
+export type NotWatchedOutcome = (typeof NOT_WATCHED_OUTCOMES)[number];
 
 export const CHANNELS = ['email', 'sms'] as const;
 export type Channel = (typeof CHANNELS)[number];

@@ -1,10 +1,14 @@
 import type { Db } from '../db/database.ts';
 import { findAccount } from './accounts.ts';
+import { effectiveLogoUrl, findAccountSettings, type AccountSettings } from './settings.ts';
 
 /** What a message says about the store a gift came from. */
 export interface StoreBranding {
   name: string;
-  /** Null while nothing stores a logo (issue 14: the shop settings of the real-store issue will). */
+  /**
+   * An https URL: the merchant's own logo (account settings), else a Shopify shop's brand logo; null
+   * when neither is known, and then the name alone is shown.
+   */
   logoUrl: string | null;
 }
 
@@ -21,16 +25,21 @@ const MYSHOPIFY_DOMAIN = /^([a-z0-9][a-z0-9-]*)\.myshopify\.com$/i;
  * gave it at install (src/shopify/install.ts). A shop whose name could not be read was named after
  * its domain; its handle, in words, reads better in a message than the domain does.
  */
-export function storeBranding(account: { name: string } | undefined): StoreBranding {
+export function storeBranding(
+  account: { name: string } | undefined,
+  settings?: Pick<AccountSettings, 'logoUrl' | 'shopifyLogoUrl'>,
+): StoreBranding {
+  const logoUrl = settings ? effectiveLogoUrl(settings) : null;
   const name = account?.name.trim() ?? '';
   const handle = MYSHOPIFY_DOMAIN.exec(name)?.[1];
   if (handle) {
     const words = handle.split('-').filter(Boolean);
-    return { name: words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' '), logoUrl: null };
+    return { name: words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' '), logoUrl };
   }
-  return { name: name || DEFAULT_STORE_NAME, logoUrl: null };
+  return { name: name || DEFAULT_STORE_NAME, logoUrl };
 }
 
 export async function findStoreBranding(db: Db, accountId: string): Promise<StoreBranding> {
-  return storeBranding(await findAccount(db, accountId));
+  const [account, settings] = await Promise.all([findAccount(db, accountId), findAccountSettings(db, accountId)]);
+  return storeBranding(account, settings);
 }

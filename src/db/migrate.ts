@@ -16,6 +16,7 @@ import * as trackingDestination from './migrations/015-tracking-destination.ts';
 import * as videoPosters from './migrations/016-video-posters.ts';
 import * as thanks from './migrations/017-thanks.ts';
 import * as emailEvents from './migrations/018-email-events.ts';
+import * as accountSettings from './migrations/019-account-settings.ts';
 import * as accountLocale from './migrations/020-account-locale.ts';
 import * as videoTranscripts from './migrations/021-video-transcripts.ts';
 
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '016-video-posters': videoPosters,
   '017-thanks': thanks,
   '018-email-events': emailEvents,
+  '019-account-settings': accountSettings,
   '020-account-locale': accountLocale,
   '021-video-transcripts': videoTranscripts,
 };

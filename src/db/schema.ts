@@ -7,6 +7,7 @@ import type {
   EmailProvider,
   EventSource,
   GiftPackages,
+  NotWatchedOutcome,
   OrderEventType,
   OrderStatus,
   SendKind,
@@ -74,6 +75,8 @@ export interface OrdersTable {
   cancelled_at: Timestamp | null;
   /** Soft delete: a deleted order is gone from the API but kept for billing and audit. */
   deleted_at: Timestamp | null;
+  /** The sender's mobile number (E.164), when known (migration 019): the not-watched note goes by SMS. */
+  sender_phone: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OrderEventsTable {
@@ -373,7 +376,30 @@ export interface ShopifyUsageChargesTable {
   settled_at: Timestamp | null;
 }
 
+/** An account's settings (src/accounts/settings.ts, migration 019); no row = the defaults. */
+export interface AccountSettingsTable {
+  account_id: string;
+  /** What the merchant set (https), or null. */
+  logo_url: string | null;
+  /** The shop's brand logo as Shopify gave it (Shopify shops only), or null. */
+  shopify_logo_url: string | null;
+  not_watched_note: Generated<boolean>;
+  updated_at: Timestamp;
+}
+
+/** One order's "not watched yet" check (src/notifications/not-watched.ts, migration 019). */
+export interface SenderNudgesTable {
+  order_id: string;
+  account_id: string;
+  due_at: Timestamp;
+  decided_at: Timestamp | null;
+  outcome: NotWatchedOutcome | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  account_settings: AccountSettingsTable;
+  sender_nudges: SenderNudgesTable;
   shopify_subscriptions: ShopifySubscriptionsTable;
   shopify_usage_charges: ShopifyUsageChargesTable;
   shops: ShopsTable;

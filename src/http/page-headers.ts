@@ -10,6 +10,8 @@ export function pageHeaders(
     connect?: string[];
     /** `media-src` sources; absent = no media. */
     media?: string[];
+    /** Extra `img-src` sources beside 'self' and data: (the store's logo, which lives on the store's CDN). */
+    img?: string[];
   } = {},
 ): Record<string, string> {
   return {
@@ -19,7 +21,7 @@ export function pageHeaders(
       `style-src 'nonce-${nonce}'`,
       ...(allow.media ? [`media-src ${allow.media.join(' ')}`] : []),
       ['connect-src', "'self'", ...(allow.connect ?? [])].join(' '),
-      "img-src 'self' data:",
+      ['img-src', "'self'", 'data:', ...(allow.img ?? [])].join(' '),
       "base-uri 'none'",
       "form-action 'none'",
       "object-src 'none'",

@@ -110,9 +110,7 @@ export class SendDispatcher {
         send,
         start.order,
         'claimed',
-        send.kind === 'recipient_video'
-          ? `The order has no ${send.channel === 'sms' ? 'recipient_phone' : 'recipient_email'} to send to.`
-          : 'The order has no e-mail address for the sender.',
+        `The order has no ${destinationField(send.kind, send.channel)} to send to.`,
       );
       return;
     }
@@ -398,7 +396,13 @@ export class SendDispatcher {
   }
 }
 
+/** The recipient's video goes to the recipient; every note goes to the sender (by SMS only the not-watched note). */
 function destinationOf(order: OrderRow, kind: SendKind, channel: Channel): string | null {
-  if (kind !== 'recipient_video') return order.email;
-  return recipientDestination(order, channel);
+  if (kind === 'recipient_video') return recipientDestination(order, channel);
+  return channel === 'sms' ? order.sender_phone : order.email;
+}
+
+function destinationField(kind: SendKind, channel: Channel): string {
+  if (kind === 'recipient_video') return channel === 'sms' ? 'recipient_phone' : 'recipient_email';
+  return channel === 'sms' ? 'sender_phone' : 'email';
 }

@@ -45,6 +45,7 @@ const CHECK_VALUES: TemplateValues = {
   store_name: 'store',
   sender_name: 'sender',
   recipient_name: 'recipient',
+  recipient_first_name: 'recipient',
   video_title: 'title',
   playback_url: 'https://doorstep.invalid/watch/x',
   record_url: 'https://doorstep.invalid/record/x',

@@ -1,6 +1,7 @@
 import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderEventType } from '../vocabulary.ts';
 import { recordTimeline } from '../orders/timeline.ts';
+import { scheduleNotWatchedCheck, withdrawNotWatchedNote } from './not-watched.ts';
 import { forgetDestinations, planRecipientVideo, queueSend, stopSends } from './sends.ts';
 
 /**
@@ -93,9 +94,12 @@ export function notificationsSubscriber(options: {
             { kind: 'sender_sent_note', channel: 'email', dueAt: new Date(event.sent_at) },
             now,
           );
+          // Three days on, if the recipient has not watched, the sender may get a note (not-watched.ts).
+          await scheduleNotWatchedCheck(trx, order, new Date(event.sent_at), now);
           return;
         case 'order.viewed':
           await queueSend(trx, order, { kind: 'sender_viewed_note', channel: 'email', dueAt: now }, now);
+          await withdrawNotWatchedNote(trx, order, now);
           return;
         case 'order.thanked':
           // A Shopify order can come without the buyer's e-mail: no silent non-send.

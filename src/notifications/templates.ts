@@ -17,6 +17,8 @@ export type TemplateValues = {
   store_name: string;
   sender_name: string;
   recipient_name: string;
+  /** The recipient's first name (the first word of `recipient_name`), for the notes to the sender. */
+  recipient_first_name: string;
   video_title: string;
   playback_url: string;
   record_url: string;
@@ -118,12 +120,18 @@ export function templateValues(
     store_name: store.name,
     sender_name: order.name,
     recipient_name: order.recipient_name,
+    recipient_first_name: firstName(order.recipient_name),
     video_title: order.video_title,
     playback_url: playbackUrl(publicUrl, order.uuid),
     record_url: recordUrl(publicUrl, order.uuid),
     ...(store.logoUrl ? { store_logo_url: store.logoUrl } : {}),
     ...(hasPoster ? { poster_url: `${playbackUrl(publicUrl, order.uuid)}/poster` } : {}),
   };
+}
+
+/** "Grandpa Joe" → "Grandpa", "Bob Recipient" → "Bob": the word a note to the sender can use. */
+export function firstName(fullName: string): string {
+  return fullName.trim().split(/\s+/)[0] || fullName;
 }
 
 /**
@@ -135,10 +143,11 @@ export type TemplateName = SendKind | 'sender_record_link_needs_recipient';
 export const TEMPLATE_NAMES: readonly TemplateName[] = [...SEND_KINDS, 'sender_record_link_needs_recipient'];
 
 /**
- * The messages that go by SMS: the recipient's video only (send-policy.ts `channelsFor`; notes to the
- * sender are e-mails). Each must have its `.sms.txt`, checked at start.
+ * The messages that go by SMS: the recipient's video (send-policy.ts `channelsFor`) and the
+ * not-watched note when the sender's phone is known (not-watched.ts); other notes to the sender are
+ * e-mails. Each must have its `.sms.txt`, checked at start.
  */
-export const SMS_TEMPLATE_KINDS = ['recipient_video'] as const satisfies readonly SendKind[];
+export const SMS_TEMPLATE_KINDS = ['recipient_video', 'sender_not_watched_note'] as const satisfies readonly SendKind[];
 
 export function emailTemplateFor(
   kind: SendKind,

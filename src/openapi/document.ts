@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { accountSettingsJsonSchema, accountSettingsSchema } from '../accounts/settings.ts';
 import { statementJson } from '../billing/statements.ts';
 import { errorBodyJson } from '../http/error-handler.ts';
 import {
@@ -32,7 +33,11 @@ type Operation = Record<string, unknown>;
 const COMPONENT = (name: string) => `#/components/schemas/${name}`;
 
 /** Requests are described as clients send them (before our trimming and coercion). */
-const REQUEST_SCHEMAS = { OrderCreate: orderCreateSchema, OrderUpdate: orderUpdateSchema };
+const REQUEST_SCHEMAS = {
+  OrderCreate: orderCreateSchema,
+  OrderUpdate: orderUpdateSchema,
+  AccountSettingsUpdate: accountSettingsSchema,
+};
 /** Answers are described as the serializers produce them. */
 const RESPONSE_SCHEMAS = {
   Timestamp: timestampJson,
@@ -42,6 +47,7 @@ const RESPONSE_SCHEMAS = {
   OrderPage: orderPageJson,
   Timeline: timelineJson,
   Statement: statementJson,
+  AccountSettings: accountSettingsJsonSchema,
   DataExportList: dataExportListJson,
   DataExport: dataExportJson,
   Error: errorBodyJson,
@@ -282,6 +288,24 @@ function paths(): Record<string, Record<string, Operation>> {
         },
       }),
     },
+    '/v1/account/settings': {
+      get: operation('getAccountSettings', 'Account', "The account's settings", {
+        responses: {
+          '200': { description: 'The settings (defaults when never changed).', content: json('AccountSettings') },
+          ...AUTHENTICATED_ERRORS,
+        },
+      }),
+      put: operation('updateAccountSettings', 'Account', "Change the account's settings", {
+        description:
+          'Only the fields sent change. `logo_url` is an https URL shown above the store name on the record and watch pages and in e-mails (`null` removes it); `not_watched_note` turns the sender\'s "not watched yet" note on or off.',
+        requestBody: { required: true, content: json('AccountSettingsUpdate') },
+        responses: {
+          '200': { description: 'The settings after the change.', content: json('AccountSettings') },
+          ...JSON_BODY_ERRORS,
+          ...AUTHENTICATED_ERRORS,
+        },
+      }),
+    },
     '/v1/shopify/data-exports': {
       get: operation('listDataExports', 'Shopify', "Customer data exports (Shopify's customers/data_request)", {
         responses: {
@@ -349,6 +373,7 @@ export function openApiDocument(publicUrl: string): Record<string, unknown> {
       { name: 'Orders', description: 'The order and its timeline.' },
       { name: 'Videos', description: 'The video message.' },
       { name: 'Billing', description: 'Revenue-share statements.' },
+      { name: 'Account', description: "The store's logo and message settings." },
       { name: 'Shopify', description: "A Shopify shop's account." },
       { name: 'Reference', description: 'This document.' },
     ],

@@ -92,6 +92,14 @@ const detailFields = {
   recipient_name: text('recipient_name', 200),
   recipient_email: email.nullable(),
   recipient_phone: phone.nullable(),
+  /**
+   * The sender's mobile number (issue 14): the "not watched yet" note goes by SMS when it is known.
+   * Accepted, stored and erased like the other personal fields; not part of the order's JSON, which
+   * is the spec's 26 fields (docs/api.md).
+   */
+  sender_phone: phone
+    .nullable()
+    .meta({ description: "The sender's mobile number (E.164), for the not-watched note by SMS. Not returned." }),
   send_method: z.enum(SEND_METHODS, { error: `must be one of ${SEND_METHODS.join(', ')}` }),
   send_trigger: z.enum(SEND_TRIGGERS, { error: `must be one of ${SEND_TRIGGERS.join(', ')}` }),
   send_on: timestamp.nullable(),

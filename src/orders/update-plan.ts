@@ -26,6 +26,7 @@ const DETAIL_FIELDS = [
   'recipient_name',
   'recipient_email',
   'recipient_phone',
+  'sender_phone',
   'send_method',
   'send_trigger',
   'send_on',

@@ -153,6 +153,7 @@ export async function exportCustomerData(
       status: order.status,
       name: order.name,
       email: order.email,
+      sender_phone: order.sender_phone,
       recipient_name: order.recipient_name,
       recipient_email: order.recipient_email,
       recipient_phone: order.recipient_phone,

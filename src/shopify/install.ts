@@ -1,5 +1,6 @@
 import { fetchShopName, fetchShopPrimaryLocale } from './admin-api.ts';
 import type { ShopifyServices } from './services.ts';
+import { refreshShopLogo } from './shop-logo.ts';
 import { findShop, registerShop, type TokenPair } from './shops.ts';
 
 /**
@@ -35,6 +36,8 @@ export async function installShop(shopify: ShopifyServices, domain: string, toke
     locale,
     tokens: shopify.tokens.seal(domain, tokens),
   });
+  // The shop's brand logo for the pages and messages (also read again when the admin's settings load).
+  await refreshShopLogo(shopify, registered.shop, { accessToken: tokens.accessToken });
   shopify.deps.logger.info(
     { shop: domain, created: registered.created, appId: registered.appId },
     'shop installed Doorstep',

@@ -208,6 +208,8 @@ export function orderToVideoOrder(
     customer?.email ||
     '';
   const senderEmail = order.email || customer?.email || order.contact_email || '';
+  // Where the three-day "not watched yet" note can go by SMS (docs/notifications.md).
+  const senderPhone = customer?.phone || order.billing_address?.phone || null;
   const recipientName =
     properties.get(PROPERTY.recipientName) ||
     order.shipping_address?.name ||
@@ -222,6 +224,7 @@ export function orderToVideoOrder(
     send_trigger: sendTrigger,
     price: lineItemPaidCents(item),
   };
+  if (senderPhone) candidate.sender_phone = senderPhone;
   const recipientEmail = properties.get(PROPERTY.recipientEmail);
   const recipientPhone = properties.get(PROPERTY.recipientPhone);
   if (recipientEmail) candidate.recipient_email = recipientEmail;
@@ -239,6 +242,8 @@ export function orderToVideoOrder(
   let parsed = orderCreateSchema.safeParse(candidate);
   if (!parsed.success) {
     const fields = fieldErrors(parsed.error as z.ZodError);
+    // A sender's phone that is not a mobile number in E.164 only loses the note's SMS: the e-mail remains.
+    if ('sender_phone' in fields) delete candidate.sender_phone;
     if ('recipient_email' in fields || 'recipient_phone' in fields) {
       for (const field of ['recipient_email', 'recipient_phone'] as const)
         if (field in fields) unusable.push(`a ${field} that is not valid`);

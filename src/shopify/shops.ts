@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createAccount, findAccount, rotateApiKey } from '../accounts/accounts.ts';
+import { accountSettingsFields, updateAccountSettings } from '../accounts/settings.ts';
 import type { Db } from '../db/database.ts';
 import type { ShopsTable } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
@@ -170,6 +171,9 @@ export const shopSettingsSchema = z.strictObject({
     .optional(),
   gift_packages: z.enum(GIFT_PACKAGE_MODES, { error: `must be one of ${GIFT_PACKAGE_MODES.join(', ')}` }).optional(),
   default_send_method: z.enum(SEND_METHODS, { error: `must be one of ${SEND_METHODS.join(', ')}` }).optional(),
+  // The account's settings (issue 14), stored by the accounts module: the logo the merchant sets
+  // over the one Shopify gives, and the not-watched note.
+  ...accountSettingsFields,
 });
 export type ShopSettingsUpdate = z.output<typeof shopSettingsSchema>;
 
@@ -211,6 +215,13 @@ export async function updateShopSettings(
     .returningAll()
     .executeTakeFirst();
   if (!shop) throw new NotFoundError(`The shop ${domain} has not installed Doorstep.`);
+  if (update.logo_url !== undefined || update.not_watched_note !== undefined)
+    await updateAccountSettings(
+      db,
+      shop.account_id,
+      { logo_url: update.logo_url, not_watched_note: update.not_watched_note },
+      now,
+    );
   return shop;
 }
 

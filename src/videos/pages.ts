@@ -75,7 +75,11 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set({
-    ...pageHeaders(nonce, { media: ["'self'", 'blob:', ...(options.mediaOrigin ? [options.mediaOrigin] : [])] }),
+    ...pageHeaders(nonce, {
+      media: ["'self'", 'blob:', ...(options.mediaOrigin ? [options.mediaOrigin] : [])],
+      // The logo is an https URL (account settings validate it); only its origin is allowed.
+      ...(options.store?.logoUrl ? { img: [new URL(options.store.logoUrl).origin] } : {}),
+    }),
     'Permissions-Policy': options.camera ? 'camera=(self), microphone=(self)' : 'camera=(), microphone=()',
   });
   ctx.body = html`<!doctype html>
@@ -106,9 +110,9 @@ function pageScript(script: NonNullable<PageOptions['script']>, nonce: string): 
 <script src="${script.asset.url}" integrity="${script.asset.integrity}" nonce="${nonce}"></script>`;
 }
 
-/** The store's name (and logo, once the shop settings store one) above everything else on the page. */
+/** The store's name (and logo, when the account's settings or Shopify give one) above everything else on the page. */
 function storeHeader(store: StoreBranding): SafeHtml {
-  return html`<header class="store">${store.logoUrl ? html`<img src="${store.logoUrl}" alt="" class="store-logo">` : ''}<p class="store-name">${store.name}</p></header>
+  return html`<header class="store">${store.logoUrl ? html`<img src="${store.logoUrl}" alt="${store.name}" class="store-logo">` : ''}<p class="store-name">${store.name}</p></header>
 `;
 }
 

@@ -1,6 +1,8 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountByAppIdQuery } from '../../src/accounts/accounts.ts';
+import { accountSettingsQuery } from '../../src/accounts/settings.ts';
+import { dueNotWatchedChecksQuery } from '../../src/notifications/not-watched.ts';
 import type { Db } from '../../src/db/database.ts';
 import {
   claimDueSendsQuery,
@@ -49,6 +51,8 @@ const LARGE_TABLES = [
   'webhook_receipts',
   'shopify_order_links',
   'shopify_fulfillments',
+  'sender_nudges',
+  'account_settings',
 ];
 
 const NOW = new Date('2026-11-23T12:00:00Z');
@@ -123,6 +127,8 @@ const hotQueries: Record<string, () => { compile(): CompiledQuery }> = {
   'cancel: stop the sends': () => stopSendsQuery(db, ORDER, 'cancelled', NOW),
   "e-mail provider event: the send by the provider's message id": () => emailSendByProviderIdQuery(db, 'queue-77'),
   'send dispatcher: claim the due sends': () => compileWith(claimDueSendsQuery(25, NOW, 'token')),
+  'send tick: the due not-watched checks': () => dueNotWatchedChecksQuery(db, NOW, 50),
+  "every message and page: the account's settings (logo, not-watched note)": () => accountSettingsQuery(db, ACCOUNT),
   'outbox relay: the due rows': () => dueOutboxQuery(db, SUBSCRIBERS, NOW, 200),
   'outbox: take one row': () => outboxRowToHandleQuery(db, 4321, NOW),
   'outbox: an earlier row of the same order': () =>
@@ -218,5 +224,14 @@ async function seed(db: Db): Promise<void> {
     select s.name, 'ord_' || g, 'acc_' || (g % ${ACCOUNTS}), 'order.updated', '{}'::jsonb, 'api', ${NOW}::timestamptz,
       ${NOW}::timestamptz - (g % 50) * interval '1 second'
     from generate_series(1, ${ORDERS / 4}) g, (values ('tracking'), ('notifications')) as s(name)`.execute(db);
+  // Every sent order's three-day check: nearly all decided long ago, a few due or still ahead.
+  await sql`insert into sender_nudges (order_id, account_id, due_at, decided_at, outcome, created_at)
+    select 'ord_' || g, 'acc_' || (g % ${ACCOUNTS}), ${NOW}::timestamptz - (g - 500) * interval '10 minutes',
+      case when g <= 500 then null else ${NOW}::timestamptz end, case when g <= 500 then null else 'already_watched' end,
+      ${NOW}::timestamptz
+    from generate_series(1, ${ORDERS}) g where g % 20 <> 0`.execute(db);
+  await sql`insert into account_settings (account_id, logo_url, not_watched_note, updated_at)
+    select 'acc_' || g, 'https://cdn.example.com/' || g || '.png', g % 7 <> 0, ${NOW}::timestamptz
+    from generate_series(0, ${ACCOUNTS - 1}) g`.execute(db);
   await sql`analyze`.execute(db);
 }

@@ -82,6 +82,7 @@ describe('SMS in French and Spanish', () => {
     store_name: 'Maison Hélène',
     sender_name: 'Amélie Dubois',
     recipient_name: 'Grand-père Joseph',
+    recipient_first_name: 'Grand-père',
     video_title: 'Joyeux anniversaire !',
     playback_url: `https://cadeaux.example.fr/watch/${uuid}`,
     record_url: `https://cadeaux.example.fr/record/${uuid}`,

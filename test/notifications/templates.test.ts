@@ -18,6 +18,7 @@ const realistic: TemplateValues = {
   store_name: 'Maple & Thread',
   sender_name: 'Ann Lee',
   recipient_name: 'Grandpa Joe',
+  recipient_first_name: 'Grandpa',
   video_title: 'Happy 80th birthday!',
   playback_url: `https://gifts.maplethread.example/watch/${uuid}`,
   record_url: `https://gifts.maplethread.example/record/${uuid}`,
@@ -157,6 +158,22 @@ describe('every e-mail template', () => {
     for (const name of ['sender_sent_note', 'sender_viewed_note'] as const) {
       expect(templates.email(name, withOptionals).html).not.toContain('/watch/');
     }
+  });
+});
+
+describe("the sender's not-watched note", () => {
+  it('names the store and the recipient by first name, offers a resend through the store, and has no watch link', async () => {
+    const templates = await compileMessageTemplates();
+    const mail = templates.email('sender_not_watched_note', realistic);
+    expect(mail.subject).toBe("Grandpa hasn't watched your video message yet");
+    for (const part of [mail.text, mail.html]) {
+      expect(part).toMatch(/contact Maple (&amp;|&) Thread/);
+      // A play by the sender would count as the recipient's view.
+      expect(part).not.toContain(realistic.playback_url);
+    }
+    const sms = templates.sms('sender_not_watched_note', realistic);
+    expect(sms).toMatch(/^Maple & Thread: Grandpa hasn't watched your video/);
+    expect(smsSegments(sms)).toMatchObject({ encoding: 'GSM-7', segments: 1 });
   });
 });
 

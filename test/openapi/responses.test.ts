@@ -143,6 +143,9 @@ it('validates every answer of a whole order story against the document', async (
 
   // A Shopify shop's data exports: none for an API account.
   await call('GET', '/v1/shopify/data-exports', 200);
+  await call('GET', '/v1/account/settings', 200);
+  await call('PUT', '/v1/account/settings', 200, { logo_url: 'https://cdn.example.com/logo.png' });
+  await call('PUT', '/v1/account/settings', 422, { logo_url: 'http://cdn.example.com/logo.png' });
   await call('GET', '/v1/shopify/data-exports/dex_none', 404);
 
   // Every documented operation took part in the story.

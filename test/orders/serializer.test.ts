@@ -36,6 +36,7 @@ const row: OrderRow = {
   viewed_at: null,
   cancelled_at: null,
   deleted_at: null,
+  sender_phone: null,
 };
 
 describe('serializeOrder', () => {

@@ -34,6 +34,7 @@ const base: OrderRow = {
   viewed_at: null,
   cancelled_at: null,
   deleted_at: null,
+  sender_phone: null,
 };
 const plan = (order: Partial<OrderRow>, body: unknown) =>
   planUpdate({ ...base, ...order }, orderUpdateSchema.parse(body), now);

@@ -15,6 +15,7 @@ const values: TemplateValues = {
   store_name: 'Maple & Thread',
   sender_name: 'Ann Lee',
   recipient_name: 'Grandpa Joe',
+  recipient_first_name: 'Grandpa',
   video_title: 'Happy 80th birthday!',
   playback_url: 'https://gifts.maplethread.example/watch/0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21',
   record_url: 'https://gifts.maplethread.example/record/0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21',
@@ -22,6 +23,7 @@ const values: TemplateValues = {
 const shots: [TemplateName, string][] = [
   ['recipient_video', 'email-recipient-video'],
   ['sender_record_link', 'email-record-link'],
+  ['sender_not_watched_note', 'email-not-watched'],
 ];
 const widths = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } };
 
@@ -35,7 +37,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-it('the recipient video and record-link e-mails on a phone and a desktop', async () => {
+it('the recipient video, record-link and not-watched e-mails on a phone and a desktop', async () => {
   for (const [name, file] of shots) {
     for (const [device, viewport] of Object.entries(widths)) {
       const page = await browser.newPage({ viewport });

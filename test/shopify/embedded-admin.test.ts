@@ -296,6 +296,33 @@ describe('the embedded admin in a browser', () => {
     });
   });
 
+  it('settings: the logo URL and the not-watched note are saved for the shop’s account', async () => {
+    await withAdmin('/settings', async ({ page }) => {
+      const logo = page.getByLabel('Logo URL');
+      await logo.waitFor({ timeout: 15_000 });
+      await logo.fill('https://images.example.com/logo.png');
+      await page.getByLabel('Tell the sender when the gift has not been watched after three days').uncheck();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.locator('.app-bridge-toast', { hasText: 'Settings saved' }).waitFor();
+      const stored = () =>
+        db()
+          .selectFrom('account_settings')
+          .innerJoin('shops', 'shops.account_id', 'account_settings.account_id')
+          .select(['logo_url', 'not_watched_note'])
+          .where('shops.domain', '=', shop)
+          .executeTakeFirst();
+      await expect.poll(stored).toEqual({ logo_url: 'https://images.example.com/logo.png', not_watched_note: false });
+      await page.reload();
+      await expect
+        .poll(() => page.getByLabel('Logo URL').inputValue(), { timeout: 15_000 })
+        .toBe('https://images.example.com/logo.png');
+      // Emptied: the merchant's own logo is gone (Shopify's, if any, is used again).
+      await page.getByLabel('Logo URL').fill('');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await expect.poll(stored).toEqual({ logo_url: null, not_watched_note: false });
+    });
+  });
+
   it('settings: products chosen with App Bridge’s resource picker are saved as numeric ids', async () => {
     await withAdmin('/settings', async ({ page }) => {
       await page.getByRole('button', { name: 'Choose products' }).click({ timeout: 15_000 });

@@ -139,6 +139,35 @@ describe('videoLineItems and orderToVideoOrder', () => {
     });
   });
 
+  it("takes the sender's phone from the customer, else the billing address, and drops one that is not a phone", () => {
+    const base = orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@example.com' }] });
+    const mapWith = (raw: Record<string, unknown>) => {
+      const parsed = order({ ...base, ...raw });
+      return orderToVideoOrder(parsed, parsed.line_items[0]!);
+    };
+    const customer = {
+      id: 9,
+      email: 'ann@example.com',
+      first_name: 'Ann',
+      last_name: 'Sender',
+      phone: '+1 415 555 0111',
+    };
+    expect(mapWith({ customer })).toMatchObject({ ok: true, order: { sender_phone: '+14155550111' } });
+    expect(
+      mapWith({
+        customer: { ...customer, phone: null },
+        billing_address: { name: 'Ann Sender', phone: '+14155550112' },
+      }),
+    ).toMatchObject({ ok: true, order: { sender_phone: '+14155550112' } });
+    const landline = mapWith({ customer: { ...customer, phone: 'call the office' } });
+    expect(landline).toMatchObject({
+      ok: true,
+      awaitingRecipient: null,
+      order: { recipient_email: 'bob@example.com' },
+    });
+    expect(landline.ok && landline.order).not.toHaveProperty('sender_phone');
+  });
+
   it('makes a line without a recipient address an order awaiting one, with a reason', () => {
     const parsed = order(orderPayload({ id: 1, lines: [{ id: 2, recipientName: 'Bob' }] }));
     const mapped = orderToVideoOrder(parsed, parsed.line_items[0]!);

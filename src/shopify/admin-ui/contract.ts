@@ -115,6 +115,12 @@ export interface SettingsJson {
   video_variant_ids: string[];
   gift_packages: GiftPackages;
   default_send_method?: SendMethod;
+  /** The merchant's own logo (https), or null: Shopify's brand logo is used then. */
+  logo_url?: string | null;
+  /** The shop's brand logo as Shopify gave it (read again on each settings load), or null. */
+  shopify_logo_url?: string | null;
+  /** The sender's "not watched yet" note, three days after sending. */
+  not_watched_note?: boolean;
   unmapped_tracking_companies?: Array<{ name: string; fulfillments: number; last_seen_at: string }>;
 }
 
@@ -127,6 +133,8 @@ export type SettingsUpdate = Partial<
     | 'video_variant_ids'
     | 'gift_packages'
     | 'default_send_method'
+    | 'logo_url'
+    | 'not_watched_note'
   >
 >;
 

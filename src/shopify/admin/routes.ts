@@ -19,6 +19,7 @@ import { homeJson } from './home.ts';
 import { actionRefusals, orderDetailJson, orderSummaryJson, type AdminAction } from './order-detail.ts';
 import { listOrders, orderContexts } from './order-reads.ts';
 import { adminSettingsJson } from './settings.ts';
+import { refreshShopLogo } from '../shop-logo.ts';
 import { ORDER_STAGES } from './stage.ts';
 
 export interface AdminApiDeps {
@@ -137,6 +138,8 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   });
 
   router.get('/settings', async (ctx) => {
+    // The shop's logo may have changed in Shopify since the install: read it again as the page loads.
+    await refreshShopLogo(deps.shopify, currentShop(ctx));
     ctx.body = await adminSettingsJson(db, currentShop(ctx));
   });
 

@@ -1,3 +1,4 @@
+import { findAccountSettings } from '../../accounts/settings.ts';
 import type { Db } from '../../db/database.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import { carrierForCompanyName, normalizeCompanyName } from '../carrier-names.ts';
@@ -63,10 +64,18 @@ async function trackingCompaniesUsed(db: Db, shop: string) {
   }));
 }
 
-/** GET/PUT /shopify/api/settings: the shop's settings and the companies still unmapped. */
+/**
+ * GET/PUT /shopify/api/settings: the shop's settings, the account's (logo, not-watched note) and the
+ * companies still unmapped. `logo_url` is the merchant's own (null: none set); `shopify_logo_url` is
+ * the shop's brand logo as Shopify gave it, shown when the merchant set none.
+ */
 export async function adminSettingsJson(db: Db, shop: ShopRow) {
+  const account = await findAccountSettings(db, shop.account_id);
   return {
     ...shopSettingsJson(shop),
+    logo_url: account.logoUrl,
+    shopify_logo_url: account.shopifyLogoUrl,
+    not_watched_note: account.notWatchedNote,
     unmapped_tracking_companies: unmappedTrackingCompanies(
       await trackingCompaniesUsed(db, shop.domain),
       shop.carrier_aliases,

@@ -121,6 +121,8 @@ export function describeTimelineEntry(entry: {
       );
     case 'note.sent':
       return words(noteTitle(data.kind));
+    case 'note.not_watched':
+      return words(notWatchedTitle(data.outcome), reason);
     case 'delivery.via_shopify':
       return words('The video will be sent when Shopify reports the package delivered', reason);
     case 'delivery.blocked':
@@ -165,6 +167,7 @@ function kindSuffix(kind: unknown): string {
     case 'sender_sent_note':
     case 'sender_viewed_note':
     case 'sender_bounce_note':
+    case 'sender_not_watched_note':
       return ' a note to the sender';
     case 'sender_thanks':
       return ' the thank-you to the sender';
@@ -183,9 +186,17 @@ function noteTitle(kind: unknown): string {
       return 'The sender was told the recipient watched the video';
     case 'sender_bounce_note':
       return "The sender was told the video's e-mail bounced";
+    case 'sender_not_watched_note':
+      return 'The sender was told the recipient has not watched the video yet';
     default:
       return 'A note was sent to the sender';
   }
+}
+
+function notWatchedTitle(outcome: unknown): string {
+  return outcome === 'queued'
+    ? 'Not watched after three days: a note to the sender is on its way'
+    : 'Not watched after three days: no note to the sender';
 }
 
 function deliveredTitle(source: EventSource, data: Record<string, unknown>): string {

@@ -64,6 +64,10 @@ export function adminGraphql(
       shopLocales: [...others.map((locale) => ({ locale, primary: false })), { locale: primary, primary: true }],
     });
   }
+  if (/\bshop\s*\{\s*brand\b/.test(query)) {
+    const url = state.brandLogos.get(shop);
+    return data({ shop: { brand: { logo: url ? { image: { url } } : null } } });
+  }
   if (/\bshop\s*\{\s*name\b/.test(query)) return data({ shop: { name: `Fake ${shop.split('.')[0]}` } });
   return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
 }

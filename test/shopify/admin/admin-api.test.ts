@@ -680,6 +680,9 @@ describe('settings', () => {
       video_variant_ids: [],
       gift_packages: 'all_shipped_items',
       default_send_method: 'email_and_sms',
+      logo_url: null,
+      shopify_logo_url: null,
+      not_watched_note: true,
       unmapped_tracking_companies: [],
     });
 

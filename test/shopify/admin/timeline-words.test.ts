@@ -63,6 +63,7 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
     reason: 'smtp; 550 5.1.1 [address]: Recipient address rejected',
   },
   'note.sent': { kind: 'sender_record_link' },
+  'note.not_watched': { outcome: 'setting_off', reason: 'the store turned the not-watched note off' },
   'delivery.via_shopify': {
     reason: 'Doorstep does not track "Canada Post"; the video is sent when Shopify reports the package delivered',
   },

@@ -45,6 +45,9 @@ interface Form {
   video_variant_ids: string[];
   gift_packages: GiftPackages;
   default_send_method: SendMethod | undefined;
+  /** The text field: empty = no logo of the merchant's own (Shopify's is used). */
+  logo_url: string;
+  not_watched_note: boolean;
 }
 
 let nextKey = 1;
@@ -57,6 +60,8 @@ function formOf(settings: SettingsJson): Form {
     video_variant_ids: settings.video_variant_ids,
     gift_packages: settings.gift_packages,
     default_send_method: settings.default_send_method,
+    logo_url: settings.logo_url ?? '',
+    not_watched_note: settings.not_watched_note ?? true,
   };
 }
 
@@ -70,6 +75,8 @@ function updateOf(form: Form): SettingsUpdate {
     video_variant_ids: form.video_variant_ids,
     gift_packages: form.gift_packages,
     ...(form.default_send_method ? { default_send_method: form.default_send_method } : {}),
+    logo_url: form.logo_url.trim() === '' ? null : form.logo_url.trim(),
+    not_watched_note: form.not_watched_note,
   };
 }
 
@@ -187,6 +194,36 @@ export function SettingsView() {
                       onChange={(value) => set({ default_send_method: value as SendMethod })}
                     />
                   )}
+                </FormLayout>
+              </Card>
+            </Layout.AnnotatedSection>
+
+            <Layout.AnnotatedSection
+              title="Branding and notes"
+              description="What the sender's record page, the recipient's watch page and every e-mail show above your store's name, and the note to a sender whose gift has not been watched."
+            >
+              <Card>
+                <FormLayout>
+                  <TextField
+                    label="Logo URL"
+                    type="url"
+                    autoComplete="off"
+                    placeholder={settings.data?.shopify_logo_url ?? 'https://…'}
+                    helpText={
+                      settings.data?.shopify_logo_url
+                        ? 'Empty: your Shopify brand logo (Settings → Brand) is used.'
+                        : 'An https address of an image. Empty: your store name alone.'
+                    }
+                    value={form.logo_url}
+                    error={saveError?.fields.logo_url}
+                    onChange={(value) => set({ logo_url: value })}
+                  />
+                  <Checkbox
+                    label="Tell the sender when the gift has not been watched after three days"
+                    helpText="By text message when the order has the sender's phone, else by e-mail; it offers to have you send it again."
+                    checked={form.not_watched_note}
+                    onChange={(checked) => set({ not_watched_note: checked })}
+                  />
                 </FormLayout>
               </Card>
             </Layout.AnnotatedSection>

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import type { Db } from '../db/database.ts';
+import { parseBody } from '../validation.ts';
+
+/**
+ * An account's settings (issue 14): the store's logo and whether senders get the "not watched yet"
+ * note. API accounts set them with `/v1/account/settings`; Shopify shops in the embedded admin's
+ * settings, where the logo defaults to the shop's brand logo read from Shopify.
+ */
+export interface AccountSettings {
+  /** The logo the merchant set, or null. */
+  logoUrl: string | null;
+  /** The shop's brand logo as Shopify gave it (Shopify shops only), or null. */
+  shopifyLogoUrl: string | null;
+  /** Whether the sender of a video not watched three days after it was sent gets a note. */
+  notWatchedNote: boolean;
+}
+
+/**
+ * Default: on. A gift whose recipient missed the message is the failure the note exists for, and
+ * the note goes to the sender, who asked for the gift, not to the recipient; a merchant who does
+ * not want it turns it off.
+ */
+export const DEFAULT_ACCOUNT_SETTINGS: AccountSettings = { logoUrl: null, shopifyLogoUrl: null, notWatchedNote: true };
+
+/** Longer than any real logo URL; it goes into every message and page of the store. */
+const MAX_LOGO_URL_LENGTH = 2_000;
+
+/**
+ * An https URL only: the record and watch pages and the e-mails load it, and an http image would be
+ * blocked as mixed content (or leak who opened the mail over plain text).
+ */
+export const logoUrl = z
+  .string({ error: 'must be an https URL, or null' })
+  .trim()
+  .max(MAX_LOGO_URL_LENGTH, `must be at most ${MAX_LOGO_URL_LENGTH} characters`)
+  .pipe(z.url({ protocol: /^https$/, hostname: z.regexes.domain, error: 'must be an https URL, or null' }))
+  .meta({ format: 'uri', examples: ['https://cdn.example.com/logo.png'] });
+
+/** What `PATCH /v1/account/settings` and the admin's settings accept; absent fields stay as they are. */
+export const accountSettingsFields = {
+  logo_url: logoUrl.nullable().optional(),
+  not_watched_note: z.boolean({ error: 'must be true or false' }).optional(),
+};
+export const accountSettingsSchema = z.strictObject(accountSettingsFields);
+export type AccountSettingsUpdate = z.output<typeof accountSettingsSchema>;
+
+export function parseAccountSettings(body: unknown): AccountSettingsUpdate {
+  return parseBody(accountSettingsSchema, body, 'settings change');
+}
+
+/** The logo a page or message shows: the merchant's own, else the shop's from Shopify, else none. */
+export function effectiveLogoUrl(settings: Pick<AccountSettings, 'logoUrl' | 'shopifyLogoUrl'>): string | null {
+  return settings.logoUrl ?? settings.shopifyLogoUrl;
+}
+
+/** The answer of `/v1/account/settings` (the OpenAPI document is generated from it). */
+export const accountSettingsJsonSchema = z.object({
+  logo_url: z
+    .url()
+    .nullable()
+    .meta({ description: "The store's logo (https), or null: pages and messages show the name alone." }),
+  not_watched_note: z.boolean().meta({
+    description:
+      'Whether the sender gets a note when the recipient has not watched three days after sending (default true).',
+  }),
+});
+
+/** The settings as `/v1/account/settings` answers them. */
+export function accountSettingsJson(settings: AccountSettings): z.output<typeof accountSettingsJsonSchema> {
+  return { logo_url: settings.logoUrl, not_watched_note: settings.notWatchedNote };
+}
+
+/** Every message and page of the account reads this (exported so test/db/hot-query-plans.test.ts explains it). */
+export function accountSettingsQuery(db: Db, accountId: string) {
+  return db
+    .selectFrom('account_settings')
+    .select(['logo_url', 'shopify_logo_url', 'not_watched_note'])
+    .where('account_id', '=', accountId);
+}
+
+export async function findAccountSettings(db: Db, accountId: string): Promise<AccountSettings> {
+  const row = await accountSettingsQuery(db, accountId).executeTakeFirst();
+  return row
+    ? { logoUrl: row.logo_url, shopifyLogoUrl: row.shopify_logo_url, notWatchedNote: row.not_watched_note }
+    : DEFAULT_ACCOUNT_SETTINGS;
+}
+
+export async function updateAccountSettings(
+  db: Db,
+  accountId: string,
+  update: AccountSettingsUpdate,
+  now: Date,
+): Promise<AccountSettings> {
+  const changes = {
+    ...(update.logo_url !== undefined ? { logo_url: update.logo_url } : {}),
+    ...(update.not_watched_note !== undefined ? { not_watched_note: update.not_watched_note } : {}),
+  };
+  await db
+    .insertInto('account_settings')
+    .values({ account_id: accountId, ...changes, updated_at: now })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ ...changes, updated_at: now }))
+    .execute();
+  return findAccountSettings(db, accountId);
+}
+
+/** Stores the shop's brand logo as Shopify gave it (null: the shop has none); the merchant's own stays. */
+export async function recordShopifyLogo(db: Db, accountId: string, url: string | null, now: Date): Promise<void> {
+  // Only an https URL reaches a page: anything else Shopify might answer is treated as no logo.
+  const safe = url !== null && logoUrl.safeParse(url).success ? url : null;
+  await db
+    .insertInto('account_settings')
+    .values({ account_id: accountId, shopify_logo_url: safe, updated_at: now })
+    // Read on every admin settings load: an unchanged logo writes nothing.
+    .onConflict((oc) =>
+      oc
+        .column('account_id')
+        .doUpdateSet({ shopify_logo_url: safe, updated_at: now })
+        .where('account_settings.shopify_logo_url', 'is distinct from', safe),
+    )
+    .execute();
+}

@@ -1,0 +1,43 @@
+import { recordShopifyLogo } from '../accounts/settings.ts';
+import { adminGraphql } from './admin-api.ts';
+import type { ShopifyLibrary } from './library.ts';
+import type { ShopifyServices } from './services.ts';
+import type { ShopRow } from './shops.ts';
+
+/**
+ * The shop's brand logo (Shopify admin → Settings → Brand), or null when it has none. The query is
+ * `shop { brand { logo { image { url } } } }`, the shape of Shopify's brand settings (the Storefront
+ * API's `Shop.brand`; the Admin API's brand object is still marked unstable). An API version whose
+ * Admin API lacks the field answers with a GraphQL error, which the callers treat as "not known".
+ */
+export async function fetchShopLogoUrl(
+  shopify: ShopifyLibrary,
+  accessToken: string,
+  domain: string,
+): Promise<string | null> {
+  const client = adminGraphql(shopify, accessToken, domain);
+  const response = await client.request<{
+    shop: { brand: { logo: { image: { url: string | null } | null } | null } | null };
+  }>('query DoorstepShopLogo { shop { brand { logo { image { url } } } } }');
+  return response.data?.shop.brand?.logo?.image?.url ?? null;
+}
+
+/**
+ * Reads the shop's logo from Shopify and stores it in the account's settings, beside (never over)
+ * a logo the merchant set. Run at install and whenever the admin's settings load, so a logo changed
+ * in Shopify shows up the next time the merchant opens Doorstep. Never throws: a page or an install
+ * must not fail on this; what was stored before stays.
+ */
+export async function refreshShopLogo(
+  shopify: ShopifyServices,
+  shop: Pick<ShopRow, 'domain' | 'account_id'>,
+  options: { accessToken?: string } = {},
+): Promise<void> {
+  try {
+    const token = options.accessToken ?? (await shopify.tokens.accessToken(shop.domain));
+    const url = await fetchShopLogoUrl(shopify.library, token, shop.domain);
+    await recordShopifyLogo(shopify.deps.db, shop.account_id, url, (shopify.deps.now ?? (() => new Date()))());
+  } catch (error) {
+    shopify.deps.logger.warn({ err: error, shop: shop.domain }, "could not read the shop's logo from Shopify");
+  }
+}
