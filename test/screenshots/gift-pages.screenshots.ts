@@ -10,11 +10,12 @@ import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-t
 /**
  * The gift pages as the sender and the recipient see them, on a phone (390×844) and a desktop
  * (1280×800), for the README (`npm run screenshots`): the record page before recording, with a video
- * to preview, and sent; the watch page with its poster frame, and playing with captions. Driven
+ * to preview, and sent; the watch page with its poster frame, and playing with captions; the
+ * recipient's thank-you note written and sent, and the sender's page of it. Driven
  * through the real pages in Chromium against the real app and workers; the video is a test fixture.
  *
  * Each picture is one entry of `shots` (docs/screenshots/{name}-{phone,desktop}.png): a new page
- * state is a new entry, e.g. the thank-you reply once it exists.
+ * state is a new entry.
  */
 interface Shot {
   name: string;
@@ -28,6 +29,9 @@ const shots: Shot[] = [
   { name: 'record-sent', show: async (page) => sendVideo(await openRecordPage(page, await newOrder())) },
   { name: 'watch', show: (page) => openWatchPage(page) },
   { name: 'watch-captions', show: (page) => openWatchPage(page, { captionAt: 0.5 }) },
+  { name: 'thanks-write', show: (page) => writeThanks(page) },
+  { name: 'thanks-sent', show: (page) => writeThanks(page, { send: true }) },
+  { name: 'thanks-page', show: (page) => openThanksPage(page) },
 ];
 
 const devices = {
@@ -43,6 +47,7 @@ const order = {
   video_title: 'Happy 80th birthday!',
 };
 const transcript = 'Happy 80th birthday, Grandpa Joe! We love you, and we will see you at Christmas.';
+const thanksNote = 'Thank you, Ann! I watched it three times. See you at Christmas. — Joe';
 
 let app: VideoTestApp;
 let store: TestAccount;
@@ -104,6 +109,30 @@ async function openWatchPage(page: Page, options: { captionAt?: number } = {}): 
   );
 }
 
+/** The recipient's "Say thank you" under the gift, a note typed; sent when `send`. */
+async function writeThanks(page: Page, options: { send?: boolean } = {}): Promise<void> {
+  await page.goto(`${app.baseUrl}/watch/${watched.uuid}`);
+  await page.locator('#thanks-note-text').fill(thanksNote);
+  if (options.send) {
+    await page.locator('#thanks-send-note').click();
+    await page.locator('#thanks-note-status').filter({ hasText: 'Thank you!' }).waitFor({ timeout: 15_000 });
+  }
+  await page.evaluate(
+    "document.activeElement && document.activeElement.blur(); document.getElementById('thanks-note').scrollIntoView({ block: 'center' })",
+  );
+}
+
+/** The sender's own page of the reply (`/thanks/{key}`, the link their e-mail carries). */
+async function openThanksPage(page: Page): Promise<void> {
+  const reply = await app.services.database.db
+    .selectFrom('thanks')
+    .select('key')
+    .where('order_id', '=', watched.id)
+    .executeTakeFirstOrThrow();
+  await page.goto(`${app.baseUrl}/thanks/${reply.key}`);
+  await page.locator('#thanks-note').waitFor();
+}
+
 beforeAll(async () => {
   app = await startVideoTestApp({ queue: 'bullmq' });
   store = await app.createAccount('Maple & Thread');
@@ -136,7 +165,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-it('the record and watch pages on a phone and a desktop', async () => {
+it('the record, watch and thank-you pages on a phone and a desktop', async () => {
   for (const shot of shots) {
     for (const [device, viewport] of Object.entries(devices)) {
       const page = await browser.newPage({ viewport });
