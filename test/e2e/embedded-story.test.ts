@@ -129,7 +129,7 @@ it('plays the whole story on the embedded defaults', async () => {
     const page = await browser.newPage();
     await page.goto(order.playback_url!);
     expect((await api('GET', `/v1/orders/${order.id}`)).body.viewed_at).toBeNull();
-    await page.locator('video').evaluate((video) => (video as unknown as { play(): Promise<void> }).play());
+    await page.locator('video#message').evaluate((video) => (video as unknown as { play(): Promise<void> }).play());
     const viewed = await eventually(
       async () => (await api('GET', `/v1/orders/${order.id}`)).body.viewed_at ?? undefined,
       15_000,
