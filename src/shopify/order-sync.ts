@@ -38,6 +38,7 @@ export class ShopifyOrderSync {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
+    const made: Array<{ order: OrderRow; lineItemId: string; giftLineItemIds: string[] }> = [];
     const items = videoLineItems(order, {
       videoProductIds: shop.video_product_ids,
       videoVariantIds: shop.video_variant_ids,
@@ -78,13 +79,38 @@ export class ShopifyOrderSync {
         continue;
       }
       // The idempotency key makes concurrent deliveries (orders/create racing orders/updated, a
-      // retry racing the reconciler) create one order: OrderService serializes on it.
+      // retry racing the reconciler) create one order: OrderService serializes on it. No link was
+      // found, so the key is new unless a crash came between an earlier create and its link.
       const idempotencyKey = `shopify:${shop.domain}:${order.id}:${item.id}`;
+      const giftLineItems = giftLineItemIds(order, item, shop.gift_packages);
+      const writeLink = (dbOrTrx: Db, orderId: string) =>
+        dbOrTrx
+          .insertInto('shopify_order_links')
+          .values({
+            shop: shop.domain,
+            shopify_order_id: order.id,
+            line_item_id: item.id,
+            order_id: orderId,
+            account_id: shop.account_id,
+            customer_id: order.customer?.id ?? null,
+            customer_email: mapped.order.email,
+            shopify_order_name: order.name?.trim() || null,
+            currency: orderCurrency(order),
+            gift_line_item_ids: JSON.stringify(giftLineItems),
+            created_at: this.deps.now(),
+          })
+          .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
+          .execute();
       let result;
       try {
         result = await orders.create(shop.account_id, mapped.order, {
           idempotencyKey,
+          keyIsNew: true,
           source: 'shopify',
+          // The link commits with its order: no order without its link, and one commit, not two.
+          alongside: async (trx, created) => {
+            await writeLink(trx, created.id);
+          },
           ...(mapped.awaitingRecipient ? { awaitingRecipient: { reason: mapped.awaitingRecipient } } : {}),
         });
       } catch (error) {
@@ -103,29 +129,41 @@ export class ShopifyOrderSync {
           .executeTakeFirstOrThrow();
         result = { order: await orders.get(shop.account_id, key.order_id), replayed: true };
       }
-      await db
-        .insertInto('shopify_order_links')
-        .values({
-          shop: shop.domain,
-          shopify_order_id: order.id,
-          line_item_id: item.id,
-          order_id: result.order.id,
-          account_id: shop.account_id,
-          customer_id: order.customer?.id ?? null,
-          customer_email: mapped.order.email,
-          shopify_order_name: order.name?.trim() || null,
-          currency: orderCurrency(order),
-          gift_line_item_ids: JSON.stringify(giftLineItemIds(order, item, shop.gift_packages)),
-          created_at: this.deps.now(),
-        })
-        .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
-        .execute();
+      // An earlier create answered (its link was never written, or a racing delivery is writing it).
+      if (result.replayed) await writeLink(db, result.order.id);
+      else made.push({ order: result.order, lineItemId: item.id, giftLineItemIds: giftLineItems });
       // The sender's record-link e-mail follows from the order's own `order.created` event.
       (result.replayed ? outcome.existing : outcome.created).push(result.order.id);
     }
     // Fulfillments may have arrived before the order: apply what we already know.
-    await this.syncShopifyOrder(shop, order.id);
+    if (outcome.existing.length === 0 && made.length > 0) await this.syncNewOrders(shop, order.id, made);
+    else await this.syncShopifyOrder(shop, order.id);
     return outcome;
+  }
+
+  /**
+   * The sync step of video orders this very webhook has just created (issue 11: the common
+   * orders/create). With no fulfillment stored for the Shopify order — one indexed read, after the
+   * links committed, so a fulfillment committed meanwhile is seen here or sees the links in its own
+   * sync — the plan depends only on each line's gift items: no shipment to set, nothing delivered,
+   * at most the notice that nothing ships. Anything else takes the full sync.
+   */
+  private async syncNewOrders(
+    shop: ShopRow,
+    shopifyOrderId: string,
+    made: ReadonlyArray<{ order: OrderRow; lineItemId: string; giftLineItemIds: string[] }>,
+  ): Promise<void> {
+    const fulfillments = await fulfillmentsOfOrderQuery(this.deps.db, shop.domain, shopifyOrderId).execute();
+    const settings = { fallbackDelivered: shop.fallback_delivered, carrierAliases: shop.carrier_aliases };
+    const plans = made.map((m) => ({ ...m, plan: planPackages([], m.giftLineItemIds, settings) }));
+    if (fulfillments.length > 0 || plans.some(({ plan }) => plan.shipment.kind !== 'keep' || plan.deliver !== null))
+      return this.syncShopifyOrder(shop, shopifyOrderId);
+    for (const { order, lineItemId, plan } of plans)
+      await this.putNotice(
+        { shop: shop.domain, shopify_order_id: shopifyOrderId, line_item_id: lineItemId, notice: null },
+        order,
+        plan.notice,
+      );
   }
 
   /** fulfillments/create, fulfillments/update: store the newest version of the package, then sync. */

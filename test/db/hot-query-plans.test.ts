@@ -126,7 +126,7 @@ const hotQueries: Record<string, () => { compile(): CompiledQuery }> = {
   "tracking: a claim's packages": () => leasedTrackingsQuery(db, 'lease-77'),
   'tracking reconciler: open claims': () => openClaimsQuery(db, NOW, new Date(NOW.getTime() + 30_000)),
   'tracking: release a lost claim': () => releaseClaimQuery(db, 'lease-77'),
-  'webhook processing: take the receipt': () => takeReceiptQuery(db, 'whk_12345', false),
+  'webhook processing: take the receipt': () => takeReceiptQuery(db, 'whk_12345'),
   'webhook processing: the Shopify order linked to another shop': () =>
     linkedOrderShopQuery(db, 'shop-7.myshopify.com', '12345'),
   'webhook reconciler: unprocessed receipts': () => unprocessedWebhooksQuery(db, NOW, 500),
