@@ -8,6 +8,7 @@ import { giftLineItemIds, orderCurrency, orderToVideoOrder, trackingNumbersOf, v
 import { isStaleUpdate, packageState, planPackages, type Notice, type PackageState } from './packages.ts';
 import type { ShopifyFulfillment, ShopifyOrder } from './payloads.ts';
 import type { ShopRow } from './shops.ts';
+import type { LinkOfShopifyOrder } from './webhook-shop-check.ts';
 
 export interface ShopifyOrderSyncDeps {
   db: Db;
@@ -33,8 +34,16 @@ export interface CreateOutcome {
 export class ShopifyOrderSync {
   constructor(private readonly deps: ShopifyOrderSyncDeps) {}
 
-  /** orders/create (and orders/updated): one video order per video line item, created once. */
-  async createVideoOrders(shop: ShopRow, order: ShopifyOrder): Promise<CreateOutcome> {
+  /**
+   * orders/create (and orders/updated): one video order per video line item, created once.
+   * `links`: the order's links as just read (the webhook's trust check reads them anyway); without
+   * them each line's link is looked up.
+   */
+  async createVideoOrders(
+    shop: ShopRow,
+    order: ShopifyOrder,
+    links?: readonly LinkOfShopifyOrder[],
+  ): Promise<CreateOutcome> {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
@@ -51,9 +60,11 @@ export class ShopifyOrderSync {
         `line item ${item.id}: refused, the order has ${items.length} video line items and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
       );
     for (const item of items.slice(0, limit)) {
-      const link = await orderLinkQuery(db, shop.domain, order.id, item.id)
-        .select(['order_id', 'shopify_order_name'])
-        .executeTakeFirst();
+      const link = links
+        ? links.find((known) => known.shop === shop.domain && known.line_item_id === item.id)
+        : await orderLinkQuery(db, shop.domain, order.id, item.id)
+            .select(['order_id', 'shopify_order_name'])
+            .executeTakeFirst();
       if (link) {
         // Links made before the name was kept learn it from the next payload (the admin searches it).
         if (link.shopify_order_name === null && order.name?.trim())

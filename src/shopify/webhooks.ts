@@ -13,7 +13,12 @@ import {
   shopRedact,
 } from './payloads.ts';
 import { findShop, markUninstalled } from './shops.ts';
-import { payloadNamesAnotherShop, shopifyOrderIdOf, shopOfLinkedOrder } from './webhook-shop-check.ts';
+import {
+  linksOfShopifyOrderQuery,
+  payloadNamesAnotherShop,
+  shopifyOrderIdOf,
+  shopOfLinkedOrder,
+} from './webhook-shop-check.ts';
 import type { z } from 'zod';
 
 /** Every topic the app subscribes to (shopify.app.toml). */
@@ -234,7 +239,8 @@ export class ShopifyWebhookProcessing {
     const otherShop = payloadNamesAnotherShop(shopDomain, body);
     if (otherShop) throw new ValidationError(`Refused: ${otherShop}.`);
     const shopifyOrderId = shopifyOrderIdOf(topic, body);
-    const linkedShop = shopifyOrderId ? await shopOfLinkedOrder(db, shopDomain, shopifyOrderId) : null;
+    const links = shopifyOrderId ? await linksOfShopifyOrderQuery(db, shopifyOrderId).execute() : [];
+    const linkedShop = shopOfLinkedOrder(shopDomain, links);
     if (linkedShop)
       throw new ValidationError(
         `Refused: Shopify order ${shopifyOrderId} belongs to another shop, not the ${shopDomain} of the X-Shopify-Shop-Domain header.`,
@@ -279,7 +285,7 @@ export class ShopifyWebhookProcessing {
           await sync.cancelShopifyOrder(shop, order.id, 'the Shopify order was cancelled');
           return undefined;
         }
-        const outcome = await sync.createVideoOrders(shop, order);
+        const outcome = await sync.createVideoOrders(shop, order, links);
         return outcome.problems.length > 0 ? outcome.problems.join('\n') : undefined;
       }
       case 'orders/cancelled': {
