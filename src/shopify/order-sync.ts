@@ -47,7 +47,9 @@ export class ShopifyOrderSync {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
-    const made: Array<{ order: OrderRow; lineItemId: string; giftLineItemIds: string[] }> = [];
+    // Each line's package-plan inputs, known without another read; when a line's are not, the full sync plans.
+    const known: KnownLine[] = [];
+    let allKnown = true;
     const items = videoLineItems(order, {
       videoProductIds: shop.video_product_ids,
       videoVariantIds: shop.video_variant_ids,
@@ -60,12 +62,23 @@ export class ShopifyOrderSync {
         `line item ${item.id}: refused, the order has ${items.length} video line items and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
       );
     for (const item of items.slice(0, limit)) {
+      const knownLink = links?.find(
+        (candidate) => candidate.shop === shop.domain && candidate.line_item_id === item.id,
+      );
       const link = links
-        ? links.find((known) => known.shop === shop.domain && known.line_item_id === item.id)
+        ? knownLink
         : await orderLinkQuery(db, shop.domain, order.id, item.id)
             .select(['order_id', 'shopify_order_name'])
             .executeTakeFirst();
       if (link) {
+        if (knownLink)
+          known.push({
+            lineItemId: item.id,
+            giftLineItemIds: knownLink.gift_line_item_ids ?? [item.id],
+            notice: knownLink.notice,
+            order: null,
+          });
+        else allKnown = false;
         // Links made before the name was kept learn it from the next payload (the admin searches it).
         if (link.shopify_order_name === null && order.name?.trim())
           await db
@@ -142,37 +155,42 @@ export class ShopifyOrderSync {
       }
       // An earlier create answered (its link was never written, or a racing delivery is writing it).
       if (result.replayed) await writeLink(db, result.order.id);
-      else made.push({ order: result.order, lineItemId: item.id, giftLineItemIds: giftLineItems });
+      else known.push({ lineItemId: item.id, giftLineItemIds: giftLineItems, notice: null, order: result.order });
       // The sender's record-link e-mail follows from the order's own `order.created` event.
       (result.replayed ? outcome.existing : outcome.created).push(result.order.id);
     }
     // Fulfillments may have arrived before the order: apply what we already know.
-    if (outcome.existing.length === 0 && made.length > 0) await this.syncNewOrders(shop, order.id, made);
+    if (allKnown && outcome.existing.length === known.filter((line) => line.order === null).length)
+      await this.syncKnownLines(shop, order.id, known);
     else await this.syncShopifyOrder(shop, order.id);
     return outcome;
   }
 
   /**
-   * The sync step of video orders this very webhook has just created (issue 11: the common
-   * orders/create). With no fulfillment stored for the Shopify order — one indexed read, after the
-   * links committed, so a fulfillment committed meanwhile is seen here or sees the links in its own
-   * sync — the plan depends only on each line's gift items: no shipment to set, nothing delivered,
-   * at most the notice that nothing ships. Anything else takes the full sync.
+   * The sync step of orders/create and orders/updated when every line's link is known from this
+   * webhook (issue 11: the common case). With no fulfillment stored for the Shopify order — one
+   * indexed read, after the links committed, so a fulfillment committed meanwhile is seen here or
+   * sees the links in its own sync — a line's plan depends only on its gift items: no shipment to
+   * set, nothing delivered, at most the notice that nothing ships, written once. Links of other line
+   * items were planned the same way when they were made. Anything else takes the full sync.
    */
-  private async syncNewOrders(
-    shop: ShopRow,
-    shopifyOrderId: string,
-    made: ReadonlyArray<{ order: OrderRow; lineItemId: string; giftLineItemIds: string[] }>,
-  ): Promise<void> {
+  private async syncKnownLines(shop: ShopRow, shopifyOrderId: string, lines: readonly KnownLine[]): Promise<void> {
+    if (lines.length === 0) return this.syncShopifyOrder(shop, shopifyOrderId);
     const fulfillments = await fulfillmentsOfOrderQuery(this.deps.db, shop.domain, shopifyOrderId).execute();
+    if (fulfillments.length > 0) return this.syncShopifyOrder(shop, shopifyOrderId);
     const settings = { fallbackDelivered: shop.fallback_delivered, carrierAliases: shop.carrier_aliases };
-    const plans = made.map((m) => ({ ...m, plan: planPackages([], m.giftLineItemIds, settings) }));
-    if (fulfillments.length > 0 || plans.some(({ plan }) => plan.shipment.kind !== 'keep' || plan.deliver !== null))
+    const plans = lines.map((line) => ({ line, plan: planPackages([], line.giftLineItemIds, settings) }));
+    const changes = plans.filter(({ line, plan }) => noticeText(plan.notice) !== line.notice);
+    // An order of an earlier webhook is not read here: should its notice differ, the full sync decides.
+    if (
+      plans.some(({ plan }) => plan.shipment.kind !== 'keep' || plan.deliver !== null) ||
+      changes.some(({ line }) => line.order === null)
+    )
       return this.syncShopifyOrder(shop, shopifyOrderId);
-    for (const { order, lineItemId, plan } of plans)
+    for (const { line, plan } of changes)
       await this.putNotice(
-        { shop: shop.domain, shopify_order_id: shopifyOrderId, line_item_id: lineItemId, notice: null },
-        order,
+        { shop: shop.domain, shopify_order_id: shopifyOrderId, line_item_id: line.lineItemId, notice: line.notice },
+        line.order!,
         plan.notice,
       );
   }
@@ -356,7 +374,7 @@ export class ShopifyOrderSync {
     order: OrderRow,
     notice: Notice | null,
   ): Promise<void> {
-    const text = notice ? `${notice.type}: ${notice.reason}` : null;
+    const text = noticeText(notice);
     if (text === link.notice) return;
     await this.deps.db.transaction().execute(async (trx) => {
       const claimed = await trx
@@ -394,6 +412,19 @@ export class ShopifyOrderSync {
     }
     return notes;
   }
+}
+
+/** What a link stores of its notice (`shopify_order_links.notice`). */
+function noticeText(notice: Notice | null): string | null {
+  return notice ? `${notice.type}: ${notice.reason}` : null;
+}
+
+/** A line's package-plan inputs; `order` is set when this webhook has just created it. */
+interface KnownLine {
+  lineItemId: string;
+  giftLineItemIds: string[];
+  notice: string | null;
+  order: OrderRow | null;
 }
 
 function fingerprint(

@@ -49,6 +49,8 @@ export interface LinkOfShopifyOrder {
   line_item_id: string;
   order_id: string;
   shopify_order_name: string | null;
+  gift_line_item_ids: string[] | null;
+  notice: string | null;
 }
 
 /**
@@ -61,7 +63,7 @@ export interface LinkOfShopifyOrder {
 export function linksOfShopifyOrderQuery(db: Db, shopifyOrderId: string) {
   return db
     .selectFrom('shopify_order_links')
-    .select(['shop', 'line_item_id', 'order_id', 'shopify_order_name'])
+    .select(['shop', 'line_item_id', 'order_id', 'shopify_order_name', 'gift_line_item_ids', 'notice'])
     .where('shopify_order_id', '=', shopifyOrderId);
 }
 

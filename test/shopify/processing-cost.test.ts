@@ -14,6 +14,8 @@ const STATEMENTS = 12;
 const TRANSACTIONS = 1;
 /** The explicit transaction, and the receipt marked processed after the fulfillment check. */
 const COMMITS = 2;
+/** The receipt, the order's links, the shop, its fulfillments (none), the receipt's outcome. */
+const REPLAY_STATEMENTS = 5;
 
 const log = new StatementLog();
 let app: ShopifyTestApp;
@@ -111,8 +113,11 @@ describe('processing one orders/create', () => {
         .executeTakeFirstOrThrow(),
     ).toEqual({ status: 'processed', attempts: 1, error: null });
 
-    // A replay (and a redelivery) changes nothing.
-    await app.shopify.processing.process(webhookId, { replay: true });
+    // A replay (as an orders/updated of an unchanged order) reads what it needs once, writes only
+    // its receipt, and changes nothing; a redelivery is skipped.
+    const replay = await log.during(() => app.shopify.processing.process(webhookId, { replay: true }));
+    expect(replay.length, replay.join('\n')).toBeLessThanOrEqual(REPLAY_STATEMENTS);
+    expect(commitsIn(replay)).toBe(1);
     expect(await app.shopify.processing.process(webhookId)).toEqual({ status: 'skipped', note: 'already processed' });
     expect(await footprint(shop, shopifyOrderId)).toEqual(after);
 
