@@ -82,7 +82,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
 
   startWorker(QUEUE_NAMES.videoProcessing, processVideoProcessor(services.videos, logger), { concurrency: 2 });
   startWorker(QUEUE_NAMES.shopifyWebhooks, shopifyWebhookProcessor(services.shopify.processing, logger), {
-    concurrency: 4,
+    concurrency: services.config.shopifyWebhookConcurrency,
   });
   startWorker(QUEUE_NAMES.billing, recordUsageChargeProcessor(services.billing, logger), { concurrency: 2 });
   // One dispatch and one relay at a time per process is plenty; several processes are safe (claims

@@ -133,6 +133,7 @@ const environmentSchema = z.object({
     .default(DEFAULT_SEND_TIMING.retryFirstDelayMs),
   /** How often each worker process runs the reconciler (jobs/start-workers.ts): each domain hands over again what a lost job would have done. */
   RECONCILE_EVERY_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  SHOPIFY_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   AUTH_FAILURES_PER_APP_ID: z.coerce.number().int().min(0).max(1_000_000).default(10),
   AUTH_FAILURES_PER_CLIENT_IP: z.coerce.number().int().min(0).max(1_000_000).default(100),
   BODY_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
@@ -219,6 +220,12 @@ export interface Config {
   sendTiming: SendTiming;
   /** How often a worker process runs the reconciler. */
   reconcileEveryMs: number;
+  /**
+   * Shopify webhooks one worker process processes at once. A job mostly waits on PostgreSQL (its
+   * statements and two commits), so several in flight keep the database busy; each holds a pooled
+   * connection only while a statement or its one transaction runs (docs/scaling.md).
+   */
+  shopifyWebhookConcurrency: number;
   /** Small bodies (JSON, webhooks): the deadline for each, and how many may arrive at once (src/http/body-reads.ts). */
   bodyReads: { deadlineMs: number; maxInFlight: number };
   /** Failed Basic-auth attempts per 15 minutes before 429 (src/http/failed-auth-limit.ts). */
@@ -370,6 +377,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryFirstDelayMs: value.SEND_RETRY_FIRST_DELAY_MS,
     },
     reconcileEveryMs: value.RECONCILE_EVERY_MS,
+    shopifyWebhookConcurrency: value.SHOPIFY_WEBHOOK_CONCURRENCY,
     failedAuthLimits: { perAppId: value.AUTH_FAILURES_PER_APP_ID, perClientIp: value.AUTH_FAILURES_PER_CLIENT_IP },
     bodyReads: { deadlineMs: value.BODY_READ_TIMEOUT_MS, maxInFlight: value.BODY_READS_IN_FLIGHT },
     smtpUrl: value.SMTP_URL,
@@ -423,6 +431,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     shutdownTimeoutMs: config.shutdownTimeoutMs,
     sendTiming: config.sendTiming,
     reconcileEveryMs: config.reconcileEveryMs,
+    shopifyWebhookConcurrency: config.shopifyWebhookConcurrency,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
     emailEvents: describeEmailEventConfig(config.emailEvents),

@@ -33,6 +33,12 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads how many Shopify webhooks a worker process works at once: 8 by default, 1 to 64', () => {
+    expect(loadConfig({}).shopifyWebhookConcurrency).toBe(8);
+    expect(loadConfig({ SHOPIFY_WEBHOOK_CONCURRENCY: '16' }).shopifyWebhookConcurrency).toBe(16);
+    expect(() => loadConfig({ SHOPIFY_WEBHOOK_CONCURRENCY: '0' })).toThrow(/SHOPIFY_WEBHOOK_CONCURRENCY/);
+  });
+
   it('reads the send recovery timeouts, the first backoff step and the reconcile cadence, with the production defaults', () => {
     expect(loadConfig({})).toMatchObject({
       sendTiming: { claimTimeoutMs: 120_000, sendingTimeoutMs: 300_000, retryFirstDelayMs: 30_000 },

@@ -65,6 +65,9 @@ export function notificationsSubscriber(options: {
       'order.deleted',
       'order.erased',
     ],
+    // The record link and the recipient's first plan commit with the order itself: a Shopify
+    // orders/create burst then costs no outbox row, take and delete per order (issue 11).
+    inline: ['order.created'],
     wants(event) {
       return event.type !== 'order.updated' || event.fields.some((field) => SEND_PLAN_FIELDS.has(field));
     },
@@ -77,7 +80,8 @@ export function notificationsSubscriber(options: {
           // their own record_url to their customers.
           if (delivered.source === 'shopify')
             await queueSend(trx, order, { kind: 'sender_record_link', channel: 'email', dueAt: now }, now);
-          await planRecipientVideo(trx, order, { now, explainWaiting: false });
+          // An order's first event: no recipient video send can exist yet (sends follow the events, in order).
+          await planRecipientVideo(trx, order, { now, explainWaiting: false, noSendsYet: true });
           return;
         case 'order.updated':
         case 'order.recorded':

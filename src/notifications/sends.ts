@@ -49,13 +49,18 @@ export async function queueSend(
 export async function planRecipientVideo(
   trx: Db,
   order: OrderRow,
-  options: { now: Date; explainWaiting: boolean },
+  options: {
+    now: Date;
+    explainWaiting: boolean;
+    /** The caller knows the order has no recipient video sends yet (a just-created order): nothing to read. */
+    noSendsYet?: boolean;
+  },
 ): Promise<void> {
   const { now } = options;
   const plan = recipientSendPlan(order, now);
-  const existing = await recipientVideoSendsQuery(trx, order.id)
-    .select(['id', 'channel', 'status', 'attempts'])
-    .execute();
+  const existing = options.noSendsYet
+    ? []
+    : await recipientVideoSendsQuery(trx, order.id).select(['id', 'channel', 'status', 'attempts']).execute();
   const untouched = (row: { status: SendStatus; attempts: number }) => row.status === 'pending' && row.attempts === 0;
   const wanted: Channel[] = 'due' in plan ? plan.due.map((send) => send.channel) : [];
   // A queued message nobody tried yet follows the order: a changed trigger, send_on or method

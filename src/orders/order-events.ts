@@ -75,7 +75,7 @@ export const STOPPING_EVENTS = [
 
 /** An event as a subscriber receives it. */
 export interface DeliveredOrderEvent<E extends OrderEvent = OrderEvent> {
-  /** Outbox position: a subscriber sees one order's events in this order. */
+  /** Outbox position: a subscriber sees one order's events in this order. 0 for an inline event (no row). */
   seq: number;
   orderId: string;
   accountId: string;
@@ -100,7 +100,18 @@ export interface OrderEventSubscriber {
    * all, so the change commits once instead of twice. Must be pure: it runs inside the change.
    */
   wants?(event: OrderEvent): boolean;
-  /** `order` is the order as it is now (orders are never removed, only soft-deleted). */
+  /**
+   * Handled inside the change's own transaction instead of through an outbox row: the reaction
+   * commits exactly when the order does, with no row to write, take and delete (issue 11: a
+   * Shopify `orders/create` burst). Only an order's first event qualifies — nothing of the order can
+   * wait before it, so the in-order promise holds — and the handler must be one the change may fail
+   * with (it rolls the change back; only a database fault can make it throw).
+   */
+  inline?: ReadonlyArray<'order.created'>;
+  /**
+   * `order` is the order as it is now (orders are never removed, only soft-deleted); for an inline
+   * event, the row the change has just written.
+   */
   handle(trx: Db, order: OrderRow, delivered: DeliveredOrderEvent): Promise<void>;
   /**
    * Runs once `handle`'s transaction has committed, for work that must not start before others can

@@ -4,6 +4,7 @@ import type { OrderOutboxTable } from '../db/schema.ts';
 import type { Logger } from '../logger.ts';
 import type { EventSource } from '../vocabulary.ts';
 import type { DeliveredOrderEvent, OrderEvent, OrderEventSubscriber } from './order-events.ts';
+import type { OrderRow } from './serializer.ts';
 
 type OutboxRow = Selectable<OrderOutboxTable>;
 
@@ -14,6 +15,14 @@ export interface OrderOutboxDeps {
 }
 
 export type HandleOutcome = 'handled' | 'not_due' | 'failed';
+
+/** What an order change recorded, for `deliver` once it has committed. */
+export interface RecordedEvents {
+  /** Outbox rows to hand to their subscribers. */
+  seqs: number[];
+  /** After-commit hooks of reactions already made inside the change (inline subscribers). */
+  afterCommit: Array<{ subscriber: string; event: DeliveredOrderEvent; run: () => void }>;
+}
 
 /** A failing handler is retried after 1 s, 2 s, 4 s … at most 5 minutes apart, for as long as it fails. */
 export function outboxRetryDelayMs(attempts: number): number {
@@ -42,19 +51,40 @@ export class OrderOutbox {
     this.subscribers.set(subscriber.name, subscriber);
   }
 
-  /** Writes the events for each subscriber that handles them; returns the rows to `deliver` after commit. */
+  /**
+   * Inside the change's transaction: hands each event to the subscribers that handle it inline
+   * (`OrderEventSubscriber.inline`), and writes one outbox row per other subscriber that handles it.
+   * Returns what `deliver` does after the commit.
+   */
   async record(
     trx: Db,
-    order: { id: string; account_id: string },
+    order: OrderRow,
     source: EventSource,
     events: readonly OrderEvent[],
     at: Date,
-  ): Promise<number[]> {
-    const rows = events.flatMap((event) => {
+  ): Promise<RecordedEvents> {
+    const recorded: RecordedEvents = { seqs: [], afterCommit: [] };
+    const rows = [];
+    for (const event of events) {
       const { type, ...data } = event;
-      return [...this.subscribers.values()]
-        .filter((subscriber) => subscriber.events.includes(type) && (subscriber.wants?.(event) ?? true))
-        .map((subscriber) => ({
+      for (const subscriber of this.subscribers.values()) {
+        if (!subscriber.events.includes(type) || !(subscriber.wants?.(event) ?? true)) continue;
+        if (type === 'order.created' && subscriber.inline?.includes(type)) {
+          const delivered: DeliveredOrderEvent = {
+            seq: 0,
+            orderId: order.id,
+            accountId: order.account_id,
+            source,
+            at,
+            event,
+          };
+          await subscriber.handle(trx, order, delivered);
+          const hook = subscriber.afterCommit;
+          if (hook)
+            recorded.afterCommit.push({ subscriber: subscriber.name, event: delivered, run: () => hook(delivered) });
+          continue;
+        }
+        rows.push({
           subscriber: subscriber.name,
           order_id: order.id,
           account_id: order.account_id,
@@ -63,19 +93,28 @@ export class OrderOutbox {
           source,
           created_at: at,
           available_at: at,
-        }));
-    });
-    if (rows.length === 0) return [];
+        });
+      }
+    }
+    if (rows.length === 0) return recorded;
     const inserted = await trx.insertInto('order_outbox').values(rows).returning('seq').execute();
-    return inserted.map((row) => row.seq);
+    recorded.seqs.push(...inserted.map((row) => row.seq));
+    return recorded;
   }
 
   /**
-   * Hands just-committed rows to their subscribers. Never throws: the change they describe is
-   * already committed, and a row that is not handled here stays for the relay.
+   * After the commit: runs the inline reactions' after-commit hooks, then hands the just-committed
+   * rows to their subscribers. Never throws: the change they describe is already committed, and a
+   * row that is not handled here stays for the relay.
    */
-  async deliver(seqs: readonly number[]): Promise<void> {
-    for (const seq of seqs) await this.handle(seq);
+  async deliver(recorded: RecordedEvents): Promise<void> {
+    for (const hook of recorded.afterCommit)
+      this.runAfterCommit(hook.run, {
+        subscriber: hook.subscriber,
+        order_id: hook.event.orderId,
+        type: hook.event.event.type,
+      });
+    for (const seq of recorded.seqs) await this.handle(seq);
   }
 
   /** The relay: hands due rows to their subscribers, oldest first. Returns how many were handled. */
@@ -138,7 +177,10 @@ export class OrderOutbox {
   }
 
   /** The reaction is committed whatever happens here: a failing hook is logged, never retried. */
-  private runAfterCommit(after: () => void, row: OutboxRow | undefined): void {
+  private runAfterCommit(
+    after: () => void,
+    row: Pick<OutboxRow, 'subscriber' | 'order_id' | 'type'> | undefined,
+  ): void {
     try {
       after();
     } catch (error) {

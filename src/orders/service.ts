@@ -6,7 +6,7 @@ import type { OrdersTable } from '../db/schema.ts';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Channel, EventSource, OrderStatus, ThanksReply } from '../vocabulary.ts';
 import type { CarrierLook, OrderEvent } from './order-events.ts';
-import type { OrderOutbox } from './outbox.ts';
+import type { OrderOutbox, RecordedEvents } from './outbox.ts';
 import { sendMethodReaching } from './recipient.ts';
 import type { OrderCreate, OrderUpdate, RecipientInput } from './request-schemas.ts';
 import type { OrderRow, Warning } from './serializer.ts';
@@ -110,11 +110,25 @@ export class OrderService {
       source?: EventSource;
       /** Create it without a recipient, waiting for one (why, for the timeline). Shopify only. */
       awaitingRecipient?: { reason: string };
+      /**
+       * The caller has seen no trace of an earlier create with this key (Shopify: no link for the
+       * line item), so the key is not looked up first: one statement fewer per new order. A key that
+       * exists after all makes the insert conflict, and the earlier create is answered, as in a race.
+       * Not for creates that ask a carrier first (that call would be repeated on a replay).
+       */
+      keyIsNew?: boolean;
+      /**
+       * The calling module's own rows that belong with the new order (the Shopify link), written in
+       * the create's transaction, after the order: they commit together or not at all. Not run when
+       * an earlier create is answered instead.
+       */
+      alongside?: (trx: Db, order: OrderRow) => Promise<void>;
     } = {},
   ): Promise<CreateResult> {
     const source = options.source ?? 'api';
     const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
-    if (options.idempotencyKey) {
+    const asksCarrier = input.carrier != null && input.tracking_number != null;
+    if (options.idempotencyKey && !(options.keyIsNew && !asksCarrier)) {
       const replay = await this.findIdempotentCreate(accountId, options.idempotencyKey, requestHash);
       if (replay) return replay;
     }
@@ -188,6 +202,7 @@ export class OrderService {
           if (!claimed) throw new IdempotencyRace();
         }
         await write(order, source, { timeline, events }, now);
+        await options.alongside?.(trx, order);
         return order;
       });
       return { order, warning, replayed: false };
@@ -629,22 +644,19 @@ export class OrderService {
   private async change<T>(
     work: (
       trx: Db,
-      write: (
-        order: { id: string; account_id: string },
-        source: EventSource,
-        record: ChangeRecord,
-        at: Date,
-      ) => Promise<void>,
+      write: (order: OrderRow, source: EventSource, record: ChangeRecord, at: Date) => Promise<void>,
     ) => Promise<T>,
   ): Promise<T> {
-    const outboxRows: number[] = [];
+    const recorded: RecordedEvents = { seqs: [], afterCommit: [] };
     const result = await this.db.transaction().execute(async (trx) =>
       work(trx, async (order, source, record, at) => {
         await recordTimeline(trx, order, source, record.timeline, at);
-        outboxRows.push(...(await this.deps.outbox.record(trx, order, source, record.events, at)));
+        const written = await this.deps.outbox.record(trx, order, source, record.events, at);
+        recorded.seqs.push(...written.seqs);
+        recorded.afterCommit.push(...written.afterCommit);
       }),
     );
-    await this.deps.outbox.deliver(outboxRows);
+    await this.deps.outbox.deliver(recorded);
     return result;
   }
 }

@@ -8,6 +8,7 @@ import { giftLineItemIds, orderCurrency, orderToVideoOrder, trackingNumbersOf, v
 import { isStaleUpdate, packageState, planPackages, type Notice, type PackageState } from './packages.ts';
 import type { ShopifyFulfillment, ShopifyOrder } from './payloads.ts';
 import type { ShopRow } from './shops.ts';
+import type { LinkOfShopifyOrder } from './webhook-shop-check.ts';
 
 export interface ShopifyOrderSyncDeps {
   db: Db;
@@ -33,11 +34,22 @@ export interface CreateOutcome {
 export class ShopifyOrderSync {
   constructor(private readonly deps: ShopifyOrderSyncDeps) {}
 
-  /** orders/create (and orders/updated): one video order per video line item, created once. */
-  async createVideoOrders(shop: ShopRow, order: ShopifyOrder): Promise<CreateOutcome> {
+  /**
+   * orders/create (and orders/updated): one video order per video line item, created once.
+   * `links`: the order's links as just read (the webhook's trust check reads them anyway); without
+   * them each line's link is looked up.
+   */
+  async createVideoOrders(
+    shop: ShopRow,
+    order: ShopifyOrder,
+    links?: readonly LinkOfShopifyOrder[],
+  ): Promise<CreateOutcome> {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
+    // Each line's package-plan inputs, known without another read; when a line's are not, the full sync plans.
+    const known: KnownLine[] = [];
+    let allKnown = true;
     const items = videoLineItems(order, {
       videoProductIds: shop.video_product_ids,
       videoVariantIds: shop.video_variant_ids,
@@ -50,10 +62,23 @@ export class ShopifyOrderSync {
         `line item ${item.id}: refused, the order has ${items.length} video line items and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
       );
     for (const item of items.slice(0, limit)) {
-      const link = await orderLinkQuery(db, shop.domain, order.id, item.id)
-        .select(['order_id', 'shopify_order_name'])
-        .executeTakeFirst();
+      const knownLink = links?.find(
+        (candidate) => candidate.shop === shop.domain && candidate.line_item_id === item.id,
+      );
+      const link = links
+        ? knownLink
+        : await orderLinkQuery(db, shop.domain, order.id, item.id)
+            .select(['order_id', 'shopify_order_name'])
+            .executeTakeFirst();
       if (link) {
+        if (knownLink)
+          known.push({
+            lineItemId: item.id,
+            giftLineItemIds: knownLink.gift_line_item_ids ?? [item.id],
+            notice: knownLink.notice,
+            order: null,
+          });
+        else allKnown = false;
         // Links made before the name was kept learn it from the next payload (the admin searches it).
         if (link.shopify_order_name === null && order.name?.trim())
           await db
@@ -78,13 +103,38 @@ export class ShopifyOrderSync {
         continue;
       }
       // The idempotency key makes concurrent deliveries (orders/create racing orders/updated, a
-      // retry racing the reconciler) create one order: OrderService serializes on it.
+      // retry racing the reconciler) create one order: OrderService serializes on it. No link was
+      // found, so the key is new unless a crash came between an earlier create and its link.
       const idempotencyKey = `shopify:${shop.domain}:${order.id}:${item.id}`;
+      const giftLineItems = giftLineItemIds(order, item, shop.gift_packages);
+      const writeLink = (dbOrTrx: Db, orderId: string) =>
+        dbOrTrx
+          .insertInto('shopify_order_links')
+          .values({
+            shop: shop.domain,
+            shopify_order_id: order.id,
+            line_item_id: item.id,
+            order_id: orderId,
+            account_id: shop.account_id,
+            customer_id: order.customer?.id ?? null,
+            customer_email: mapped.order.email,
+            shopify_order_name: order.name?.trim() || null,
+            currency: orderCurrency(order),
+            gift_line_item_ids: JSON.stringify(giftLineItems),
+            created_at: this.deps.now(),
+          })
+          .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
+          .execute();
       let result;
       try {
         result = await orders.create(shop.account_id, mapped.order, {
           idempotencyKey,
+          keyIsNew: true,
           source: 'shopify',
+          // The link commits with its order: no order without its link, and one commit, not two.
+          alongside: async (trx, created) => {
+            await writeLink(trx, created.id);
+          },
           ...(mapped.awaitingRecipient ? { awaitingRecipient: { reason: mapped.awaitingRecipient } } : {}),
         });
       } catch (error) {
@@ -103,29 +153,46 @@ export class ShopifyOrderSync {
           .executeTakeFirstOrThrow();
         result = { order: await orders.get(shop.account_id, key.order_id), replayed: true };
       }
-      await db
-        .insertInto('shopify_order_links')
-        .values({
-          shop: shop.domain,
-          shopify_order_id: order.id,
-          line_item_id: item.id,
-          order_id: result.order.id,
-          account_id: shop.account_id,
-          customer_id: order.customer?.id ?? null,
-          customer_email: mapped.order.email,
-          shopify_order_name: order.name?.trim() || null,
-          currency: orderCurrency(order),
-          gift_line_item_ids: JSON.stringify(giftLineItemIds(order, item, shop.gift_packages)),
-          created_at: this.deps.now(),
-        })
-        .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
-        .execute();
+      // An earlier create answered (its link was never written, or a racing delivery is writing it).
+      if (result.replayed) await writeLink(db, result.order.id);
+      else known.push({ lineItemId: item.id, giftLineItemIds: giftLineItems, notice: null, order: result.order });
       // The sender's record-link e-mail follows from the order's own `order.created` event.
       (result.replayed ? outcome.existing : outcome.created).push(result.order.id);
     }
     // Fulfillments may have arrived before the order: apply what we already know.
-    await this.syncShopifyOrder(shop, order.id);
+    if (allKnown && outcome.existing.length === known.filter((line) => line.order === null).length)
+      await this.syncKnownLines(shop, order.id, known);
+    else await this.syncShopifyOrder(shop, order.id);
     return outcome;
+  }
+
+  /**
+   * The sync step of orders/create and orders/updated when every line's link is known from this
+   * webhook (issue 11: the common case). With no fulfillment stored for the Shopify order — one
+   * indexed read, after the links committed, so a fulfillment committed meanwhile is seen here or
+   * sees the links in its own sync — a line's plan depends only on its gift items: no shipment to
+   * set, nothing delivered, at most the notice that nothing ships, written once. Links of other line
+   * items were planned the same way when they were made. Anything else takes the full sync.
+   */
+  private async syncKnownLines(shop: ShopRow, shopifyOrderId: string, lines: readonly KnownLine[]): Promise<void> {
+    if (lines.length === 0) return this.syncShopifyOrder(shop, shopifyOrderId);
+    const fulfillments = await fulfillmentsOfOrderQuery(this.deps.db, shop.domain, shopifyOrderId).execute();
+    if (fulfillments.length > 0) return this.syncShopifyOrder(shop, shopifyOrderId);
+    const settings = { fallbackDelivered: shop.fallback_delivered, carrierAliases: shop.carrier_aliases };
+    const plans = lines.map((line) => ({ line, plan: planPackages([], line.giftLineItemIds, settings) }));
+    const changes = plans.filter(({ line, plan }) => noticeText(plan.notice) !== line.notice);
+    // An order of an earlier webhook is not read here: should its notice differ, the full sync decides.
+    if (
+      plans.some(({ plan }) => plan.shipment.kind !== 'keep' || plan.deliver !== null) ||
+      changes.some(({ line }) => line.order === null)
+    )
+      return this.syncShopifyOrder(shop, shopifyOrderId);
+    for (const { line, plan } of changes)
+      await this.putNotice(
+        { shop: shop.domain, shopify_order_id: shopifyOrderId, line_item_id: line.lineItemId, notice: line.notice },
+        line.order!,
+        plan.notice,
+      );
   }
 
   /** fulfillments/create, fulfillments/update: store the newest version of the package, then sync. */
@@ -307,7 +374,7 @@ export class ShopifyOrderSync {
     order: OrderRow,
     notice: Notice | null,
   ): Promise<void> {
-    const text = notice ? `${notice.type}: ${notice.reason}` : null;
+    const text = noticeText(notice);
     if (text === link.notice) return;
     await this.deps.db.transaction().execute(async (trx) => {
       const claimed = await trx
@@ -345,6 +412,19 @@ export class ShopifyOrderSync {
     }
     return notes;
   }
+}
+
+/** What a link stores of its notice (`shopify_order_links.notice`). */
+function noticeText(notice: Notice | null): string | null {
+  return notice ? `${notice.type}: ${notice.reason}` : null;
+}
+
+/** A line's package-plan inputs; `order` is set when this webhook has just created it. */
+interface KnownLine {
+  lineItemId: string;
+  giftLineItemIds: string[];
+  notice: string | null;
+  order: OrderRow | null;
 }
 
 function fingerprint(

@@ -43,20 +43,32 @@ export function shopifyOrderIdOf(topic: string, body: unknown): string | null {
   return typeof id === 'number' || typeof id === 'string' ? String(id) : null;
 }
 
-/**
- * Shopify order ids are global: one already linked to another shop's video orders cannot belong to
- * this shop. Returns that other shop, or null.
- */
-export async function shopOfLinkedOrder(db: Db, headerShop: string, shopifyOrderId: string): Promise<string | null> {
-  const row = await linkedOrderShopQuery(db, headerShop, shopifyOrderId).executeTakeFirst();
-  return row?.shop ?? null;
+/** A Shopify order's links, in every shop: what the trust check and a new order's lines both need. */
+export interface LinkOfShopifyOrder {
+  shop: string;
+  line_item_id: string;
+  order_id: string;
+  shopify_order_name: string | null;
+  gift_line_item_ids: string[] | null;
+  notice: string | null;
 }
 
-export function linkedOrderShopQuery(db: Db, headerShop: string, shopifyOrderId: string) {
+/**
+ * Every link of one Shopify order id, whatever the shop — one read serving two purposes: Shopify
+ * order ids are global, so a link in another shop refuses the payload (`shopOfLinkedOrder`), and
+ * the header shop's own links tell orders/create which line items already made their order.
+ * Bounded: links are made only through a payload that passed this very check, so they are one
+ * shop's, at most SHOPIFY_MAX_VIDEO_LINES_PER_ORDER of them.
+ */
+export function linksOfShopifyOrderQuery(db: Db, shopifyOrderId: string) {
   return db
     .selectFrom('shopify_order_links')
-    .select('shop')
-    .where('shopify_order_id', '=', shopifyOrderId)
-    .where('shop', '!=', headerShop.toLowerCase())
-    .limit(1);
+    .select(['shop', 'line_item_id', 'order_id', 'shopify_order_name', 'gift_line_item_ids', 'notice'])
+    .where('shopify_order_id', '=', shopifyOrderId);
+}
+
+/** The other shop a Shopify order is already linked to, or null. */
+export function shopOfLinkedOrder(headerShop: string, links: readonly LinkOfShopifyOrder[]): string | null {
+  const shop = headerShop.toLowerCase();
+  return links.find((link) => link.shop !== shop)?.shop ?? null;
 }

@@ -13,7 +13,12 @@ import {
   shopRedact,
 } from './payloads.ts';
 import { findShop, markUninstalled } from './shops.ts';
-import { payloadNamesAnotherShop, shopifyOrderIdOf, shopOfLinkedOrder } from './webhook-shop-check.ts';
+import {
+  linksOfShopifyOrderQuery,
+  payloadNamesAnotherShop,
+  shopifyOrderIdOf,
+  shopOfLinkedOrder,
+} from './webhook-shop-check.ts';
 import type { z } from 'zod';
 
 /** Every topic the app subscribes to (shopify.app.toml). */
@@ -131,14 +136,13 @@ export async function pruneUnknownShopReceipts(db: Db, now: Date): Promise<numbe
   return Number(result.numDeletedRows);
 }
 
-/** The processing job's first step: count the attempt and read the receipt, unless it is already processed. */
-export function takeReceiptQuery(db: Db, webhookId: string, replay: boolean) {
-  return db
-    .updateTable('webhook_receipts')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-    .where('webhook_id', '=', webhookId)
-    .where((eb) => (replay ? eb.val(true) : eb('status', '!=', 'processed')))
-    .returningAll();
+/**
+ * The processing job's first step: read the receipt. A read, not a write: the attempt is counted
+ * with its outcome (processed, failed, left for a retry), so a webhook costs one commit fewer — an
+ * attempt cut short by a crash is not counted.
+ */
+export function takeReceiptQuery(db: Db, webhookId: string) {
+  return db.selectFrom('webhook_receipts').selectAll().where('webhook_id', '=', webhookId);
 }
 
 /** What became of one Shopify webhook: at the endpoint (stored, duplicate, rejected), then in processing. */
@@ -175,22 +179,23 @@ export class ShopifyWebhookProcessing {
 
   async process(webhookId: string, options: { replay?: boolean } = {}): Promise<ProcessOutcome> {
     const { db } = this.deps;
-    const receipt = await takeReceiptQuery(db, webhookId, options.replay ?? false).executeTakeFirst();
-    if (!receipt) {
-      const exists = await db
-        .selectFrom('webhook_receipts')
-        .select(['id', 'topic'])
-        .where('webhook_id', '=', webhookId)
-        .executeTakeFirst();
-      if (!exists) throw new NotFoundError(`No webhook receipt with id "${webhookId}".`);
-      this.deps.observe?.(exists.topic, 'skipped');
+    const receipt = await takeReceiptQuery(db, webhookId).executeTakeFirst();
+    if (!receipt) throw new NotFoundError(`No webhook receipt with id "${webhookId}".`);
+    if (receipt.status === 'processed' && !options.replay) {
+      this.deps.observe?.(receipt.topic, 'skipped');
       return { status: 'skipped', note: 'already processed' };
     }
     try {
       const note = await this.dispatch(receipt.topic, receipt.shop, receipt.raw_body, receipt.webhook_id);
       await db
         .updateTable('webhook_receipts')
-        .set({ status: 'processed', error: null, note: note ?? null, processed_at: this.deps.now() })
+        .set((eb) => ({
+          status: 'processed',
+          error: null,
+          note: note ?? null,
+          processed_at: this.deps.now(),
+          attempts: eb('attempts', '+', 1),
+        }))
         .where('webhook_id', '=', webhookId)
         .execute();
       this.deps.observe?.(receipt.topic, 'processed');
@@ -204,7 +209,11 @@ export class ShopifyWebhookProcessing {
         error instanceof ValidationError || error instanceof NotFoundError || error instanceof ConflictError;
       await db
         .updateTable('webhook_receipts')
-        .set({ status: final ? 'failed' : 'received', error: message.slice(0, 2000) })
+        .set((eb) => ({
+          status: final ? 'failed' : 'received',
+          error: message.slice(0, 2000),
+          attempts: eb('attempts', '+', 1),
+        }))
         .where('webhook_id', '=', webhookId)
         .execute();
       this.deps.observe?.(receipt.topic, final ? 'failed' : 'retry');
@@ -230,7 +239,8 @@ export class ShopifyWebhookProcessing {
     const otherShop = payloadNamesAnotherShop(shopDomain, body);
     if (otherShop) throw new ValidationError(`Refused: ${otherShop}.`);
     const shopifyOrderId = shopifyOrderIdOf(topic, body);
-    const linkedShop = shopifyOrderId ? await shopOfLinkedOrder(db, shopDomain, shopifyOrderId) : null;
+    const links = shopifyOrderId ? await linksOfShopifyOrderQuery(db, shopifyOrderId).execute() : [];
+    const linkedShop = shopOfLinkedOrder(shopDomain, links);
     if (linkedShop)
       throw new ValidationError(
         `Refused: Shopify order ${shopifyOrderId} belongs to another shop, not the ${shopDomain} of the X-Shopify-Shop-Domain header.`,
@@ -275,7 +285,7 @@ export class ShopifyWebhookProcessing {
           await sync.cancelShopifyOrder(shop, order.id, 'the Shopify order was cancelled');
           return undefined;
         }
-        const outcome = await sync.createVideoOrders(shop, order);
+        const outcome = await sync.createVideoOrders(shop, order, links);
         return outcome.problems.length > 0 ? outcome.problems.join('\n') : undefined;
       }
       case 'orders/cancelled': {

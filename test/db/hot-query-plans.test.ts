@@ -21,7 +21,7 @@ import {
 import { timelineQuery } from '../../src/orders/timeline.ts';
 import { fulfillmentsOfOrderQuery, linksOfOrderQuery, orderLinkQuery } from '../../src/shopify/order-sync.ts';
 import { takeReceiptQuery, unprocessedWebhooksQuery } from '../../src/shopify/webhooks.ts';
-import { linkedOrderShopQuery } from '../../src/shopify/webhook-shop-check.ts';
+import { linksOfShopifyOrderQuery } from '../../src/shopify/webhook-shop-check.ts';
 import {
   claimDueTrackingsQuery,
   leasedTrackingsQuery,
@@ -138,9 +138,9 @@ const hotQueries: Record<string, () => { compile(): CompiledQuery }> = {
   "tracking: a claim's packages": () => leasedTrackingsQuery(db, 'lease-77'),
   'tracking reconciler: open claims': () => openClaimsQuery(db, NOW, new Date(NOW.getTime() + 30_000)),
   'tracking: release a lost claim': () => releaseClaimQuery(db, 'lease-77'),
-  'webhook processing: take the receipt': () => takeReceiptQuery(db, 'whk_12345', false),
-  'webhook processing: the Shopify order linked to another shop': () =>
-    linkedOrderShopQuery(db, 'shop-7.myshopify.com', '12345'),
+  'webhook processing: take the receipt': () => takeReceiptQuery(db, 'whk_12345'),
+  "webhook processing: the Shopify order's links in every shop (trust, and orders/create's lines)": () =>
+    linksOfShopifyOrderQuery(db, '12345'),
   'webhook reconciler: unprocessed receipts': () => unprocessedWebhooksQuery(db, NOW, 500),
   'Shopify orders/create: the line item link': () =>
     orderLinkQuery(db, 'shop-7.myshopify.com', '12345', '112345').select(['order_id', 'shopify_order_name']),

@@ -5,6 +5,7 @@ import type { ShopifyServices } from '../../src/shopify/index.ts';
 import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
 import { registerShop } from '../../src/shopify/shops.ts';
 import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
+import type { TestDatabase } from '../support/database.ts';
 import { startTestApp } from '../support/test-app.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';
 
@@ -50,9 +51,17 @@ export interface ShopifyTestApp {
  * from `webhook` when processed in place, reported by `processingErrors` when a worker processed it.
  */
 export async function startShopifyTestApp(
-  options: { queue?: boolean; env?: Record<string, string>; now?: () => Date; email?: EmailChannel } = {},
+  options: {
+    queue?: boolean;
+    env?: Record<string, string>;
+    now?: () => Date;
+    email?: EmailChannel;
+    /** A database the test opened itself (test/support/statement-log.ts records its statements). */
+    database?: TestDatabase;
+  } = {},
 ): Promise<ShopifyTestApp> {
   const app = await startTestApp({
+    ...(options.database ? { database: options.database } : {}),
     sandboxPollIntervalMs: 200,
     env: { SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, ...options.env },
     ...(options.now ? { now: options.now } : {}),

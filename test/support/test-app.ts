@@ -12,7 +12,7 @@ import { createHttpApp, createServices, type ServiceOverrides, type Services } f
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/message-templates.ts';
-import { openTestDatabase } from './database.ts';
+import { openTestDatabase, type TestDatabase } from './database.ts';
 
 /** Compiled once per test file, as a process compiles them once at start. */
 let templates: Promise<MessageTemplates> | undefined;
@@ -54,10 +54,12 @@ export async function startTestApp(
     env?: Record<string, string>;
     /** Plugins on the app's database handle, e.g. one counting the statements a request sends. */
     queryPlugins?: KyselyPlugin[];
+    /** A database the test opened itself (e.g. one recording its statements); closed with the app. */
+    database?: TestDatabase;
   } = {},
 ): Promise<TestApp> {
-  const { queryPlugins = [], ...serviceOverrides } = overrides;
-  const opened = await openTestDatabase();
+  const { queryPlugins = [], database: given, ...serviceOverrides } = overrides;
+  const opened = given ?? (await openTestDatabase());
   const database = { ...opened, db: queryPlugins.reduce((db, plugin) => db.withPlugin(plugin), opened.db) };
   // Listen first so the app's own /sandbox (the fake carriers) can be the carriers' base URL.
   const server = http.createServer();
