@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Koa from 'koa';
 import { findAccountLocale } from './accounts/locale.ts';
+import type { Locale } from './i18n/locale.ts';
 import { accountSettingsRoutes } from './accounts/routes.ts';
 import { findStoreBranding } from './accounts/store-branding.ts';
 import type { Config } from './config.ts';
@@ -434,12 +435,17 @@ export function createHttpApp(services: Services): Koa {
     accountLocale: (accountId: string) => findAccountLocale(services.database.db, accountId),
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
-    thanksSection: async (order: OrderRow) =>
-      thanksSection(order, await services.thanks.state(order), {
-        maxBytes: services.config.videos.maxBytes,
-        maxSeconds: services.config.videos.thanks.maxSeconds,
-        sendDelaySeconds: services.config.videos.thanks.sendDelaySeconds,
-      }),
+    thanksSection: async (order: OrderRow, locale: Locale) =>
+      thanksSection(
+        order,
+        await services.thanks.state(order),
+        {
+          maxBytes: services.config.videos.maxBytes,
+          maxSeconds: services.config.videos.thanks.maxSeconds,
+          sendDelaySeconds: services.config.videos.thanks.sendDelaySeconds,
+        },
+        locale,
+      ),
   };
   const videoApi = videoApiRoutes(videoDeps);
   app.use(videoApi.routes());

@@ -2,20 +2,24 @@ import Router from '@koa/router';
 import type { Db } from '../db/database.ts';
 import { currentAccount } from '../http/basic-auth.ts';
 import { readJsonObject } from '../http/json-body.ts';
+import { findAccountLocale } from './locale.ts';
 import { accountSettingsJson, findAccountSettings, parseAccountSettings, updateAccountSettings } from './settings.ts';
 
 /**
- * `GET` and `PUT /v1/account/settings` (behind Basic auth): the calling account's logo and
- * not-watched note. PUT changes only the fields it names, as `PUT /v1/orders/{id}` does.
+ * `GET` and `PUT /v1/account/settings` (behind Basic auth): the calling account's logo,
+ * not-watched note and language. PUT changes only the fields it names, as `PUT /v1/orders/{id}` does.
  */
 export function accountSettingsRoutes(db: Db, now: () => Date): Router {
   const router = new Router({ prefix: '/v1/account' });
   router.get('/settings', async (ctx) => {
-    ctx.body = accountSettingsJson(await findAccountSettings(db, currentAccount(ctx).id));
+    const accountId = currentAccount(ctx).id;
+    ctx.body = accountSettingsJson(await findAccountSettings(db, accountId), await findAccountLocale(db, accountId));
   });
   router.put('/settings', async (ctx) => {
     const update = parseAccountSettings(await readJsonObject(ctx));
-    ctx.body = accountSettingsJson(await updateAccountSettings(db, currentAccount(ctx).id, update, now()));
+    const accountId = currentAccount(ctx).id;
+    const settings = await updateAccountSettings(db, accountId, update, now());
+    ctx.body = accountSettingsJson(settings, await findAccountLocale(db, accountId));
   });
   return router;
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
+import { LOCALES, supportedLocaleSchema, type Locale } from '../i18n/locale.ts';
+import { setAccountLocale } from './locale.ts';
 import { parseBody } from '../validation.ts';
 
 /**
@@ -41,6 +43,11 @@ export const logoUrl = z
 export const accountSettingsFields = {
   logo_url: logoUrl.nullable().optional(),
   not_watched_note: z.boolean({ error: 'must be true or false' }).optional(),
+  // Stored on the account (accounts.locale, src/accounts/locale.ts), not in account_settings: every
+  // page and message reads it there; it is a setting to the merchant all the same.
+  locale: supportedLocaleSchema
+    .meta({ description: `The language of the store's pages and messages: ${LOCALES.join(', ')} (fr-CA reads as fr).` })
+    .optional(),
 };
 export const accountSettingsSchema = z.strictObject(accountSettingsFields);
 export type AccountSettingsUpdate = z.output<typeof accountSettingsSchema>;
@@ -64,11 +71,18 @@ export const accountSettingsJsonSchema = z.object({
     description:
       'Whether the sender gets a note when the recipient has not watched three days after sending (default true).',
   }),
+  locale: z.enum(LOCALES).meta({
+    description:
+      "The language of the store's record, watch and thank-you pages and of its e-mails and SMS (a Shopify shop's starts as its primary locale).",
+  }),
 });
 
 /** The settings as `/v1/account/settings` answers them. */
-export function accountSettingsJson(settings: AccountSettings): z.output<typeof accountSettingsJsonSchema> {
-  return { logo_url: settings.logoUrl, not_watched_note: settings.notWatchedNote };
+export function accountSettingsJson(
+  settings: AccountSettings,
+  locale: Locale,
+): z.output<typeof accountSettingsJsonSchema> {
+  return { logo_url: settings.logoUrl, not_watched_note: settings.notWatchedNote, locale };
 }
 
 /** Every message and page of the account reads this (exported so test/db/hot-query-plans.test.ts explains it). */
@@ -96,11 +110,14 @@ export async function updateAccountSettings(
     ...(update.logo_url !== undefined ? { logo_url: update.logo_url } : {}),
     ...(update.not_watched_note !== undefined ? { not_watched_note: update.not_watched_note } : {}),
   };
-  await db
-    .insertInto('account_settings')
-    .values({ account_id: accountId, ...changes, updated_at: now })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet({ ...changes, updated_at: now }))
-    .execute();
+  await db.transaction().execute(async (trx) => {
+    if (update.locale !== undefined) await setAccountLocale(trx, accountId, update.locale);
+    await trx
+      .insertInto('account_settings')
+      .values({ account_id: accountId, ...changes, updated_at: now })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet({ ...changes, updated_at: now }))
+      .execute();
+  });
   return findAccountSettings(db, accountId);
 }
 

@@ -55,6 +55,39 @@ const en = {
   page_next_arrived: 'The gift has arrived: {recipient_name} gets your video as soon as you send it.',
   page_next_package_about: '{recipient_name} gets your video when the package arrives, about {date}.',
   page_next_package: '{recipient_name} gets your video when the package arrives.',
+  // The thank-you reply (src/thanks/): the watch page's section and the sender's page of the reply
+  page_thanks_heading: 'Say thank you',
+  page_thanks_invite: 'Record a short video or write a note back to {sender_name}. We e-mail it to them.',
+  page_thanks_send_video: 'Send thank-you video',
+  page_thanks_note_label: 'Or write a note',
+  page_thanks_note_hint: 'Up to {max_chars} characters.',
+  page_thanks_send_note: 'Send note',
+  page_thanks_received_now: 'Thank you! Your thank-you is on its way to {sender_name}.',
+  page_thanks_received_one_minute:
+    'Thank you! {sender_name} gets your thank-you in about 1 minute. Until then you can replace it here.',
+  page_thanks_received_minutes:
+    'Thank you! {sender_name} gets your thank-you in about {minutes} minutes. Until then you can replace it here.',
+  page_thanks_waiting_video:
+    'Your thank-you video is on its way to {sender_name}. Until it goes out you can replace it below.',
+  page_thanks_waiting_note:
+    'Your thank-you note is on its way to {sender_name}. Until it goes out you can replace it below.',
+  page_thanks_no_sender_email:
+    'Your thank-you was saved, but the store has no e-mail address for {sender_name}, so we cannot send it.',
+  page_thanks_sent_video: 'Your thank-you video was sent to {sender_name}.',
+  page_thanks_sent_note: 'Your thank-you note was sent to {sender_name}.',
+  page_thanks_title: 'A thank-you from {recipient_name}',
+  page_thanks_intro:
+    '{recipient_name} watched your video message “{video_title}”, sent with a gift from {store_name}, and wrote back:',
+  page_thanks_video_label: 'Thank-you video from {recipient_name}',
+  page_thanks_note_from: 'Note from {recipient_name}',
+  page_thanks_not_found_title: 'Thank-you not found',
+  page_thanks_not_found_heading: 'We can’t find this thank-you',
+  page_thanks_not_found_body: 'The link may be incomplete, or the thank-you may have been removed.',
+  // Captions: the record page's transcript field and the watch page's captions track
+  page_transcript_label: 'What you say (shown as captions)',
+  page_transcript_hint:
+    'Optional. Type your message and the recipient can read it as captions while they watch. Up to {max_chars} characters.',
+  page_captions_label: 'Captions',
 
   // The record page's script
   script_wrong_type: 'Please choose an MP4, WebM or QuickTime (.mov) video.',
@@ -79,6 +112,12 @@ const en = {
   script_saving: 'Saving…',
   script_saved: 'Saved. Now record your video below.',
   script_recipient_not_saved: 'The recipient was not saved: the connection failed. Please try again.',
+  script_transcript_not_saved: 'Its captions could not be saved.',
+  script_note_empty: 'Please write a few words first.',
+  script_note_too_long: 'Please keep the note to {max_chars} characters.',
+  script_note_sending: 'Sending your note…',
+  script_note_not_sent: 'Your note was not sent: {reason}',
+  script_note_connection_failed: 'Your note was not sent: the connection failed. Please try again.',
 
   // E-mails
   email_hi_sender: 'Hi {sender_name},',
@@ -122,6 +161,25 @@ const en = {
   email_viewed_note_subject: '{recipient_name} watched your video message',
   email_viewed_note_preheader: '{recipient_name} just watched “{video_title}”.',
   email_viewed_note_body: '{recipient_name} just watched your video message “{video_title}”.',
+  email_thanks_subject: '{recipient_name} sent you a thank-you',
+  email_thanks_preheader: '{recipient_name} watched your video message from {store_name} and wrote back.',
+  email_thanks_body: '{recipient_name} watched your video message “{video_title}” and sent you a thank-you.',
+  email_thanks_note: '“{thanks_note}”',
+  email_thanks_play_alt: 'Play the thank-you from {recipient_name}',
+  email_thanks_button: 'See the thank-you',
+  email_thanks_see_here: 'See it here:',
+  email_bounce_subject: 'Your video message to {recipient_name} did not arrive',
+  email_bounce_preheader: "{recipient_name}'s mail server sent your video message back. It can be sent again.",
+  email_bounce_body:
+    'We e-mailed {recipient_name} your video message “{video_title}”, but their mail server sent it back: it never reached their inbox.',
+  email_bounce_resend:
+    "{store_name} has been told and can send it again, by text message if they have {recipient_name}'s phone number, or to a corrected e-mail address. If you know a better address or number, reply to your order confirmation from {store_name}.",
+  email_not_watched_subject: "{recipient_first_name} hasn't watched your video message yet",
+  email_not_watched_preheader: 'It may be waiting unseen; {store_name} can send it again.',
+  email_not_watched_body:
+    "We sent {recipient_first_name} your video message “{video_title}” three days ago, and they haven't opened it yet. It may simply be waiting in a busy inbox, or in a spam folder.",
+  email_not_watched_resend:
+    'If you think they missed it, contact {store_name}: they can check the address and send it again, to a corrected address or by text message.',
 
   // SMS: the fullest wording first, each shorter by an optional part (notifications/templates.ts fitSms)
   sms_recipient_video_full:
@@ -129,6 +187,11 @@ const en = {
   sms_recipient_video_short:
     '{store_name}: {sender_name} sent you a video message with your package. Watch it: {playback_url}',
   sms_recipient_video_shortest: '{store_name}: a video message from {sender_name}: {playback_url}',
+  sms_not_watched_full:
+    "{store_name}: {recipient_first_name} hasn't watched your video message yet. If they missed it, contact {store_name} and we can send it again.",
+  sms_not_watched_short:
+    "{store_name}: {recipient_first_name} hasn't watched your video yet. Ask us if you'd like it sent again.",
+  sms_not_watched_shortest: "{store_name}: {recipient_first_name} hasn't watched your video yet. Ask us to resend it.",
 } as const;
 
 export type PhraseKey = keyof typeof en;
@@ -193,6 +256,34 @@ const fr = {
   page_next_arrived: `Le cadeau est arrivé${nb}: {recipient_name} reçoit votre vidéo dès que vous l’envoyez.`,
   page_next_package_about: '{recipient_name} reçoit votre vidéo à l’arrivée du colis, vers le {date}.',
   page_next_package: '{recipient_name} reçoit votre vidéo à l’arrivée du colis.',
+  page_thanks_heading: 'Dites merci',
+  page_thanks_invite:
+    'Enregistrez une courte vidéo ou écrivez un mot en retour à {sender_name}. Nous le lui envoyons par e-mail.',
+  page_thanks_send_video: 'Envoyer la vidéo de remerciement',
+  page_thanks_note_label: 'Ou écrivez un mot',
+  page_thanks_note_hint: 'Jusqu’à {max_chars} caractères.',
+  page_thanks_send_note: 'Envoyer le mot',
+  page_thanks_received_now: `Merci${nb}! Votre remerciement est en route vers {sender_name}.`,
+  page_thanks_received_one_minute: `Merci${nb}! {sender_name} recevra votre remerciement dans une minute environ. D’ici là, vous pouvez le remplacer ici.`,
+  page_thanks_received_minutes: `Merci${nb}! {sender_name} recevra votre remerciement dans {minutes} minutes environ. D’ici là, vous pouvez le remplacer ici.`,
+  page_thanks_waiting_video:
+    'Votre vidéo de remerciement est en route vers {sender_name}. Tant qu’elle n’est pas partie, vous pouvez la remplacer ci-dessous.',
+  page_thanks_waiting_note:
+    'Votre mot de remerciement est en route vers {sender_name}. Tant qu’il n’est pas parti, vous pouvez le remplacer ci-dessous.',
+  page_thanks_no_sender_email: `Votre remerciement est enregistré, mais la boutique n’a pas d’adresse e-mail pour {sender_name}${nb}: nous ne pouvons donc pas l’envoyer.`,
+  page_thanks_sent_video: 'Votre vidéo de remerciement a été envoyée à {sender_name}.',
+  page_thanks_sent_note: 'Votre mot de remerciement a été envoyé à {sender_name}.',
+  page_thanks_title: 'Un merci de {recipient_name}',
+  page_thanks_intro: `{recipient_name} a regardé votre message vidéo «${nb}{video_title}${nb}», envoyé avec un cadeau de {store_name}, et vous a répondu${nb}:`,
+  page_thanks_video_label: 'Vidéo de remerciement de {recipient_name}',
+  page_thanks_note_from: 'Le mot de {recipient_name}',
+  page_thanks_not_found_title: 'Remerciement introuvable',
+  page_thanks_not_found_heading: 'Nous ne trouvons pas ce remerciement',
+  page_thanks_not_found_body: 'Le lien est peut-être incomplet, ou le remerciement a été retiré.',
+  page_transcript_label: 'Ce que vous dites (affiché en sous-titres)',
+  page_transcript_hint:
+    'Facultatif. Écrivez votre message, et le destinataire pourra le lire en sous-titres pendant qu’il regarde. Jusqu’à {max_chars} caractères.',
+  page_captions_label: 'Sous-titres',
 
   script_wrong_type: 'Choisissez une vidéo MP4, WebM ou QuickTime (.mov).',
   script_empty: 'Cette vidéo est vide. Veuillez réessayer.',
@@ -215,6 +306,12 @@ const fr = {
   script_saving: 'Enregistrement…',
   script_saved: 'C’est noté. Enregistrez maintenant votre vidéo ci-dessous.',
   script_recipient_not_saved: `Le destinataire n’a pas été enregistré${nb}: la connexion a échoué. Veuillez réessayer.`,
+  script_transcript_not_saved: 'Ses sous-titres n’ont pas pu être enregistrés.',
+  script_note_empty: 'Écrivez d’abord quelques mots.',
+  script_note_too_long: 'Votre mot peut compter jusqu’à {max_chars} caractères.',
+  script_note_sending: 'Envoi de votre mot…',
+  script_note_not_sent: `Votre mot n’a pas été envoyé${nb}: {reason}`,
+  script_note_connection_failed: `Votre mot n’a pas été envoyé${nb}: la connexion a échoué. Veuillez réessayer.`,
 
   email_hi_sender: 'Bonjour {sender_name},',
   email_hi_recipient: 'Bonjour {recipient_name},',
@@ -255,12 +352,35 @@ const fr = {
   email_viewed_note_subject: '{recipient_name} a regardé votre message vidéo',
   email_viewed_note_preheader: `{recipient_name} vient de regarder «${nb}{video_title}${nb}».`,
   email_viewed_note_body: `{recipient_name} vient de regarder votre message vidéo «${nb}{video_title}${nb}».`,
+  email_thanks_subject: '{recipient_name} vous a envoyé un remerciement',
+  email_thanks_preheader: '{recipient_name} a regardé votre message vidéo de {store_name} et vous a répondu.',
+  email_thanks_body: `{recipient_name} a regardé votre message vidéo «${nb}{video_title}${nb}» et vous a envoyé un remerciement.`,
+  email_thanks_note: `«${nb}{thanks_note}${nb}»`,
+  email_thanks_play_alt: 'Regarder le remerciement de {recipient_name}',
+  email_thanks_button: 'Voir le remerciement',
+  email_thanks_see_here: `Voyez-le ici${nb}:`,
+  email_bounce_subject: 'Votre message vidéo pour {recipient_name} n’est pas arrivé',
+  email_bounce_preheader:
+    'Le serveur de messagerie de {recipient_name} a renvoyé votre message vidéo. Il peut être envoyé à nouveau.',
+  email_bounce_body: `Nous avons envoyé par e-mail votre message vidéo «${nb}{video_title}${nb}» à {recipient_name}, mais son serveur de messagerie l’a renvoyé${nb}: il n’est jamais arrivé dans sa boîte de réception.`,
+  email_bounce_resend:
+    '{store_name} a été prévenu et peut l’envoyer à nouveau, par SMS si la boutique a le numéro de {recipient_name}, ou à une adresse e-mail corrigée. Si vous connaissez une meilleure adresse ou un meilleur numéro, répondez à la confirmation de votre commande chez {store_name}.',
+  email_not_watched_subject: '{recipient_first_name} n’a pas encore regardé votre message vidéo',
+  email_not_watched_preheader: `Il attend peut-être sans avoir été vu${nb}; {store_name} peut l’envoyer à nouveau.`,
+  email_not_watched_body: `Nous avons envoyé votre message vidéo «${nb}{video_title}${nb}» à {recipient_first_name} il y a trois jours, et il n’a pas encore été ouvert. Il attend peut-être simplement dans une boîte de réception chargée, ou dans les courriers indésirables.`,
+  email_not_watched_resend: `Si vous pensez qu’il est passé inaperçu, contactez {store_name}${nb}: la boutique peut vérifier l’adresse et l’envoyer à nouveau, à une adresse corrigée ou par SMS.`,
 
   sms_recipient_video_full:
     '{store_name} : {sender_name} vous envoie un message vidéo "{video_title}" avec votre colis : {playback_url}',
   sms_recipient_video_short:
     '{store_name} : {sender_name} vous envoie un message vidéo avec votre colis : {playback_url}',
   sms_recipient_video_shortest: '{store_name} : un message vidéo de {sender_name} : {playback_url}',
+  sms_not_watched_full:
+    "{store_name} : {recipient_first_name} n'a pas encore regardé votre message vidéo. S'il l'a manqué, contactez {store_name} pour un nouvel envoi.",
+  sms_not_watched_short:
+    "{store_name} : {recipient_first_name} n'a pas encore regardé votre vidéo. Demandez-nous de la renvoyer si besoin.",
+  sms_not_watched_shortest:
+    "{store_name} : {recipient_first_name} n'a pas encore vu votre vidéo. Demandez-nous de la renvoyer.",
 } as const satisfies Phrases;
 const frHasEnglishPlaceholders: SamePlaceholdersAsEnglish<typeof fr> = true;
 
@@ -305,6 +425,38 @@ const es = {
   page_next_arrived: 'El regalo ya llegó: {recipient_name} recibe tu video en cuanto lo envíes.',
   page_next_package_about: '{recipient_name} recibe tu video cuando llegue el paquete, hacia el {date}.',
   page_next_package: '{recipient_name} recibe tu video cuando llegue el paquete.',
+  page_thanks_heading: 'Da las gracias',
+  page_thanks_invite:
+    'Graba un video corto o escribe una nota de respuesta a {sender_name}. Se la enviamos por correo.',
+  page_thanks_send_video: 'Enviar video de agradecimiento',
+  page_thanks_note_label: 'O escribe una nota',
+  page_thanks_note_hint: 'Hasta {max_chars} caracteres.',
+  page_thanks_send_note: 'Enviar nota',
+  page_thanks_received_now: '¡Gracias! Tu agradecimiento va de camino a {sender_name}.',
+  page_thanks_received_one_minute:
+    '¡Gracias! {sender_name} recibirá tu agradecimiento en un minuto más o menos. Hasta entonces puedes reemplazarlo aquí.',
+  page_thanks_received_minutes:
+    '¡Gracias! {sender_name} recibirá tu agradecimiento en unos {minutes} minutos. Hasta entonces puedes reemplazarlo aquí.',
+  page_thanks_waiting_video:
+    'Tu video de agradecimiento va de camino a {sender_name}. Hasta que se envíe, puedes reemplazarlo aquí abajo.',
+  page_thanks_waiting_note:
+    'Tu nota de agradecimiento va de camino a {sender_name}. Hasta que se envíe, puedes reemplazarla aquí abajo.',
+  page_thanks_no_sender_email:
+    'Tu agradecimiento se guardó, pero la tienda no tiene el correo electrónico de {sender_name}, así que no podemos enviarlo.',
+  page_thanks_sent_video: 'Tu video de agradecimiento se envió a {sender_name}.',
+  page_thanks_sent_note: 'Tu nota de agradecimiento se envió a {sender_name}.',
+  page_thanks_title: 'Un agradecimiento de {recipient_name}',
+  page_thanks_intro:
+    '{recipient_name} vio tu videomensaje «{video_title}», enviado con un regalo de {store_name}, y te respondió:',
+  page_thanks_video_label: 'Video de agradecimiento de {recipient_name}',
+  page_thanks_note_from: 'Nota de {recipient_name}',
+  page_thanks_not_found_title: 'Agradecimiento no encontrado',
+  page_thanks_not_found_heading: 'No encontramos este agradecimiento',
+  page_thanks_not_found_body: 'Puede que el enlace esté incompleto o que el agradecimiento se haya eliminado.',
+  page_transcript_label: 'Lo que dices (se muestra como subtítulos)',
+  page_transcript_hint:
+    'Opcional. Escribe tu mensaje y el destinatario podrá leerlo como subtítulos mientras ve el video. Hasta {max_chars} caracteres.',
+  page_captions_label: 'Subtítulos',
 
   script_wrong_type: 'Elige un video MP4, WebM o QuickTime (.mov).',
   script_empty: 'Ese video está vacío. Inténtalo de nuevo.',
@@ -327,6 +479,12 @@ const es = {
   script_saving: 'Guardando…',
   script_saved: 'Guardado. Ahora graba tu video aquí abajo.',
   script_recipient_not_saved: 'El destinatario no se guardó: falló la conexión. Inténtalo de nuevo.',
+  script_transcript_not_saved: 'No se pudieron guardar sus subtítulos.',
+  script_note_empty: 'Escribe primero unas palabras.',
+  script_note_too_long: 'La nota puede tener hasta {max_chars} caracteres.',
+  script_note_sending: 'Enviando tu nota…',
+  script_note_not_sent: 'Tu nota no se envió: {reason}',
+  script_note_connection_failed: 'Tu nota no se envió: falló la conexión. Inténtalo de nuevo.',
 
   email_hi_sender: 'Hola, {sender_name}:',
   email_hi_recipient: 'Hola, {recipient_name}:',
@@ -367,12 +525,36 @@ const es = {
   email_viewed_note_subject: '{recipient_name} vio tu videomensaje',
   email_viewed_note_preheader: '{recipient_name} acaba de ver «{video_title}».',
   email_viewed_note_body: '{recipient_name} acaba de ver tu videomensaje «{video_title}».',
+  email_thanks_subject: '{recipient_name} te envió un agradecimiento',
+  email_thanks_preheader: '{recipient_name} vio tu videomensaje de {store_name} y te respondió.',
+  email_thanks_body: '{recipient_name} vio tu videomensaje «{video_title}» y te envió un agradecimiento.',
+  email_thanks_note: '«{thanks_note}»',
+  email_thanks_play_alt: 'Reproducir el agradecimiento de {recipient_name}',
+  email_thanks_button: 'Ver el agradecimiento',
+  email_thanks_see_here: 'Míralo aquí:',
+  email_bounce_subject: 'Tu videomensaje para {recipient_name} no llegó',
+  email_bounce_preheader:
+    'El servidor de correo de {recipient_name} devolvió tu videomensaje. Se puede enviar de nuevo.',
+  email_bounce_body:
+    'Enviamos por correo tu videomensaje «{video_title}» a {recipient_name}, pero su servidor de correo lo devolvió: nunca llegó a su bandeja de entrada.',
+  email_bounce_resend:
+    '{store_name} ya lo sabe y puede enviarlo de nuevo, por SMS si tiene el teléfono de {recipient_name}, o a un correo electrónico corregido. Si conoces una dirección o un número mejor, responde a la confirmación de tu pedido de {store_name}.',
+  email_not_watched_subject: '{recipient_first_name} aún no ha visto tu videomensaje',
+  email_not_watched_preheader: 'Puede que esté esperando sin abrir; {store_name} puede enviarlo de nuevo.',
+  email_not_watched_body:
+    'Hace tres días enviamos a {recipient_first_name} tu videomensaje «{video_title}», y aún no lo ha abierto. Puede que simplemente esté esperando en una bandeja de entrada llena, o en la carpeta de spam.',
+  email_not_watched_resend:
+    'Si crees que no lo ha visto, contacta con {store_name}: pueden revisar la dirección y enviarlo de nuevo, a una dirección corregida o por SMS.',
 
   sms_recipient_video_full:
     '{store_name}: {sender_name} te manda un mensaje de video "{video_title}" con tu paquete: {playback_url}',
   sms_recipient_video_short:
     '{store_name}: {sender_name} te manda un mensaje de video con tu paquete. Para verlo: {playback_url}',
   sms_recipient_video_shortest: '{store_name}: un mensaje de video de {sender_name}: {playback_url}',
+  sms_not_watched_full:
+    '{store_name}: {recipient_first_name} no ha visto tu mensaje de video. Escribe a {store_name} si quieres que lo enviemos de nuevo.',
+  sms_not_watched_short: '{store_name}: {recipient_first_name} no ha visto tu video. Si quieres, lo enviamos de nuevo.',
+  sms_not_watched_shortest: '{store_name}: {recipient_first_name} no ha visto tu video. Lo podemos reenviar.',
 } as const satisfies Phrases;
 const esHasEnglishPlaceholders: SamePlaceholdersAsEnglish<typeof es> = true;
 

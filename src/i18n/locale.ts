@@ -35,6 +35,19 @@ export const localeSchema = z
   .transform((tag) => toLocale(tag));
 
 /**
+ * A locale a merchant chooses (account settings, the admin): strict where `localeSchema` is lenient.
+ * A region tag is its language (`fr-CA` → `fr`, `es_MX` → `es`), but a language we do not speak is
+ * refused naming the ones we do: a merchant who picks German should hear so, not get English.
+ */
+export const supportedLocaleSchema = z
+  .string({ error: `must be one of ${LOCALES.join(', ')}` })
+  .trim()
+  .refine((tag) => /^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$/.test(tag) && isLocale(primaryLanguage(tag)), {
+    error: `must be one of ${LOCALES.join(', ')} (a region tag such as fr-CA is read as its language)`,
+  })
+  .transform((tag) => toLocale(tag));
+
+/**
  * The tags of an `Accept-Language` header, most wanted first (RFC 9110 §12.5.4): `q=0` is "not
  * this", ties keep the header's order, `*` is dropped (it names no language).
  */

@@ -1,9 +1,10 @@
 import type { EmailEventKind } from './email-event-kinds.ts';
 
 /**
- * Every sentence the bounce work shows people (the merchant's timeline and admin, the API's
- * `last_error` and 409s), in one place so that the message catalogue can translate them. The
- * sender's e-mail is a template (`templates/sender_bounce_note.*`).
+ * Every sentence the bounce work shows the merchant (the timeline and admin, the API's `last_error`
+ * and 409s), in one place. English, like the admin (src/shopify/admin/timeline-words.ts): these are
+ * stored and read by the store, not by the sender or recipient. The sender's e-mail is a template
+ * whose words are the catalogue's `email_bounce_…` phrases, in the store's language.
  */
 export const BOUNCE_PHRASES = {
   /** `sends.last_error` and the admin's "needs attention" reason after a bounce. */

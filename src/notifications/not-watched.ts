@@ -11,8 +11,9 @@ import { queueSend } from './sends.ts';
 export const NOT_WATCHED_AFTER_MS = 3 * 24 * 60 * 60_000;
 
 /**
- * Why no note was sent, in words (the timeline entry's `reason`), kept together for the message
- * catalogue. The note's own wording is in templates/sender_not_watched_note.*.
+ * Why no note was sent, in words (the timeline entry's `reason`, a cancelled send's `last_error`):
+ * the merchant's words, English like the admin. The note's own wording is the catalogue's
+ * `email_not_watched_…`/`sms_not_watched_…` phrases, in the store's language.
  */
 export const NOT_WATCHED_REASONS = {
   order_stopped: 'the order was cancelled or deleted',

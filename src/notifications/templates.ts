@@ -1,5 +1,6 @@
 import type { StoreBranding } from '../accounts/store-branding.ts';
-import { keysStartingWith } from '../i18n/catalogue.ts';
+import { keysStartingWith, phraseOf } from '../i18n/catalogue.ts';
+import { placeholdersOf } from '../i18n/interpolate.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { phrase } from '../i18n/phrases.ts';
 import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
@@ -49,8 +50,13 @@ export function localizedValues(values: TemplateValues, locale: Locale): Record<
     values.recipient_name === UNNAMED_RECIPIENT
       ? { ...values, recipient_name: phrase(locale, 'page_unnamed_recipient') }
       : values;
-  const phrases = MESSAGE_PHRASE_KEYS.map((key) => [key, phrase(locale, key, stringsOf(named))] as const);
-  return { ...stringsOf(named), ...Object.fromEntries(phrases), lang: locale };
+  const known = stringsOf(named);
+  // A phrase of an optional value (`email_thanks_note`) is left out when the value is: the template
+  // names it only inside that value's section, and `render` refuses it anywhere else.
+  const phrases = MESSAGE_PHRASE_KEYS.filter((key) =>
+    placeholdersOf(phraseOf(locale, key)).every((name) => known[name] !== undefined),
+  ).map((key) => [key, phrase(locale, key, known)] as const);
+  return { ...known, ...Object.fromEntries(phrases), lang: locale };
 }
 
 function stringsOf(values: TemplateValues): Record<string, string> {

@@ -297,7 +297,7 @@ function paths(): Record<string, Record<string, Operation>> {
       }),
       put: operation('updateAccountSettings', 'Account', "Change the account's settings", {
         description:
-          'Only the fields sent change. `logo_url` is an https URL shown above the store name on the record and watch pages and in e-mails (`null` removes it); `not_watched_note` turns the sender\'s "not watched yet" note on or off.',
+          'Only the fields sent change. `logo_url` is an https URL shown above the store name on the record and watch pages and in e-mails (`null` removes it); `not_watched_note` turns the sender\'s "not watched yet" note on or off; `locale` is the language of the store\'s pages, e-mails and SMS (`en`, `fr` or `es`; a region tag such as `fr-CA` is its language, any other language is a 422 naming these).',
         requestBody: { required: true, content: json('AccountSettingsUpdate') },
         responses: {
           '200': { description: 'The settings after the change.', content: json('AccountSettings') },

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import { NotFoundError } from '../errors.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
+import { findThanks } from '../thanks/thanks.ts';
+import { newestPlayable } from '../videos/videos.ts';
 import type { OrderService } from '../orders/service.ts';
 
 /**
@@ -146,6 +148,8 @@ export async function exportCustomerData(
   for (const link of links) {
     const order = await deps.db.selectFrom('orders').selectAll().where('id', '=', link.order_id).executeTakeFirst();
     if (!order || order.deleted_at) continue;
+    // The people's own words: what the sender typed as the gift's captions, and the recipient's thank-you.
+    const [video, thanks] = await Promise.all([newestPlayable(deps.db, order.id), findThanks(deps.db, order.id)]);
     orders.push({
       id: order.id,
       shopify_order_id: link.shopify_order_id,
@@ -159,6 +163,10 @@ export async function exportCustomerData(
       recipient_phone: order.recipient_phone,
       video_title: order.video_title,
       video_recorded: order.video_processed,
+      video_transcript: video?.transcript ?? null,
+      thank_you: thanks
+        ? { reply: thanks.reply, note: thanks.note, recorded_at: formatTimestamp(thanks.recorded_at) }
+        : null,
       price: order.price,
       created_at: formatTimestamp(order.created_at),
       delivered_at: order.delivered_at ? formatTimestamp(order.delivered_at) : null,

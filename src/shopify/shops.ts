@@ -172,7 +172,7 @@ export const shopSettingsSchema = z.strictObject({
   gift_packages: z.enum(GIFT_PACKAGE_MODES, { error: `must be one of ${GIFT_PACKAGE_MODES.join(', ')}` }).optional(),
   default_send_method: z.enum(SEND_METHODS, { error: `must be one of ${SEND_METHODS.join(', ')}` }).optional(),
   // The account's settings (issue 14), stored by the accounts module: the logo the merchant sets
-  // over the one Shopify gives, and the not-watched note.
+  // over the one Shopify gives, the not-watched note, and the language of pages and messages.
   ...accountSettingsFields,
 });
 export type ShopSettingsUpdate = z.output<typeof shopSettingsSchema>;
@@ -215,11 +215,11 @@ export async function updateShopSettings(
     .returningAll()
     .executeTakeFirst();
   if (!shop) throw new NotFoundError(`The shop ${domain} has not installed Doorstep.`);
-  if (update.logo_url !== undefined || update.not_watched_note !== undefined)
+  if (update.logo_url !== undefined || update.not_watched_note !== undefined || update.locale !== undefined)
     await updateAccountSettings(
       db,
       shop.account_id,
-      { logo_url: update.logo_url, not_watched_note: update.not_watched_note },
+      { logo_url: update.logo_url, not_watched_note: update.not_watched_note, locale: update.locale },
       now,
     );
   return shop;

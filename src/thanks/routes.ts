@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { StoreBranding } from '../accounts/store-branding.ts';
 import { NotFoundError } from '../errors.ts';
+import { visitorLocale, type Locale } from '../i18n/locale.ts';
 import { readBodyBytes } from '../http/body-reads.ts';
 import { HttpError } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
@@ -22,6 +23,8 @@ export interface ThanksRouteDeps {
   /** VIDEO_MAX_BYTES: a reply video is refused above the gift's own size limit. */
   maxBytes: number;
   storeBranding: (accountId: string) => Promise<StoreBranding>;
+  /** The language of the sender's page (accounts' `findAccountLocale`). */
+  accountLocale: (accountId: string) => Promise<Locale>;
   uploadLimit?: UploadLimit;
 }
 
@@ -70,12 +73,15 @@ export function thanksRoutes(deps: ThanksRouteDeps): Router {
     try {
       found = await deps.thanks.byKey(ctx.params.key!);
     } catch (error) {
-      if (error instanceof NotFoundError) return thanksNotFoundPage(ctx);
+      if (error instanceof NotFoundError) return thanksNotFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
       throw error;
     }
-    const store = await deps.storeBranding(found.order.account_id);
+    const [store, locale] = await Promise.all([
+      deps.storeBranding(found.order.account_id),
+      deps.accountLocale(found.order.account_id),
+    ]);
     const direct = found.video ? await deps.storage.directUrl(found.video.storage_key) : null;
-    thanksPage(ctx, { ...found, store, ...(direct ? { mediaOrigin: direct.origin } : {}) });
+    thanksPage(ctx, { ...found, store, locale, ...(direct ? { mediaOrigin: direct.origin } : {}) });
   });
 
   router.get('/thanks/:key/video', async (ctx) => {

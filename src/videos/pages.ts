@@ -13,7 +13,6 @@ import type { Locale } from '../i18n/locale.ts';
 import { phrase, scriptPhrases } from '../i18n/phrases.ts';
 import { VIDEO_CONTENT_TYPES } from './service.ts';
 import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
-import { CAPTION_PHRASES } from './browser/caption-phrases.ts';
 import { TRANSCRIPT_MAX_CHARS } from './captions.ts';
 
 /**
@@ -117,8 +116,8 @@ function storeHeader(store: StoreBranding): SafeHtml {
 }
 
 /** The page's words in its language: a catalogue phrase, filled (plain text; `html` escapes it). */
-type Say = (key: PhraseKey, values?: Record<string, string | number>) => string;
-const sayIn =
+export type Say = (key: PhraseKey, values?: Record<string, string | number>) => string;
+export const sayIn =
   (locale: Locale): Say =>
   (key, values) =>
     phrase(locale, key, values);
@@ -181,7 +180,7 @@ export function recordPage(ctx: Context, order: OrderRow, view: RecordView): voi
         : html`<h1>${say('page_record_heading', recipient)}</h1>
 <p class="muted" id="next-step">${say('page_quoted_title', { video_title: order.video_title })}. ${nextStep}${order.video_processed ? ` ${say('page_record_replaces')}` : ''}</p>`
     }
-${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: say('page_record_send'), say, beforeSend: transcriptField() })}`,
+${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: say('page_record_send'), say, beforeSend: transcriptField(say) })}`,
     script: {
       asset: script,
       data: {
@@ -232,11 +231,11 @@ export function recorderMarkup(options: {
 }
 
 /** The gift's optional transcript, the watch page's captions (docs/videos.md "Captions"). */
-function transcriptField(): SafeHtml {
+function transcriptField(say: Say): SafeHtml {
   return html`<div id="transcript-field">
-    <label for="transcript">${CAPTION_PHRASES.transcriptLabel}</label>
+    <label for="transcript">${say('page_transcript_label')}</label>
     <textarea id="transcript" name="transcript" rows="3" maxlength="${TRANSCRIPT_MAX_CHARS}" aria-describedby="transcript-hint"></textarea>
-    <p class="muted" id="transcript-hint">${CAPTION_PHRASES.transcriptHint(TRANSCRIPT_MAX_CHARS)}</p>
+    <p class="muted" id="transcript-hint">${say('page_transcript_hint', { max_chars: TRANSCRIPT_MAX_CHARS })}</p>
   </div>`;
 }
 
@@ -310,7 +309,7 @@ export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void 
     store,
     body: html`<h1>${order.video_title}</h1>
 <p>${phraseHtml(phraseOf(locale, 'page_watch_from'), { sender_name: html`<strong id="sender">${order.name}</strong>`, store_name: store.name })}</p>
-${sentOn}<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}>${hasCaptions ? captionsTrack(order) : ''}</video>
+${sentOn}<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}>${hasCaptions ? captionsTrack(order, locale) : ''}</video>
 ${thanks?.body ?? ''}`,
     // The thank-you recorder needs the camera; the page asks only when the recipient presses it.
     camera: Boolean(thanks?.form),
@@ -330,6 +329,7 @@ ${thanks?.body ?? ''}`,
  * The captions track: `default`, so they show without a trip to the player's menu (the sender wrote
  * them to be read); the native controls let the recipient turn them off.
  */
-function captionsTrack(order: OrderRow): SafeHtml {
-  return html`<track kind="captions" src="/watch/${order.uuid}/captions.vtt" srclang="${CAPTION_PHRASES.trackLanguage}" label="${CAPTION_PHRASES.trackLabel}" default>`;
+function captionsTrack(order: OrderRow, locale: Locale): SafeHtml {
+  // srclang: the sender is taken to type in the page's language (the store's).
+  return html`<track kind="captions" src="/watch/${order.uuid}/captions.vtt" srclang="${locale}" label="${phrase(locale, 'page_captions_label')}" default>`;
 }

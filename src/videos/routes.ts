@@ -42,7 +42,7 @@ export interface VideoRouteDeps {
   /** PUBLIC_URL, for the order JSON. */
   publicUrl: string;
   /** The recipient's thank-you part of the watch page (src/thanks/), when the app has one. */
-  thanksSection?: (order: OrderRow) => Promise<WatchView['thanks']>;
+  thanksSection?: (order: OrderRow, locale: Locale) => Promise<WatchView['thanks']>;
   /** The public record page's upload budget (absent: unlimited, e.g. a test of the upload alone). */
   uploadLimit?: UploadLimit;
 }
@@ -143,12 +143,13 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.get('/watch/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
-    const [video, store, thanks, language] = await Promise.all([
+    const [video, store, language] = await Promise.all([
       order.status === 'cancelled' ? undefined : deps.videos.playable(order),
       deps.storeBranding(order.account_id),
-      deps.thanksSection?.(order),
       pageLanguage(ctx, deps, order),
     ]);
+    // The thank-you part speaks the page's language, so it waits for it.
+    const thanks = await deps.thanksSection?.(order, language.locale);
     // With object storage the player is redirected there: the page's CSP must let it load from that origin.
     const direct = video ? await deps.storage.directUrl(video.storage_key) : null;
     watchPage(ctx, order, {

@@ -18,23 +18,25 @@ describe('GET and PUT /v1/account/settings', () => {
   it('answers the defaults before anything was set: no logo, the not-watched note on', async () => {
     const response = await other.request('GET', '/v1/account/settings');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ logo_url: null, not_watched_note: true });
+    expect(response.body).toEqual({ logo_url: null, not_watched_note: true, locale: 'en' });
   });
 
   it('changes only the fields sent, and each account keeps its own', async () => {
     const logo = 'https://cdn.maplethread.example/logo.png';
     const set = await store.request('PUT', '/v1/account/settings', { logo_url: logo });
     expect(set.status).toBe(200);
-    expect(set.body).toEqual({ logo_url: logo, not_watched_note: true });
+    expect(set.body).toEqual({ logo_url: logo, not_watched_note: true, locale: 'en' });
     const off = await store.request('PUT', '/v1/account/settings', { not_watched_note: false });
-    expect(off.body).toEqual({ logo_url: logo, not_watched_note: false });
+    expect(off.body).toEqual({ logo_url: logo, not_watched_note: false, locale: 'en' });
     expect((await store.request('GET', '/v1/account/settings')).body).toEqual({
       logo_url: logo,
       not_watched_note: false,
+      locale: 'en',
     });
     expect((await other.request('GET', '/v1/account/settings')).body).toEqual({
       logo_url: null,
       not_watched_note: true,
+      locale: 'en',
     });
   });
 
@@ -46,6 +48,7 @@ describe('GET and PUT /v1/account/settings', () => {
       [{ logo_url: `https://cdn.example.com/${'a'.repeat(2_000)}` }, 'logo_url'],
       [{ logo_url: 42 }, 'logo_url'],
       [{ not_watched_note: 'yes' }, 'not_watched_note'],
+      [{ locale: 42 }, 'locale'],
       [{ logo: 'https://cdn.example.com/logo.png' }, 'logo'],
     ] as const) {
       const response = await store.request('PUT', '/v1/account/settings', body);
@@ -57,6 +60,38 @@ describe('GET and PUT /v1/account/settings', () => {
       (await store.request('PUT', '/v1/account/settings', 'not json', { 'Content-Type': 'text/plain' })).status,
     ).toBe(415);
     expect((await store.request('GET', '/v1/account/settings')).body).toEqual(before);
+  });
+
+  it('sets the language of pages and messages: a region tag is its language, the pages follow', async () => {
+    const polyglot = await app.createAccount('Maison Polyglotte');
+    const set = await polyglot.request('PUT', '/v1/account/settings', { locale: 'fr-CA' });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ logo_url: null, not_watched_note: true, locale: 'fr' });
+    expect((await polyglot.request('GET', '/v1/account/settings')).body.locale).toBe('fr');
+    const order = (await polyglot.request('POST', '/v1/orders', validOrder)).body;
+    const record = await app.request('GET', new URL(order.record_url).pathname);
+    expect(record.text).toContain('<html lang="fr">');
+    // Other fields stay as they were; ES_mx reads as es.
+    expect((await polyglot.request('PUT', '/v1/account/settings', { not_watched_note: false })).body.locale).toBe('fr');
+    expect((await polyglot.request('PUT', '/v1/account/settings', { locale: 'ES_mx' })).body.locale).toBe('es');
+  });
+
+  it('refuses a language it does not speak with a 422 naming the ones it does, not silently English', async () => {
+    const german = await app.createAccount('Laden');
+    await german.request('PUT', '/v1/account/settings', { locale: 'es' });
+    for (const locale of ['de', 'de-DE', 'pt-BR', '', 'fr CA', 'x'.repeat(40)]) {
+      const response = await german.request('PUT', '/v1/account/settings', { locale, not_watched_note: false });
+      expect(response.status, locale).toBe(422);
+      expect(response.body.error.fields.locale, locale).toBe(
+        'must be one of en, fr, es (a region tag such as fr-CA is read as its language)',
+      );
+    }
+    // Nothing changed, not even the field sent alongside.
+    expect((await german.request('GET', '/v1/account/settings')).body).toEqual({
+      logo_url: null,
+      not_watched_note: true,
+      locale: 'es',
+    });
   });
 
   it('needs credentials', async () => {

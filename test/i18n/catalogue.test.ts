@@ -89,7 +89,13 @@ describe('SMS in French and Spanish', () => {
   };
 
   it('keeps every wording in the GSM-7 alphabet: only the values can make an SMS UCS-2', () => {
-    const ascii = { store_name: 'S', sender_name: 'A', video_title: 'T', playback_url: 'https://x.example/w' };
+    const ascii = {
+      store_name: 'S',
+      sender_name: 'A',
+      recipient_first_name: 'R',
+      video_title: 'T',
+      playback_url: 'https://x.example/w',
+    };
     for (const locale of LOCALES)
       for (const key of keysStartingWith('sms_'))
         expect(smsSegments(interpolate(CATALOGUE[locale][key], ascii)).encoding, `${locale} ${key}`).toBe('GSM-7');
@@ -113,6 +119,20 @@ describe('SMS in French and Spanish', () => {
     );
     expect(es.startsWith('Casa Nuñez: Inés te manda un mensaje de video')).toBe(true);
     expect(smsSegments(es)).toMatchObject({ encoding: 'GSM-7', segments: 1 });
+  });
+
+  it("fits the sender's not-watched note in one GSM-7 segment in French and Spanish, naming the store", async () => {
+    const templates = await compileMessageTemplates();
+    for (const locale of ['fr', 'es'] as const) {
+      const text = templates.sms('sender_not_watched_note', typical, locale);
+      expect(text.startsWith('Maison Hélène'), `${locale}: ${text}`).toBe(true);
+      expect(text, locale).toContain('Grand-père');
+      expect(smsSegments(text), `${locale}: ${text}`).toMatchObject({ encoding: 'GSM-7', segments: 1 });
+    }
+    // The fullest French wording fits with these values; a longer store name takes a shorter one.
+    expect(templates.sms('sender_not_watched_note', typical, 'fr')).toBe(
+      "Maison Hélène : Grand-père n'a pas encore regardé votre message vidéo. S'il l'a manqué, contactez Maison Hélène pour un nouvel envoi.",
+    );
   });
 
   it('says why a name with ç cannot fit: it makes the SMS UCS-2 (70 units), and the shortest wording still names the store', async () => {

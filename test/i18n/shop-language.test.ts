@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAccountLocale, setAccountLocale } from '../../src/accounts/locale.ts';
+import { compileMessageTemplates } from '../../src/notifications/message-templates.ts';
+import { smsSegments } from '../../src/notifications/sms-segments.ts';
+import type { TemplateValues } from '../../src/notifications/templates.ts';
 import { decodedMail, startMailServer } from '../support/mail-server.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
@@ -17,12 +20,31 @@ const WEBM = fixture('recorded-vp8-opus.webm');
 /** A message's body as text: quoted-printable undone, then read as the UTF-8 it is. */
 const mailText = (raw: string) => Buffer.from(decodedMail(raw), 'latin1').toString('utf8');
 
+/** A message's subject as it reads: MIME encoded-words (used when it is not ASCII) decoded. */
+function subjectOf(raw: string): string {
+  const subject = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1] ?? '';
+  return subject
+    .replace(/\r?\n[ \t]/g, '')
+    .replace(/=\?utf-8\?([BQ])\?([^?]*)\?=\s*/gi, (_w, kind: string, data: string) =>
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(data, 'base64').toString('utf8')
+        : Buffer.from(
+            data
+              .replace(/_/g, ' ')
+              .replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))),
+            'latin1',
+          ).toString('utf8'),
+    )
+    .trim();
+}
+
 describe('a French or Spanish shop', () => {
   let app: VideoTestApp;
   let mail: Awaited<ReturnType<typeof startMailServer>>;
   beforeAll(async () => {
     mail = await startMailServer();
-    app = await startVideoTestApp({ queue: 'bullmq', env: { SMTP_URL: mail.url } });
+    // No undo window for the thank-you: the sender's e-mail leaves at the next dispatch.
+    app = await startVideoTestApp({ queue: 'bullmq', env: { SMTP_URL: mail.url, THANKS_SEND_DELAY_SECONDS: '0' } });
   });
   afterAll(async () => {
     await app.close();
@@ -102,23 +124,147 @@ describe('a French or Spanish shop', () => {
       for (const words of c.body) expect(text).toContain(words);
       expect(text).toContain(`lang="${c.lang}"`);
       expect(text).not.toContain('Watch the video');
-      // The subject is a MIME encoded-word when it is not ASCII: compare what it says.
-      const subject = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(message.raw)?.[1] ?? '';
-      const decoded = subject
-        .replace(/\r?\n[ \t]/g, '')
-        .replace(/=\?utf-8\?([BQ])\?([^?]*)\?=\s*/gi, (_w, kind: string, data: string) =>
-          kind.toUpperCase() === 'B'
-            ? Buffer.from(data, 'base64').toString('utf8')
-            : Buffer.from(
-                data
-                  .replace(/_/g, ' ')
-                  .replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))),
-                'latin1',
-              ).toString('utf8'),
-        );
-      expect(decoded.trim()).toBe(c.subject);
+      expect(subjectOf(message.raw)).toBe(c.subject);
     });
   }
+
+  it("fr: the captions, the thank-you section, the sender's thank-you e-mail and page speak it", async () => {
+    const store = await shopIn('fr');
+    const sender = `amelie-${Date.now()}@example.com`;
+    const order = (
+      await store.request('POST', '/v1/orders', {
+        ...validOrder,
+        email: sender,
+        recipient_name: 'Mamie Jeanne',
+        recipient_email: `mamie-merci-${Date.now()}@example.com`,
+      })
+    ).body;
+    const record = await app.request('GET', `/record/${order.uuid}`);
+    expect(record.text).toContain('Ce que vous dites (affiché en sous-titres)');
+    expect(record.text).toContain('Ses sous-titres n’ont pas pu être enregistrés.');
+    expect(record.text).not.toContain('What you say');
+
+    const upload = await app.request('PUT', `/record/${order.uuid}/video`, {
+      rawBody: WEBM,
+      headers: { 'Content-Type': 'video/webm' },
+    });
+    expect(upload.status).toBe(200);
+    expect(
+      (await app.request('PUT', upload.body.transcript_url, { body: { transcript: 'Bon anniversaire !' } })).status,
+    ).toBe(200);
+    const watch = await eventually(
+      async () => {
+        const page = await app.request('GET', `/watch/${order.uuid}`);
+        return page.text.includes('<video id="message"') ? page : undefined;
+      },
+      15_000,
+      'the watch page with the video',
+    );
+    // The captions track is in the page's language: the sender typed in the store's.
+    expect(watch.text).toContain(
+      `<track kind="captions" src="/watch/${order.uuid}/captions.vtt" srclang="fr" label="Sous-titres" default>`,
+    );
+
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const invited = await eventually(
+      async () => {
+        const page = await app.request('GET', `/watch/${order.uuid}`);
+        return page.text.includes('id="thanks-heading"') ? page : undefined;
+      },
+      15_000,
+      'the watch page with its thank-you section',
+    );
+    for (const words of [
+      '<h2 id="thanks-heading">Dites merci</h2>',
+      'Enregistrez une courte vidéo ou écrivez un mot en retour à Ann Sender.',
+      'Envoyer la vidéo de remerciement',
+      'Ou écrivez un mot',
+      'Envoyer le mot',
+      // The reply form's script gets its words through the page data.
+      'Écrivez d’abord quelques mots.',
+      'Votre mot n’a pas été envoyé',
+    ])
+      expect(invited.text).toContain(words);
+    expect(invited.text).not.toContain('Say thank you');
+
+    const note = await app.request('PUT', `/watch/${order.uuid}/thanks/note`, {
+      body: { note: 'Merci mille fois !' },
+    });
+    expect(note.status).toBe(200);
+    const message = await eventually(
+      async () => mail.messages.find((m) => m.to.includes(sender) && subjectOf(m.raw).includes('remerciement')),
+      15_000,
+      "the sender's thank-you e-mail",
+    );
+    expect(subjectOf(message.raw)).toBe('Mamie Jeanne vous a envoyé un remerciement');
+    const text = mailText(message.raw);
+    for (const words of [
+      'lang="fr"',
+      'Bonjour Ann Sender,',
+      'Mamie Jeanne a regardé votre message vidéo',
+      '«\u00a0Merci mille fois !\u00a0»',
+      'Voir le remerciement',
+      'Voyez-le ici',
+    ])
+      expect(text).toContain(words);
+    expect(text).not.toContain('See the thank-you');
+
+    const sent = await eventually(
+      async () => {
+        const page = await app.request('GET', `/watch/${order.uuid}`);
+        return page.text.includes('Votre mot de remerciement a été envoyé à Ann Sender.') ? page : undefined;
+      },
+      15_000,
+      'the watch page saying the thank-you went',
+    );
+    expect(sent.text).toContain('<html lang="fr">');
+
+    const reply = await app.services.database.db
+      .selectFrom('thanks')
+      .select('key')
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
+    const thanksPage = await app.request('GET', `/thanks/${reply.key}`);
+    expect(thanksPage.text).toContain('<html lang="fr">');
+    expect(thanksPage.text).toContain('<h1>Un merci de Mamie Jeanne</h1>');
+    expect(thanksPage.text).toContain('aria-label="Le mot de Mamie Jeanne">Merci mille fois !</blockquote>');
+    const missing = await app.request('GET', '/thanks/no-such-key', { headers: { 'Accept-Language': 'fr-FR' } });
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('Nous ne trouvons pas ce remerciement');
+  });
+
+  it("fr: the sender's bounce note and not-watched note (e-mail and SMS) are rendered in it", async () => {
+    const templates = await compileMessageTemplates();
+    const uuid = '0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21';
+    const values: TemplateValues = {
+      store_name: 'Maison Hélène',
+      sender_name: 'Amélie',
+      recipient_name: 'Mamie Jeanne',
+      recipient_first_name: 'Mamie',
+      video_title: 'Bon anniversaire',
+      playback_url: `https://cadeaux.example.fr/watch/${uuid}`,
+      record_url: `https://cadeaux.example.fr/record/${uuid}`,
+    };
+    const bounce = templates.email('sender_bounce_note', values, 'fr');
+    expect(bounce.subject).toBe('Votre message vidéo pour Mamie Jeanne n’est pas arrivé');
+    expect(bounce.text).toContain('Bonjour Amélie,');
+    expect(bounce.text).toContain('mais son serveur de messagerie l’a renvoyé');
+    expect(bounce.html).toContain('lang="fr"');
+    expect(bounce.html).toContain('Maison Hélène a été prévenu');
+
+    const late = templates.email('sender_not_watched_note', values, 'fr');
+    expect(late.subject).toBe('Mamie n’a pas encore regardé votre message vidéo');
+    expect(late.text).toContain('il y a trois jours');
+    expect(late.text).toContain('Nous vous dirons quand il aura été regardé.');
+    expect(late.html).toContain('lang="fr"');
+    expect(late.html).not.toContain("hasn't");
+
+    const sms = templates.sms('sender_not_watched_note', values, 'fr');
+    expect(sms).toBe(
+      "Maison Hélène : Mamie n'a pas encore regardé votre message vidéo. S'il l'a manqué, contactez Maison Hélène pour un nouvel envoi.",
+    );
+    expect(smsSegments(sms)).toMatchObject({ encoding: 'GSM-7', segments: 1 });
+  });
 
   it("writes the record page's date as the visitor's browser does, in the page's language", async () => {
     const store = await app.createAccount('Dates');

@@ -146,6 +146,8 @@ it('validates every answer of a whole order story against the document', async (
   await call('GET', '/v1/account/settings', 200);
   await call('PUT', '/v1/account/settings', 200, { logo_url: 'https://cdn.example.com/logo.png' });
   await call('PUT', '/v1/account/settings', 422, { logo_url: 'http://cdn.example.com/logo.png' });
+  await call('PUT', '/v1/account/settings', 200, { locale: 'fr-CA' });
+  await call('PUT', '/v1/account/settings', 422, { locale: 'de' });
   await call('GET', '/v1/shopify/data-exports/dex_none', 404);
 
   // Every documented operation took part in the story.

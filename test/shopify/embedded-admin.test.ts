@@ -296,14 +296,26 @@ describe('the embedded admin in a browser', () => {
     });
   });
 
-  it('settings: the logo URL and the not-watched note are saved for the shop’s account', async () => {
+  it('settings: the logo URL, the not-watched note and the language are saved for the shop’s account', async () => {
     await withAdmin('/settings', async ({ page }) => {
       const logo = page.getByLabel('Logo URL');
       await logo.waitFor({ timeout: 15_000 });
       await logo.fill('https://images.example.com/logo.png');
       await page.getByLabel('Tell the sender when the gift has not been watched after three days').uncheck();
+      await page.getByLabel('Language of pages and messages').selectOption('fr');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.locator('.app-bridge-toast', { hasText: 'Settings saved' }).waitFor();
+      // The language is the account's, which every page and message of the shop reads.
+      const language = async () =>
+        (
+          await db()
+            .selectFrom('accounts')
+            .innerJoin('shops', 'shops.account_id', 'accounts.id')
+            .select('accounts.locale')
+            .where('shops.domain', '=', shop)
+            .executeTakeFirstOrThrow()
+        ).locale;
+      await expect.poll(language).toBe('fr');
       const stored = () =>
         db()
           .selectFrom('account_settings')
@@ -316,6 +328,7 @@ describe('the embedded admin in a browser', () => {
       await expect
         .poll(() => page.getByLabel('Logo URL').inputValue(), { timeout: 15_000 })
         .toBe('https://images.example.com/logo.png');
+      await expect.poll(() => page.getByLabel('Language of pages and messages').inputValue()).toBe('fr');
       // Emptied: the merchant's own logo is gone (Shopify's, if any, is used again).
       await page.getByLabel('Logo URL').fill('');
       await page.getByRole('button', { name: 'Save', exact: true }).click();

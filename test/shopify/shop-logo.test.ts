@@ -93,7 +93,11 @@ describe("a Shopify shop's logo", () => {
     expect(put.body).toMatchObject({ logo_url: own, shopify_logo_url: changed, not_watched_note: false });
     expect(await watchPage(auth)).toContain(`<img src="${own}"`);
     // One setting, whichever door: the shop's account answers the same on /v1.
-    expect((await call('GET', '/v1/account/settings', auth)).body).toEqual({ logo_url: own, not_watched_note: false });
+    expect((await call('GET', '/v1/account/settings', auth)).body).toEqual({
+      logo_url: own,
+      not_watched_note: false,
+      locale: 'en',
+    });
 
     expect((await admin(shop, 'PUT', '/settings', { logo_url: 'http://images.example.com/x.png' })).status).toBe(422);
     await admin(shop, 'PUT', '/settings', { logo_url: null });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fakeShopifyId,
@@ -564,6 +565,41 @@ describe('compliance topics', () => {
       { id: fakeShopifyId(), recipientName: 'Di', recipientEmail: 'di@example.com' },
     ]);
     const orderIds = [...first.orderIds, ...second.orderIds];
+    // The first gift has captions the sender typed and a thank-you note back, stored as the record
+    // page and the thanks module store them (the upload and reply flows have their own tests).
+    const [withWords, account] = [orderIds[0]!, (await order(orderIds[0]!)).account_id];
+    const at = new Date('2026-12-03T10:00:00Z');
+    const videoId = randomUUID();
+    await db()
+      .insertInto('videos')
+      .values({
+        id: videoId,
+        order_id: withWords,
+        storage_key: `videos/${withWords}/gift`,
+        content_type: 'video/webm',
+        size_bytes: 1000,
+        status: 'processed',
+        failure_reason: null,
+        duration_tenths: 50,
+        created_at: at,
+        processed_at: at,
+        poster_key: null,
+        transcript: 'Happy birthday, Bob!',
+      })
+      .execute();
+    await db()
+      .insertInto('thanks')
+      .values({
+        order_id: withWords,
+        account_id: account,
+        key: randomUUID(),
+        reply: 'note',
+        note: 'Thank you, Ann!',
+        video_id: null,
+        recorded_at: at,
+        sent_at: null,
+      })
+      .execute();
     const payload = {
       shop_id: 1,
       shop_domain: shop,
@@ -584,6 +620,12 @@ describe('compliance topics', () => {
       [orderIds[1], 'cy@example.com'],
       [orderIds[2], 'di@example.com'],
     ]);
+    // The customers' own words are theirs to see: the gift's captions and the thank-you note.
+    expect(data.body.video_orders[0]).toMatchObject({
+      video_transcript: 'Happy birthday, Bob!',
+      thank_you: { reply: 'note', note: 'Thank you, Ann!', recorded_at: '2026-12-03T10:00:00Z' },
+    });
+    expect(data.body.video_orders[1]).toMatchObject({ video_transcript: null, thank_you: null });
     // Another account cannot read it.
     const stranger = await newShop();
     expect((await getJson(app.baseUrl, `/v1/shopify/data-exports/${exportId}`, stranger.auth)).status).toBe(404);

@@ -114,7 +114,11 @@ describe('the thank-you reply', () => {
     expect(video.purpose).toBe('thanks');
     expect((await note(order.uuid, 'Thanks!')).status).toBe(200);
     const reply = await db.selectFrom('thanks').selectAll().where('order_id', '=', order.id).executeTakeFirstOrThrow();
-    expect((await app.request('GET', `/thanks/${reply.key}`)).status).toBe(200);
+    const senderPage = await app.request('GET', `/thanks/${reply.key}`);
+    expect(senderPage.status).toBe(200);
+    // The sender reads the recipient's note: it is labelled as theirs, not "Your note".
+    expect(senderPage.text).toMatch(/<blockquote class="note" id="thanks-note" aria-label="Note from [^"]+">Thanks!</);
+    expect(senderPage.text).not.toContain('Your note');
 
     await app.services.orders.erasePersonalData(order.id, 'shopify', 'customers/redact');
     expect(await db.selectFrom('thanks').selectAll().where('order_id', '=', order.id).execute()).toEqual([]);

@@ -103,6 +103,15 @@ export const CARRIERS: ReadonlyArray<{ value: CarrierCode; label: string }> = [
   { value: 'usps', label: 'USPS' },
 ];
 
+export type Locale = 'en' | 'fr' | 'es';
+
+/** The languages the store's pages and messages can speak (src/i18n/locale.ts LOCALES), each named in itself. */
+export const LANGUAGES: ReadonlyArray<{ value: Locale; label: string }> = [
+  { value: 'en', label: 'English' },
+  { value: 'fr', label: 'Français' },
+  { value: 'es', label: 'Español' },
+];
+
 export type GiftPackages = 'all_shipped_items' | 'gift_item';
 export type SendMethod = 'email' | 'sms' | 'email_and_sms';
 
@@ -121,6 +130,8 @@ export interface SettingsJson {
   shopify_logo_url?: string | null;
   /** The sender's "not watched yet" note, three days after sending. */
   not_watched_note?: boolean;
+  /** The language of the store's pages, e-mails and SMS (the admin itself stays English). */
+  locale?: Locale;
   unmapped_tracking_companies?: Array<{ name: string; fulfillments: number; last_seen_at: string }>;
 }
 
@@ -135,6 +146,7 @@ export type SettingsUpdate = Partial<
     | 'default_send_method'
     | 'logo_url'
     | 'not_watched_note'
+    | 'locale'
   >
 >;
 

@@ -1,3 +1,4 @@
+import { findAccountLocale } from '../../accounts/locale.ts';
 import { findAccountSettings } from '../../accounts/settings.ts';
 import type { Db } from '../../db/database.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
@@ -65,17 +66,21 @@ async function trackingCompaniesUsed(db: Db, shop: string) {
 }
 
 /**
- * GET/PUT /shopify/api/settings: the shop's settings, the account's (logo, not-watched note) and the
+ * GET/PUT /shopify/api/settings: the shop's settings, the account's (logo, not-watched note, language) and the
  * companies still unmapped. `logo_url` is the merchant's own (null: none set); `shopify_logo_url` is
  * the shop's brand logo as Shopify gave it, shown when the merchant set none.
  */
 export async function adminSettingsJson(db: Db, shop: ShopRow) {
-  const account = await findAccountSettings(db, shop.account_id);
+  const [account, locale] = await Promise.all([
+    findAccountSettings(db, shop.account_id),
+    findAccountLocale(db, shop.account_id),
+  ]);
   return {
     ...shopSettingsJson(shop),
     logo_url: account.logoUrl,
     shopify_logo_url: account.shopifyLogoUrl,
     not_watched_note: account.notWatchedNote,
+    locale,
     unmapped_tracking_companies: unmappedTrackingCompanies(
       await trackingCompaniesUsed(db, shop.domain),
       shop.carrier_aliases,

@@ -1,5 +1,4 @@
 import { byId, readPageData } from './dom.ts';
-import { CAPTION_PHRASES } from './caption-phrases.ts';
 import { setUpRecipientForm } from './recipient-form.ts';
 import { setUpRecorder, type Translate } from './recorder.ts';
 import { sendTranscript } from './transcript.ts';
@@ -27,6 +26,6 @@ setUpRecorder({
     const transcript = transcriptInput.value.trim();
     if (transcript === '') return null;
     const url = answerUrl('transcript_url');
-    return url !== null && (await sendTranscript(transcript, url)) ? null : CAPTION_PHRASES.transcriptNotSaved;
+    return url !== null && (await sendTranscript(transcript, url)) ? null : t('script_transcript_not_saved');
   },
 });

@@ -24,11 +24,11 @@ export function setUpThanksForm(data: ThanksFormData, t: Translate): void {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const note = text.value.trim();
-    if (note === '') return say('Please write a few words first.', 'error');
+    if (note === '') return say(t('script_note_empty'), 'error');
     if (note.length > data.noteMaxLength)
-      return say(`Please keep the note to ${data.noteMaxLength} characters.`, 'error');
+      return say(t('script_note_too_long', { max_chars: data.noteMaxLength }), 'error');
     send.disabled = true;
-    say('Sending your note…');
+    say(t('script_note_sending'));
     void fetch(data.noteUrl, {
       method: 'PUT',
       headers: { 'Content-Type': 'application/json' },
@@ -36,12 +36,10 @@ export function setUpThanksForm(data: ThanksFormData, t: Translate): void {
     })
       .then(async (response) => {
         if (response.ok) return say(data.receivedText, 'ok');
-        say(
-          `Your note was not sent: ${serverErrorMessage(await response.text()) ?? `Something went wrong (${response.status}).`}`,
-          'error',
-        );
+        const reason = serverErrorMessage(await response.text()) ?? t('script_went_wrong', { status: response.status });
+        say(t('script_note_not_sent', { reason }), 'error');
       })
-      .catch(() => say('Your note was not sent: the connection failed. Please try again.', 'error'))
+      .catch(() => say(t('script_note_connection_failed'), 'error'))
       .finally(() => {
         send.disabled = false;
       });

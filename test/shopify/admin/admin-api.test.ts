@@ -683,6 +683,7 @@ describe('settings', () => {
       logo_url: null,
       shopify_logo_url: null,
       not_watched_note: true,
+      locale: 'en',
       unmapped_tracking_companies: [],
     });
 
@@ -719,6 +720,7 @@ describe('settings', () => {
       video_variant_ids: ['456'],
       gift_packages: 'gift_item',
       default_send_method: 'email',
+      locale: 'fr',
     };
     const put = await admin(shop, 'PUT', '/settings', change);
     expect(put.status).toBe(200);
@@ -740,10 +742,18 @@ describe('settings', () => {
     const partial = await admin(shop, 'PUT', '/settings', { default_send_method: 'sms' });
     expect(partial.body).toEqual({ ...expected, default_send_method: 'sms' });
 
-    for (const body of [{ default_send_method: 'fax' }, { carrier_aliases: { X: 'dhl' } }, { unknown: 1 }]) {
+    for (const body of [
+      { default_send_method: 'fax' },
+      { carrier_aliases: { X: 'dhl' } },
+      { unknown: 1 },
+      { locale: 'de' },
+    ]) {
       const refused = await admin(shop, 'PUT', '/settings', body);
       expect({ body, status: refused.status }).toEqual({ body, status: 422 });
     }
+    // The shop's language is the account's: its pages and messages speak it (a region tag is its language).
+    expect((await admin(shop, 'PUT', '/settings', { locale: 'es-MX' })).body.locale).toBe('es');
+    expect((await v1(auth, 'GET', '/v1/account/settings')).body.locale).toBe('es');
 
     // The Shopify mapping sends a line that gives both an e-mail and a phone the shop's default way.
     await admin(shop, 'PUT', '/settings', { default_send_method: 'email' });

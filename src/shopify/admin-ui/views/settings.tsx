@@ -19,10 +19,12 @@ import { useEffect, useState } from 'react';
 import { api, authorizedFetch, errorMessage } from '../api.ts';
 import {
   CARRIERS,
+  LANGUAGES,
   type CarrierCode,
   type CredentialsJson,
   type DataExportList,
   type GiftPackages,
+  type Locale,
   type RotatedCredentials,
   type SendMethod,
   type SettingsJson,
@@ -48,6 +50,7 @@ interface Form {
   /** The text field: empty = no logo of the merchant's own (Shopify's is used). */
   logo_url: string;
   not_watched_note: boolean;
+  locale: Locale;
 }
 
 let nextKey = 1;
@@ -62,6 +65,7 @@ function formOf(settings: SettingsJson): Form {
     default_send_method: settings.default_send_method,
     logo_url: settings.logo_url ?? '',
     not_watched_note: settings.not_watched_note ?? true,
+    locale: settings.locale ?? 'en',
   };
 }
 
@@ -77,6 +81,7 @@ function updateOf(form: Form): SettingsUpdate {
     ...(form.default_send_method ? { default_send_method: form.default_send_method } : {}),
     logo_url: form.logo_url.trim() === '' ? null : form.logo_url.trim(),
     not_watched_note: form.not_watched_note,
+    locale: form.locale,
   };
 }
 
@@ -223,6 +228,14 @@ export function SettingsView() {
                     helpText="By text message when the order has the sender's phone, else by e-mail; it offers to have you send it again."
                     checked={form.not_watched_note}
                     onChange={(checked) => set({ not_watched_note: checked })}
+                  />
+                  <Select
+                    label="Language of pages and messages"
+                    helpText="The record, watch and thank-you pages, the e-mails and the text messages your customers get."
+                    options={LANGUAGES.map((language) => ({ label: language.label, value: language.value }))}
+                    value={form.locale}
+                    error={saveError?.fields.locale}
+                    onChange={(value) => set({ locale: value as Locale })}
                   />
                 </FormLayout>
               </Card>
