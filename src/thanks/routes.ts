@@ -2,12 +2,10 @@ import Router from '@koa/router';
 import type { StoreBranding } from '../accounts/store-branding.ts';
 import { NotFoundError } from '../errors.ts';
 import { visitorLocale, type Locale } from '../i18n/locale.ts';
-import { readBodyBytes } from '../http/body-reads.ts';
-import { HttpError } from '../http/errors.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import type { OrderService } from '../orders/service.ts';
 import { parseBody } from '../validation.ts';
-import { POSTER_MAX_BYTES } from '../videos/service.ts';
+import { readPosterBody } from '../videos/poster-body.ts';
 import { serveVideo } from '../videos/serve-video.ts';
 import type { VideoStorage } from '../videos/storage.ts';
 import type { UploadLimit } from '../videos/upload-limit.ts';
@@ -61,9 +59,7 @@ export function thanksRoutes(deps: ThanksRouteDeps): Router {
 
   router.put('/watch/:uuid/thanks/videos/:videoId/poster', async (ctx) => {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
-    if (ctx.request.type.toLowerCase() !== 'image/jpeg')
-      throw new HttpError(415, 'unsupported_media_type', 'Send the poster as Content-Type image/jpeg.');
-    const bytes = await readBodyBytes(ctx, POSTER_MAX_BYTES, `A poster may be at most ${POSTER_MAX_BYTES / 1024} KB.`);
+    const bytes = await readPosterBody(ctx);
     await deps.thanks.attachPoster(order, ctx.params.videoId!, bytes);
     ctx.body = { status: 'saved' };
   });

@@ -3,8 +3,6 @@ import type { StoreBranding } from '../accounts/store-branding.ts';
 import type { Context } from 'koa';
 import { NotFoundError } from '../errors.ts';
 import { currentAccount } from '../http/basic-auth.ts';
-import { HttpError } from '../http/errors.ts';
-import { readBodyBytes } from '../http/body-reads.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { recipientInputSchema } from '../orders/request-schemas.ts';
 import { parseBody } from '../validation.ts';
@@ -16,7 +14,8 @@ import { browserAssets, sendAsset } from './browser-assets.ts';
 import { captionCues, TRANSCRIPT_MAX_CHARS, webVtt } from './captions.ts';
 import { notFoundPage, recordPage, watchPage, type WatchView } from './pages.ts';
 import { serveVideo } from './serve-video.ts';
-import { assertAcceptsVideo, POSTER_MAX_BYTES, type VideoService } from './service.ts';
+import { readPosterBody } from './poster-body.ts';
+import { assertAcceptsVideo, type VideoService } from './service.ts';
 import type { VideoRow } from './videos.ts';
 import type { VideoStorage } from './storage.ts';
 import type { UploadLimit } from './upload-limit.ts';
@@ -118,9 +117,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   // The page's poster frame for the upload it just sent (issue 14): a small JPEG, bound to that upload.
   router.put('/record/:uuid/videos/:videoId/poster', async (ctx) => {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
-    if (ctx.request.type.toLowerCase() !== 'image/jpeg')
-      throw new HttpError(415, 'unsupported_media_type', 'Send the poster as Content-Type image/jpeg.');
-    const bytes = await readBodyBytes(ctx, POSTER_MAX_BYTES, `A poster may be at most ${POSTER_MAX_BYTES / 1024} KB.`);
+    const bytes = await readPosterBody(ctx);
     await deps.videos.attachPoster(order, ctx.params.videoId!, bytes);
     ctx.body = { status: 'saved' };
   });

@@ -248,12 +248,8 @@ export class VideoService {
   private async settleReply(video: VideoRow): Promise<ProcessOutcome> {
     const newest = await newestUpload(this.deps.db, video.order_id, 'thanks');
     if (newest && newest.id !== video.id) return 'superseded';
-    const order = await this.deps.db
-      .selectFrom('orders')
-      .selectAll()
-      .where('id', '=', video.order_id)
-      .executeTakeFirst();
-    if (!order || order.deleted_at !== null) return 'order_gone';
+    const order = await this.liveOrder(video.order_id);
+    if (!order) return 'order_gone';
     if (video.status === 'failed') {
       await this.recordFailure(order, video);
       return 'failed';
@@ -269,6 +265,12 @@ export class VideoService {
     return 'recorded';
   }
 
+  /** The video's order, unless it is gone or deleted (nothing is then recorded on it). */
+  private async liveOrder(orderId: string): Promise<OrderRow | undefined> {
+    const order = await this.deps.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst();
+    return order && order.deleted_at === null ? order : undefined;
+  }
+
   private async settle(video: VideoRow): Promise<ProcessOutcome> {
     const newest = await newestUpload(this.deps.db, video.order_id);
     // A newer upload wins — unless it failed, in which case the newest *processed* one stands.
@@ -279,12 +281,8 @@ export class VideoService {
         (await newestPlayable(this.deps.db, video.order_id))?.id === video.id;
       if (!standing) return 'superseded';
     }
-    const order = await this.deps.db
-      .selectFrom('orders')
-      .selectAll()
-      .where('id', '=', video.order_id)
-      .executeTakeFirst();
-    if (!order || order.deleted_at !== null) return 'order_gone';
+    const order = await this.liveOrder(video.order_id);
+    if (!order) return 'order_gone';
 
     if (video.status === 'failed') {
       await this.recordFailure(order, video);

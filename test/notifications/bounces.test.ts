@@ -36,10 +36,7 @@ beforeAll(async () => {
     verifier: formatVerifier,
     env: {
       SMTP_URL: mail.url,
-      SMS_API_URL: sms.url,
-      SMS_ACCOUNT_SID: sms.credentials.sid,
-      SMS_AUTH_TOKEN: sms.credentials.token,
-      SMS_FROM: '+15005550006',
+      ...sms.env,
       POSTMARK_WEBHOOK_USERNAME: postmarkCredentials.username,
       POSTMARK_WEBHOOK_PASSWORD: postmarkCredentials.password,
       SES_SNS_TOPIC_ARNS: ses.topicArn,

@@ -28,10 +28,7 @@ beforeAll(async () => {
     verifier: formatVerifier,
     env: {
       SMTP_URL: mail.url,
-      SMS_API_URL: sms.url,
-      SMS_ACCOUNT_SID: sms.credentials.sid,
-      SMS_AUTH_TOKEN: sms.credentials.token,
-      SMS_FROM: '+15005550006',
+      ...sms.env,
     },
   });
   store = await app.createAccount('Maple & Thread');

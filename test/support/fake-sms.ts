@@ -72,9 +72,17 @@ export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'se
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     credentials,
+    /** The settings that point Doorstep's SMS channel at this fake. */
+    env: {
+      SMS_API_URL: url,
+      SMS_ACCOUNT_SID: credentials.sid,
+      SMS_AUTH_TOKEN: credentials.token,
+      SMS_FROM: '+15005550006',
+    },
     messages,
     attempts,
     failWith: (status: number | null) => (outage = status),
