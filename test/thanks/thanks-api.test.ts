@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../support/clock.ts';
 import { startMailServer } from '../support/mail-server.ts';
+import { progressiveVideo } from '../../src/videos/sample-video.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
 
@@ -100,6 +101,29 @@ describe('the thank-you reply', () => {
     const month = clock.now().toISOString().slice(0, 7);
     const statement = (await store.request('GET', `/v1/billing/statements/${month}`)).body;
     expect(JSON.stringify(statement).split(order.id).length - 1).toBe(1);
+  });
+
+  it('refuses a reply video longer than THANKS_MAX_SECONDS (60 s by default) and keeps the gift as it was', async () => {
+    const order = await sentGift();
+    const reply = (seconds: number) =>
+      app.request('PUT', `/watch/${order.uuid}/thanks/video`, {
+        rawBody: progressiveVideo(seconds).buffer,
+        headers: { 'Content-Type': 'video/mp4' },
+      });
+    expect((await reply(60.5)).status).toBe(200);
+    const fitting = app.enqueued.at(-1)!;
+    expect(await app.videos.process(fitting)).toBe('recorded');
+    expect((await reply(62.5)).status).toBe(200);
+    expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('failed');
+    const failed = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data.filter(
+      (e: { type: string }) => e.type === 'video.processing_failed',
+    );
+    expect(failed.at(-1)?.data.reason).toMatch(/1:02 long; .* up to 1:00/);
+    // The gift still plays; the reply that stands is the one that fit.
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.video_processed).toBe('1');
+    const db = app.services.database.db;
+    const stands = await db.selectFrom('thanks').select('video_id').where('order_id', '=', order.id).executeTakeFirst();
+    expect(stands?.video_id).toBe(fitting);
   });
 
   it('is erased with the order: the note, the reply video and its files, and the sender link', async () => {
