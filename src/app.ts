@@ -250,7 +250,7 @@ export function createServices(
     maxSeconds: config.videos.maxSeconds,
     thanksMaxSeconds: config.videos.thanks.maxSeconds,
     // `thanks` is made just below; processing asks only long after.
-    onReplyProcessed: (video): Promise<void> => thanks.replyProcessed(video),
+    onReplyProcessed: (video): Promise<boolean> => thanks.replyProcessed(video),
     now,
   });
   const thanks: ThanksService = new ThanksService({

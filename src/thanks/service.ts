@@ -80,15 +80,26 @@ export class ThanksService {
     await this.deps.videos.attachPoster(order, videoId, bytes, 'thanks');
   }
 
-  /** The videos module's hook: a processed reply video, the order's newest, becomes the reply. */
-  async replyProcessed(video: VideoRow): Promise<void> {
+  /**
+   * The videos module's hook: a processed reply video, the order's newest upload, becomes the reply
+   * — unless the recipient wrote a note after uploading it (the newest reply stands). True when the
+   * video is the reply; a reply already sent to the sender throws ConflictError (this one stays unused).
+   */
+  async replyProcessed(video: VideoRow): Promise<boolean> {
+    let stands = false;
     await this.deps.orders.recordThanks(video.order_id, async (trx, current, now) => {
       const existing = await findThanks(trx, current.id);
-      if (existing?.video_id === video.id) return null; // processed again: already the reply
+      if (existing?.video_id === video.id) {
+        stands = true; // processed again: already the reply
+        return null;
+      }
+      if (existing && existing.recorded_at.getTime() > video.created_at.getTime()) return null;
       const replaced = await this.assertReplaceable(trx, current);
       await saveReply(trx, current, { kind: 'video', videoId: video.id }, now);
+      stands = true;
       return { reply: 'video', replaced };
     });
+    return stands;
   }
 
   /** The sender's page: the reply behind a `/thanks/{key}` link, with its order; NotFoundError otherwise. */
@@ -104,6 +115,8 @@ export class ThanksService {
       .executeTakeFirst();
     if (!order) throw notFound();
     const video = reply.video_id ? ((await this.deps.videos.find(reply.video_id)) ?? null) : null;
+    // A video reply whose video is gone is no reply to show (never an empty note in its place).
+    if (reply.reply === 'video' && !video) throw notFound();
     return { reply, order, video };
   }
 

@@ -66,13 +66,21 @@ function timestamp(seconds: number): string {
 }
 
 /**
+ * Format characters that are part of the text, not noise: the zero-width (non-)joiners inside emoji
+ * and many scripts' words, and the left-to-right / right-to-left marks.
+ */
+const KEPT_FORMAT_CHARS = new Set(['\u200C', '\u200D', '\u200E', '\u200F']);
+
+/**
  * The transcript cut into cue-sized texts: each line the sender typed, then each sentence, stays
  * apart; a sentence too long for one cue is cut at its clauses (packed back together while they
  * fit), and a clause too long at its words.
  */
 function cueTexts(transcript: string): string[] {
   return transcript
-    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (char) => (char === '\n' ? '\n' : ' '))
+    .replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (char) =>
+      char === '\n' ? '\n' : KEPT_FORMAT_CHARS.has(char) ? char : ' ',
+    )
     .split('\n')
     .map((line) => line.replace(/\s+/g, ' ').trim())
     .filter((line) => line !== '')

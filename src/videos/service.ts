@@ -51,7 +51,7 @@ export interface VideoServiceDeps {
    * A reply video processed and is the order's newest reply upload: the thanks module records it as
    * the reply (and the sender's e-mail follows). Must be safe to call again for the same video.
    */
-  onReplyProcessed?: (video: VideoRow) => Promise<void>;
+  onReplyProcessed?: (video: VideoRow) => Promise<boolean>;
   now?: () => Date;
 }
 
@@ -190,7 +190,9 @@ export class VideoService {
       video = (await findVideo(this.deps.db, videoId))!;
     }
     const outcome = video.purpose === 'thanks' ? await this.settleReply(video) : await this.settle(video);
-    await this.forgetSuperseded(video.order_id, video.purpose);
+    // A reply video prunes the older ones only when it became the reply: one that came too late (the
+    // sender already has the reply) must not delete the video the sender's e-mail and page show.
+    if (video.purpose === 'gift' || outcome === 'recorded') await this.forgetSuperseded(video.order_id, video.purpose);
     return outcome;
   }
 
@@ -255,7 +257,8 @@ export class VideoService {
       return 'failed';
     }
     try {
-      await this.deps.onReplyProcessed?.(video);
+      // A note the recipient wrote after this upload stands instead of it.
+      if (this.deps.onReplyProcessed && !(await this.deps.onReplyProcessed(video))) return 'superseded';
     } catch (error) {
       // Sent to the sender meanwhile (the reply is final), or the order stopped: the upload is moot.
       if (error instanceof ConflictError) return 'order_cancelled';
@@ -427,7 +430,9 @@ export class VideoService {
    */
   async attachTranscript(order: OrderRow, videoId: string, transcript: string): Promise<void> {
     const video = await findVideo(this.deps.db, videoId);
-    if (!video || video.order_id !== order.id) throw new NotFoundError(`No video with id "${videoId}" on this order.`);
+    // The sender's words go on the sender's gift only, never on the recipient's reply video.
+    if (!video || video.order_id !== order.id || video.purpose !== 'gift')
+      throw new NotFoundError(`No video with id "${videoId}" on this order.`);
     const updated = await this.deps.db
       .updateTable('videos')
       .set({ transcript })

@@ -86,6 +86,52 @@ describe('the thank-you reply', () => {
     expect(timeline.filter((t) => t === 'thanks.sent')).toHaveLength(1);
   });
 
+  it('keeps a note written while the reply video was processing: the newest reply stands', async () => {
+    const order = await sentGift();
+    await app.request('PUT', `/watch/${order.uuid}/thanks/video`, {
+      rawBody: fixture('recorded-vp8-opus.webm'),
+      headers: { 'Content-Type': 'video/webm' },
+    });
+    const videoId = app.enqueued.at(-1)!;
+    clock.advance(1_000);
+    expect((await note(order.uuid, 'Words after all')).status).toBe(200);
+    expect(await app.videos.process(videoId)).toBe('superseded');
+    const reply = await app.services.database.db
+      .selectFrom('thanks')
+      .selectAll()
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
+    expect(reply).toMatchObject({ reply: 'note', note: 'Words after all', video_id: null });
+  });
+
+  it('leaves the sent reply whole when a replacement finishes processing after the e-mail left', async () => {
+    const sender = `late-${Date.now()}@example.com`;
+    const order = await sentGift({ email: sender });
+    const upload = async () => {
+      await app.request('PUT', `/watch/${order.uuid}/thanks/video`, {
+        rawBody: fixture('recorded-vp8-opus.webm'),
+        headers: { 'Content-Type': 'video/webm' },
+      });
+      return app.enqueued.at(-1)!;
+    };
+    const first = await upload();
+    expect(await app.videos.process(first)).toBe('recorded');
+    const late = await upload(); // accepted: the e-mail has not left yet
+    clock.advance(301_000);
+    await dispatch();
+    expect(mail.messages.filter((m) => m.to.includes(sender) && m.raw.includes('thank-you'))).toHaveLength(1);
+    expect(await app.videos.process(late)).toBe('order_cancelled');
+    // The video the sender's e-mail and page show is still there, and plays.
+    const reply = await app.services.database.db
+      .selectFrom('thanks')
+      .selectAll()
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
+    expect(reply.video_id).toBe(first);
+    expect((await app.request('GET', `/thanks/${reply.key}`)).status).toBe(200);
+    expect((await app.request('GET', `/thanks/${reply.key}/video`)).status).toBe(200);
+  });
+
   it('says on the timeline why it cannot go when the order has no sender e-mail', async () => {
     const order = await sentGift();
     await app.services.database.db.updateTable('orders').set({ email: '' }).where('id', '=', order.id).execute();

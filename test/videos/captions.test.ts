@@ -62,6 +62,12 @@ describe('captionCues', () => {
     expect(cues.map((cue) => cue.lines)).toEqual([['Hello'], ['there friend'], ['Bye']]);
   });
 
+  it('keeps the joiners inside emoji and the direction marks, drops other format characters', () => {
+    const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+    const cues = captionCues(`We love you ${family}\u2060 \u200Fשלום\u200E!`, 3);
+    expect(cues.map((cue) => cue.lines.join(' '))).toEqual([`We love you ${family} \u200Fשלום\u200E!`]);
+  });
+
   it('has no cues for an empty transcript, and paces itself when the length is unknown', () => {
     expect(captionCues(' \n ', 10)).toEqual([]);
     // 30 characters at 15 a second.
