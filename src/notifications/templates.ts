@@ -48,7 +48,11 @@ const MESSAGE_PHRASE_KEYS = [...keysStartingWith('email_'), ...keysStartingWith(
 export function localizedValues(values: TemplateValues, locale: Locale): Record<string, string> {
   const named =
     values.recipient_name === UNNAMED_RECIPIENT
-      ? { ...values, recipient_name: phrase(locale, 'page_unnamed_recipient') }
+      ? {
+          ...values,
+          recipient_name: phrase(locale, 'page_unnamed_recipient'),
+          recipient_first_name: phrase(locale, 'page_unnamed_recipient'),
+        }
       : values;
   const known = stringsOf(named);
   // A phrase of an optional value (`email_thanks_note`) is left out when the value is: the template

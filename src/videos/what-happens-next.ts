@@ -1,3 +1,4 @@
+import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
 import { dayText } from '../i18n/dates.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { phrase } from '../i18n/phrases.ts';
@@ -10,12 +11,6 @@ export interface DeliveryEstimate {
 }
 
 /**
- * The record page's promise to the sender, in one sentence: who gets the video, and when — "Grandpa
- * Joe gets your video when the package arrives, about November 26." In the page's language, the date written the visitor's way. Pure: the order, the carrier's
- * estimate (if any) and nothing else. The estimate's date is the destination's calendar day when its
- * zone is known (a 23:59 estimate in California is not "tomorrow" in UTC), else UTC's, as `send_on` is.
- */
-/**
  * Whether the sentence needs the carrier's estimate: a package not yet delivered, on a record page that
  * still takes a video (a cancelled or sent order's page says something else).
  */
@@ -25,27 +20,46 @@ export function needsDeliveryEstimate(
   return order.send_trigger === 'package' && !order.delivered && order.status !== 'cancelled' && order.sent_at === null;
 }
 
+/**
+ * The record page's promise to the sender, in one sentence: who gets the video, and when — "Grandpa
+ * Joe gets your video when the package arrives, about November 26." In the page's language, the date written the visitor's way.
+ * Pure: the order, the carrier's
+ * estimate (if any) and nothing else. The estimate's date is the destination's calendar day when its
+ * zone is known (a 23:59 estimate in California is not "tomorrow" in UTC), else UTC's, as `send_on` is.
+ */
 export function whatHappensNext(
   order: Pick<OrderRow, 'recipient_name' | 'send_trigger' | 'send_on' | 'delivered'>,
   estimate: DeliveryEstimate | null,
   language: { locale: Locale; dateLocale: string } = { locale: 'en', dateLocale: 'en' },
 ): string {
   const { locale, dateLocale } = language;
-  const who = { recipient_name: order.recipient_name };
-  switch (order.send_trigger) {
-    case 'now':
-      return phrase(locale, 'page_next_now', who);
-    case 'date':
-      return order.send_on
-        ? phrase(locale, 'page_next_on_date', { ...who, date: dayText(order.send_on, dateLocale, null) })
-        : phrase(locale, 'page_next_on_store_day', who);
-    case 'package':
-      if (order.delivered) return phrase(locale, 'page_next_arrived', who);
-      return estimate
-        ? phrase(locale, 'page_next_package_about', {
-            ...who,
-            date: dayText(estimate.at, dateLocale, estimate.timeZone),
-          })
-        : phrase(locale, 'page_next_package', who);
+  // A recipient nobody named is "your recipient" in the page's language; the sentence starts with it.
+  const who = {
+    recipient_name:
+      order.recipient_name === UNNAMED_RECIPIENT ? phrase(locale, 'page_unnamed_recipient') : order.recipient_name,
+  };
+  return capitalized(sentence(), locale);
+
+  function sentence(): string {
+    switch (order.send_trigger) {
+      case 'now':
+        return phrase(locale, 'page_next_now', who);
+      case 'date':
+        return order.send_on
+          ? phrase(locale, 'page_next_on_date', { ...who, date: dayText(order.send_on, dateLocale, null) })
+          : phrase(locale, 'page_next_on_store_day', who);
+      case 'package':
+        if (order.delivered) return phrase(locale, 'page_next_arrived', who);
+        return estimate
+          ? phrase(locale, 'page_next_package_about', {
+              ...who,
+              date: dayText(estimate.at, dateLocale, estimate.timeZone),
+            })
+          : phrase(locale, 'page_next_package', who);
+    }
   }
+}
+
+function capitalized(text: string, locale: Locale): string {
+  return text.charAt(0).toLocaleUpperCase(locale) + text.slice(1);
 }

@@ -12,7 +12,8 @@ import {
 } from '../../src/i18n/locale.ts';
 import { compileMessageTemplates } from '../../src/notifications/message-templates.ts';
 import { smsSegments } from '../../src/notifications/sms-segments.ts';
-import type { TemplateValues } from '../../src/notifications/templates.ts';
+import { localizedValues, type TemplateValues } from '../../src/notifications/templates.ts';
+import { UNNAMED_RECIPIENT } from '../../src/orders/recipient.ts';
 
 const english = CATALOGUE.en;
 const keys = Object.keys(english) as PhraseKey[];
@@ -73,6 +74,24 @@ describe('which language', () => {
     expect(dayText(at, dateLocale('es-MX', 'es'), null)).toBe('27 de noviembre');
     // A German browser on a French page: French dates, not "27. November" inside a French sentence.
     expect(dayText(at, dateLocale('de-DE', 'fr'), null)).toBe('27 novembre');
+  });
+});
+
+describe('a recipient nobody named', () => {
+  it('is "your recipient" in the message’s language, as the full name and as the first name', () => {
+    const values: TemplateValues = {
+      store_name: 'Maison Hélène',
+      sender_name: 'Amélie Dubois',
+      recipient_name: UNNAMED_RECIPIENT,
+      recipient_first_name: 'your',
+      video_title: 'Joyeux anniversaire !',
+      playback_url: 'https://cadeaux.example.fr/watch/x',
+      record_url: 'https://cadeaux.example.fr/record/x',
+    };
+    const french = localizedValues(values, 'fr');
+    expect(french.recipient_name).toBe('votre destinataire');
+    expect(french.recipient_first_name).toBe('votre destinataire');
+    expect(localizedValues(values, 'es').recipient_first_name).toBe('tu destinatario');
   });
 });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNNAMED_RECIPIENT } from '../../src/orders/recipient.ts';
 import { whatHappensNext } from '../../src/videos/what-happens-next.ts';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
@@ -34,6 +35,14 @@ describe('whatHappensNext', () => {
     expect(whatHappensNext({ ...order, send_trigger: 'date', send_on: new Date('2026-12-24T15:00:00Z') }, null)).toBe(
       'Grandpa Joe gets your video on December 24.',
     );
+  });
+
+  it('names a recipient nobody named in the page’s language, at the start of the sentence too', () => {
+    const unnamed = { ...order, recipient_name: UNNAMED_RECIPIENT };
+    expect(whatHappensNext(unnamed, null)).toBe('Your recipient gets your video when the package arrives.');
+    const french = whatHappensNext(unnamed, null, { locale: 'fr', dateLocale: 'fr' });
+    expect(french).not.toMatch(/your/i);
+    expect(french.charAt(0)).toBe(french.charAt(0).toUpperCase());
   });
 });
 
