@@ -128,8 +128,13 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     );
     await services.shopify.reconcile();
     await services.dispatcher.reconcile();
-    // E-mail provider events the receiving process did not get to apply (it stopped, or failed).
-    await services.emailEvents.processPending();
+    // E-mail provider events the receiving process did not get to apply (it stopped, or failed). Its
+    // failure is logged and must not keep billing from its turn.
+    await services.emailEvents
+      .processPending()
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'could not apply pending e-mail events; retried next run'),
+      );
     await services.billing.reconcile();
   };
   await reconcile();

@@ -39,7 +39,7 @@ export const logoUrl = z
   .pipe(z.url({ protocol: /^https$/, hostname: z.regexes.domain, error: 'must be an https URL, or null' }))
   .meta({ format: 'uri', examples: ['https://cdn.example.com/logo.png'] });
 
-/** What `PATCH /v1/account/settings` and the admin's settings accept; absent fields stay as they are. */
+/** What `PUT /v1/account/settings` and the admin's settings accept; absent fields stay as they are. */
 export const accountSettingsFields = {
   logo_url: logoUrl.nullable().optional(),
   not_watched_note: z.boolean({ error: 'must be true or false' }).optional(),

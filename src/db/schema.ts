@@ -192,7 +192,10 @@ export interface EmailEventsTable {
   provider: EmailProvider;
   /** The provider's own event id: a redelivery of one event is one row. */
   event_key: string;
-  /** The event as the provider sent it (one element of a SendGrid batch; the SNS envelope for SES). */
+  /**
+   * The event as the provider sent it (one element of a SendGrid batch; the SNS envelope for SES),
+   * until it is applied; then null (it names the address).
+   */
   body: unknown;
   /** What it says, read once at arrival (src/notifications/email-event-kinds.ts `EmailProviderEvent`). */
   event: unknown;

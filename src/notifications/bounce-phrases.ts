@@ -17,9 +17,9 @@ export const BOUNCE_PHRASES = {
       : kind === 'dropped'
         ? 'The e-mail provider would not deliver the e-mail'
         : "The e-mail bounced: the recipient's mail server refused it",
-  /** The admin timeline's next step after the recipient's video bounced. */
-  timelineNext:
-    "The sender was told. Resend to send it by SMS (when the order has the recipient's phone) or to a corrected e-mail address.",
+  /** The admin timeline's next step after the recipient's video bounced (`senderTold`: the sender was e-mailed). */
+  timelineNext: (senderTold: boolean) =>
+    `${senderTold ? 'The sender was told. ' : ''}Resend to send it by SMS (when the order has the recipient's phone) or to a corrected e-mail address.`,
   /** Resend refused: the e-mail went to the current address and bounced, and there is no phone. */
   resendRefusedBounced:
     "The e-mail to the recipient's address bounced, so it is not sent there again. Correct the recipient's e-mail, or add their phone number to send the video by SMS.",

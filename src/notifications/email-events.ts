@@ -51,29 +51,52 @@ export class EmailEvents {
     return stored.length;
   }
 
-  /** Applies stored events not yet processed, oldest first; returns how many it processed. */
+  /**
+   * Applies stored events not yet processed, oldest first; returns how many it processed. An event
+   * that fails is logged (ids only), left pending for the next run and passed over in this one, so
+   * it never holds up the events behind it.
+   */
   async processPending(limit = 100): Promise<number> {
     let processed = 0;
     let notesQueued = false;
-    for (; processed < limit; processed++) {
-      const result = await this.deps.db.transaction().execute(async (trx) => {
-        // SKIP LOCKED: two processes never apply one event; a failure rolls the event back to pending.
-        const row = await sql<EmailEventRow>`
-          select * from email_events where processed_at is null
-          order by received_at, id limit 1 for update skip locked`
-          .execute(trx)
-          .then((r) => r.rows[0]);
-        if (!row) return null;
-        const event = (typeof row.event === 'string' ? JSON.parse(row.event) : row.event) as EmailProviderEvent;
-        const applied = await this.apply(trx, event);
-        await trx
-          .updateTable('email_events')
-          .set({ processed_at: this.deps.now(), outcome: applied.outcome, send_id: applied.sendId })
-          .where('id', '=', row.id)
-          .execute();
-        return applied;
-      });
+    const passedOver: string[] = [];
+    while (processed < limit) {
+      let rowId: string | null = null;
+      let result: { noteQueued: boolean } | 'wait' | null;
+      try {
+        result = await this.deps.db.transaction().execute(async (trx) => {
+          // SKIP LOCKED: two processes never apply one event; a failure rolls the event back to pending.
+          const row = await sql<EmailEventRow>`
+            select * from email_events where processed_at is null
+            ${passedOver.length > 0 ? sql`and id not in (${sql.join(passedOver)})` : sql``}
+            order by received_at, id limit 1 for update skip locked`
+            .execute(trx)
+            .then((r) => r.rows[0]);
+          if (!row) return null;
+          rowId = row.id;
+          const event = (typeof row.event === 'string' ? JSON.parse(row.event) : row.event) as EmailProviderEvent;
+          const applied = await this.apply(trx, event);
+          if (applied === 'wait') return applied;
+          await trx
+            .updateTable('email_events')
+            // The provider's body names the address; once applied, nothing needs it (privacy).
+            .set({ processed_at: this.deps.now(), outcome: applied.outcome, send_id: applied.sendId, body: null })
+            .where('id', '=', row.id)
+            .execute();
+          return applied;
+        });
+      } catch (error) {
+        if (rowId === null) throw error; // the read itself failed: nothing to pass over
+        passedOver.push(rowId);
+        this.deps.logger.warn({ err: error, emailEventId: rowId }, 'could not apply an e-mail event; it is retried');
+        continue;
+      }
       if (!result) break;
+      if (result === 'wait') {
+        passedOver.push(rowId!); // pending still: the next run (the reconciler's) applies it
+        continue;
+      }
+      processed++;
       notesQueued ||= result.noteQueued;
     }
     if (notesQueued) this.deps.onMessagesQueued?.();
@@ -83,7 +106,7 @@ export class EmailEvents {
   private async apply(
     trx: Db,
     event: EmailProviderEvent,
-  ): Promise<{ outcome: EmailEventOutcome; sendId: string | null; noteQueued: boolean }> {
+  ): Promise<{ outcome: EmailEventOutcome; sendId: string | null; noteQueued: boolean } | 'wait'> {
     const { logger } = this.deps;
     const now = this.deps.now();
     const send = await findEmailSend(trx, {
@@ -100,6 +123,9 @@ export class EmailEvents {
       return { outcome: 'unknown_message', sendId: null, noteQueued: false };
     }
     if (!failsTheSend(event.kind)) return { outcome: 'recorded', sendId: send.id, noteQueued: false };
+    // The provider can answer before our own "sent" commits (a suppressed address, a database blip
+    // while recording): the event waits for the send to settle rather than being lost to it.
+    if (send.status === 'claimed' || send.status === 'sending') return 'wait';
     const reason = BOUNCE_PHRASES.lastError(event.kind, event.reason);
     if (!(await markSendBounced(trx, send.id, reason, now)))
       return { outcome: 'already_settled', sendId: send.id, noteQueued: false };
@@ -109,6 +135,16 @@ export class EmailEvents {
       .select(['id', 'account_id', 'email'])
       .where('id', '=', send.order_id)
       .executeTakeFirstOrThrow();
+    // The sender hears of their gift's bounce, unless the address that bounced is their own (a gift
+    // to themselves, or a note to them): the merchant sees it on the order either way. A spam
+    // complaint is no bounce: the message arrived (and may have been watched), so telling the sender
+    // "it never arrived" would be false; the send still counts as failed, so no resend goes there.
+    const senderOwnAddress =
+      send.kind !== 'recipient_video' || (send.destination ?? '').toLowerCase() === order.email.toLowerCase();
+    const noteQueued =
+      !senderOwnAddress &&
+      event.kind !== 'complaint' &&
+      (await queueSend(trx, order, { kind: 'sender_bounce_note', channel: 'email', dueAt: now }, now));
     await recordTimeline(
       trx,
       order,
@@ -124,6 +160,8 @@ export class EmailEvents {
             bounce_type: event.kind,
             provider_type: event.providerType,
             reason: event.reason,
+            // Whether the sender was e-mailed about it (a second bounce's note, or a complaint, is not).
+            sender_told: noteQueued,
           },
         },
       ],
@@ -133,13 +171,6 @@ export class EmailEvents {
       { provider: event.provider, orderId: order.id, sendId: send.id, kind: event.kind },
       'an e-mail bounced after it was sent',
     );
-    // The sender hears of their gift's bounce, unless the address that bounced is their own (a gift
-    // to themselves, or a note to them): the merchant sees it on the order either way.
-    const senderOwnAddress =
-      send.kind !== 'recipient_video' || (send.destination ?? '').toLowerCase() === order.email.toLowerCase();
-    const noteQueued =
-      !senderOwnAddress &&
-      (await queueSend(trx, order, { kind: 'sender_bounce_note', channel: 'email', dueAt: now }, now));
     return { outcome: 'send_failed', sendId: send.id, noteQueued };
   }
 }

@@ -39,6 +39,12 @@ describe('SNS certificate hosts', () => {
     expect(snsUrlAllowed('https://sns.us-east-1.amazonaws.com:8443/cert.pem', production)).toBe(false);
     expect(snsUrlAllowed('http://127.0.0.1:4566/cert.pem', production)).toBe(false);
   });
+  it('takes a region for the wildcard, not any label: S3 bucket hosts are anyone’s', () => {
+    expect(snsUrlAllowed('https://sns.us-gov-west-1.amazonaws.com/cert.pem', production)).toBe(true);
+    expect(snsUrlAllowed('https://sns.eu-central-2.amazonaws.com/cert.pem', production)).toBe(true);
+    expect(snsUrlAllowed('https://sns.s3.amazonaws.com/cert.pem', production)).toBe(false);
+    expect(snsUrlAllowed('https://sns.s3-website-us-east-1.amazonaws.com/cert.pem', production)).toBe(false);
+  });
   it('accepts a configured origin exactly', () => {
     expect(snsUrlAllowed('http://127.0.0.1:4566/cert.pem', ['http://127.0.0.1:4566'])).toBe(true);
     expect(snsUrlAllowed('http://127.0.0.1:4567/cert.pem', ['http://127.0.0.1:4566'])).toBe(false);

@@ -123,11 +123,25 @@ async function expectBounceTold(
   });
   expect(JSON.stringify(entries[0])).not.toContain('@');
 
-  // The sender hears of it by e-mail (the order has no sender phone), once.
+  // The sender hears of a bounce by e-mail, once; of a spam complaint not at all (the message
+  // arrived: "it did not arrive" would be false).
   await dispatch();
   const notes = mail.messages.filter((m) => m.to.includes(validOrder.email));
-  expect(notes).toHaveLength(1);
-  expect(notes[0]!.raw).toMatch(/Subject: Your video message to Bob Recipient did not arrive/);
+  if (expected.bounceType === 'complaint') expect(notes).toHaveLength(0);
+  else {
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.raw).toMatch(/Subject: Your video message to Bob Recipient did not arrive/);
+  }
+  expect(entries[0]!.data.sender_told).toBe(expected.bounceType !== 'complaint');
+  // The provider's body named the address; once applied, it is gone.
+  const bodies = await db()
+    .selectFrom('email_events')
+    .select('body')
+    .where('send_id', '=', send.id)
+    .where('processed_at', 'is not', null)
+    .execute();
+  expect(bodies.length).toBeGreaterThan(0);
+  expect(bodies.every((row) => row.body === null)).toBe(true);
 
   // The merchant: the admin's stage and words, from the same rows.
   const row = await app.services.orders.get(store.id, order.orderId);
@@ -139,6 +153,31 @@ async function expectBounceTold(
 }
 
 describe('Postmark', () => {
+  it('holds a bounce that arrives before the send is recorded as sent, and applies it once it is', async () => {
+    const order = await sentByEmail();
+    const send = await recipientSend(order.orderId);
+    // The provider answered while our own "sent" had not committed yet (a database blip, a fast drop).
+    await db().updateTable('sends').set({ status: 'sending' }).where('id', '=', send.id).execute();
+    const record = postmark.bounce({
+      messageId: randomUUID(),
+      email: order.recipient,
+      metadata: postmark.metadataOf(order.message.raw),
+    });
+    expect((await postmark.post(url('postmark'), record)).status).toBe(200);
+    await app.services.emailEvents.processPending();
+    expect((await recipientSend(order.orderId)).status).toBe('sending');
+    const pending = await db()
+      .selectFrom('email_events')
+      .select('processed_at')
+      .where('event_key', '=', `Bounce:${record.ID}`)
+      .executeTakeFirstOrThrow();
+    expect(pending.processed_at).toBeNull();
+
+    await db().updateTable('sends').set({ status: 'sent' }).where('id', '=', send.id).execute();
+    await app.services.emailEvents.processPending();
+    await expectBounceTold(order, { provider: 'postmark', bounceType: 'hard_bounce' });
+  });
+
   it('finds the send by the metadata every e-mail carries, when Postmark names the message by an id of its own', async () => {
     const order = await sentByEmail();
     const metadata = postmark.metadataOf(order.message.raw);

@@ -12,7 +12,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('provider', 'text', (c) => c.notNull())
     // The provider's event id: providers redeliver, we apply once.
     .addColumn('event_key', 'text', (c) => c.notNull())
-    .addColumn('body', 'jsonb', (c) => c.notNull())
+    // The provider's own body, kept until the event is applied: it names the address it is about,
+    // which nothing needs once the event had its effect (the `event` column keeps what we read of it).
+    .addColumn('body', 'jsonb')
     .addColumn('event', 'jsonb', (c) => c.notNull())
     .addColumn('received_at', 'timestamptz', (c) => c.notNull())
     .addColumn('processed_at', 'timestamptz')

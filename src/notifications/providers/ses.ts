@@ -36,9 +36,14 @@ export function snsStringToSign(envelope: SnsEnvelope): string {
 
 /**
  * Which certificate (and subscribe) URLs are Amazon's. Each allowed entry is a host pattern, `*`
- * standing for one DNS label (`sns.*.amazonaws.com`, the default), reached over https only; or a
- * full origin (`http://127.0.0.1:4566`) for a local stand-in such as the tests' fake.
+ * standing for one AWS region name (`sns.*.amazonaws.com`, the default: `sns.us-east-1.amazonaws.com`),
+ * reached over https only; or a full origin (`http://127.0.0.1:4566`) for a local stand-in such as the
+ * tests' fake. A region, not any label: `sns.s3.amazonaws.com` is an S3 bucket's host, which anyone
+ * may own, and its certificate would sign forged bounces.
  */
+/** `us-east-1`, `eu-central-2`, `us-gov-west-1`, `cn-north-1`… */
+const AWS_REGION_LABEL = '[a-z]{2}(?:-[a-z]+)+-[0-9]+';
+
 export function snsUrlAllowed(url: string, allowed: readonly string[]): boolean {
   let parsed: URL;
   try {
@@ -52,7 +57,7 @@ export function snsUrlAllowed(url: string, allowed: readonly string[]): boolean 
     const pattern = new RegExp(
       `^${entry
         .split('.')
-        .map((label) => (label === '*' ? '[a-z0-9-]+' : label.replace(/[^a-z0-9-]/gi, '\\$&')))
+        .map((label) => (label === '*' ? AWS_REGION_LABEL : label.replace(/[^a-z0-9-]/gi, '\\$&')))
         .join('\\.')}$`,
       'i',
     );

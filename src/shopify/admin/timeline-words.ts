@@ -116,8 +116,9 @@ export function describeTimelineEntry(entry: {
     case 'send.bounced':
       return words(
         BOUNCE_PHRASES.timelineTitle(data.bounce_type),
-        [reason, data.kind === 'recipient_video' ? BOUNCE_PHRASES.timelineNext : null].filter(Boolean).join(' ') ||
-          null,
+        [reason, data.kind === 'recipient_video' ? BOUNCE_PHRASES.timelineNext(data.sender_told === true) : null]
+          .filter(Boolean)
+          .join(' ') || null,
       );
     case 'note.sent':
       return words(noteTitle(data.kind));
