@@ -32,6 +32,7 @@ import {
 import type { SmsChannel } from './sms.ts';
 import type { MessageTemplates } from './message-templates.ts';
 import { emailTemplateFor, templateValues, thanksValues, type ThanksMessage } from './templates.ts';
+import { NOT_WATCHED_REASONS } from './not-watched.ts';
 
 /** How long a message the provider accepted waits for an unavailable database to record it as sent. */
 const RECORD_SENT_PATIENCE_MS = 60_000;
@@ -104,7 +105,15 @@ export class SendDispatcher {
     // Read before the send is marked `sending`: once it is, a failure can only be the provider's, and a
     // database outage here must leave the send claimed (returned by the reconciler), not uncertain.
     const looks = await this.messageLooks(send);
-    const start = await startSending(db, send, (order) => destinationOf(order, send.kind, send.channel), this.now());
+    const start = await startSending(
+      db,
+      send,
+      (order) => destinationOf(order, send.kind, send.channel),
+      this.now(),
+      // Decided three days after sending; the recipient may watch between that decision and now.
+      (order) =>
+        send.kind === 'sender_not_watched_note' && order.viewed_at !== null ? NOT_WATCHED_REASONS.withdrawn : null,
+    );
     if (start.kind === 'no_destination') {
       await this.fail(
         send,

@@ -213,12 +213,15 @@ export async function forgetDestinations(trx: Db, orderId: string): Promise<void
  * Moves a claimed message to `sending`, the last step before the provider call, under a share lock
  * on its order: an order stopped meanwhile cancels the message instead, and an order cannot be
  * stopped while this runs (OrderService takes the row lock, then finds the message `sending`).
+ * `unwantedBecause` names a reason the order now gives not to send this message at all (the
+ * not-watched note once the recipient watched): it is cancelled, with the reason on the timeline.
  */
 export async function startSending(
   db: Db,
   send: SendRow,
   destinationOf: (order: OrderRow) => string | null,
   now: Date,
+  unwantedBecause: (order: OrderRow) => string | null = () => null,
 ): Promise<
   | { kind: 'started'; order: OrderRow; destination: string }
   | { kind: 'no_destination'; order: OrderRow }
@@ -233,6 +236,18 @@ export async function startSending(
       .executeTakeFirstOrThrow();
     if (order.status === 'cancelled' || order.deleted_at !== null) {
       await moveSend(trx, send, 'claimed', { status: 'cancelled', last_error: 'order cancelled or deleted' }, now);
+      return { kind: 'stopped' };
+    }
+    const unwanted = unwantedBecause(order);
+    if (unwanted) {
+      if (await moveSend(trx, send, 'claimed', { status: 'cancelled', last_error: unwanted }, now))
+        await recordTimeline(
+          trx,
+          order,
+          'system',
+          [{ type: 'send.cancelled', data: { kind: send.kind, reason: unwanted } }],
+          now,
+        );
       return { kind: 'stopped' };
     }
     const destination = destinationOf(order);

@@ -102,6 +102,31 @@ describe('the not-watched note', () => {
     expect(smsTo(senderPhone)).toHaveLength(1);
   });
 
+  it('is cancelled, with the reason, when the recipient watches between the decision and the send', async () => {
+    const senderPhone = '+14155550177';
+    const order = await sentOrder({ sender_phone: senderPhone });
+    clock.advance(NOT_WATCHED_AFTER_MS + 60_000);
+    expect(await decide()).toBe(1);
+    // The view commits while the decision's transaction is still open, so the view's own withdrawal
+    // cannot see the queued note: the row is all that is left of that race.
+    await app.services.database.db
+      .updateTable('orders')
+      .set({ viewed_at: clock.now() })
+      .where('id', '=', order.id)
+      .execute();
+    await dispatch();
+    expect(smsTo(senderPhone)).toHaveLength(0);
+    const note = await app.services.database.db
+      .selectFrom('sends')
+      .select(['status', 'last_error'])
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'sender_not_watched_note')
+      .executeTakeFirstOrThrow();
+    expect(note.status).toBe('cancelled');
+    expect(note.last_error).toBeTruthy();
+    expect((await timeline(order.id)).filter((e) => e.type === 'send.cancelled')).toHaveLength(1);
+  });
+
   it("e-mails the sender when the order has no sender phone, naming the store and the recipient's first name", async () => {
     const sender = `ann-${Date.now()}@example.com`;
     const logo = 'https://cdn.maplethread.example/logo.png';
