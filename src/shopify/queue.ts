@@ -10,7 +10,9 @@ export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean; f
 export function queueEnqueuer(queue: Queue): EnqueueWebhook {
   return async (webhookId, options = {}) => {
     // A receipt the intake has just inserted has never had a job: one `add` (one Redis script)
-    // instead of looking for a failed job to replace first — the intake's answer waits on it.
+    // instead of looking for a failed job to replace first — the intake's answer waits on it. (A
+    // webhook id seen again after its receipt was deleted, e.g. by shop/redact, while its old failed
+    // job is still kept, adds nothing here: the reconciler's rerunnable add picks that receipt up.)
     if (options.fresh) {
       await queue.add('process', { webhookId }, { jobId: jobIds.webhook(webhookId) });
       return;

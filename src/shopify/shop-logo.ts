@@ -38,6 +38,15 @@ export async function refreshShopLogo(
     const url = await fetchShopLogoUrl(shopify.library, token, shop.domain);
     await recordShopifyLogo(shopify.deps.db, shop.account_id, url, (shopify.deps.now ?? (() => new Date()))());
   } catch (error) {
-    shopify.deps.logger.warn({ err: error, shop: shop.domain }, "could not read the shop's logo from Shopify");
+    // Once per shop and process at warn (an API version without the field fails on every settings
+    // load, and the merchant's own logo setting is the way out); afterwards at debug.
+    const first = !warnedShops.has(shop.domain);
+    warnedShops.add(shop.domain);
+    shopify.deps.logger[first ? 'warn' : 'debug'](
+      { err: error, shop: shop.domain },
+      "could not read the shop's logo from Shopify",
+    );
   }
 }
+
+const warnedShops = new Set<string>();

@@ -37,7 +37,7 @@ describe('the catalogue', () => {
     const sameEverywhere = new Set<PhraseKey>(['email_signature']);
     for (const locale of ['fr', 'es'] as const)
       for (const key of keys)
-        if (!sameEverywhere.has(key) && placeholdersOf(english[key]).join() !== english[key].replace(/[^a-z_{}]/g, ''))
+        if (!sameEverywhere.has(key) && english[key].replace(/\{[a-z_]+\}/g, '').trim() !== '')
           expect(CATALOGUE[locale][key], `${locale} ${key}`).not.toBe(english[key]);
   });
 

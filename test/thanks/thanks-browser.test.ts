@@ -114,7 +114,8 @@ describe('the thank-you reply in a browser', () => {
     // The reply's poster frame (drawn by the recorder while previewing) is the e-mail's call to action.
     expect(text).toMatch(/src="https:\/\/doorstep\.test\/thanks\/[0-9a-f-]{36}\/poster"/);
     const link = thanksLink(text);
-    // Exactly once: one thank-you e-mail for one reply.
+    // Exactly once: one thank-you e-mail for one reply, also after the dispatcher ran again.
+    await app.services.dispatcher.dispatchDue(100);
     expect(mail.messages.filter((m) => m.to.includes(sender) && /thank-you/.test(decodedMail(m.raw)))).toHaveLength(1);
 
     const { page: senderPage, problems: senderProblems } = await newPage();
