@@ -122,6 +122,7 @@ export const NOT_WATCHED_OUTCOMES = [
   'setting_off',
   'no_sender_contact',
   'order_stopped',
+  'recipient_unreachable',
 ] as const;
 export type NotWatchedOutcome = (typeof NOT_WATCHED_OUTCOMES)[number];
 

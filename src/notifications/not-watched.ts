@@ -21,6 +21,7 @@ export const NOT_WATCHED_REASONS = {
   already_watched: 'the recipient has watched the video',
   setting_off: 'the store turned the not-watched note off',
   no_sender_contact: "the order has neither the sender's e-mail nor phone",
+  recipient_unreachable: 'the video did not reach the recipient (its send failed); the sender was told of that',
   withdrawn: 'the recipient watched the video',
 } as const;
 
@@ -36,14 +37,29 @@ export type NotWatchedDecision =
 export function notWatchedDecision(
   order: Pick<OrderRow, 'status' | 'deleted_at' | 'viewed_at' | 'email' | 'sender_phone'>,
   settings: Pick<AccountSettings, 'notWatchedNote'>,
+  /** Whether a recipient video send stands `sent` (a bounce fails it): "waiting unseen" is then true. */
+  recipientReached: boolean,
 ): NotWatchedDecision {
   if (order.status === 'cancelled' || order.deleted_at !== null)
     return { outcome: 'order_stopped', reason: NOT_WATCHED_REASONS.order_stopped };
   if (order.viewed_at !== null) return { outcome: 'already_watched', reason: NOT_WATCHED_REASONS.already_watched };
+  if (!recipientReached) return { outcome: 'recipient_unreachable', reason: NOT_WATCHED_REASONS.recipient_unreachable };
   if (!settings.notWatchedNote) return { outcome: 'setting_off', reason: NOT_WATCHED_REASONS.setting_off };
   if (order.sender_phone) return { outcome: 'queued', channel: 'sms' };
   if (order.email.trim() !== '') return { outcome: 'queued', channel: 'email' };
   return { outcome: 'no_sender_contact', reason: NOT_WATCHED_REASONS.no_sender_contact };
+}
+
+/** Whether one of the order's recipient video sends stands `sent` (on the `sends (order_id)` index). */
+async function recipientVideoSent(trx: Db, orderId: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('sends')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('kind', '=', 'recipient_video')
+    .where('status', '=', 'sent')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /**
@@ -134,7 +150,11 @@ export class NotWatchedNotes {
       for (const check of due) {
         const order = await trx.selectFrom('orders').selectAll().where('id', '=', check.order_id).executeTakeFirst();
         const decision = order
-          ? notWatchedDecision(order, await findAccountSettings(trx, check.account_id))
+          ? notWatchedDecision(
+              order,
+              await findAccountSettings(trx, check.account_id),
+              await recipientVideoSent(trx, order.id),
+            )
           : ({ outcome: 'order_stopped', reason: NOT_WATCHED_REASONS.order_gone } as const);
         const outcome = decision.outcome;
         // The sends table's unique live index is the second guard: one live note per order and channel.

@@ -102,6 +102,25 @@ describe('the not-watched note', () => {
     expect(smsTo(senderPhone)).toHaveLength(1);
   });
 
+  it('sends no "waiting unseen" note when the video never reached the recipient (its send failed)', async () => {
+    const senderPhone = '+14155550166';
+    const order = await sentOrder({ sender_phone: senderPhone });
+    // As a bounce leaves it (test/notifications/bounces.test.ts): the recipient's send failed.
+    await app.services.database.db
+      .updateTable('sends')
+      .set({ status: 'failed', last_error: 'the e-mail bounced' })
+      .where('order_id', '=', order.id)
+      .where('kind', '=', 'recipient_video')
+      .execute();
+    clock.advance(NOT_WATCHED_AFTER_MS + 60_000);
+    expect(await decide()).toBe(1);
+    await dispatch();
+    expect(smsTo(senderPhone)).toHaveLength(0);
+    expect(await notWatchedEntries(order.id)).toEqual([
+      { outcome: 'recipient_unreachable', reason: expect.stringContaining('did not reach the recipient') },
+    ]);
+  });
+
   it('is cancelled, with the reason, when the recipient watches between the decision and the send', async () => {
     const senderPhone = '+14155550177';
     const order = await sentOrder({ sender_phone: senderPhone });
