@@ -6,7 +6,7 @@ import { readJsonObject } from '../http/json-body.ts';
 import type { OrderService } from '../orders/service.ts';
 import { parseBody } from '../validation.ts';
 import { readPosterBody } from '../videos/poster-body.ts';
-import { serveVideo } from '../videos/serve-video.ts';
+import { servePoster, serveVideo } from '../videos/serve-video.ts';
 import type { VideoStorage } from '../videos/storage.ts';
 import type { UploadLimit } from '../videos/upload-limit.ts';
 import { clientStreamError, videoUploadBody } from '../videos/upload-body.ts';
@@ -89,15 +89,7 @@ export function thanksRoutes(deps: ThanksRouteDeps): Router {
   router.get('/thanks/:key/poster', async (ctx) => {
     const { video } = await deps.thanks.byKey(ctx.params.key!);
     if (!video?.poster_key) throw new NotFoundError('This thank-you has no poster.');
-    const stored = await deps.storage.get(video.poster_key);
-    ctx.set({
-      'Cache-Control': 'private, max-age=3600',
-      'Referrer-Policy': 'no-referrer',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    ctx.type = 'image/jpeg';
-    ctx.length = stored.size;
-    ctx.body = stored.stream;
+    await servePoster(ctx, deps.storage, video.poster_key);
   });
 
   return router;

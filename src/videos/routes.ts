@@ -13,7 +13,7 @@ import type { OrderService } from '../orders/service.ts';
 import { browserAssets, sendAsset } from './browser-assets.ts';
 import { captionCues, TRANSCRIPT_MAX_CHARS, webVtt } from './captions.ts';
 import { notFoundPage, recordPage, watchPage, type WatchView } from './pages.ts';
-import { serveVideo } from './serve-video.ts';
+import { servePoster, serveVideo } from './serve-video.ts';
 import { readPosterBody } from './poster-body.ts';
 import { assertAcceptsVideo, type VideoService } from './service.ts';
 import type { VideoRow } from './videos.ts';
@@ -167,15 +167,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
     const key = order.status === 'cancelled' ? null : ((await deps.videos.playable(order))?.poster_key ?? null);
     if (!key) throw new NotFoundError('This video message has no poster.');
-    const stored = await deps.storage.get(key);
-    ctx.set({
-      'Cache-Control': 'private, max-age=3600',
-      'Referrer-Policy': 'no-referrer',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    ctx.type = 'image/jpeg';
-    ctx.length = stored.size;
-    ctx.body = stored.stream;
+    await servePoster(ctx, deps.storage, key);
   });
 
   // The captions track of the video the order plays now, built from its transcript on each request

@@ -52,3 +52,19 @@ export async function serveVideo(ctx: Context, storage: VideoStorage, video: Vid
   ctx.body = stored.stream;
   ctx.length = length;
 }
+
+/**
+ * Answers a GET or HEAD for a stored poster frame (a small JPEG, served through Node from either
+ * storage): the watch page's and the sender's thank-you page's.
+ */
+export async function servePoster(ctx: Context, storage: VideoStorage, posterKey: string): Promise<void> {
+  const stored = await storage.get(posterKey);
+  ctx.set({
+    'Cache-Control': 'private, max-age=3600',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  ctx.type = 'image/jpeg';
+  ctx.length = stored.size;
+  ctx.body = stored.stream;
+}
