@@ -7,10 +7,14 @@ import type { ShopifyLibrary } from './library.ts';
  * Admin API names the shop's account at install, and billing (src/billing/) uses `adminGraphql`.
  */
 
+/** The library's session for a shop's offline token (no storage: the token is ours, in `shops`). */
+export function offlineSession(domain: string, accessToken: string): Session {
+  return new Session({ id: `offline_${domain}`, shop: domain, state: '', isOnline: false, accessToken });
+}
+
 /** The library's GraphQL client for a shop's offline token. */
 export function adminGraphql(shopify: ShopifyLibrary, accessToken: string, domain: string): GraphqlClient {
-  const session = new Session({ id: `offline_${domain}`, shop: domain, state: '', isOnline: false, accessToken });
-  return new shopify.clients.Graphql({ session });
+  return new shopify.clients.Graphql({ session: offlineSession(domain, accessToken) });
 }
 
 export async function fetchShopName(

@@ -1,21 +1,21 @@
 import { recordShopifyLogo } from '../accounts/settings.ts';
-import { adminGraphql } from './admin-api.ts';
+import { offlineSession } from './admin-api.ts';
 import type { ShopifyLibrary } from './library.ts';
 import type { ShopifyServices } from './services.ts';
 import type { ShopRow } from './shops.ts';
 
 /**
- * The shop's brand logo (Shopify admin → Settings → Brand), or null when it has none. The query is
- * `shop { brand { logo { image { url } } } }`, the shape of Shopify's brand settings (the Storefront
- * API's `Shop.brand`; the Admin API's brand object is still marked unstable). An API version whose
- * Admin API lacks the field answers with a GraphQL error, which the callers treat as "not known".
+ * The shop's brand logo (Shopify admin → Settings → Brand), or null when it has none: the
+ * Storefront API's `Shop.brand`, asked with the app's offline token as its private Storefront token
+ * (the library's Storefront client; Shopify's own `unauthenticated.storefront(shop)` does the same).
+ * Not the Admin API: its Branding types are not supported in a stable version (2026-07).
  */
 export async function fetchShopLogoUrl(
   shopify: ShopifyLibrary,
   accessToken: string,
   domain: string,
 ): Promise<string | null> {
-  const client = adminGraphql(shopify, accessToken, domain);
+  const client = new shopify.clients.Storefront({ session: offlineSession(domain, accessToken) });
   const response = await client.request<{
     shop: { brand: { logo: { image: { url: string | null } | null } | null } | null };
   }>('query DoorstepShopLogo { shop { brand { logo { image { url } } } } }');

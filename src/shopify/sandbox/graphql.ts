@@ -16,6 +16,29 @@ const SUBSCRIPTION_GID = 'gid://shopify/AppSubscription/';
 /** Shopify's userError when a usage record would take the cycle past the capped amount. */
 export const CAP_EXCEEDED = 'Total price exceeds balance remaining';
 
+/**
+ * The Storefront API (`/api/{version}/graphql.json`) as an app calls it with its offline token
+ * (`Shopify-Storefront-Private-Token`): the one query Doorstep makes there, the shop's brand logo.
+ * The Admin API has no stable `shop.brand` (its Branding types are "not supported" in 2026-07), so
+ * the sandbox answers it only here, as Shopify does.
+ */
+export function storefrontGraphql(
+  state: ShopifySandboxState,
+  shop: string,
+  privateToken: string,
+  request: GraphqlRequest,
+): SandboxAnswer {
+  if (state.shopOfAccessToken(privateToken) !== shop)
+    return { status: 401, body: { errors: [{ message: 'Unauthorized', extensions: { code: 'UNAUTHORIZED' } }] } };
+  const failure = injectedFailure(state);
+  if (failure) return failure;
+  if (/\bshop\s*\{\s*brand\b/.test(request.query ?? '')) {
+    const url = state.brandLogos.get(shop);
+    return data({ shop: { brand: { logo: url ? { image: { url } } : null } } });
+  }
+  return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
+}
+
 export function adminGraphql(
   state: ShopifySandboxState,
   shop: string,
@@ -28,20 +51,8 @@ export function adminGraphql(
       status: 401,
       body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' },
     };
-  const failure = state.graphqlFailures.shift();
-  if (failure === 'throttled')
-    return {
-      status: 200,
-      body: {
-        errors: [
-          {
-            message: 'Throttled',
-            extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' },
-          },
-        ],
-      },
-    };
-  if (failure !== undefined) return { status: failure, body: { errors: 'Internal error' } };
+  const failure = injectedFailure(state);
+  if (failure) return failure;
   const query = request.query ?? '';
   const variables = request.variables ?? {};
   if (/\bappSubscriptionCreate\s*\(/.test(query))
@@ -64,12 +75,27 @@ export function adminGraphql(
       shopLocales: [...others.map((locale) => ({ locale, primary: false })), { locale: primary, primary: true }],
     });
   }
-  if (/\bshop\s*\{\s*brand\b/.test(query)) {
-    const url = state.brandLogos.get(shop);
-    return data({ shop: { brand: { logo: url ? { image: { url } } : null } } });
-  }
   if (/\bshop\s*\{\s*name\b/.test(query)) return data({ shop: { name: `Fake ${shop.split('.')[0]}` } });
   return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
+}
+
+/** The next failure a test asked for (`failGraphql`), on either API, as Shopify answers it. */
+function injectedFailure(state: ShopifySandboxState): SandboxAnswer | null {
+  const failure = state.graphqlFailures.shift();
+  if (failure === undefined) return null;
+  if (failure === 'throttled')
+    return {
+      status: 200,
+      body: {
+        errors: [
+          {
+            message: 'Throttled',
+            extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' },
+          },
+        ],
+      },
+    };
+  return { status: failure, body: { errors: 'Internal error' } };
 }
 
 function data(value: unknown): SandboxAnswer {

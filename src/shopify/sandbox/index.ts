@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerApproval, approvalPage } from './approve-page.ts';
-import { adminGraphql } from './graphql.ts';
+import { adminGraphql, storefrontGraphql } from './graphql.ts';
 import type { SandboxAnswer } from './http.ts';
 import { accessTokenGrant } from './oauth.ts';
 import { ShopifySandboxState } from './state.ts';
@@ -51,6 +51,13 @@ export class ShopifySandbox extends ShopifySandboxState {
         String(req.headers['x-shopify-access-token'] ?? ''),
         JSON.parse(raw || '{}') as { query?: string; variables?: Record<string, unknown> },
         this.publicUrl,
+      );
+    if (req.method === 'POST' && /^\/api\/[\w-]+\/graphql\.json$/.test(pathname))
+      return storefrontGraphql(
+        this,
+        shop,
+        String(req.headers['shopify-storefront-private-token'] ?? ''),
+        JSON.parse(raw || '{}') as { query?: string },
       );
     if (req.method === 'GET' && pathname === '/billing/approve') return approvalPage(this, searchParams);
     if (req.method === 'POST' && pathname === '/billing/approve') return answerApproval(this, new URLSearchParams(raw));
