@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { orderContexts } from '../../src/shopify/admin/order-reads.ts';
 import { attentionReason, deriveStage } from '../../src/shopify/admin/stage.ts';
 import { describeTimelineEntry } from '../../src/shopify/admin/timeline-words.ts';
 import { fakePostmark } from '../support/fake-postmark.ts';
 import { fakeSendgrid } from '../support/fake-sendgrid.ts';
 import { startFakeSes } from '../support/fake-ses.ts';
-import { startFakeSmsApi } from '../support/fake-sms.ts';
-import { startMailServer, type ReceivedMail } from '../support/mail-server.ts';
+import type { ReceivedMail } from '../support/mail-server.ts';
+import { startMessagingTestApp, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
 
@@ -17,10 +16,11 @@ import { eventually } from '../support/workers.ts';
  * provider's webhook, fed by a local fake that posts (and signs) events as the provider documents,
  * after a real send through the in-process SMTP server.
  */
+let messaging: MessagingTestApp;
 let app: TestApp;
 let store: TestAccount;
-let mail: Awaited<ReturnType<typeof startMailServer>>;
-let sms: Awaited<ReturnType<typeof startFakeSmsApi>>;
+let mail: MessagingTestApp['mail'];
+let sms: MessagingTestApp['sms'];
 let ses: Awaited<ReturnType<typeof startFakeSes>>;
 const sendgrid = fakeSendgrid();
 const postmarkCredentials = { username: 'postmark-hook', password: 'a-long-webhook-password' };
@@ -29,14 +29,9 @@ const url = (provider: 'postmark' | 'ses' | 'sendgrid') => `${app.baseUrl}/webho
 let sequence = 0;
 
 beforeAll(async () => {
-  mail = await startMailServer();
-  sms = await startFakeSmsApi();
   ses = await startFakeSes();
-  app = await startTestApp({
-    verifier: formatVerifier,
+  messaging = await startMessagingTestApp({
     env: {
-      SMTP_URL: mail.url,
-      ...sms.env,
       POSTMARK_WEBHOOK_USERNAME: postmarkCredentials.username,
       POSTMARK_WEBHOOK_PASSWORD: postmarkCredentials.password,
       SES_SNS_TOPIC_ARNS: ses.topicArn,
@@ -45,18 +40,14 @@ beforeAll(async () => {
       SENDGRID_WEBHOOK_PUBLIC_KEY: sendgrid.publicKey,
     },
   });
+  ({ app, mail, sms } = messaging);
   store = await app.createAccount('Maple & Thread');
 });
 afterAll(async () => {
-  await app?.close();
-  await mail?.close();
-  await sms?.close();
+  await messaging?.close();
   await ses?.close();
 });
-beforeEach(() => {
-  mail.messages.length = 0;
-  sms.messages.length = 0;
-});
+beforeEach(() => messaging.clearMessages());
 
 const dispatch = () => app.services.dispatcher.dispatchDue(100);
 const db = () => app.services.database.db;

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { NOT_WATCHED_AFTER_MS } from '../../src/notifications/not-watched.ts';
 import { TestClock } from '../support/clock.ts';
-import { startFakeSmsApi } from '../support/fake-sms.ts';
-import { decodedMail, startMailServer } from '../support/mail-server.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { decodedMail } from '../support/mail-server.ts';
+import { startMessagingTestApp, type MessagingTestApp } from '../support/messaging-test-app.ts';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';
 
 /**
@@ -14,34 +13,20 @@ import { eventually, startTestWorkers } from '../support/workers.ts';
  * the clock is moved by hand.
  */
 
+let messaging: MessagingTestApp;
 let app: TestApp;
 let store: TestAccount;
-let mail: Awaited<ReturnType<typeof startMailServer>>;
-let sms: Awaited<ReturnType<typeof startFakeSmsApi>>;
+let mail: MessagingTestApp['mail'];
+let sms: MessagingTestApp['sms'];
 const clock = new TestClock();
 
 beforeAll(async () => {
-  mail = await startMailServer();
-  sms = await startFakeSmsApi();
-  app = await startTestApp({
-    now: clock.now,
-    verifier: formatVerifier,
-    env: {
-      SMTP_URL: mail.url,
-      ...sms.env,
-    },
-  });
+  messaging = await startMessagingTestApp({ now: clock.now });
+  ({ app, mail, sms } = messaging);
   store = await app.createAccount('Maple & Thread');
 });
-afterAll(async () => {
-  await app.close();
-  await mail.close();
-  await sms.close();
-});
-beforeEach(() => {
-  mail.messages.length = 0;
-  sms.messages.length = 0;
-});
+afterAll(() => messaging?.close());
+beforeEach(() => messaging.clearMessages());
 
 const decide = () => app.services.notWatched.decideDue();
 const dispatch = () => app.services.dispatcher.dispatchDue(100);

@@ -5,42 +5,27 @@ import { SendDispatcher } from '../../src/notifications/dispatcher.ts';
 import { createEmailChannel } from '../../src/notifications/email.ts';
 import { compileMessageTemplates } from '../../src/notifications/message-templates.ts';
 import { createSmsChannel } from '../../src/notifications/sms.ts';
-import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { TestClock } from '../support/clock.ts';
 import { usingRealPostgres } from '../support/database.ts';
-import { startFakeSmsApi } from '../support/fake-sms.ts';
-import { decodedMail, startMailServer } from '../support/mail-server.ts';
+import { decodedMail } from '../support/mail-server.ts';
 import { sampleVideo } from '../support/story.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { startMessagingTestApp, type MessagingTestApp } from '../support/messaging-test-app.ts';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
+let messaging: MessagingTestApp;
 let app: TestApp;
 let store: TestAccount;
-let mail: Awaited<ReturnType<typeof startMailServer>>;
-let sms: Awaited<ReturnType<typeof startFakeSmsApi>>;
+let mail: MessagingTestApp['mail'];
+let sms: MessagingTestApp['sms'];
 const clock = new TestClock();
 
 beforeAll(async () => {
-  mail = await startMailServer();
-  sms = await startFakeSmsApi();
-  app = await startTestApp({
-    now: clock.now,
-    verifier: formatVerifier,
-    env: {
-      SMTP_URL: mail.url,
-      ...sms.env,
-    },
-  });
+  messaging = await startMessagingTestApp({ now: clock.now });
+  ({ app, mail, sms } = messaging);
   store = await app.createAccount('Maple & Thread');
 });
-afterAll(async () => {
-  await app.close();
-  await mail.close();
-  await sms.close();
-});
-beforeEach(() => {
-  mail.messages.length = 0;
-  sms.messages.length = 0;
-});
+afterAll(() => messaging?.close());
+beforeEach(() => messaging.clearMessages());
 
 const dispatch = () => app.services.dispatcher.dispatchDue(100);
 const mailTo = (address: string) => mail.messages.filter((m) => m.to.includes(address));
