@@ -77,17 +77,21 @@ describe('which language', () => {
   });
 });
 
+const uuid = '0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21';
+/** What a French shop's order sends. */
+const typical: TemplateValues = {
+  store_name: 'Maison Hélène',
+  sender_name: 'Amélie Dubois',
+  recipient_name: 'Grand-père Joseph',
+  recipient_first_name: 'Grand-père',
+  video_title: 'Joyeux anniversaire !',
+  playback_url: `https://cadeaux.example.fr/watch/${uuid}`,
+  record_url: `https://cadeaux.example.fr/record/${uuid}`,
+};
+
 describe('a recipient nobody named', () => {
   it('is "your recipient" in the message’s language, as the full name and as the first name', () => {
-    const values: TemplateValues = {
-      store_name: 'Maison Hélène',
-      sender_name: 'Amélie Dubois',
-      recipient_name: UNNAMED_RECIPIENT,
-      recipient_first_name: 'your',
-      video_title: 'Joyeux anniversaire !',
-      playback_url: 'https://cadeaux.example.fr/watch/x',
-      record_url: 'https://cadeaux.example.fr/record/x',
-    };
+    const values: TemplateValues = { ...typical, recipient_name: UNNAMED_RECIPIENT, recipient_first_name: 'your' };
     const french = localizedValues(values, 'fr');
     expect(french.recipient_name).toBe('votre destinataire');
     expect(french.recipient_first_name).toBe('votre destinataire');
@@ -96,17 +100,6 @@ describe('a recipient nobody named', () => {
 });
 
 describe('SMS in French and Spanish', () => {
-  const uuid = '0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21';
-  const typical: TemplateValues = {
-    store_name: 'Maison Hélène',
-    sender_name: 'Amélie Dubois',
-    recipient_name: 'Grand-père Joseph',
-    recipient_first_name: 'Grand-père',
-    video_title: 'Joyeux anniversaire !',
-    playback_url: `https://cadeaux.example.fr/watch/${uuid}`,
-    record_url: `https://cadeaux.example.fr/record/${uuid}`,
-  };
-
   it('keeps every wording in the GSM-7 alphabet: only the values can make an SMS UCS-2', () => {
     const ascii = {
       store_name: 'S',

@@ -3,7 +3,7 @@ import { findAccountLocale, setAccountLocale } from '../../src/accounts/locale.t
 import { compileMessageTemplates } from '../../src/notifications/message-templates.ts';
 import { smsSegments } from '../../src/notifications/sms-segments.ts';
 import type { TemplateValues } from '../../src/notifications/templates.ts';
-import { decodedMail, startMailServer } from '../support/mail-server.ts';
+import { decodedMail, startMailServer, type ReceivedMail } from '../support/mail-server.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
@@ -50,6 +50,20 @@ describe('a French or Spanish shop', () => {
     await app.close();
     await mail.close();
   });
+
+  /** The order's watch page, once it shows `marker` (the workers get there in their own time). */
+  const watchPageShowing = (uuid: string, marker: string, what: string) =>
+    eventually(
+      async () => {
+        const page = await app.request('GET', `/watch/${uuid}`);
+        return page.text.includes(marker) ? page : undefined;
+      },
+      15_000,
+      what,
+    );
+  /** The first e-mail that `matches`, once it arrived. */
+  const mailWhere = (matches: (message: ReceivedMail) => boolean, what: string) =>
+    eventually(async () => mail.messages.find(matches), 15_000, what);
 
   async function shopIn(locale: string): Promise<TestAccount> {
     const store = await app.createAccount(`Boutique ${locale}`);
@@ -103,23 +117,12 @@ describe('a French or Spanish shop', () => {
       expect(
         (await store.request('PUT', `/v1/orders/${order.id}/video`, WEBM, { 'Content-Type': 'video/webm' })).status,
       ).toBe(200);
-      const watch = await eventually(
-        async () => {
-          const page = await app.request('GET', `/watch/${order.uuid}`);
-          return page.text.includes('<video id="message"') ? page : undefined;
-        },
-        15_000,
-        'the watch page with the video',
-      );
+      const watch = await watchPageShowing(order.uuid, '<video id="message"', 'the watch page with the video');
       expect(watch.text).toContain(`<html lang="${c.lang}">`);
       expect(watch.text).toContain(c.watch);
 
       await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-      const message = await eventually(
-        async () => mail.messages.find((m) => m.to.includes(email)),
-        15_000,
-        'the recipient e-mail',
-      );
+      const message = await mailWhere((m) => m.to.includes(email), 'the recipient e-mail');
       const text = mailText(message.raw);
       for (const words of c.body) expect(text).toContain(words);
       expect(text).toContain(`lang="${c.lang}"`);
@@ -152,26 +155,16 @@ describe('a French or Spanish shop', () => {
     expect(
       (await app.request('PUT', upload.body.transcript_url, { body: { transcript: 'Bon anniversaire !' } })).status,
     ).toBe(200);
-    const watch = await eventually(
-      async () => {
-        const page = await app.request('GET', `/watch/${order.uuid}`);
-        return page.text.includes('<video id="message"') ? page : undefined;
-      },
-      15_000,
-      'the watch page with the video',
-    );
+    const watch = await watchPageShowing(order.uuid, '<video id="message"', 'the watch page with the video');
     // The captions track is in the page's language: the sender typed in the store's.
     expect(watch.text).toContain(
       `<track kind="captions" src="/watch/${order.uuid}/captions.vtt" srclang="fr" label="Sous-titres" default>`,
     );
 
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-    const invited = await eventually(
-      async () => {
-        const page = await app.request('GET', `/watch/${order.uuid}`);
-        return page.text.includes('id="thanks-heading"') ? page : undefined;
-      },
-      15_000,
+    const invited = await watchPageShowing(
+      order.uuid,
+      'id="thanks-heading"',
       'the watch page with its thank-you section',
     );
     for (const words of [
@@ -191,9 +184,8 @@ describe('a French or Spanish shop', () => {
       body: { note: 'Merci mille fois !' },
     });
     expect(note.status).toBe(200);
-    const message = await eventually(
-      async () => mail.messages.find((m) => m.to.includes(sender) && subjectOf(m.raw).includes('remerciement')),
-      15_000,
+    const message = await mailWhere(
+      (m) => m.to.includes(sender) && subjectOf(m.raw).includes('remerciement'),
       "the sender's thank-you e-mail",
     );
     expect(subjectOf(message.raw)).toBe('Mamie Jeanne vous a envoyé un remerciement');
@@ -209,12 +201,9 @@ describe('a French or Spanish shop', () => {
       expect(text).toContain(words);
     expect(text).not.toContain('See the thank-you');
 
-    const sent = await eventually(
-      async () => {
-        const page = await app.request('GET', `/watch/${order.uuid}`);
-        return page.text.includes('Votre mot de remerciement a été envoyé à Ann Sender.') ? page : undefined;
-      },
-      15_000,
+    const sent = await watchPageShowing(
+      order.uuid,
+      'Votre mot de remerciement a été envoyé à Ann Sender.',
       'the watch page saying the thank-you went',
     );
     expect(sent.text).toContain('<html lang="fr">');
