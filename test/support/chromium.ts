@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium (postinstall installs it), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -24,4 +24,20 @@ export async function launchChromium(extraArgs: readonly string[] = []): Promise
   if (!fs.existsSync(CHROMIUM))
     throw new Error(`The browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
   return chromium.launch({ executablePath: CHROMIUM, args: [...QUIET_HEADLESS, ...extraArgs] });
+}
+
+/**
+ * A page that remembers what went wrong in it: a script error, or a CSP or integrity refusal (which
+ * Chromium reports as console errors), so a flow driven through it also proves the page's script ran
+ * clean. The pages name no icon, so Chromium's guess at /favicon.ico may 404: not the page's doing.
+ */
+export async function pageWatchingProblems(browser: Browser): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico'))
+      problems.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  return { page, problems };
 }

@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../support/axe.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { launchChromium, pageWatchingProblems } from '../support/chromium.ts';
 import { decodedMail, startMailServer } from '../support/mail-server.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
@@ -73,16 +73,7 @@ function thanksLink(text: string): string {
   return `${app.baseUrl}${match![1]}`;
 }
 
-async function newPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico'))
-      problems.push(`console: ${message.text()} (${message.location().url})`);
-  });
-  return { page, problems };
-}
+const newPage = () => pageWatchingProblems(browser);
 
 describe('the thank-you reply in a browser', () => {
   it('the recipient sends a video back; the sender gets an e-mail whose link plays it', async () => {

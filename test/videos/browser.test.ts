@@ -1,5 +1,5 @@
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.ts';
+import type { Browser } from 'playwright-core';
+import { launchChromium, pageWatchingProblems } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
@@ -30,20 +30,24 @@ afterAll(async () => {
 
 const getOrder = async (id: string) => (await store.request('GET', `/v1/orders/${id}`)).body;
 
+const newPage = () => pageWatchingProblems(browser);
+
 /**
- * A page that remembers what went wrong in it: a script error, or a CSP or integrity refusal (which
- * Chromium reports as console errors), so the flows below also prove the bundled script ran clean.
+ * Waits until the order's video is processed, then records it as sent to the recipient (no real
+ * send: the watch page's `viewed_at` counts only plays after sending).
  */
-async function newPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    // The pages name no icon, so Chromium's guess at /favicon.ico may 404: not the page's doing.
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico'))
-      problems.push(`console: ${message.text()} (${message.location().url})`);
+async function processedAndSent(orderId: string): Promise<void> {
+  await eventually(
+    async () => ((await getOrder(orderId)).video_processed === '1' ? true : undefined),
+    20_000,
+    'processing',
+  );
+  await app.services.orders.markSent(orderId, {
+    sendId: `snd_test_${orderId}`,
+    channel: 'email',
+    providerMessageId: 'test',
+    at: new Date(),
   });
-  return { page, problems };
 }
 
 describe('in a browser', () => {
@@ -157,18 +161,7 @@ describe('in a browser', () => {
     await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
       'Content-Type': 'video/webm',
     });
-    await eventually(
-      async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined),
-      15_000,
-      'processing',
-    );
-    // viewed_at counts the recipient's plays, which come after the video was sent to them.
-    await app.services.orders.markSent(order.id, {
-      sendId: 'snd_test',
-      channel: 'email',
-      providerMessageId: 'test',
-      at: new Date(),
-    });
+    await processedAndSent(order.id);
 
     const { page, problems } = await newPage();
     try {
@@ -208,17 +201,7 @@ describe('in a browser', () => {
     } finally {
       await page.close();
     }
-    await eventually(
-      async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined),
-      20_000,
-      'processing',
-    );
-    await app.services.orders.markSent(order.id, {
-      sendId: 'snd_test_captions',
-      channel: 'email',
-      providerMessageId: 'test',
-      at: new Date(),
-    });
+    await processedAndSent(order.id);
 
     const watch = await newPage();
     try {
