@@ -1,6 +1,5 @@
 import path from 'node:path';
 import Koa from 'koa';
-import { findAccountLocale } from './accounts/locale.ts';
 import type { Locale } from './i18n/locale.ts';
 import { accountSettingsRoutes } from './accounts/routes.ts';
 import { findStoreBranding } from './accounts/store-branding.ts';
@@ -432,20 +431,17 @@ export function createHttpApp(services: Services): Koa {
     maxSeconds: services.config.videos.maxSeconds,
     deliveryEstimate: (orderId: string) => carrierEstimate(services.database.db, orderId),
     storeBranding: (accountId: string) => findStoreBranding(services.database.db, accountId),
-    accountLocale: (accountId: string) => findAccountLocale(services.database.db, accountId),
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
-    thanksSection: async (order: OrderRow, locale: Locale) =>
-      thanksSection(
-        order,
-        await services.thanks.state(order),
-        {
-          maxBytes: services.config.videos.maxBytes,
-          maxSeconds: services.config.videos.thanks.maxSeconds,
-          sendDelaySeconds: services.config.videos.thanks.sendDelaySeconds,
-        },
-        locale,
-      ),
+    thanksSection: async (order: OrderRow) => {
+      const state = await services.thanks.state(order);
+      const limits = {
+        maxBytes: services.config.videos.maxBytes,
+        maxSeconds: services.config.videos.thanks.maxSeconds,
+        sendDelaySeconds: services.config.videos.thanks.sendDelaySeconds,
+      };
+      return (locale: Locale) => thanksSection(order, state, limits, locale);
+    },
   };
   const videoApi = videoApiRoutes(videoDeps);
   app.use(videoApi.routes());

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/database.ts';
 import { ValidationError } from '../errors.ts';
-import { localeSchema } from '../i18n/locale.ts';
+import { localeSchema, toLocale, type Locale } from '../i18n/locale.ts';
 import { forgetAccountCredentials, type ApiKeyCache } from './api-key-cache.ts';
 import { apiKeyHint, apiKeyMatches, generateApiKey, generateAppId, hashApiKey } from './credentials.ts';
 
@@ -13,6 +13,8 @@ export interface Account {
   revenueShareBps: number | null;
   /** The current key's prefix and last characters, never the key; null for keys issued before hints were kept. */
   apiKeyHint: string | null;
+  /** The language of its pages and messages (src/accounts/locale.ts). */
+  locale: Locale;
   createdAt: Date;
 }
 
@@ -37,6 +39,7 @@ function toAccount(row: {
   app_id: string;
   revenue_share_bps: number | null;
   api_key_hint: string | null;
+  locale: string;
   created_at: Date;
 }): Account {
   return {
@@ -45,6 +48,7 @@ function toAccount(row: {
     appId: row.app_id,
     revenueShareBps: row.revenue_share_bps,
     apiKeyHint: row.api_key_hint,
+    locale: toLocale(row.locale),
     createdAt: row.created_at,
   };
 }

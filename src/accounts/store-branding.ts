@@ -1,8 +1,9 @@
 import type { Db } from '../db/database.ts';
+import { DEFAULT_LOCALE, type Locale } from '../i18n/locale.ts';
 import { findAccount } from './accounts.ts';
 import { effectiveLogoUrl, findAccountSettings, type AccountSettings } from './settings.ts';
 
-/** What a message says about the store a gift came from. */
+/** What a page or message says about the store a gift came from, and the language it says it in. */
 export interface StoreBranding {
   name: string;
   /**
@@ -10,6 +11,8 @@ export interface StoreBranding {
    * when neither is known, and then the name alone is shown.
    */
   logoUrl: string | null;
+  /** The account's language (src/accounts/locale.ts): its pages' and messages' words. */
+  locale: Locale;
 }
 
 /**
@@ -26,19 +29,21 @@ const MYSHOPIFY_DOMAIN = /^([a-z0-9][a-z0-9-]*)\.myshopify\.com$/i;
  * its domain; its handle, in words, reads better in a message than the domain does.
  */
 export function storeBranding(
-  account: { name: string } | undefined,
+  account: { name: string; locale: Locale } | undefined,
   settings?: Pick<AccountSettings, 'logoUrl' | 'shopifyLogoUrl'>,
 ): StoreBranding {
   const logoUrl = settings ? effectiveLogoUrl(settings) : null;
+  const locale = account?.locale ?? DEFAULT_LOCALE;
   const name = account?.name.trim() ?? '';
   const handle = MYSHOPIFY_DOMAIN.exec(name)?.[1];
   if (handle) {
     const words = handle.split('-').filter(Boolean);
-    return { name: words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' '), logoUrl };
+    return { name: words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' '), logoUrl, locale };
   }
-  return { name: name || DEFAULT_STORE_NAME, logoUrl };
+  return { name: name || DEFAULT_STORE_NAME, logoUrl, locale };
 }
 
+/** One read of the account (its name and language) and one of its settings (its logo). */
 export async function findStoreBranding(db: Db, accountId: string): Promise<StoreBranding> {
   const [account, settings] = await Promise.all([findAccount(db, accountId), findAccountSettings(db, accountId)]);
   return storeBranding(account, settings);

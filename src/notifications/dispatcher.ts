@@ -1,6 +1,4 @@
-import { findAccountLocale } from '../accounts/locale.ts';
 import { findStoreBranding, type StoreBranding } from '../accounts/store-branding.ts';
-import type { Locale } from '../i18n/locale.ts';
 import type { Db } from '../db/database.ts';
 import { isDependencyUnavailable } from '../db/unavailable.ts';
 import { ConflictError } from '../errors.ts';
@@ -38,8 +36,8 @@ import { NOT_WATCHED_REASONS } from './not-watched.ts';
 const RECORD_SENT_PATIENCE_MS = 60_000;
 
 interface MessageLooks {
+  /** The store's name, logo and language (its words for the message). */
   store: StoreBranding;
-  locale: Locale;
   hasPoster: boolean;
 }
 
@@ -170,14 +168,13 @@ export class SendDispatcher {
     await this.recordSent(send, order, providerMessageId, this.now());
   }
 
-  /** What a message shows besides the order: the store's branding, its language, and the video's poster. */
+  /** What a message shows besides the order: the store's branding and language, and the video's poster. */
   private async messageLooks(send: SendRow): Promise<MessageLooks> {
-    const [store, locale, hasPoster] = await Promise.all([
+    const [store, hasPoster] = await Promise.all([
       findStoreBranding(this.deps.db, send.account_id),
-      findAccountLocale(this.deps.db, send.account_id),
       send.kind === 'recipient_video' ? (this.deps.hasPoster?.(send.order_id) ?? false) : false,
     ]);
-    return { store, locale, hasPoster };
+    return { store, hasPoster };
   }
 
   private async callProvider(
@@ -199,12 +196,12 @@ export class SendDispatcher {
       return (
         await this.deps.sms.send({
           to: destination,
-          body: templates.sms(kind, values, looks.locale),
+          body: templates.sms(kind, values, looks.store.locale),
           reference: send.id,
         })
       ).providerMessageId;
     }
-    const content = templates.email(emailTemplateFor(kind, order), values, looks.locale);
+    const content = templates.email(emailTemplateFor(kind, order), values, looks.store.locale);
     return (await this.deps.email.send({ to: destination, ...content, messageId: `<${send.id}@doorstep>` }))
       .providerMessageId;
   }

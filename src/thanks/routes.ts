@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { StoreBranding } from '../accounts/store-branding.ts';
 import { NotFoundError } from '../errors.ts';
-import { visitorLocale, type Locale } from '../i18n/locale.ts';
+import { visitorLocale } from '../i18n/locale.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import type { OrderService } from '../orders/service.ts';
 import { parseBody } from '../validation.ts';
@@ -21,8 +21,6 @@ export interface ThanksRouteDeps {
   /** VIDEO_MAX_BYTES: a reply video is refused above the gift's own size limit. */
   maxBytes: number;
   storeBranding: (accountId: string) => Promise<StoreBranding>;
-  /** The language of the sender's page (accounts' `findAccountLocale`). */
-  accountLocale: (accountId: string) => Promise<Locale>;
   uploadLimit?: UploadLimit;
 }
 
@@ -72,12 +70,11 @@ export function thanksRoutes(deps: ThanksRouteDeps): Router {
       if (error instanceof NotFoundError) return thanksNotFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
       throw error;
     }
-    const [store, locale] = await Promise.all([
+    const [store, direct] = await Promise.all([
       deps.storeBranding(found.order.account_id),
-      deps.accountLocale(found.order.account_id),
+      found.video ? deps.storage.directUrl(found.video.storage_key) : null,
     ]);
-    const direct = found.video ? await deps.storage.directUrl(found.video.storage_key) : null;
-    thanksPage(ctx, { ...found, store, locale, ...(direct ? { mediaOrigin: direct.origin } : {}) });
+    thanksPage(ctx, { ...found, store, locale: store.locale, ...(direct ? { mediaOrigin: direct.origin } : {}) });
   });
 
   router.get('/thanks/:key/video', async (ctx) => {

@@ -34,14 +34,15 @@ export interface VideoRouteDeps {
   maxSeconds: number;
   /** The store an order belongs to, named on its record and watch pages (accounts' `findStoreBranding`). */
   storeBranding: (accountId: string) => Promise<StoreBranding>;
-  /** The language an order's pages speak (accounts' `findAccountLocale`). */
-  accountLocale: (accountId: string) => Promise<Locale>;
   /** The carrier's estimate for an order's package (tracking's `carrierEstimate`), for the record page. */
   deliveryEstimate: (orderId: string) => Promise<DeliveryEstimate | null>;
   /** PUBLIC_URL, for the order JSON. */
   publicUrl: string;
-  /** The recipient's thank-you part of the watch page (src/thanks/), when the app has one. */
-  thanksSection?: (order: OrderRow, locale: Locale) => Promise<WatchView['thanks']>;
+  /**
+   * The recipient's thank-you part of the watch page (src/thanks/), when the app has one: its state
+   * is read beside the page's other reads, then it is written in the page's language.
+   */
+  thanksSection?: (order: OrderRow) => Promise<(locale: Locale) => WatchView['thanks']>;
   /** The public record page's upload budget (absent: unlimited, e.g. a test of the upload alone). */
   uploadLimit?: UploadLimit;
 }
@@ -88,11 +89,11 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.get('/record/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
-    const [estimate, store, language] = await Promise.all([
+    const [estimate, store] = await Promise.all([
       needsDeliveryEstimate(order) ? deps.deliveryEstimate(order.id) : null,
       deps.storeBranding(order.account_id),
-      pageLanguage(ctx, deps, order),
     ]);
+    const language = pageLanguage(ctx, store.locale);
     recordPage(ctx, order, {
       language,
       limits: { maxBytes: deps.maxBytes, maxSeconds: deps.maxSeconds },
@@ -140,13 +141,13 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.get('/watch/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
-    const [video, store, language] = await Promise.all([
+    const [video, store, thanksIn] = await Promise.all([
       order.status === 'cancelled' ? undefined : deps.videos.playable(order),
       deps.storeBranding(order.account_id),
-      pageLanguage(ctx, deps, order),
+      deps.thanksSection?.(order),
     ]);
-    // The thank-you part speaks the page's language, so it waits for it.
-    const thanks = await deps.thanksSection?.(order, language.locale);
+    const language = pageLanguage(ctx, store.locale);
+    const thanks = thanksIn?.(language.locale);
     // With object storage the player is redirected there: the page's CSP must let it load from that origin.
     const direct = video ? await deps.storage.directUrl(video.storage_key) : null;
     watchPage(ctx, order, {
@@ -217,8 +218,7 @@ async function receiveUpload(
 }
 
 /** The account's language; dates as the visitor's browser writes them in it (Accept-Language). */
-async function pageLanguage(ctx: Context, deps: VideoRouteDeps, order: OrderRow): Promise<PageLanguage> {
-  const locale = await deps.accountLocale(order.account_id);
+function pageLanguage(ctx: Context, locale: Locale): PageLanguage {
   return { locale, dateLocale: dateLocale(ctx.get('Accept-Language') || undefined, locale) };
 }
 

@@ -10,6 +10,7 @@ const account = (id: string): Account => ({
   id,
   name: id,
   appId: `app_${id}`,
+  locale: 'en',
   revenueShareBps: null,
   apiKeyHint: null,
   createdAt: new Date(0),

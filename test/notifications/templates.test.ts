@@ -267,8 +267,12 @@ describe('compileMessageTemplates', () => {
 
 describe('storeBranding', () => {
   it("is the account's name, a shop domain's handle in words, or Doorstep when there is no account", () => {
-    expect(storeBranding({ name: 'Maple & Thread' })).toEqual({ name: 'Maple & Thread', logoUrl: null });
-    expect(storeBranding({ name: 'maple-and-thread.myshopify.com' }).name).toBe('Maple And Thread');
+    expect(storeBranding({ name: 'Maple & Thread', locale: 'fr' })).toEqual({
+      name: 'Maple & Thread',
+      logoUrl: null,
+      locale: 'fr',
+    });
+    expect(storeBranding({ name: 'maple-and-thread.myshopify.com', locale: 'en' }).name).toBe('Maple And Thread');
     expect(storeBranding(undefined).name).toBe('Doorstep');
   });
 });
