@@ -20,3 +20,13 @@ export function fieldErrors(error: z.ZodError): FieldErrors {
   }
   return fields;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether a capability in a URL (an order's uuid, a thank-you key) can be one at all: anything else
+ * is "not found" before a `uuid` column would refuse it as malformed input.
+ */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}

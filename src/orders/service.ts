@@ -4,6 +4,7 @@ import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
 import type { OrdersTable } from '../db/schema.ts';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.ts';
+import { isUuid } from '../validation.ts';
 import type { Channel, EventSource, OrderStatus, ThanksReply } from '../vocabulary.ts';
 import type { CarrierLook, OrderEvent } from './order-events.ts';
 import type { OrderOutbox, RecordedEvents } from './outbox.ts';
@@ -480,8 +481,7 @@ export class OrderService {
 
   /** The order behind a record/playback URL's uuid, or NotFoundError. Deleted orders are gone. */
   async getByUuid(uuid: string): Promise<OrderRow> {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid))
-      throw new NotFoundError('No such video message.');
+    if (!isUuid(uuid)) throw new NotFoundError('No such video message.');
     const order = await this.db
       .selectFrom('orders')
       .selectAll()

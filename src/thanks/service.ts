@@ -6,6 +6,7 @@ import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import type { VideoService } from '../videos/service.ts';
+import { isUuid } from '../validation.ts';
 import type { VideoRow } from '../videos/videos.ts';
 import { findThanks, findThanksByKey, forgetThanks, markThanksSent, saveReply, type ThanksRow } from './thanks.ts';
 
@@ -104,16 +105,13 @@ export class ThanksService {
 
   /** The sender's page: the reply behind a `/thanks/{key}` link, with its order; NotFoundError otherwise. */
   async byKey(key: string): Promise<{ reply: ThanksRow; order: OrderRow; video: VideoRow | null }> {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(key)) throw notFound();
+    if (!isUuid(key)) throw notFound();
     const reply = await findThanksByKey(this.deps.db, key);
     if (!reply) throw notFound();
-    const order = await this.deps.db
-      .selectFrom('orders')
-      .selectAll()
-      .where('id', '=', reply.order_id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    if (!order) throw notFound();
+    // A deleted order's link leads nowhere (the orders module's own read says which orders stand).
+    const order = await this.deps.orders.get(reply.account_id, reply.order_id).catch((error: unknown) => {
+      throw error instanceof NotFoundError ? notFound() : error;
+    });
     const video = reply.video_id ? ((await this.deps.videos.find(reply.video_id)) ?? null) : null;
     // A video reply whose video is gone is no reply to show (never an empty note in its place).
     if (reply.reply === 'video' && !video) throw notFound();
