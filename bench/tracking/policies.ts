@@ -17,7 +17,7 @@ export interface NamedPolicy {
   judged: boolean;
 }
 
-export const adaptiveSchedule: Policy = (state, now) => nextPoll(state, now);
+export const adaptiveSchedule: Policy = (state, now, { deliveryHours }) => nextPoll(state, now, { deliveryHours });
 
 export function fixedInterval(intervalMs: number): Policy {
   return (state: TrackingState, now: Date): PollDecision => {

@@ -7,6 +7,12 @@
  */
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
 import { newTrackingState, type PollDecision, type TrackingState } from '../../src/tracking/schedule.ts';
+import {
+  SLOTS_PER_DAY,
+  deliverySlot,
+  learnDeliveryHours,
+  type LearnedDeliveryHours,
+} from '../../src/tracking/delivery-hours.ts';
 import type { Journey } from './journey.ts';
 import { seededRandom } from './prng.ts';
 
@@ -14,7 +20,16 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-export type Policy = (state: TrackingState, now: Date) => PollDecision;
+/**
+ * `context` is what production knows besides the package: its carrier, and that carrier's delivery
+ * hours as learned from the deliveries this fleet has seen so far (never a package's hidden truth).
+ */
+export type Policy = (state: TrackingState, now: Date, context: PolicyContext) => PollDecision;
+
+export interface PolicyContext {
+  carrier: CarrierCode;
+  deliveryHours: LearnedDeliveryHours;
+}
 
 export const CARRIERS: readonly CarrierCode[] = ['ups', 'fedex', 'usps'];
 /** Numbers per tracking request (docs/carriers/NOTES.md): UPS 1, FedEx 30, USPS v3r2 35. */
@@ -27,6 +42,11 @@ export interface SimulationOptions {
   seed?: number;
   /** How often the claimer wakes. */
   tickMs?: number;
+  /**
+   * Learn each carrier's delivery hours from the deliveries seen so far (default true), as the poller
+   * does in production; false leaves the schedule on the prior (dense from the scan).
+   */
+  learnDeliveryHours?: boolean;
 }
 
 export interface SimulationResult {
@@ -88,6 +108,21 @@ export function simulate(
     fedex: new Map(),
     usps: new Map(),
   };
+  // The fleet's delivery hours: every delivery a poll sees after an out-for-delivery scan counts, in the
+  // destination's local time when its zone is known (what the poller records); refreshed hourly.
+  const learning = options.learnDeliveryHours ?? true;
+  const slotCounts: Record<CarrierCode, number[]> = {
+    ups: new Array<number>(SLOTS_PER_DAY).fill(0),
+    fedex: new Array<number>(SLOTS_PER_DAY).fill(0),
+    usps: new Array<number>(SLOTS_PER_DAY).fill(0),
+  };
+  const learned: Record<CarrierCode, LearnedDeliveryHours> = {
+    ups: learnDeliveryHours(slotCounts.ups),
+    fedex: learnDeliveryHours(slotCounts.fedex),
+    usps: learnDeliveryHours(slotCounts.usps),
+  };
+  let learnedHour = -1;
+  const context = (carrier: CarrierCode): PolicyContext => ({ carrier, deliveryHours: learned[carrier] });
   const queue = new DueQueue();
   const ceilTick = (at: number): number => Math.ceil(at / tick) * tick;
 
@@ -105,7 +140,7 @@ export function simulate(
     );
     states.push(state);
     // Tracking starts when the number is set: the caller asks the schedule right then.
-    const decision = policy(state, new Date(journey.startedAt));
+    const decision = policy(state, new Date(journey.startedAt), context(journey.carrier));
     if (decision.kind === 'poll') queue.push(ceilTick(Math.max(decision.at.getTime(), journey.startedAt)), i);
   }
 
@@ -134,10 +169,13 @@ export function simulate(
       state.estimatedDeliveryAt = snapshot.estimatedDeliveryAt === null ? null : new Date(snapshot.estimatedDeliveryAt);
       state.estimatedWindowStartAt = snapshot.windowStartAt === null ? null : new Date(snapshot.windowStartAt);
       state.consecutiveErrors = 0;
-      if (snapshot.status === 'delivered' && Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null)
+      if (snapshot.status === 'delivered' && Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null) {
         lagMs[i] = now - journey.deliveredAt;
+        if (learning && known === 'out_for_delivery' && journey.offsetKnown)
+          slotCounts[journey.carrier][deliverySlot(journey.deliveredAt, journey.destinationOffsetMinutes)]!++;
+      }
     }
-    const decision = policy(state, new Date(now));
+    const decision = policy(state, new Date(now), context(journey.carrier));
     if (decision.kind === 'stop') result.stops[decision.reason]++;
     else queue.push(ceilTick(Math.max(decision.at.getTime(), now + 1)), i);
   };
@@ -146,6 +184,10 @@ export function simulate(
     if (now > endMs) {
       result.unfinished = queue.size;
       break;
+    }
+    if (learning && Math.floor(now / HOUR) !== learnedHour) {
+      learnedHour = Math.floor(now / HOUR);
+      for (const carrier of CARRIERS) learned[carrier] = learnDeliveryHours(slotCounts[carrier]);
     }
     while (queue.size > 0 && queue.peekDue() <= now) {
       const i = queue.pop();

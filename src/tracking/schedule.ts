@@ -22,6 +22,7 @@
  * ~30% more calls (bench/tracking/RESULTS.md has both).
  */
 import type { TrackingStatus } from '../vocabulary.ts';
+import type { LearnedDeliveryHours } from './delivery-hours.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -33,6 +34,8 @@ import {
   localDay,
   nextGridTick,
   nextLocalTimeAfter,
+  US_EASTMOST_OFFSET_MINUTES,
+  US_WESTMOST_OFFSET_MINUTES,
   type DeliveryZone,
 } from './schedule-hours.ts';
 
@@ -170,6 +173,12 @@ export interface ScheduleOptions {
   demoIntervalMs?: number;
   /** Overrides of CARRIER_POLICY. */
   policy?: Partial<PollPolicy>;
+  /**
+   * The carrier's delivery hours as the fleet has seen them (delivery-hours.ts): out for delivery without
+   * a window, the dense cadence starts at `denseFromMinute` local instead of at the scan. Without it, it
+   * starts at the scan.
+   */
+  deliveryHours?: Pick<LearnedDeliveryHours, 'denseFromMinute'>;
 }
 
 /** AfterShip expires a tracker after 30 days with no information (docs/carriers/NOTES.md); so do we. */
@@ -196,7 +205,16 @@ export function nextPoll(state: TrackingState, now: Date, options: ScheduleOptio
   else if (demo) wanted = lastPolledAt + demoIntervalMs;
   else if (state.status === null)
     wanted = Number.POSITIVE_INFINITY; // only failed looks so far: the retry decides
-  else wanted = byPhase({ state, status: state.status, nowMs, lastPolledAt, zone, policy });
+  else
+    wanted = byPhase({
+      state,
+      status: state.status,
+      nowMs,
+      lastPolledAt,
+      zone,
+      policy,
+      denseFromMinute: denseFromOnClock(options.deliveryHours?.denseFromMinute, state.utcOffsetMinutes),
+    });
 
   // A failed look told us nothing, so it is retried sooner than a sparse phase would look (a failed
   // morning check should not wait a day), backing off exponentially while the carrier keeps failing;
@@ -220,6 +238,7 @@ interface Context {
   lastPolledAt: number;
   zone: DeliveryZone;
   policy: Readonly<PollPolicy>;
+  denseFromMinute: number | null;
 }
 
 function byPhase(c: Context): number {
@@ -262,6 +281,11 @@ function outForDelivery(c: Context): number {
     // Before the window: sparse. From just before it: dense, also after it closes (a missed window
     // means the package is late, not that it is not coming today).
     if (lastPolledAt < denseFrom) return Math.min(nextGridTick(lastPolledAt, policy.beforeWindowIntervalMs), denseFrom);
+  } else if (c.denseFromMinute !== null) {
+    // No window: the fleet's own delivery hours say when this carrier's deliveries stop being rare.
+    // Before that a look would almost never find one, so the next look is the cadence's first.
+    const denseFrom = gridFloor(atLocal(today, c.denseFromMinute, zone), policy.deliveryDayIntervalMs);
+    if (nextGridTick(lastPolledAt, policy.deliveryDayIntervalMs) < denseFrom) return denseFrom;
   }
   return nextGridTick(lastPolledAt, policy.deliveryDayIntervalMs);
 }
@@ -291,6 +315,17 @@ function inTransit(c: Context): number {
   firstLookDay = Math.max(today, firstLookDay);
   const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.eveChecks, zone);
   return Math.min(check, atLocal(estimatedDay, zone.opensAtMinute, zone));
+}
+
+/**
+ * The learned start is a local minute. On the unknown-zone clock (HST) it is taken in the first zone to
+ * wake (EDT): the earliest it can be anywhere, so an unknown zone is never polled later than a known one.
+ */
+function denseFromOnClock(minute: number | undefined, utcOffsetMinutes: number | undefined): number | null {
+  if (minute === undefined) return null;
+  if (utcOffsetMinutes === undefined || !Number.isFinite(utcOffsetMinutes))
+    return minute - (US_EASTMOST_OFFSET_MINUTES - US_WESTMOST_OFFSET_MINUTES);
+  return minute;
 }
 
 /** Local day numbers count from Thursday 1970-01-01. */

@@ -111,6 +111,30 @@ describe('nextPoll', () => {
       }
     });
 
+    it("without a window, waits for the fleet's learned dense start, then polls every 15 min", () => {
+      const scanned = { status: 'out_for_delivery' as const, lastChangedAt: local('2026-04-14 07:12') };
+      const deliveryHours = { denseFromMinute: 10 * 60 + 30 };
+      const morning = local('2026-04-14 08:00');
+      expect(localClock(pollAt(nextPoll(polledAt(morning, scanned), morning, { deliveryHours })))).toBe('10:30');
+      const dense = local('2026-04-14 10:30');
+      expect(localClock(pollAt(nextPoll(polledAt(dense, scanned), dense, { deliveryHours })))).toBe('10:45');
+      // A carrier window still decides where there is one.
+      const window = {
+        ...scanned,
+        estimatedWindowStartAt: local('2026-04-14 14:00'),
+        estimatedDeliveryAt: local('2026-04-14 18:00'),
+      };
+      expect(nextPoll(polledAt(morning, window), morning, { deliveryHours })).toEqual(
+        nextPoll(polledAt(morning, window), morning),
+      );
+      // Unknown zone: the learned local minute is taken in the first zone to wake (EDT).
+      const unknown = { ...scanned, utcOffsetMinutes: undefined };
+      const edtMorning = local('2026-04-14 08:00', -240);
+      expect(localClock(pollAt(nextPoll(polledAt(edtMorning, unknown), edtMorning, { deliveryHours })), -240)).toBe(
+        '10:30',
+      );
+    });
+
     it('polls every 10 min when the operator asks for a 10-min cadence', () => {
       const now = local('2026-04-14 13:00');
       const at = pollAt(
