@@ -4,6 +4,7 @@ import { createLogger } from '../../src/logger.ts';
 import { recipientVideoInProgress } from '../../src/notifications/sends.ts';
 import { OrderOutbox } from '../../src/orders/outbox.ts';
 import { OrderService } from '../../src/orders/service.ts';
+import { DeliveryHoursCache, readSlotCounts } from '../../src/tracking/delivery-hours-store.ts';
 import { trackingState, trackingSubscriber } from '../../src/tracking/trackings.ts';
 import { TestClock } from '../support/clock.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
@@ -57,6 +58,23 @@ describe('TrackingPoller', () => {
     expect(row.destination_time_zone).toBe('America/New_York');
     // December: Eastern standard time.
     expect(trackingState(row, clock.now()).utcOffsetMinutes).toBe(-300);
+  });
+
+  it("counts a delivery after the out-for-delivery scan in its carrier's local delivery hours", async () => {
+    const before = await readSlotCounts(db(), 'fedex');
+    const id = await tracked('fedex', '012301230123');
+    await sandbox('fedex/packages/012301230123/events', { status: 'out_for_delivery', at: clock.now().toISOString() });
+    await pollRound('fedex');
+    expect((await tracking(id)).status).toBe('out_for_delivery');
+    // 15:40 UTC in December is 10:40 in Wayne, NJ (EST): slot 42 (10:30–10:45).
+    await sandbox('fedex/packages/012301230123/events', { status: 'delivered', at: '2026-12-01T15:40:00Z' });
+    await pollRound('fedex');
+    expect((await tracking(id)).status).toBe('delivered');
+    const after = await readSlotCounts(db(), 'fedex');
+    expect(after[42]! - before[42]!).toBe(1);
+    expect(after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0)).toBe(1);
+    const learned = await new DeliveryHoursCache(db()).get('fedex', clock.now());
+    expect(learned.observed).toBeGreaterThanOrEqual(1);
   });
 
   it('stops with a visible reason when the package goes back to the sender', async () => {
