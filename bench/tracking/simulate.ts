@@ -7,12 +7,7 @@
  */
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
 import { newTrackingState, type PollDecision, type TrackingState } from '../../src/tracking/schedule.ts';
-import {
-  SLOTS_PER_DAY,
-  deliverySlot,
-  learnDeliveryHours,
-  type LearnedDeliveryHours,
-} from '../../src/tracking/delivery-hours.ts';
+import { SLOTS_PER_DAY, deliverySlot, learnHours, type LearnedHours } from '../../src/tracking/delivery-hours.ts';
 import type { Journey } from './journey.ts';
 import { seededRandom } from './prng.ts';
 
@@ -28,7 +23,7 @@ export type Policy = (state: TrackingState, now: Date, context: PolicyContext) =
 
 export interface PolicyContext {
   carrier: CarrierCode;
-  deliveryHours: LearnedDeliveryHours;
+  hours: LearnedHours;
 }
 
 export const CARRIERS: readonly CarrierCode[] = ['ups', 'fedex', 'usps'];
@@ -47,6 +42,17 @@ export interface SimulationOptions {
    * does in production; false leaves the schedule on the prior (dense from the scan).
    */
   learnDeliveryHours?: boolean;
+  /**
+   * The fleet's counts before this run starts (from `learnedSlots` of an earlier run): production has
+   * its past deliveries; a run without them starts cold, on the priors.
+   */
+  history?: FleetSlots;
+}
+
+/** Per carrier, deliveries after an out-for-delivery scan and pickup collections in local 15-min slots. */
+export interface FleetSlots {
+  deliveries: Record<CarrierCode, number[]>;
+  pickups: Record<CarrierCode, number[]>;
 }
 
 export interface SimulationResult {
@@ -71,6 +77,8 @@ export interface SimulationResult {
   stops: Record<'delivered' | 'expired' | 'returned', number>;
   /** Packages still scheduled when the simulation ended (a policy that never stops). */
   unfinished: number;
+  /** What the fleet had learned by the end (history included). */
+  learnedSlots: FleetSlots;
 }
 
 export function simulate(
@@ -102,27 +110,28 @@ export function simulate(
     pollsByStatus: {},
     stops: { delivered: 0, expired: 0, returned: 0 },
     unfinished: 0,
+    learnedSlots: { deliveries: { ups: [], fedex: [], usps: [] }, pickups: { ups: [], fedex: [], usps: [] } },
   };
   const requestsPerHour: Record<CarrierCode, Map<number, number>> = {
     ups: new Map(),
     fedex: new Map(),
     usps: new Map(),
   };
-  // The fleet's delivery hours: every delivery a poll sees after an out-for-delivery scan counts, in the
-  // destination's local time when its zone is known (what the poller records); refreshed hourly.
+  // The fleet's hours: every delivery a poll sees after an out-for-delivery scan, and every collection
+  // from a pickup point, counts in its slot, in the destination's local time when its zone is known (what
+  // the poller records); refreshed hourly.
   const learning = options.learnDeliveryHours ?? true;
-  const slotCounts: Record<CarrierCode, number[]> = {
-    ups: new Array<number>(SLOTS_PER_DAY).fill(0),
-    fedex: new Array<number>(SLOTS_PER_DAY).fill(0),
-    usps: new Array<number>(SLOTS_PER_DAY).fill(0),
-  };
-  const learned: Record<CarrierCode, LearnedDeliveryHours> = {
-    ups: learnDeliveryHours(slotCounts.ups),
-    fedex: learnDeliveryHours(slotCounts.fedex),
-    usps: learnDeliveryHours(slotCounts.usps),
-  };
+  const slots = (from?: Record<CarrierCode, number[]>): Record<CarrierCode, number[]> => ({
+    ups: from ? [...from.ups] : new Array<number>(SLOTS_PER_DAY).fill(0),
+    fedex: from ? [...from.fedex] : new Array<number>(SLOTS_PER_DAY).fill(0),
+    usps: from ? [...from.usps] : new Array<number>(SLOTS_PER_DAY).fill(0),
+  });
+  const deliverySlots = slots(options.history?.deliveries);
+  const pickupSlots = slots(options.history?.pickups);
+  const learn = (carrier: CarrierCode): LearnedHours => learnHours(deliverySlots[carrier], pickupSlots[carrier]);
+  const learned: Record<CarrierCode, LearnedHours> = { ups: learn('ups'), fedex: learn('fedex'), usps: learn('usps') };
   let learnedHour = -1;
-  const context = (carrier: CarrierCode): PolicyContext => ({ carrier, deliveryHours: learned[carrier] });
+  const context = (carrier: CarrierCode): PolicyContext => ({ carrier, hours: learned[carrier] });
   const queue = new DueQueue();
   const ceilTick = (at: number): number => Math.ceil(at / tick) * tick;
 
@@ -171,8 +180,10 @@ export function simulate(
       state.consecutiveErrors = 0;
       if (snapshot.status === 'delivered' && Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null) {
         lagMs[i] = now - journey.deliveredAt;
-        if (learning && known === 'out_for_delivery' && journey.offsetKnown)
-          slotCounts[journey.carrier][deliverySlot(journey.deliveredAt, journey.destinationOffsetMinutes)]!++;
+        const counts =
+          known === 'out_for_delivery' ? deliverySlots : known === 'available_for_pickup' ? pickupSlots : null;
+        if (learning && counts && journey.offsetKnown)
+          counts[journey.carrier][deliverySlot(journey.deliveredAt, journey.destinationOffsetMinutes)]!++;
       }
     }
     const decision = policy(state, new Date(now), context(journey.carrier));
@@ -187,7 +198,7 @@ export function simulate(
     }
     if (learning && Math.floor(now / HOUR) !== learnedHour) {
       learnedHour = Math.floor(now / HOUR);
-      for (const carrier of CARRIERS) learned[carrier] = learnDeliveryHours(slotCounts[carrier]);
+      for (const carrier of CARRIERS) learned[carrier] = learn(carrier);
     }
     while (queue.size > 0 && queue.peekDue() <= now) {
       const i = queue.pop();
@@ -213,6 +224,7 @@ export function simulate(
   }
   for (const carrier of CARRIERS)
     result.peakRequestsPerHour[carrier] = Math.max(0, ...requestsPerHour[carrier].values());
+  result.learnedSlots = { deliveries: deliverySlots, pickups: pickupSlots };
   return result;
 }
 

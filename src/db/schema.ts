@@ -118,6 +118,7 @@ export interface IdempotencyKeysTable {
 /** Deliveries per carrier and local 15-min slot (src/tracking/delivery-hours-store.ts). */
 export interface CarrierDeliveryHoursTable {
   carrier: string;
+  round: 'delivery' | 'pickup';
   slot: number;
   /** bigint, read as a number (src/db/database.ts). */
   deliveries: ColumnType<number, number | undefined, number>;

@@ -19,19 +19,26 @@ export const SLOTS_PER_DAY = (24 * 60) / SLOT_MINUTES;
 
 /**
  * Share of a carrier's deliveries the schedule may leave before its dense cadence (seen at its start,
- * so up to a few hours late). Small because the 5% of deliveries p95 ≤ 15 min allows to be late are
- * mostly taken already: pickups (~1.7%), deliveries without an out-for-delivery scan (~1.6%), deliveries
- * before a carrier's window (~0.6%), failed looks (bench/tracking/RESULTS.md).
+ * so up to a few hours late). p95 ≤ 15 min lets 5% of deliveries be late; the rest of that budget goes
+ * to deliveries without an out-for-delivery scan (~1.6% at the estimated day's 30/60-min cadence),
+ * deliveries before a carrier's window (~0.6%) and failed looks (~0.3%), and some is left as margin
+ * across fleets (bench/tracking/RESULTS.md, seeds 42, 7, 11). Pickups take none once their hours are
+ * learned (below).
  */
-export const RARE_EARLY_SHARE = 0.005;
+export const RARE_EARLY_SHARE = 0.04;
 
 /**
- * What is assumed before the fleet has seen anything: deliveries spread evenly over the delivery hours
- * (08:00–21:00), as many as this many observed ones. With it alone the "rare" quantile falls in the
- * first slot, so a cold start polls densely from the scan, as the schedule did before it learned; a few
- * hundred deliveries of a carrier outweigh it.
+ * A flat prior over the delivery hours (08:00–21:00), worth this many observed deliveries: it pulls the
+ * learned start of a young fleet towards the opening (the safe side); a few thousand deliveries of a
+ * carrier outweigh it.
  */
 export const PRIOR_DELIVERIES = 100;
+
+/**
+ * Below this many observed deliveries of a carrier the schedule does not trust the quantile and polls
+ * densely from the scan (as before it learned).
+ */
+export const MIN_DELIVERIES = 200;
 
 /** Deliveries per local slot of the day (length SLOTS_PER_DAY). */
 export type SlotCounts = readonly number[];
@@ -80,8 +87,56 @@ export function learnDeliveryHours(observed: SlotCounts, rareShare = RARE_EARLY_
     if (before + counts[slot]! > rareShare * total) break;
     before += counts[slot]!;
   }
+  if (seen < MIN_DELIVERIES) return { denseFromMinute: DELIVERY_OPENS_AT_MINUTE, observed: seen };
   return { denseFromMinute: Math.max(DELIVERY_OPENS_AT_MINUTE, slot * SLOT_MINUTES), observed: seen };
 }
 
-/** One carrier's learned hours, as the schedule takes them. */
-export type DeliveryHoursByCarrier = Partial<Record<CarrierCode, LearnedDeliveryHours>>;
+/**
+ * A package held at a pickup point is collected when the recipient comes, during the point's opening
+ * hours: a look every hour or three sees most collections more than 15 min late (they were a third of
+ * all late deliveries). Once the fleet has seen this many collections, the schedule watches pickups every
+ * 15 min inside the hours where collections happen, and only keeps its ≤ 12 h looks outside them.
+ */
+export const MIN_PICKUPS = 50;
+/** Collections left outside the learned pickup hours at each end. */
+export const PICKUP_TAIL_SHARE = 0.005;
+
+export interface LearnedPickupHours {
+  /** Local minutes of the day between which pickups are watched densely. */
+  fromMinute: number;
+  untilMinute: number;
+  observed: number;
+}
+
+/** The hours in which a carrier's pickups are collected, or null while the fleet has seen too few. */
+export function learnPickupHours(observed: SlotCounts, tailShare = PICKUP_TAIL_SHARE): LearnedPickupHours | null {
+  if (observed.length !== SLOTS_PER_DAY) throw new Error(`expected ${SLOTS_PER_DAY} slot counts`);
+  let total = 0;
+  for (const n of observed) {
+    if (!Number.isFinite(n) || n < 0) throw new Error('slot counts must be finite and not negative');
+    total += n;
+  }
+  if (total < MIN_PICKUPS) return null;
+  let from = 0;
+  for (let before = 0; from < SLOTS_PER_DAY; from++) {
+    if (before + observed[from]! > tailShare * total) break;
+    before += observed[from]!;
+  }
+  let until = SLOTS_PER_DAY;
+  for (let after = 0; until > from + 1; until--) {
+    if (after + observed[until - 1]! > tailShare * total) break;
+    after += observed[until - 1]!;
+  }
+  return { fromMinute: from * SLOT_MINUTES, untilMinute: until * SLOT_MINUTES, observed: total };
+}
+
+/** What the schedule learns from the fleet about one carrier. */
+export interface LearnedHours {
+  delivery: LearnedDeliveryHours;
+  pickup: LearnedPickupHours | null;
+}
+
+/** Both, from the counts of deliveries after an out-for-delivery scan and of pickup collections. */
+export function learnHours(deliveries: SlotCounts, pickups: SlotCounts): LearnedHours {
+  return { delivery: learnDeliveryHours(deliveries), pickup: learnPickupHours(pickups) };
+}

@@ -10,7 +10,7 @@ import { recordTimeline, type TimelineEntry } from '../orders/timeline.ts';
 import type { OrderService } from '../orders/service.ts';
 import { withPush, type PushScheduleOptions, type PushState } from './push-schedule.ts';
 import { destinationTimeZone } from './destination-time-zone.ts';
-import type { LearnedDeliveryHours } from './delivery-hours.ts';
+import type { LearnedHours } from './delivery-hours.ts';
 import { DeliveryHoursCache, recordDeliveryTime } from './delivery-hours-store.ts';
 import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import {
@@ -224,10 +224,16 @@ export class TrackingPoller {
         })
         .where('order_id', '=', row.order_id)
         .execute();
-      // The fleet learns its carriers' delivery hours from deliveries seen after the out-for-delivery
-      // scan, in the destination's local time (not pickups: a collection is not a delivery round).
-      if (isDelivered && current.status === 'out_for_delivery' && result.deliveredAt && destinationTimeZoneNow)
-        await recordDeliveryTime(trx, row.carrier, result.deliveredAt, destinationTimeZoneNow);
+      // The fleet learns its carriers' hours, in the destination's local time: delivery rounds from
+      // deliveries seen after the out-for-delivery scan, pickup hours from collections.
+      const round =
+        current.status === 'out_for_delivery'
+          ? 'delivery'
+          : current.status === 'available_for_pickup'
+            ? 'pickup'
+            : null;
+      if (isDelivered && round && result.deliveredAt && destinationTimeZoneNow)
+        await recordDeliveryTime(trx, row.carrier, round, result.deliveredAt, destinationTimeZoneNow);
       const events: TimelineEntry[] = [];
       if (result.status !== current.status) {
         events.push({
@@ -278,10 +284,14 @@ export class TrackingPoller {
     now: Date,
     carrier: CarrierCode,
     push: PushState,
-    deliveryHours: LearnedDeliveryHours,
+    hours: LearnedHours,
   ): PollDecision {
     if (state.status === 'delivered') return { kind: 'poll', at: new Date(now.getTime() + 60_000) };
-    const schedule: ScheduleOptions = { ...this.deps.schedules[carrier], deliveryHours };
+    const schedule: ScheduleOptions = {
+      ...this.deps.schedules[carrier],
+      deliveryHours: hours.delivery,
+      pickupHours: hours.pickup,
+    };
     return withPush(nextPoll(state, now, schedule), push, now, this.deps.pushSchedule);
   }
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  MIN_DELIVERIES,
+  MIN_PICKUPS,
   PRIOR_DELIVERIES,
+  learnPickupHours,
   SLOTS_PER_DAY,
   SLOT_MINUTES,
   deliverySlot,
@@ -17,8 +20,11 @@ function counts(deliveries: Array<[minute: number, n: number]>): number[] {
 }
 
 describe('learnDeliveryHours', () => {
-  it('starts dense polling at the opening of delivery hours before the fleet has seen anything (cold start)', () => {
+  it('starts dense polling at the opening of delivery hours until the fleet has seen enough (cold start)', () => {
     expect(learnDeliveryHours(counts([]))).toEqual({ denseFromMinute: 8 * 60, observed: 0 });
+    const few = learnDeliveryHours(counts([[14 * 60, MIN_DELIVERIES - 1]]));
+    expect(few).toEqual({ denseFromMinute: 8 * 60, observed: MIN_DELIVERIES - 1 });
+    expect(learnDeliveryHours(counts([[14 * 60, MIN_DELIVERIES]])).denseFromMinute).toBeGreaterThan(8 * 60);
   });
 
   it("starts where the fleet's early deliveries stop being rare", () => {
@@ -58,6 +64,22 @@ describe('learnDeliveryHours', () => {
   it('refuses counts that are not one a slot, or negative', () => {
     expect(() => learnDeliveryHours([1, 2, 3])).toThrow(/96 slot counts/);
     expect(() => learnDeliveryHours(counts([[600, -1]]))).toThrow(/not negative/);
+  });
+});
+
+describe('learnPickupHours', () => {
+  it('knows nothing until the fleet has seen enough collections', () => {
+    expect(learnPickupHours(counts([[12 * 60, MIN_PICKUPS - 1]]))).toBeNull();
+  });
+
+  it('covers the slots where collections happen, leaving the rare ones at either end out', () => {
+    // 10:00–18:00, 10 a slot (320), plus one at 07:05 and one at 20:40: each end leaves 0.5% (1.6) out.
+    const slots = counts([
+      [7 * 60 + 5, 1],
+      [20 * 60 + 40, 1],
+    ]);
+    for (let minute = 10 * 60; minute < 18 * 60; minute += 15) slots[minute / 15]! += 10;
+    expect(learnPickupHours(slots)).toEqual({ fromMinute: 10 * 60, untilMinute: 18 * 60, observed: 322 });
   });
 });
 

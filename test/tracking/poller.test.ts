@@ -71,10 +71,28 @@ describe('TrackingPoller', () => {
     await pollRound('fedex');
     expect((await tracking(id)).status).toBe('delivered');
     const after = await readSlotCounts(db(), 'fedex');
-    expect(after[42]! - before[42]!).toBe(1);
-    expect(after.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(after.delivery[42]! - before.delivery[42]!).toBe(1);
+    const sum = (counts: number[]) => counts.reduce((a, b) => a + b, 0);
+    expect(sum(after.delivery) - sum(before.delivery)).toBe(1);
+    expect(sum(after.pickup)).toBe(sum(before.pickup));
     const learned = await new DeliveryHoursCache(db()).get('fedex', clock.now());
-    expect(learned.observed).toBeGreaterThanOrEqual(1);
+    expect(learned.delivery.observed).toBeGreaterThanOrEqual(1);
+  });
+
+  it("counts a collection from a pickup point in its carrier's pickup hours, not in its delivery rounds", async () => {
+    const before = await readSlotCounts(db(), 'fedex');
+    await tracked('fedex', '012301230130');
+    await sandbox('fedex/packages/012301230130/events', {
+      status: 'available_for_pickup',
+      at: clock.now().toISOString(),
+    });
+    await pollRound('fedex');
+    // 21:10 UTC is 16:10 EST: slot 64 (16:00–16:15).
+    await sandbox('fedex/packages/012301230130/events', { status: 'delivered', at: '2026-12-01T21:10:00Z' });
+    await pollRound('fedex');
+    const after = await readSlotCounts(db(), 'fedex');
+    expect(after.pickup[64]! - before.pickup[64]!).toBe(1);
+    expect(after.delivery).toEqual(before.delivery);
   });
 
   it('stops with a visible reason when the package goes back to the sender', async () => {
