@@ -10,7 +10,6 @@
  * "nothing, then every 15 min" (bench/tracking/floor.ts argues it): the dense cadence starts where the
  * fleet's early deliveries stop being rare.
  */
-import type { CarrierCode } from '../carriers/carrier-code.ts';
 import { DELIVERY_CLOSES_AT_MINUTE, DELIVERY_OPENS_AT_MINUTE } from './schedule-hours.ts';
 
 /** Deliveries are counted in local 15-min slots (96 a day): fine enough for a 15-min cadence, small to store. */

@@ -107,8 +107,9 @@ export interface PollPolicy {
    * day, the few delivered without a scan (2–5% of deliveries) are still seen within this. Hourly since
    * pickups are watched in their learned hours: they no longer take a third of the late share p95 allows,
    * so three quarters of no-scan deliveries may be seen late (at 30 min, half) — it saves ~1.3 calls per
-   * package in the world with a tenth late without notice. (Before the pickup hours, 60 min missed the
-   * p95 there: 16.2 min.)
+   * package in the world with a tenth late without notice. Until the fleet knows its pickup hours the
+   * schedule keeps `awaitingScanIntervalMs` instead (at 60 min with hourly pickups the tenth-late world
+   * missed p95 at 16.2 min, and a cold start at 16.3).
    */
   noScanIntervalMs: number;
   /** Dense polling starts this long before the carrier's window opens (windows are estimates). */
@@ -313,7 +314,9 @@ function inTransit(c: Context): number {
     // day (a delivery without a scan is still seen within it).
     const lateMorning = atLocal(today, zone.lateMorningMinute, zone);
     if (lastPolledAt < lateMorning) return nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
-    return nextGridTick(lastPolledAt, policy.noScanIntervalMs);
+    // The relaxed cadence spends late share that pickups free once their hours are learned; until then
+    // (a young fleet) it keeps the scan's cadence.
+    return nextGridTick(lastPolledAt, c.pickupHours ? policy.noScanIntervalMs : policy.awaitingScanIntervalMs);
   }
   // No estimate, or the carrier is late and silent: it may come any day, announced or not.
   if (estimatedDay === null || estimatedDay < today) return nextLocalTimeAfter(afterSilence(c), zone.watchChecks, zone);

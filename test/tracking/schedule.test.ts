@@ -228,20 +228,24 @@ describe('nextPoll', () => {
       expect(now).toEqual(local('2026-04-14 08:00'));
     });
 
-    it('waits for the out-for-delivery scan every 30 min from 08:00 on the estimated day, and relaxes to hourly after 11:00 without one', () => {
+    it('waits for the out-for-delivery scan every 30 min from 08:00 on the estimated day, and relaxes to hourly after 11:00 without one once pickups are watched in their hours', () => {
       const estimatedDeliveryAt = local('2026-04-14 23:59');
       const morning = local('2026-04-14 08:00');
       expect(pollAt(nextPoll(polledAt(morning, { estimatedDeliveryAt }), morning))).toEqual(local('2026-04-14 08:30'));
       // No scan by 11:00: most such packages are late; the few delivered without a scan are seen within the hour.
       const gaps: number[] = [];
       let now = local('2026-04-14 11:00');
+      const pickupHours = { fromMinute: 10 * 60, untilMinute: 18 * 60 };
       while (now < local('2026-04-14 14:00')) {
-        const next = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now));
+        const next = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now, { pickupHours }));
         gaps.push(minutesBetween(now, next));
         now = next;
       }
       expect(Math.max(...gaps)).toBeLessThanOrEqual(60);
       expect(gaps.length).toBe(3);
+      // A young fleet that has not learned its pickup hours keeps 30 min: pickups still take their late share.
+      const young = local('2026-04-14 12:00');
+      expect(minutesBetween(young, pollAt(nextPoll(polledAt(young, { estimatedDeliveryAt }), young)))).toBe(30);
     });
 
     it('watches a package whose estimate has passed three times a day, never more than 12 h apart in delivery hours', () => {
