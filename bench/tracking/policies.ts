@@ -17,7 +17,8 @@ export interface NamedPolicy {
   judged: boolean;
 }
 
-export const adaptiveSchedule: Policy = (state, now) => nextPoll(state, now);
+export const adaptiveSchedule: Policy = (state, now, { hours }) =>
+  nextPoll(state, now, { deliveryHours: hours.delivery, pickupHours: hours.pickup });
 
 export function fixedInterval(intervalMs: number): Policy {
   return (state: TrackingState, now: Date): PollDecision => {

@@ -264,7 +264,8 @@ function floorSentence(m: Metrics): string {
     `+ ${fmt(ofd.callsPerDelivered)} out for delivery (every 15 min from ${starts}, late ${pct(ofd.lateShare)} of the ${pct(floorLateBudget())} p95 allows) = ≥ ${fmt(total)}` +
     (total > TARGETS.callsPerDelivered
       ? `, above ${TARGETS.callsPerDelivered}: no polling schedule meets the target in this world; only information the carriers give (windows, push) can`
-      : `, below ${TARGETS.callsPerDelivered}: the world does not rule the target out. The schedule spends ${fmt(spentOut)} out for delivery (floor ${fmt(ofd.callsPerDelivered)}) and ${fmt(spentBefore)} outside it (floor ${fmt(before.callsPerDelivered)})`)
+      : `, below ${TARGETS.callsPerDelivered}: the world does not rule the target out. The schedule spends ${fmt(spentOut)} out for delivery (floor ${fmt(ofd.callsPerDelivered)}) and ${fmt(spentBefore)} outside it (floor ${fmt(before.callsPerDelivered)}). ` +
+        `But the floor spends the whole late share on the earliest deliveries out for delivery, while a schedule cannot tell, before it happens, a delivery without an out-for-delivery scan from a package that is late, or when a pickup is collected: this schedule sees ${pct(m.lateShare)} late (${describeCauses(m)}), so a later dense start would miss p95`)
   );
 }
 

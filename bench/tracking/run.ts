@@ -12,7 +12,7 @@ import { describeWorld, generateFleet, type FleetOptions, type Journey } from '.
 import { POLICIES, adaptiveSchedule } from './policies.ts';
 import { beforeScanFloor, outForDeliveryFloor } from './floor.ts';
 import { checkTargets, floorLateBudget, measure, renderReport, type Metrics, type RunTime } from './report.ts';
-import { simulate, type Policy, type SimulationOptions } from './simulate.ts';
+import { simulate, type FleetSlots, type Policy, type SimulationOptions } from './simulate.ts';
 import { WORLDS } from './worlds.ts';
 
 const LABEL_DAYS = 14;
@@ -34,14 +34,32 @@ if (!Number.isInteger(packages) || packages < 1 || !Number.isInteger(seed))
 const started = performance.now();
 const startedCpu = process.cpuUsage();
 const fleets = new Map<string, Journey[]>();
-const fleet = (options: Omit<FleetOptions, 'packages' | 'seed'> = {}): Journey[] => {
-  const key = JSON.stringify(options);
+const fleet = (options: Omit<FleetOptions, 'packages' | 'seed'> = {}, fleetSeed = seed): Journey[] => {
+  const key = JSON.stringify({ ...options, fleetSeed });
   let journeys = fleets.get(key);
   if (!journeys) {
-    journeys = generateFleet({ packages, seed, labelDays: LABEL_DAYS, ...options });
+    journeys = generateFleet({ packages, seed: fleetSeed, labelDays: LABEL_DAYS, ...options });
     fleets.set(key, journeys);
   }
   return journeys;
+};
+/**
+ * Production has the fleet's past: the schedule's learned hours (src/tracking/delivery-hours.ts) start
+ * from what an earlier fleet of the same world taught them — other packages (another seed), never the
+ * judged ones. A run on the base world without it ("cold start") shows the schedule before it has learned.
+ */
+const HISTORY_SEED_OFFSET = 1_000_003;
+const histories = new Map<string, FleetSlots>();
+const history = (world: Omit<FleetOptions, 'packages' | 'seed'>, options: SimulationOptions = {}): FleetSlots => {
+  const key = JSON.stringify({ world, options });
+  let slots = histories.get(key);
+  if (!slots) {
+    const past = fleet(world, seed + HISTORY_SEED_OFFSET);
+    slots = simulate(past, adaptiveSchedule, { seed: seed + HISTORY_SEED_OFFSET, ...options }).learnedSlots;
+    fleets.delete(JSON.stringify({ ...world, fleetSeed: seed + HISTORY_SEED_OFFSET }));
+    histories.set(key, slots);
+  }
+  return slots;
 };
 const run = (
   name: string,
@@ -59,7 +77,10 @@ const run = (
 // The judged policy runs in every world (the base world first); baselines only in the base world.
 const worldRows: Metrics[] = WORLDS.map((world) => {
   const journeys = fleet(world.fleet);
-  const metrics = run(world.name, 'world', adaptiveSchedule, journeys, world.simulation);
+  const metrics = run(world.name, 'world', adaptiveSchedule, journeys, {
+    ...world.simulation,
+    history: history(world.fleet, world.simulation),
+  });
   return {
     ...metrics,
     outForDeliveryFloor: outForDeliveryFloor(journeys, floorLateBudget()),
@@ -71,6 +92,7 @@ if (worldsOnly && values.write) throw new Error('--worlds-only is for tuning; RE
 const rows: Metrics[] = worldsOnly
   ? []
   : POLICIES.filter((p) => !p.judged).map((p) => run(p.name, 'baseline', p.policy, fleet()));
+const baseHistory = history({});
 rows.unshift({ ...worldRows[0]!, name: POLICIES.find((p) => p.judged)!.name, kind: 'policy' });
 if (!worldsOnly)
   rows.push(
@@ -79,19 +101,23 @@ if (!worldsOnly)
       'sensitivity',
       adaptiveSchedule,
       fleet({ labelDays: LABEL_DAYS / 2 }),
+      { history: baseHistory },
     ),
     run(
       `adaptive, fleet four times as dense (labels over ${LABEL_DAYS / 4} days)`,
       'sensitivity',
       adaptiveSchedule,
       fleet({ labelDays: LABEL_DAYS / 4 }),
+      { history: baseHistory },
     ),
     run(
       `adaptive, fleet half as dense (labels over ${LABEL_DAYS * 2} days)`,
       'sensitivity',
       adaptiveSchedule,
       fleet({ labelDays: LABEL_DAYS * 2 }),
+      { history: baseHistory },
     ),
+    run('adaptive, cold start (no past deliveries learned)', 'sensitivity', adaptiveSchedule, fleet()),
   );
 const cpu = process.cpuUsage(startedCpu);
 const runTime: RunTime = {

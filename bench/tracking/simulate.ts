@@ -7,6 +7,7 @@
  */
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
 import { newTrackingState, type PollDecision, type TrackingState } from '../../src/tracking/schedule.ts';
+import { SLOTS_PER_DAY, deliverySlot, learnHours, type LearnedHours } from '../../src/tracking/delivery-hours.ts';
 import type { Journey } from './journey.ts';
 import { seededRandom } from './prng.ts';
 
@@ -14,7 +15,16 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-export type Policy = (state: TrackingState, now: Date) => PollDecision;
+/**
+ * `context` is what production knows besides the package: its carrier, and that carrier's delivery
+ * hours as learned from the deliveries this fleet has seen so far (never a package's hidden truth).
+ */
+export type Policy = (state: TrackingState, now: Date, context: PolicyContext) => PollDecision;
+
+export interface PolicyContext {
+  carrier: CarrierCode;
+  hours: LearnedHours;
+}
 
 export const CARRIERS: readonly CarrierCode[] = ['ups', 'fedex', 'usps'];
 /** Numbers per tracking request (docs/carriers/NOTES.md): UPS 1, FedEx 30, USPS v3r2 35. */
@@ -27,6 +37,22 @@ export interface SimulationOptions {
   seed?: number;
   /** How often the claimer wakes. */
   tickMs?: number;
+  /**
+   * Learn each carrier's delivery hours from the deliveries seen so far (default true), as the poller
+   * does in production; false leaves the schedule on the prior (dense from the scan).
+   */
+  learnDeliveryHours?: boolean;
+  /**
+   * The fleet's counts before this run starts (from `learnedSlots` of an earlier run): production has
+   * its past deliveries; a run without them starts cold, on the priors.
+   */
+  history?: FleetSlots;
+}
+
+/** Per carrier, deliveries after an out-for-delivery scan and pickup collections in local 15-min slots. */
+export interface FleetSlots {
+  deliveries: Record<CarrierCode, number[]>;
+  pickups: Record<CarrierCode, number[]>;
 }
 
 export interface SimulationResult {
@@ -51,6 +77,8 @@ export interface SimulationResult {
   stops: Record<'delivered' | 'expired' | 'returned', number>;
   /** Packages still scheduled when the simulation ended (a policy that never stops). */
   unfinished: number;
+  /** What the fleet had learned by the end (history included). */
+  learnedSlots: FleetSlots;
 }
 
 export function simulate(
@@ -82,12 +110,28 @@ export function simulate(
     pollsByStatus: {},
     stops: { delivered: 0, expired: 0, returned: 0 },
     unfinished: 0,
+    learnedSlots: { deliveries: { ups: [], fedex: [], usps: [] }, pickups: { ups: [], fedex: [], usps: [] } },
   };
   const requestsPerHour: Record<CarrierCode, Map<number, number>> = {
     ups: new Map(),
     fedex: new Map(),
     usps: new Map(),
   };
+  // The fleet's hours: every delivery a poll sees after an out-for-delivery scan, and every collection
+  // from a pickup point, counts in its slot, in the destination's local time when its zone is known (what
+  // the poller records); refreshed hourly.
+  const learning = options.learnDeliveryHours ?? true;
+  const slots = (from?: Record<CarrierCode, number[]>): Record<CarrierCode, number[]> => ({
+    ups: from ? [...from.ups] : new Array<number>(SLOTS_PER_DAY).fill(0),
+    fedex: from ? [...from.fedex] : new Array<number>(SLOTS_PER_DAY).fill(0),
+    usps: from ? [...from.usps] : new Array<number>(SLOTS_PER_DAY).fill(0),
+  });
+  const deliverySlots = slots(options.history?.deliveries);
+  const pickupSlots = slots(options.history?.pickups);
+  const learn = (carrier: CarrierCode): LearnedHours => learnHours(deliverySlots[carrier], pickupSlots[carrier]);
+  const learned: Record<CarrierCode, LearnedHours> = { ups: learn('ups'), fedex: learn('fedex'), usps: learn('usps') };
+  let learnedHour = -1;
+  const context = (carrier: CarrierCode): PolicyContext => ({ carrier, hours: learned[carrier] });
   const queue = new DueQueue();
   const ceilTick = (at: number): number => Math.ceil(at / tick) * tick;
 
@@ -105,7 +149,7 @@ export function simulate(
     );
     states.push(state);
     // Tracking starts when the number is set: the caller asks the schedule right then.
-    const decision = policy(state, new Date(journey.startedAt));
+    const decision = policy(state, new Date(journey.startedAt), context(journey.carrier));
     if (decision.kind === 'poll') queue.push(ceilTick(Math.max(decision.at.getTime(), journey.startedAt)), i);
   }
 
@@ -134,10 +178,15 @@ export function simulate(
       state.estimatedDeliveryAt = snapshot.estimatedDeliveryAt === null ? null : new Date(snapshot.estimatedDeliveryAt);
       state.estimatedWindowStartAt = snapshot.windowStartAt === null ? null : new Date(snapshot.windowStartAt);
       state.consecutiveErrors = 0;
-      if (snapshot.status === 'delivered' && Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null)
+      if (snapshot.status === 'delivered' && Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null) {
         lagMs[i] = now - journey.deliveredAt;
+        const counts =
+          known === 'out_for_delivery' ? deliverySlots : known === 'available_for_pickup' ? pickupSlots : null;
+        if (learning && counts && journey.offsetKnown)
+          counts[journey.carrier][deliverySlot(journey.deliveredAt, journey.destinationOffsetMinutes)]!++;
+      }
     }
-    const decision = policy(state, new Date(now));
+    const decision = policy(state, new Date(now), context(journey.carrier));
     if (decision.kind === 'stop') result.stops[decision.reason]++;
     else queue.push(ceilTick(Math.max(decision.at.getTime(), now + 1)), i);
   };
@@ -146,6 +195,10 @@ export function simulate(
     if (now > endMs) {
       result.unfinished = queue.size;
       break;
+    }
+    if (learning && Math.floor(now / HOUR) !== learnedHour) {
+      learnedHour = Math.floor(now / HOUR);
+      for (const carrier of CARRIERS) learned[carrier] = learn(carrier);
     }
     while (queue.size > 0 && queue.peekDue() <= now) {
       const i = queue.pop();
@@ -171,6 +224,7 @@ export function simulate(
   }
   for (const carrier of CARRIERS)
     result.peakRequestsPerHour[carrier] = Math.max(0, ...requestsPerHour[carrier].values());
+  result.learnedSlots = { deliveries: deliverySlots, pickups: pickupSlots };
   return result;
 }
 

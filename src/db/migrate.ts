@@ -19,6 +19,7 @@ import * as emailEvents from './migrations/018-email-events.ts';
 import * as accountSettings from './migrations/019-account-settings.ts';
 import * as accountLocale from './migrations/020-account-locale.ts';
 import * as videoTranscripts from './migrations/021-video-transcripts.ts';
+import * as carrierDeliveryHours from './migrations/025-carrier-delivery-hours.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '019-account-settings': accountSettings,
   '020-account-locale': accountLocale,
   '021-video-transcripts': videoTranscripts,
+  '025-carrier-delivery-hours': carrierDeliveryHours,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

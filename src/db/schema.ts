@@ -115,6 +115,15 @@ export interface IdempotencyKeysTable {
   created_at: CreatedAt;
 }
 
+/** Deliveries per carrier and local 15-min slot (src/tracking/delivery-hours-store.ts). */
+export interface CarrierDeliveryHoursTable {
+  carrier: string;
+  round: 'delivery' | 'pickup';
+  slot: number;
+  /** bigint, read as a number (src/db/database.ts). */
+  deliveries: ColumnType<number, number | undefined, number>;
+}
+
 export interface TrackingsTable {
   order_id: string;
   account_id: string;
@@ -413,6 +422,7 @@ export interface Database {
   sends: SendsTable;
   trackings: TrackingsTable;
   carrier_push_events: CarrierPushEventsTable;
+  carrier_delivery_hours: CarrierDeliveryHoursTable;
   email_events: EmailEventsTable;
   accounts: AccountsTable;
   orders: OrdersTable;

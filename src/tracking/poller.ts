@@ -10,6 +10,8 @@ import { recordTimeline, type TimelineEntry } from '../orders/timeline.ts';
 import type { OrderService } from '../orders/service.ts';
 import { withPush, type PushScheduleOptions, type PushState } from './push-schedule.ts';
 import { destinationTimeZone } from './destination-time-zone.ts';
+import type { LearnedHours } from './delivery-hours.ts';
+import { DeliveryHoursCache, recordDeliveryTime } from './delivery-hours-store.ts';
 import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import {
   claimDueTrackings,
@@ -30,6 +32,8 @@ export interface TrackingPollerDeps {
   now?: () => Date;
   /** The confirmation cadence while a push subscription is live (push-schedule.ts); default PUSH_SCHEDULE. */
   pushSchedule?: PushScheduleOptions;
+  /** The fleet's learned delivery hours (delivery-hours-store.ts); default a cache over `db`. */
+  deliveryHours?: Pick<DeliveryHoursCache, 'get'>;
 }
 
 export interface BatchOutcome {
@@ -59,9 +63,11 @@ const DEFAULT_RATE_LIMIT_MS = 60_000;
  */
 export class TrackingPoller {
   private readonly now: () => Date;
+  private readonly deliveryHours: Pick<DeliveryHoursCache, 'get'>;
 
   constructor(private readonly deps: TrackingPollerDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.deliveryHours = deps.deliveryHours ?? new DeliveryHoursCache(deps.db);
   }
 
   /** Claims due packages of a carrier, in batches the carrier's API accepts in one call. */
@@ -171,6 +177,7 @@ export class TrackingPoller {
       now,
       row.carrier,
       pushStateOf(row, result.status, lastPushedAt, state.lastPolledAt),
+      await this.deliveryHours.get(row.carrier, now),
     );
 
     const applied = await this.deps.db.transaction().execute(async (trx) => {
@@ -217,6 +224,16 @@ export class TrackingPoller {
         })
         .where('order_id', '=', row.order_id)
         .execute();
+      // The fleet learns its carriers' hours, in the destination's local time: delivery rounds from
+      // deliveries seen after the out-for-delivery scan, pickup hours from collections.
+      const round =
+        current.status === 'out_for_delivery'
+          ? 'delivery'
+          : current.status === 'available_for_pickup'
+            ? 'pickup'
+            : null;
+      if (isDelivered && round && result.deliveredAt && destinationTimeZoneNow)
+        await recordDeliveryTime(trx, row.carrier, round, result.deliveredAt, destinationTimeZoneNow);
       const events: TimelineEntry[] = [];
       if (result.status !== current.status) {
         events.push({
@@ -262,9 +279,20 @@ export class TrackingPoller {
    * event stops its tracking: a crash, or a failing carrier, between the two can then never lose the
    * delivery.
    */
-  private decide(state: TrackingState, now: Date, carrier: CarrierCode, push: PushState): PollDecision {
+  private decide(
+    state: TrackingState,
+    now: Date,
+    carrier: CarrierCode,
+    push: PushState,
+    hours: LearnedHours,
+  ): PollDecision {
     if (state.status === 'delivered') return { kind: 'poll', at: new Date(now.getTime() + 60_000) };
-    return withPush(nextPoll(state, now, this.deps.schedules[carrier]), push, now, this.deps.pushSchedule);
+    const schedule: ScheduleOptions = {
+      ...this.deps.schedules[carrier],
+      deliveryHours: hours.delivery,
+      pickupHours: hours.pickup,
+    };
+    return withPush(nextPoll(state, now, schedule), push, now, this.deps.pushSchedule);
   }
 
   private async recordFailure(rows: TrackingRow[], error: unknown): Promise<BatchOutcome> {
@@ -296,6 +324,7 @@ export class TrackingPoller {
         now,
         row.carrier,
         pushStateOf(row, row.status, row.last_pushed_at, row.last_polled_at),
+        await this.deliveryHours.get(row.carrier, now),
       );
       await this.deps.db
         .updateTable('trackings')

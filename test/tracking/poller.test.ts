@@ -4,6 +4,7 @@ import { createLogger } from '../../src/logger.ts';
 import { recipientVideoInProgress } from '../../src/notifications/sends.ts';
 import { OrderOutbox } from '../../src/orders/outbox.ts';
 import { OrderService } from '../../src/orders/service.ts';
+import { DeliveryHoursCache, readSlotCounts } from '../../src/tracking/delivery-hours-store.ts';
 import { trackingState, trackingSubscriber } from '../../src/tracking/trackings.ts';
 import { TestClock } from '../support/clock.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
@@ -57,6 +58,41 @@ describe('TrackingPoller', () => {
     expect(row.destination_time_zone).toBe('America/New_York');
     // December: Eastern standard time.
     expect(trackingState(row, clock.now()).utcOffsetMinutes).toBe(-300);
+  });
+
+  it("counts a delivery after the out-for-delivery scan in its carrier's local delivery hours", async () => {
+    const before = await readSlotCounts(db(), 'fedex');
+    const id = await tracked('fedex', '012301230123');
+    await sandbox('fedex/packages/012301230123/events', { status: 'out_for_delivery', at: clock.now().toISOString() });
+    await pollRound('fedex');
+    expect((await tracking(id)).status).toBe('out_for_delivery');
+    // 15:40 UTC in December is 10:40 in Wayne, NJ (EST): slot 42 (10:30–10:45).
+    await sandbox('fedex/packages/012301230123/events', { status: 'delivered', at: '2026-12-01T15:40:00Z' });
+    await pollRound('fedex');
+    expect((await tracking(id)).status).toBe('delivered');
+    const after = await readSlotCounts(db(), 'fedex');
+    expect(after.delivery[42]! - before.delivery[42]!).toBe(1);
+    const sum = (counts: number[]) => counts.reduce((a, b) => a + b, 0);
+    expect(sum(after.delivery) - sum(before.delivery)).toBe(1);
+    expect(sum(after.pickup)).toBe(sum(before.pickup));
+    const learned = await new DeliveryHoursCache(db()).get('fedex', clock.now());
+    expect(learned.delivery.observed).toBeGreaterThanOrEqual(1);
+  });
+
+  it("counts a collection from a pickup point in its carrier's pickup hours, not in its delivery rounds", async () => {
+    const before = await readSlotCounts(db(), 'fedex');
+    await tracked('fedex', '012301230130');
+    await sandbox('fedex/packages/012301230130/events', {
+      status: 'available_for_pickup',
+      at: clock.now().toISOString(),
+    });
+    await pollRound('fedex');
+    // 21:10 UTC is 16:10 EST: slot 64 (16:00–16:15).
+    await sandbox('fedex/packages/012301230130/events', { status: 'delivered', at: '2026-12-01T21:10:00Z' });
+    await pollRound('fedex');
+    const after = await readSlotCounts(db(), 'fedex');
+    expect(after.pickup[64]! - before.pickup[64]!).toBe(1);
+    expect(after.delivery).toEqual(before.delivery);
   });
 
   it('stops with a visible reason when the package goes back to the sender', async () => {

@@ -111,6 +111,30 @@ describe('nextPoll', () => {
       }
     });
 
+    it("without a window, waits for the fleet's learned dense start, then polls every 15 min", () => {
+      const scanned = { status: 'out_for_delivery' as const, lastChangedAt: local('2026-04-14 07:12') };
+      const deliveryHours = { denseFromMinute: 10 * 60 + 30 };
+      const morning = local('2026-04-14 08:00');
+      expect(localClock(pollAt(nextPoll(polledAt(morning, scanned), morning, { deliveryHours })))).toBe('10:30');
+      const dense = local('2026-04-14 10:30');
+      expect(localClock(pollAt(nextPoll(polledAt(dense, scanned), dense, { deliveryHours })))).toBe('10:45');
+      // A carrier window still decides where there is one.
+      const window = {
+        ...scanned,
+        estimatedWindowStartAt: local('2026-04-14 14:00'),
+        estimatedDeliveryAt: local('2026-04-14 18:00'),
+      };
+      expect(nextPoll(polledAt(morning, window), morning, { deliveryHours })).toEqual(
+        nextPoll(polledAt(morning, window), morning),
+      );
+      // Unknown zone: the learned local minute is taken in the first zone to wake (EDT).
+      const unknown = { ...scanned, utcOffsetMinutes: undefined };
+      const edtMorning = local('2026-04-14 08:00', -240);
+      expect(localClock(pollAt(nextPoll(polledAt(edtMorning, unknown), edtMorning, { deliveryHours })), -240)).toBe(
+        '10:30',
+      );
+    });
+
     it('polls every 10 min when the operator asks for a 10-min cadence', () => {
       const now = local('2026-04-14 13:00');
       const at = pollAt(
@@ -204,20 +228,24 @@ describe('nextPoll', () => {
       expect(now).toEqual(local('2026-04-14 08:00'));
     });
 
-    it('waits for the out-for-delivery scan every 30 min from 08:00 on the estimated day, and keeps that (not 15 min) after 11:00 without one', () => {
+    it('waits for the out-for-delivery scan every 30 min from 08:00 on the estimated day, and relaxes to hourly after 11:00 without one once pickups are watched in their hours', () => {
       const estimatedDeliveryAt = local('2026-04-14 23:59');
       const morning = local('2026-04-14 08:00');
       expect(pollAt(nextPoll(polledAt(morning, { estimatedDeliveryAt }), morning))).toEqual(local('2026-04-14 08:30'));
-      // No scan by 11:00: fewer looks than the 15-min cadence, none more than 30 min apart.
+      // No scan by 11:00: most such packages are late; the few delivered without a scan are seen within the hour.
       const gaps: number[] = [];
       let now = local('2026-04-14 11:00');
+      const pickupHours = { fromMinute: 10 * 60, untilMinute: 18 * 60 };
       while (now < local('2026-04-14 14:00')) {
-        const next = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now));
+        const next = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now, { pickupHours }));
         gaps.push(minutesBetween(now, next));
         now = next;
       }
-      expect(Math.max(...gaps)).toBeLessThanOrEqual(30);
-      expect(gaps.length).toBeLessThan(180 / 15);
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(60);
+      expect(gaps.length).toBe(3);
+      // A young fleet that has not learned its pickup hours keeps 30 min: pickups still take their late share.
+      const young = local('2026-04-14 12:00');
+      expect(minutesBetween(young, pollAt(nextPoll(polledAt(young, { estimatedDeliveryAt }), young)))).toBe(30);
     });
 
     it('watches a package whose estimate has passed three times a day, never more than 12 h apart in delivery hours', () => {
@@ -254,6 +282,23 @@ describe('nextPoll', () => {
       }
       expect(widest).toBeLessThanOrEqual(12 * HOUR);
     });
+    it("watches a pickup every 15 min in the fleet's pickup hours, and at the watch looks outside them", () => {
+      const pickupHours = { fromMinute: 10 * 60, untilMinute: 18 * 60 };
+      const held = { status: 'available_for_pickup' as const, lastChangedAt: local('2026-04-14 14:30') };
+      const looks: string[] = [];
+      let now = local('2026-04-14 14:30');
+      while (now < local('2026-04-15 11:00')) {
+        now = pollAt(nextPoll(polledAt(now, held), now, { pickupHours }));
+        looks.push(localClock(now));
+      }
+      // Every 15 min to 18:00, the 21:00 watch look, the 09:00 one, then every 15 min from 10:00.
+      expect(looks.slice(0, 2)).toEqual(['14:45', '15:00']);
+      expect(looks.slice(13)).toEqual(['18:00', '21:00', '09:00', '10:00', '10:15', '10:30', '10:45', '11:00']);
+      // Without learned hours (too few collections seen): hourly, as before.
+      const before = local('2026-04-14 14:30');
+      expect(localClock(pollAt(nextPoll(polledAt(before, held), before, { pickupHours: null })))).toBe('15:00');
+    });
+
     it('backs an exception off to a few polls a day', () => {
       const polls: string[] = [];
       let now = local('2026-04-14 08:00');
