@@ -47,6 +47,7 @@ import {
   adminApiRoutes,
   appHomeRoutes,
   createShopifyServices,
+  queueBatchEnqueuer,
   queueEnqueuer,
   shopifyAccountRoutes,
   shopifyExtensionRoutes,
@@ -268,6 +269,7 @@ export function createServices(
     tokenCipher: tokenCipherFor(config),
     now,
     enqueue: queueEnqueuer(queues.shopifyWebhooks),
+    enqueueReceipts: queueBatchEnqueuer(queues.shopifyWebhooks),
     observeWebhook: (topic, outcome) => metrics.webhook(topic, outcome),
   });
   // Development credentials are public and never a real app: Shopify is the local sandbox then.
@@ -330,6 +332,8 @@ export function createServices(
     metrics,
     now,
     async close() {
+      // Receipts the intake stored in its last moments go to their queue before it closes.
+      await shopify.receiptHandOff?.drain();
       await queues.close();
       producer.disconnect();
     },

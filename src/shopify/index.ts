@@ -4,6 +4,6 @@ export { shopifyRoutes, shopifyAccountRoutes } from './routes.ts';
 export { appHomeRoutes } from './app-home.ts';
 export { adminApiRoutes } from './admin/routes.ts';
 export { shopifyExtensionRoutes } from './extension-routes.ts';
-export { queueEnqueuer, reenqueueUnprocessedWebhooks } from './queue.ts';
+export { queueBatchEnqueuer, queueEnqueuer, reenqueueUnprocessedWebhooks } from './queue.ts';
 export { unprocessedWebhooks } from './webhooks.ts';
 export { loadShopifyConfig, describeShopifyConfig } from './config.ts';

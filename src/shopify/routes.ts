@@ -9,7 +9,6 @@ import { installShop } from './install.ts';
 import { authenticateSessionToken } from './session-auth.ts';
 import { getDataExport, listDataExports, type dataExportListJson } from './data-exports.ts';
 import type { ShopifyServices } from './services.ts';
-import { enqueueWithin } from './queue.ts';
 import { parseShopDomain, shopDomain } from './shops.ts';
 import { sessionTokens } from './tokens.ts';
 import { webhookVerifier } from './webhook-hmac.ts';
@@ -17,7 +16,6 @@ import { recordReceipt } from './webhooks.ts';
 
 /** Shopify's largest payloads (orders with hundreds of lines) stay well below this. */
 const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
-const ENQUEUE_TIMEOUT_MS = 1_000;
 
 /**
  * Public routes under /shopify: the webhook endpoint, OAuth install, and the embedded admin (token
@@ -72,7 +70,8 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
       receivedAt: now(),
     });
     deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), stored ? 'stored' : 'duplicate');
-    if (stored && deps.enqueue) await enqueueWithin(deps.enqueue, check.webhookId, ENQUEUE_TIMEOUT_MS, deps.logger);
+    // The answer waits for the commit only: the job is queued after it, with others (receipt-hand-off.ts).
+    if (stored) shopify.receiptHandOff?.add(check.webhookId);
     ctx.status = 200;
     ctx.body = { received: true, duplicate: !stored };
   });
