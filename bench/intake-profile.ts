@@ -66,14 +66,32 @@ const child = await startChild(
   `${base}/healthz`,
 );
 // Warm-up: the first requests compile the route's code.
-await runLoad({ base, kind: 'orders-create-webhook', shop: SHOP, secret: DEVELOPMENT_API_SECRET, seconds: 1, connections: 10 });
+await runLoad({
+  base,
+  kind: 'orders-create-webhook',
+  shop: SHOP,
+  secret: DEVELOPMENT_API_SECRET,
+  seconds: 1,
+  connections: 10,
+});
 const pid = child.process.pid!;
 const count = async () =>
-  Number((await handle.db.selectFrom('webhook_receipts').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await handle.db
+        .selectFrom('webhook_receipts')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const waitDrained = async () => {
   const t = Date.now();
   for (;;) {
-    const r = await handle.db.selectFrom('webhook_receipts').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'received').executeTakeFirstOrThrow();
+    const r = await handle.db
+      .selectFrom('webhook_receipts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('status', '=', 'received')
+      .executeTakeFirstOrThrow();
     if (Number(r.n) === 0 || values.workers === 'off') return (Date.now() - t) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -91,6 +109,15 @@ const result = await runLoad({
   ...(values.rate ? { overallRate: Number(values.rate) } : {}),
 });
 const c1 = cpuTicks(pid);
+if (process.env.DEBUG_THROTTLE)
+  process.stderr.write(
+    child
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('throttle'))
+      .slice(-80)
+      .join(' | ') + '\n',
+  );
 const n1 = await count();
 const drain = await waitDrained();
 const c2 = cpuTicks(pid);
@@ -116,10 +143,20 @@ const floorBase = `http://127.0.0.1:${floorPort}`;
 const floorChild = await startChild(
   'bench/floors/webhook.ts',
   [],
-  { PORT: String(floorPort), DATABASE_URL: postgres.url, SHOPIFY_API_SECRET: DEVELOPMENT_API_SECRET },
+  {
+    PORT: String(floorPort),
+    DATABASE_URL: postgres.url,
+    SHOPIFY_API_SECRET: DEVELOPMENT_API_SECRET,
+    ...(values['cpu-prof'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values['cpu-prof']}/floor` } : {}),
+  },
   floorBase,
 );
-const load = { kind: 'orders-create-webhook' as const, shop: SHOP, secret: DEVELOPMENT_API_SECRET, connections: Number(values.connections) };
+const load = {
+  kind: 'orders-create-webhook' as const,
+  shop: SHOP,
+  secret: DEVELOPMENT_API_SECRET,
+  connections: Number(values.connections),
+};
 await runLoad({ ...load, base: floorBase, seconds: 1 });
 const f0 = cpuTicks(floorChild.process.pid!);
 const floorResult = await runLoad({ ...load, base: floorBase, seconds: Number(values.seconds) });

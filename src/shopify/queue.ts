@@ -28,7 +28,11 @@ export function queueEnqueuer(queue: Queue): EnqueueWebhook {
 export function queueBatchEnqueuer(queue: Queue): EnqueueReceipts {
   return async (webhookIds) => {
     await queue.addBulk(
-      webhookIds.map((webhookId) => ({ name: 'process', data: { webhookId }, opts: { jobId: jobIds.webhook(webhookId) } })),
+      webhookIds.map((webhookId) => ({
+        name: 'process',
+        data: { webhookId },
+        opts: { jobId: jobIds.webhook(webhookId) },
+      })),
     );
   };
 }
