@@ -52,6 +52,7 @@ import {
   shopifyAccountRoutes,
   shopifyExtensionRoutes,
   shopifyRoutes,
+  shopifyWebhookIntake,
   type ShopifyServices,
 } from './shopify/index.ts';
 import { routeShopifyRequestsTo } from './shopify/library.ts';
@@ -372,6 +373,8 @@ export function createHttpApp(services: Services): Koa {
   }
 
   app.use(errorHandler);
+  // Shopify's webhook endpoint, the busiest under a burst, ahead of the routers below (routes.ts).
+  app.use(shopifyWebhookIntake(services.shopify));
   app.use(favicon);
 
   // Operators: /healthz, /readyz, /metrics and the queue dashboard, outside the /v1 authentication.

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import { currentAccount } from '../http/basic-auth.ts';
 import { readBodyText } from '../http/body-reads.ts';
@@ -18,18 +18,19 @@ import { recordReceipt } from './webhooks.ts';
 const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
 /**
- * Public routes under /shopify: the webhook endpoint, OAuth install, and the embedded admin (token
- * exchange). Mounted before the /v1 Basic-auth middleware; no global body parser may run before
- * them (the HMAC covers the exact raw bytes).
+ * POST /shopify/webhooks: verify, store, answer. A plain middleware mounted near the front of the app
+ * (src/app.ts, right after the error handler), not a route of the router below: the endpoint needs
+ * no session, no body parser and none of the routers in front of the /shopify ones, and under a
+ * burst it is the busiest path of the process (docs/scaling.md "Webhook intake"). No global body
+ * parser may run before it (the HMAC covers the exact raw bytes).
  */
-export function shopifyRoutes(shopify: ShopifyServices): Router {
-  const { library, deps } = shopify;
+export function shopifyWebhookIntake(shopify: ShopifyServices): Middleware {
+  const { deps } = shopify;
   const now = deps.now ?? (() => new Date());
   // The webhook HMAC key is made once, here, not per request (src/shopify/webhook-hmac.ts).
   const verifyWebhook = webhookVerifier(shopify.config.apiSecret);
-  const router = new Router({ prefix: '/shopify' });
-
-  router.post('/webhooks', async (ctx) => {
+  return async (ctx, next) => {
+    if (ctx.path !== '/shopify/webhooks' || ctx.method !== 'POST') return next();
     const rawBody = await readBodyText(ctx, WEBHOOK_BODY_LIMIT_BYTES, 'The webhook body is too large.');
     const check = verifyWebhook(rawBody, ctx.req.headers);
     if (!check.valid) {
@@ -56,12 +57,13 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
         'Webhook rejected: X-Shopify-Shop-Domain must be a shop domain like my-store.myshopify.com.',
       );
     }
+    // The header's own spelling ("fulfillments/create").
+    const topic = check.topic.trim().toLowerCase();
     const eventId = ctx.get('X-Shopify-Event-Id').trim();
     const triggeredAt = check.triggeredAt ? new Date(check.triggeredAt) : null;
     const stored = await recordReceipt(deps.db, {
       webhookId: check.webhookId,
-      // The header's own spelling ("fulfillments/create").
-      topic: check.topic.trim().toLowerCase(),
+      topic,
       eventId: eventId.length > 0 ? eventId.slice(0, 255) : null,
       shop: shop.data,
       apiVersion: check.apiVersion,
@@ -69,12 +71,21 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
       rawBody,
       receivedAt: now(),
     });
-    deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), stored ? 'stored' : 'duplicate');
+    deps.observeWebhook?.(topic, stored ? 'stored' : 'duplicate');
     // The answer waits for the commit only: the job is queued after it, with others (receipt-hand-off.ts).
     if (stored) shopify.receiptHandOff?.add(check.webhookId);
     ctx.status = 200;
     ctx.body = { received: true, duplicate: !stored };
-  });
+  };
+}
+
+/**
+ * Public routes under /shopify: OAuth install and the embedded admin (token exchange); the webhook
+ * endpoint is `shopifyWebhookIntake` above. Mounted before the /v1 Basic-auth middleware.
+ */
+export function shopifyRoutes(shopify: ShopifyServices): Router {
+  const { library } = shopify;
+  const router = new Router({ prefix: '/shopify' });
 
   // OAuth install: Shopify sends the merchant here; the library answers with the redirect itself.
   router.get('/auth', async (ctx) => {
