@@ -86,7 +86,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   let webhookWorker: Worker | undefined;
   const webhookThrottle = new ProcessingThrottle({
     max: services.config.shopifyWebhookConcurrency,
-    receiptsStored: () => services.shopify.receiptHandOff?.added ?? 0,
+    intake: services.shopify.intakeLoad,
     setConcurrency: (concurrency) => {
       if (webhookWorker) webhookWorker.concurrency = concurrency;
     },

@@ -36,8 +36,6 @@ export interface ReceiptHandOffOptions {
  * reconciler re-enqueues the receipt (test/shopify/intake-crash.test.ts kills a real process there).
  */
 export class ReceiptHandOff {
-  /** Receipts handed here so far: the intake's pace, for processing to yield to (intake-priority.ts). */
-  added = 0;
   private waiting: string[] = [];
   private flushing: Promise<void> | null = null;
   private scheduled = false;
@@ -59,7 +57,6 @@ export class ReceiptHandOff {
 
   /** Queues a stored receipt's job soon; never throws and never waits. */
   add(webhookId: string): void {
-    this.added += 1;
     if (this.waiting.length >= this.maxWaiting) {
       this.logger.warn(
         { webhookId, waiting: this.waiting.length },

@@ -31,51 +31,53 @@ export function shopifyWebhookIntake(shopify: ShopifyServices): Middleware {
   const verifyWebhook = webhookVerifier(shopify.config.apiSecret);
   return async (ctx, next) => {
     if (ctx.path !== '/shopify/webhooks' || ctx.method !== 'POST') return next();
-    const rawBody = await readBodyText(ctx, WEBHOOK_BODY_LIMIT_BYTES, 'The webhook body is too large.');
-    const check = verifyWebhook(rawBody, ctx.req.headers);
-    if (!check.valid) {
-      deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
-      // Shopify's app review expects 401 for a bad HMAC; nothing is stored.
-      const status = check.reason === 'missing_headers' ? 400 : 401;
-      ctx.status = status;
-      ctx.body = {
-        error: {
-          type: status === 401 ? 'unauthorized' : 'invalid_request',
-          message: `Webhook rejected: ${check.reason}.`,
-        },
-      };
-      return;
-    }
-    // Signed, but the shop header is not covered by the signature: only a shop domain Shopify
-    // could send is stored (it names the account the webhook acts on, and a host we call).
-    const shop = shopDomain.safeParse(check.domain);
-    if (!shop.success) {
-      deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
-      throw new HttpError(
-        400,
-        'invalid_request',
-        'Webhook rejected: X-Shopify-Shop-Domain must be a shop domain like my-store.myshopify.com.',
-      );
-    }
-    // The header's own spelling ("fulfillments/create").
-    const topic = check.topic.trim().toLowerCase();
-    const eventId = ctx.get('X-Shopify-Event-Id').trim();
-    const triggeredAt = check.triggeredAt ? new Date(check.triggeredAt) : null;
-    const stored = await recordReceipt(deps.db, {
-      webhookId: check.webhookId,
-      topic,
-      eventId: eventId.length > 0 ? eventId.slice(0, 255) : null,
-      shop: shop.data,
-      apiVersion: check.apiVersion,
-      triggeredAt: triggeredAt && !Number.isNaN(triggeredAt.getTime()) ? triggeredAt : null,
-      rawBody,
-      receivedAt: now(),
+    return shopify.intakeLoad.track(async () => {
+      const rawBody = await readBodyText(ctx, WEBHOOK_BODY_LIMIT_BYTES, 'The webhook body is too large.');
+      const check = verifyWebhook(rawBody, ctx.req.headers);
+      if (!check.valid) {
+        deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
+        // Shopify's app review expects 401 for a bad HMAC; nothing is stored.
+        const status = check.reason === 'missing_headers' ? 400 : 401;
+        ctx.status = status;
+        ctx.body = {
+          error: {
+            type: status === 401 ? 'unauthorized' : 'invalid_request',
+            message: `Webhook rejected: ${check.reason}.`,
+          },
+        };
+        return;
+      }
+      // Signed, but the shop header is not covered by the signature: only a shop domain Shopify
+      // could send is stored (it names the account the webhook acts on, and a host we call).
+      const shop = shopDomain.safeParse(check.domain);
+      if (!shop.success) {
+        deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
+        throw new HttpError(
+          400,
+          'invalid_request',
+          'Webhook rejected: X-Shopify-Shop-Domain must be a shop domain like my-store.myshopify.com.',
+        );
+      }
+      // The header's own spelling ("fulfillments/create").
+      const topic = check.topic.trim().toLowerCase();
+      const eventId = ctx.get('X-Shopify-Event-Id').trim();
+      const triggeredAt = check.triggeredAt ? new Date(check.triggeredAt) : null;
+      const stored = await recordReceipt(deps.db, {
+        webhookId: check.webhookId,
+        topic,
+        eventId: eventId.length > 0 ? eventId.slice(0, 255) : null,
+        shop: shop.data,
+        apiVersion: check.apiVersion,
+        triggeredAt: triggeredAt && !Number.isNaN(triggeredAt.getTime()) ? triggeredAt : null,
+        rawBody,
+        receivedAt: now(),
+      });
+      deps.observeWebhook?.(topic, stored ? 'stored' : 'duplicate');
+      // The answer waits for the commit only: the job is queued after it, with others (receipt-hand-off.ts).
+      if (stored) shopify.receiptHandOff?.add(check.webhookId);
+      ctx.status = 200;
+      ctx.body = { received: true, duplicate: !stored };
     });
-    deps.observeWebhook?.(topic, stored ? 'stored' : 'duplicate');
-    // The answer waits for the commit only: the job is queued after it, with others (receipt-hand-off.ts).
-    if (stored) shopify.receiptHandOff?.add(check.webhookId);
-    ctx.status = 200;
-    ctx.body = { received: true, duplicate: !stored };
   };
 }
 

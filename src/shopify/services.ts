@@ -5,6 +5,7 @@ import type { ShopifyConfig } from './config.ts';
 import { createShopifyLibrary, type ShopifyLibrary } from './library.ts';
 import { ShopifyOrderSync } from './order-sync.ts';
 import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './queue.ts';
+import { IntakeLoad } from './intake-priority.ts';
 import { ReceiptHandOff, type EnqueueReceipts } from './receipt-hand-off.ts';
 import { resealShopTokens } from './stored-tokens.ts';
 import type { TokenCipher } from './token-cipher.ts';
@@ -36,6 +37,8 @@ export interface ShopifyServices {
   deps: ShopifyDeps;
   /** The intake's hand-off of stored receipts to the queue; null without Redis (the reconciler does it). */
   receiptHandOff: ReceiptHandOff | null;
+  /** How busy this process's webhook intake is, for processing to yield to (intake-priority.ts). */
+  intakeLoad: IntakeLoad;
   /**
    * Reconciler step: receipts stored while Redis was away (or whose job was lost) go to the queue
    * again; failed receipts of shops that never installed are pruned (webhooks.ts).
@@ -88,6 +91,7 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
     processing,
     deps: { ...deps, now },
     receiptHandOff,
+    intakeLoad: new IntakeLoad(),
     reconcile,
     sealPlainTextTokens,
   };
