@@ -1,8 +1,11 @@
 /**
- * `node --import tsx bench/intake-profile.ts [--workers on|off] [--seconds N] [--rate R] [--cpu-prof DIR]`:
+ * `npm run bench:intake -- [--workers on|off] [--seconds N] [--rate R] [--cpu-prof DIR] [--env K=V]…`:
  * one service process (bin/start.ts) on a private PostgreSQL (fsync on) and redis-server, signed
- * orders/create webhooks from autocannon in its own process, and the service's CPU time per accepted
- * webhook (read from /proc, so it includes the processing running beside the intake).
+ * orders/create webhooks from autocannon in its own process (after a one-second warm-up), and the
+ * service's CPU time per accepted webhook read from /proc (so it includes the processing running
+ * beside the intake, and not the time the process waited for a core, which a loaded machine adds
+ * to every wall-clock figure). Then the webhook floor (bench/floors/webhook.ts) under the same load,
+ * measured the same way, and the ratio of the two. `--cpu-prof` writes V8 profiles of both.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -109,15 +112,6 @@ const result = await runLoad({
   ...(values.rate ? { overallRate: Number(values.rate) } : {}),
 });
 const c1 = cpuTicks(pid);
-if (process.env.DEBUG_THROTTLE)
-  process.stderr.write(
-    child
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('throttle'))
-      .slice(-80)
-      .join(' | ') + '\n',
-  );
 const n1 = await count();
 const drain = await waitDrained();
 const c2 = cpuTicks(pid);

@@ -83,16 +83,14 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
 
   startWorker(QUEUE_NAMES.videoProcessing, processVideoProcessor(services.videos, logger), { concurrency: 2 });
   // Webhook processing steps aside while this process's intake is busy (intake-priority.ts).
-  let webhookWorker: Worker | undefined;
   const webhookThrottle = new ProcessingThrottle({
     max: services.config.shopifyWebhookConcurrency,
     intake: services.shopify.intakeLoad,
-    setConcurrency: (concurrency) => {
-      if (webhookWorker) webhookWorker.concurrency = concurrency;
-    },
+    // Called from its timer, first after the worker below exists.
+    setConcurrency: (concurrency) => (webhookWorker.concurrency = concurrency),
   });
   const processWebhook = shopifyWebhookProcessor(services.shopify.processing, logger);
-  webhookWorker = startWorker(
+  const webhookWorker = startWorker(
     QUEUE_NAMES.shopifyWebhooks,
     async (job) => {
       await webhookThrottle.admission();
