@@ -5,6 +5,7 @@ import { carrierBudgets } from '../src/carriers/budget.ts';
 import { CARRIER_CODES } from '../src/carriers/carrier-code.ts';
 import { EVERY_MS, jobIds, QUEUE_NAMES, trackingQueueName } from '../src/queues/queues.ts';
 import { RedisStateLog } from '../src/queues/redis-state-log.ts';
+import { ProcessingThrottle } from '../src/shopify/intake-priority.ts';
 import { createRedisConnection } from '../src/redis/connection.ts';
 import { claimTrackingProcessor } from './claim-tracking.ts';
 import { deliverOrderEventsProcessor } from './deliver-order-events.ts';
@@ -81,9 +82,22 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   const budgets = carrierBudgets(services.config.carrierQuotas, services.sandboxedCarriers);
 
   startWorker(QUEUE_NAMES.videoProcessing, processVideoProcessor(services.videos, logger), { concurrency: 2 });
-  startWorker(QUEUE_NAMES.shopifyWebhooks, shopifyWebhookProcessor(services.shopify.processing, logger), {
-    concurrency: services.config.shopifyWebhookConcurrency,
+  // Webhook processing steps aside while this process's intake is busy (intake-priority.ts).
+  const webhookThrottle = new ProcessingThrottle({
+    max: services.config.shopifyWebhookConcurrency,
+    intake: services.shopify.intakeLoad,
+    // Called from its timer, first after the worker below exists.
+    setConcurrency: (concurrency) => (webhookWorker.concurrency = concurrency),
   });
+  const processWebhook = shopifyWebhookProcessor(services.shopify.processing, logger);
+  const webhookWorker = startWorker(
+    QUEUE_NAMES.shopifyWebhooks,
+    async (job) => {
+      await webhookThrottle.admission();
+      return processWebhook(job);
+    },
+    { concurrency: services.config.shopifyWebhookConcurrency },
+  );
   startWorker(QUEUE_NAMES.billing, recordUsageChargeProcessor(services.billing, logger), { concurrency: 2 });
   // One dispatch and one relay at a time per process is plenty; several processes are safe (claims
   // and outbox rows are taken with SKIP LOCKED).
@@ -150,6 +164,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     reconcile,
     async close({ force = false } = {}) {
       clearInterval(reconciler);
+      webhookThrottle.stop();
       if (force) {
         // Redis is gone: recording a result there would wait forever (BullMQ's own close included).
         // Let the running processors finish their PostgreSQL work (a send marked sent), then drop

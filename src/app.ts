@@ -47,10 +47,12 @@ import {
   adminApiRoutes,
   appHomeRoutes,
   createShopifyServices,
+  queueBatchEnqueuer,
   queueEnqueuer,
   shopifyAccountRoutes,
   shopifyExtensionRoutes,
   shopifyRoutes,
+  shopifyWebhookIntake,
   type ShopifyServices,
 } from './shopify/index.ts';
 import { routeShopifyRequestsTo } from './shopify/library.ts';
@@ -268,6 +270,7 @@ export function createServices(
     tokenCipher: tokenCipherFor(config),
     now,
     enqueue: queueEnqueuer(queues.shopifyWebhooks),
+    enqueueReceipts: queueBatchEnqueuer(queues.shopifyWebhooks),
     observeWebhook: (topic, outcome) => metrics.webhook(topic, outcome),
   });
   // Development credentials are public and never a real app: Shopify is the local sandbox then.
@@ -330,6 +333,8 @@ export function createServices(
     metrics,
     now,
     async close() {
+      // Receipts the intake stored in its last moments go to their queue before it closes.
+      await shopify.receiptHandOff?.drain();
       await queues.close();
       producer.disconnect();
     },
@@ -368,6 +373,8 @@ export function createHttpApp(services: Services): Koa {
   }
 
   app.use(errorHandler);
+  // Shopify's webhook endpoint, the busiest under a burst, ahead of the routers below (routes.ts).
+  app.use(shopifyWebhookIntake(services.shopify));
   app.use(favicon);
 
   // Operators: /healthz, /readyz, /metrics and the queue dashboard, outside the /v1 authentication.

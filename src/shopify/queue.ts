@@ -1,22 +1,14 @@
 import type { Queue } from 'bullmq';
 import type { Db } from '../db/database.ts';
-import type { Logger } from '../logger.ts';
-import { addRerunnableJob, addWithin, jobIds } from '../queues/queues.ts';
+import { addRerunnableJob, jobIds } from '../queues/queues.ts';
+import type { EnqueueReceipts } from './receipt-hand-off.ts';
 import { unprocessedWebhooks } from './webhooks.ts';
 
-export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean; fresh?: boolean }) => Promise<void>;
+export type EnqueueWebhook = (webhookId: string, options?: { replay?: boolean }) => Promise<void>;
 
-/** How the web process hands a receipt to the workers. */
+/** How the reconciler and the replay command hand a receipt to the workers. */
 export function queueEnqueuer(queue: Queue): EnqueueWebhook {
   return async (webhookId, options = {}) => {
-    // A receipt the intake has just inserted has never had a job: one `add` (one Redis script)
-    // instead of looking for a failed job to replace first — the intake's answer waits on it. (A
-    // webhook id seen again after its receipt was deleted, e.g. by shop/redact, while its old failed
-    // job is still kept, adds nothing here: the reconciler's rerunnable add picks that receipt up.)
-    if (options.fresh) {
-      await queue.add('process', { webhookId }, { jobId: jobIds.webhook(webhookId) });
-      return;
-    }
     await addRerunnableJob(
       queue,
       'process',
@@ -27,25 +19,22 @@ export function queueEnqueuer(queue: Queue): EnqueueWebhook {
 }
 
 /**
- * The intake's hand-off of a receipt it has just stored. The answer to Shopify must not wait on
- * Redis (5-second limit): the receipt is already in
- * PostgreSQL, so a slow or failed enqueue is logged and left to the reconciler.
+ * How the intake hands the receipts it has just inserted to the workers (receipt-hand-off.ts): they
+ * have never had a job, so a plain `add` each — no look for a failed job to replace first — and all
+ * of them in one `addBulk` pipeline. (A webhook id seen again after its receipt was deleted, e.g. by
+ * shop/redact, while its old failed job is still kept, adds nothing here: the reconciler's
+ * rerunnable add picks that receipt up.)
  */
-export async function enqueueWithin(
-  enqueue: EnqueueWebhook,
-  webhookId: string,
-  timeoutMs: number,
-  logger: Logger,
-): Promise<void> {
-  await addWithin(
-    () => enqueue(webhookId, { fresh: true }),
-    timeoutMs,
-    (error) =>
-      logger.warn(
-        { err: error, webhookId },
-        'could not enqueue the webhook; the reconciler will pick it up from PostgreSQL',
-      ),
-  );
+export function queueBatchEnqueuer(queue: Queue): EnqueueReceipts {
+  return async (webhookIds) => {
+    await queue.addBulk(
+      webhookIds.map((webhookId) => ({
+        name: 'process',
+        data: { webhookId },
+        opts: { jobId: jobIds.webhook(webhookId) },
+      })),
+    );
+  };
 }
 
 /** Reconciler step: re-enqueues receipts whose job was lost (Redis down at receipt, Redis data lost). */

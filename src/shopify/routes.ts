@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import { currentAccount } from '../http/basic-auth.ts';
 import { readBodyText } from '../http/body-reads.ts';
@@ -9,7 +9,6 @@ import { installShop } from './install.ts';
 import { authenticateSessionToken } from './session-auth.ts';
 import { getDataExport, listDataExports, type dataExportListJson } from './data-exports.ts';
 import type { ShopifyServices } from './services.ts';
-import { enqueueWithin } from './queue.ts';
 import { parseShopDomain, shopDomain } from './shops.ts';
 import { sessionTokens } from './tokens.ts';
 import { webhookVerifier } from './webhook-hmac.ts';
@@ -17,65 +16,78 @@ import { recordReceipt } from './webhooks.ts';
 
 /** Shopify's largest payloads (orders with hundreds of lines) stay well below this. */
 const WEBHOOK_BODY_LIMIT_BYTES = 5 * 1024 * 1024;
-const ENQUEUE_TIMEOUT_MS = 1_000;
 
 /**
- * Public routes under /shopify: the webhook endpoint, OAuth install, and the embedded admin (token
- * exchange). Mounted before the /v1 Basic-auth middleware; no global body parser may run before
- * them (the HMAC covers the exact raw bytes).
+ * POST /shopify/webhooks: verify, store, answer. A plain middleware mounted near the front of the app
+ * (src/app.ts, right after the error handler), not a route of the router below: the endpoint needs
+ * no session, no body parser and none of the routers in front of the /shopify ones, and under a
+ * burst it is the busiest path of the process (docs/scaling.md "Webhook intake"). No global body
+ * parser may run before it (the HMAC covers the exact raw bytes).
  */
-export function shopifyRoutes(shopify: ShopifyServices): Router {
-  const { library, deps } = shopify;
+export function shopifyWebhookIntake(shopify: ShopifyServices): Middleware {
+  const { deps } = shopify;
   const now = deps.now ?? (() => new Date());
   // The webhook HMAC key is made once, here, not per request (src/shopify/webhook-hmac.ts).
   const verifyWebhook = webhookVerifier(shopify.config.apiSecret);
-  const router = new Router({ prefix: '/shopify' });
-
-  router.post('/webhooks', async (ctx) => {
-    const rawBody = await readBodyText(ctx, WEBHOOK_BODY_LIMIT_BYTES, 'The webhook body is too large.');
-    const check = verifyWebhook(rawBody, ctx.req.headers);
-    if (!check.valid) {
-      deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
-      // Shopify's app review expects 401 for a bad HMAC; nothing is stored.
-      const status = check.reason === 'missing_headers' ? 400 : 401;
-      ctx.status = status;
-      ctx.body = {
-        error: {
-          type: status === 401 ? 'unauthorized' : 'invalid_request',
-          message: `Webhook rejected: ${check.reason}.`,
-        },
-      };
-      return;
-    }
-    // Signed, but the shop header is not covered by the signature: only a shop domain Shopify
-    // could send is stored (it names the account the webhook acts on, and a host we call).
-    const shop = shopDomain.safeParse(check.domain);
-    if (!shop.success) {
-      deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
-      throw new HttpError(
-        400,
-        'invalid_request',
-        'Webhook rejected: X-Shopify-Shop-Domain must be a shop domain like my-store.myshopify.com.',
-      );
-    }
-    const eventId = ctx.get('X-Shopify-Event-Id').trim();
-    const triggeredAt = check.triggeredAt ? new Date(check.triggeredAt) : null;
-    const stored = await recordReceipt(deps.db, {
-      webhookId: check.webhookId,
+  return async (ctx, next) => {
+    if (ctx.path !== '/shopify/webhooks' || ctx.method !== 'POST') return next();
+    return shopify.intakeLoad.track(async () => {
+      const rawBody = await readBodyText(ctx, WEBHOOK_BODY_LIMIT_BYTES, 'The webhook body is too large.');
+      const check = verifyWebhook(rawBody, ctx.req.headers);
+      if (!check.valid) {
+        deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
+        // Shopify's app review expects 401 for a bad HMAC; nothing is stored.
+        const status = check.reason === 'missing_headers' ? 400 : 401;
+        ctx.status = status;
+        ctx.body = {
+          error: {
+            type: status === 401 ? 'unauthorized' : 'invalid_request',
+            message: `Webhook rejected: ${check.reason}.`,
+          },
+        };
+        return;
+      }
+      // Signed, but the shop header is not covered by the signature: only a shop domain Shopify
+      // could send is stored (it names the account the webhook acts on, and a host we call).
+      const shop = shopDomain.safeParse(check.domain);
+      if (!shop.success) {
+        deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
+        throw new HttpError(
+          400,
+          'invalid_request',
+          'Webhook rejected: X-Shopify-Shop-Domain must be a shop domain like my-store.myshopify.com.',
+        );
+      }
       // The header's own spelling ("fulfillments/create").
-      topic: check.topic.trim().toLowerCase(),
-      eventId: eventId.length > 0 ? eventId.slice(0, 255) : null,
-      shop: shop.data,
-      apiVersion: check.apiVersion,
-      triggeredAt: triggeredAt && !Number.isNaN(triggeredAt.getTime()) ? triggeredAt : null,
-      rawBody,
-      receivedAt: now(),
+      const topic = check.topic.trim().toLowerCase();
+      const eventId = ctx.get('X-Shopify-Event-Id').trim();
+      const triggeredAt = check.triggeredAt ? new Date(check.triggeredAt) : null;
+      const stored = await recordReceipt(deps.db, {
+        webhookId: check.webhookId,
+        topic,
+        eventId: eventId.length > 0 ? eventId.slice(0, 255) : null,
+        shop: shop.data,
+        apiVersion: check.apiVersion,
+        triggeredAt: triggeredAt && !Number.isNaN(triggeredAt.getTime()) ? triggeredAt : null,
+        rawBody,
+        receivedAt: now(),
+      });
+      deps.observeWebhook?.(topic, stored ? 'stored' : 'duplicate');
+      // The answer waits for the commit only: the job is queued after it, with others (receipt-hand-off.ts).
+      if (stored) shopify.receiptHandOff?.add(check.webhookId);
+      ctx.status = 200;
+      ctx.body = { received: true, duplicate: !stored };
     });
-    deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), stored ? 'stored' : 'duplicate');
-    if (stored && deps.enqueue) await enqueueWithin(deps.enqueue, check.webhookId, ENQUEUE_TIMEOUT_MS, deps.logger);
-    ctx.status = 200;
-    ctx.body = { received: true, duplicate: !stored };
-  });
+  };
+}
+
+/**
+ * Public routes under /shopify: OAuth install and the embedded admin (token exchange); the webhook
+ * endpoint is `shopifyWebhookIntake` above. Mounted before the /v1 Basic-auth middleware.
+ */
+export function shopifyRoutes(shopify: ShopifyServices): Router {
+  const { library } = shopify;
+  const router = new Router({ prefix: '/shopify' });
 
   // OAuth install: Shopify sends the merchant here; the library answers with the redirect itself.
   router.get('/auth', async (ctx) => {

@@ -5,6 +5,8 @@ import type { ShopifyConfig } from './config.ts';
 import { createShopifyLibrary, type ShopifyLibrary } from './library.ts';
 import { ShopifyOrderSync } from './order-sync.ts';
 import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './queue.ts';
+import { IntakeLoad } from './intake-priority.ts';
+import { ReceiptHandOff, type EnqueueReceipts } from './receipt-hand-off.ts';
 import { resealShopTokens } from './stored-tokens.ts';
 import type { TokenCipher } from './token-cipher.ts';
 import { ShopTokens } from './tokens.ts';
@@ -20,6 +22,8 @@ export interface ShopifyDeps {
   now?: () => Date;
   /** Hands a stored receipt to the workers; absent (no Redis yet) → the reconciler picks it up. */
   enqueue?: EnqueueWebhook;
+  /** Hands the receipts the intake has just stored to the workers, several at once (receipt-hand-off.ts). */
+  enqueueReceipts?: EnqueueReceipts;
   /** Told what became of each webhook, at the endpoint and in processing (the operators' metrics). */
   observeWebhook?: WebhookObserver;
 }
@@ -31,6 +35,10 @@ export interface ShopifyServices {
   sync: ShopifyOrderSync;
   processing: ShopifyWebhookProcessing;
   deps: ShopifyDeps;
+  /** The intake's hand-off of stored receipts to the queue; null without Redis (the reconciler does it). */
+  receiptHandOff: ReceiptHandOff | null;
+  /** How busy this process's webhook intake is, for processing to yield to (intake-priority.ts). */
+  intakeLoad: IntakeLoad;
   /**
    * Reconciler step: receipts stored while Redis was away (or whose job was lost) go to the queue
    * again; failed receipts of shops that never installed are pruned (webhooks.ts).
@@ -74,6 +82,7 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
     if (sealed.changed > 0) logger.info({ shops: sealed.changed }, 'encrypted Shopify tokens stored as plain text');
     return sealed.changed;
   };
+  const receiptHandOff = deps.enqueueReceipts ? new ReceiptHandOff(deps.enqueueReceipts, logger) : null;
   return {
     config: deps.config,
     library,
@@ -81,6 +90,8 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
     sync,
     processing,
     deps: { ...deps, now },
+    receiptHandOff,
+    intakeLoad: new IntakeLoad(),
     reconcile,
     sealPlainTextTokens,
   };
