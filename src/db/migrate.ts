@@ -20,6 +20,7 @@ import * as accountSettings from './migrations/019-account-settings.ts';
 import * as accountLocale from './migrations/020-account-locale.ts';
 import * as videoTranscripts from './migrations/021-video-transcripts.ts';
 import * as carrierDeliveryHours from './migrations/025-carrier-delivery-hours.ts';
+import * as sendsRecipientFirst from './migrations/026-sends-recipient-first.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '020-account-locale': accountLocale,
   '021-video-transcripts': videoTranscripts,
   '025-carrier-delivery-hours': carrierDeliveryHours,
+  '026-sends-recipient-first': sendsRecipientFirst,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

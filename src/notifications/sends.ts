@@ -259,15 +259,21 @@ export async function startSending(
 }
 
 /**
- * Claims due messages for one dispatcher, earliest due first (id breaks ties, so every run is the
- * same). SKIP LOCKED: concurrent dispatchers never wait on or take the same row;
- * `pending → claimed` happens once per attempt.
+ * Claims due messages for one dispatcher: the recipients' videos first — the moment the product
+ * exists for must not wait behind a backlog of sender e-mails (a burst of new orders queues a
+ * record link each) — then earliest due first (id breaks ties, so every run is the same). The
+ * `sends_due_recipient_first` index (migration 026) serves exactly this order. SKIP LOCKED:
+ * concurrent dispatchers never wait on or take the same row; `pending → claimed` happens once per
+ * attempt.
  */
 export async function claimDueSends(db: Db, limit: number, now: Date): Promise<SendRow[]> {
   const result = await claimDueSendsQuery(limit, now, randomUUID()).execute(db);
   // RETURNING has no order of its own; the dispatcher delivers in the order given.
   return result.rows.sort(
-    (a, b) => a.due_at.getTime() - b.due_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    (a, b) =>
+      Number(a.kind !== 'recipient_video') - Number(b.kind !== 'recipient_video') ||
+      a.due_at.getTime() - b.due_at.getTime() ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
 }
 
@@ -313,7 +319,7 @@ export function claimDueSendsQuery(limit: number, now: Date, token: string) {
     update sends set status = 'claimed', claim_token = ${token}, claimed_at = ${now}, attempts = attempts + 1, updated_at = ${now}
     where id in (
       select id from sends where status = 'pending' and due_at <= ${now}
-      order by due_at, id limit ${limit}
+      order by (kind <> 'recipient_video'), due_at, id limit ${limit}
       for update skip locked
     )
     returning *`;

@@ -429,6 +429,44 @@ describe('exactly once', () => {
     });
     await expect(insert.execute()).rejects.toThrow();
   });
+
+  it("sends a delivered gift's video before a backlog of sender e-mails that were due earlier", async () => {
+    // A burst of new orders queues a sender e-mail each; the gift delivered meanwhile must not wait
+    // behind them (the dispatcher claims recipients' videos first, migration 026).
+    const db = app.services.database.db;
+    const backlog: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const other = await recordedOrder();
+      const id = `snd_backlog_${Date.now()}_${i}`;
+      backlog.push(id);
+      await db
+        .insertInto('sends')
+        .values({
+          id,
+          order_id: other.id,
+          account_id: store.id,
+          kind: 'sender_viewed_note',
+          channel: 'email',
+          status: 'pending',
+          due_at: new Date(clock.now().getTime() - 3_600_000),
+          created_at: clock.now(),
+          updated_at: clock.now(),
+        })
+        .execute();
+    }
+    const recipient = `first-${Date.now()}@example.com`;
+    const order = await recordedOrder({ recipient_email: recipient });
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+
+    expect(await app.services.dispatcher.dispatchDue(1)).toBe(1);
+    expect(mailTo(recipient)).toHaveLength(1);
+    const stillWaiting = await db.selectFrom('sends').select('status').where('id', 'in', backlog).execute();
+    expect(stillWaiting.map((row) => row.status)).toEqual(['pending', 'pending', 'pending']);
+
+    await dispatch();
+    const after = await db.selectFrom('sends').select('status').where('id', 'in', backlog).execute();
+    expect(after.every((row) => row.status !== 'pending')).toBe(true);
+  });
 });
 
 describe('resending to a corrected address', () => {
