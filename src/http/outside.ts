@@ -1,4 +1,4 @@
-import type { Context, Middleware, Next } from 'koa';
+import type { Next } from 'koa';
 
 /**
  * Runs `middleware` only for requests outside `prefix`. Every router's middleware matches each of
@@ -6,7 +6,9 @@ import type { Context, Middleware, Next } from 'koa';
  * carrier and e-mail webhooks, the embedded admin) serve nothing under /v1, so an API request
  * skips them instead of paying for a dozen routers that cannot match (issue 11, per-request work).
  */
-export function outside(prefix: string, middleware: Middleware): Middleware {
-  return (ctx: Context, next: Next) =>
-    ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) ? next() : middleware(ctx, next);
+export function outside<C extends { path: string }>(
+  prefix: string,
+  middleware: (ctx: C, next: Next) => unknown,
+): (ctx: C, next: Next) => unknown {
+  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) ? next() : middleware(ctx, next));
 }
