@@ -4,7 +4,7 @@
  * /proc, around each load), next to the same figure for the floor of that request, and a CPU profile
  * per scenario with its heaviest functions.
  *
- *   npm run bench:profile [-- --seconds 10] [--kind get-order --kind put-price] [--profile-dir DIR]
+ *   npm run bench:profile [-- --seconds 10] [--rate N] [--kind get-order --kind put-price] [--profile-dir DIR]
  *
  * Each scenario gets a fresh service (bin/start.ts, workers on, as in `npm run bench`) started with
  * `--cpu-prof`, one load of `--seconds`, and a stop; the profile is written as the process exits.
@@ -31,9 +31,13 @@ const { values } = parseArgs({
     kind: { type: 'string', multiple: true },
     'profile-dir': { type: 'string' },
     top: { type: 'string', default: '25' },
+    // A fixed request rate (all kinds): the service and its floor then wake PostgreSQL and the load
+    // generator equally often, so the CPU per request compares the code, not how busy each kept the machine.
+    rate: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
+const rate = values.rate === undefined ? {} : { overallRate: Number(values.rate) };
 const kinds = (values.kind ?? ['get-order', 'put-price']) as RequestKind[];
 const profileRoot = values['profile-dir'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-profile-'));
 const SHOP = 'bench-store.myshopify.com';
@@ -113,7 +117,15 @@ try {
     // A short warm-up so the profile and the CPU figure are of the steady state, not of JIT compiling.
     await runLoad({ base, kind, seconds: 2, connections: 10, orderIds, authorization });
     const loadFromMs = Date.now() - spawnedAt;
-    const service = await measure(child, kind, { base, kind, seconds, connections: 10, orderIds, authorization });
+    const service = await measure(child, kind, {
+      base,
+      kind,
+      seconds,
+      connections: 10,
+      orderIds,
+      authorization,
+      ...rate,
+    });
     await child.stop();
     lines.push(
       `${kind}: service ${Math.round(service.perSecond)} req/s, ${Math.round(service.cpuMicrosPerRequest)} µs CPU per request${service.problems ? ` (${service.problems} failed)` : ''}`,
@@ -139,6 +151,7 @@ try {
         connections: 10,
         orderIds,
         authorization,
+        ...rate,
       });
       await floorChild.stop();
       lines.push(
