@@ -19,7 +19,6 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/net/free-port.ts';
 import { startPrivateRedis } from '../../src/redis/private-redis.ts';
-import { DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
 import { startChild, type Child } from '../support/children.ts';
 import { summarizeProfile } from './cpu-profile.ts';
 import { runLoad, type RequestKind } from '../support/load.ts';
