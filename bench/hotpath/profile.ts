@@ -4,7 +4,7 @@
  * /proc, around each load), next to the same figure for the floor of that request, and a CPU profile
  * per scenario with its heaviest functions.
  *
- *   npm run bench:profile [-- --seconds 10] [--rate N] [--cpu-only] [--kind get-order --kind put-price] [--profile-dir DIR]
+ *   npm run bench:profile [-- --seconds 10] [--rate N] [--cpu-only] [--connections N] [--kind get-order --kind put-price] [--profile-dir DIR]
  *
  * Each scenario gets a fresh service (bin/start.ts, workers on, as in `npm run bench`) started with
  * `--cpu-prof`, one load of `--seconds`, and a stop; the profile is written as the process exits.
@@ -36,9 +36,11 @@ const { values } = parseArgs({
     // The sampling profiler costs CPU itself (about 55 ms a second of an idle service): for the CPU
     // figures alone, leave it off.
     'cpu-only': { type: 'boolean', default: false },
+    connections: { type: 'string', default: '10' },
   },
 });
 const seconds = Number(values.seconds);
+const connections = Number(values.connections);
 const rate = values.rate === undefined ? {} : { overallRate: Number(values.rate) };
 const kinds = (values.kind ?? ['get-order', 'put-price']) as RequestKind[];
 const profileRoot = values['profile-dir'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-profile-'));
@@ -127,13 +129,13 @@ try {
     );
     if (orderIds.length === 0) orderIds = await createOrders(base, authorization, 100);
     // A short warm-up so the profile and the CPU figure are of the steady state, not of JIT compiling.
-    await runLoad({ base, kind, seconds: 2, connections: 10, orderIds, authorization });
+    await runLoad({ base, kind, seconds: 2, connections, orderIds, authorization });
     const loadFromMs = Date.now() - spawnedAt + IDLE_SECONDS * 1000;
     const service = await measure(child, kind, {
       base,
       kind,
       seconds,
-      connections: 10,
+      connections,
       orderIds,
       authorization,
       ...rate,
@@ -158,13 +160,13 @@ try {
         `http://127.0.0.1:${floorPort}`,
       );
       const floorBase = `http://127.0.0.1:${floorPort}`;
-      await runLoad({ base: floorBase, kind, seconds: 2, connections: 10, orderIds, authorization });
+      await runLoad({ base: floorBase, kind, seconds: 2, connections, orderIds, authorization });
       const floorFromMs = Date.now() - floorSpawnedAt + IDLE_SECONDS * 1000;
       const measured = await measure(floorChild, kind, {
         base: floorBase,
         kind,
         seconds,
-        connections: 10,
+        connections,
         orderIds,
         authorization,
         ...rate,
