@@ -636,6 +636,8 @@ async function largeTables() {
     record({ id: seededId(id), label: `${label} (large tables)`, ...measured });
     say(`${label}: large ÷ empty ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
   }
+  // The steps after this one measure with the main service alone (its database stays until the end).
+  await stopService(seeded);
 }
 
 let seeded: Site | undefined;
