@@ -30,7 +30,15 @@ import { benchRoot, loadProblem, runLoad, type LoadResult, type LoadSpec } from 
 import { startPostgres, type BenchPostgres } from './support/postgres.ts';
 import { seedLargeTables, tableSizes } from './support/seed.ts';
 import { measurePush } from './tracking/push.ts';
-import { evaluate, HTTP_SCENARIOS, seededId, TARGETS, type Figure, type HttpScenario } from './targets.ts';
+import {
+  evaluate,
+  HTTP_SCENARIOS,
+  pairedEmptyId,
+  seededId,
+  TARGETS,
+  type Figure,
+  type HttpScenario,
+} from './targets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -48,6 +56,7 @@ const settings = quick
       runs: 1,
       seconds: 2,
       seedRows: 50_000,
+      pairs: 2,
       burstSeconds: 2,
       burstRate: 500,
       drainLimitSeconds: 30,
@@ -60,6 +69,7 @@ const settings = quick
       runs: 3,
       seconds: 10,
       seedRows: 1_000_000,
+      pairs: 5,
       burstSeconds: 60,
       burstRate: 500,
       drainLimitSeconds: 120,
@@ -101,6 +111,8 @@ interface Environment {
   pool: pg.Pool;
   redis: PrivateRedis;
   dataDir: string;
+  /** The database every step but the large-table one measures: only the bench's own rows. */
+  main: Site;
 }
 interface Service {
   base: string;
@@ -109,42 +121,67 @@ interface Service {
   orderIds: string[];
 }
 
+/**
+ * A database of the bench's PostgreSQL with a service of its own (its own Redis, data directory and
+ * port): the main one, and for the large-table comparison a second, seeded one beside it.
+ */
+interface Site {
+  name: string;
+  databaseUrl: string;
+  pool: pg.Pool;
+  redis: PrivateRedis;
+  dataDir: string;
+  /** A restarted service (settleWebhooks) comes back on the same port: load specs already hold its address. */
+  port?: number;
+  /** The bench shop's account and the orders the load goes to; made once, kept if the service restarts. */
+  merchant?: { authorization: string; orderIds: string[] };
+  service?: Service;
+}
+
 let environment: Environment | undefined;
-let service: Service | undefined;
 
 async function env(): Promise<Environment> {
   if (environment) return environment;
   say('starting PostgreSQL (fsync on) and redis-server');
   const postgres = await startPostgres();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-bench-'));
-  const redis = await startPrivateRedis(path.join(dataDir, 'redis'), logger);
-  const handle = await openPostgres(postgres.url);
-  await migrateToLatest(handle.db);
-  await handle.close();
-  const pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
-  environment = { postgres, pool, redis, dataDir };
+  const main = await openSite('main', postgres.url, dataDir);
+  environment = { postgres, pool: main.pool, redis: main.redis, dataDir, main };
   return environment;
 }
 
-/** The bench shop's account and the orders the load goes to; made once, kept if the service restarts. */
-let merchant: { authorization: string; orderIds: string[] } | undefined;
-let servicePort: number | undefined;
+/** Migrates the database at `databaseUrl` and gives it a private redis-server under `parentDir`. */
+async function openSite(name: string, databaseUrl: string, parentDir: string): Promise<Site> {
+  const dataDir = path.join(parentDir, name);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const redis = await startPrivateRedis(path.join(dataDir, 'redis'), logger);
+  const handle = await openPostgres(databaseUrl);
+  await migrateToLatest(handle.db);
+  await handle.close();
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  return { name, databaseUrl, pool, redis, dataDir };
+}
 
-async function startService(): Promise<Service> {
-  if (service) return service;
-  const { postgres, redis, dataDir } = await env();
+async function mainSite(): Promise<Site> {
+  return (await env()).main;
+}
+
+async function startService(site?: Site): Promise<Service> {
+  site ??= await mainSite();
+  if (site.service) return site.service;
+  const { postgres } = await env();
+  const { redis, dataDir } = site;
   let credentials: { app_id: string; api_key: string } | undefined;
-  if (!merchant) {
+  if (!site.merchant) {
     // The shop as if it installed the app: its account's app id and API key sign the /v1 requests.
-    const handle = await openPostgres(postgres.url);
+    const handle = await openPostgres(site.databaseUrl);
     credentials = (await adminCommands(handle.db).run('shops.add', { shop: SHOP })) as typeof credentials;
     await handle.close();
   }
-  // A restarted service (settleWebhooks) comes back on the same port: load specs already hold its address.
-  servicePort ??= await freePort();
-  const port = servicePort;
+  site.port ??= await freePort();
+  const port = site.port;
   const base = `http://127.0.0.1:${port}`;
-  say('starting the service (bin/start.ts, workers on)');
+  say(`starting the service on the ${site.name} database (bin/start.ts, workers on)`);
   const child = await startChild(
     'bin/start.ts',
     [],
@@ -152,6 +189,7 @@ async function startService(): Promise<Service> {
       PORT: String(port),
       PUBLIC_URL: base,
       ...postgres.doorstepEnv,
+      DATABASE_URL: site.databaseUrl,
       REDIS_URL: redis.url,
       DATA_DIR: path.join(dataDir, 'service'),
       CARRIER_SANDBOX: 'on',
@@ -167,14 +205,14 @@ async function startService(): Promise<Service> {
     },
     `${base}/healthz`,
   );
-  if (!merchant) {
+  if (!site.merchant) {
     const authorization = `Basic ${Buffer.from(`${credentials!.app_id}:${credentials!.api_key}`).toString('base64')}`;
     const orderIds: string[] = [];
     for (let i = 0; i < ORDERS_UNDER_LOAD; i++) orderIds.push(await createOrder(base, authorization, i));
-    merchant = { authorization, orderIds };
+    site.merchant = { authorization, orderIds };
   }
-  service = { base, child, ...merchant };
-  return service;
+  site.service = { base, child, ...site.merchant };
+  return site.service;
 }
 
 async function createOrder(base: string, authorization: string, i: number): Promise<string> {
@@ -251,8 +289,8 @@ async function floor(
 }
 
 /** Webhooks of the bench's shop still waiting to be processed. */
-async function webhookBacklog(): Promise<number> {
-  const { pool } = await env();
+async function webhookBacklog(site?: Site): Promise<number> {
+  const { pool } = site ?? (await mainSite());
   const { rows } = await pool.query<{ n: string }>(
     `select count(*)::text as n from webhook_receipts where shop = $1 and status = 'received'`,
     [SHOP],
@@ -267,10 +305,11 @@ async function webhookBacklog(): Promise<number> {
 async function drainWebhooks(
   limitSeconds: number,
   since = Date.now(),
+  site?: Site,
 ): Promise<{ seconds: number | null; left: number }> {
   const from = Date.now();
   for (;;) {
-    const left = await webhookBacklog();
+    const left = await webhookBacklog(site);
     if (left === 0) return { seconds: (Date.now() - since) / 1000, left };
     if (Date.now() - from > limitSeconds * 1000) return { seconds: null, left };
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -283,12 +322,13 @@ async function drainWebhooks(
  * reconciler does not hand it out again), empties the bench's own Redis and starts the service
  * afresh. Returns how many webhooks were abandoned.
  */
-async function settleWebhooks(limitSeconds = settings.drainLimitSeconds): Promise<number> {
-  const drained = await drainWebhooks(limitSeconds);
+async function settleWebhooks(limitSeconds = settings.drainLimitSeconds, site?: Site): Promise<number> {
+  site ??= await mainSite();
+  const drained = await drainWebhooks(limitSeconds, Date.now(), site);
   if (drained.seconds !== null) return 0;
-  say(`${drained.left} webhooks still unprocessed; abandoning them`);
-  await stopService();
-  const { pool, redis } = await env();
+  say(`${drained.left} webhooks still unprocessed on the ${site.name} database; abandoning them`);
+  await stopService(site);
+  const { pool, redis } = site;
   const { rowCount } = await pool.query(
     `update webhook_receipts set status = 'failed', error = $2 where shop = $1 and status = 'received'`,
     [SHOP, ABANDONED],
@@ -296,40 +336,36 @@ async function settleWebhooks(limitSeconds = settings.drainLimitSeconds): Promis
   const client = new Redis(redis.url);
   await client.flushall();
   client.disconnect();
-  await startService();
+  await startService(site);
   return rowCount ?? 0;
 }
 const ABANDONED = 'abandoned by the bench: not processed in time';
 
-async function serviceScenarios(prefix: '' | 'seeded.') {
-  const s = await startService();
-  const at = (id: HttpScenario) => (prefix ? seededId(id) : id);
-  const suffix = prefix ? ' (large tables)' : '';
-  await throughput(at('service.get'), `${HTTP_SCENARIOS['service.get']}${suffix}`, {
-    base: s.base,
-    kind: 'get-order',
-    orderIds: s.orderIds,
-    authorization: s.authorization,
-  });
-  await throughput(at('service.put-price'), `${HTTP_SCENARIOS['service.put-price']}${suffix}`, {
-    base: s.base,
-    kind: 'put-price',
-    orderIds: s.orderIds,
-    authorization: s.authorization,
-  });
-  await throughput(at('service.put-carrier'), `${HTTP_SCENARIOS['service.put-carrier']} (carrier sandbox)${suffix}`, {
-    base: s.base,
-    kind: 'put-carrier',
-    orderIds: s.orderIds,
-    authorization: s.authorization,
-  });
-  // Each webhook run leaves processing behind; a run starts once the one before it is processed, so it measures alone.
-  await throughput(
-    at('service.webhook-intake'),
-    `${HTTP_SCENARIOS['service.webhook-intake']}${suffix}`,
-    { base: s.base, kind: 'orders-create-webhook', shop: SHOP, secret: SECRET },
-    async () => void (await settleWebhooks()),
-  );
+/** What each HTTP scenario sends to a service; `webhooks` scenarios start each run once the last run's backlog is processed. */
+function scenarioLoads(
+  s: Service,
+): Record<HttpScenario, { label: string; spec: Omit<LoadSpec, 'seconds' | 'connections'>; webhooks?: true }> {
+  const api = { base: s.base, orderIds: s.orderIds, authorization: s.authorization };
+  return {
+    'service.get': { label: HTTP_SCENARIOS['service.get'], spec: { ...api, kind: 'get-order' } },
+    'service.put-price': { label: HTTP_SCENARIOS['service.put-price'], spec: { ...api, kind: 'put-price' } },
+    'service.put-carrier': {
+      label: `${HTTP_SCENARIOS['service.put-carrier']} (carrier sandbox)`,
+      spec: { ...api, kind: 'put-carrier' },
+    },
+    'service.webhook-intake': {
+      label: HTTP_SCENARIOS['service.webhook-intake'],
+      spec: { base: s.base, kind: 'orders-create-webhook', shop: SHOP, secret: SECRET },
+      webhooks: true,
+    },
+  };
+}
+
+async function serviceScenarios() {
+  const loads = scenarioLoads(await startService());
+  for (const [id, load] of Object.entries(loads) as Array<[HttpScenario, (typeof loads)[HttpScenario]]>)
+    // Each webhook run leaves processing behind; a run starts once the one before it is processed, so it measures alone.
+    await throughput(id, load.label, load.spec, load.webhooks ? async () => void (await settleWebhooks()) : undefined);
 }
 
 async function webhookBurst() {
@@ -449,8 +485,8 @@ async function waitForSends(where: string, params: unknown[], limitSeconds: numb
 }
 
 /** Waits (bounded) for messages already due to go out; returns how many were still queued at the limit. */
-async function settleSends(limitSeconds = settings.drainLimitSeconds): Promise<number> {
-  const { pool } = await env();
+async function settleSends(limitSeconds = settings.drainLimitSeconds, site?: Site): Promise<number> {
+  const { pool } = site ?? (await mainSite());
   const from = Date.now();
   for (;;) {
     const { rows } = await pool.query<{ n: string }>(
@@ -530,15 +566,94 @@ async function deliveredToSent() {
   say(`delivered→sent p95 ${percentile(latencies, 95)} ms`);
 }
 
+/**
+ * The large-table comparison. A figure measured minutes before another moves with everything else
+ * the machine does in between (the last full run's own three runs spread wider than the 10% judged),
+ * so the empty and the large tables are measured side by side: a second database in the same
+ * PostgreSQL, seeded, with a service of its own, and each scenario's runs alternate between the two
+ * (empty, large, large, empty, …: a drift in the machine's load falls on both alike). The target
+ * compares the medians; the note gives each pair's ratio and their spread.
+ */
 async function largeTables() {
-  const { pool } = await env();
-  await startService();
-  await settleWebhooks();
-  const queued = await settleSends();
+  const { postgres, dataDir } = await env();
+  const main = await mainSite();
+  await startService(main);
+  await settleWebhooks(undefined, main);
+  const queued = await settleSends(undefined, main);
   if (queued > 0) say(`warning: ${queued} sends still queued; the large-table runs share the machine with them`);
-  say(`seeding ${settings.seedRows.toLocaleString('en-US')} rows in each large table`);
+  seeded ??= await seedSite(postgres, dataDir);
+  await startService(seeded);
+  const pairs = settings.pairs;
+  for (const id of Object.keys(HTTP_SCENARIOS) as HttpScenario[]) {
+    const results = new Map<Site, LoadResult[]>([
+      [main, []],
+      [seeded, []],
+    ]);
+    // One unrecorded second on each first: a service's first requests of a kind run cold (JIT, pool, caches).
+    for (const site of [main, seeded]) {
+      const load = scenarioLoads(await startService(site))[id];
+      await runLoad({ ...load.spec, seconds: 1, connections: CONNECTIONS });
+    }
+    for (let pair = 0; pair < pairs; pair++) {
+      for (const site of pair % 2 === 0 ? [main, seeded] : [seeded, main]) {
+        const load = scenarioLoads(await startService(site))[id];
+        // Neither service may still be working through an earlier run's webhooks while this one runs.
+        if (load.webhooks) for (const each of [main, seeded]) await settleWebhooks(undefined, each);
+        results.get(site)!.push(await runLoad({ ...load.spec, seconds: settings.seconds, connections: CONNECTIONS }));
+      }
+    }
+    const label = scenarioLoads(main.service!)[id].label;
+    const empty = results.get(main)!;
+    const large = results.get(seeded)!;
+    const ratios = large.map((r, i) => r.okPerSecond / empty[i]!.okPerSecond);
+    const spread = Math.max(...ratios) - Math.min(...ratios);
+    const figure = (rs: LoadResult[], extra: string): Omit<Figure, 'id' | 'label'> => {
+      const problems = rs.map(loadProblem).filter((p): p is string => p !== undefined);
+      return {
+        value: median(rs.map((r) => r.okPerSecond)),
+        unit: 'req/s',
+        note: `median of ${rs.map((r) => Math.round(r.okPerSecond)).join(', ')}; p50 ${median(rs.map((r) => r.latencyP50Ms))} ms, p99 ${median(rs.map((r) => r.latencyP99Ms))} ms${extra}`,
+        ...(problems.length > 0 ? { problem: problems.join('; ') } : {}),
+      };
+    };
+    record({
+      id: pairedEmptyId(id),
+      label: `${label} (empty tables, alternating with the large)`,
+      ...figure(empty, ''),
+    });
+    const measured = figure(
+      large,
+      `; large ÷ empty per pair ${ratios.map((r) => r.toFixed(2)).join(', ')} (spread ${spread.toFixed(2)})`,
+    );
+    // Pairs that disagree by more than twice the 10% judged say more about the machine than the tables.
+    if (spread > MAX_PAIR_SPREAD)
+      measured.problem = [
+        measured.problem,
+        `the pairs' ratios spread ${spread.toFixed(2)}, more than ${MAX_PAIR_SPREAD}: too noisy to judge 10% (a quieter machine, or the full run's longer runs and more pairs)`,
+      ]
+        .filter(Boolean)
+        .join('; ');
+    record({ id: seededId(id), label: `${label} (large tables)`, ...measured });
+    say(`${label}: large ÷ empty ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+  }
+  // The steps after this one measure with the main service alone (its database stays until the end).
+  await stopService(seeded);
+}
+
+let seeded: Site | undefined;
+/** The widest spread of the pairs' large ÷ empty ratios a 10% judgement can rest on. */
+const MAX_PAIR_SPREAD = 0.2;
+
+/** A second database in the bench's PostgreSQL, migrated and seeded with the large tables. */
+async function seedSite(postgres: BenchPostgres, dataDir: string): Promise<Site> {
+  const { pool } = await mainSite();
+  await pool.query('create database doorstep_seeded');
+  const url = new URL(postgres.url);
+  url.pathname = '/doorstep_seeded';
+  const site = await openSite('seeded', url.toString(), dataDir);
+  say(`seeding ${settings.seedRows.toLocaleString('en-US')} rows in each large table of a second database`);
   const t = performance.now();
-  const execute = async (statement: string) => (await pool.query<Record<string, unknown>>(statement)).rows;
+  const execute = async (statement: string) => (await site.pool.query<Record<string, unknown>>(statement)).rows;
   await seedLargeTables(execute, settings.seedRows);
   const sizes = await tableSizes(execute);
   record({
@@ -550,13 +665,14 @@ async function largeTables() {
       .map(([table, n]) => `${table} ${n.toLocaleString('en-US')}`)
       .join(', ')}`,
   });
-  await serviceScenarios('seeded.');
+  return site;
 }
 
 /** Stops the service (and the webhook backlog it may still be working through) so it no longer shares the CPU. */
-async function stopService(): Promise<void> {
-  await service?.child.stop();
-  service = undefined;
+async function stopService(site?: Site): Promise<void> {
+  site ??= environment?.main;
+  await site?.service?.child.stop();
+  if (site) site.service = undefined;
 }
 
 async function trackingStep(name: string, entry: string, args: string[], extraEnv: Record<string, string> = {}) {
@@ -611,7 +727,7 @@ const SCENARIOS: Scenario[] = [
       });
     },
   },
-  { name: 'service', run: () => serviceScenarios('') },
+  { name: 'service', run: serviceScenarios },
   { name: 'delivered-sent', run: deliveredToSent },
   { name: 'burst', run: webhookBurst },
   { name: 'large-tables', run: largeTables },
@@ -709,6 +825,11 @@ try {
   }
 } finally {
   await stopService();
+  if (seeded) {
+    await stopService(seeded);
+    await seeded.pool.end();
+    await seeded.redis.stop();
+  }
   await environment?.pool.end();
   await environment?.redis.stop();
   environment?.postgres.stop();

@@ -15,6 +15,7 @@ import { basicAuth } from './http/basic-auth.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { refuseUnknownMethods } from './http/known-methods.ts';
 import { noStoreUnder } from './http/no-store.ts';
+import { outside } from './http/outside.ts';
 import { FailedAuthLimit } from './http/failed-auth-limit.ts';
 import { favicon } from './http/favicon.ts';
 import { bodyReadLimits } from './http/body-reads.ts';
@@ -378,18 +379,27 @@ export function createHttpApp(services: Services): Koa {
   app.use(favicon);
 
   // Operators: /healthz, /readyz, /metrics and the queue dashboard, outside the /v1 authentication.
-  app.use(operationsRoutes(operationsDeps(services)).routes());
-  app.use(queueDashboard(services.queues.all(), services.config.operator));
+  // None of the public routers below serves /v1 but the OpenAPI document's: API requests skip them.
+  app.use(outside('/v1', operationsRoutes(operationsDeps(services)).routes()));
+  app.use(outside('/v1', queueDashboard(services.queues.all(), services.config.operator)));
   // Carrier push webhooks (public; their own credentials): stored, answered, applied right after.
   const push = services.push;
-  app.use(pushRoutes({ ups: push.ups, events: push.events, now: services.now, logger: services.logger }).routes());
+  app.use(
+    outside(
+      '/v1',
+      pushRoutes({ ups: push.ups, events: push.events, now: services.now, logger: services.logger }).routes(),
+    ),
+  );
   // E-mail providers' event webhooks (public; each provider's own authentication): bounces fail sends.
   app.use(
-    emailEventRoutes({
-      config: services.config.emailEvents,
-      events: services.emailEvents,
-      logger: services.logger,
-    }).routes(),
+    outside(
+      '/v1',
+      emailEventRoutes({
+        config: services.config.emailEvents,
+        events: services.emailEvents,
+        logger: services.logger,
+      }).routes(),
+    ),
   );
 
   // Shopify's webhooks, OAuth and embedded admin: before the /v1 auth and with no body parser in
@@ -403,13 +413,13 @@ export function createHttpApp(services: Services): Koa {
     publicUrl: services.config.publicUrl,
     now: services.now,
   });
-  app.use(adminApi.routes());
+  app.use(outside('/v1', adminApi.routes()));
   // `/` is the Shopify app's application_url: the embedded admin, the OAuth entry, or a word on what Doorstep is.
-  app.use(appHomeRoutes(services.shopify).routes());
+  app.use(outside('/v1', appHomeRoutes(services.shopify).routes()));
   // Billing: the embedded admin's /shopify/api/billing (session token) and the approval return URL.
-  app.use(shopifyBillingRoutes(services.billing, services.shopify).routes());
+  app.use(outside('/v1', shopifyBillingRoutes(services.billing, services.shopify).routes()));
   // What the checkout / order-status UI extension asks (session token, any origin): public too.
-  app.use(shopifyExtensionRoutes(services.shopify, services.config.publicUrl).routes());
+  app.use(outside('/v1', shopifyExtensionRoutes(services.shopify, services.config.publicUrl).routes()));
 
   // The OpenAPI document and its reference page: public, so mounted before the /v1 auth below.
   app.use(apiReferenceRoutes(services.config.publicUrl).routes());

@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { OrderEventsTable } from '../db/schema.ts';
 import type { EventSource, TimelineEventType } from '../vocabulary.ts';
 import type { TimelineEntryJson } from './response-schemas.ts';
 import { formatTimestamp } from './serializer.ts';
@@ -28,17 +29,25 @@ export async function recordTimeline(
   if (entries.length === 0) return;
   await db
     .insertInto('order_events')
-    .values(
-      entries.map((entry) => ({
-        order_id: order.id,
-        account_id: order.account_id,
-        type: entry.type,
-        source,
-        data: JSON.stringify(entry.data),
-        created_at: at,
-      })),
-    )
+    .values(timelineRows(order, source, entries, at))
     .execute();
+}
+
+/** The `order_events` rows of timeline entries: for `recordTimeline`, or a statement that writes them beside other work. */
+export function timelineRows(
+  order: { id: string; account_id: string },
+  source: EventSource,
+  entries: readonly TimelineEntry[],
+  at: Date,
+): Insertable<OrderEventsTable>[] {
+  return entries.map((entry) => ({
+    order_id: order.id,
+    account_id: order.account_id,
+    type: entry.type,
+    source,
+    data: JSON.stringify(entry.data),
+    created_at: at,
+  }));
 }
 
 /** The timeline, oldest first (by insertion). */

@@ -17,6 +17,7 @@ import {
   orderPageQuery,
   orderQuery,
   orderWithTimelineQuery,
+  updateWithTimelineQuery,
 } from '../../src/orders/service.ts';
 import { timelineQuery } from '../../src/orders/timeline.ts';
 import { fulfillmentsOfOrderQuery, linksOfOrderQuery, orderLinkQuery } from '../../src/shopify/order-sync.ts';
@@ -120,6 +121,17 @@ const hotQueries: Record<string, () => { compile(): CompiledQuery }> = {
     orderPageQuery(db, ACCOUNT, { limit: 20, cursor: Buffer.from('s:15000').toString('base64url'), status: 'created' }),
   'POST order: the idempotency key': () => idempotencyKeyQuery(db, ACCOUNT, 'key-12345'),
   'PUT / delivered / video processed: the order row lock': () => lockOrderQuery(db, ORDER, ACCOUNT),
+  'PUT: the update with its timeline rows': () =>
+    updateWithTimelineQuery(db, ORDER, { price: 1500, updated_at: NOW }, [
+      {
+        order_id: ORDER,
+        account_id: ACCOUNT,
+        type: 'order.updated',
+        source: 'api',
+        data: JSON.stringify({ fields: ['price'] }),
+        created_at: NOW,
+      },
+    ]),
   'order events: the timeline': () => timelineQuery(db, ORDER),
   "every order change: the order's recipient video sends": () =>
     recipientVideoSendsQuery(db, ORDER).select(['id', 'channel', 'status', 'attempts']),
