@@ -48,12 +48,12 @@ export async function seedLargeTables(execute: Execute, rows: number): Promise<v
     from generate_series(1, ${rows}) g`);
   await q(`
     insert into sends (id, order_id, account_id, kind, channel, status, due_at, attempts, destination, sent_at,
-                       created_at, updated_at)
+                       order_recorded, created_at, updated_at)
     select 'snd_seed_' || g, 'ord_seed_' || g, 'acc_seed',
            case when g % 2 = 0 then 'recipient_video' else 'sender_record_link' end, 'email', 'sent',
            now() - interval '30 days', 1,
            case when g % 2 = 0 then 'recipient' || g || '@example.com' else 'sender' || g || '@example.com' end,
-           now() - interval '30 days', now() - interval '30 days', now() - interval '30 days'
+           now() - interval '30 days', g % 2 = 0, now() - interval '30 days', now() - interval '30 days'
     from generate_series(1, ${rows}) g`);
   await q(`
     insert into shops (domain, account_id, installed_at, updated_at)

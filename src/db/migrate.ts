@@ -21,6 +21,7 @@ import * as accountLocale from './migrations/020-account-locale.ts';
 import * as videoTranscripts from './migrations/021-video-transcripts.ts';
 import * as carrierDeliveryHours from './migrations/025-carrier-delivery-hours.ts';
 import * as sendsRecipientFirst from './migrations/026-sends-recipient-first.ts';
+import * as sendsOrderRecorded from './migrations/027-sends-order-recorded.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '021-video-transcripts': videoTranscripts,
   '025-carrier-delivery-hours': carrierDeliveryHours,
   '026-sends-recipient-first': sendsRecipientFirst,
+  '027-sends-order-recorded': sendsOrderRecorded,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

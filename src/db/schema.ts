@@ -191,6 +191,11 @@ export interface SendsTable {
   sent_at: Timestamp | null;
   /** When the provider reported the e-mail bounced (or a complaint or drop) after it left; then `failed`. */
   bounced_at: Timestamp | null;
+  /**
+   * A sent recipient video whose order has recorded it (`order.sent` reached notifications): the
+   * crash repair (`unrecordedSentVideosQuery`) looks only at sent videos where this is false.
+   */
+  order_recorded: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

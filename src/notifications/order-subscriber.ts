@@ -2,7 +2,7 @@ import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderEventType } from '../vocabulary.ts';
 import { recordTimeline } from '../orders/timeline.ts';
 import { scheduleNotWatchedCheck, withdrawNotWatchedNote } from './not-watched.ts';
-import { forgetDestinations, planRecipientVideo, queueSend, stopSends } from './sends.ts';
+import { forgetDestinations, markSendRecorded, planRecipientVideo, queueSend, stopSends } from './sends.ts';
 
 /**
  * The reactions that can make a message due at once and are worth a dispatch right away; stopping
@@ -91,7 +91,9 @@ export function notificationsSubscriber(options: {
           await planRecipientVideo(trx, order, { now, explainWaiting: true });
           return;
         case 'order.sent':
-          // The dispatcher marked its row sent before the order recorded it; the sender hears once.
+          // The dispatcher marked its row sent before the order recorded it; now the order has.
+          await markSendRecorded(trx, event.send_id);
+          // The sender hears once.
           await queueSend(
             trx,
             order,

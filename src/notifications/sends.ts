@@ -185,7 +185,11 @@ export async function markSendSent(
     .execute();
 }
 
-/** Recipient videos a provider accepted whose order has no `sent_at` (a crash between the two writes). */
+/**
+ * Recipient videos a provider accepted whose order has no `sent_at` (a crash between the two writes).
+ * Read through the partial index of sent videos not yet recorded (migration 027), so its cost
+ * follows the handful in that state, not every message ever sent.
+ */
 export async function unrecordedSentVideos(db: Db, sentBefore: Date, limit = 100): Promise<SendRow[]> {
   return unrecordedSentVideosQuery(db, sentBefore, limit).execute();
 }
@@ -197,11 +201,17 @@ export function unrecordedSentVideosQuery(db: Db, sentBefore: Date, limit: numbe
     .selectAll('sends')
     .where('sends.kind', '=', 'recipient_video')
     .where('sends.status', '=', 'sent')
+    .where('sends.order_recorded', '=', false)
     .where('orders.sent_at', 'is', null)
     .where('sends.sent_at', '<', sentBefore)
     .orderBy('sends.sent_at')
     .orderBy('sends.id')
     .limit(limit);
+}
+
+/** The order recorded this sent video (its `order.sent` event): the crash repair need not look at it again. */
+export async function markSendRecorded(trx: Db, sendId: string): Promise<void> {
+  await trx.updateTable('sends').set({ order_recorded: true }).where('id', '=', sendId).execute();
 }
 
 /** Privacy erasure: the addresses messages went to are personal data too. */

@@ -9,6 +9,7 @@ import { TestClock } from '../support/clock.ts';
 import { usingRealPostgres } from '../support/database.ts';
 import { decodedMail } from '../support/mail-server.ts';
 import { sampleVideo } from '../support/story.ts';
+import { eventually } from '../support/workers.ts';
 import { startMessagingTestApp, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
@@ -428,6 +429,43 @@ describe('exactly once', () => {
       updated_at: clock.now(),
     });
     await expect(insert.execute()).rejects.toThrow();
+  });
+
+  it('marks a sent video recorded once its order records it, and repairs one a crash left unrecorded', async () => {
+    const db = app.services.database.db;
+    const recordedFlag = async (orderId: string) =>
+      (
+        await db
+          .selectFrom('sends')
+          .select(['id', 'order_recorded'])
+          .where('order_id', '=', orderId)
+          .where('kind', '=', 'recipient_video')
+          .executeTakeFirstOrThrow()
+      ).order_recorded;
+
+    const sent = await recordedOrder();
+    await store.request('PUT', `/v1/orders/${sent.id}`, { delivered: 1 });
+    await dispatch();
+    await eventually(async () => ((await recordedFlag(sent.id)) ? true : undefined), 5_000, 'the send marked recorded');
+
+    // The process stopped after the provider took the message and the row said so, before the order did.
+    const crashed = await recordedOrder();
+    await store.request('PUT', `/v1/orders/${crashed.id}`, { delivered: 1 });
+    await db
+      .updateTable('sends')
+      .set({ status: 'sent', sent_at: new Date(clock.now().getTime() - 120_000), provider_message_id: 'pm-1' })
+      .where('order_id', '=', crashed.id)
+      .where('kind', '=', 'recipient_video')
+      .execute();
+    expect(await recordedFlag(crashed.id)).toBe(false);
+    expect(await app.services.dispatcher.recordUnrecordedSends()).toBe(1);
+    expect((await store.request('GET', `/v1/orders/${crashed.id}`)).body.sent_at).not.toBeNull();
+    await eventually(
+      async () => ((await recordedFlag(crashed.id)) ? true : undefined),
+      5_000,
+      'the send marked recorded',
+    );
+    expect(await app.services.dispatcher.recordUnrecordedSends()).toBe(0);
   });
 
   it("sends a delivered gift's video before a backlog of sender e-mails that were due earlier", async () => {
