@@ -19,6 +19,7 @@ import { freePort } from '../src/net/free-port.ts';
 import { startPrivateRedis } from '../src/redis/private-redis.ts';
 import { DEVELOPMENT_API_SECRET } from '../src/shopify/config.ts';
 import { startChild } from './support/children.ts';
+import { startBenchService } from './support/service.ts';
 import { runLoad } from './support/load.ts';
 import { startPostgres } from './support/postgres.ts';
 
@@ -50,24 +51,17 @@ await adminCommands(handle.db).run('shops.add', { shop: SHOP });
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const extra = Object.fromEntries((values.env ?? []).map((e) => e.split('=') as [string, string]));
-const child = await startChild(
-  'bin/start.ts',
-  [],
-  {
-    PORT: String(port),
-    PUBLIC_URL: base,
-    ...postgres.doorstepEnv,
-    REDIS_URL: redis.url,
-    DATA_DIR: path.join(dataDir, 'service'),
-    CARRIER_SANDBOX: 'on',
+const { child } = await startBenchService({
+  port,
+  databaseEnv: postgres.doorstepEnv,
+  redisUrl: redis.url,
+  dataDir,
+  env: {
     WORKERS: values.workers!,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
     ...(values['cpu-prof'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values['cpu-prof']}` } : {}),
     ...extra,
   },
-  `${base}/healthz`,
-);
+});
 // Warm-up: the first requests compile the route's code.
 await runLoad({
   base,

@@ -29,6 +29,7 @@ import { startChild, runToEnd, type Child } from './support/children.ts';
 import { benchRoot, loadProblem, runLoad, type LoadResult, type LoadSpec } from './support/load.ts';
 import { startPostgres, type BenchPostgres } from './support/postgres.ts';
 import { seedLargeTables, tableSizes } from './support/seed.ts';
+import { basicAuthorization, createBenchOrder, startBenchService } from './support/service.ts';
 import { measurePush } from './tracking/push.ts';
 import {
   evaluate,
@@ -179,56 +180,23 @@ async function startService(site?: Site): Promise<Service> {
     await handle.close();
   }
   site.port ??= await freePort();
-  const port = site.port;
-  const base = `http://127.0.0.1:${port}`;
   say(`starting the service on the ${site.name} database (bin/start.ts, workers on)`);
-  const child = await startChild(
-    'bin/start.ts',
-    [],
-    {
-      PORT: String(port),
-      PUBLIC_URL: base,
-      ...postgres.doorstepEnv,
-      DATABASE_URL: site.databaseUrl,
-      REDIS_URL: redis.url,
-      DATA_DIR: path.join(dataDir, 'service'),
-      CARRIER_SANDBOX: 'on',
-      WORKERS: 'on',
-      LOG_LEVEL: 'warn',
-      // The bench is one client sending thousands of requests a second; the per-account limit would be the figure.
-      RATE_LIMIT_PER_MINUTE: '0',
-      // Every PUT of a number must really ask the carrier sandbox: past its default budget (50/s) the
-      // service answers from the format check alone, and the scenario would measure a skipped call.
-      UPS_QUOTA: '100000/1s',
-      // To see where the service's time goes: BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=…'.
-      ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
-    },
-    `${base}/healthz`,
-  );
+  const { base, child } = await startBenchService({
+    port: site.port,
+    databaseEnv: { ...postgres.doorstepEnv, DATABASE_URL: site.databaseUrl },
+    redisUrl: redis.url,
+    dataDir,
+    // To see where the service's time goes: BENCH_SERVICE_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=…'.
+    env: process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {},
+  });
   if (!site.merchant) {
-    const authorization = `Basic ${Buffer.from(`${credentials!.app_id}:${credentials!.api_key}`).toString('base64')}`;
+    const authorization = basicAuthorization(credentials!);
     const orderIds: string[] = [];
-    for (let i = 0; i < ORDERS_UNDER_LOAD; i++) orderIds.push(await createOrder(base, authorization, i));
+    for (let i = 0; i < ORDERS_UNDER_LOAD; i++) orderIds.push(await createBenchOrder(base, authorization, i));
     site.merchant = { authorization, orderIds };
   }
   site.service = { base, child, ...site.merchant };
   return site.service;
-}
-
-async function createOrder(base: string, authorization: string, i: number): Promise<string> {
-  const response = await fetch(`${base}/v1/orders`, {
-    method: 'POST',
-    headers: { Authorization: authorization, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      name: 'Bench Sender',
-      email: `sender-${i}@example.com`,
-      recipient_name: 'Bench Recipient',
-      recipient_email: `recipient-${i}@example.com`,
-    }),
-  });
-  if (response.status !== 201 && response.status !== 200)
-    throw new Error(`creating an order answered ${response.status}: ${await response.text()}`);
-  return ((await response.json()) as { id: string }).id;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -507,7 +475,7 @@ async function deliveredToSent() {
   const queuedBefore = await settleSends();
   const ids: string[] = [];
   for (let i = 0; i < settings.deliveries; i++) {
-    const id = await createOrder(s.base, s.authorization, 10_000 + i);
+    const id = await createBenchOrder(s.base, s.authorization, 10_000 + i);
     const upload = await fetch(`${s.base}/v1/orders/${id}/video`, {
       method: 'PUT',
       headers: { Authorization: s.authorization, 'Content-Type': 'video/mp4' },

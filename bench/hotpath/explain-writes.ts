@@ -19,7 +19,7 @@ import { freePort } from '../../src/net/free-port.ts';
 import { startPrivateRedis } from '../../src/redis/private-redis.ts';
 import { DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
 import { fakeShopifyId, orderPayload, randomUpsTrackingNumber, signedWebhook } from '../../src/shopify/dev-payloads.ts';
-import { startChild } from '../support/children.ts';
+import { basicAuthorization, startBenchService } from '../support/service.ts';
 import { startPostgres } from '../support/postgres.ts';
 import { SEEDED_TABLES, seedLargeTables } from '../support/seed.ts';
 
@@ -55,24 +55,10 @@ try {
 
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = await startChild(
-    'bin/start.ts',
-    [],
-    {
-      PORT: String(port),
-      PUBLIC_URL: base,
-      ...postgres.doorstepEnv,
-      REDIS_URL: redis.url,
-      DATA_DIR: path.join(dataDir, 'service'),
-      CARRIER_SANDBOX: 'on',
-      WORKERS: 'on',
-      LOG_LEVEL: 'warn',
-      UPS_QUOTA: '100000/1s',
-    },
-    `${base}/healthz`,
-  );
+  // Its own rate limit and budgets as the bench's; the plans are what matter here.
+  const { child } = await startBenchService({ port, databaseEnv: postgres.doorstepEnv, redisUrl: redis.url, dataDir });
   try {
-    const authorization = `Basic ${Buffer.from(`${credentials.app_id}:${credentials.api_key}`).toString('base64')}`;
+    const authorization = basicAuthorization(credentials);
     const created = await fetch(`${base}/v1/orders`, {
       method: 'POST',
       headers: { Authorization: authorization, 'Content-Type': 'application/json' },

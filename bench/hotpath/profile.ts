@@ -20,6 +20,7 @@ import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/net/free-port.ts';
 import { startPrivateRedis } from '../../src/redis/private-redis.ts';
 import { startChild, type Child } from '../support/children.ts';
+import { basicAuthorization, createBenchOrder, startBenchService } from '../support/service.ts';
 import { summarizeProfile } from './cpu-profile.ts';
 import { runLoad, type RequestKind } from '../support/load.ts';
 import { startPostgres } from '../support/postgres.ts';
@@ -101,7 +102,7 @@ try {
     api_key: string;
   };
   await handle.close();
-  const authorization = `Basic ${Buffer.from(`${credentials.app_id}:${credentials.api_key}`).toString('base64')}`;
+  const authorization = basicAuthorization(credentials);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let orderIds: string[] = [];
@@ -109,24 +110,13 @@ try {
     const dir = path.join(profileRoot, kind);
     fs.mkdirSync(dir, { recursive: true });
     const spawnedAt = Date.now();
-    const child = await startChild(
-      'bin/start.ts',
-      [],
-      {
-        PORT: String(port),
-        PUBLIC_URL: base,
-        ...postgres.doorstepEnv,
-        REDIS_URL: redis.url,
-        DATA_DIR: path.join(dataDir, 'service'),
-        CARRIER_SANDBOX: 'on',
-        WORKERS: 'on',
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '0',
-        UPS_QUOTA: '100000/1s',
-        ...(values['cpu-only'] ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` }),
-      },
-      `${base}/healthz`,
-    );
+    const { child } = await startBenchService({
+      port,
+      databaseEnv: postgres.doorstepEnv,
+      redisUrl: redis.url,
+      dataDir,
+      env: values['cpu-only'] ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` },
+    });
     if (orderIds.length === 0) orderIds = await createOrders(base, authorization, 100);
     // A short warm-up so the profile and the CPU figure are of the steady state, not of JIT compiling.
     await runLoad({ base, kind, seconds: 2, connections, orderIds, authorization });
@@ -204,19 +194,6 @@ process.stdout.write(`${lines.join('\n')}\n`);
 
 async function createOrders(base: string, authorization: string, n: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const response = await fetch(`${base}/v1/orders`, {
-      method: 'POST',
-      headers: { Authorization: authorization, 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        name: 'Bench Sender',
-        email: `sender-${i}@example.com`,
-        recipient_name: 'Bench Recipient',
-        recipient_email: `recipient-${i}@example.com`,
-      }),
-    });
-    if (!response.ok) throw new Error(`creating an order answered ${response.status}: ${await response.text()}`);
-    ids.push(((await response.json()) as { id: string }).id);
-  }
+  for (let i = 0; i < n; i++) ids.push(await createBenchOrder(base, authorization, i));
   return ids;
 }
