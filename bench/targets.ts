@@ -84,7 +84,8 @@ export const TARGETS: readonly Target[] = [
     figure: 'service.webhook-intake',
     relativeTo: 'floor.webhook',
     atLeast: 0.8,
-    whenMissed: 'HMAC validation or intake work beyond one verified INSERT',
+    whenMissed:
+      'the same process and PostgreSQL also process what it accepts (about six times the intake’s CPU per webhook; processing yields only while answers queue and the loop is busy), and the intake alone costs about twice the floor’s CPU per webhook (Koa middleware, Kysely, the queue hand-off): docs/scaling.md “Webhook intake”',
   },
   {
     label: 'Webhook burst drains within its own length after it ends (60 s after 60 s at 500/s)',
