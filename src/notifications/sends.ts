@@ -277,14 +277,7 @@ export async function startSending(
  * attempt.
  */
 export async function claimDueSends(db: Db, limit: number, now: Date): Promise<SendRow[]> {
-  const result = await claimDueSendsQuery(limit, now, randomUUID()).execute(db);
-  // RETURNING has no order of its own; the dispatcher delivers in the order given.
-  return result.rows.sort(
-    (a, b) =>
-      Number(a.kind !== 'recipient_video') - Number(b.kind !== 'recipient_video') ||
-      a.due_at.getTime() - b.due_at.getTime() ||
-      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
+  return (await claimDueSendsQuery(limit, now, randomUUID()).execute(db)).rows;
 }
 
 /** Moves a send from one status to another only if it is still where this dispatcher left it. */
@@ -325,14 +318,19 @@ export function stopSendsQuery(trx: Db, orderId: string, reason: string, now: Da
 }
 
 export function claimDueSendsQuery(limit: number, now: Date, token: string) {
+  // RETURNING has no order of its own: the claimed rows are read back in the claim's order, which is
+  // the order the dispatcher delivers them in (one ORDER BY, not a second one in JavaScript).
   return sql<SendRow>`
-    update sends set status = 'claimed', claim_token = ${token}, claimed_at = ${now}, attempts = attempts + 1, updated_at = ${now}
-    where id in (
-      select id from sends where status = 'pending' and due_at <= ${now}
-      order by (kind <> 'recipient_video'), due_at, id limit ${limit}
-      for update skip locked
+    with claimed as (
+      update sends set status = 'claimed', claim_token = ${token}, claimed_at = ${now}, attempts = attempts + 1, updated_at = ${now}
+      where id in (
+        select id from sends where status = 'pending' and due_at <= ${now}
+        order by (kind <> 'recipient_video'), due_at, id limit ${limit}
+        for update skip locked
+      )
+      returning *
     )
-    returning *`;
+    select * from claimed order by (kind <> 'recipient_video'), due_at, id`;
 }
 
 /**
