@@ -11,15 +11,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { adminCommands } from '../../src/admin/commands.ts';
-import { openPostgres } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/net/free-port.ts';
 import { startPrivateRedis } from '../../src/redis/private-redis.ts';
 import { DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
 import { fakeShopifyId, orderPayload, randomUpsTrackingNumber, signedWebhook } from '../../src/shopify/dev-payloads.ts';
-import { basicAuthorization, startBenchService } from '../support/service.ts';
+import { basicAuthorization, installBenchShop, startBenchService } from '../support/service.ts';
 import { startPostgres } from '../support/postgres.ts';
 import { SEEDED_TABLES, seedLargeTables } from '../support/seed.ts';
 
@@ -31,13 +28,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-explain-'));
 const redis = await startPrivateRedis(path.join(dataDir, 'redis'), createLogger('silent'));
 const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
 try {
-  const handle = await openPostgres(postgres.url);
-  await migrateToLatest(handle.db);
-  const credentials = (await adminCommands(handle.db).run('shops.add', { shop: SHOP })) as {
-    app_id: string;
-    api_key: string;
-  };
-  await handle.close();
+  const credentials = await installBenchShop(postgres.url, SHOP);
   const t = performance.now();
   await seedLargeTables(async (statement) => (await pool.query<Record<string, unknown>>(statement)).rows, rows);
   process.stderr.write(`seeded ${rows} rows per table in ${((performance.now() - t) / 1000).toFixed(0)} s\n`);

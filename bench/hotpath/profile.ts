@@ -13,14 +13,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { adminCommands } from '../../src/admin/commands.ts';
-import { openPostgres } from '../../src/db/database.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/net/free-port.ts';
 import { startPrivateRedis } from '../../src/redis/private-redis.ts';
 import { startChild, type Child } from '../support/children.ts';
-import { basicAuthorization, createBenchOrder, startBenchService } from '../support/service.ts';
+import { basicAuthorization, installBenchShop, createBenchOrder, startBenchService } from '../support/service.ts';
 import { summarizeProfile } from './cpu-profile.ts';
 import { runLoad, type RequestKind } from '../support/load.ts';
 import { startPostgres } from '../support/postgres.ts';
@@ -95,13 +92,7 @@ const lines: string[] = [
     .join(', ')}`,
 ];
 try {
-  const handle = await openPostgres(postgres.url);
-  await migrateToLatest(handle.db);
-  const credentials = (await adminCommands(handle.db).run('shops.add', { shop: SHOP })) as {
-    app_id: string;
-    api_key: string;
-  };
-  await handle.close();
+  const credentials = await installBenchShop(postgres.url, SHOP);
   const authorization = basicAuthorization(credentials);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;

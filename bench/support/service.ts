@@ -1,4 +1,7 @@
 import path from 'node:path';
+import { adminCommands } from '../../src/admin/commands.ts';
+import { openPostgres } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
 import { startChild, type Child } from './children.ts';
 
 /**
@@ -57,4 +60,21 @@ export async function createBenchOrder(base: string, authorization: string, i: n
   });
   if (!response.ok) throw new Error(`creating an order answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { id: string }).id;
+}
+
+/**
+ * Migrates the bench database and installs the bench's shop, as `shops add` does: the account's app
+ * id and API key sign the /v1 requests (`basicAuthorization`).
+ */
+export async function installBenchShop(
+  databaseUrl: string,
+  shop: string,
+): Promise<{ app_id: string; api_key: string }> {
+  const handle = await openPostgres(databaseUrl);
+  try {
+    await migrateToLatest(handle.db);
+    return (await adminCommands(handle.db).run('shops.add', { shop })) as { app_id: string; api_key: string };
+  } finally {
+    await handle.close();
+  }
 }
