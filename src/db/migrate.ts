@@ -22,6 +22,7 @@ import * as videoTranscripts from './migrations/021-video-transcripts.ts';
 import * as carrierDeliveryHours from './migrations/025-carrier-delivery-hours.ts';
 import * as sendsRecipientFirst from './migrations/026-sends-recipient-first.ts';
 import * as sendsOrderRecorded from './migrations/027-sends-order-recorded.ts';
+import * as shopsPlainTextTokens from './migrations/031-shops-plain-text-tokens.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '025-carrier-delivery-hours': carrierDeliveryHours,
   '026-sends-recipient-first': sendsRecipientFirst,
   '027-sends-order-recorded': sendsOrderRecorded,
+  '031-shops-plain-text-tokens': shopsPlainTextTokens,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

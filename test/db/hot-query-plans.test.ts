@@ -22,6 +22,7 @@ import {
 } from '../../src/orders/service.ts';
 import { timelineQuery } from '../../src/orders/timeline.ts';
 import { fulfillmentsOfOrderQuery, linksOfOrderQuery, orderLinkQuery } from '../../src/shopify/order-sync.ts';
+import { plainTextTokenShopsQuery } from '../../src/shopify/stored-tokens.ts';
 import { takeReceiptQuery, unprocessedWebhooksQuery } from '../../src/shopify/webhooks.ts';
 import { linksOfShopifyOrderQuery } from '../../src/shopify/webhook-shop-check.ts';
 import {
@@ -55,6 +56,7 @@ const LARGE_TABLES = [
   'shopify_fulfillments',
   'sender_nudges',
   'account_settings',
+  'shops',
 ];
 
 const NOW = new Date('2026-11-23T12:00:00Z');
@@ -160,6 +162,7 @@ const hotQueries: Record<string, () => { compile(): CompiledQuery }> = {
     orderLinkQuery(db, 'shop-7.myshopify.com', '12345', '112345').select(['order_id', 'shopify_order_name']),
   "Shopify fulfillments: the order's links": () => linksOfOrderQuery(db, 'shop-7.myshopify.com', '12345'),
   "Shopify fulfillments: the order's fulfillments": () => fulfillmentsOfOrderQuery(db, 'shop-7.myshopify.com', '12345'),
+  'every process start: shops with a plain-text token': () => plainTextTokenShopsQuery(db, '', 500),
 };
 
 describe('hot queries on a seeded database', () => {
@@ -246,5 +249,11 @@ async function seed(db: Db): Promise<void> {
   await sql`insert into account_settings (account_id, logo_url, not_watched_note, updated_at)
     select 'acc_' || g, 'https://cdn.example.com/' || g || '.png', g % 7 <> 0, ${NOW}::timestamptz
     from generate_series(0, ${ACCOUNTS - 1}) g`.execute(db);
+  // Every shop's tokens sealed long ago ('enc:v1:' is token-cipher.ts's prefix) but two written in plain text.
+  await sql`insert into shops (domain, account_id, access_token, refresh_token, installed_at, updated_at)
+    select 'shop-' || g || '.myshopify.com', 'acc_' || (g % ${ACCOUNTS}),
+      case when g % 10000 = 0 then 'shpat_plain' else 'enc:v1:k1:' || md5(g::text) end,
+      'enc:v1:k1:' || md5('r' || g), ${NOW}::timestamptz, ${NOW}::timestamptz
+    from generate_series(0, ${ORDERS - 1}) g`.execute(db);
   await sql`analyze`.execute(db);
 }
