@@ -34,6 +34,7 @@ export const LEVERS: readonly Lever[] = [
   { name: 'estimated day, no scan: every 30 min', policy: { noScanIntervalMs: 30 * MINUTE } },
   { name: 'estimated day, no scan: every 2 h', policy: { noScanIntervalMs: 120 * MINUTE } },
   { name: 'estimated day, no scan: watch looks only', policy: { noScanIntervalMs: Number.POSITIVE_INFINITY } },
+  { name: 'estimated day, no scan: every 15 min', policy: { noScanIntervalMs: 15 * MINUTE } },
   { name: 'day before: 21:00 only', policy: { eveMorningLook: false } },
   { name: 'watched days: no 11:00 look', policy: { watchLateMorningLook: false } },
   { name: 'pickups: every 30 min in hours', policy: { pickupDenseIntervalMs: 30 * MINUTE } },
@@ -43,11 +44,48 @@ export const LEVERS: readonly Lever[] = [
   { name: 'dense start: 6% quantile', rareEarlyShare: 0.06 },
 ];
 
+/** Combinations: the levers with good rates taken together, the freed share given to the dense start. */
+const CHEAP: Partial<PollPolicy> = {
+  awaitingScanIntervalMs: 60 * MINUTE,
+  estimatedDayFromMorningCheck: true,
+  lateMorningEarlierMinutes: 60,
+};
+export const COMBINATIONS: readonly Lever[] = [
+  {
+    name: 'combo B: 60-min awaiting until 10:00',
+    policy: { awaitingScanIntervalMs: 60 * MINUTE, lateMorningEarlierMinutes: 60 },
+  },
+  { name: 'combo C: 60-min awaiting until 11:00', policy: { awaitingScanIntervalMs: 60 * MINUTE } },
+  { name: 'combo A: 60-min awaiting from 09:00 until 10:00', policy: CHEAP },
+  { name: 'combo A + dense start 5%', policy: CHEAP, rareEarlyShare: 0.05 },
+  {
+    name: 'combo A + no scan 30 min + dense start 5%',
+    policy: { ...CHEAP, noScanIntervalMs: 30 * MINUTE },
+    rareEarlyShare: 0.05,
+  },
+  {
+    name: 'combo A + no scan 30 min + dense start 6%',
+    policy: { ...CHEAP, noScanIntervalMs: 30 * MINUTE },
+    rareEarlyShare: 0.06,
+  },
+  {
+    name: 'combo A + no scan 15 min + dense start 6%',
+    policy: { ...CHEAP, noScanIntervalMs: 15 * MINUTE },
+    rareEarlyShare: 0.06,
+  },
+  {
+    name: 'combo A + no scan 15 min + dense start 7%',
+    policy: { ...CHEAP, noScanIntervalMs: 15 * MINUTE },
+    rareEarlyShare: 0.07,
+  },
+];
+
 const { values } = parseArgs({
   options: {
     seed: { type: 'string', default: '42' },
     packages: { type: 'string', default: '10000' },
     only: { type: 'string' },
+    combinations: { type: 'boolean', default: false },
   },
 });
 const seed = Number(values.seed);
@@ -91,7 +129,9 @@ const rate = (calls: number, late: number): string =>
         : 'pure cost'
     : (-calls / late).toFixed(2);
 
-const levers = LEVERS.filter((l, i) => i === 0 || !only || only.some((o) => l.name.includes(o)));
+const levers = [...LEVERS, ...(values.combinations ? COMBINATIONS : [])].filter(
+  (l, i) => i === 0 || !only || only.some((o) => l.name.includes(o)),
+);
 const base = runLever(levers[0]!);
 const worst = WORLDS.reduce((w, _, i) => (base[i]!.callsPerDelivered > base[w]!.callsPerDelivered ? i : w), 0);
 process.stdout.write(
