@@ -12,7 +12,6 @@ import {
 // The knobs bench/tracking/levers.ts turns: each moves the look it documents, and the defaults keep the
 // schedule as the bench judges it.
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 const CDT = -300;
 
 function local(text: string): Date {
