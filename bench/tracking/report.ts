@@ -57,6 +57,11 @@ export interface Metrics {
   /** What any schedule must spend in this world (floor.ts), out for delivery and before; worlds only. */
   outForDeliveryFloor?: OutForDeliveryFloor;
   beforeScanFloor?: BeforeScanFloor;
+  /**
+   * Calls saved per percentage point of late share when the dense start moves one point later (run.ts,
+   * the worst world only): the cheapest trade of late share for calls bench/tracking/levers.ts found.
+   */
+  denseStartRate?: { callsPerLatePoint: number; share: number };
 }
 
 export type LateCause = 'pickup' | 'no_out_for_delivery_scan' | 'before_window' | 'other';
@@ -265,7 +270,26 @@ function floorSentence(m: Metrics): string {
     (total > TARGETS.callsPerDelivered
       ? `, above ${TARGETS.callsPerDelivered}: no polling schedule meets the target in this world; only information the carriers give (windows, push) can`
       : `, below ${TARGETS.callsPerDelivered}: the world does not rule the target out. The schedule spends ${fmt(spentOut)} out for delivery (floor ${fmt(ofd.callsPerDelivered)}) and ${fmt(spentBefore)} outside it (floor ${fmt(before.callsPerDelivered)}). ` +
-        `But the floor spends the whole late share on the earliest deliveries out for delivery, while a schedule cannot tell, before it happens, a delivery without an out-for-delivery scan from a package that is late, or when a pickup is collected: this schedule sees ${pct(m.lateShare)} late (${describeCauses(m)}), so a later dense start would miss p95`)
+        `But the floor spends the whole late share on the earliest deliveries out for delivery, while a schedule cannot tell, before it happens, a delivery without an out-for-delivery scan from a package that is late, or when a pickup is collected: this schedule sees ${pct(m.lateShare)} late (${describeCauses(m)}), so a later dense start would miss p95` +
+        exchangeSentence(m))
+  );
+}
+
+/**
+ * Why tuning cannot close the gap: every lever of the schedule trades calls for late share
+ * (bench/tracking/levers.ts measures each in every world); the dense start's rate, measured in this run,
+ * is the best one with room to move, so the gap needs that many points of late share p95 does not have.
+ */
+function exchangeSentence(m: Metrics): string {
+  const rate = m.denseStartRate;
+  if (!rate || m.callsPerDelivered <= TARGETS.callsPerDelivered || !(rate.callsPerLatePoint > 0)) return '';
+  const gap = m.callsPerDelivered - TARGETS.callsPerDelivered;
+  const points = gap / rate.callsPerLatePoint;
+  const room = 100 * (floorLateBudget() - m.lateShare);
+  return (
+    `. Exchange rate (bench/tracking/levers.ts): moving the dense start from the ${pct(rate.share)} to the ${pct(rate.share + 0.01)} quantile saves ${fmt(rate.callsPerLatePoint, 2)} calls per point of late share here; ` +
+    `the ${fmt(gap)} calls above ${TARGETS.callsPerDelivered} would take ≈ ${fmt(points)} more points late, with ${fmt(room, 2)} left under the 5% p95 allows, and the levers that trade better in this world (hourly looks awaiting the scan 4.6, the estimated day's first look at 09:00 3.5 calls per point; levers.ts, seed 42) save ≤ 0.5 calls each and spend that room: taken together they put a world over 5% late on seed 11` +
+    `: ≤ ${TARGETS.callsPerDelivered} is not reachable in this world with p95 ≤ ${TARGETS.lagP95Minutes} min held`
   );
 }
 

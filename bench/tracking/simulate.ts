@@ -47,6 +47,8 @@ export interface SimulationOptions {
    * its past deliveries; a run without them starts cold, on the priors.
    */
   history?: FleetSlots;
+  /** Share of deliveries left before the dense cadence (delivery-hours.ts RARE_EARLY_SHARE); for levers.ts. */
+  rareEarlyShare?: number;
 }
 
 /** Per carrier, deliveries after an out-for-delivery scan and pickup collections in local 15-min slots. */
@@ -128,7 +130,8 @@ export function simulate(
   });
   const deliverySlots = slots(options.history?.deliveries);
   const pickupSlots = slots(options.history?.pickups);
-  const learn = (carrier: CarrierCode): LearnedHours => learnHours(deliverySlots[carrier], pickupSlots[carrier]);
+  const learn = (carrier: CarrierCode): LearnedHours =>
+    learnHours(deliverySlots[carrier], pickupSlots[carrier], options.rareEarlyShare);
   const learned: Record<CarrierCode, LearnedHours> = { ups: learn('ups'), fedex: learn('fedex'), usps: learn('usps') };
   let learnedHour = -1;
   const context = (carrier: CarrierCode): PolicyContext => ({ carrier, hours: learned[carrier] });

@@ -136,6 +136,6 @@ export interface LearnedHours {
 }
 
 /** Both, from the counts of deliveries after an out-for-delivery scan and of pickup collections. */
-export function learnHours(deliveries: SlotCounts, pickups: SlotCounts): LearnedHours {
-  return { delivery: learnDeliveryHours(deliveries), pickup: learnPickupHours(pickups) };
+export function learnHours(deliveries: SlotCounts, pickups: SlotCounts, rareShare = RARE_EARLY_SHARE): LearnedHours {
+  return { delivery: learnDeliveryHours(deliveries, rareShare), pickup: learnPickupHours(pickups) };
 }

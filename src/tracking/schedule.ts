@@ -17,6 +17,10 @@
  * cadence) — while out for delivery, the first retry comes at the next claim (1 min); a Retry-After is
  * honoured; 30 days without news stops tracking.
  *
+ * Every knob trades calls for late share; bench/tracking/levers.ts measures each in every world (the
+ * exchange-rate table in docs/tracking.md): none closes the no-windows world's gap to 25 calls without
+ * more than the 5% late share p95 allows, so the defaults are kept.
+ *
  * Why 15 min and not 10: lag is bounded by the cadence wherever the schedule is dense, so 15 min meets
  * a 15-min p95 target as long as fewer than 5% of deliveries happen outside dense periods; 10 min costs
  * ~30% more calls (bench/tracking/RESULTS.md has both).
@@ -145,6 +149,17 @@ export interface PollPolicy {
    * up to 20 min late. Later failures in a row back off as usual (a carrier outage is not hammered).
    */
   denseRetryMs: number;
+  // Levers measured by bench/tracking/levers.ts (the exchange-rate table in docs/tracking.md).
+  /** The estimated day's wait for the scan ends this many minutes before the zone's late morning (11:00). */
+  lateMorningEarlierMinutes: number;
+  /** The estimated day's first look: at the opening (08:00) or at the morning check (09:00). */
+  estimatedDayFromMorningCheck: boolean;
+  /** The day before the estimate: also look at 09:00 (an early arrival's out-for-delivery scan). */
+  eveMorningLook: boolean;
+  /** Watched days (no estimate, or it passed): also look at 11:00 (late out-for-delivery scans). */
+  watchLateMorningLook: boolean;
+  /** Held at a pickup point, inside the learned pickup hours. */
+  pickupDenseIntervalMs: number;
 }
 
 export const CARRIER_POLICY: Readonly<PollPolicy> = {
@@ -164,6 +179,11 @@ export const CARRIER_POLICY: Readonly<PollPolicy> = {
   errorBackoffBaseMs: 5 * MINUTE_MS,
   errorBackoffCapMs: 2 * HOUR_MS,
   denseRetryMs: MINUTE_MS,
+  lateMorningEarlierMinutes: 0,
+  estimatedDayFromMorningCheck: false,
+  eveMorningLook: true,
+  watchLateMorningLook: true,
+  pickupDenseIntervalMs: 15 * MINUTE_MS,
 };
 
 export interface ScheduleOptions {
@@ -312,14 +332,16 @@ function inTransit(c: Context): number {
     // skips that scan, for the delivery itself; either is seen within the cadence. No scan by late
     // morning: most such packages are late without saying so, so the cadence relaxes for the rest of the
     // day (a delivery without a scan is still seen within it).
-    const lateMorning = atLocal(today, zone.lateMorningMinute, zone);
+    const lateMorning = atLocal(today, zone.lateMorningMinute - policy.lateMorningEarlierMinutes, zone);
     if (lastPolledAt < lateMorning) return nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
     // The relaxed cadence spends late share that pickups free once their hours are learned; until then
     // (a young fleet) it keeps the scan's cadence.
-    return nextGridTick(lastPolledAt, c.pickupHours ? policy.noScanIntervalMs : policy.awaitingScanIntervalMs);
+    if (!c.pickupHours) return nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
+    if (!Number.isFinite(policy.noScanIntervalMs)) return nextLocalTimeAfter(lastPolledAt, watchChecks(c), zone);
+    return nextGridTick(lastPolledAt, policy.noScanIntervalMs);
   }
   // No estimate, or the carrier is late and silent: it may come any day, announced or not.
-  if (estimatedDay === null || estimatedDay < today) return nextLocalTimeAfter(afterSilence(c), zone.watchChecks, zone);
+  if (estimatedDay === null || estimatedDay < today) return nextLocalTimeAfter(afterSilence(c), watchChecks(c), zone);
   // Days away: watched from the lookahead day on (early arrivals come a day early, not always with an
   // out-for-delivery scan by the morning look), then the opening of the estimated day. UPS does not
   // deliver on Sundays and USPS/FedEx only in some areas, so a Monday package that comes early comes on
@@ -327,8 +349,19 @@ function inTransit(c: Context): number {
   let firstLookDay = estimatedDay - policy.estimateLookaheadDays;
   if (isSunday(firstLookDay)) firstLookDay--;
   firstLookDay = Math.max(today, firstLookDay);
-  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.eveChecks, zone);
-  return Math.min(check, atLocal(estimatedDay, zone.opensAtMinute, zone));
+  const eveChecks = policy.eveMorningLook
+    ? zone.eveChecks
+    : zone.eveChecks.filter((minute) => !zone.morningChecks.includes(minute));
+  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), eveChecks, zone);
+  const opens = policy.estimatedDayFromMorningCheck ? zone.morningChecks[0]! : zone.opensAtMinute;
+  return Math.min(check, atLocal(estimatedDay, opens, zone));
+}
+
+function watchChecks(c: Context): readonly number[] {
+  const { zone } = c;
+  return c.policy.watchLateMorningLook
+    ? zone.watchChecks
+    : zone.watchChecks.filter((m) => m !== zone.lateMorningMinute);
 }
 
 /**
@@ -349,9 +382,9 @@ function denseFromOnClock(minute: number | undefined, utcOffsetMinutes: number |
 function pickupWatch(c: Context, hours: { fromMinute: number; untilMinute: number }): number {
   const { zone, policy, lastPolledAt } = c;
   const after = afterSilence(c);
-  const watch = nextLocalTimeAfter(after, zone.watchChecks, zone);
+  const watch = nextLocalTimeAfter(after, watchChecks(c), zone);
   const day = localDay(after, zone);
-  const step = policy.deliveryDayIntervalMs;
+  const step = policy.pickupDenseIntervalMs;
   for (const d of [day, day + 1]) {
     const from = gridFloor(atLocal(d, hours.fromMinute, zone), step);
     const until = atLocal(d, hours.untilMinute, zone);
