@@ -289,7 +289,7 @@ function exchangeSentence(m: Metrics): string {
   return (
     `. Exchange rate (bench/tracking/levers.ts): moving the dense start from the ${pct(rate.share)} to the ${pct(rate.share + 0.01)} quantile saves ${fmt(rate.callsPerLatePoint, 2)} calls per point of late share here; ` +
     `the ${fmt(gap)} calls above ${TARGETS.callsPerDelivered} would take ≈ ${fmt(points)} more points late, with ${fmt(room, 2)} left under the 5% p95 allows, and the levers that trade better in this world (hourly looks awaiting the scan 4.6, the estimated day's first look at 09:00 3.5 calls per point; levers.ts, seed 42) save ≤ 0.5 calls each and spend that room: taken together they put a world over 5% late on seed 11` +
-    `: ≤ ${TARGETS.callsPerDelivered} is not reachable in this world with p95 ≤ ${TARGETS.lagP95Minutes} min held`
+    `: no lever measured reaches ≤ ${TARGETS.callsPerDelivered} in this world with p95 ≤ ${TARGETS.lagP95Minutes} min held (the floor says a schedule that knew which packages come today could)`
   );
 }
 

@@ -124,7 +124,7 @@ describe('the calls MISS line (bench/tracking/report.ts)', () => {
     expect(check.pass).toBe(false);
     expect(check.why).toContain('saves 1.00 calls per point of late share here');
     expect(check.why).toContain('≈ 3.0 more points late, with 0.30 left');
-    expect(check.why).toContain('≤ 25 is not reachable in this world with p95 ≤ 15 min held');
+    expect(check.why).toContain('no lever measured reaches ≤ 25 in this world with p95 ≤ 15 min held');
   });
 
   it('says nothing of the kind when the target is met', () => {
