@@ -11,7 +11,7 @@ import type { OrderService } from '../orders/service.ts';
 import { withPush, type PushScheduleOptions, type PushState } from './push-schedule.ts';
 import { destinationTimeZone } from './destination-time-zone.ts';
 import type { LearnedHours } from './delivery-hours.ts';
-import { DeliveryHoursCache, recordDeliveryTime } from './delivery-hours-store.ts';
+import { DeliveryHoursCache, recordDeliveryTime, type DeliveryRound } from './delivery-hours-store.ts';
 import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import {
   claimDueTrackings,
@@ -180,6 +180,7 @@ export class TrackingPoller {
       await this.deliveryHours.get(row.carrier, now),
     );
 
+    let learned: { round: DeliveryRound; at: Date; zone: string } | null = null;
     const applied = await this.deps.db.transaction().execute(async (trx) => {
       const current = await trx
         .selectFrom('trackings')
@@ -225,15 +226,17 @@ export class TrackingPoller {
         .where('order_id', '=', row.order_id)
         .execute();
       // The fleet learns its carriers' hours, in the destination's local time: delivery rounds from
-      // deliveries seen after the out-for-delivery scan, pickup hours from collections.
-      const round =
-        current.status === 'out_for_delivery'
-          ? 'delivery'
-          : current.status === 'available_for_pickup'
-            ? 'pickup'
-            : null;
-      if (isDelivered && round && result.deliveredAt && destinationTimeZoneNow)
-        await recordDeliveryTime(trx, row.carrier, round, result.deliveredAt, destinationTimeZoneNow);
+      // deliveries seen after the out-for-delivery scan, pickup hours from collections. Counted after
+      // this transaction commits (below), not inside it: every delivery in the same carrier slot adds to
+      // one row, which inside the delivery's transaction would be locked until its commit and so
+      // serialise a fleet's deliveries.
+      if (isDelivered && result.deliveredAt && destinationTimeZoneNow)
+        learned =
+          current.status === 'out_for_delivery'
+            ? { round: 'delivery', at: result.deliveredAt, zone: destinationTimeZoneNow }
+            : current.status === 'available_for_pickup'
+              ? { round: 'pickup', at: result.deliveredAt, zone: destinationTimeZoneNow }
+              : null;
       const events: TimelineEntry[] = [];
       if (result.status !== current.status) {
         events.push({
@@ -271,7 +274,26 @@ export class TrackingPoller {
       { orderId: row.order_id, carrier: row.carrier, deliveredAt: result.deliveredAt, via: source },
       deliveredNow ? 'carrier reported delivery' : 'carrier delivery was already known',
     );
+    // After the order: the gift's video is queued first, the statistic second.
+    if (learned) await this.countDeliveryTime(row.carrier, learned);
     return deliveredNow;
+  }
+
+  /**
+   * One more delivery (or collection) in its carrier's local slot. A statistic over thousands of
+   * deliveries: one lost to a failed write (or a crash just before it) changes nothing, so a failure is
+   * logged and the delivery goes on. It cannot count twice: only the transaction that moved the package
+   * from out for delivery (or held) to delivered gets here, once.
+   */
+  private async countDeliveryTime(
+    carrier: CarrierCode,
+    learned: { round: DeliveryRound; at: Date; zone: string },
+  ): Promise<void> {
+    try {
+      await recordDeliveryTime(this.deps.db, carrier, learned.round, learned.at, learned.zone);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, carrier }, 'could not count a delivery in the learned delivery hours');
+    }
   }
 
   /**
