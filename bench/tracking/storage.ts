@@ -111,6 +111,7 @@ async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop()
   } catch (error) {
     throw new Error(
       `bench/tracking/storage.ts measures in a scratch database of its own and could not create one on DATABASE_URL's server (the user needs CREATEDB): ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
     );
   }
   const url = new URL(serverUrl);
