@@ -908,6 +908,7 @@ function writeReport(state: string): string {
       commit: commitAtStart,
       mode: quick ? 'quick' : 'full',
       seedRows: settings.seedRows,
+      pairs: { count: settings.pairs, seconds: settings.pairSeconds },
       runs: settings.runs,
       loadSeconds: settings.seconds,
       connections: CONNECTIONS,

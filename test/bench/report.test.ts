@@ -67,5 +67,9 @@ describe('renderReport with an interval', () => {
     const report = renderReport(context, [evaluate(target, new Map([[figure.id, figure]]))], [figure], []);
     expect(report).toContain('| GET within 10% | 0.87–1.11× (93.8% interval) | 0.92× | NOT DECIDED | 93.8% interval');
     expect(report).toContain('0 of 1 targets met, 1 not decided');
+    const withPairs = renderReport({ ...context, pairs: { count: 10, seconds: 5 } }, [], [], []);
+    expect(withPairs).toContain(
+      '50,000 rows each (--quick seeds fewer than the 1,000,000 the target names); 10 pairs of 5 s runs',
+    );
   });
 });
