@@ -25,7 +25,14 @@ import { DEVELOPMENT_API_SECRET } from '../src/shopify/config.ts';
 import { progressiveVideo } from '../src/videos/sample-video.ts';
 import { renderReport, type StepOutcome } from './report.ts';
 import { median, medianInterval, percentile } from './stats.ts';
-import { startBufferCounter, type BufferCounter } from './support/buffers.ts';
+import {
+  addTouched,
+  buffersVerdict,
+  largestGrowth,
+  startBufferCounter,
+  touchedBetween,
+  type BufferCounter,
+} from './support/buffers.ts';
 import { startChild, runToEnd, type Child } from './support/children.ts';
 import { benchRoot, loadProblem, runLoad, type LoadResult, type LoadSpec } from './support/load.ts';
 import { startPostgres, type BenchPostgres } from './support/postgres.ts';
@@ -582,6 +589,11 @@ async function largeTables() {
       [main, []],
       [other, []],
     ]);
+    // Each site's buffers per statement and 2xx answers over all its runs: which statement grew.
+    const statements = new Map<Site, { byStatement: Map<string, number>; requests: number }>([
+      [main, { byStatement: new Map(), requests: 0 }],
+      [other, { byStatement: new Map(), requests: 0 }],
+    ]);
     // Webhooks a run left unprocessed past the drain limit: their buffers are missing from its count.
     const unprocessed = new Map<Site, number>([
       [main, 0],
@@ -601,14 +613,16 @@ async function largeTables() {
         const result = await runLoad({ ...load.spec, seconds: settings.pairSeconds, connections: CONNECTIONS });
         // A webhook's cost includes processing it: its buffers are counted until the backlog is done.
         const drained = load.webhooks ? await drainWebhooks(settings.drainLimitSeconds, Date.now(), site) : undefined;
-        const touched = (await buffers.touched(site.database)) - before;
+        const touched = touchedBetween(before, await buffers.touched(site.database));
         if (drained && drained.seconds === null) {
           unprocessed.set(site, unprocessed.get(site)! + drained.left);
           // The drain above already waited its limit: abandon the rest now rather than wait again before the next run.
           await settleWebhooks(0, site);
         }
         results.get(site)!.push(result);
-        if (result.ok > 0) perRequest.get(site)!.push(touched / result.ok);
+        if (result.ok > 0) perRequest.get(site)!.push(touched.total / result.ok);
+        addTouched(statements.get(site)!.byStatement, touched);
+        statements.get(site)!.requests += result.ok;
       }
     }
     const label = scenarioLoads(main.service!)[id].label;
@@ -665,7 +679,12 @@ async function largeTables() {
       unit: '×',
       interval,
       note: `pairs ${ratios.map((r) => r.toFixed(2)).join(', ')}; ${(interval.confidence * 100).toFixed(1)}% interval ${interval.low.toFixed(2)}–${interval.high.toFixed(2)}`,
-      evidence: buffersVerdict(emptyBuffers, largeBuffers, seeded.smallestTablePages),
+      evidence: buffersVerdict(
+        emptyBuffers,
+        largeBuffers,
+        seeded.smallestTablePages,
+        largestGrowth(statements.get(main)!, statements.get(other)!),
+      ),
       ...(problem ? { problem } : {}),
     });
     say(
@@ -674,21 +693,6 @@ async function largeTables() {
   }
   // The steps after this one measure with the main service alone (its database stays until the end).
   await stopService(other);
-}
-
-/**
- * What the buffers per request say about a scenario's cost at size. An index lookup in a
- * million-row table costs a level or two more of its btree than in a small one; reading any seeded
- * table whole costs all its pages, at least `smallestTablePages`. Growth under a tenth of that is
- * the first kind, whatever the throughput did.
- */
-function buffersVerdict(empty: number, large: number, smallestTablePages: number): string {
-  if (!Number.isFinite(empty) || !Number.isFinite(large)) return 'buffers per request not measured';
-  const growth = large - empty;
-  const shown = `PostgreSQL buffers per request ${formatNumber(empty)} empty, ${formatNumber(large)} large (${growth >= 0 ? '+' : ''}${formatNumber(growth)})`;
-  return growth < smallestTablePages / 10
-    ? `${shown}, against ${formatNumber(smallestTablePages)} pages in the smallest seeded table: the work per request does not grow with the data`
-    : `${shown}: the work per request grows with the data, as a read of a seeded table (${formatNumber(smallestTablePages)}+ pages) would`;
 }
 
 let seeded: { site: Site; smallestTablePages: number } | undefined;
