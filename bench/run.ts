@@ -29,6 +29,7 @@ import {
   addTouched,
   buffersVerdict,
   largestGrowth,
+  oneLine,
   startBufferCounter,
   touchedBetween,
   type BufferCounter,
@@ -643,6 +644,7 @@ async function largeTables() {
     const largeFigure = figure(large);
     record({ id: pairedEmptyId(id), label: `${label} (empty tables, alternating with the large)`, ...emptyFigure });
     record({ id: seededId(id), label: `${label} (large tables)`, ...largeFigure });
+    const grewMost = largestGrowth(statements.get(main)!, statements.get(other)!);
     const emptyBuffers = median(perRequest.get(main)!);
     const largeBuffers = median(perRequest.get(other)!);
     for (const [tables, value, site] of [
@@ -659,7 +661,7 @@ async function largeTables() {
           .map((b) => formatNumber(b))
           .join(', ')} (pg_stat_statements shared_blks_hit + read ÷ 2xx answers${
           scenarioLoads(main.service!)[id].webhooks ? ', until each run’s webhooks were processed' : ''
-        })`,
+        })${tables === 'large' && grewMost ? `; grew most from the empty tables: \`${oneLine(grewMost.query, 120)}\` +${formatNumber(grewMost.perRequest)} per request` : ''}`,
         ...(unprocessed.get(site)! > 0
           ? {
               problem: `${unprocessed.get(site)} webhooks were still unprocessed ${settings.drainLimitSeconds} s after their run and were abandoned: their processing is missing from the count`,
@@ -679,12 +681,7 @@ async function largeTables() {
       unit: '×',
       interval,
       note: `pairs ${ratios.map((r) => r.toFixed(2)).join(', ')}; ${(interval.confidence * 100).toFixed(1)}% interval ${interval.low.toFixed(2)}–${interval.high.toFixed(2)}`,
-      evidence: buffersVerdict(
-        emptyBuffers,
-        largeBuffers,
-        seeded.smallestTablePages,
-        largestGrowth(statements.get(main)!, statements.get(other)!),
-      ),
+      evidence: buffersVerdict(emptyBuffers, largeBuffers, seeded.smallestTablePages, grewMost),
       ...(problem ? { problem } : {}),
     });
     say(

@@ -121,7 +121,8 @@ export function buffersVerdict(
   return `${shown}: the work per request grows with the data, as a read of a seeded table (${formatNumber(smallestTablePages)}+ pages) would${where}`;
 }
 
-function oneLine(text: string, max: number): string {
+/** A statement's text on one line, cut to `max` characters, for a report cell. */
+export function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
