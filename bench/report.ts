@@ -48,7 +48,7 @@ export function renderReport(
     `- Load average (1, 5, 15 min): ${formatLoad(context.loadAverageStart)} at start, ${formatLoad(context.loadAverageEnd)} at the end`,
     `- Load: autocannon in its own process, ${context.connections} connections, ${context.loadSeconds} s per run, ${context.runs === 1 ? 'one run per scenario' : `median of ${context.runs} runs per scenario`}`,
     `- Large tables: ${context.seedRows.toLocaleString('en-US')} rows each${context.mode === 'quick' ? ' (--quick seeds fewer than the 1,000,000 the target names)' : ''}${context.pairs ? `; ${context.pairs.count} pairs of ${context.pairs.seconds} s runs, empty and large alternating, judged on the median pair ratio's confidence interval` : ''}`,
-    `- ${context.state && context.state !== 'finished' ? `Not finished (${context.state}) after` : 'Took'} ${Math.round(context.elapsedSeconds)} s; ${passed} of ${evaluations.length} targets met${undecided > 0 ? `, ${undecided} not decided (a confidence interval that straddles the target)` : ''}`,
+    `- ${context.state && context.state !== 'finished' ? `Not finished (${context.state}) after` : 'Took'} ${Math.round(context.elapsedSeconds)} s; ${passed} of ${evaluations.length} targets met${undecided > 0 ? `, ${undecided} not decided (a confidence interval that straddles the target, or too few runs to judge)` : ''}`,
     '',
     '## Targets',
     '',
