@@ -7,6 +7,8 @@ export interface RunContext {
   mode: 'quick' | 'full';
   /** Rows seeded in each large table for the constancy run. */
   seedRows: number;
+  /** The constancy run's alternating empty/large pairs: how many, and each run's length. */
+  pairs?: { count: number; seconds: number };
   /** Runs per load scenario; the figure is their median when more than one. */
   runs: number;
   loadSeconds: number;
@@ -36,6 +38,7 @@ export function renderReport(
   steps: readonly StepOutcome[],
 ): string {
   const passed = evaluations.filter((e) => e.verdict === 'PASS').length;
+  const undecided = evaluations.filter((e) => e.verdict === 'NOT DECIDED').length;
   const lines = [
     '# Doorstep bench',
     '',
@@ -44,8 +47,8 @@ export function renderReport(
     `- Machine: ${context.machine.cpu}, ${context.machine.cores} cores, ${formatNumber(context.machine.memoryGb)} GB memory; ${context.postgres} (fsync on), private redis-server`,
     `- Load average (1, 5, 15 min): ${formatLoad(context.loadAverageStart)} at start, ${formatLoad(context.loadAverageEnd)} at the end`,
     `- Load: autocannon in its own process, ${context.connections} connections, ${context.loadSeconds} s per run, ${context.runs === 1 ? 'one run per scenario' : `median of ${context.runs} runs per scenario`}`,
-    `- Large tables: ${context.seedRows.toLocaleString('en-US')} rows each${context.mode === 'quick' ? ' (--quick seeds fewer than the 1,000,000 the target names)' : ''}`,
-    `- ${context.state && context.state !== 'finished' ? `Not finished (${context.state}) after` : 'Took'} ${Math.round(context.elapsedSeconds)} s; ${passed} of ${evaluations.length} targets met`,
+    `- Large tables: ${context.seedRows.toLocaleString('en-US')} rows each${context.mode === 'quick' ? ' (--quick seeds fewer than the 1,000,000 the target names)' : ''}${context.pairs ? `; ${context.pairs.count} pairs of ${context.pairs.seconds} s runs, empty and large alternating, judged on the median pair ratio's confidence interval` : ''}`,
+    `- ${context.state && context.state !== 'finished' ? `Not finished (${context.state}) after` : 'Took'} ${Math.round(context.elapsedSeconds)} s; ${passed} of ${evaluations.length} targets met${undecided > 0 ? `, ${undecided} not decided (a confidence interval that straddles the target, or too few runs to judge)` : ''}`,
     '',
     '## Targets',
     '',
@@ -53,7 +56,7 @@ export function renderReport(
     '|---|---|---|---|---|',
     ...evaluations.map(
       (e) =>
-        `| ${cell(e.target.label)} | ${e.value === null ? '—' : `${formatNumber(e.value)} ${e.unit}`} | ${e.ratio === null ? '—' : `${formatNumber(e.ratio)}×`} | ${e.verdict} | ${cell(e.reason)} |`,
+        `| ${cell(e.target.label)} | ${measured(e)} | ${e.ratio === null ? '—' : `${formatNumber(e.ratio)}×`} | ${e.verdict} | ${cell(e.reason)} |`,
     ),
     '',
     '## Every figure',
@@ -74,6 +77,14 @@ export function renderReport(
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The figure, or for one judged on an interval the interval itself: the verdict rests on it. */
+function measured(e: Evaluation): string {
+  if (e.value === null) return '—';
+  if (e.interval)
+    return `${formatNumber(e.interval.low)}–${formatNumber(e.interval.high)}× (${Number((e.interval.confidence * 100).toFixed(1))}% interval)`;
+  return `${formatNumber(e.value)} ${e.unit}`;
 }
 
 function formatLoad(values: readonly number[]): string {

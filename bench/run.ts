@@ -24,15 +24,27 @@ import { startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis
 import { DEVELOPMENT_API_SECRET } from '../src/shopify/config.ts';
 import { progressiveVideo } from '../src/videos/sample-video.ts';
 import { renderReport, type StepOutcome } from './report.ts';
-import { median, percentile } from './stats.ts';
+import { median, medianInterval, percentile } from './stats.ts';
+import {
+  addTouched,
+  buffersVerdict,
+  largestGrowth,
+  oneLine,
+  startBufferCounter,
+  touchedBetween,
+  type BufferCounter,
+} from './support/buffers.ts';
 import { startChild, runToEnd, type Child } from './support/children.ts';
 import { benchRoot, loadProblem, runLoad, type LoadResult, type LoadSpec } from './support/load.ts';
 import { startPostgres, type BenchPostgres } from './support/postgres.ts';
-import { seedLargeTables, tableSizes } from './support/seed.ts';
+import { SEEDED_TABLES, seedLargeTables, tableSizes } from './support/seed.ts';
 import { basicAuthorization, createBenchOrder, startBenchService } from './support/service.ts';
 import { measurePush } from './tracking/push.ts';
 import {
+  buffersId,
+  constancyId,
   evaluate,
+  formatNumber,
   HTTP_SCENARIOS,
   pairedEmptyId,
   seededId,
@@ -58,6 +70,7 @@ const settings = quick
       seconds: 2,
       seedRows: 50_000,
       pairs: 2,
+      pairSeconds: 2,
       burstSeconds: 2,
       burstRate: 500,
       drainLimitSeconds: 30,
@@ -65,12 +78,17 @@ const settings = quick
       trackingPackages: 2_000,
       storagePackages: 5_000,
       pushPackages: 10,
+      subprocessLimitSeconds: 180,
+      stepLimitSeconds: 600,
     }
   : {
       runs: 3,
       seconds: 10,
       seedRows: 1_000_000,
-      pairs: 5,
+      // Ten pairs of 5 s rather than five of 10 s: the same load time, and an interval on the median
+      // of the pair ratios at 97.9% confidence ([2nd, 9th] of 10) where five pairs give only [min, max].
+      pairs: 10,
+      pairSeconds: 5,
       burstSeconds: 60,
       burstRate: 500,
       drainLimitSeconds: 120,
@@ -78,6 +96,10 @@ const settings = quick
       trackingPackages: 10_000,
       storagePackages: 100_000,
       pushPackages: 30,
+      // A tracking step runs in its own process (seconds to a minute): past this it is killed and reported as failed.
+      subprocessLimitSeconds: 600,
+      // Any step (large-tables takes about 16 min): past this the bench reports it failed and goes on.
+      stepLimitSeconds: 2_700,
     };
 for (const [flag, key] of [
   ['burst-rate', 'burstRate'],
@@ -114,6 +136,7 @@ interface Environment {
   dataDir: string;
   /** The database every step but the large-table one measures: only the bench's own rows. */
   main: Site;
+  buffers: BufferCounter;
 }
 interface Service {
   base: string;
@@ -128,7 +151,10 @@ interface Service {
  */
 interface Site {
   name: string;
+  /** The service's URL of it; the bench's own pool connects as another user (support/buffers.ts). */
   databaseUrl: string;
+  /** Its name in the server, for pg_stat_statements. */
+  database: string;
   pool: pg.Pool;
   redis: PrivateRedis;
   dataDir: string;
@@ -146,21 +172,22 @@ async function env(): Promise<Environment> {
   say('starting PostgreSQL (fsync on) and redis-server');
   const postgres = await startPostgres();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-bench-'));
-  const main = await openSite('main', postgres.url, dataDir);
-  environment = { postgres, pool: main.pool, redis: main.redis, dataDir, main };
+  const buffers = await startBufferCounter(postgres.url);
+  const main = await openSite('main', postgres.url, dataDir, buffers);
+  environment = { postgres, pool: main.pool, redis: main.redis, dataDir, main, buffers };
   return environment;
 }
 
 /** Migrates the database at `databaseUrl` and gives it a private redis-server under `parentDir`. */
-async function openSite(name: string, databaseUrl: string, parentDir: string): Promise<Site> {
+async function openSite(name: string, databaseUrl: string, parentDir: string, buffers: BufferCounter): Promise<Site> {
   const dataDir = path.join(parentDir, name);
   fs.mkdirSync(dataDir, { recursive: true });
   const redis = await startPrivateRedis(path.join(dataDir, 'redis'), logger);
   const handle = await openPostgres(databaseUrl);
   await migrateToLatest(handle.db);
   await handle.close();
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-  return { name, databaseUrl, pool, redis, dataDir };
+  const pool = new pg.Pool({ connectionString: buffers.asBench(databaseUrl), max: 4 });
+  return { name, databaseUrl, database: new URL(databaseUrl).pathname.slice(1), pool, redis, dataDir };
 }
 
 async function mainSite(): Promise<Site> {
@@ -534,86 +561,150 @@ async function deliveredToSent() {
  * the machine does in between (the last full run's own three runs spread wider than the 10% judged),
  * so the empty and the large tables are measured side by side: a second database in the same
  * PostgreSQL, seeded, with a service of its own, and each scenario's runs alternate between the two
- * (empty, large, large, empty, …: a drift in the machine's load falls on both alike). The target
- * compares the medians; the note gives each pair's ratio and their spread.
+ * (empty, large, large, empty, …: a drift in the machine's load falls on both alike).
+ *
+ * How it is judged: each pair gives one large ÷ empty ratio; the target is judged on an exact
+ * order-statistic confidence interval of their median (stats.ts medianInterval) — PASS when all of
+ * it is at or above 0.9, MISS when all of it is below, NOT DECIDED otherwise, with the interval shown.
+ * Beside it, a measure the machine's load cannot move: PostgreSQL buffers the service touched per
+ * answered request on each database (pg_stat_statements, support/buffers.ts), which says whether the
+ * work itself grows with the data.
  */
 async function largeTables() {
-  const { postgres, dataDir } = await env();
+  const { postgres, dataDir, buffers } = await env();
   const main = await mainSite();
   await startService(main);
   await settleWebhooks(undefined, main);
   const queued = await settleSends(undefined, main);
   if (queued > 0) say(`warning: ${queued} sends still queued; the large-table runs share the machine with them`);
-  seeded ??= await seedSite(postgres, dataDir);
-  await startService(seeded);
+  seeded ??= await seedSite(postgres, dataDir, buffers);
+  await startService(seeded.site);
+  const other = seeded.site;
   const pairs = settings.pairs;
   for (const id of Object.keys(HTTP_SCENARIOS) as HttpScenario[]) {
     const results = new Map<Site, LoadResult[]>([
       [main, []],
-      [seeded, []],
+      [other, []],
+    ]);
+    const perRequest = new Map<Site, number[]>([
+      [main, []],
+      [other, []],
+    ]);
+    // Each site's buffers per statement and 2xx answers over all its runs: which statement grew.
+    const statements = new Map<Site, { byStatement: Map<string, number>; requests: number }>([
+      [main, { byStatement: new Map(), requests: 0 }],
+      [other, { byStatement: new Map(), requests: 0 }],
+    ]);
+    // Webhooks a run left unprocessed past the drain limit: their buffers are missing from its count.
+    const unprocessed = new Map<Site, number>([
+      [main, 0],
+      [other, 0],
     ]);
     // One unrecorded second on each first: a service's first requests of a kind run cold (JIT, pool, caches).
-    for (const site of [main, seeded]) {
+    for (const site of [main, other]) {
       const load = scenarioLoads(await startService(site))[id];
       await runLoad({ ...load.spec, seconds: 1, connections: CONNECTIONS });
     }
     for (let pair = 0; pair < pairs; pair++) {
-      for (const site of pair % 2 === 0 ? [main, seeded] : [seeded, main]) {
+      for (const site of pair % 2 === 0 ? [main, other] : [other, main]) {
         const load = scenarioLoads(await startService(site))[id];
         // Neither service may still be working through an earlier run's webhooks while this one runs.
-        if (load.webhooks) for (const each of [main, seeded]) await settleWebhooks(undefined, each);
-        results.get(site)!.push(await runLoad({ ...load.spec, seconds: settings.seconds, connections: CONNECTIONS }));
+        if (load.webhooks) for (const each of [main, other]) await settleWebhooks(undefined, each);
+        const before = await buffers.touched(site.database);
+        const result = await runLoad({ ...load.spec, seconds: settings.pairSeconds, connections: CONNECTIONS });
+        // A webhook's cost includes processing it: its buffers are counted until the backlog is done.
+        const drained = load.webhooks ? await drainWebhooks(settings.drainLimitSeconds, Date.now(), site) : undefined;
+        const touched = touchedBetween(before, await buffers.touched(site.database));
+        if (drained && drained.seconds === null) {
+          unprocessed.set(site, unprocessed.get(site)! + drained.left);
+          // The drain above already waited its limit: abandon the rest now rather than wait again before the next run.
+          await settleWebhooks(0, site);
+        }
+        results.get(site)!.push(result);
+        if (result.ok > 0) perRequest.get(site)!.push(touched.total / result.ok);
+        addTouched(statements.get(site)!.byStatement, touched);
+        statements.get(site)!.requests += result.ok;
       }
     }
     const label = scenarioLoads(main.service!)[id].label;
     const empty = results.get(main)!;
-    const large = results.get(seeded)!;
+    const large = results.get(other)!;
     const ratios = large.map((r, i) => r.okPerSecond / empty[i]!.okPerSecond);
-    const spread = Math.max(...ratios) - Math.min(...ratios);
-    const figure = (rs: LoadResult[], extra: string): Omit<Figure, 'id' | 'label'> => {
+    const interval = medianInterval(ratios, 0.9);
+    const figure = (rs: LoadResult[]): Omit<Figure, 'id' | 'label'> => {
       const problems = rs.map(loadProblem).filter((p): p is string => p !== undefined);
       return {
         value: median(rs.map((r) => r.okPerSecond)),
         unit: 'req/s',
-        note: `median of ${rs.map((r) => Math.round(r.okPerSecond)).join(', ')}; p50 ${median(rs.map((r) => r.latencyP50Ms))} ms, p99 ${median(rs.map((r) => r.latencyP99Ms))} ms${extra}`,
+        note: `median of ${rs.map((r) => Math.round(r.okPerSecond)).join(', ')}; p50 ${median(rs.map((r) => r.latencyP50Ms))} ms, p99 ${median(rs.map((r) => r.latencyP99Ms))} ms`,
         ...(problems.length > 0 ? { problem: problems.join('; ') } : {}),
       };
     };
+    const emptyFigure = figure(empty);
+    const largeFigure = figure(large);
+    record({ id: pairedEmptyId(id), label: `${label} (empty tables, alternating with the large)`, ...emptyFigure });
+    record({ id: seededId(id), label: `${label} (large tables)`, ...largeFigure });
+    const grewMost = largestGrowth(statements.get(main)!, statements.get(other)!);
+    const emptyBuffers = median(perRequest.get(main)!);
+    const largeBuffers = median(perRequest.get(other)!);
+    for (const [tables, value, site] of [
+      ['empty', emptyBuffers, main],
+      ['large', largeBuffers, other],
+    ] as const)
+      record({
+        id: buffersId(id, tables),
+        label: `${label}: PostgreSQL buffers touched per request (${tables} tables)`,
+        value: Number.isFinite(value) ? value : null,
+        unit: 'buffers',
+        note: `median over ${perRequest.get(site)!.length} runs of ${perRequest
+          .get(site)!
+          .map((b) => formatNumber(b))
+          .join(', ')} (pg_stat_statements shared_blks_hit + read ÷ 2xx answers${
+          scenarioLoads(main.service!)[id].webhooks ? ', until each run’s webhooks were processed' : ''
+        })${tables === 'large' && grewMost ? `; grew most from the empty tables: \`${oneLine(grewMost.query, 120)}\` +${formatNumber(grewMost.perRequest)} per request` : ''}`,
+        ...(unprocessed.get(site)! > 0
+          ? {
+              problem: `${unprocessed.get(site)} webhooks were still unprocessed ${settings.drainLimitSeconds} s after their run and were abandoned: their processing is missing from the count`,
+            }
+          : {}),
+      });
+    // Processing that keeps pace on the empty tables but not on the large ones is cost that grew with the data.
+    const fellBehind =
+      unprocessed.get(other)! > 0 && unprocessed.get(main) === 0
+        ? `${unprocessed.get(other)} webhooks were still unprocessed ${settings.drainLimitSeconds} s after their runs on the large tables, none on the empty`
+        : '';
+    const problem = [emptyFigure.problem, largeFigure.problem, fellBehind].filter(Boolean).join('; ');
     record({
-      id: pairedEmptyId(id),
-      label: `${label} (empty tables, alternating with the large)`,
-      ...figure(empty, ''),
+      id: constancyId(id),
+      label: `${label}: large ÷ empty, median of ${pairs} pairs`,
+      value: median(ratios),
+      unit: '×',
+      interval,
+      note: `pairs ${ratios.map((r) => r.toFixed(2)).join(', ')}; ${(interval.confidence * 100).toFixed(1)}% interval ${interval.low.toFixed(2)}–${interval.high.toFixed(2)}`,
+      evidence: buffersVerdict(emptyBuffers, largeBuffers, seeded.smallestTablePages, grewMost),
+      ...(problem ? { problem } : {}),
     });
-    const measured = figure(
-      large,
-      `; large ÷ empty per pair ${ratios.map((r) => r.toFixed(2)).join(', ')} (spread ${spread.toFixed(2)})`,
+    say(
+      `${label}: large ÷ empty ${ratios.map((r) => r.toFixed(2)).join(', ')}; buffers per request ${formatNumber(emptyBuffers)} → ${formatNumber(largeBuffers)}`,
     );
-    // Pairs that disagree by more than twice the 10% judged say more about the machine than the tables.
-    if (spread > MAX_PAIR_SPREAD)
-      measured.problem = [
-        measured.problem,
-        `the pairs' ratios spread ${spread.toFixed(2)}, more than ${MAX_PAIR_SPREAD}: too noisy to judge 10% (a quieter machine, or the full run's longer runs and more pairs)`,
-      ]
-        .filter(Boolean)
-        .join('; ');
-    record({ id: seededId(id), label: `${label} (large tables)`, ...measured });
-    say(`${label}: large ÷ empty ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
   }
   // The steps after this one measure with the main service alone (its database stays until the end).
-  await stopService(seeded);
+  await stopService(other);
 }
 
-let seeded: Site | undefined;
-/** The widest spread of the pairs' large ÷ empty ratios a 10% judgement can rest on. */
-const MAX_PAIR_SPREAD = 0.2;
+let seeded: { site: Site; smallestTablePages: number } | undefined;
 
 /** A second database in the bench's PostgreSQL, migrated and seeded with the large tables. */
-async function seedSite(postgres: BenchPostgres, dataDir: string): Promise<Site> {
+async function seedSite(
+  postgres: BenchPostgres,
+  dataDir: string,
+  buffers: BufferCounter,
+): Promise<{ site: Site; smallestTablePages: number }> {
   const { pool } = await mainSite();
   await pool.query('create database doorstep_seeded');
   const url = new URL(postgres.url);
   url.pathname = '/doorstep_seeded';
-  const site = await openSite('seeded', url.toString(), dataDir);
+  const site = await openSite('seeded', url.toString(), dataDir, buffers);
   say(`seeding ${settings.seedRows.toLocaleString('en-US')} rows in each large table of a second database`);
   const t = performance.now();
   const execute = async (statement: string) => (await site.pool.query<Record<string, unknown>>(statement)).rows;
@@ -628,7 +719,13 @@ async function seedSite(postgres: BenchPostgres, dataDir: string): Promise<Site>
       .map(([table, n]) => `${table} ${n.toLocaleString('en-US')}`)
       .join(', ')}`,
   });
-  return site;
+  const [pages] = await site.pool
+    .query<{ pages: number }>(
+      'select min(relpages)::int as pages from pg_class where relname = any($1) and relkind = $2',
+      [[...SEEDED_TABLES], 'r'],
+    )
+    .then((r) => r.rows);
+  return { site, smallestTablePages: pages!.pages };
 }
 
 /** Stops the service (and the webhook backlog it may still be working through) so it no longer shares the CPU. */
@@ -643,7 +740,7 @@ async function trackingStep(name: string, entry: string, args: string[], extraEn
   const t = performance.now();
   say(`${name}`);
   try {
-    const body = await runToEnd(entry, args, extraEnv);
+    const body = await runToEnd(entry, args, extraEnv, settings.subprocessLimitSeconds * 1000);
     stepOutcomes.push({ name, status: 'ran', seconds: (performance.now() - t) / 1000, body });
   } catch (error) {
     stepOutcomes.push({
@@ -772,7 +869,7 @@ process.once('SIGINT', () => {
 try {
   for (const scenario of SCENARIOS.filter((s) => chosen.includes(s.name))) {
     try {
-      await scenario.run();
+      await withinLimit(scenario.run(), settings.stepLimitSeconds, `step ${scenario.name}`);
       writeReport(`after step ${scenario.name}`);
     } catch (error) {
       // One broken step must not hide the others' figures: the report says what failed.
@@ -789,10 +886,11 @@ try {
 } finally {
   await stopService();
   if (seeded) {
-    await stopService(seeded);
-    await seeded.pool.end();
-    await seeded.redis.stop();
+    await stopService(seeded.site);
+    await seeded.site.pool.end();
+    await seeded.site.redis.stop();
   }
+  await environment?.buffers.close();
   await environment?.pool.end();
   await environment?.redis.stop();
   environment?.postgres.stop();
@@ -804,6 +902,24 @@ process.stdout.write(report);
 say(`wrote ${path.relative(process.cwd(), reportPath)}`);
 process.exit(failed ? 1 : 0);
 
+/**
+ * Rejects once `seconds` pass without `work` settling, so one hung step is reported as failed and
+ * the bench goes on to the others. The work itself cannot be cancelled from here: it may go on in
+ * the background (the bench's exit ends it); steps that run in a child process kill it instead
+ * (runToEnd's limit).
+ */
+async function withinLimit<T>(work: Promise<T>, seconds: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${seconds} s`)), seconds * 1000);
+  });
+  try {
+    return await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Renders what was measured so far to bench/results/latest.md and returns it. */
 function writeReport(state: string): string {
   const evaluations = TARGETS.map((target) => evaluate(target, figures));
@@ -813,6 +929,7 @@ function writeReport(state: string): string {
       commit: commitAtStart,
       mode: quick ? 'quick' : 'full',
       seedRows: settings.seedRows,
+      pairs: { count: settings.pairs, seconds: settings.pairSeconds },
       runs: settings.runs,
       loadSeconds: settings.seconds,
       connections: CONNECTIONS,

@@ -2,6 +2,7 @@
  * The bench's targets (issue 11) and how a measured figure is judged against one. Pure: run.ts
  * measures, this decides PASS or MISS, report.ts writes it down.
  */
+import type { MedianInterval } from './stats.ts';
 
 /** One number the bench measured, under a stable id (`service.get`, `floor.put`, …). */
 export interface Figure {
@@ -14,6 +15,14 @@ export interface Figure {
   note?: string;
   /** Something that makes the number untrustworthy (errors, non-2xx answers): the figure cannot pass. */
   problem?: string;
+  /**
+   * A confidence interval on `value` (a median of paired ratios): the target is then judged on the
+   * interval, not the point — PASS when all of it meets the target, MISS when none of it does,
+   * NOT DECIDED when it straddles the line or is less sure than the target wants.
+   */
+  interval?: MedianInterval;
+  /** A second, machine-independent measure that explains the verdict (e.g. buffers per request), shown with it. */
+  evidence?: string;
 }
 
 export interface Target {
@@ -26,16 +35,20 @@ export interface Target {
   atMost?: number;
   /** The usual cause of a miss, written next to it so the reader knows where to look. */
   whenMissed: string;
+  /** For a figure with an interval: the confidence it must reach before a verdict is given (default 0.9). */
+  confidence?: number;
 }
 
-export type Verdict = 'PASS' | 'MISS' | 'NOT MEASURED';
+export type Verdict = 'PASS' | 'MISS' | 'NOT DECIDED' | 'NOT MEASURED';
 
 export interface Evaluation {
   target: Target;
   value: number | null;
   unit: string;
-  /** value ÷ the reference figure, for relative targets. */
+  /** value ÷ the reference figure, for relative targets (or the figure itself when it is a ratio with an interval). */
   ratio: number | null;
+  /** The figure's confidence interval, when it was judged on one. */
+  interval?: MedianInterval;
   verdict: Verdict;
   /** Why it missed or was not measured; empty on a pass. */
   reason: string;
@@ -54,6 +67,10 @@ export type HttpScenario = keyof typeof HTTP_SCENARIOS;
 export const seededId = (id: string): string => `seeded.${id}`;
 /** The same figure on the empty database, in the runs alternating with the seeded one's: what the large-table figure is judged against. */
 export const pairedEmptyId = (id: string): string => `paired-empty.${id}`;
+/** The median of the pairs' large ÷ empty ratios, with its confidence interval: what the 10% target judges. */
+export const constancyId = (id: string): string => `constancy.${id}`;
+/** PostgreSQL buffers touched per request (pg_stat_statements) on the empty or the seeded database. */
+export const buffersId = (id: string, tables: 'empty' | 'large'): string => `buffers-${tables}.${id}`;
 
 export const TARGETS: readonly Target[] = [
   {
@@ -115,9 +132,9 @@ export const TARGETS: readonly Target[] = [
   },
   ...Object.entries(HTTP_SCENARIOS).map(([id, label]): Target => ({
     label: `${label} with large tables within 10% of empty`,
-    figure: seededId(id),
-    relativeTo: pairedEmptyId(id),
+    figure: constancyId(id),
     atLeast: 0.9,
+    confidence: 0.9,
     whenMissed: 'a hot query that no index serves reads the whole table (look for a Seq Scan in EXPLAIN)',
   })),
 ];
@@ -134,6 +151,7 @@ export function evaluate(target: Target, figures: ReadonlyMap<string, Figure>): 
       verdict: 'NOT MEASURED',
       reason: `its reference (${reference?.label ?? target.relativeTo}) was not measured`,
     };
+  if (figure.interval) return judgeInterval(target, figure, figure.interval);
   const compared = reference ? figure.value / reference.value! : figure.value;
   const ratio = reference ? compared : null;
   const problems = [figure.problem, reference?.problem].filter((p): p is string => Boolean(p));
@@ -148,6 +166,50 @@ export function evaluate(target: Target, figures: ReadonlyMap<string, Figure>): 
   if (missed || problems.length > 0)
     return { ...base, ratio, verdict: 'MISS', reason: [missed, ...problems].filter(Boolean).join('; ') };
   return { ...base, ratio, verdict: 'PASS', reason: '' };
+}
+
+/**
+ * A figure known only within an interval: decided only when the whole interval is on one side of
+ * the target, at the confidence the target asks for. The figure's evidence goes with every verdict
+ * but a pass, so a miss or an open question comes with what explains it.
+ */
+function judgeInterval(target: Target, figure: Figure, interval: MedianInterval): Evaluation {
+  const wanted = target.confidence ?? 0.9;
+  const base = { target, value: figure.value, unit: figure.unit, ratio: figure.value, interval };
+  const shown = `${formatPercent(interval.confidence)} interval ${formatNumber(interval.low)}–${formatNumber(interval.high)}×`;
+  const tail = [figure.problem, figure.evidence].filter((p): p is string => Boolean(p));
+  const reasons = (first: string) => [first, ...tail].join('; ');
+  const bound = target.atLeast ?? target.atMost!;
+  const above = target.atLeast !== undefined;
+  if (interval.confidence < wanted)
+    return {
+      ...base,
+      verdict: 'NOT DECIDED',
+      reason: reasons(
+        `${shown}: too few pairs to reach ${formatPercent(wanted)} confidence (the full run's pairs can)`,
+      ),
+    };
+  const meets = above ? interval.low >= bound : interval.high <= bound;
+  const fails = above ? interval.high < bound : interval.low > bound;
+  if (fails)
+    return {
+      ...base,
+      verdict: 'MISS',
+      reason: reasons(`${shown}, all of it ${above ? 'below' : 'above'} ${formatNumber(bound)}×: ${target.whenMissed}`),
+    };
+  if (meets && !figure.problem) return { ...base, verdict: 'PASS', reason: '' };
+  if (meets) return { ...base, verdict: 'MISS', reason: reasons(shown) };
+  return {
+    ...base,
+    verdict: 'NOT DECIDED',
+    reason: reasons(
+      `${shown} straddles ${formatNumber(bound)}×: the pairs disagree more than the 10% judged (more pairs, or a quieter machine)`,
+    ),
+  };
+}
+
+function formatPercent(fraction: number): string {
+  return `${Number((fraction * 100).toFixed(1))}%`;
 }
 
 /** Three significant digits for small numbers, thousands separators for large ones. */

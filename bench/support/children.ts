@@ -69,8 +69,17 @@ export async function startChild(
   };
 }
 
-/** Runs a TypeScript entry point to its end and returns what it printed on stdout. */
-export function runToEnd(entry: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+/**
+ * Runs a TypeScript entry point to its end and returns what it printed on stdout. Past `timeoutMs`
+ * the child is killed and the promise rejects with what it had printed on stderr: a step that hangs
+ * becomes a reported failure, not a bench that never ends.
+ */
+export function runToEnd(
+  entry: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = Number.POSITIVE_INFINITY,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
       cwd: projectRoot,
@@ -79,11 +88,29 @@ export function runToEnd(entry: string, args: string[], env: Record<string, stri
     });
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
+    const killOnExit = () => child.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    const timer = Number.isFinite(timeoutMs)
+      ? setTimeout(() => {
+          timedOut = true;
+          child.kill('SIGKILL');
+        }, timeoutMs)
+      : undefined;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`${entry} exited with ${code}: ${stderr}`)),
-    );
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      process.off('exit', killOnExit);
+      if (timedOut)
+        reject(
+          new Error(
+            `${entry} did not finish within ${timeoutMs / 1000} s and was stopped${stderr ? `: ${stderr}` : ''}`,
+          ),
+        );
+      else if (code === 0) resolve(stdout);
+      else reject(new Error(`${entry} exited with ${code}: ${stderr}`));
+    });
   });
 }

@@ -52,3 +52,24 @@ describe('renderReport', () => {
     expect(report).toContain('## Tracking: polling (ran, 12 s)\n\n### Polling');
   });
 });
+
+describe('renderReport with an interval', () => {
+  it('shows the interval the verdict rests on and counts the undecided', () => {
+    const figure: Figure = {
+      id: 'constancy.service.get',
+      label: 'GET large ÷ empty',
+      value: 0.92,
+      unit: '×',
+      interval: { low: 0.87, high: 1.11, confidence: 0.9375 },
+      evidence: 'buffers 12 → 14',
+    };
+    const target: Target = { label: 'GET within 10%', figure: figure.id, atLeast: 0.9, whenMissed: 'a Seq Scan' };
+    const report = renderReport(context, [evaluate(target, new Map([[figure.id, figure]]))], [figure], []);
+    expect(report).toContain('| GET within 10% | 0.87–1.11× (93.8% interval) | 0.92× | NOT DECIDED | 93.8% interval');
+    expect(report).toContain('0 of 1 targets met, 1 not decided');
+    const withPairs = renderReport({ ...context, pairs: { count: 10, seconds: 5 } }, [], [], []);
+    expect(withPairs).toContain(
+      '50,000 rows each (--quick seeds fewer than the 1,000,000 the target names); 10 pairs of 5 s runs',
+    );
+  });
+});

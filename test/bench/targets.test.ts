@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  evaluate,
-  formatNumber,
-  pairedEmptyId,
-  seededId,
-  TARGETS,
-  type Figure,
-  type Target,
-} from '../../bench/targets.ts';
+import { constancyId, evaluate, formatNumber, TARGETS, type Figure, type Target } from '../../bench/targets.ts';
 
 const figures = (...list: Figure[]) => new Map(list.map((f) => [f.id, f]));
 const rps = (id: string, value: number | null, extra: Partial<Figure> = {}): Figure => ({
@@ -71,13 +63,13 @@ describe('evaluate', () => {
 });
 
 describe('TARGETS', () => {
-  it('holds every HTTP scenario to 10% of its empty-table figure once the tables are large', () => {
-    const seeded = TARGETS.filter((t) => t.figure.startsWith('seeded.'));
-    expect(seeded.map((t) => [t.figure, t.relativeTo, t.atLeast])).toEqual([
-      [seededId('service.get'), pairedEmptyId('service.get'), 0.9],
-      [seededId('service.put-price'), pairedEmptyId('service.put-price'), 0.9],
-      [seededId('service.put-carrier'), pairedEmptyId('service.put-carrier'), 0.9],
-      [seededId('service.webhook-intake'), pairedEmptyId('service.webhook-intake'), 0.9],
+  it('holds every HTTP scenario to 10% of its empty-table figure once the tables are large, at 90% confidence', () => {
+    const constancy = TARGETS.filter((t) => t.figure.startsWith('constancy.'));
+    expect(constancy.map((t) => [t.figure, t.relativeTo, t.atLeast, t.confidence])).toEqual([
+      [constancyId('service.get'), undefined, 0.9, 0.9],
+      [constancyId('service.put-price'), undefined, 0.9, 0.9],
+      [constancyId('service.put-carrier'), undefined, 0.9, 0.9],
+      [constancyId('service.webhook-intake'), undefined, 0.9, 0.9],
     ]);
   });
 
@@ -125,5 +117,55 @@ describe('evaluate with a problem and a miss', () => {
       ratio: 12,
       reason: '12× is above 1×: slow; only 315/s of 500/s accepted',
     });
+  });
+});
+
+describe('evaluate on a confidence interval', () => {
+  const constancy: Target = {
+    label: 'GET with large tables within 10% of empty',
+    figure: 'constancy.service.get',
+    atLeast: 0.9,
+    confidence: 0.9,
+    whenMissed: 'a Seq Scan',
+  };
+  const ratio = (low: number, high: number, confidence: number, extra: Partial<Figure> = {}): Figure => ({
+    id: 'constancy.service.get',
+    label: 'GET large ÷ empty',
+    value: (low + high) / 2,
+    unit: '×',
+    interval: { low, high, confidence },
+    evidence: 'buffers 12 → 14',
+    ...extra,
+  });
+
+  it('passes when the whole interval is at or above the target', () => {
+    expect(evaluate(constancy, figures(ratio(0.9, 1.08, 0.979)))).toMatchObject({ verdict: 'PASS', reason: '' });
+  });
+
+  it('misses when the whole interval is below, with the cause and the evidence', () => {
+    const result = evaluate(constancy, figures(ratio(0.07, 0.1, 0.979)));
+    expect(result.verdict).toBe('MISS');
+    expect(result.reason).toBe('97.9% interval 0.07–0.1×, all of it below 0.9×: a Seq Scan; buffers 12 → 14');
+  });
+
+  it('does not decide an interval that straddles the target, and shows it', () => {
+    // The last re-run's GET: median 0.92×, but the pairs ranged 0.87–1.11.
+    const result = evaluate(constancy, figures(ratio(0.87, 1.11, 0.9375)));
+    expect(result.verdict).toBe('NOT DECIDED');
+    expect(result.interval).toEqual({ low: 0.87, high: 1.11, confidence: 0.9375 });
+    expect(result.reason).toContain('93.8% interval 0.87–1.11× straddles 0.9×');
+    expect(result.reason).toContain('buffers 12 → 14');
+  });
+
+  it('does not decide on too few pairs, however good they look', () => {
+    const result = evaluate(constancy, figures(ratio(0.98, 1.02, 0.5)));
+    expect(result.verdict).toBe('NOT DECIDED');
+    expect(result.reason).toMatch(/^50% interval 0.98–1.02×: too few pairs to reach 90% confidence/);
+  });
+
+  it('never passes an interval measured with errors', () => {
+    const result = evaluate(constancy, figures(ratio(0.95, 1.05, 0.979, { problem: '3 answers were not 2xx' })));
+    expect(result).toMatchObject({ verdict: 'MISS' });
+    expect(result.reason).toContain('3 answers were not 2xx');
   });
 });
