@@ -28,9 +28,8 @@ export interface HeldMessage {
  * with the given code for matching addresses, to test permanent (550) and temporary (451) refusals;
  * `holdMessageTo` keeps the next message to an address unanswered, to hold a send in flight.
  * `port` listens on a chosen port (an SMTP_URL that refused connections until now); default a free one.
- * `reverseLookup: false` skips the reverse DNS lookup of each client before the greeting.
  */
-export async function startMailServer(options: { port?: number; reverseLookup?: boolean } = {}): Promise<{
+export async function startMailServer(options: { port?: number } = {}): Promise<{
   url: string;
   messages: ReceivedMail[];
   rejectRecipient(address: string, code: number, times?: number): void;
@@ -47,9 +46,6 @@ export async function startMailServer(options: { port?: number; reverseLookup?: 
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
-    // On by default, as Postfix and providers do: it is most of a new connection's cost here (the
-    // greeting waits for it, ~100 ms on the CI machine). `bench/sending.ts --no-reverse-lookup` turns it off.
-    disableReverseLookup: options.reverseLookup === false,
     // A pooled client keeps idle connections open; closing ends them (421) instead of waiting 30 s.
     closeTimeout: 200,
     onConnect(_session, callback) {
