@@ -214,11 +214,21 @@ export function createServices(
     });
   }
   const outboxDir = path.join(config.dataDir, 'outbox');
+  const email =
+    overrides.email ??
+    createEmailChannel({
+      smtpUrl: config.smtpUrl,
+      from: config.emailFrom,
+      outboxDir,
+      logger,
+      maxConnections: config.smtpMaxConnections,
+    });
   const dispatcher = new SendDispatcher({
     db: database.db,
     orders,
-    email:
-      overrides.email ?? createEmailChannel({ smtpUrl: config.smtpUrl, from: config.emailFrom, outboxDir, logger }),
+    email,
+    // As many messages in flight as the SMTP pool has connections: each gets one, none queues in it.
+    concurrency: config.smtpMaxConnections,
     sms: createSmsChannel({ provider: config.sms, outboxDir, logger }),
     templates,
     publicUrl: config.publicUrl,
@@ -338,6 +348,8 @@ export function createServices(
       await shopify.receiptHandOff?.drain();
       await queues.close();
       producer.disconnect();
+      // The workers have stopped (the entry points close them first): no message is handed over now.
+      email.close?.();
     },
   };
 }

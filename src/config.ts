@@ -7,7 +7,7 @@ import {
   ShopifyBillingConfigError,
   type ShopifyBillingConfig,
 } from './billing/shopify-config.ts';
-import { DEFAULT_SEND_TIMING, type SendTiming } from './notifications/send-policy.ts';
+import { DEFAULT_SEND_TIMING, DEFAULT_SMTP_MAX_CONNECTIONS, type SendTiming } from './notifications/send-policy.ts';
 import type { SmsProviderConfig } from './notifications/sms.ts';
 import {
   describeEmailEventConfig,
@@ -139,6 +139,7 @@ const environmentSchema = z.object({
   BODY_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   BODY_READS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(128),
   SMTP_URL: optionalUrl,
+  SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(50).default(DEFAULT_SMTP_MAX_CONNECTIONS),
   EMAIL_FROM: z.string().trim().min(3).default('Doorstep <no-reply@doorstep.localhost>'),
   SMS_API_URL: z.url().default('https://api.twilio.com'),
   SMS_ACCOUNT_SID: z.string().trim().optional(),
@@ -232,6 +233,11 @@ export interface Config {
   failedAuthLimits: { perAppId: number; perClientIp: number };
   /** SMTP server for e-mail; unset → .eml files in `${dataDir}/outbox`. */
   smtpUrl: string | undefined;
+  /**
+   * SMTP connections the process keeps open (nodemailer's pool), and so how many messages the send
+   * dispatcher hands over at once, SMS included (src/notifications/dispatcher.ts).
+   */
+  smtpMaxConnections: number;
   emailFrom: string;
   /** Twilio-compatible SMS API; null → SMS written to the outbox. */
   sms: SmsProviderConfig | null;
@@ -381,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     failedAuthLimits: { perAppId: value.AUTH_FAILURES_PER_APP_ID, perClientIp: value.AUTH_FAILURES_PER_CLIENT_IP },
     bodyReads: { deadlineMs: value.BODY_READ_TIMEOUT_MS, maxInFlight: value.BODY_READS_IN_FLIGHT },
     smtpUrl: value.SMTP_URL,
+    smtpMaxConnections: value.SMTP_MAX_CONNECTIONS,
     emailFrom: value.EMAIL_FROM,
     sms:
       value.SMS_ACCOUNT_SID && value.SMS_AUTH_TOKEN && value.SMS_FROM
@@ -433,6 +440,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     reconcileEveryMs: config.reconcileEveryMs,
     shopifyWebhookConcurrency: config.shopifyWebhookConcurrency,
     email: config.smtpUrl ? redactUrl(config.smtpUrl) : `outbox ${config.dataDir}/outbox`,
+    smtpMaxConnections: config.smtpMaxConnections,
     sms: config.sms ? config.sms.baseUrl : `outbox ${config.dataDir}/outbox`,
     emailEvents: describeEmailEventConfig(config.emailEvents),
     videos: describeVideoConfig(config.videos),

@@ -11,6 +11,7 @@ import { PermanentSendError } from './errors.ts';
 import type { Channel, EventSource, SendKind } from '../vocabulary.ts';
 import {
   DEFAULT_SEND_TIMING,
+  DEFAULT_SMTP_MAX_CONNECTIONS,
   MAX_SEND_ATTEMPTS,
   recipientDestination,
   resendPlan,
@@ -31,6 +32,7 @@ import type { SmsChannel } from './sms.ts';
 import type { MessageTemplates } from './message-templates.ts';
 import { emailTemplateFor, templateValues, thanksValues, type ThanksMessage } from './templates.ts';
 import { NOT_WATCHED_REASONS } from './not-watched.ts';
+import { eachWithConcurrency } from './each-with-concurrency.ts';
 
 /** How long a message the provider accepted waits for an unavailable database to record it as sent. */
 const RECORD_SENT_PATIENCE_MS = 60_000;
@@ -72,6 +74,11 @@ export interface SendDispatcherDeps {
   thanksSent?: (trx: Db, orderId: string, at: Date) => Promise<void>;
   /** Recovery timeouts and the first backoff step; default DEFAULT_SEND_TIMING. */
   timing?: SendTiming;
+  /**
+   * How many claimed messages are in the providers' hands at once (SMTP_MAX_CONNECTIONS, the e-mail
+   * pool's size); default DEFAULT_SMTP_MAX_CONNECTIONS.
+   */
+  concurrency?: number;
 }
 
 /**
@@ -85,16 +92,24 @@ export interface SendDispatcherDeps {
 export class SendDispatcher {
   private readonly now: () => Date;
   private readonly timing: SendTiming;
+  /** How many claimed messages are delivered at once. */
+  readonly concurrency: number;
 
   constructor(private readonly deps: SendDispatcherDeps) {
     this.now = deps.now ?? (() => new Date());
     this.timing = deps.timing ?? DEFAULT_SEND_TIMING;
+    this.concurrency = Math.max(1, deps.concurrency ?? DEFAULT_SMTP_MAX_CONNECTIONS);
   }
 
-  /** Sends what is due, up to `limit` messages; returns how many were attempted. */
+  /**
+   * Sends what is due, up to `limit` messages; returns how many were attempted. They are delivered
+   * `concurrency` at a time, started in the claim's order (the recipients' videos first). Each
+   * message's own steps stay one after the other, so every guarantee of `deliver` holds per message;
+   * two messages of one order meet only at the order's row lock, as they would in two processes.
+   */
   async dispatchDue(limit = 25): Promise<number> {
     const claimed = await claimDueSends(this.deps.db, limit, this.now());
-    for (const send of claimed) await this.deliver(send);
+    await eachWithConcurrency(claimed, this.concurrency, (send) => this.deliver(send));
     return claimed.length;
   }
 

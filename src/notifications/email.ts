@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { maskAddress } from './masked-address.ts';
 import type { Logger } from '../logger.ts';
 import { PermanentSendError } from './errors.ts';
+import { DEFAULT_SMTP_MAX_CONNECTIONS } from './send-policy.ts';
 import { SEND_ID_METADATA_KEY, sendIdFromMessageId } from './email-event-kinds.ts';
 
 export interface EmailMessage {
@@ -19,17 +20,26 @@ export interface EmailMessage {
 export interface EmailChannel {
   /** Resolves when the provider accepted the message; throws PermanentSendError when it never will. */
   send(message: EmailMessage): Promise<{ providerMessageId: string }>;
+  /** Closes the channel's open connections (a pooled SMTP transport) at shutdown; a message in flight finishes first. */
+  close?(): void;
 }
 
 /**
  * E-mail over SMTP (nodemailer) when SMTP_URL is set; otherwise the embedded default writes each
  * message as an .eml file to the outbox directory and logs its path.
+ *
+ * The SMTP transport is nodemailer's pool (nodemailer.com/smtp/pooled): up to `maxConnections`
+ * connections stay open and carry up to 100 messages each, so a backlog is not one TCP connection,
+ * greeting and EHLO per e-mail. The dispatcher hands it at most that many messages at once, so none
+ * waits in the pool's own queue.
  */
 export function createEmailChannel(options: {
   smtpUrl: string | undefined;
   from: string;
   outboxDir: string;
   logger: Logger;
+  /** SMTP_MAX_CONNECTIONS; default DEFAULT_SMTP_MAX_CONNECTIONS. */
+  maxConnections?: number;
 }): EmailChannel {
   const outbox = !options.smtpUrl;
   const transport: Transporter = outbox
@@ -38,11 +48,20 @@ export function createEmailChannel(options: {
       // "stuck in sending" limit, so a live send is never declared uncertain.
       nodemailer.createTransport({
         url: options.smtpUrl,
+        pool: true,
+        maxConnections: options.maxConnections ?? DEFAULT_SMTP_MAX_CONNECTIONS,
+        maxMessages: 100,
+        // A pooled connection the server dropped just as a message was handed to it (an idle
+        // timeout on its side) is tried once more on a fresh connection. Not more: each try may
+        // take the waits above, and two stay inside the 5-minute limit. Anything else is an
+        // attempt that failed, and the dispatcher's backoff decides.
+        maxRequeues: 1,
         connectionTimeout: 30_000,
         greetingTimeout: 30_000,
         socketTimeout: 60_000,
-      } as SMTPTransport.Options);
+      } as SMTPPool.Options);
   return {
+    close: () => transport.close(),
     async send(message) {
       let info: { messageId: string; message?: unknown; response?: string };
       try {

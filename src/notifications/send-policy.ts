@@ -137,6 +137,13 @@ export const DEFAULT_SEND_TIMING: SendTiming = {
   retryFirstDelayMs: 30_000,
 };
 
+/**
+ * How many messages one dispatcher hands to the providers at once, and how many SMTP connections
+ * its pool keeps open (SMTP_MAX_CONNECTIONS): nodemailer's own pool default, which most providers
+ * allow per client.
+ */
+export const DEFAULT_SMTP_MAX_CONNECTIONS = 5;
+
 export function retryDelayMs(attempts: number, firstDelayMs = DEFAULT_SEND_TIMING.retryFirstDelayMs): number {
   return Math.min(firstDelayMs * 2 ** Math.max(0, attempts - 1), 30 * 60_000);
 }

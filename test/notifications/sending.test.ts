@@ -300,18 +300,16 @@ describe('exactly once', () => {
       : [];
     const logger = createLogger('silent');
     const templates = await compileMessageTemplates();
+    const channels = Array.from({ length: 6 }, () =>
+      createEmailChannel({ smtpUrl: mail.url, from: 'Doorstep <d@example.com>', outboxDir: '/nonexistent', logger }),
+    );
     const dispatchers = Array.from(
       { length: 6 },
       (_, i) =>
         new SendDispatcher({
           db: handles[i]?.db ?? app.services.database.db,
           orders: app.services.orders,
-          email: createEmailChannel({
-            smtpUrl: mail.url,
-            from: 'Doorstep <d@example.com>',
-            outboxDir: '/nonexistent',
-            logger,
-          }),
+          email: channels[i]!,
           sms: createSmsChannel({ provider: null, outboxDir: '/nonexistent', logger }),
           templates,
           publicUrl: 'https://doorstep.test',
@@ -323,6 +321,7 @@ describe('exactly once', () => {
       await Promise.all(dispatchers.flatMap((d) => [d.dispatchDue(5), d.dispatchDue(5)]));
     } finally {
       await Promise.all(handles.map((h) => h.close()));
+      for (const channel of channels) channel.close?.();
     }
     expect(mailTo(recipient)).toHaveLength(1);
   });

@@ -34,15 +34,24 @@ export async function startMailServer(options: { port?: number } = {}): Promise<
   messages: ReceivedMail[];
   rejectRecipient(address: string, code: number, times?: number): void;
   holdMessageTo(address: string): HeldMessage;
+  /** How many SMTP connections clients have opened so far (a pooled client reuses a few). */
+  connectionCount(): number;
   close(): Promise<void>;
 }> {
   const messages: ReceivedMail[] = [];
+  let connections = 0;
   const rejections = new Map<string, { code: number; times: number }>();
   const holds = new Map<string, { arrived(): void; released: Promise<void> }>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    // A pooled client keeps idle connections open; closing ends them (421) instead of waiting 30 s.
+    closeTimeout: 200,
+    onConnect(_session, callback) {
+      connections++;
+      callback();
+    },
     onRcptTo(address: SMTPServerAddress, _session, callback) {
       const rule = rejections.get(address.address);
       if (rule && rule.times > 0) {
@@ -84,6 +93,7 @@ export async function startMailServer(options: { port?: number } = {}): Promise<
     url: `smtp://127.0.0.1:${port}`,
     messages,
     rejectRecipient: (address, code, times = Infinity) => rejections.set(address, { code, times }),
+    connectionCount: () => connections,
     holdMessageTo(address) {
       let arrived!: () => void;
       let release!: () => void;
