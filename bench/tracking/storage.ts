@@ -19,7 +19,7 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { sql } from 'kysely';
-import pgClient from 'pg';
+import { scratchDatabase } from '../support/scratch-database.ts';
 import { openPglite, openPostgres } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -58,7 +58,7 @@ async function redisCostPerPackage(): Promise<number> {
 }
 
 async function postgresCost(): Promise<{ bytesPerPackage: number; claimMs: number; kind: string }> {
-  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined;
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, 'storage') : undefined;
   const handle = scratch ? await openPostgres(scratch.url) : await openPglite(undefined);
   const db = handle.db;
   try {
@@ -92,31 +92,6 @@ async function postgresCost(): Promise<{ bytesPerPackage: number; claimMs: numbe
     await handle.close();
     await scratch?.drop();
   }
-}
-
-/** A fresh database beside the one at `serverUrl` (same server and user), dropped again by `drop`. */
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `doorstep_storage_${process.pid}`;
-  const admin = async (statement: string) => {
-    const client = new pgClient.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  try {
-    await admin(`create database ${name}`);
-  } catch (error) {
-    throw new Error(
-      `bench/tracking/storage.ts measures in a scratch database of its own and could not create one on DATABASE_URL's server (the user needs CREATEDB): ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists ${name}`) };
 }
 
 const redisBytes = await redisCostPerPackage();
