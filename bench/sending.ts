@@ -20,19 +20,15 @@
  * every time; the pool pays it once per 100 messages.
  * Prints a markdown table (for the bench report); with `--json`, then the figures as one JSON line.
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { startWorkers } from '../jobs/start-workers.ts';
 import { createServices } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
 import { compileMessageTemplates } from '../src/notifications/message-templates.ts';
-import { startPrivateRedis } from '../src/redis/private-redis.ts';
 import { startMailServer } from '../test/support/mail-server.ts';
+import { startInProcessBase } from './support/in-process.ts';
 import { scratchDatabase } from './support/scratch-database.ts';
 
 const { values } = parseArgs({
@@ -49,27 +45,22 @@ if (!Number.isInteger(sends) || sends < 1)
 
 const loadBefore = os.loadavg()[0]!;
 const mail = await startMailServer();
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-bench-sending-'));
 const logger = createLogger(process.env.LOG_LEVEL ?? 'silent');
 // On PostgreSQL the backlog is written into a scratch database of its own, dropped at the end: the
 // caller's (npm run bench's) tables stay as the other steps left them.
 const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, 'sending') : undefined;
-const baseConfig = loadConfig({
-  ...process.env,
-  ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-  DATA_DIR: dataDir,
-  PUBLIC_URL: 'http://127.0.0.1',
-  SMTP_URL: values.outbox ? '' : mail.url,
-  CARRIER_SANDBOX: 'on',
-  LOG_LEVEL: 'silent',
+const base = await startInProcessBase({
+  name: 'sending',
+  env: {
+    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+    SMTP_URL: values.outbox ? '' : mail.url,
+    CARRIER_SANDBOX: 'on',
+    LOG_LEVEL: 'silent',
+  },
+  fsync: values.fsync,
+  logger,
 });
-const redis = await startPrivateRedis(path.join(dataDir, 'redis'), logger);
-const config = { ...baseConfig, redisUrl: redis.url };
-const database = await openConfiguredDatabase(config, logger);
-if (values.fsync && database.kind === 'postgres') {
-  await sql`alter system set fsync = on`.execute(database.db);
-  await sql`select pg_reload_conf()`.execute(database.db);
-}
+const { config, database } = base;
 const { db } = database;
 
 // The backlog: N delivered gifts whose processed video is due to their recipient now, as a burst of
@@ -147,9 +138,8 @@ const duplicates = [...perRecipient.values()].filter((n) => n > 1).length;
 await services.close();
 await database.close();
 await scratch?.drop();
-await redis.stop();
+await base.stop();
 await mail.close();
-fs.rmSync(dataDir, { recursive: true, force: true });
 
 const result = {
   measurement: 'sending',

@@ -12,23 +12,18 @@
  * Prints one JSON line per measurement. The numbers are only comparable within one run on one
  * machine; the `bench` harness calls this for the figures it judges.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
-import { sql } from 'kysely';
 import { startWorkers } from '../jobs/start-workers.ts';
 import { createHttpApp, createServices } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { openConfiguredDatabase } from '../src/db/open.ts';
 import { nodeHandler } from '../src/http/node-handler.ts';
 import { createLogger } from '../src/logger.ts';
 import { compileMessageTemplates } from '../src/notifications/message-templates.ts';
-import { startPrivateRedis } from '../src/redis/private-redis.ts';
 import { fakeShopifyId, orderPayload, signedWebhook } from '../src/shopify/dev-payloads.ts';
 import { registerShop } from '../src/shopify/shops.ts';
+import { startInProcessBase } from './support/in-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -46,26 +41,21 @@ const concurrency = Number(values.concurrency);
 const SECRET = 'bench-webhook-secret';
 const SHOP = 'bench-drain.myshopify.com';
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-bench-drain-'));
 const logger = createLogger(process.env.LOG_LEVEL ?? 'silent');
-const baseConfig = loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  PUBLIC_URL: 'http://127.0.0.1',
-  SHOPIFY_API_KEY: 'bench-webhook-key',
-  SHOPIFY_API_SECRET: SECRET,
-  // No carrier is asked here (orders/create carries no tracking number); the sandbox keeps the
-  // configuration valid on PostgreSQL without credentials.
-  CARRIER_SANDBOX: 'on',
-  LOG_LEVEL: 'silent',
+const base = await startInProcessBase({
+  name: 'drain',
+  env: {
+    SHOPIFY_API_KEY: 'bench-webhook-key',
+    SHOPIFY_API_SECRET: SECRET,
+    // No carrier is asked here (orders/create carries no tracking number); the sandbox keeps the
+    // configuration valid on PostgreSQL without credentials.
+    CARRIER_SANDBOX: 'on',
+    LOG_LEVEL: 'silent',
+  },
+  fsync: values.fsync,
+  logger,
 });
-const redis = await startPrivateRedis(path.join(dataDir, 'redis'), logger);
-const config = { ...baseConfig, redisUrl: redis.url };
-const database = await openConfiguredDatabase(config, logger);
-if (values.fsync && database.kind === 'postgres') {
-  await sql`alter system set fsync = on`.execute(database.db);
-  await sql`select pg_reload_conf()`.execute(database.db);
-}
+const { config, database } = base;
 const services = createServices(config, logger, database, await compileMessageTemplates());
 const server = http.createServer(nodeHandler(createHttpApp(services)));
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -199,5 +189,4 @@ server.closeAllConnections();
 server.close();
 await services.close();
 await database.close();
-await redis.stop();
-fs.rmSync(dataDir, { recursive: true, force: true });
+await base.stop();
