@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { onServer } from '../../test/support/database.ts';
 
 /**
  * A fresh database beside the one at `serverUrl` (same server and user), dropped again by `drop`.
@@ -11,15 +11,7 @@ export async function scratchDatabase(
   purpose: string,
 ): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `doorstep_${purpose.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${process.pid}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (statement: string) => onServer(serverUrl, statement);
   try {
     await admin(`create database ${name}`);
   } catch (error) {

@@ -40,7 +40,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
 }
 
 /** CREATE and DROP DATABASE run outside a transaction, on a connection of their own. */
-async function onServer(serverUrl: string, statement: string): Promise<void> {
+export async function onServer(serverUrl: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
