@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only <step>]…`: every figure of issue 11 in one run, on this machine,
+ * `npm run bench [-- --quick] [--only <step>]… [--pairs N] [--pair-seconds S]`: every figure of issue 11 in one run, on this machine,
  * against its own PostgreSQL 15 (fsync on) and redis-server, with autocannon in its own process and
  * the floors measured in the same run. Writes bench/results/latest.md (PASS/MISS per target, with
  * the reason) and prints it.
@@ -60,6 +60,9 @@ const { values } = parseArgs({
     // For finding the worker count that keeps pace at a higher rate (e.g. --burst-rate 2000).
     'burst-rate': { type: 'string' },
     'burst-seconds': { type: 'string' },
+    // For deciding a large-table verdict the default pairs leave open (more, shorter alternations).
+    pairs: { type: 'string' },
+    'pair-seconds': { type: 'string' },
   },
 });
 
@@ -106,6 +109,8 @@ const settings = quick
 for (const [flag, key] of [
   ['burst-rate', 'burstRate'],
   ['burst-seconds', 'burstSeconds'],
+  ['pairs', 'pairs'],
+  ['pair-seconds', 'pairSeconds'],
 ] as const) {
   const given = values[flag];
   if (given === undefined) continue;
