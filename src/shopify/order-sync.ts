@@ -200,7 +200,7 @@ export class ShopifyOrderSync {
     const now = this.deps.now();
     const updatedAt = new Date(fulfillment.updated_at);
     const delivered = fulfillment.shipment_status === 'delivered' ? updatedAt : null;
-    const stale = await this.deps.db.transaction().execute(async (trx) => {
+    const stale = await writeFulfillment(this.deps.db, async (trx) => {
       const stored = await trx
         .selectFrom('shopify_fulfillments')
         .select(['shopify_updated_at', 'delivered_at'])
@@ -229,10 +229,13 @@ export class ShopifyOrderSync {
           .where('fulfillment_id', '=', fulfillment.id)
           .execute();
       } else {
-        await trx
+        const inserted = await trx
           .insertInto('shopify_fulfillments')
           .values({ shop: shop.domain, fulfillment_id: fulfillment.id, ...values, delivered_at: delivered })
-          .execute();
+          .onConflict((oc) => oc.columns(['shop', 'fulfillment_id']).doNothing())
+          .returning('fulfillment_id')
+          .executeTakeFirst();
+        if (!inserted) return LOST_INSERT_RACE;
       }
       return false;
     });
@@ -254,7 +257,7 @@ export class ShopifyOrderSync {
     if (event.status !== 'delivered') return;
     const now = this.deps.now();
     const at = new Date(event.happened_at ?? event.created_at ?? now.toISOString());
-    await this.deps.db.transaction().execute(async (trx) => {
+    await writeFulfillment(this.deps.db, async (trx) => {
       const stored = await trx
         .selectFrom('shopify_fulfillments')
         .select(['delivered_at'])
@@ -274,7 +277,7 @@ export class ShopifyOrderSync {
         return;
       }
       // The event came before its fulfillment: remember the delivery; the fulfillment fills the rest.
-      await trx
+      const inserted = await trx
         .insertInto('shopify_fulfillments')
         .values({
           shop: shop.domain,
@@ -285,7 +288,10 @@ export class ShopifyOrderSync {
           line_item_ids: null,
           updated_at: now,
         })
-        .execute();
+        .onConflict((oc) => oc.columns(['shop', 'fulfillment_id']).doNothing())
+        .returning('fulfillment_id')
+        .executeTakeFirst();
+      if (!inserted) return LOST_INSERT_RACE;
     });
     await this.syncShopifyOrder(shop, event.order_id);
   }
@@ -415,6 +421,27 @@ export class ShopifyOrderSync {
 }
 
 /** What a link stores of its notice (`shopify_order_links.notice`). */
+const LOST_INSERT_RACE = Symbol('lost the insert race');
+
+/**
+ * A fulfillment's row is written by whichever of its webhooks (fulfillments/create, /update,
+ * fulfillment_events/create) is processed first, and several can be processed at once. `SELECT … FOR
+ * UPDATE` locks nothing while the row does not exist yet, so two of them can both decide to insert: the
+ * second insert waits for the first to commit and then inserts nothing (`on conflict do nothing`), and
+ * `write` says so with LOST_INSERT_RACE. Its transaction is then run again, sees the row, and takes
+ * the update path — with the staleness check, as if it had come second. A duplicate-key error never
+ * reaches the webhook job.
+ */
+async function writeFulfillment<T>(db: Db, write: (trx: Db) => Promise<T | typeof LOST_INSERT_RACE>): Promise<T> {
+  // Twice is enough: once the row exists it is never deleted while its shop is installed, so the
+  // second run finds it. A third is only for safety against a redaction in between.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const result = await db.transaction().execute(write);
+    if (result !== LOST_INSERT_RACE) return result;
+  }
+  throw new Error('a Shopify fulfillment row kept disappearing between insert attempts');
+}
+
 function noticeText(notice: Notice | null): string | null {
   return notice ? `${notice.type}: ${notice.reason}` : null;
 }
