@@ -487,8 +487,8 @@ async function waitForSends(where: string, params: unknown[], limitSeconds: numb
 }
 
 /** Waits (bounded) for messages already due to go out; returns how many were still queued at the limit. */
-async function settleSends(limitSeconds = settings.drainLimitSeconds, site?: Site): Promise<number> {
-  const { pool } = site ?? (await mainSite());
+async function settleSends(limitSeconds = settings.drainLimitSeconds): Promise<number> {
+  const { pool } = await mainSite();
   const from = Date.now();
   for (;;) {
     const { rows } = await pool.query<{ n: string }>(
@@ -566,8 +566,8 @@ async function deliveredToSent() {
 /**
  * The large-table comparison. A figure measured minutes before another moves with everything else
  * the machine does in between (the last full run's own three runs spread wider than the 10% judged),
- * so the empty and the large tables are measured side by side: a second database in the same
- * PostgreSQL, seeded, with a service of its own, and each scenario's runs alternate between the two
+ * so the empty and the large tables are measured side by side: two more databases in the same
+ * PostgreSQL, one freshly migrated and one seeded, each with a service of its own, and each scenario's runs alternate between the two
  * (empty, large, large, empty, …: a drift in the machine's load falls on both alike).
  *
  * How it is judged: each pair gives one large ÷ empty ratio; the target is judged on an exact
@@ -579,44 +579,45 @@ async function deliveredToSent() {
  */
 async function largeTables() {
   const { postgres, dataDir, buffers } = await env();
-  const main = await mainSite();
-  await startService(main);
-  await settleWebhooks(undefined, main);
-  const queued = await settleSends(undefined, main);
-  if (queued > 0) say(`warning: ${queued} sends still queued; the large-table runs share the machine with them`);
+  // The main database is not empty by now (the earlier steps' orders, their e-mails perhaps still
+  // going out): its service is stopped, and the empty side is a database of its own.
+  await stopService(await mainSite());
+  bare ??= await bareSite(postgres, dataDir, buffers);
+  const emptySite = bare;
+  await startService(emptySite);
   seeded ??= await seedSite(postgres, dataDir, buffers);
   await startService(seeded.site);
   const other = seeded.site;
   const pairs = settings.pairs;
   for (const id of Object.keys(HTTP_SCENARIOS) as HttpScenario[]) {
     const results = new Map<Site, LoadResult[]>([
-      [main, []],
+      [emptySite, []],
       [other, []],
     ]);
     const perRequest = new Map<Site, number[]>([
-      [main, []],
+      [emptySite, []],
       [other, []],
     ]);
     // Each site's buffers per statement and 2xx answers over all its runs: which statement grew.
     const statements = new Map<Site, { byStatement: Map<string, number>; requests: number }>([
-      [main, { byStatement: new Map(), requests: 0 }],
+      [emptySite, { byStatement: new Map(), requests: 0 }],
       [other, { byStatement: new Map(), requests: 0 }],
     ]);
     // Webhooks a run left unprocessed past the drain limit: their buffers are missing from its count.
     const unprocessed = new Map<Site, number>([
-      [main, 0],
+      [emptySite, 0],
       [other, 0],
     ]);
     // One unrecorded second on each first: a service's first requests of a kind run cold (JIT, pool, caches).
-    for (const site of [main, other]) {
+    for (const site of [emptySite, other]) {
       const load = scenarioLoads(await startService(site))[id];
       await runLoad({ ...load.spec, seconds: 1, connections: CONNECTIONS });
     }
     for (let pair = 0; pair < pairs; pair++) {
-      for (const site of pair % 2 === 0 ? [main, other] : [other, main]) {
+      for (const site of pair % 2 === 0 ? [emptySite, other] : [other, emptySite]) {
         const load = scenarioLoads(await startService(site))[id];
         // Neither service may still be working through an earlier run's webhooks while this one runs.
-        if (load.webhooks) for (const each of [main, other]) await settleWebhooks(undefined, each);
+        if (load.webhooks) for (const each of [emptySite, other]) await settleWebhooks(undefined, each);
         const before = await buffers.touched(site.database);
         const result = await runLoad({ ...load.spec, seconds: settings.pairSeconds, connections: CONNECTIONS });
         // A webhook's cost includes processing it: its buffers are counted until the backlog is done.
@@ -633,8 +634,8 @@ async function largeTables() {
         statements.get(site)!.requests += result.ok;
       }
     }
-    const label = scenarioLoads(main.service!)[id].label;
-    const empty = results.get(main)!;
+    const label = scenarioLoads(emptySite.service!)[id].label;
+    const empty = results.get(emptySite)!;
     const large = results.get(other)!;
     const ratios = large.map((r, i) => r.okPerSecond / empty[i]!.okPerSecond);
     const interval = medianInterval(ratios, 0.9);
@@ -651,11 +652,11 @@ async function largeTables() {
     const largeFigure = figure(large);
     record({ id: pairedEmptyId(id), label: `${label} (empty tables, alternating with the large)`, ...emptyFigure });
     record({ id: seededId(id), label: `${label} (large tables)`, ...largeFigure });
-    const grewMost = largestGrowth(statements.get(main)!, statements.get(other)!);
-    const emptyBuffers = median(perRequest.get(main)!);
+    const grewMost = largestGrowth(statements.get(emptySite)!, statements.get(other)!);
+    const emptyBuffers = median(perRequest.get(emptySite)!);
     const largeBuffers = median(perRequest.get(other)!);
     for (const [tables, value, site] of [
-      ['empty', emptyBuffers, main],
+      ['empty', emptyBuffers, emptySite],
       ['large', largeBuffers, other],
     ] as const)
       record({
@@ -667,7 +668,7 @@ async function largeTables() {
           .get(site)!
           .map((b) => formatNumber(b))
           .join(', ')} (pg_stat_statements shared_blks_hit + read ÷ 2xx answers${
-          scenarioLoads(main.service!)[id].webhooks ? ', until each run’s webhooks were processed' : ''
+          scenarioLoads(emptySite.service!)[id].webhooks ? ', until each run’s webhooks were processed' : ''
         })${tables === 'large' && grewMost ? `; grew most from the empty tables: \`${oneLine(grewMost.query, 120)}\` +${formatNumber(grewMost.perRequest)} per request` : ''}`,
         ...(unprocessed.get(site)! > 0
           ? {
@@ -677,7 +678,7 @@ async function largeTables() {
       });
     // Processing that keeps pace on the empty tables but not on the large ones is cost that grew with the data.
     const fellBehind =
-      unprocessed.get(other)! > 0 && unprocessed.get(main) === 0
+      unprocessed.get(other)! > 0 && unprocessed.get(emptySite) === 0
         ? `${unprocessed.get(other)} webhooks were still unprocessed ${settings.drainLimitSeconds} s after their runs on the large tables, none on the empty`
         : '';
     const problem = [emptyFigure.problem, largeFigure.problem, fellBehind].filter(Boolean).join('; ');
@@ -695,11 +696,22 @@ async function largeTables() {
       `${label}: large ÷ empty ${ratios.map((r) => r.toFixed(2)).join(', ')}; buffers per request ${formatNumber(emptyBuffers)} → ${formatNumber(largeBuffers)}`,
     );
   }
-  // The steps after this one measure with the main service alone (its database stays until the end).
+  // The steps after this one measure with the emptySite service alone (these databases stay until the end).
   await stopService(other);
+  await stopService(emptySite);
 }
 
 let seeded: { site: Site; smallestTablePages: number } | undefined;
+let bare: Site | undefined;
+
+/** The empty side of the large-table comparison: a freshly migrated database, only the bench shop and its orders in it. */
+async function bareSite(postgres: BenchPostgres, dataDir: string, buffers: BufferCounter): Promise<Site> {
+  const { pool } = await mainSite();
+  await pool.query('create database doorstep_empty');
+  const url = new URL(postgres.url);
+  url.pathname = '/doorstep_empty';
+  return openSite('empty', url.toString(), dataDir, buffers);
+}
 
 /** A second database in the bench's PostgreSQL, migrated and seeded with the large tables. */
 async function seedSite(
@@ -819,8 +831,7 @@ const SCENARIOS: Scenario[] = [
       ]),
   },
   {
-    // HOOK for the carrier-push branch: replace this entry with a call of its push bench
-    // (e.g. subprocessStep('Tracking: push', 'bench/tracking/push.ts', […])) when it merges.
+    // In this process (bench/tracking/push.ts exports measurePush): its figures are judged here.
     name: 'tracking-push',
     run: async () => {
       await stopService();
