@@ -74,6 +74,7 @@ export const TIMELINE_EVENT_TYPES = [
   'note.not_watched',
   // Shopify
   'delivery.via_shopify',
+  'delivery.awaiting_shipment',
   'delivery.blocked',
 ] as const;
 export type TimelineEventType = (typeof TIMELINE_EVENT_TYPES)[number];

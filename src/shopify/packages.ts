@@ -39,9 +39,13 @@ export type ShipmentPlan =
   { kind: 'set'; carrier: CarrierCode; trackingNumber: string } | { kind: 'clear' } | { kind: 'keep' };
 
 export interface Notice {
-  type: 'delivery.via_shopify' | 'delivery.blocked';
+  type: NoticeType;
   reason: string;
 }
+
+/** The timeline types a package plan's notice is written as (each distinct reason once). */
+export const NOTICE_TYPES = ['delivery.via_shopify', 'delivery.awaiting_shipment', 'delivery.blocked'] as const;
+export type NoticeType = (typeof NOTICE_TYPES)[number];
 
 export interface PackagePlan {
   shipment: ShipmentPlan;
@@ -69,6 +73,9 @@ export function giftPackages(packages: readonly PackageState[], giftLineItemIds:
  *   so an earlier, trackable package cannot send the video early; Shopify's signal decides.
  * - Shopify's own `delivered` delivers the order only once every gift package is delivered, and only
  *   when the shop keeps the fallback on.
+ * - A gift line item no package carries yet (a video add-on waiting for several shipped items, one of
+ *   them not fulfilled yet) holds the order: carrier tracking is cleared and nothing delivers it, so
+ *   the packages that did ship cannot send the video before the rest of the gift has left the store.
  */
 export function planPackages(
   packages: readonly PackageState[],
@@ -87,6 +94,18 @@ export function planPackages(
     };
   const gift = giftPackages(packages, giftLineItemIds);
   if (gift.length === 0) return { shipment: { kind: 'keep' }, deliver: null, notice: null };
+  const unshipped = giftLineItemIds.filter((id) => !gift.some((p) => p.lineItemIds?.includes(id)));
+  if (unshipped.length > 0)
+    return {
+      shipment: { kind: 'clear' },
+      deliver: null,
+      notice: {
+        type: 'delivery.awaiting_shipment',
+        reason: `${unshipped.length} of the gift's ${giftLineItemIds.length} items ${
+          unshipped.length === 1 ? 'has' : 'have'
+        } not shipped yet (Shopify line item ${unshipped.join(', ')}): the video waits until every package of the gift is delivered, or the order is marked delivered (PUT delivered: 1)`,
+      },
+    };
 
   const outstanding = gift.filter((p) => p.deliveredAt === null);
   if (outstanding.length === 0) {

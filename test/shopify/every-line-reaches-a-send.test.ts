@@ -53,6 +53,23 @@ async function ship(
   return id;
 }
 
+/** Waits until the worker has processed every webhook the shop was sent (its sync ran). */
+async function everyWebhookProcessed(shop: string): Promise<void> {
+  await eventually(
+    async () => {
+      const waiting = await db()
+        .selectFrom('webhook_receipts')
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .where('shop', '=', shop)
+        .where('processed_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      return Number(waiting.count) === 0 ? true : undefined;
+    },
+    15_000,
+    `every webhook of ${shop} processed`,
+  );
+}
+
 async function timelineTypes(orderId: string, auth: string): Promise<string[]> {
   return (await getJson(app.baseUrl, `/v1/orders/${orderId}/events`, auth)).body.data.map(
     (entry: { type: string }) => entry.type,
@@ -91,6 +108,43 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     await ship(shop, orderId, [mug], { delivered: true, fulfillmentId: second });
     await eventually(
       async () => (mail.messages.some((m) => m.to.includes('bob@example.com')) ? true : undefined),
+      15_000,
+      'the recipient e-mail',
+    );
+  });
+
+  it('an item not fulfilled yet holds the video, even when every package that did ship is delivered', async () => {
+    const shop = `addon-unshipped-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    const [orderId, candle, mug, video] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
+    await app.webhook(
+      shop,
+      'orders/create',
+      orderPayload({
+        id: orderId,
+        lines: [
+          { id: candle, marker: false, title: 'Candle' },
+          { id: mug, marker: false, title: 'Mug' },
+          { id: video, recipientEmail: 'erin@example.com', requiresShipping: false },
+        ],
+      }),
+    );
+    const order = await videoOrderOf(app, shop, orderId);
+    await app.services.orders.markRecorded(order, { durationTenths: 50 });
+    const first = await ship(shop, orderId, [candle], { delivered: false });
+    await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
+    await eventually(
+      async () => ((await timelineTypes(order, auth)).includes('delivery.awaiting_shipment') ? true : undefined),
+      15_000,
+      'the awaiting-shipment notice',
+    );
+    await everyWebhookProcessed(shop);
+    expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body.delivered).toBe('0');
+    expect(mail.messages.some((m) => m.to.includes('erin@example.com'))).toBe(false);
+    const second = await ship(shop, orderId, [mug], { delivered: false });
+    await ship(shop, orderId, [mug], { delivered: true, fulfillmentId: second });
+    await eventually(
+      async () => (mail.messages.some((m) => m.to.includes('erin@example.com')) ? true : undefined),
       15_000,
       'the recipient e-mail',
     );

@@ -360,6 +360,34 @@ describe('planPackages (the multi-package rule)', () => {
     expect(plan.shipment).toEqual({ kind: 'clear' });
     expect(plan.notice?.type).toBe('delivery.via_shopify');
   });
+  describe('a gift of several line items, one not shipped yet', () => {
+    const candle = pkg('1', { lineItemIds: ['CANDLE'], deliveredAt: new Date('2026-12-05T00:00:00Z') });
+    it('is not delivered by the packages that did ship, and says which item it waits for', () => {
+      const plan = planPackages([candle], ['CANDLE', 'MUG'], on);
+      expect(plan.deliver).toBeNull();
+      expect(plan.notice).toEqual({
+        type: 'delivery.awaiting_shipment',
+        reason: expect.stringContaining("1 of the gift's 2 items has not shipped yet (Shopify line item MUG)"),
+      });
+    });
+    it('clears carrier tracking, so the shipped package cannot send the video before the rest ships', () => {
+      const outForDelivery = pkg('1', { lineItemIds: ['CANDLE'] });
+      expect(planPackages([outForDelivery], ['CANDLE', 'MUG'], on).shipment).toEqual({ kind: 'clear' });
+    });
+    it('counts an item as shipped whichever package carries it, and a cancelled package carries nothing', () => {
+      const both = pkg('2', { lineItemIds: ['MUG', 'CANDLE'] });
+      expect(planPackages([candle, both], ['CANDLE', 'MUG'], on).shipment).toMatchObject({ kind: 'set' });
+      const withdrawn = pkg('2', { lineItemIds: ['MUG'], status: 'cancelled' });
+      expect(planPackages([candle, withdrawn], ['CANDLE', 'MUG'], on).notice?.type).toBe('delivery.awaiting_shipment');
+    });
+    it('once the last item ships and is delivered, delivers at the last delivery', () => {
+      const mug = pkg('2', { lineItemIds: ['MUG'], deliveredAt: new Date('2026-12-07T00:00:00Z') });
+      expect(planPackages([candle, mug], ['CANDLE', 'MUG'], on).deliver).toEqual({
+        at: new Date('2026-12-07T00:00:00Z'),
+        fulfillmentIds: ['1', '2'],
+      });
+    });
+  });
   it('with the fallback off, an untrackable package is a visible block, and Shopify never delivers', () => {
     const off = { fallbackDelivered: false, carrierAliases: {} };
     expect(

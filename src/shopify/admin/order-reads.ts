@@ -4,7 +4,7 @@ import type { OrderRow } from '../../orders/serializer.ts';
 import { encodeCursor, newestOrdersPageQuery } from '../../orders/service.ts';
 import type { TrackingRow } from '../../tracking/trackings.ts';
 import type { SendRow } from '../../notifications/sends.ts';
-import { giftPackages, packageState, type PackageState } from '../packages.ts';
+import { giftPackages, NOTICE_TYPES, packageState, type PackageState } from '../packages.ts';
 import type { OrderStage, StageFacts } from './stage.ts';
 import { stageCondition } from './stage-sql.ts';
 
@@ -152,7 +152,7 @@ function packageCounts(packages: PackageState[], giftLineItemIds: readonly strin
 /** `shopify_order_links.notice` is "<timeline type>: <reason>" (order-sync.ts `putNotice`). */
 export function parseNotice(notice: string | null): NonNullable<StageFacts['shopify']>['notice'] {
   if (!notice) return null;
-  for (const type of ['delivery.via_shopify', 'delivery.blocked'] as const)
+  for (const type of NOTICE_TYPES)
     if (notice.startsWith(`${type}:`)) return { type, reason: notice.slice(type.length + 1).trim() };
   return null;
 }

@@ -2,6 +2,7 @@ import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import { carrierDisplayName } from '../../carriers/tracking-number.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import type { Channel, OrderStatus, SendStatus, SendTrigger, VideoStatus } from '../../vocabulary.ts';
+import type { Notice } from '../packages.ts';
 import { merchantWords } from './words.ts';
 
 /**
@@ -68,7 +69,7 @@ export interface StageFacts {
    * gift's packages Shopify knows of (how many, how many delivered).
    */
   shopify: {
-    notice: { type: 'delivery.via_shopify' | 'delivery.blocked'; reason: string } | null;
+    notice: Notice | null;
     packages?: { total: number; delivered: number };
   } | null;
   /** Tracking gave up on the package (the video will not send on its own). */
@@ -173,6 +174,8 @@ export function waitingReason(facts: StageFacts, stage: OrderStage = deriveStage
     case 'waiting_on_shopify':
       if (facts.shopify?.notice?.type === 'delivery.via_shopify')
         return `Waiting for Shopify to report the package delivered: ${merchantWords(facts.shopify.notice.reason)}.${otherPackages(facts)}`;
+      if (facts.shopify?.notice?.type === 'delivery.awaiting_shipment')
+        return `Waiting for the rest of the gift to ship: ${merchantWords(facts.shopify.notice.reason)}.${otherPackages(facts)}`;
       return facts.shopify?.packages?.total
         ? `Waiting for the gift's package to ship: Shopify has no tracked package for it yet.${otherPackages(facts)}`
         : 'Waiting for the order to ship: Shopify has no fulfillment with the gift yet.';

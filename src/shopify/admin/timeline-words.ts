@@ -126,6 +126,8 @@ export function describeTimelineEntry(entry: {
       return words(notWatchedTitle(data.outcome), reason);
     case 'delivery.via_shopify':
       return words('The video will be sent when Shopify reports the package delivered', reason);
+    case 'delivery.awaiting_shipment':
+      return words('The video waits for the rest of the gift to ship', reason);
     case 'delivery.blocked':
       return words('Delivery is blocked', reason);
     default: {

@@ -32,7 +32,7 @@ interface Spec {
   carrier: boolean;
   sends: SendStatus[];
   videos: VideoStatus[];
-  link: 'none' | 'plain' | 'via' | 'blocked';
+  link: 'none' | 'plain' | 'via' | 'awaiting' | 'blocked';
   stopped: TrackingStopReason | 'tracking' | 'none';
 }
 
@@ -55,7 +55,7 @@ const choices = {
     ['claimed'],
   ],
   videos: [[], ['pending'], ['failed'], ['processed', 'failed'], ['failed', 'pending'], ['processed']],
-  link: ['none', 'plain', 'via', 'blocked'],
+  link: ['none', 'plain', 'via', 'awaiting', 'blocked'],
   stopped: ['none', 'tracking', 'expired', 'returned', 'order_delivered'],
 } as const;
 
@@ -79,6 +79,7 @@ const STAGE_EXAMPLES: Spec[] = [
   { ...tracked, carrier: false, stopped: 'none' },
   { ...tracked, carrier: false, link: 'plain', stopped: 'none' },
   { ...tracked, carrier: false, link: 'via', stopped: 'none' },
+  { ...tracked, carrier: false, link: 'awaiting', stopped: 'none' },
   { ...tracked, status: 'delivered', sends: ['pending'], stopped: 'order_delivered' },
   { ...tracked, status: 'delivered', sent: true, sends: ['sent'] },
   { ...tracked, status: 'delivered', sent: true, viewed: true, sends: ['sent'] },
@@ -179,9 +180,11 @@ async function seed(specs: Spec[]): Promise<void> {
           notice:
             spec.link === 'via'
               ? 'delivery.via_shopify: Doorstep does not track "Canada Post"'
-              : spec.link === 'blocked'
-                ? 'delivery.blocked: the Shopify order has no item that ships'
-                : null,
+              : spec.link === 'awaiting'
+                ? "delivery.awaiting_shipment: 1 of the gift's 2 items has not shipped yet (Shopify line item 2)"
+                : spec.link === 'blocked'
+                  ? 'delivery.blocked: the Shopify order has no item that ships'
+                  : null,
           shopify_order_name: `#${1000 + i}`,
           created_at: now,
         })

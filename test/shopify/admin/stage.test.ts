@@ -198,6 +198,21 @@ describe('words for the reason', () => {
     ).toBe(
       'Waiting for Shopify to report the package delivered: Doorstep does not track "Canada Post". 2 of 3 packages delivered; the video goes when the last one arrives.',
     );
+    expect(
+      waitingReason({
+        ...packages(2, 2),
+        carrier: null,
+        shopify: {
+          notice: {
+            type: 'delivery.awaiting_shipment',
+            reason: "1 of the gift's 3 items has not shipped yet (Shopify line item 4801)",
+          },
+          packages: { total: 2, delivered: 2 },
+        },
+      }),
+    ).toBe(
+      "Waiting for the rest of the gift to ship: 1 of the gift's 3 items has not shipped yet (Shopify line item 4801). 2 of 2 packages delivered; the video goes when the last one arrives.",
+    );
   });
 });
 

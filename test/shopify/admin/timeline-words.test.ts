@@ -67,6 +67,10 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
   'delivery.via_shopify': {
     reason: 'Doorstep does not track "Canada Post"; the video is sent when Shopify reports the package delivered',
   },
+  'delivery.awaiting_shipment': {
+    reason:
+      "1 of the gift's 2 items has not shipped yet (Shopify line item 4801): the video waits until every package of the gift is delivered, or the order is marked delivered (PUT delivered: 1)",
+  },
   'delivery.blocked': { reason: 'the Shopify order has no item that ships (PUT delivered: 1)' },
 };
 
