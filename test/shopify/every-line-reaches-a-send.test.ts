@@ -76,107 +76,85 @@ async function timelineTypes(orderId: string, auth: string): Promise<string[]> {
   );
 }
 
+/**
+ * A Shopify order of a candle and a mug that ship, and a video message sold as a non-shipping
+ * add-on for `recipientEmail`, recorded. With `giftKey`, the storefront block marked the candle.
+ */
+async function recordedAddonOrder(shop: string, recipientEmail: string, giftKey?: string) {
+  const [orderId, candle, mug, video] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
+  const key = giftKey ? { giftKey } : {};
+  await app.webhook(
+    shop,
+    'orders/create',
+    orderPayload({
+      id: orderId,
+      lines: [
+        { id: candle, marker: false, title: 'Candle', ...key },
+        { id: mug, marker: false, title: 'Mug' },
+        { id: video, recipientEmail, requiresShipping: false, ...key },
+      ],
+    }),
+  );
+  const order = await videoOrderOf(app, shop, orderId);
+  await app.services.orders.markRecorded(order, { durationTenths: 50 });
+  return { orderId, candle, mug, order };
+}
+
+async function recipientEmailArrives(address: string): Promise<void> {
+  await eventually(
+    async () => (mail.messages.some((m) => m.to.includes(address)) ? true : undefined),
+    15_000,
+    'the recipient e-mail',
+  );
+}
+
+async function timelineGets(order: string, auth: string, type: string): Promise<void> {
+  await eventually(
+    async () => ((await timelineTypes(order, auth)).includes(type) ? true : undefined),
+    15_000,
+    `${type} on the timeline`,
+  );
+}
+
 describe('a video sold as a non-shipping add-on next to the gift', () => {
   it('waits for every shipped item by default: delivered when the last shipped package is', async () => {
     const shop = `addon-all-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
-    const [orderId, candle, mug, video] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
-    await app.webhook(
-      shop,
-      'orders/create',
-      orderPayload({
-        id: orderId,
-        lines: [
-          { id: candle, marker: false, title: 'Candle' },
-          { id: mug, marker: false, title: 'Mug' },
-          { id: video, recipientEmail: 'bob@example.com', requiresShipping: false },
-        ],
-      }),
-    );
-    const order = await videoOrderOf(app, shop, orderId);
-    await app.services.orders.markRecorded(order, { durationTenths: 50 });
+    const { orderId, candle, mug, order } = await recordedAddonOrder(shop, 'bob@example.com');
     const first = await ship(shop, orderId, [candle], { delivered: false });
     const second = await ship(shop, orderId, [mug], { delivered: false });
     await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
     // One of two packages: the order waits, and its timeline says Shopify's signal decides.
-    await eventually(
-      async () => ((await timelineTypes(order, auth)).includes('delivery.via_shopify') ? true : undefined),
-      15_000,
-      'the via-Shopify notice',
-    );
+    await timelineGets(order, auth, 'delivery.via_shopify');
     expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body.delivered).toBe('0');
     await ship(shop, orderId, [mug], { delivered: true, fulfillmentId: second });
-    await eventually(
-      async () => (mail.messages.some((m) => m.to.includes('bob@example.com')) ? true : undefined),
-      15_000,
-      'the recipient e-mail',
-    );
+    await recipientEmailArrives('bob@example.com');
   });
 
   it('an item not fulfilled yet holds the video, even when every package that did ship is delivered', async () => {
     const shop = `addon-unshipped-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
-    const [orderId, candle, mug, video] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
-    await app.webhook(
-      shop,
-      'orders/create',
-      orderPayload({
-        id: orderId,
-        lines: [
-          { id: candle, marker: false, title: 'Candle' },
-          { id: mug, marker: false, title: 'Mug' },
-          { id: video, recipientEmail: 'erin@example.com', requiresShipping: false },
-        ],
-      }),
-    );
-    const order = await videoOrderOf(app, shop, orderId);
-    await app.services.orders.markRecorded(order, { durationTenths: 50 });
+    const { orderId, candle, mug, order } = await recordedAddonOrder(shop, 'erin@example.com');
     const first = await ship(shop, orderId, [candle], { delivered: false });
     await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
-    await eventually(
-      async () => ((await timelineTypes(order, auth)).includes('delivery.awaiting_shipment') ? true : undefined),
-      15_000,
-      'the awaiting-shipment notice',
-    );
+    await timelineGets(order, auth, 'delivery.awaiting_shipment');
     await everyWebhookProcessed(shop);
     expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body.delivered).toBe('0');
     expect(mail.messages.some((m) => m.to.includes('erin@example.com'))).toBe(false);
     const second = await ship(shop, orderId, [mug], { delivered: false });
     await ship(shop, orderId, [mug], { delivered: true, fulfillmentId: second });
-    await eventually(
-      async () => (mail.messages.some((m) => m.to.includes('erin@example.com')) ? true : undefined),
-      15_000,
-      'the recipient e-mail',
-    );
+    await recipientEmailArrives('erin@example.com');
   });
 
   it('with the shop set to "the item the block was added to", waits only for that item, then sends', async () => {
     const shop = `addon-gift-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
     await updateShopSettings(db(), shop, { gift_packages: 'gift_item' }, new Date());
-    const [orderId, candle, mug, video] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
-    await app.webhook(
-      shop,
-      'orders/create',
-      orderPayload({
-        id: orderId,
-        lines: [
-          { id: candle, marker: false, title: 'Candle', giftKey: 'g-1' },
-          { id: mug, marker: false, title: 'Mug' },
-          { id: video, recipientEmail: 'cleo@example.com', requiresShipping: false, giftKey: 'g-1' },
-        ],
-      }),
-    );
-    const order = await videoOrderOf(app, shop, orderId);
-    await app.services.orders.markRecorded(order, { durationTenths: 50 });
+    const { orderId, candle, mug, order } = await recordedAddonOrder(shop, 'cleo@example.com', 'g-1');
     await ship(shop, orderId, [mug], { delivered: false });
     const candlePackage = await ship(shop, orderId, [candle], { delivered: false });
     await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: candlePackage });
-    await eventually(
-      async () => (mail.messages.some((m) => m.to.includes('cleo@example.com')) ? true : undefined),
-      15_000,
-      'the recipient e-mail',
-    );
+    await recipientEmailArrives('cleo@example.com');
     expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body).toMatchObject({ delivered: '1' });
   });
 
