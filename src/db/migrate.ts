@@ -23,6 +23,7 @@ import * as carrierDeliveryHours from './migrations/025-carrier-delivery-hours.t
 import * as sendsRecipientFirst from './migrations/026-sends-recipient-first.ts';
 import * as sendsOrderRecorded from './migrations/027-sends-order-recorded.ts';
 import * as shopsPlainTextTokens from './migrations/031-shops-plain-text-tokens.ts';
+import * as vacuumHotTables from './migrations/032-vacuum-hot-tables.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '026-sends-recipient-first': sendsRecipientFirst,
   '027-sends-order-recorded': sendsOrderRecorded,
   '031-shops-plain-text-tokens': shopsPlainTextTokens,
+  '032-vacuum-hot-tables': vacuumHotTables,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */
