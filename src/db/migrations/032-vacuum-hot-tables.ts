@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
  * Every update of a hot row then walks and prunes them, and the work per request grew with the table:
  * in the bench's large-table step an orders/create webhook touched 189 buffers on an empty database
  * and 275 → 398 on the seeded one, run after run, until autovacuum came at the 200,000th dead version
- * and it fell back to 191 (bench/results/large-tables-2026-11-26.md).
+ * and it fell back to 191 (bench/results/large-tables-2026-11-26-before-032.md).
  *
  * Here the trigger is 1,000 + 1% of the rows. A vacuum of a large table whose changes sit in its newest
  * pages is cheap: the visibility map lets it skip the pages nobody touched.
