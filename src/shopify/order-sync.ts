@@ -420,7 +420,6 @@ export class ShopifyOrderSync {
   }
 }
 
-/** What a link stores of its notice (`shopify_order_links.notice`). */
 const LOST_INSERT_RACE = Symbol('lost the insert race');
 
 /**
@@ -442,6 +441,7 @@ async function writeFulfillment<T>(db: Db, write: (trx: Db) => Promise<T | typeo
   throw new Error('a Shopify fulfillment row kept disappearing between insert attempts');
 }
 
+/** What a link stores of its notice (`shopify_order_links.notice`). */
 function noticeText(notice: Notice | null): string | null {
   return notice ? `${notice.type}: ${notice.reason}` : null;
 }
