@@ -1,6 +1,7 @@
 /**
  * Issue 11, "every scenario within 10% of the empty table": the plans PostgreSQL really ran for a
- * PUT of a carrier and number and for an orders/create webhook (its intake and its processing),
+ * GET of an order, a PUT of its price, a PUT of a carrier and number and for an orders/create webhook
+ * (its intake and its processing),
  * with EXPLAIN (ANALYZE, BUFFERS) of every statement, on a database seeded as `npm run bench` seeds
  * it. PostgreSQL's auto_explain writes each statement's plan to the server log, so what is shown is
  * the service's own statements, not copies of them; a Seq Scan of a seeded table is called out.
@@ -73,6 +74,18 @@ try {
       const text = fs.readFileSync(logFile).subarray(from).toString();
       sections.push(`## ${name}\n\n${summarizePlans(text)}`);
     };
+    await between('GET /v1/orders/{id}', async () => {
+      const response = await fetch(`${base}/v1/orders/${orderId}`, { headers: { Authorization: authorization } });
+      if (!response.ok) throw new Error(`GET answered ${response.status}: ${await response.text()}`);
+    });
+    await between('PUT price', async () => {
+      const response = await fetch(`${base}/v1/orders/${orderId}`, {
+        method: 'PUT',
+        headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ price: 1250 }),
+      });
+      if (!response.ok) throw new Error(`PUT answered ${response.status}: ${await response.text()}`);
+    });
     await between('PUT carrier + number', async () => {
       const response = await fetch(`${base}/v1/orders/${orderId}`, {
         method: 'PUT',

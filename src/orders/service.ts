@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Insertable, Updateable } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
+import { filterOnly } from '../db/filter-only.ts';
 import type { OrderEventsTable, OrdersTable } from '../db/schema.ts';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.ts';
 import { isUuid } from '../validation.ts';
@@ -686,7 +687,7 @@ export function orderQuery(db: Db, accountId: string, orderId: string) {
     .selectFrom('orders')
     .selectAll()
     .where('id', '=', orderId)
-    .where('account_id', '=', accountId)
+    .where(filterOnly('account_id'), '=', accountId)
     .where('deleted_at', 'is', null);
 }
 
@@ -728,7 +729,7 @@ export function lockOrderQuery(
 ) {
   let query = trx.selectFrom('orders').selectAll().where('id', '=', orderId);
   if (!options.includeDeleted) query = query.where('deleted_at', 'is', null);
-  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+  if (accountId !== undefined) query = query.where(filterOnly('account_id'), '=', accountId);
   return query.forUpdate();
 }
 
