@@ -34,8 +34,9 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
  * Waits until the server does nothing of its own: one CHECKPOINT (the seed's gigabytes of WAL are
  * otherwise flushed by a spread checkpoint during the first measurements) and no autovacuum worker
  * running in any database (the earlier steps' burst leaves tens of thousands of changed rows in the
- * main database, vacuumed whenever autovacuum gets to them). A comparison started on a busy server
- * showed it: its first three pairs put the seeded side 13–19% behind, the other seven within 10%.
+ * main database, vacuumed whenever autovacuum gets to them). A guard, so that a slow first pair is
+ * never the server's own work: in the run that added it, it waited 0.4 s, and the seeded side's
+ * slowness turned out to be plans (src/db/filter-only.ts).
  * Returns how long it waited and how many autovacuum workers were still running at the limit.
  */
 export async function settlePostgres(
