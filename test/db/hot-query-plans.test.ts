@@ -33,6 +33,7 @@ import {
   releaseClaimQuery,
 } from '../../src/tracking/trackings.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { describePlan, indexesIn, planNodes, planOf as planOfQuery, type PlanNode } from '../support/query-plans.ts';
 
 /**
  * Issue 11: every query on a hot path is served by an index. The database is seeded until a
@@ -79,38 +80,13 @@ afterAll(async () => {
   await database?.close();
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-async function planOf(query: { compile(): CompiledQuery } | CompiledQuery): Promise<PlanNode> {
-  const compiled = 'compile' in query ? query.compile() : query;
-  const result = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
-  );
-  const cell = result.rows[0]!['QUERY PLAN'];
-  // pg parses the json column; PGlite may hand it back as text.
-  const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
-  return plan[0]!.Plan;
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
+const planOf = (query: { compile(): CompiledQuery } | CompiledQuery) => planOfQuery(db, query);
 
 /** The large tables the plan reads whole, e.g. ["sends"]; empty when every large table is read through an index. */
 function seqScannedLargeTables(plan: PlanNode): string[] {
-  return nodes(plan)
+  return planNodes(plan)
     .filter((node) => node['Node Type'] === 'Seq Scan' && LARGE_TABLES.includes(node['Relation Name'] ?? ''))
     .map((node) => node['Relation Name']!);
-}
-
-function describePlan(plan: PlanNode, depth = 0): string {
-  const self = `${'  '.repeat(depth)}${plan['Node Type']}${plan['Relation Name'] ? ` on ${plan['Relation Name']}` : ''}${plan['Index Name'] ? ` using ${plan['Index Name']}` : ''}`;
-  return [self, ...(plan.Plans ?? []).map((child) => describePlan(child, depth + 1))].join('\n');
 }
 
 const compileWith = (query: { compile(executor: Db): CompiledQuery }) => ({ compile: () => query.compile(db) });
@@ -187,8 +163,7 @@ describe('hot queries on a seeded database', () => {
       const plan = await planOf(
         moveSendQuery(db, { id: 'snd_12345_recipient_video', claim_token: 'token' }, from, { status: to }, NOW),
       );
-      const indexes = nodes(plan).flatMap((node) => (node['Index Name'] ? [node['Index Name']] : []));
-      expect(indexes, `${from} → ${to}\n${describePlan(plan)}`).toEqual(['sends_pkey']);
+      expect(indexesIn(plan), `${from} → ${to}\n${describePlan(plan)}`).toEqual(['sends_pkey']);
     }
   });
 

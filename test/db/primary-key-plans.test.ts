@@ -1,8 +1,9 @@
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { lockOrderQuery, orderQuery, orderWithTimelineQuery } from '../../src/orders/service.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { describePlan, indexesIn, planOf } from '../support/query-plans.ts';
 
 /**
  * The order's reads by id and account must go through `orders_pkey`, whatever the statistics say of
@@ -43,32 +44,16 @@ afterAll(async () => {
   await database?.close();
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-async function indexesUsed(query: { compile(): CompiledQuery }): Promise<string[]> {
-  const compiled = query.compile();
-  const result = await db.executeQuery<{ 'QUERY PLAN': unknown }>(
-    CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
-  );
-  const cell = result.rows[0]!['QUERY PLAN'];
-  const plan = (typeof cell === 'string' ? JSON.parse(cell) : cell) as Array<{ Plan: PlanNode }>;
-  const walk = (node: PlanNode): string[] => [
-    ...(node['Index Name'] ? [node['Index Name']] : []),
-    ...(node.Plans ?? []).flatMap(walk),
-  ];
-  return walk(plan[0]!.Plan);
-}
-
 describe('an order read by id and account, in an account the statistics think empty', () => {
   it.each([
     ['GET order', () => orderQuery(db, 'acc_small', SMALL_ORDER)],
     ['GET order with its timeline', () => orderWithTimelineQuery(db, 'acc_small', SMALL_ORDER)],
     ['the order row lock', () => lockOrderQuery(db, SMALL_ORDER, 'acc_small')],
   ])('%s uses the primary key', async (_name, query) => {
-    expect((await indexesUsed(query())).filter((index) => index.startsWith('orders'))).toEqual(['orders_pkey']);
+    const plan = await planOf(db, query());
+    expect(
+      indexesIn(plan).filter((index) => index.startsWith('orders')),
+      describePlan(plan),
+    ).toEqual(['orders_pkey']);
   });
 });
