@@ -599,7 +599,9 @@ async function largeTables() {
     unit: 's',
     note: 'a CHECKPOINT, then until no autovacuum worker runs in any database',
     ...(settled.autovacuumsLeft > 0
-      ? { problem: `${settled.autovacuumsLeft} autovacuum workers were still running ${settings.settleLimitSeconds} s later` }
+      ? {
+          problem: `${settled.autovacuumsLeft} autovacuum workers were still running ${settings.settleLimitSeconds} s later`,
+        }
       : {}),
   });
   const pairs = settings.pairs;
