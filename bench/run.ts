@@ -36,7 +36,7 @@ import {
 } from './support/buffers.ts';
 import { startChild, runToEnd, type Child } from './support/children.ts';
 import { benchRoot, loadProblem, runLoad, type LoadResult, type LoadSpec } from './support/load.ts';
-import { settlePostgres, startPostgres, type BenchPostgres } from './support/postgres.ts';
+import { startPostgres, type BenchPostgres } from './support/postgres.ts';
 import { SEEDED_TABLES, seedLargeTables, tableSizes } from './support/seed.ts';
 import { basicAuthorization, createBenchOrder, startBenchService } from './support/service.ts';
 import { measurePush } from './tracking/push.ts';
@@ -84,7 +84,6 @@ const settings = quick
       pushPackages: 10,
       subprocessLimitSeconds: 180,
       stepLimitSeconds: 600,
-      settleLimitSeconds: 30,
     }
   : {
       runs: 3,
@@ -106,8 +105,6 @@ const settings = quick
       subprocessLimitSeconds: 600,
       // Any step (large-tables takes about 16 min): past this the bench reports it failed and goes on.
       stepLimitSeconds: 2_700,
-      // Before the large-table pairs: the longest wait for a quiet PostgreSQL (support/postgres.ts settlePostgres).
-      settleLimitSeconds: 300,
     };
 for (const [flag, key] of [
   ['burst-rate', 'burstRate'],
@@ -591,19 +588,6 @@ async function largeTables() {
   seeded ??= await seedSite(postgres, dataDir, buffers);
   await startService(seeded.site);
   const other = seeded.site;
-  const settled = await settlePostgres((await mainSite()).pool, settings.settleLimitSeconds);
-  record({
-    id: 'seeded.settled',
-    label: 'Large tables: PostgreSQL settled before the first pair',
-    value: settled.seconds,
-    unit: 's',
-    note: 'a CHECKPOINT, then until no autovacuum worker runs in any database',
-    ...(settled.autovacuumsLeft > 0
-      ? {
-          problem: `${settled.autovacuumsLeft} autovacuum workers were still running ${settings.settleLimitSeconds} s later`,
-        }
-      : {}),
-  });
   const pairs = settings.pairs;
   for (const id of Object.keys(HTTP_SCENARIOS) as HttpScenario[]) {
     const results = new Map<Site, LoadResult[]>([

@@ -29,28 +29,3 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
     .replace(/^postgres \(PostgreSQL\) /, '');
   return { url: server.url, doorstepEnv: server.doorstepEnv, version: `PostgreSQL ${version}`, stop: server.destroy };
 }
-
-/**
- * Waits until the server does nothing of its own: one CHECKPOINT (the seed's gigabytes of WAL are
- * otherwise flushed by a spread checkpoint during the first measurements) and no autovacuum worker
- * running in any database (the earlier steps' burst leaves tens of thousands of changed rows in the
- * main database, vacuumed whenever autovacuum gets to them). A guard, so that a slow first pair is
- * never the server's own work: in the run that added it, it waited 0.4 s, and the seeded side's
- * slowness turned out to be plans (src/db/filter-only.ts).
- * Returns how long it waited and how many autovacuum workers were still running at the limit.
- */
-export async function settlePostgres(
-  pool: { query<R extends object>(text: string): Promise<{ rows: R[] }> },
-  limitSeconds: number,
-): Promise<{ seconds: number; autovacuumsLeft: number }> {
-  const started = performance.now();
-  await pool.query('checkpoint');
-  for (;;) {
-    const { rows } = await pool.query<{ n: number }>(
-      "select count(*)::int as n from pg_stat_activity where backend_type = 'autovacuum worker'",
-    );
-    const seconds = (performance.now() - started) / 1000;
-    if (rows[0]!.n === 0 || seconds >= limitSeconds) return { seconds, autovacuumsLeft: rows[0]!.n };
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}

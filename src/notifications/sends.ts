@@ -102,12 +102,7 @@ export async function planRecipientVideo(
   for (const send of plan.due) {
     const queued = existing.find((row) => row.channel === send.channel && untouched(row));
     if (queued) {
-      await trx
-        .updateTable('sends')
-        .set({ due_at: send.dueAt, updated_at: now })
-        .where('id', '=', queued.id)
-        .where('status', '=', 'pending')
-        .execute();
+      await rescheduleSendQuery(trx, queued.id, send.dueAt, now).execute();
       continue;
     }
     // Sending happens on its own once per channel; after a failure only an explicit resend
@@ -317,6 +312,19 @@ export function moveSendQuery(
     .where('id', '=', send.id)
     .where(filterOnly('status'), '=', from)
     .where('claim_token', '=', send.claim_token);
+}
+
+/**
+ * A queued message's new due time, if it is still queued. Its status is only checked (filterOnly),
+ * as in moveSendQuery: while hardly anything is queued, a bare `status = 'pending'` makes the partial
+ * `sends_due` indexes look free to the planner.
+ */
+export function rescheduleSendQuery(db: Db, sendId: string, dueAt: Date, now: Date) {
+  return db
+    .updateTable('sends')
+    .set({ due_at: dueAt, updated_at: now })
+    .where('id', '=', sendId)
+    .where(filterOnly('status'), '=', 'pending');
 }
 
 /** The recipient's video messages of one order (every order change plans them); select the columns you need. */
