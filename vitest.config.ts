@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ['test/support/global-setup.ts'],
+    // A worker process that dies names itself and its file (see both files for why).
+    setupFiles: ['test/support/worker-exit-trace.ts'],
+    reporters: ['default', './test/support/unfinished-files-reporter.ts'],
   },
 });

@@ -1,0 +1,20 @@
+import type { Reporter, TestModule } from 'vitest/node';
+
+/**
+ * Names the test files a run never finished. When the process running a file dies (a native crash,
+ * the kernel's OOM killer, a stray signal), vitest's summary says only "Worker exited unexpectedly":
+ * the file is neither passed nor failed, so it is missing from every list. CI once failed that way
+ * with no way to tell which file it was; this line is what the next such failure needs.
+ */
+export default class UnfinishedFilesReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const unfinished = testModules.filter((module) => module.state() === 'queued' || module.state() === 'pending');
+    if (unfinished.length === 0) return;
+    const lines = unfinished.map((module) => {
+      const tests = [...module.children.allTests()];
+      const done = tests.filter((test) => test.result().state !== 'pending').length;
+      return `  ${module.relativeModuleId}: ${done} of ${tests.length} tests reported before it stopped`;
+    });
+    process.stderr.write(`\nTest files that never finished (their worker process died):\n${lines.join('\n')}\n`);
+  }
+}
