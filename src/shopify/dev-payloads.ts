@@ -54,6 +54,8 @@ export interface GiftLine {
   sendTrigger?: string;
   price?: string;
   quantity?: number;
+  /** What is left after order edits (`current_quantity`); 0 = removed by an edit. Default: `quantity`. */
+  currentQuantity?: number;
   marker?: boolean;
   productId?: number;
   variantId?: number;
@@ -102,6 +104,7 @@ export function orderPayload(options: {
       variant_id: line.variantId ?? 9_000_000_001,
       title: line.title ?? (line.marker === false ? 'Scented candle' : 'Video gift message'),
       quantity: line.quantity ?? 1,
+      current_quantity: line.currentQuantity ?? line.quantity ?? 1,
       price: line.price ?? '12.00',
       total_discount: '0.00',
       discount_allocations: [],

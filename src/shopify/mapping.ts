@@ -97,12 +97,10 @@ export function videoLineItems(
   order: Pick<ShopifyOrder, 'line_items' | 'note_attributes'>,
   settings: VideoProductSettings,
 ): ShopifyLineItem[] {
-  const items = order.line_items.filter((item) => {
-    if (isMarked(lineItemProperties(item))) return true;
-    if (item.product_id !== null && settings.videoProductIds.includes(item.product_id)) return true;
-    return item.variant_id !== null && settings.videoVariantIds.includes(item.variant_id);
-  });
-  if (items.length > 0 || !isMarked(propertyMap(order.note_attributes))) return items;
+  const lines = order.line_items.filter((item) => isVideoLine(item, settings));
+  const items = lines.filter((item) => !removedByOrderEdit(item));
+  // A video line an edit removed is still the order's video message: no cart-attributes one instead.
+  if (lines.length > 0 || !isMarked(propertyMap(order.note_attributes))) return items;
   return [
     {
       id: CART_ATTRIBUTES_LINE_ID,
@@ -115,8 +113,37 @@ export function videoLineItems(
       discount_allocations: null,
       properties: [],
       requires_shipping: false,
+      current_quantity: null,
     },
   ];
+}
+
+function isVideoLine(item: ShopifyLineItem, settings: VideoProductSettings): boolean {
+  if (isMarked(lineItemProperties(item))) return true;
+  if (item.product_id !== null && settings.videoProductIds.includes(item.product_id)) return true;
+  return item.variant_id !== null && settings.videoVariantIds.includes(item.variant_id);
+}
+
+/** An order edit took the line out of the order: it stays listed, with `current_quantity` 0. */
+export function removedByOrderEdit(line: Pick<ShopifyLineItem, 'current_quantity'>): boolean {
+  return line.current_quantity === 0;
+}
+
+/**
+ * A gift's line ids once order edits are applied: a line an edit removed will never ship, so the
+ * video stops waiting for it. The set only shrinks — a payload processed late (webhooks of one order
+ * arrive in any order) can never bring back a line a newer one removed. `removed` is empty when
+ * nothing changed.
+ */
+export function giftLinesAfterEdits(
+  order: Pick<ShopifyOrder, 'line_items'>,
+  giftLineItemIds: readonly string[],
+): { kept: string[]; removed: string[] } {
+  const removedNow = new Set(order.line_items.filter(removedByOrderEdit).map((line) => line.id));
+  return {
+    kept: giftLineItemIds.filter((id) => !removedNow.has(id)),
+    removed: giftLineItemIds.filter((id) => removedNow.has(id)),
+  };
 }
 
 /**
@@ -131,7 +158,9 @@ export function giftLineItemIds(
   mode: GiftPackages,
 ): string[] {
   if (videoItem.requires_shipping) return [videoItem.id];
-  const shipped = order.line_items.filter((line) => line.requires_shipping && line.id !== videoItem.id);
+  const shipped = order.line_items.filter(
+    (line) => line.requires_shipping && !removedByOrderEdit(line) && line.id !== videoItem.id,
+  );
   if (mode === 'gift_item') {
     const key = lineItemProperties(videoItem).get(PROPERTY.giftKey);
     const marked = key ? shipped.filter((line) => lineItemProperties(line).get(PROPERTY.giftKey) === key) : [];

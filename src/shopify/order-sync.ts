@@ -4,7 +4,15 @@ import type { Logger } from '../logger.ts';
 import { recordTimeline } from '../orders/timeline.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
-import { giftLineItemIds, orderCurrency, orderToVideoOrder, trackingNumbersOf, videoLineItems } from './mapping.ts';
+import {
+  giftLineItemIds,
+  giftLinesAfterEdits,
+  orderCurrency,
+  orderToVideoOrder,
+  removedByOrderEdit,
+  trackingNumbersOf,
+  videoLineItems,
+} from './mapping.ts';
 import { isStaleUpdate, packageState, planPackages, type Notice, type PackageState } from './packages.ts';
 import type { ShopifyFulfillment, ShopifyOrder } from './payloads.ts';
 import type { ShopRow } from './shops.ts';
@@ -47,6 +55,7 @@ export class ShopifyOrderSync {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
+    const edited = await this.applyOrderEdits(shop, order, outcome);
     // Each line's package-plan inputs, known without another read; when a line's are not, the full sync plans.
     const known: KnownLine[] = [];
     let allKnown = true;
@@ -160,10 +169,85 @@ export class ShopifyOrderSync {
       (result.replayed ? outcome.existing : outcome.created).push(result.order.id);
     }
     // Fulfillments may have arrived before the order: apply what we already know.
-    if (allKnown && outcome.existing.length === known.filter((line) => line.order === null).length)
+    if (!edited && allKnown && outcome.existing.length === known.filter((line) => line.order === null).length)
       await this.syncKnownLines(shop, order.id, known);
     else await this.syncShopifyOrder(shop, order.id);
     return outcome;
+  }
+
+  /**
+   * Order edits, as orders/updated tells them (`current_quantity` 0 on a removed line). A video line
+   * an edit removed cancels its video order — unless the video already went, which the receipt says.
+   * A gift item an edit removed will never ship, so the video stops waiting for it (else it would
+   * wait for good). Returns whether a gift changed: then the caller plans from the stored links.
+   * Replays change nothing: the cancel is a no-op the second time, and nothing is left to drop.
+   */
+  private async applyOrderEdits(shop: ShopRow, order: ShopifyOrder, outcome: CreateOutcome): Promise<boolean> {
+    const removedLines = order.line_items.filter(removedByOrderEdit).map((line) => line.id);
+    if (removedLines.length === 0) return false;
+    let giftChanged = false;
+    for (const link of await linksOfOrderQuery(this.deps.db, shop.domain, order.id).execute()) {
+      // A link's own line is its video message (whatever the shop's video products are now).
+      if (!removedLines.includes(link.line_item_id)) {
+        if (await this.dropRemovedGiftItems(link, order)) giftChanged = true;
+        continue;
+      }
+      try {
+        await this.deps.orders.cancel(
+          link.order_id,
+          'shopify',
+          `an order edit removed the video message (Shopify line item ${link.line_item_id}) from the order`,
+        );
+      } catch (error) {
+        // Already sent (ConflictError) or deleted through the API: nothing left to stop.
+        if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
+        outcome.problems.push(`line item ${link.line_item_id}: removed by an order edit; ${(error as Error).message}`);
+      }
+    }
+    return giftChanged;
+  }
+
+  /** Takes the items an order edit removed out of one link's gift, with a timeline entry saying so. */
+  private async dropRemovedGiftItems(
+    link: { shop: string; line_item_id: string },
+    order: ShopifyOrder,
+  ): Promise<boolean> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      // Locked, so two orders/updated of one order processed at once cannot both drop from the same set.
+      const locked = await orderLinkQuery(trx, link.shop, order.id, link.line_item_id)
+        .select(['order_id', 'account_id', 'gift_line_item_ids'])
+        .forUpdate()
+        .executeTakeFirst();
+      if (!locked) return false;
+      const { kept, removed } = giftLinesAfterEdits(order, locked.gift_line_item_ids ?? [link.line_item_id]);
+      if (removed.length === 0) return false;
+      await trx
+        .updateTable('shopify_order_links')
+        .set({ gift_line_item_ids: JSON.stringify(kept) })
+        .where('shop', '=', link.shop)
+        .where('shopify_order_id', '=', order.id)
+        .where('line_item_id', '=', link.line_item_id)
+        .execute();
+      const items =
+        removed.length === 1 ? `Shopify line item ${removed[0]}` : `Shopify line items ${removed.join(', ')}`;
+      await recordTimeline(
+        trx,
+        { id: locked.order_id, account_id: locked.account_id },
+        'shopify',
+        [
+          {
+            type: 'delivery.items_removed',
+            data: {
+              reason: `an order edit removed ${items} from the gift: the video no longer waits for ${
+                removed.length === 1 ? 'it' : 'them'
+              }`,
+            },
+          },
+        ],
+        this.deps.now(),
+      );
+      return true;
+    });
   }
 
   /**

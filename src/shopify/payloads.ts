@@ -43,6 +43,16 @@ export const shopifyLineItem = z.object({
     .boolean()
     .nullish()
     .transform((v) => v ?? true),
+  /**
+   * What is left of the line after order edits (Admin API 2024-01 on). 0: an edit removed it; the
+   * line stays in `line_items` with its first `quantity`. Absent (older versions): nothing removed.
+   */
+  current_quantity: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullish()
+    .transform((v) => v ?? null),
 });
 export type ShopifyLineItem = z.output<typeof shopifyLineItem>;
 

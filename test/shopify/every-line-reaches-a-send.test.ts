@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fakeShopifyId, fulfillmentPayload, orderPayload } from '../../src/shopify/dev-payloads.ts';
+import { fakeShopifyId, fulfillmentPayload, orderPayload, type GiftLine } from '../../src/shopify/dev-payloads.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { eventually } from '../support/workers.ts';
@@ -83,21 +83,22 @@ async function timelineTypes(orderId: string, auth: string): Promise<string[]> {
 async function recordedAddonOrder(shop: string, recipientEmail: string, giftKey?: string) {
   const [orderId, candle, mug, video] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
   const key = giftKey ? { giftKey } : {};
-  await app.webhook(
-    shop,
-    'orders/create',
-    orderPayload({
-      id: orderId,
-      lines: [
-        { id: candle, marker: false, title: 'Candle', ...key },
-        { id: mug, marker: false, title: 'Mug' },
-        { id: video, recipientEmail, requiresShipping: false, ...key },
-      ],
-    }),
-  );
+  const lines: GiftLine[] = [
+    { id: candle, marker: false, title: 'Candle', ...key },
+    { id: mug, marker: false, title: 'Mug' },
+    { id: video, recipientEmail, requiresShipping: false, ...key },
+  ];
+  await app.webhook(shop, 'orders/create', orderPayload({ id: orderId, lines }));
   const order = await videoOrderOf(app, shop, orderId);
   await app.services.orders.markRecorded(order, { durationTenths: 50 });
-  return { orderId, candle, mug, order };
+  /** The order after the merchant edited it: the `removed` lines have `current_quantity` 0. */
+  const editedPayload = (removed: number[]) =>
+    orderPayload({
+      id: orderId,
+      updatedAt: '2026-12-02T09:00:00-05:00',
+      lines: lines.map((line) => (removed.includes(line.id) ? { ...line, currentQuantity: 0 } : line)),
+    });
+  return { orderId, candle, mug, video, order, editedPayload };
 }
 
 async function recipientEmailArrives(address: string): Promise<void> {
@@ -156,6 +157,46 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: candlePackage });
     await recipientEmailArrives('cleo@example.com');
     expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body).toMatchObject({ delivered: '1' });
+  });
+
+  it('an order edit that removes the item not shipped yet lets the video go when the rest is delivered', async () => {
+    const shop = `addon-edited-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    const { orderId, candle, mug, order, editedPayload } = await recordedAddonOrder(shop, 'fay@example.com');
+    const first = await ship(shop, orderId, [candle], { delivered: false });
+    await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
+    await timelineGets(order, auth, 'delivery.awaiting_shipment');
+    // The mug is out of stock: the merchant edits it out of the order, and Shopify says so.
+    await app.webhook(shop, 'orders/updated', editedPayload([mug]));
+    await recipientEmailArrives('fay@example.com');
+    // Shopify's next orders/updated of the same order (a tag added, say) drops nothing twice.
+    await app.webhook(shop, 'orders/updated', editedPayload([mug]));
+    await everyWebhookProcessed(shop);
+    const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
+    expect(events.filter((event: { type: string }) => event.type === 'delivery.items_removed')).toEqual([
+      expect.objectContaining({ data: { reason: expect.stringContaining(`Shopify line item ${mug} from the gift`) } }),
+    ]);
+    expect(mail.messages.filter((m) => m.to.includes('fay@example.com'))).toHaveLength(1);
+  });
+
+  it('an order edit that removes the video message cancels its video order: the packages send nothing', async () => {
+    const shop = `addon-video-removed-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    const { orderId, candle, mug, video, order, editedPayload } = await recordedAddonOrder(shop, 'gus@example.com');
+    await app.webhook(shop, 'orders/updated', editedPayload([video]));
+    await timelineGets(order, auth, 'order.cancelled');
+    const both = await ship(shop, orderId, [candle, mug], { delivered: false });
+    await ship(shop, orderId, [candle, mug], { delivered: true, fulfillmentId: both });
+    await everyWebhookProcessed(shop);
+    const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'order.cancelled',
+        data: { reason: expect.stringContaining(`order edit removed the video message (Shopify line item ${video})`) },
+      }),
+    );
+    expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body.delivered).toBe('0');
+    expect(mail.messages.some((m) => m.to.includes('gus@example.com'))).toBe(false);
   });
 
   it('an order where nothing ships says so on the video order’s timeline, once', async () => {

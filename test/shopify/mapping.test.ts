@@ -5,6 +5,7 @@ import { parseShopifyJson } from '../../src/shopify/json.ts';
 import {
   fulfillmentToShipment,
   giftLineItemIds,
+  giftLinesAfterEdits,
   lineItemPaidCents,
   orderToVideoOrder,
   videoLineItems,
@@ -268,6 +269,19 @@ describe('giftLineItemIds (which packages a video waits for)', () => {
     );
     expect(giftLineItemIds(unkeyed, unkeyed.line_items[1]!, 'gift_item')).toEqual(['10']);
   });
+  it('leaves out a shipped item an order edit removed (current_quantity 0)', () => {
+    const edited = order(
+      orderPayload({
+        id: 1,
+        lines: [
+          { id: 10, marker: false, title: 'Candle' },
+          { id: 11, marker: false, title: 'Mug', currentQuantity: 0 },
+          { id: 12, requiresShipping: false },
+        ],
+      }),
+    );
+    expect(giftLineItemIds(edited, edited.line_items[2]!, 'all_shipped_items')).toEqual(['10']);
+  });
   it('is empty when nothing ships, and the plan says so on the timeline', () => {
     const digital = order(orderPayload({ id: 1, lines: [{ id: 12, requiresShipping: false }] }));
     expect(giftLineItemIds(digital, digital.line_items[0]!, 'all_shipped_items')).toEqual([]);
@@ -404,5 +418,50 @@ describe('isStaleUpdate', () => {
     expect(isStaleUpdate(stored, new Date('2026-12-02T10:00:00Z'))).toBe(true);
     expect(isStaleUpdate(stored, new Date('2026-12-02T10:00:01Z'))).toBe(false);
     expect(isStaleUpdate(null, stored)).toBe(false);
+  });
+});
+
+describe('order edits (current_quantity)', () => {
+  const settings = { videoProductIds: [], videoVariantIds: [] };
+  const edited = order(
+    orderPayload({
+      id: 1,
+      lines: [
+        { id: 10, marker: false, title: 'Candle', quantity: 2, currentQuantity: 1 },
+        { id: 11, marker: false, title: 'Mug', currentQuantity: 0 },
+        { id: 12, recipientEmail: 'bob@example.com', requiresShipping: false },
+        { id: 13, recipientEmail: 'cy@example.com', currentQuantity: 0 },
+      ],
+    }),
+  );
+
+  it('a video line an edit removed becomes no video order', () => {
+    expect(videoLineItems(edited, settings).map((line) => line.id)).toEqual(['12']);
+  });
+
+  it('a removed video line does not turn the cart attributes into a video message instead', () => {
+    const onlyRemoved = order({
+      ...orderPayload({ id: 1, lines: [{ id: 13, recipientEmail: 'cy@example.com', currentQuantity: 0 }] }),
+      note_attributes: [{ name: 'Video message', value: 'true' }],
+    });
+    expect(videoLineItems(onlyRemoved, settings)).toEqual([]);
+  });
+
+  it('drops from a gift only what an edit removed; a partly removed line still ships', () => {
+    expect(giftLinesAfterEdits(edited, ['10', '11'])).toEqual({ kept: ['10'], removed: ['11'] });
+    expect(giftLinesAfterEdits(edited, ['10'])).toEqual({ kept: ['10'], removed: [] });
+  });
+
+  it('reads payloads without current_quantity (API versions before 2024-01) as nothing removed', () => {
+    const raw = orderPayload({
+      id: 1,
+      lines: [
+        { id: 11, marker: false },
+        { id: 12, requiresShipping: false },
+      ],
+    });
+    const old = order({ ...raw, line_items: raw.line_items.map(({ current_quantity: _left, ...line }) => line) });
+    expect(old.line_items.map((line) => line.current_quantity)).toEqual([null, null]);
+    expect(giftLinesAfterEdits(old, ['11'])).toEqual({ kept: ['11'], removed: [] });
   });
 });
