@@ -24,6 +24,7 @@ import * as sendsRecipientFirst from './migrations/026-sends-recipient-first.ts'
 import * as sendsOrderRecorded from './migrations/027-sends-order-recorded.ts';
 import * as shopsPlainTextTokens from './migrations/031-shops-plain-text-tokens.ts';
 import * as vacuumHotTables from './migrations/032-vacuum-hot-tables.ts';
+import * as shopifyQuantities from './migrations/033-shopify-quantities.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '027-sends-order-recorded': sendsOrderRecorded,
   '031-shops-plain-text-tokens': shopsPlainTextTokens,
   '032-vacuum-hot-tables': vacuumHotTables,
+  '033-shopify-quantities': shopifyQuantities,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

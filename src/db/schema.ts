@@ -279,6 +279,8 @@ export interface ShopifyOrderLinksTable {
   shopify_order_name: ColumnType<string | null, string | null | undefined, string | null>;
   /** The line items whose packages deliver the gift; null (older links) = the video line itself. */
   gift_line_item_ids: ColumnType<string[] | null, string | null, string | null>;
+  /** How many of each gift line must ship (`{"<line id>": n}`); null (older links) = any package of it. */
+  gift_quantities: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
   /** The Shopify order's currency ("USD", "EUR"); null on links made before it was kept. */
   currency: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
@@ -290,6 +292,8 @@ export interface ShopifyFulfillmentsTable {
   shopify_order_id: string;
   status: string | null;
   line_item_ids: ColumnType<string[] | null, string | null, string | null>;
+  /** How many of each line this package carries (`{"<line id>": n}`); null on older rows = all of it. */
+  line_quantities: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
   tracking_company: string | null;
   tracking_numbers: ColumnType<string[], string | undefined, string>;
   shipment_status: string | null;

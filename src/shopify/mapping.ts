@@ -124,26 +124,77 @@ function isVideoLine(item: ShopifyLineItem, settings: VideoProductSettings): boo
   return item.variant_id !== null && settings.videoVariantIds.includes(item.variant_id);
 }
 
+/** An order edit took some of the line out of the order (or all of it). */
+export function reducedByOrderEdit(line: Pick<ShopifyLineItem, 'quantity' | 'current_quantity'>): boolean {
+  return line.current_quantity !== null && line.current_quantity < line.quantity;
+}
+
 /** An order edit took the line out of the order: it stays listed, with `current_quantity` 0. */
 export function removedByOrderEdit(line: Pick<ShopifyLineItem, 'current_quantity'>): boolean {
   return line.current_quantity === 0;
 }
 
-/**
- * A gift's line ids once order edits are applied: a line an edit removed will never ship, so the
- * video stops waiting for it. The set only shrinks — a payload processed late (webhooks of one order
- * arrive in any order) can never bring back a line a newer one removed. `removed` is empty when
- * nothing changed.
- */
-export function giftLinesAfterEdits(
+/** How many of each line must ship: what is left of it after order edits (`current_quantity`). */
+export type GiftQuantities = Readonly<Record<string, number>>;
+
+/** The quantities of a gift's lines, as the order has them now. */
+export function giftQuantities(
   order: Pick<ShopifyOrder, 'line_items'>,
   giftLineItemIds: readonly string[],
-): { kept: string[]; removed: string[] } {
-  const removedNow = new Set(order.line_items.filter(removedByOrderEdit).map((line) => line.id));
-  return {
-    kept: giftLineItemIds.filter((id) => !removedNow.has(id)),
-    removed: giftLineItemIds.filter((id) => removedNow.has(id)),
-  };
+): GiftQuantities {
+  const quantities: Record<string, number> = {};
+  for (const line of order.line_items)
+    if (giftLineItemIds.includes(line.id)) quantities[line.id] = line.current_quantity ?? line.quantity;
+  return quantities;
+}
+
+/**
+ * How many of each line one package carries. A line whose quantity Shopify did not send is left out:
+ * the package rules then count that package as carrying all of it.
+ */
+export function packageLineQuantities(fulfillment: Pick<ShopifyFulfillment, 'line_items'>): GiftQuantities {
+  const quantities: Record<string, number> = {};
+  const unknown = new Set(fulfillment.line_items.filter((line) => line.quantity === null).map((line) => line.id));
+  for (const line of fulfillment.line_items)
+    if (!unknown.has(line.id)) quantities[line.id] = (quantities[line.id] ?? 0) + line.quantity!;
+  return quantities;
+}
+
+/** What order edits changed in a gift: lines removed, lines whose quantity went down. */
+export interface GiftEdits {
+  lineItemIds: string[];
+  quantities: Record<string, number>;
+  removed: string[];
+  reduced: Array<{ id: string; from: number; to: number }>;
+}
+
+/**
+ * A gift once order edits are applied: a line an edit removed will never ship, and of a line an edit
+ * reduced only what is left will, so the video stops waiting for what was taken out. The gift only
+ * shrinks — a payload processed late (webhooks of one order arrive in any order) can never bring back
+ * what a newer one took out. `removed` and `reduced` are empty when nothing changed.
+ */
+export function giftAfterEdits(
+  order: Pick<ShopifyOrder, 'line_items'>,
+  giftLineItemIds: readonly string[],
+  quantities: GiftQuantities,
+): GiftEdits {
+  const edits: GiftEdits = { lineItemIds: [], quantities: { ...quantities }, removed: [], reduced: [] };
+  for (const id of giftLineItemIds) {
+    const left = order.line_items.find((line) => line.id === id)?.current_quantity ?? null;
+    if (left === 0) {
+      edits.removed.push(id);
+      delete edits.quantities[id];
+      continue;
+    }
+    edits.lineItemIds.push(id);
+    const needed = quantities[id];
+    if (left !== null && needed !== undefined && left < needed) {
+      edits.reduced.push({ id, from: needed, to: left });
+      edits.quantities[id] = left;
+    }
+  }
+  return edits;
 }
 
 /**

@@ -5,10 +5,14 @@ import { recordTimeline } from '../orders/timeline.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import {
+  giftAfterEdits,
   giftLineItemIds,
-  giftLinesAfterEdits,
+  giftQuantities,
+  type GiftEdits,
   orderCurrency,
+  packageLineQuantities,
   orderToVideoOrder,
+  reducedByOrderEdit,
   removedByOrderEdit,
   trackingNumbersOf,
   videoLineItems,
@@ -130,6 +134,7 @@ export class ShopifyOrderSync {
             shopify_order_name: order.name?.trim() || null,
             currency: orderCurrency(order),
             gift_line_item_ids: JSON.stringify(giftLineItems),
+            gift_quantities: JSON.stringify(giftQuantities(order, giftLineItems)),
             created_at: this.deps.now(),
           })
           .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
@@ -176,15 +181,17 @@ export class ShopifyOrderSync {
   }
 
   /**
-   * Order edits, as orders/updated tells them (`current_quantity` 0 on a removed line). A video line
-   * an edit removed cancels its video order — unless the video already went, which the receipt says.
-   * A gift item an edit removed will never ship, so the video stops waiting for it (else it would
-   * wait for good). Returns whether a gift changed: then the caller plans from the stored links.
-   * Replays change nothing: the cancel is a no-op the second time, and nothing is left to drop.
+   * Order edits, as orders/updated tells them (`current_quantity` below `quantity`; 0 on a removed
+   * line). A video line an edit removed cancels its video order — unless the video already went,
+   * which the receipt says. A gift item an edit removed or reduced will never ship in full, so the
+   * video stops waiting for what was taken out (else it would wait for good). Returns whether a gift
+   * changed: then the caller plans from the stored links. Replays change nothing: the cancel is a
+   * no-op the second time, and nothing is left to take out.
    */
   private async applyOrderEdits(shop: ShopRow, order: ShopifyOrder, outcome: CreateOutcome): Promise<boolean> {
+    // Nothing taken out of any line (the usual orders/updated): no read at all.
+    if (!order.line_items.some(reducedByOrderEdit)) return false;
     const removedLines = order.line_items.filter(removedByOrderEdit).map((line) => line.id);
-    if (removedLines.length === 0) return false;
     let giftChanged = false;
     for (const link of await linksOfOrderQuery(this.deps.db, shop.domain, order.id).execute()) {
       // A link's own line is its video message (whatever the shop's video products are now).
@@ -207,43 +214,39 @@ export class ShopifyOrderSync {
     return giftChanged;
   }
 
-  /** Takes the items an order edit removed out of one link's gift, with a timeline entry saying so. */
+  /** Takes out of one link's gift what an order edit removed or reduced, with a timeline entry saying so. */
   private async dropRemovedGiftItems(
     link: { shop: string; line_item_id: string },
     order: ShopifyOrder,
   ): Promise<boolean> {
     return this.deps.db.transaction().execute(async (trx) => {
-      // Locked, so two orders/updated of one order processed at once cannot both drop from the same set.
+      // Locked, so two orders/updated of one order processed at once cannot both edit the same gift.
       const locked = await orderLinkQuery(trx, link.shop, order.id, link.line_item_id)
-        .select(['order_id', 'account_id', 'gift_line_item_ids'])
+        .select(['order_id', 'account_id', 'gift_line_item_ids', 'gift_quantities'])
         .forUpdate()
         .executeTakeFirst();
       if (!locked) return false;
-      const { kept, removed } = giftLinesAfterEdits(order, locked.gift_line_item_ids ?? [link.line_item_id]);
-      if (removed.length === 0) return false;
+      const edits = giftAfterEdits(
+        order,
+        locked.gift_line_item_ids ?? [link.line_item_id],
+        locked.gift_quantities ?? {},
+      );
+      if (edits.removed.length === 0 && edits.reduced.length === 0) return false;
       await trx
         .updateTable('shopify_order_links')
-        .set({ gift_line_item_ids: JSON.stringify(kept) })
+        .set({
+          gift_line_item_ids: JSON.stringify(edits.lineItemIds),
+          gift_quantities: JSON.stringify(edits.quantities),
+        })
         .where('shop', '=', link.shop)
         .where('shopify_order_id', '=', order.id)
         .where('line_item_id', '=', link.line_item_id)
         .execute();
-      const items =
-        removed.length === 1 ? `Shopify line item ${removed[0]}` : `Shopify line items ${removed.join(', ')}`;
       await recordTimeline(
         trx,
         { id: locked.order_id, account_id: locked.account_id },
         'shopify',
-        [
-          {
-            type: 'delivery.items_removed',
-            data: {
-              reason: `an order edit removed ${items} from the gift: the video no longer waits for ${
-                removed.length === 1 ? 'it' : 'them'
-              }`,
-            },
-          },
-        ],
+        [{ type: 'delivery.items_removed', data: { reason: giftEditsReason(edits) } }],
         this.deps.now(),
       );
       return true;
@@ -297,6 +300,7 @@ export class ShopifyOrderSync {
         shopify_order_id: fulfillment.order_id,
         status: fulfillment.status,
         line_item_ids: JSON.stringify(fulfillment.line_items.map((item) => item.id)),
+        line_quantities: JSON.stringify(packageLineQuantities(fulfillment)),
         tracking_company: fulfillment.tracking_company,
         tracking_numbers: JSON.stringify(trackingNumbersOf(fulfillment)),
         shipment_status: fulfillment.shipment_status,
@@ -419,10 +423,12 @@ export class ShopifyOrderSync {
         throw error;
       }
       if (order.status === 'cancelled' || order.status === 'delivered') continue;
-      const plan = planPackages(packages, link.gift_line_item_ids ?? [link.line_item_id], {
-        fallbackDelivered: shop.fallback_delivered,
-        carrierAliases: shop.carrier_aliases,
-      });
+      const plan = planPackages(
+        packages,
+        link.gift_line_item_ids ?? [link.line_item_id],
+        { fallbackDelivered: shop.fallback_delivered, carrierAliases: shop.carrier_aliases },
+        link.gift_quantities ?? {},
+      );
 
       try {
         if (
@@ -523,6 +529,17 @@ async function writeFulfillment<T>(db: Db, write: (trx: Db) => Promise<T | typeo
     if (result !== LOST_INSERT_RACE) return result;
   }
   throw new Error('a Shopify fulfillment row kept disappearing between insert attempts');
+}
+
+/** The timeline's words for what an order edit took out of a gift. */
+function giftEditsReason(edits: GiftEdits): string {
+  const taken = [
+    ...(edits.removed.length > 0
+      ? [`removed Shopify line item${edits.removed.length === 1 ? '' : 's'} ${edits.removed.join(', ')} from the gift`]
+      : []),
+    ...edits.reduced.map((line) => `took Shopify line item ${line.id} from ${line.from} to ${line.to}`),
+  ];
+  return `an order edit ${taken.join(' and ')}: the video no longer waits for what was taken out`;
 }
 
 /** What a link stores of its notice (`shopify_order_links.notice`). */

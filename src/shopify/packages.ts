@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { ShopifyFulfillmentsTable } from '../db/schema.ts';
-import { fulfillmentToShipment } from './mapping.ts';
+import { fulfillmentToShipment, type GiftQuantities } from './mapping.ts';
 
 /** What we keep per Shopify fulfillment (table shopify_fulfillments). */
 export interface PackageState {
@@ -9,6 +9,8 @@ export interface PackageState {
   status: string | null;
   /** Null until the fulfillment itself arrived (an event may come first). */
   lineItemIds: string[] | null;
+  /** How many of each line it carries; null (older rows), or a line left out: all of that line. */
+  lineQuantities: GiftQuantities | null;
   trackingCompany: string | null;
   trackingNumbers: string[];
   createdAt: Date | null;
@@ -22,6 +24,7 @@ export function packageState(row: Selectable<ShopifyFulfillmentsTable>): Package
     fulfillmentId: row.fulfillment_id,
     status: row.status,
     lineItemIds: row.line_item_ids,
+    lineQuantities: row.line_quantities,
     trackingCompany: row.tracking_company,
     trackingNumbers: row.tracking_numbers,
     createdAt: row.shopify_created_at,
@@ -76,11 +79,14 @@ export function giftPackages(packages: readonly PackageState[], giftLineItemIds:
  * - A gift line item no package carries yet (a video add-on waiting for several shipped items, one of
  *   them not fulfilled yet) holds the order: carrier tracking is cleared and nothing delivers it, so
  *   the packages that did ship cannot send the video before the rest of the gift has left the store.
+ *   The same holds for a line only part of which has shipped (two mugs, one box so far):
+ *   `giftQuantities` says how many must ship; a line without one needs any package of it.
  */
 export function planPackages(
   packages: readonly PackageState[],
   giftLineItemIds: readonly string[],
   settings: PackageSettings,
+  giftQuantities: GiftQuantities = {},
 ): PackagePlan {
   if (giftLineItemIds.length === 0)
     return {
@@ -94,7 +100,15 @@ export function planPackages(
     };
   const gift = giftPackages(packages, giftLineItemIds);
   if (gift.length === 0) return { shipment: { kind: 'keep' }, deliver: null, notice: null };
-  const unshipped = giftLineItemIds.filter((id) => !gift.some((p) => p.lineItemIds?.includes(id)));
+  const unshipped = giftLineItemIds.flatMap((id) => {
+    const needed = giftQuantities[id] ?? 1;
+    const shipped = gift.reduce(
+      (sum, p) => sum + (p.lineItemIds?.includes(id) ? (p.lineQuantities?.[id] ?? Infinity) : 0),
+      0,
+    );
+    if (shipped >= needed) return [];
+    return [shipped > 0 ? `${id} with ${shipped} of ${needed} shipped` : id];
+  });
   if (unshipped.length > 0)
     return {
       shipment: { kind: 'clear' },

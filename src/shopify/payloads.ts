@@ -102,8 +102,19 @@ export const shopifyFulfillment = z.object({
     .nullish()
     .transform((v) => v ?? []),
   shipment_status: nullableText,
+  /** `quantity`: how many of the line this package carries (a line can ship in several). */
   line_items: z
-    .array(z.object({ id: shopifyId }))
+    .array(
+      z.object({
+        id: shopifyId,
+        quantity: z
+          .number()
+          .int()
+          .nonnegative()
+          .nullish()
+          .transform((v) => v ?? null),
+      }),
+    )
     .nullish()
     .transform((v) => v ?? []),
   created_at: z.string().pipe(z.iso.datetime({ offset: true })),

@@ -32,7 +32,7 @@ async function ship(
   shop: string,
   shopifyOrderId: number,
   lineItemIds: number[],
-  options: { delivered: boolean; fulfillmentId?: number },
+  options: { delivered: boolean; fulfillmentId?: number; quantities?: Record<number, number> },
 ): Promise<number> {
   const id = options.fulfillmentId ?? fakeShopifyId();
   const at = new Date(Date.now() + (options.delivered ? 1_000 : 0)).toISOString();
@@ -43,6 +43,7 @@ async function ship(
       id,
       orderId: shopifyOrderId,
       lineItemIds,
+      ...(options.quantities ? { quantities: options.quantities } : {}),
       trackingCompany: 'Canada Post',
       trackingNumber: `CP${id}`,
       shipmentStatus: options.delivered ? 'delivered' : null,
@@ -77,26 +78,26 @@ async function timelineTypes(orderId: string, auth: string): Promise<string[]> {
 }
 
 /**
- * A Shopify order of a candle and a mug that ship, and a video message sold as a non-shipping
+ * A Shopify order of a candle and `mugs` mugs that ship, and a video message sold as a non-shipping
  * add-on for `recipientEmail`, recorded. With `giftKey`, the storefront block marked the candle.
  */
-async function recordedAddonOrder(shop: string, recipientEmail: string, giftKey?: string) {
+async function recordedAddonOrder(shop: string, recipientEmail: string, giftKey?: string, mugs = 1) {
   const [orderId, candle, mug, video] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];
   const key = giftKey ? { giftKey } : {};
   const lines: GiftLine[] = [
     { id: candle, marker: false, title: 'Candle', ...key },
-    { id: mug, marker: false, title: 'Mug' },
+    { id: mug, marker: false, title: 'Mug', quantity: mugs },
     { id: video, recipientEmail, requiresShipping: false, ...key },
   ];
   await app.webhook(shop, 'orders/create', orderPayload({ id: orderId, lines }));
   const order = await videoOrderOf(app, shop, orderId);
   await app.services.orders.markRecorded(order, { durationTenths: 50 });
-  /** The order after the merchant edited it: the `removed` lines have `current_quantity` 0. */
-  const editedPayload = (removed: number[]) =>
+  /** The order after the merchant edited it: what is left of each line in `left` (0: removed). */
+  const editedPayload = (left: Record<number, number>) =>
     orderPayload({
       id: orderId,
       updatedAt: '2026-12-02T09:00:00-05:00',
-      lines: lines.map((line) => (removed.includes(line.id) ? { ...line, currentQuantity: 0 } : line)),
+      lines: lines.map((line) => (line.id in left ? { ...line, currentQuantity: left[line.id] } : line)),
     });
   return { orderId, candle, mug, video, order, editedPayload };
 }
@@ -159,6 +160,24 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body).toMatchObject({ delivered: '1' });
   });
 
+  it('two mugs in two boxes: the first box delivered sends nothing, the second one sends the video', async () => {
+    const shop = `addon-two-boxes-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    const { orderId, candle, mug, order } = await recordedAddonOrder(shop, 'hal@example.com', undefined, 2);
+    const first = await ship(shop, orderId, [candle, mug], { delivered: false });
+    await ship(shop, orderId, [candle, mug], { delivered: true, fulfillmentId: first });
+    await timelineGets(order, auth, 'delivery.awaiting_shipment');
+    await everyWebhookProcessed(shop);
+    const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
+    expect(events).toContainEqual(
+      expect.objectContaining({ data: { reason: expect.stringContaining(`${mug} with 1 of 2 shipped`) } }),
+    );
+    expect(mail.messages.some((m) => m.to.includes('hal@example.com'))).toBe(false);
+    const second = await ship(shop, orderId, [mug], { delivered: false });
+    await ship(shop, orderId, [mug], { delivered: true, fulfillmentId: second });
+    await recipientEmailArrives('hal@example.com');
+  });
+
   it('an order edit that removes the item not shipped yet lets the video go when the rest is delivered', async () => {
     const shop = `addon-edited-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
@@ -167,10 +186,10 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
     await timelineGets(order, auth, 'delivery.awaiting_shipment');
     // The mug is out of stock: the merchant edits it out of the order, and Shopify says so.
-    await app.webhook(shop, 'orders/updated', editedPayload([mug]));
+    await app.webhook(shop, 'orders/updated', editedPayload({ [mug]: 0 }));
     await recipientEmailArrives('fay@example.com');
     // Shopify's next orders/updated of the same order (a tag added, say) drops nothing twice.
-    await app.webhook(shop, 'orders/updated', editedPayload([mug]));
+    await app.webhook(shop, 'orders/updated', editedPayload({ [mug]: 0 }));
     await everyWebhookProcessed(shop);
     const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
     expect(events.filter((event: { type: string }) => event.type === 'delivery.items_removed')).toEqual([
@@ -179,11 +198,34 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     expect(mail.messages.filter((m) => m.to.includes('fay@example.com'))).toHaveLength(1);
   });
 
+  it('an order edit that takes the second mug out lets the video go on the first box', async () => {
+    const shop = `addon-reduced-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    const { orderId, candle, mug, order, editedPayload } = await recordedAddonOrder(
+      shop,
+      'ida@example.com',
+      undefined,
+      2,
+    );
+    const first = await ship(shop, orderId, [candle, mug], { delivered: false });
+    await ship(shop, orderId, [candle, mug], { delivered: true, fulfillmentId: first });
+    await timelineGets(order, auth, 'delivery.awaiting_shipment');
+    await app.webhook(shop, 'orders/updated', editedPayload({ [mug]: 1 }));
+    await recipientEmailArrives('ida@example.com');
+    const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'delivery.items_removed',
+        data: { reason: expect.stringContaining(`took Shopify line item ${mug} from 2 to 1`) },
+      }),
+    );
+  });
+
   it('an order edit that removes the video message cancels its video order: the packages send nothing', async () => {
     const shop = `addon-video-removed-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
     const { orderId, candle, mug, video, order, editedPayload } = await recordedAddonOrder(shop, 'gus@example.com');
-    await app.webhook(shop, 'orders/updated', editedPayload([video]));
+    await app.webhook(shop, 'orders/updated', editedPayload({ [video]: 0 }));
     await timelineGets(order, auth, 'order.cancelled');
     const both = await ship(shop, orderId, [candle, mug], { delivered: false });
     await ship(shop, orderId, [candle, mug], { delivered: true, fulfillmentId: both });

@@ -5,7 +5,9 @@ import { parseShopifyJson } from '../../src/shopify/json.ts';
 import {
   fulfillmentToShipment,
   giftLineItemIds,
-  giftLinesAfterEdits,
+  giftAfterEdits,
+  giftQuantities,
+  packageLineQuantities,
   lineItemPaidCents,
   orderToVideoOrder,
   videoLineItems,
@@ -323,6 +325,7 @@ describe('planPackages (the multi-package rule)', () => {
     fulfillmentId: id,
     status: 'success',
     lineItemIds: ['L1'],
+    lineQuantities: null,
     trackingCompany: 'UPS',
     trackingNumbers: [`1Z00000000000000${id}`],
     createdAt: new Date(`2026-12-0${id}T10:00:00Z`),
@@ -394,6 +397,33 @@ describe('planPackages (the multi-package rule)', () => {
       const withdrawn = pkg('2', { lineItemIds: ['MUG'], status: 'cancelled' });
       expect(planPackages([candle, withdrawn], ['CANDLE', 'MUG'], on).notice?.type).toBe('delivery.awaiting_shipment');
     });
+    it('counts a line shipped only once its whole quantity has: two mugs in two boxes wait for both', () => {
+      const firstBox = pkg('2', {
+        lineItemIds: ['MUG'],
+        lineQuantities: { MUG: 1 },
+        deliveredAt: new Date('2026-12-06T00:00:00Z'),
+      });
+      const plan = planPackages([candle, firstBox], ['CANDLE', 'MUG'], on, { CANDLE: 1, MUG: 2 });
+      expect(plan).toMatchObject({ shipment: { kind: 'clear' }, deliver: null });
+      expect(plan.notice?.reason).toContain(
+        "1 of the gift's 2 items has not shipped yet (Shopify line item MUG with 1 of 2 shipped)",
+      );
+      const secondBox = pkg('3', {
+        lineItemIds: ['MUG'],
+        lineQuantities: { MUG: 1 },
+        deliveredAt: new Date('2026-12-08T00:00:00Z'),
+      });
+      expect(planPackages([candle, firstBox, secondBox], ['CANDLE', 'MUG'], on, { CANDLE: 1, MUG: 2 }).deliver).toEqual(
+        {
+          at: new Date('2026-12-08T00:00:00Z'),
+          fulfillmentIds: ['1', '2', '3'],
+        },
+      );
+    });
+    it('a package without quantities (stored before they were kept) carries all of its lines', () => {
+      const mugs = pkg('2', { lineItemIds: ['MUG'], deliveredAt: new Date('2026-12-06T00:00:00Z') });
+      expect(planPackages([candle, mugs], ['CANDLE', 'MUG'], on, { MUG: 2 }).deliver).not.toBeNull();
+    });
     it('once the last item ships and is delivered, delivers at the last delivery', () => {
       const mug = pkg('2', { lineItemIds: ['MUG'], deliveredAt: new Date('2026-12-07T00:00:00Z') });
       expect(planPackages([candle, mug], ['CANDLE', 'MUG'], on).deliver).toEqual({
@@ -447,9 +477,38 @@ describe('order edits (current_quantity)', () => {
     expect(videoLineItems(onlyRemoved, settings)).toEqual([]);
   });
 
-  it('drops from a gift only what an edit removed; a partly removed line still ships', () => {
-    expect(giftLinesAfterEdits(edited, ['10', '11'])).toEqual({ kept: ['10'], removed: ['11'] });
-    expect(giftLinesAfterEdits(edited, ['10'])).toEqual({ kept: ['10'], removed: [] });
+  it('drops from a gift what an edit removed, and lowers what it reduced; the rest stays', () => {
+    expect(giftAfterEdits(edited, ['10', '11'], { '10': 2, '11': 1 })).toEqual({
+      lineItemIds: ['10'],
+      quantities: { '10': 1 },
+      removed: ['11'],
+      reduced: [{ id: '10', from: 2, to: 1 }],
+    });
+    expect(giftAfterEdits(edited, ['10'], { '10': 1 })).toMatchObject({ removed: [], reduced: [] });
+  });
+
+  it('a gift only shrinks: a quantity an edit put back up is not waited for', () => {
+    const raisedAgain = order(
+      orderPayload({ id: 1, lines: [{ id: 10, marker: false, quantity: 3, currentQuantity: 3 }] }),
+    );
+    expect(giftAfterEdits(raisedAgain, ['10'], { '10': 1 })).toMatchObject({
+      quantities: { '10': 1 },
+      reduced: [],
+    });
+  });
+
+  it('the quantities a gift needs are what is left of each line; a package’s are what it carries', () => {
+    expect(giftQuantities(edited, ['10', '11'])).toEqual({ '10': 1, '11': 0 });
+    expect(
+      packageLineQuantities({
+        line_items: [
+          { id: '10', quantity: 1 },
+          { id: '11', quantity: 2 },
+          { id: '10', quantity: 1 },
+          { id: '12', quantity: null },
+        ],
+      }),
+    ).toEqual({ '10': 2, '11': 2 });
   });
 
   it('reads payloads without current_quantity (API versions before 2024-01) as nothing removed', () => {
@@ -462,6 +521,6 @@ describe('order edits (current_quantity)', () => {
     });
     const old = order({ ...raw, line_items: raw.line_items.map(({ current_quantity: _left, ...line }) => line) });
     expect(old.line_items.map((line) => line.current_quantity)).toEqual([null, null]);
-    expect(giftLinesAfterEdits(old, ['11'])).toEqual({ kept: ['11'], removed: [] });
+    expect(giftAfterEdits(old, ['11'], { '11': 1 })).toMatchObject({ lineItemIds: ['11'], removed: [], reduced: [] });
   });
 });
