@@ -76,7 +76,7 @@ export const TIMELINE_EVENT_TYPES = [
   'delivery.via_shopify',
   'delivery.awaiting_shipment',
   'delivery.blocked',
-  'delivery.items_removed',
+  'delivery.gift_changed',
 ] as const;
 export type TimelineEventType = (typeof TIMELINE_EVENT_TYPES)[number];
 

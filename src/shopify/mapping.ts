@@ -124,11 +124,6 @@ function isVideoLine(item: ShopifyLineItem, settings: VideoProductSettings): boo
   return item.variant_id !== null && settings.videoVariantIds.includes(item.variant_id);
 }
 
-/** An order edit took some of the line out of the order (or all of it). */
-export function reducedByOrderEdit(line: Pick<ShopifyLineItem, 'quantity' | 'current_quantity'>): boolean {
-  return line.current_quantity !== null && line.current_quantity < line.quantity;
-}
-
 /** An order edit took the line out of the order: it stays listed, with `current_quantity` 0. */
 export function removedByOrderEdit(line: Pick<ShopifyLineItem, 'current_quantity'>): boolean {
   return line.current_quantity === 0;
@@ -160,41 +155,44 @@ export function packageLineQuantities(fulfillment: Pick<ShopifyFulfillment, 'lin
   return quantities;
 }
 
-/** What order edits changed in a gift: lines removed, lines whose quantity went down. */
-export interface GiftEdits {
-  lineItemIds: string[];
-  quantities: Record<string, number>;
+/** The gift a video line waits for: its line ids, and how many of each must ship. */
+export interface Gift {
+  lineItemIds: readonly string[];
+  quantities: GiftQuantities;
+}
+
+/** The gift of a video line as this payload has it (after any order edits it tells). */
+export function giftOf(order: Pick<ShopifyOrder, 'line_items'>, videoItem: ShopifyLineItem, mode: GiftPackages): Gift {
+  const lineItemIds = giftLineItemIds(order, videoItem, mode);
+  return { lineItemIds, quantities: giftQuantities(order, lineItemIds) };
+}
+
+/** What an order edit changed in a gift, line by line. */
+export interface GiftChange {
   removed: string[];
-  reduced: Array<{ id: string; from: number; to: number }>;
+  added: string[];
+  resized: Array<{ id: string; from: number; to: number }>;
 }
 
 /**
- * A gift once order edits are applied: a line an edit removed will never ship, and of a line an edit
- * reduced only what is left will, so the video stops waiting for what was taken out. The gift only
- * shrinks — a payload processed late (webhooks of one order arrive in any order) can never bring back
- * what a newer one took out. `removed` and `reduced` are empty when nothing changed.
+ * How `next` differs from the stored gift, or null when it does not. A stored gift without
+ * quantities (a link made before they were kept) is compared by its lines only.
  */
-export function giftAfterEdits(
-  order: Pick<ShopifyOrder, 'line_items'>,
-  giftLineItemIds: readonly string[],
-  quantities: GiftQuantities,
-): GiftEdits {
-  const edits: GiftEdits = { lineItemIds: [], quantities: { ...quantities }, removed: [], reduced: [] };
-  for (const id of giftLineItemIds) {
-    const left = order.line_items.find((line) => line.id === id)?.current_quantity ?? null;
-    if (left === 0) {
-      edits.removed.push(id);
-      delete edits.quantities[id];
-      continue;
-    }
-    edits.lineItemIds.push(id);
-    const needed = quantities[id];
-    if (left !== null && needed !== undefined && left < needed) {
-      edits.reduced.push({ id, from: needed, to: left });
-      edits.quantities[id] = left;
-    }
+export function giftChange(
+  stored: { lineItemIds: readonly string[]; quantities: GiftQuantities | null },
+  next: Gift,
+): GiftChange | null {
+  const change: GiftChange = {
+    removed: stored.lineItemIds.filter((id) => !next.lineItemIds.includes(id)),
+    added: next.lineItemIds.filter((id) => !stored.lineItemIds.includes(id)),
+    resized: [],
+  };
+  for (const id of next.lineItemIds) {
+    const [from, to] = [stored.quantities?.[id], next.quantities[id]];
+    if (from !== undefined && to !== undefined && from !== to) change.resized.push({ id, from, to });
   }
-  return edits;
+  const changed = change.removed.length + change.added.length + change.resized.length > 0;
+  return changed ? change : null;
 }
 
 /**

@@ -5,14 +5,13 @@ import { recordTimeline } from '../orders/timeline.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import {
-  giftAfterEdits,
-  giftLineItemIds,
-  giftQuantities,
-  type GiftEdits,
+  giftChange,
+  giftOf,
+  type Gift,
+  type GiftChange,
   orderCurrency,
   packageLineQuantities,
   orderToVideoOrder,
-  reducedByOrderEdit,
   removedByOrderEdit,
   trackingNumbersOf,
   videoLineItems,
@@ -59,7 +58,7 @@ export class ShopifyOrderSync {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
-    const edited = await this.applyOrderEdits(shop, order, outcome);
+    const edited = await this.applyOrderEdits(shop, order, links, outcome);
     // Each line's package-plan inputs, known without another read; when a line's are not, the full sync plans.
     const known: KnownLine[] = [];
     let allKnown = true;
@@ -119,7 +118,7 @@ export class ShopifyOrderSync {
       // retry racing the reconciler) create one order: OrderService serializes on it. No link was
       // found, so the key is new unless a crash came between an earlier create and its link.
       const idempotencyKey = `shopify:${shop.domain}:${order.id}:${item.id}`;
-      const giftLineItems = giftLineItemIds(order, item, shop.gift_packages);
+      const gift = giftOf(order, item, shop.gift_packages);
       const writeLink = (dbOrTrx: Db, orderId: string) =>
         dbOrTrx
           .insertInto('shopify_order_links')
@@ -133,8 +132,9 @@ export class ShopifyOrderSync {
             customer_email: mapped.order.email,
             shopify_order_name: order.name?.trim() || null,
             currency: orderCurrency(order),
-            gift_line_item_ids: JSON.stringify(giftLineItems),
-            gift_quantities: JSON.stringify(giftQuantities(order, giftLineItems)),
+            gift_line_item_ids: JSON.stringify(gift.lineItemIds),
+            gift_quantities: JSON.stringify(gift.quantities),
+            gift_updated_at: payloadUpdatedAt(order),
             created_at: this.deps.now(),
           })
           .onConflict((oc) => oc.columns(['shop', 'shopify_order_id', 'line_item_id']).doNothing())
@@ -169,7 +169,8 @@ export class ShopifyOrderSync {
       }
       // An earlier create answered (its link was never written, or a racing delivery is writing it).
       if (result.replayed) await writeLink(db, result.order.id);
-      else known.push({ lineItemId: item.id, giftLineItemIds: giftLineItems, notice: null, order: result.order });
+      else
+        known.push({ lineItemId: item.id, giftLineItemIds: [...gift.lineItemIds], notice: null, order: result.order });
       // The sender's record-link e-mail follows from the order's own `order.created` event.
       (result.replayed ? outcome.existing : outcome.created).push(result.order.id);
     }
@@ -181,72 +182,110 @@ export class ShopifyOrderSync {
   }
 
   /**
-   * Order edits, as orders/updated tells them (`current_quantity` below `quantity`; 0 on a removed
-   * line). A video line an edit removed cancels its video order — unless the video already went,
-   * which the receipt says. A gift item an edit removed or reduced will never ship in full, so the
-   * video stops waiting for what was taken out (else it would wait for good). Returns whether a gift
-   * changed: then the caller plans from the stored links. Replays change nothing: the cancel is a
-   * no-op the second time, and nothing is left to take out.
+   * Order edits, as orders/updated tells them. A video line an edit removed (`current_quantity` 0)
+   * cancels its video order — unless the video already went, which the receipt says. Every other
+   * link's gift follows the newest payload: what an edit removed or reduced is no longer waited for,
+   * what it added or swapped in is (the video must not go before it, nor wait for what never ships).
+   * Returns whether a gift changed: then the caller plans from the stored links. Replays change
+   * nothing: the cancel is a no-op the second time, and the gift already matches.
    */
-  private async applyOrderEdits(shop: ShopRow, order: ShopifyOrder, outcome: CreateOutcome): Promise<boolean> {
-    // Nothing taken out of any line (the usual orders/updated): no read at all.
-    if (!order.line_items.some(reducedByOrderEdit)) return false;
+  private async applyOrderEdits(
+    shop: ShopRow,
+    order: ShopifyOrder,
+    knownLinks: readonly LinkOfShopifyOrder[] | undefined,
+    outcome: CreateOutcome,
+  ): Promise<boolean> {
+    const links = knownLinks
+      ? knownLinks.filter((link) => link.shop === shop.domain)
+      : await linksOfOrderQuery(this.deps.db, shop.domain, order.id).execute();
     const removedLines = order.line_items.filter(removedByOrderEdit).map((line) => line.id);
     let giftChanged = false;
-    for (const link of await linksOfOrderQuery(this.deps.db, shop.domain, order.id).execute()) {
+    for (const link of links) {
       // A link's own line is its video message (whatever the shop's video products are now).
-      if (!removedLines.includes(link.line_item_id)) {
-        if (await this.dropRemovedGiftItems(link, order)) giftChanged = true;
+      if (removedLines.includes(link.line_item_id)) {
+        await this.cancelRemovedVideoLine(link, outcome);
         continue;
       }
-      try {
-        await this.deps.orders.cancel(
-          link.order_id,
-          'shopify',
-          `an order edit removed the video message (Shopify line item ${link.line_item_id}) from the order`,
-        );
-      } catch (error) {
-        // Already sent (ConflictError) or deleted through the API: nothing left to stop.
-        if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
-        outcome.problems.push(`line item ${link.line_item_id}: removed by an order edit; ${(error as Error).message}`);
-      }
+      const next = this.giftOfLink(shop, order, link);
+      // The usual orders/updated: no edit, or one this link's gift already follows. No write, no read.
+      if (next === null || !giftChange(storedGift(link), next)) continue;
+      if (await this.followGift(shop, order, link, next)) giftChanged = true;
     }
     return giftChanged;
   }
 
-  /** Takes out of one link's gift what an order edit removed or reduced, with a timeline entry saying so. */
-  private async dropRemovedGiftItems(
-    link: { shop: string; line_item_id: string },
+  private async cancelRemovedVideoLine(
+    link: { line_item_id: string; order_id: string },
+    outcome: CreateOutcome,
+  ): Promise<void> {
+    try {
+      await this.deps.orders.cancel(
+        link.order_id,
+        'shopify',
+        `an order edit removed the video message (Shopify line item ${link.line_item_id}) from the order`,
+      );
+    } catch (error) {
+      // Already sent (ConflictError) or deleted through the API: nothing left to stop.
+      if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
+      outcome.problems.push(`line item ${link.line_item_id}: removed by an order edit; ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * The gift this payload gives a link's video line, or null when it is not to be followed: a link
+   * made before gifts were kept (its gift is its own line, as it always was), a payload without
+   * `updated_at` (its age cannot be told), or a video line the payload does not carry.
+   */
+  private giftOfLink(
+    shop: ShopRow,
     order: ShopifyOrder,
-  ): Promise<boolean> {
+    link: { line_item_id: string; gift_line_item_ids: string[] | null },
+  ): Gift | null {
+    if (link.gift_line_item_ids === null || payloadUpdatedAt(order) === null) return null;
+    const settings = { videoProductIds: shop.video_product_ids, videoVariantIds: shop.video_variant_ids };
+    const videoItem =
+      order.line_items.find((line) => line.id === link.line_item_id) ??
+      videoLineItems(order, settings).find((line) => line.id === link.line_item_id);
+    return videoItem ? giftOf(order, videoItem, shop.gift_packages) : null;
+  }
+
+  /**
+   * Moves one link's gift to `next`, with a timeline entry saying what changed — unless the order is
+   * finished (nothing waits any more) or the link already follows a payload as new as this one.
+   */
+  private async followGift(shop: ShopRow, order: ShopifyOrder, link: LinkOfShopifyOrder, next: Gift): Promise<boolean> {
+    const updatedAt = payloadUpdatedAt(order)!;
+    // Read before the transaction: on PGlite a read on another connection would wait for it.
+    const videoOrder = await this.deps.orders.get(shop.account_id, link.order_id).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null; // deleted through the API
+      throw error;
+    });
+    if (!videoOrder || videoOrder.status === 'cancelled' || videoOrder.status === 'delivered') return false;
     return this.deps.db.transaction().execute(async (trx) => {
-      // Locked, so two orders/updated of one order processed at once cannot both edit the same gift.
-      const locked = await orderLinkQuery(trx, link.shop, order.id, link.line_item_id)
-        .select(['order_id', 'account_id', 'gift_line_item_ids', 'gift_quantities'])
+      // Locked, so two orders/updated of one order processed at once apply in updated_at order.
+      const locked = await orderLinkQuery(trx, shop.domain, order.id, link.line_item_id)
+        .select(['gift_line_item_ids', 'gift_quantities', 'gift_updated_at'])
         .forUpdate()
         .executeTakeFirst();
-      if (!locked) return false;
-      const edits = giftAfterEdits(
-        order,
-        locked.gift_line_item_ids ?? [link.line_item_id],
-        locked.gift_quantities ?? {},
-      );
-      if (edits.removed.length === 0 && edits.reduced.length === 0) return false;
+      if (!locked || isStaleUpdate(locked.gift_updated_at, updatedAt)) return false;
+      const change = giftChange(storedGift(locked), next);
+      if (!change) return false;
       await trx
         .updateTable('shopify_order_links')
         .set({
-          gift_line_item_ids: JSON.stringify(edits.lineItemIds),
-          gift_quantities: JSON.stringify(edits.quantities),
+          gift_line_item_ids: JSON.stringify(next.lineItemIds),
+          gift_quantities: JSON.stringify(next.quantities),
+          gift_updated_at: updatedAt,
         })
-        .where('shop', '=', link.shop)
+        .where('shop', '=', shop.domain)
         .where('shopify_order_id', '=', order.id)
         .where('line_item_id', '=', link.line_item_id)
         .execute();
       await recordTimeline(
         trx,
-        { id: locked.order_id, account_id: locked.account_id },
+        videoOrder,
         'shopify',
-        [{ type: 'delivery.items_removed', data: { reason: giftEditsReason(edits) } }],
+        [{ type: 'delivery.gift_changed', data: { reason: giftChangeReason(change) } }],
         this.deps.now(),
       );
       return true;
@@ -531,15 +570,29 @@ async function writeFulfillment<T>(db: Db, write: (trx: Db) => Promise<T | typeo
   throw new Error('a Shopify fulfillment row kept disappearing between insert attempts');
 }
 
-/** The timeline's words for what an order edit took out of a gift. */
-function giftEditsReason(edits: GiftEdits): string {
-  const taken = [
-    ...(edits.removed.length > 0
-      ? [`removed Shopify line item${edits.removed.length === 1 ? '' : 's'} ${edits.removed.join(', ')} from the gift`]
-      : []),
-    ...edits.reduced.map((line) => `took Shopify line item ${line.id} from ${line.from} to ${line.to}`),
+/** A link's gift as stored (callers skip links made before gifts were kept). */
+function storedGift(link: { gift_line_item_ids: string[] | null; gift_quantities: Record<string, number> | null }): {
+  lineItemIds: readonly string[];
+  quantities: Record<string, number> | null;
+} {
+  return { lineItemIds: link.gift_line_item_ids ?? [], quantities: link.gift_quantities };
+}
+
+/** The timeline's words for what an order edit changed in a gift. */
+function giftChangeReason(change: GiftChange): string {
+  const lines = (ids: readonly string[]) => `Shopify line item${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`;
+  const parts = [
+    ...(change.removed.length > 0 ? [`removed ${lines(change.removed)}`] : []),
+    ...(change.added.length > 0 ? [`added ${lines(change.added)}`] : []),
+    ...change.resized.map((line) => `took Shopify line item ${line.id} from ${line.from} to ${line.to}`),
   ];
-  return `an order edit ${taken.join(' and ')}: the video no longer waits for what was taken out`;
+  return `an order edit changed the gift (${parts.join('; ')}): the video waits for what the order ships now`;
+}
+
+/** The payload's `updated_at`, which orders one version of a Shopify order against another. */
+function payloadUpdatedAt(order: Pick<ShopifyOrder, 'updated_at'>): Date | null {
+  const at = order.updated_at ? new Date(order.updated_at) : null;
+  return at && !Number.isNaN(at.getTime()) ? at : null;
 }
 
 /** What a link stores of its notice (`shopify_order_links.notice`). */

@@ -50,6 +50,8 @@ export interface LinkOfShopifyOrder {
   order_id: string;
   shopify_order_name: string | null;
   gift_line_item_ids: string[] | null;
+  gift_quantities: Record<string, number> | null;
+  gift_updated_at: Date | null;
   notice: string | null;
 }
 
@@ -63,7 +65,16 @@ export interface LinkOfShopifyOrder {
 export function linksOfShopifyOrderQuery(db: Db, shopifyOrderId: string) {
   return db
     .selectFrom('shopify_order_links')
-    .select(['shop', 'line_item_id', 'order_id', 'shopify_order_name', 'gift_line_item_ids', 'notice'])
+    .select([
+      'shop',
+      'line_item_id',
+      'order_id',
+      'shopify_order_name',
+      'gift_line_item_ids',
+      'gift_quantities',
+      'gift_updated_at',
+      'notice',
+    ])
     .where('shopify_order_id', '=', shopifyOrderId);
 }
 

@@ -92,14 +92,19 @@ async function recordedAddonOrder(shop: string, recipientEmail: string, giftKey?
   await app.webhook(shop, 'orders/create', orderPayload({ id: orderId, lines }));
   const order = await videoOrderOf(app, shop, orderId);
   await app.services.orders.markRecorded(order, { durationTenths: 50 });
-  /** The order after the merchant edited it: what is left of each line in `left` (0: removed). */
-  const editedPayload = (left: Record<number, number>) =>
+  /**
+   * The order after the merchant edited it: what is left of each line in `left` (0: removed), and
+   * the lines the edit `added`. Its `updated_at` is a day after the order's.
+   */
+  const editedPayload = (left: Record<number, number>, added: GiftLine[] = []) =>
     orderPayload({
       id: orderId,
       updatedAt: '2026-12-02T09:00:00-05:00',
-      lines: lines.map((line) => (line.id in left ? { ...line, currentQuantity: left[line.id] } : line)),
+      lines: [...lines.map((line) => (line.id in left ? { ...line, currentQuantity: left[line.id] } : line)), ...added],
     });
-  return { orderId, candle, mug, video, order, editedPayload };
+  /** The order as first placed: Shopify's older version of it, should a webhook of it come late. */
+  const originalPayload = () => orderPayload({ id: orderId, lines });
+  return { orderId, candle, mug, video, order, editedPayload, originalPayload };
 }
 
 async function recipientEmailArrives(address: string): Promise<void> {
@@ -188,12 +193,12 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     // The mug is out of stock: the merchant edits it out of the order, and Shopify says so.
     await app.webhook(shop, 'orders/updated', editedPayload({ [mug]: 0 }));
     await recipientEmailArrives('fay@example.com');
-    // Shopify's next orders/updated of the same order (a tag added, say) drops nothing twice.
+    // Shopify's next orders/updated of the same order (a tag added, say) changes nothing twice.
     await app.webhook(shop, 'orders/updated', editedPayload({ [mug]: 0 }));
     await everyWebhookProcessed(shop);
     const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
-    expect(events.filter((event: { type: string }) => event.type === 'delivery.items_removed')).toEqual([
-      expect.objectContaining({ data: { reason: expect.stringContaining(`Shopify line item ${mug} from the gift`) } }),
+    expect(events.filter((event: { type: string }) => event.type === 'delivery.gift_changed')).toEqual([
+      expect.objectContaining({ data: { reason: expect.stringContaining(`removed Shopify line item ${mug}`) } }),
     ]);
     expect(mail.messages.filter((m) => m.to.includes('fay@example.com'))).toHaveLength(1);
   });
@@ -215,10 +220,43 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
     expect(events).toContainEqual(
       expect.objectContaining({
-        type: 'delivery.items_removed',
+        type: 'delivery.gift_changed',
         data: { reason: expect.stringContaining(`took Shopify line item ${mug} from 2 to 1`) },
       }),
     );
+  });
+
+  it('an order edit that swaps the mug for another waits for the new one; an older payload processed late changes nothing', async () => {
+    const shop = `addon-swapped-${Date.now()}.myshopify.com`;
+    const { auth } = await app.addShop(shop);
+    const { orderId, candle, mug, order, editedPayload, originalPayload } = await recordedAddonOrder(
+      shop,
+      'jo@example.com',
+    );
+    const first = await ship(shop, orderId, [candle], { delivered: false });
+    await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
+    await timelineGets(order, auth, 'delivery.awaiting_shipment');
+    const blueMug = fakeShopifyId();
+    await app.webhook(
+      shop,
+      'orders/updated',
+      editedPayload({ [mug]: 0 }, [{ id: blueMug, marker: false, title: 'Blue mug' }]),
+    );
+    await timelineGets(order, auth, 'delivery.gift_changed');
+    await app.webhook(shop, 'orders/updated', originalPayload());
+    await everyWebhookProcessed(shop);
+    const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
+    expect(events.filter((event: { type: string }) => event.type === 'delivery.gift_changed')).toEqual([
+      expect.objectContaining({
+        data: {
+          reason: expect.stringContaining(`removed Shopify line item ${mug}; added Shopify line item ${blueMug}`),
+        },
+      }),
+    ]);
+    expect(mail.messages.some((m) => m.to.includes('jo@example.com'))).toBe(false);
+    const second = await ship(shop, orderId, [blueMug], { delivered: false });
+    await ship(shop, orderId, [blueMug], { delivered: true, fulfillmentId: second });
+    await recipientEmailArrives('jo@example.com');
   });
 
   it('an order edit that removes the video message cancels its video order: the packages send nothing', async () => {

@@ -5,7 +5,8 @@ import { parseShopifyJson } from '../../src/shopify/json.ts';
 import {
   fulfillmentToShipment,
   giftLineItemIds,
-  giftAfterEdits,
+  giftChange,
+  giftOf,
   giftQuantities,
   packageLineQuantities,
   lineItemPaidCents,
@@ -477,24 +478,27 @@ describe('order edits (current_quantity)', () => {
     expect(videoLineItems(onlyRemoved, settings)).toEqual([]);
   });
 
-  it('drops from a gift what an edit removed, and lowers what it reduced; the rest stays', () => {
-    expect(giftAfterEdits(edited, ['10', '11'], { '10': 2, '11': 1 })).toEqual({
+  it('a gift is what is left of the order’s shipped items: removed lines out, reduced ones lowered', () => {
+    expect(giftOf(edited, edited.line_items[2]!, 'all_shipped_items')).toEqual({
       lineItemIds: ['10'],
       quantities: { '10': 1 },
-      removed: ['11'],
-      reduced: [{ id: '10', from: 2, to: 1 }],
     });
-    expect(giftAfterEdits(edited, ['10'], { '10': 1 })).toMatchObject({ removed: [], reduced: [] });
   });
 
-  it('a gift only shrinks: a quantity an edit put back up is not waited for', () => {
-    const raisedAgain = order(
-      orderPayload({ id: 1, lines: [{ id: 10, marker: false, quantity: 3, currentQuantity: 3 }] }),
-    );
-    expect(giftAfterEdits(raisedAgain, ['10'], { '10': 1 })).toMatchObject({
-      quantities: { '10': 1 },
-      reduced: [],
+  it('tells what an edit changed: lines removed, added (a swap is both), quantities moved either way', () => {
+    const stored = { lineItemIds: ['10', '11'], quantities: { '10': 2, '11': 1 } };
+    expect(giftChange(stored, { lineItemIds: ['10', '14'], quantities: { '10': 3, '14': 1 } })).toEqual({
+      removed: ['11'],
+      added: ['14'],
+      resized: [{ id: '10', from: 2, to: 3 }],
     });
+    expect(giftChange(stored, { lineItemIds: ['11', '10'], quantities: { '10': 2, '11': 1 } })).toBeNull();
+  });
+
+  it('compares a gift stored without quantities by its lines only', () => {
+    expect(
+      giftChange({ lineItemIds: ['10'], quantities: null }, { lineItemIds: ['10'], quantities: { '10': 2 } }),
+    ).toBeNull();
   });
 
   it('the quantities a gift needs are what is left of each line; a package’s are what it carries', () => {
@@ -521,6 +525,9 @@ describe('order edits (current_quantity)', () => {
     });
     const old = order({ ...raw, line_items: raw.line_items.map(({ current_quantity: _left, ...line }) => line) });
     expect(old.line_items.map((line) => line.current_quantity)).toEqual([null, null]);
-    expect(giftAfterEdits(old, ['11'], { '11': 1 })).toMatchObject({ lineItemIds: ['11'], removed: [], reduced: [] });
+    expect(giftOf(old, old.line_items[1]!, 'all_shipped_items')).toEqual({
+      lineItemIds: ['11'],
+      quantities: { '11': 1 },
+    });
   });
 });

@@ -130,8 +130,8 @@ export function describeTimelineEntry(entry: {
       return words('The video waits for the rest of the gift to ship', reason);
     case 'delivery.blocked':
       return words('Delivery is blocked', reason);
-    case 'delivery.items_removed':
-      return words('An order edit removed part of the gift', reason);
+    case 'delivery.gift_changed':
+      return words('An order edit changed the gift', reason);
     default: {
       const unhandled: never = type;
       throw new Error(`no words for timeline entry ${String(unhandled)}`);

@@ -72,8 +72,9 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
       "1 of the gift's 2 items has not shipped yet (Shopify line item 4801): the video waits until every package of the gift is delivered, or the order is marked delivered (PUT delivered: 1)",
   },
   'delivery.blocked': { reason: 'the Shopify order has no item that ships (PUT delivered: 1)' },
-  'delivery.items_removed': {
-    reason: 'an order edit removed Shopify line item 4801 from the gift: the video no longer waits for it',
+  'delivery.gift_changed': {
+    reason:
+      'an order edit changed the gift (removed Shopify line item 4801; added Shopify line item 4802): the video waits for what the order ships now',
   },
 };
 
