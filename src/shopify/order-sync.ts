@@ -586,7 +586,7 @@ function giftChangeReason(change: GiftChange): string {
     ...(change.added.length > 0 ? [`added ${lines(change.added)}`] : []),
     ...change.resized.map((line) => `took Shopify line item ${line.id} from ${line.from} to ${line.to}`),
   ];
-  return `an order edit changed the gift (${parts.join('; ')}): the video waits for what the order ships now`;
+  return `the gift changed with the Shopify order (${parts.join('; ')}): the video waits for what the order ships now`;
 }
 
 /** The payload's `updated_at`, which orders one version of a Shopify order against another. */

@@ -131,7 +131,7 @@ export function describeTimelineEntry(entry: {
     case 'delivery.blocked':
       return words('Delivery is blocked', reason);
     case 'delivery.gift_changed':
-      return words('An order edit changed the gift', reason);
+      return words('The gift changed', reason);
     default: {
       const unhandled: never = type;
       throw new Error(`no words for timeline entry ${String(unhandled)}`);

@@ -74,7 +74,7 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
   'delivery.blocked': { reason: 'the Shopify order has no item that ships (PUT delivered: 1)' },
   'delivery.gift_changed': {
     reason:
-      'an order edit changed the gift (removed Shopify line item 4801; added Shopify line item 4802): the video waits for what the order ships now',
+      'the gift changed with the Shopify order (removed Shopify line item 4801; added Shopify line item 4802): the video waits for what the order ships now',
   },
 };
 
