@@ -132,8 +132,6 @@ export function fulfillmentPayload(options: {
   id: number;
   orderId: number;
   lineItemIds: number[];
-  /** How many of a line the package carries, by line id; 1 when not given. */
-  quantities?: Record<number, number>;
   trackingCompany?: string | null;
   trackingNumber?: string | null;
   shipmentStatus?: string | null;
@@ -160,7 +158,7 @@ export function fulfillmentPayload(options: {
     line_items: options.lineItemIds.map((id) => ({
       id,
       admin_graphql_api_id: `gid://shopify/LineItem/${id}`,
-      quantity: options.quantities?.[id] ?? 1,
+      quantity: 1,
     })),
   };
 }

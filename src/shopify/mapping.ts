@@ -129,14 +129,14 @@ export function removedByOrderEdit(line: Pick<ShopifyLineItem, 'current_quantity
   return line.current_quantity === 0;
 }
 
-/** How many of each line must ship: what is left of it after order edits (`current_quantity`). */
-export type GiftQuantities = Readonly<Record<string, number>>;
+/** A count per Shopify line item id: what a gift needs of each line, or what a package carries. */
+export type LineQuantities = Readonly<Record<string, number>>;
 
 /** The quantities of a gift's lines, as the order has them now. */
 export function giftQuantities(
   order: Pick<ShopifyOrder, 'line_items'>,
   giftLineItemIds: readonly string[],
-): GiftQuantities {
+): LineQuantities {
   const quantities: Record<string, number> = {};
   for (const line of order.line_items)
     if (giftLineItemIds.includes(line.id)) quantities[line.id] = line.current_quantity ?? line.quantity;
@@ -147,7 +147,7 @@ export function giftQuantities(
  * How many of each line one package carries. A line whose quantity Shopify did not send is left out:
  * the package rules then count that package as carrying all of it.
  */
-export function packageLineQuantities(fulfillment: Pick<ShopifyFulfillment, 'line_items'>): GiftQuantities {
+export function packageLineQuantities(fulfillment: Pick<ShopifyFulfillment, 'line_items'>): LineQuantities {
   const quantities: Record<string, number> = {};
   const unknown = new Set(fulfillment.line_items.filter((line) => line.quantity === null).map((line) => line.id));
   for (const line of fulfillment.line_items)
@@ -158,7 +158,7 @@ export function packageLineQuantities(fulfillment: Pick<ShopifyFulfillment, 'lin
 /** The gift a video line waits for: its line ids, and how many of each must ship. */
 export interface Gift {
   lineItemIds: readonly string[];
-  quantities: GiftQuantities;
+  quantities: LineQuantities;
 }
 
 /** The gift of a video line as this payload has it (after any order edits it tells). */
@@ -179,7 +179,7 @@ export interface GiftChange {
  * quantities (a link made before they were kept) is compared by its lines only.
  */
 export function giftChange(
-  stored: { lineItemIds: readonly string[]; quantities: GiftQuantities | null },
+  stored: { lineItemIds: readonly string[]; quantities: LineQuantities | null },
   next: Gift,
 ): GiftChange | null {
   const change: GiftChange = {

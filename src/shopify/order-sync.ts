@@ -47,21 +47,19 @@ export class ShopifyOrderSync {
 
   /**
    * orders/create (and orders/updated): one video order per video line item, created once.
-   * `links`: the order's links as just read (the webhook's trust check reads them anyway); without
-   * them each line's link is looked up.
+   * `links`: the order's links as just read (the webhook's trust check reads them anyway).
    */
   async createVideoOrders(
     shop: ShopRow,
     order: ShopifyOrder,
-    links?: readonly LinkOfShopifyOrder[],
+    links: readonly LinkOfShopifyOrder[],
   ): Promise<CreateOutcome> {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
     const edited = await this.applyOrderEdits(shop, order, links, outcome);
-    // Each line's package-plan inputs, known without another read; when a line's are not, the full sync plans.
+    // Each line's package-plan inputs, known without another read.
     const known: KnownLine[] = [];
-    let allKnown = true;
     const items = videoLineItems(order, {
       videoProductIds: shop.video_product_ids,
       videoVariantIds: shop.video_variant_ids,
@@ -74,23 +72,14 @@ export class ShopifyOrderSync {
         `line item ${item.id}: refused, the order has ${items.length} video line items and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
       );
     for (const item of items.slice(0, limit)) {
-      const knownLink = links?.find(
-        (candidate) => candidate.shop === shop.domain && candidate.line_item_id === item.id,
-      );
-      const link = links
-        ? knownLink
-        : await orderLinkQuery(db, shop.domain, order.id, item.id)
-            .select(['order_id', 'shopify_order_name'])
-            .executeTakeFirst();
+      const link = links.find((candidate) => candidate.shop === shop.domain && candidate.line_item_id === item.id);
       if (link) {
-        if (knownLink)
-          known.push({
-            lineItemId: item.id,
-            giftLineItemIds: knownLink.gift_line_item_ids ?? [item.id],
-            notice: knownLink.notice,
-            order: null,
-          });
-        else allKnown = false;
+        known.push({
+          lineItemId: item.id,
+          giftLineItemIds: link.gift_line_item_ids ?? [item.id],
+          notice: link.notice,
+          order: null,
+        });
         // Links made before the name was kept learn it from the next payload (the admin searches it).
         if (link.shopify_order_name === null && order.name?.trim())
           await db
@@ -169,13 +158,12 @@ export class ShopifyOrderSync {
       }
       // An earlier create answered (its link was never written, or a racing delivery is writing it).
       if (result.replayed) await writeLink(db, result.order.id);
-      else
-        known.push({ lineItemId: item.id, giftLineItemIds: [...gift.lineItemIds], notice: null, order: result.order });
+      else known.push({ lineItemId: item.id, giftLineItemIds: gift.lineItemIds, notice: null, order: result.order });
       // The sender's record-link e-mail follows from the order's own `order.created` event.
       (result.replayed ? outcome.existing : outcome.created).push(result.order.id);
     }
     // Fulfillments may have arrived before the order: apply what we already know.
-    if (!edited && allKnown && outcome.existing.length === known.filter((line) => line.order === null).length)
+    if (!edited && outcome.existing.length === known.filter((line) => line.order === null).length)
       await this.syncKnownLines(shop, order.id, known);
     else await this.syncShopifyOrder(shop, order.id);
     return outcome;
@@ -192,24 +180,25 @@ export class ShopifyOrderSync {
   private async applyOrderEdits(
     shop: ShopRow,
     order: ShopifyOrder,
-    knownLinks: readonly LinkOfShopifyOrder[] | undefined,
+    links: readonly LinkOfShopifyOrder[],
     outcome: CreateOutcome,
   ): Promise<boolean> {
-    const links = knownLinks
-      ? knownLinks.filter((link) => link.shop === shop.domain)
-      : await linksOfOrderQuery(this.deps.db, shop.domain, order.id).execute();
     const removedLines = order.line_items.filter(removedByOrderEdit).map((line) => line.id);
+    const updatedAt = payloadUpdatedAt(order);
     let giftChanged = false;
     for (const link of links) {
+      if (link.shop !== shop.domain) continue;
       // A link's own line is its video message (whatever the shop's video products are now).
       if (removedLines.includes(link.line_item_id)) {
         await this.cancelRemovedVideoLine(link, outcome);
         continue;
       }
+      // A payload whose age cannot be told, or no newer than the one the gift came from, changes nothing.
+      if (updatedAt === null || isStaleUpdate(link.gift_updated_at, updatedAt)) continue;
       const next = this.giftOfLink(shop, order, link);
       // The usual orders/updated: no edit, or one this link's gift already follows. No write, no read.
       if (next === null || !giftChange(storedGift(link), next)) continue;
-      if (await this.followGift(shop, order, link, next)) giftChanged = true;
+      if (await this.followGift(shop, order, updatedAt, link, next)) giftChanged = true;
     }
     return giftChanged;
   }
@@ -233,15 +222,15 @@ export class ShopifyOrderSync {
 
   /**
    * The gift this payload gives a link's video line, or null when it is not to be followed: a link
-   * made before gifts were kept (its gift is its own line, as it always was), a payload without
-   * `updated_at` (its age cannot be told), or a video line the payload does not carry.
+   * made before gifts were kept (its gift is its own line, as it always was), or a video line the
+   * payload does not carry.
    */
   private giftOfLink(
     shop: ShopRow,
     order: ShopifyOrder,
     link: { line_item_id: string; gift_line_item_ids: string[] | null },
   ): Gift | null {
-    if (link.gift_line_item_ids === null || payloadUpdatedAt(order) === null) return null;
+    if (link.gift_line_item_ids === null) return null;
     const settings = { videoProductIds: shop.video_product_ids, videoVariantIds: shop.video_variant_ids };
     const videoItem =
       order.line_items.find((line) => line.id === link.line_item_id) ??
@@ -253,8 +242,13 @@ export class ShopifyOrderSync {
    * Moves one link's gift to `next`, with a timeline entry saying what changed — unless the order is
    * finished (nothing waits any more) or the link already follows a payload as new as this one.
    */
-  private async followGift(shop: ShopRow, order: ShopifyOrder, link: LinkOfShopifyOrder, next: Gift): Promise<boolean> {
-    const updatedAt = payloadUpdatedAt(order)!;
+  private async followGift(
+    shop: ShopRow,
+    order: ShopifyOrder,
+    updatedAt: Date,
+    link: LinkOfShopifyOrder,
+    next: Gift,
+  ): Promise<boolean> {
     // Read before the transaction: on PGlite a read on another connection would wait for it.
     const videoOrder = await this.deps.orders.get(shop.account_id, link.order_id).catch((error: unknown) => {
       if (error instanceof NotFoundError) return null; // deleted through the API
@@ -603,7 +597,7 @@ function noticeText(notice: Notice | null): string | null {
 /** A line's package-plan inputs; `order` is set when this webhook has just created it. */
 interface KnownLine {
   lineItemId: string;
-  giftLineItemIds: string[];
+  giftLineItemIds: readonly string[];
   notice: string | null;
   order: OrderRow | null;
 }

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { ShopifyFulfillmentsTable } from '../db/schema.ts';
-import { fulfillmentToShipment, type GiftQuantities } from './mapping.ts';
+import { fulfillmentToShipment, type LineQuantities } from './mapping.ts';
 
 /** What we keep per Shopify fulfillment (table shopify_fulfillments). */
 export interface PackageState {
@@ -10,7 +10,7 @@ export interface PackageState {
   /** Null until the fulfillment itself arrived (an event may come first). */
   lineItemIds: string[] | null;
   /** How many of each line it carries; null (older rows), or a line left out: all of that line. */
-  lineQuantities: GiftQuantities | null;
+  lineQuantities: LineQuantities | null;
   trackingCompany: string | null;
   trackingNumbers: string[];
   createdAt: Date | null;
@@ -86,7 +86,7 @@ export function planPackages(
   packages: readonly PackageState[],
   giftLineItemIds: readonly string[],
   settings: PackageSettings,
-  giftQuantities: GiftQuantities = {},
+  giftQuantities: LineQuantities = {},
 ): PackagePlan {
   if (giftLineItemIds.length === 0)
     return {

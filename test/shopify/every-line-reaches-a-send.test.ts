@@ -32,7 +32,7 @@ async function ship(
   shop: string,
   shopifyOrderId: number,
   lineItemIds: number[],
-  options: { delivered: boolean; fulfillmentId?: number; quantities?: Record<number, number> },
+  options: { delivered: boolean; fulfillmentId?: number },
 ): Promise<number> {
   const id = options.fulfillmentId ?? fakeShopifyId();
   const at = new Date(Date.now() + (options.delivered ? 1_000 : 0)).toISOString();
@@ -43,7 +43,6 @@ async function ship(
       id,
       orderId: shopifyOrderId,
       lineItemIds,
-      ...(options.quantities ? { quantities: options.quantities } : {}),
       trackingCompany: 'Canada Post',
       trackingNumber: `CP${id}`,
       shipmentStatus: options.delivered ? 'delivered' : null,
@@ -52,6 +51,12 @@ async function ship(
     }),
   );
   return id;
+}
+
+/** One package of `lineItemIds`: Shopify creates its fulfillment, then reports it delivered. */
+async function shipAndDeliver(shop: string, shopifyOrderId: number, lineItemIds: number[]): Promise<void> {
+  const id = await ship(shop, shopifyOrderId, lineItemIds, { delivered: false });
+  await ship(shop, shopifyOrderId, lineItemIds, { delivered: true, fulfillmentId: id });
 }
 
 /** Waits until the worker has processed every webhook the shop was sent (its sync ran). */
@@ -142,14 +147,12 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     const shop = `addon-unshipped-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
     const { orderId, candle, mug, order } = await recordedAddonOrder(shop, 'erin@example.com');
-    const first = await ship(shop, orderId, [candle], { delivered: false });
-    await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
+    await shipAndDeliver(shop, orderId, [candle]);
     await timelineGets(order, auth, 'delivery.awaiting_shipment');
     await everyWebhookProcessed(shop);
     expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body.delivered).toBe('0');
     expect(mail.messages.some((m) => m.to.includes('erin@example.com'))).toBe(false);
-    const second = await ship(shop, orderId, [mug], { delivered: false });
-    await ship(shop, orderId, [mug], { delivered: true, fulfillmentId: second });
+    await shipAndDeliver(shop, orderId, [mug]);
     await recipientEmailArrives('erin@example.com');
   });
 
@@ -159,8 +162,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     await updateShopSettings(db(), shop, { gift_packages: 'gift_item' }, new Date());
     const { orderId, candle, mug, order } = await recordedAddonOrder(shop, 'cleo@example.com', 'g-1');
     await ship(shop, orderId, [mug], { delivered: false });
-    const candlePackage = await ship(shop, orderId, [candle], { delivered: false });
-    await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: candlePackage });
+    await shipAndDeliver(shop, orderId, [candle]);
     await recipientEmailArrives('cleo@example.com');
     expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body).toMatchObject({ delivered: '1' });
   });
@@ -169,8 +171,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     const shop = `addon-two-boxes-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
     const { orderId, candle, mug, order } = await recordedAddonOrder(shop, 'hal@example.com', undefined, 2);
-    const first = await ship(shop, orderId, [candle, mug], { delivered: false });
-    await ship(shop, orderId, [candle, mug], { delivered: true, fulfillmentId: first });
+    await shipAndDeliver(shop, orderId, [candle, mug]);
     await timelineGets(order, auth, 'delivery.awaiting_shipment');
     await everyWebhookProcessed(shop);
     const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
@@ -178,8 +179,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
       expect.objectContaining({ data: { reason: expect.stringContaining(`${mug} with 1 of 2 shipped`) } }),
     );
     expect(mail.messages.some((m) => m.to.includes('hal@example.com'))).toBe(false);
-    const second = await ship(shop, orderId, [mug], { delivered: false });
-    await ship(shop, orderId, [mug], { delivered: true, fulfillmentId: second });
+    await shipAndDeliver(shop, orderId, [mug]);
     await recipientEmailArrives('hal@example.com');
   });
 
@@ -187,8 +187,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     const shop = `addon-edited-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
     const { orderId, candle, mug, order, editedPayload } = await recordedAddonOrder(shop, 'fay@example.com');
-    const first = await ship(shop, orderId, [candle], { delivered: false });
-    await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
+    await shipAndDeliver(shop, orderId, [candle]);
     await timelineGets(order, auth, 'delivery.awaiting_shipment');
     // The mug is out of stock: the merchant edits it out of the order, and Shopify says so.
     await app.webhook(shop, 'orders/updated', editedPayload({ [mug]: 0 }));
@@ -212,8 +211,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
       undefined,
       2,
     );
-    const first = await ship(shop, orderId, [candle, mug], { delivered: false });
-    await ship(shop, orderId, [candle, mug], { delivered: true, fulfillmentId: first });
+    await shipAndDeliver(shop, orderId, [candle, mug]);
     await timelineGets(order, auth, 'delivery.awaiting_shipment');
     await app.webhook(shop, 'orders/updated', editedPayload({ [mug]: 1 }));
     await recipientEmailArrives('ida@example.com');
@@ -233,8 +231,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
       shop,
       'jo@example.com',
     );
-    const first = await ship(shop, orderId, [candle], { delivered: false });
-    await ship(shop, orderId, [candle], { delivered: true, fulfillmentId: first });
+    await shipAndDeliver(shop, orderId, [candle]);
     await timelineGets(order, auth, 'delivery.awaiting_shipment');
     const blueMug = fakeShopifyId();
     await app.webhook(
@@ -254,8 +251,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
       }),
     ]);
     expect(mail.messages.some((m) => m.to.includes('jo@example.com'))).toBe(false);
-    const second = await ship(shop, orderId, [blueMug], { delivered: false });
-    await ship(shop, orderId, [blueMug], { delivered: true, fulfillmentId: second });
+    await shipAndDeliver(shop, orderId, [blueMug]);
     await recipientEmailArrives('jo@example.com');
   });
 
@@ -265,8 +261,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     const { orderId, candle, mug, video, order, editedPayload } = await recordedAddonOrder(shop, 'gus@example.com');
     await app.webhook(shop, 'orders/updated', editedPayload({ [video]: 0 }));
     await timelineGets(order, auth, 'order.cancelled');
-    const both = await ship(shop, orderId, [candle, mug], { delivered: false });
-    await ship(shop, orderId, [candle, mug], { delivered: true, fulfillmentId: both });
+    await shipAndDeliver(shop, orderId, [candle, mug]);
     await everyWebhookProcessed(shop);
     const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
     expect(events).toContainEqual(
