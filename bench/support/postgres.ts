@@ -3,6 +3,8 @@ import { startPostgresServer } from '../../test/support/postgres-server.ts';
 
 export interface BenchPostgres {
   url: string;
+  /** Its data directory, for stopping it from another process (test/support/postgres-server.ts). */
+  dataDir: string;
   /** DATABASE_URL and the Shopify token key required with it, for a Doorstep process (postgres-server.ts). */
   doorstepEnv: { DATABASE_URL: string; TOKEN_ENCRYPTION_KEY: string };
   version: string;
@@ -27,5 +29,11 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
     .stdout.toString()
     .trim()
     .replace(/^postgres \(PostgreSQL\) /, '');
-  return { url: server.url, doorstepEnv: server.doorstepEnv, version: `PostgreSQL ${version}`, stop: server.destroy };
+  return {
+    url: server.url,
+    dataDir: server.dataDir,
+    doorstepEnv: server.doorstepEnv,
+    version: `PostgreSQL ${version}`,
+    stop: server.destroy,
+  };
 }

@@ -4,6 +4,9 @@
  * A 500 is counted and retried too: the soak fails on any, but a story should still finish so the
  * rest of the run measures something.
  */
+/** One attempt's limit: the whole answer, body included (an upload of the soak's small video takes well under a second). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 export class SoakClient {
   readonly statuses = new Map<string, number>();
   readonly serverErrors: string[] = [];
@@ -21,6 +24,8 @@ export class SoakClient {
       let waitMs = 500;
       try {
         const response = await fetch(url, {
+          // A request that never answers is a failed attempt, retried like a refused connection.
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
           method: init.method,
           ...(init.headers ? { headers: init.headers } : {}),
           ...(init.body !== undefined ? { body: init.body } : {}),
@@ -35,7 +40,7 @@ export class SoakClient {
         if (response.status === 429 && retryAfter > 0) waitMs = retryAfter * 1000;
       } catch (error) {
         if (error instanceof Error && error.message.startsWith(`${what}: unexpected`)) throw error;
-        this.count('connection error');
+        this.count(error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'connection error');
       }
       if (Date.now() + waitMs > deadline) throw new Error(`${what}: no success within ${this.retryForMs / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, waitMs));

@@ -48,6 +48,7 @@ async function carrierPeriod(
 ): Promise<void> {
   const control = (carrier: string, method: string, body?: unknown) =>
     fetch(`${base}/sandbox/carriers/${carrier}/faults`, {
+      signal: AbortSignal.timeout(30_000),
       method,
       headers: { 'Content-Type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -15,6 +15,9 @@ import {
   type DoorstepProcess,
 } from '../../test/support/processes.ts';
 import { startRedisServer } from '../../test/support/redis-server.ts';
+import { withDeadline } from '../../src/process/deadline.ts';
+import { recordCustody } from './custody.ts';
+import type { SoakOptions } from './options.ts';
 
 /**
  * The whole system as production runs it, from processes: PostgreSQL (a throw-away server, or
@@ -40,17 +43,29 @@ export interface SoakSystem {
   stop(): Promise<void>;
 }
 
-export async function startSystem(options: { workers: number; log: (line: string) => void }): Promise<SoakSystem> {
+export async function startSystem(options: {
+  workers: number;
+  log: (line: string) => void;
+  injectStall?: SoakOptions['injectStall'];
+}): Promise<SoakSystem> {
   const { log } = options;
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-soak-'));
+  recordCustody({ dir: temp });
   const cleanups: Array<() => Promise<void> | void> = [() => fs.rmSync(temp, { recursive: true, force: true })];
   const stop = async () => {
-    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
+    for (const cleanup of cleanups.reverse())
+      await withDeadline(Promise.resolve().then(cleanup), 30_000, 'a soak process or server to stop').catch(
+        (error: unknown) => log(`while stopping: ${error instanceof Error ? error.message : String(error)}`),
+      );
   };
   try {
     let postgres: BenchPostgres | undefined;
     const databaseUrl = process.env.DATABASE_URL || (postgres = await startPostgres({ fsync: false })).url;
-    if (postgres) cleanups.push(() => postgres.stop());
+    if (postgres) {
+      recordCustody({ postgres: postgres.dataDir });
+      recordCustody({ dir: path.dirname(postgres.dataDir) });
+      cleanups.push(() => postgres.stop());
+    }
     log(postgres ? `PostgreSQL ${postgres.version} (throw-away)` : 'PostgreSQL from DATABASE_URL');
 
     const redisPort = await freePort();
@@ -121,7 +136,11 @@ export async function startSystem(options: { workers: number; log: (line: string
         LOG_LEVEL: 'info',
       });
       watch(worker, `worker ${slot}`);
-      await waitForOutput(worker, /"msg":"workers started"/);
+      await waitForOutput(worker, /"msg":"workers started"/, 90_000).catch((error: unknown) => {
+        // Not left running: a worker that did not start in time is stopped before the run fails.
+        worker.child.kill('SIGKILL');
+        throw error;
+      });
       return worker;
     };
     const workers: DoorstepProcess[] = [];
@@ -142,7 +161,17 @@ export async function startSystem(options: { workers: number; log: (line: string
         redis.kill('SIGKILL');
         await waitForExit(redis, 10_000);
         await new Promise((resolve) => setTimeout(resolve, downMs));
-        redis = await startRedisServer(redisPort, [], { persistentDir: redisDir });
+        if (options.injectStall === 'event-loop') {
+          recordCustody({ phase: 'restarting redis-server (stall injected: the event loop is blocked)' });
+          // What the soak's stall looked like from outside: no output, no CPU, no timer ever fires.
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+        }
+        redis = await startRedisServer(redisPort, [], {
+          persistentDir: redisDir,
+          // Stall injected: the restarted server is stopped before it can answer, so nothing it
+          // is asked ever comes back.
+          ...(options.injectStall === 'redis' ? { onSpawn: (child) => void child.kill('SIGSTOP') } : {}),
+        });
       },
       async killWorker(slot) {
         const old = workers[slot]!;

@@ -8,6 +8,8 @@ import { freePort } from '../../src/net/free-port.ts';
 export interface PostgresServer {
   /** `postgres://doorstep@127.0.0.1:PORT/doorstep` */
   url: string;
+  /** Its data directory: what `stopPostgresAt` needs to stop it from another process. */
+  dataDir: string;
   /**
    * What a Doorstep process needs to use this server: its `DATABASE_URL`, and the Shopify token key
    * that is required with it (src/config.ts), one per server so every process on it shares it.
@@ -32,18 +34,27 @@ export async function startPostgresServer(
 ): Promise<PostgresServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-pg-'));
   const port = await freePort();
-  const asOwner = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
-  if (asOwner.length > 0) execFileSync('chown', ['postgres', dir]);
+  if (asOwner().length > 0) execFileSync('chown', ['postgres', dir]);
   // Asynchronous: the test keeps sending requests while the server stops and starts.
   // No pipes: the postmaster pg_ctl leaves behind must not hold them open.
+  // Bounded: pg_ctl -w gives up after its own 60 s, and nothing here waits longer than 90 s.
   const run = (command: string, args: string[]) =>
     new Promise<void>((resolve, reject) => {
-      const [file, ...rest] = [...asOwner, command, ...args];
+      const [file, ...rest] = [...asOwner(), command, ...args];
       const child = spawn(file!, rest, { stdio: 'ignore' });
-      child.once('error', reject);
-      child.once('exit', (code) =>
-        code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`)),
-      );
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`${command} ${args.join(' ')} did not finish within 90 s (killed)`));
+      }, 90_000);
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        if (code === 0) resolve();
+        else reject(new Error(`${command} ${args.join(' ')} exited with ${code}`));
+      });
     });
   const data = path.join(dir, 'data');
   const serverOptions = [
@@ -60,17 +71,32 @@ export async function startPostgresServer(
   const destroy = () => {
     if (destroyed) return;
     destroyed = true;
-    const [file, ...rest] = [...asOwner, 'pg_ctl', '-D', data, '-m', 'immediate', 'stop'];
-    spawnSync(file!, rest, { stdio: 'ignore' });
+    stopPostgresAt(data);
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', destroy);
   const url = `postgres://doorstep@127.0.0.1:${port}/doorstep`;
   return {
     url,
+    dataDir: data,
     doorstepEnv: { DATABASE_URL: url, TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') },
     stop: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
     start,
     destroy,
   };
+}
+
+/**
+ * `pg_ctl stop -m immediate` on the server running in `dataDir`, if any, bounded at 30 s. For a
+ * process that did not start the server: pg_ctl puts the postmaster in a session of its own, so no
+ * signal to a process group reaches it, and whoever cleans up after a run must stop it by its data.
+ */
+export function stopPostgresAt(dataDir: string): void {
+  const [file, ...rest] = [...asOwner(), 'pg_ctl', '-D', dataDir, '-m', 'immediate', 'stop'];
+  spawnSync(file!, rest, { stdio: 'ignore', timeout: 30_000 });
+}
+
+/** PostgreSQL refuses to run as root: as root, its commands run as the `postgres` user. */
+function asOwner(): string[] {
+  return process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
 }

@@ -2,9 +2,15 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../src/net/free-port.ts';
+import { withDeadline } from '../../src/process/deadline.ts';
 
 export const projectRoot = path.resolve(import.meta.dirname, '../..');
 const run = promisify(execFile);
+/** A CLI command's whole run, start-up (tsx, migrations on a fresh PGlite) included. */
+const CLI_TIMEOUT_MS = 120_000;
+/** How long a stopped process gets for its graceful shutdown before SIGKILL, and SIGKILL before we give up. */
+const STOP_GRACE_MS = 20_000;
+const KILL_GRACE_MS = 5_000;
 
 /** Runs `npm run cli -- …` the way a person would, with its own environment. */
 export async function runCli(
@@ -15,11 +21,20 @@ export async function runCli(
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
       cwd: projectRoot,
       env: { ...process.env, ...env },
+      // A command that hangs is killed and reported, not waited for.
+      timeout: CLI_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
     });
     return { stdout, stderr, code: 0 };
   } catch (error) {
-    const failed = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
+    const failed = error as { stdout: string; stderr: string; code: number | null; killed?: boolean };
+    if (failed.killed)
+      return {
+        stdout: failed.stdout,
+        stderr: `${failed.stderr}\ncli ${args.join(' ')}: killed after its deadline of ${CLI_TIMEOUT_MS / 1000} s`,
+        code: 124,
+      };
+    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code ?? 1 };
   }
 }
 
@@ -27,7 +42,10 @@ export { freePort };
 
 export interface DoorstepProcess {
   child: ChildProcess;
-  /** SIGTERM to the process and waits for it to exit. */
+  /**
+   * SIGTERM to the process and waits for it to exit; SIGKILL after 20 s, and a failure naming the
+   * process if even that does not end it within 5 s more.
+   */
   stop(): Promise<void>;
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
@@ -55,13 +73,21 @@ export function spawnDoorstep(
   return {
     child,
     output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child, `${entry} (pid ${child.pid})`),
   };
+}
+
+/** SIGTERM, then SIGKILL after STOP_GRACE_MS; fails if the process is still there KILL_GRACE_MS later. */
+export async function stopChild(child: ChildProcess, name: string): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  try {
+    await withDeadline(exited, STOP_GRACE_MS, `${name} to exit after SIGTERM`);
+  } catch {
+    child.kill('SIGKILL');
+    await withDeadline(exited, KILL_GRACE_MS, `${name} to exit after SIGKILL`);
+  }
 }
 
 /** What a process printed, without its access-log lines (one per request), the last `maxChars` of it. */
@@ -134,9 +160,16 @@ export async function startServerProcess(
   await new Promise<void>((resolve, reject) => {
     // PGlite's first open (WebAssembly compile, then every migration) has taken over 45 s on this
     // 2-core machine under a load average of 20; a start that fails still fails, only later.
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.output()}`)), 90_000);
+    const timer = setTimeout(() => {
+      clearInterval(check);
+      // A server that did not start in time is not left running without a parent to stop it (a
+      // detached one with its whole group: its private redis-server too).
+      if (options.detached) process.kill(-child.pid!, 'SIGKILL');
+      else child.kill('SIGKILL');
+      reject(new Error(`server did not answer /healthz within 90 s (killed):\n${server.output()}`));
+    }, 90_000);
     const check = setInterval(() => {
-      fetch(`http://127.0.0.1:${env.PORT}/healthz`).then(
+      fetch(`http://127.0.0.1:${env.PORT}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
         (response) => {
           if (!response.ok) return;
           clearInterval(check);

@@ -17,7 +17,7 @@ import { eventually } from './workers.ts';
 export async function startRedisServer(
   port: number,
   dirs: string[],
-  options: { persistentDir?: string } = {},
+  options: { persistentDir?: string; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<ChildProcess> {
   const dir = options.persistentDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-test-redis-'));
   if (!dirs.includes(dir)) dirs.push(dir);
@@ -29,25 +29,35 @@ export async function startRedisServer(
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...persistence],
     { stdio: 'ignore' },
   );
-  await eventually(
-    async () => {
-      const probe = new Redis({
-        port,
-        host: '127.0.0.1',
-        lazyConnect: true,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-      });
-      probe.on('error', () => {});
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG' ? true : undefined;
-      } finally {
-        probe.disconnect();
-      }
-    },
-    10_000,
-    'redis to start',
-  );
+  options.onSpawn?.(child);
+  try {
+    await eventually(
+      async () => {
+        const probe = new Redis({
+          port,
+          host: '127.0.0.1',
+          lazyConnect: true,
+          maxRetriesPerRequest: 0,
+          retryStrategy: () => null,
+          // A server that accepts and never answers (stopped, or still loading) fails this probe, not the wait.
+          connectTimeout: 2000,
+          commandTimeout: 2000,
+        });
+        probe.on('error', () => {});
+        try {
+          await probe.connect();
+          return (await probe.ping()) === 'PONG' ? true : undefined;
+        } finally {
+          probe.disconnect();
+        }
+      },
+      10_000,
+      `redis-server on port ${port} to answer PING`,
+    );
+  } catch (error) {
+    // A server that never answered is not left behind holding the port.
+    child.kill('SIGKILL');
+    throw error;
+  }
   return child;
 }
