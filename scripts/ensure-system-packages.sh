@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Runs after `npm ci` / `npm install` (the `postinstall` script). Two programs come from the OS, not
-# npm: redis-server (the embedded default starts a private one when REDIS_URL is unset) and Chromium
-# (the record/watch page tests drive it with playwright-core). On this project's machines (Debian,
+# Runs after `npm ci` / `npm install` (the `postinstall` script). Three programs come from the OS, not
+# npm: redis-server (the embedded default starts a private one when REDIS_URL is unset), Chromium
+# (the record/watch page tests drive it with playwright-core) and ffmpeg with ffprobe (the playback
+# rendition of every upload, src/videos/rendition/). On this project's machines (Debian,
 # root) they are installed with apt-get; elsewhere we say what to do. Never fails the install.
 set -u
 missing=()
 if ! command -v redis-server >/dev/null 2>&1 && [ -z "${REDIS_URL:-}" ]; then missing+=(redis-server); fi
 if ! command -v chromium >/dev/null 2>&1 && [ -z "${DOORSTEP_SKIP_CHROMIUM:-}" ]; then missing+=(chromium); fi
+if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then missing+=(ffmpeg); fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -19,5 +21,5 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     exit 0
   fi
 fi
-echo "doorstep: please install: ${missing[*]} (Debian/Ubuntu: apt-get install ${missing[*]}; macOS: brew install redis and a Chromium). Or set REDIS_URL." >&2
+echo "doorstep: please install: ${missing[*]} (Debian/Ubuntu: apt-get install ${missing[*]}; macOS: brew install redis ffmpeg and a Chromium). Or set REDIS_URL." >&2
 exit 0

@@ -1,0 +1,111 @@
+/**
+ * The playback rendition (issue 27), pure: from what ffprobe saw in an upload, the ffmpeg arguments
+ * that make the one file every recipient's browser plays — MP4, H.264 (High profile, yuv420p) and
+ * AAC, `moov` before `mdat`, upright pixels, at most 30 frames a second and 1280 px on the long side,
+ * with a bitrate cap. No I/O here: src/videos/rendition/transcode.ts runs it.
+ */
+
+/** What the rendition may be; the defaults are what docs/videos.md explains. */
+export interface RenditionSettings {
+  /** The long side's cap in pixels (the short side follows the aspect ratio). */
+  maxLongSide: number;
+  maxFps: number;
+  /** The video's peak bitrate (kbit/s); with audio at 128 kbit/s, a 2-minute message stays under ~35 MB. */
+  maxVideoKbps: number;
+  audioKbps: number;
+}
+
+export const DEFAULT_RENDITION: RenditionSettings = {
+  maxLongSide: 1280,
+  maxFps: 30,
+  maxVideoKbps: 2000,
+  audioKbps: 128,
+};
+
+/** The facts of an upload the plan needs (src/videos/rendition/probe.ts reads them). */
+export interface ProbedVideo {
+  /** Coded size, before rotation. */
+  width: number;
+  height: number;
+  /** Display rotation in degrees (metadata a phone writes instead of turning the pixels). */
+  rotation: number;
+  /** Frames per second, when the container says. */
+  fps: number | null;
+  hasAudio: boolean;
+}
+
+/** The upright size of the rendition: rotation applied, the long side capped, both sides even (yuv420p needs it). */
+export function renditionSize(video: ProbedVideo, settings: RenditionSettings): { width: number; height: number } {
+  const quarterTurn = Math.abs(Math.round(video.rotation / 90)) % 2 === 1;
+  const upright = quarterTurn
+    ? { width: video.height, height: video.width }
+    : { width: video.width, height: video.height };
+  const scale = Math.min(1, settings.maxLongSide / Math.max(upright.width, upright.height));
+  // Down to even, never up: the cap holds and no side is stretched.
+  const even = (value: number) => Math.max(2, 2 * Math.floor((value * scale) / 2));
+  return { width: even(upright.width), height: even(upright.height) };
+}
+
+/**
+ * The ffmpeg command line (after `ffmpeg`) from `input` to `output`. ffmpeg turns the pixels by the
+ * rotation metadata itself (autorotate, its default) before the filters, so the scale is to the
+ * upright size and the output carries no rotation. `maxBytes` is ffmpeg's own output limit (`-fs`);
+ * `maxSeconds` stops the encode at the length limit, so a file that lies about its length cannot
+ * keep a worker busy for an hour.
+ */
+export function renditionArguments(options: {
+  input: string;
+  output: string;
+  video: ProbedVideo;
+  settings: RenditionSettings;
+  maxBytes: number;
+  maxSeconds: number;
+}): string[] {
+  const { video, settings } = options;
+  const size = renditionSize(video, settings);
+  const filters = [
+    `scale=${size.width}:${size.height}:flags=bicubic`,
+    // Only ever down: a 15 fps clip keeps its 15, a 60 fps one becomes 30.
+    ...(video.fps === null || video.fps > settings.maxFps ? [`fps=${settings.maxFps}`] : []),
+    'format=yuv420p',
+  ];
+  return [
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
+    '-y',
+    '-i',
+    options.input,
+    '-map',
+    '0:v:0',
+    ...(video.hasAudio ? ['-map', '0:a:0'] : []),
+    // Nothing of the phone's metadata (place, device) travels to the recipient.
+    '-map_metadata',
+    '-1',
+    '-vf',
+    filters.join(','),
+    '-c:v',
+    'libx264',
+    '-profile:v',
+    'high',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '23',
+    '-maxrate',
+    `${settings.maxVideoKbps}k`,
+    '-bufsize',
+    `${settings.maxVideoKbps * 2}k`,
+    ...(video.hasAudio ? ['-c:a', 'aac', '-b:a', `${settings.audioKbps}k`, '-ac', '2'] : ['-an']),
+    '-movflags',
+    '+faststart',
+    '-t',
+    String(options.maxSeconds),
+    '-fs',
+    String(options.maxBytes),
+    '-f',
+    'mp4',
+    options.output,
+  ];
+}

@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+
+/** ffmpeg or ffprobe ended badly: a non-zero exit, a signal, its deadline, or a stop. */
+export class ToolFailedError extends Error {
+  override name = 'ToolFailedError';
+  constructor(
+    message: string,
+    /** The exit code; null when it was killed (deadline, stop) rather than failing by itself. */
+    readonly exitCode: number | null,
+    readonly timedOut: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export class ToolMissingError extends Error {
+  override name = 'ToolMissingError';
+  constructor(tool: string) {
+    super(
+      `${tool} is not installed. Debian/Ubuntu: apt-get install ffmpeg (\`npm ci\` does it itself when run as root); macOS: brew install ffmpeg.`,
+    );
+  }
+}
+
+/** Video work gives way to requests: transcoding is CPU-bound, serving pages is not. */
+const NICENESS = 10;
+/** Enough of ffprobe's JSON for any real file, and of ffmpeg's error text for a reason. */
+const MAX_STDOUT = 4 * 1024 * 1024;
+const STDERR_TAIL = 4000;
+
+/**
+ * Runs ffmpeg or ffprobe with a wall-clock deadline (SIGKILL past it), at a lower CPU priority, and
+ * killed when `signal` aborts (the worker's shutdown). Never waits for ever, never leaves the child
+ * behind; resolves with its stdout on exit 0.
+ */
+export function runTool(
+  tool: 'ffmpeg' | 'ffprobe',
+  args: string[],
+  options: { timeoutMs: number; signal?: AbortSignal },
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) return reject(new ToolFailedError(`${tool} was not started: stopping`, null, false));
+    const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stdout.length < MAX_STDOUT) stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL)));
+    const kill = () => child.kill('SIGKILL');
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, options.timeoutMs);
+    options.signal?.addEventListener('abort', kill, { once: true });
+    child.once('spawn', () => {
+      try {
+        os.setPriority(child.pid!, NICENESS);
+      } catch {
+        // Not permitted here: it runs at our priority.
+      }
+    });
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', kill);
+      reject(error.code === 'ENOENT' ? new ToolMissingError(tool) : error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', kill);
+      if (code === 0) return resolve({ stdout, stderr });
+      const why = timedOut
+        ? `did not finish within ${Math.round(options.timeoutMs / 1000)} s`
+        : signal
+          ? `was stopped (${signal})`
+          : `failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
+      reject(new ToolFailedError(`${tool} ${why}`, timedOut ? null : code, timedOut));
+    });
+  });
+}

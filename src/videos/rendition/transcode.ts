@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DURATION_LIMIT_SLACK_SECONDS, durationText } from '../browser/duration-text.ts';
+import { renditionArguments, type RenditionSettings } from './plan.ts';
+import { probeVideo, UnplayableVideoError } from './probe.ts';
+import { runTool, ToolFailedError } from './run-tool.ts';
+
+export interface Rendition {
+  /** The finished MP4; only ever a whole file (written under another name, renamed when checked). */
+  file: string;
+  /** A JPEG frame of the rendition, for the poster. */
+  posterFile: string;
+  durationSeconds: number;
+  width: number;
+  height: number;
+  bytes: number;
+}
+
+export interface TranscodeLimits {
+  settings: RenditionSettings;
+  /** The length limit (VIDEO_MAX_SECONDS or THANKS_MAX_SECONDS), and what the reason calls the video. */
+  maxSeconds: number;
+  kind: 'video messages' | 'thank-you videos';
+  /** The rendition's size limit (ffmpeg's -fs). */
+  maxBytes: number;
+  /** Wall clock for the whole encode; probes get 30 s each. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+const PROBE_TIMEOUT_MS = 30_000;
+
+/**
+ * Makes the playback rendition of `input` in `workDir` (which the caller owns and removes). A file
+ * that is not a playable video, too long, too large even compressed, or that ffmpeg fails on or
+ * takes too long with, is an UnplayableVideoError whose message is the reason the sender reads.
+ * Anything else (a stop, ffmpeg missing) is thrown as it is, for the job to retry.
+ */
+export async function makeRendition(input: string, workDir: string, limits: TranscodeLimits): Promise<Rendition> {
+  const probeOptions = { timeoutMs: PROBE_TIMEOUT_MS, ...(limits.signal ? { signal: limits.signal } : {}) };
+  const source = await probeVideo(input, probeOptions);
+  const longest = limits.maxSeconds + DURATION_LIMIT_SLACK_SECONDS;
+  if (source.durationSeconds > longest) throw tooLong(source.durationSeconds, limits);
+
+  const partial = path.join(workDir, 'rendition.partial.mp4');
+  const file = path.join(workDir, 'rendition.mp4');
+  const posterFile = path.join(workDir, 'poster.jpg');
+  try {
+    await runTool(
+      'ffmpeg',
+      renditionArguments({
+        input,
+        output: partial,
+        video: source,
+        settings: limits.settings,
+        maxBytes: limits.maxBytes,
+        maxSeconds: longest,
+      }),
+      { timeoutMs: limits.timeoutMs, ...(limits.signal ? { signal: limits.signal } : {}) },
+    );
+  } catch (error) {
+    if (limits.signal?.aborted || !(error instanceof ToolFailedError)) throw error;
+    throw new UnplayableVideoError(
+      error.timedOut
+        ? `Preparing the video took longer than ${Math.round(limits.timeoutMs / 1000)} s; please try a shorter or smaller file.`
+        : 'The video could not be converted for playback; the file may be damaged.',
+    );
+  }
+
+  const made = await probeVideo(partial, probeOptions);
+  // ffmpeg stops writing at -fs and still ends well: a rendition shorter than its source hit the cap.
+  if (made.durationSeconds < Math.min(source.durationSeconds, longest) - 1)
+    throw new UnplayableVideoError('The video is too large to send, even compressed; please send a shorter one.');
+  await fs.promises.rename(partial, file);
+
+  await runTool(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-loglevel',
+      'error',
+      '-y',
+      '-ss',
+      String(Math.min(1, made.durationSeconds / 3)),
+      '-i',
+      file,
+      '-frames:v',
+      '1',
+      '-q:v',
+      '3',
+      posterFile,
+    ],
+    probeOptions,
+  );
+  return {
+    file,
+    posterFile,
+    durationSeconds: made.durationSeconds,
+    width: made.width,
+    height: made.height,
+    bytes: (await fs.promises.stat(file)).size,
+  };
+}
+
+function tooLong(seconds: number, limits: TranscodeLimits): UnplayableVideoError {
+  return new UnplayableVideoError(
+    `The video is ${durationText(seconds)} long; ${limits.kind} can be up to ${durationText(limits.maxSeconds)}.`,
+  );
+}

@@ -1,0 +1,156 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_RENDITION, renditionArguments, renditionSize } from '../../src/videos/rendition/plan.ts';
+import { probeVideo, rotationOf, UnplayableVideoError } from '../../src/videos/rendition/probe.ts';
+import { makeRendition, type TranscodeLimits } from '../../src/videos/rendition/transcode.ts';
+
+/**
+ * Issue 27: one playback rendition from any upload. Real uploads made by ffmpeg
+ * (test/videos/fixtures/uploads/make.sh) go through the real ffmpeg, and every output is read back
+ * with ffprobe: H.264 (High or Main) in yuv420p, AAC exactly when the upload had audio, `moov`
+ * before `mdat`, upright pixels, at most 30 fps and 1280 px on the long side.
+ */
+const uploads = path.join(import.meta.dirname, 'fixtures/uploads');
+const limits: TranscodeLimits = {
+  settings: DEFAULT_RENDITION,
+  maxSeconds: 5,
+  kind: 'video messages',
+  maxBytes: 50 * 1024 * 1024,
+  timeoutMs: 60_000,
+};
+
+let work: string;
+beforeEach(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-rendition-test-'));
+});
+afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
+
+/** The top-level boxes of an MP4, in file order. */
+function topLevelBoxes(file: string): string[] {
+  const data = fs.readFileSync(file);
+  const boxes: string[] = [];
+  for (let at = 0; at + 8 <= data.length; ) {
+    const size = data.readUInt32BE(at);
+    boxes.push(data.toString('latin1', at + 4, at + 8));
+    if (size < 8) break;
+    at += size;
+  }
+  return boxes;
+}
+
+describe('the playback rendition', () => {
+  it.each([
+    { file: 'portrait-hevc-rotated.mov', audio: true, upright: { width: 180, height: 320 }, fps: 30 },
+    { file: 'chrome-vp8-opus.webm', audio: true, upright: { width: 320, height: 240 }, fps: 30 },
+    { file: 'chrome-vp9-opus.webm', audio: true, upright: { width: 320, height: 240 }, fps: 30 },
+    { file: 'h264-aac-60fps.mp4', audio: true, upright: { width: 320, height: 180 }, fps: 30 },
+    { file: 'full-hd-silent.mp4', audio: false, upright: { width: 1280, height: 720 }, fps: 30 },
+  ])('$file → H.264 yuv420p (+ AAC), faststart, upright $upright.width×$upright.height', async (fixture) => {
+    const source = await probeVideo(path.join(uploads, fixture.file), { timeoutMs: 30_000 });
+    const rendition = await makeRendition(path.join(uploads, fixture.file), work, limits);
+
+    const made = await probeVideo(rendition.file, { timeoutMs: 30_000 });
+    expect(made.formatName).toContain('mp4');
+    expect(made.videoStream.codec_name).toBe('h264');
+    expect(['High', 'Main']).toContain(made.videoStream.profile);
+    expect(made.videoStream.pix_fmt).toBe('yuv420p');
+    expect(made.audioStream?.codec_name ?? null).toBe(fixture.audio ? 'aac' : null);
+    // The pixels themselves are upright: no rotation left for a player to apply.
+    expect({ width: made.width, height: made.height }).toEqual(fixture.upright);
+    expect(rotationOf(made.videoStream)).toBe(0);
+    expect(made.fps).toBeLessThanOrEqual(fixture.fps);
+    const boxes = topLevelBoxes(rendition.file);
+    expect(boxes.indexOf('moov')).toBeGreaterThanOrEqual(0);
+    expect(boxes.indexOf('moov')).toBeLessThan(boxes.indexOf('mdat'));
+    expect(rendition.durationSeconds).toBeCloseTo(source.durationSeconds, 0);
+    expect(rendition.bytes).toBe(fs.statSync(rendition.file).size);
+    // The poster is a JPEG frame of the rendition.
+    expect(fs.readFileSync(rendition.posterFile).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    // Nothing half-written is left to be taken for the rendition.
+    expect(fs.existsSync(path.join(work, 'rendition.partial.mp4'))).toBe(false);
+  }, 60_000);
+
+  it('the source really was what the fixture claims: HEVC, rotated, moov after mdat', async () => {
+    const source = await probeVideo(path.join(uploads, 'portrait-hevc-rotated.mov'), { timeoutMs: 30_000 });
+    expect(source.videoStream.codec_name).toBe('hevc');
+    expect(Math.abs(rotationOf(source.videoStream))).toBe(90);
+    const boxes = topLevelBoxes(path.join(uploads, 'portrait-hevc-rotated.mov'));
+    expect(boxes.indexOf('mdat')).toBeLessThan(boxes.indexOf('moov'));
+  });
+
+  it('a corrupt file fails with a reason for the sender', async () => {
+    await expect(makeRendition(path.join(uploads, 'corrupt.mp4'), work, limits)).rejects.toThrow(UnplayableVideoError);
+  }, 60_000);
+
+  it('a file that is not a video at all fails with a reason', async () => {
+    const text = path.join(work, 'notes.mp4');
+    fs.writeFileSync(text, 'not a video, only words');
+    await expect(makeRendition(text, work, limits)).rejects.toThrow('The file is not a video we can read.');
+  });
+
+  it('a video longer than the limit fails before any encoding, saying both lengths', async () => {
+    await expect(makeRendition(path.join(uploads, 'eight-seconds.mp4'), work, limits)).rejects.toThrow(
+      'The video is 0:08 long; video messages can be up to 0:05.',
+    );
+  });
+
+  it('an encode past its deadline is killed and fails with a reason, leaving no rendition', async () => {
+    await expect(
+      makeRendition(path.join(uploads, 'full-hd-silent.mp4'), work, { ...limits, timeoutMs: 1 }),
+    ).rejects.toThrow(/took longer than 0 s/);
+    expect(fs.existsSync(path.join(work, 'rendition.mp4'))).toBe(false);
+  }, 60_000);
+
+  it('a rendition that would pass its size limit fails instead of being cut short', async () => {
+    await expect(
+      makeRendition(path.join(uploads, 'chrome-vp8-opus.webm'), work, { ...limits, maxBytes: 8_000 }),
+    ).rejects.toThrow('The video is too large to send, even compressed');
+    expect(fs.existsSync(path.join(work, 'rendition.mp4'))).toBe(false);
+  }, 60_000);
+
+  it('a stop (the worker shutting down) kills ffmpeg and is not taken for the video’s fault', async () => {
+    const stop = new AbortController();
+    const made = makeRendition(path.join(uploads, 'full-hd-silent.mp4'), work, { ...limits, signal: stop.signal });
+    setTimeout(() => stop.abort(), 50);
+    const error = await made.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(UnplayableVideoError);
+  }, 60_000);
+});
+
+describe('the rendition plan', () => {
+  const video = { width: 3840, height: 2160, rotation: -90, fps: 60, hasAudio: true };
+
+  it('turns a rotated 4K frame upright and caps its long side, with even sides', () => {
+    expect(renditionSize(video, DEFAULT_RENDITION)).toEqual({ width: 720, height: 1280 });
+    expect(renditionSize({ ...video, width: 1001, height: 563, rotation: 0 }, DEFAULT_RENDITION)).toEqual({
+      width: 1000,
+      height: 562,
+    });
+    expect(renditionSize({ ...video, width: 640, height: 360, rotation: 180 }, DEFAULT_RENDITION)).toEqual({
+      width: 640,
+      height: 360,
+    });
+  });
+
+  it('lowers the frame rate only when it is above the cap, and maps audio only when there is some', () => {
+    const args = (overrides: Partial<typeof video>) =>
+      renditionArguments({
+        input: 'in',
+        output: 'out',
+        video: { ...video, ...overrides },
+        settings: DEFAULT_RENDITION,
+        maxBytes: 1000,
+        maxSeconds: 121,
+      }).join(' ');
+    expect(args({})).toContain('fps=30');
+    expect(args({ fps: 24 })).not.toContain('fps=');
+    expect(args({})).toContain('-map 0:a:0');
+    expect(args({ hasAudio: false })).toContain('-an');
+    expect(args({ hasAudio: false })).not.toContain('0:a:0');
+    expect(args({})).toContain('-movflags +faststart');
+    expect(args({})).toContain('-maxrate 2000k');
+  });
+});
