@@ -81,7 +81,10 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
 
   const budgets = carrierBudgets(services.config.carrierQuotas, services.sandboxedCarriers);
 
-  startWorker(QUEUE_NAMES.videoProcessing, processVideoProcessor(services.videos, logger), { concurrency: 2 });
+  // Transcoding is CPU-bound: VIDEO_PROCESSING_CONCURRENCY encodes per worker process (default 1).
+  startWorker(QUEUE_NAMES.videoProcessing, processVideoProcessor(services.videos, logger), {
+    concurrency: services.config.videos.rendition.concurrency,
+  });
   // Webhook processing steps aside while this process's intake is busy (intake-priority.ts).
   const webhookThrottle = new ProcessingThrottle({
     max: services.config.shopifyWebhookConcurrency,
@@ -164,6 +167,8 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     reconcile,
     async close({ force = false } = {}) {
       clearInterval(reconciler);
+      // An encode running now is killed rather than waited for; its job runs again on the next start.
+      services.videos.stop();
       webhookThrottle.stop();
       if (force) {
         // Redis is gone: recording a result there would wait forever (BullMQ's own close included).

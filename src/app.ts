@@ -64,6 +64,7 @@ import { operationsRoutes, QUEUE_DASHBOARD_PATH, queueDashboard } from './operat
 import { registerScrapeGauges } from './operations/scrape.ts';
 import { ShopifySandbox } from './shopify/sandbox/index.ts';
 import { createVideoStorage } from './videos/create-storage.ts';
+import { DEFAULT_RENDITION } from './videos/rendition/plan.ts';
 import { bullmqVideoQueue } from './videos/processing-queue.ts';
 import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
 import { UploadLimit } from './videos/upload-limit.ts';
@@ -261,6 +262,10 @@ export function createServices(
     logger,
     maxSeconds: config.videos.maxSeconds,
     thanksMaxSeconds: config.videos.thanks.maxSeconds,
+    rendition: {
+      settings: { ...DEFAULT_RENDITION, maxLongSide: config.videos.rendition.maxLongSide },
+      timeoutMs: config.videos.rendition.timeoutMs,
+    },
     // `thanks` is made just below; processing asks only long after.
     onReplyProcessed: (video): Promise<boolean> => thanks.replyProcessed(video),
     now,

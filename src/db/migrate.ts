@@ -25,6 +25,7 @@ import * as sendsOrderRecorded from './migrations/027-sends-order-recorded.ts';
 import * as shopsPlainTextTokens from './migrations/031-shops-plain-text-tokens.ts';
 import * as vacuumHotTables from './migrations/032-vacuum-hot-tables.ts';
 import * as shopifyQuantities from './migrations/033-shopify-quantities.ts';
+import * as videoRenditions from './migrations/034-video-renditions.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '031-shops-plain-text-tokens': shopsPlainTextTokens,
   '032-vacuum-hot-tables': vacuumHotTables,
   '033-shopify-quantities': shopifyQuantities,
+  '034-video-renditions': videoRenditions,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

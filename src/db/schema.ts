@@ -335,6 +335,12 @@ export interface VideosTable {
   transcript: string | null;
   /** `gift` (the sender's video) or `thanks` (the recipient's reply video; migration 017). */
   purpose: Generated<VideoPurpose>;
+  /** The playback rendition's storage key (migration 034): what every player gets; null before processing. */
+  rendition_key: string | null;
+  /** The rendition's size in bytes, for Range answers. */
+  rendition_bytes: number | null;
+  /** When the original upload was deleted (VIDEO_ORIGINAL_RETENTION_DAYS after sending); null while kept. */
+  original_deleted_at: Timestamp | null;
 }
 
 /** The recipient's thank-you reply, one per order (migration 017; written by src/thanks/). */

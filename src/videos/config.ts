@@ -44,6 +44,19 @@ export const videoEnvironmentSchema = z.object({
     .min(0)
     .max(7 * 24 * 3600)
     .default(300),
+  /** The playback rendition's long side in pixels (docs/videos.md). */
+  VIDEO_MAX_LONG_SIDE: z.coerce.number().int().min(240).max(3840).default(1280),
+  /** The wall clock one transcode may take before it is killed and the upload fails with the reason. */
+  VIDEO_TRANSCODE_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(6 * 3600)
+    .default(600),
+  /** Videos one worker process transcodes at once: transcoding is CPU-bound, one per core is the most. */
+  VIDEO_PROCESSING_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  /** Days after a video was sent that its original upload is kept (the rendition stays); 0 keeps it until the order is erased. */
+  VIDEO_ORIGINAL_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   RECORD_UPLOADS_PER_ORDER_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
   RECORD_UPLOADS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(120),
   S3_BUCKET: trimmedOptional,
@@ -90,6 +103,10 @@ export interface VideoConfig {
   thanks: { maxSeconds: number; sendDelaySeconds: number };
   /** The public record page's upload budget per hour (src/videos/upload-limit.ts). */
   uploadLimits: { perOrderPerHour: number; perClientIpPerHour: number };
+  /** The playback rendition (src/videos/rendition/): its size cap, a transcode's deadline, per-worker concurrency. */
+  rendition: { maxLongSide: number; timeoutMs: number; concurrency: number };
+  /** VIDEO_ORIGINAL_RETENTION_DAYS: 0 keeps originals until the order is erased. */
+  originalRetentionDays: number;
   storage: { kind: 'local'; directory: string } | ({ kind: 's3' } & S3StorageConfig);
 }
 
@@ -110,6 +127,12 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
     perOrderPerHour: value.RECORD_UPLOADS_PER_ORDER_PER_HOUR,
     perClientIpPerHour: value.RECORD_UPLOADS_PER_IP_PER_HOUR,
   };
+  const rendition = {
+    maxLongSide: value.VIDEO_MAX_LONG_SIDE,
+    timeoutMs: value.VIDEO_TRANSCODE_TIMEOUT_SECONDS * 1000,
+    concurrency: value.VIDEO_PROCESSING_CONCURRENCY,
+  };
+  const originalRetentionDays = value.VIDEO_ORIGINAL_RETENTION_DAYS;
   if ((value.S3_ACCESS_KEY_ID === undefined) !== (value.S3_SECRET_ACCESS_KEY === undefined)) {
     throw new VideoConfigError(
       'Invalid configuration in the environment:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together.',
@@ -126,6 +149,8 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
       maxSeconds: value.VIDEO_MAX_SECONDS,
       thanks,
       uploadLimits,
+      rendition,
+      originalRetentionDays,
       storage: { kind: 'local', directory: path.join(dataDir, 'videos') },
     };
   }
@@ -134,6 +159,8 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
     maxSeconds: value.VIDEO_MAX_SECONDS,
     thanks,
     uploadLimits,
+    rendition,
+    originalRetentionDays,
     storage: {
       kind: 's3',
       bucket: value.S3_BUCKET,
@@ -157,6 +184,8 @@ export function describeVideoConfig(config: VideoConfig): Record<string, unknown
     maxBytes: config.maxBytes,
     maxSeconds: config.maxSeconds,
     thanks: config.thanks,
+    rendition: config.rendition,
+    originalRetentionDays: config.originalRetentionDays,
     storage:
       storage.kind === 'local'
         ? `local disk in ${storage.directory}`

@@ -1,39 +1,53 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const made = new Map<number, Buffer>();
+
 /**
- * A minimal, valid, classic (non-fragmented) MP4 with one video track of the given length: what
- * `shopify simulate` uploads as the shopper's recording, and what tests use as a known duration.
+ * A real, small MP4 (H.264, 64×48 test pattern at 10 frames a second, no audio) of the given
+ * length, made by ffmpeg: what `shopify simulate` uploads as the shopper's recording, and what tests
+ * use as a known duration (to a tenth of a second). Each length is made once per process.
  */
-function box(type: string, ...payload: Buffer[]): Buffer {
-  const body = Buffer.concat(payload);
-  const header = Buffer.alloc(8);
-  header.writeUInt32BE(8 + body.length, 0);
-  header.write(type, 4, 'latin1');
-  return Buffer.concat([header, body]);
-}
-
-function timed(timescale: number, duration: number, extra: number): Buffer {
-  const payload = Buffer.alloc(20 + extra);
-  payload.writeUInt32BE(timescale, 12);
-  payload.writeUInt32BE(duration, 16);
-  return payload;
-}
-
-export function progressiveVideo(seconds: number, handler: 'vide' | 'soun' = 'vide'): { buffer: Buffer } {
-  const tkhd = Buffer.alloc(84);
-  tkhd.writeUInt32BE(1, 12);
-  const hdlr = Buffer.alloc(25);
-  hdlr.write(handler, 8, 'latin1');
-  const buffer = Buffer.concat([
-    box('ftyp', Buffer.from('isom\0\0\x02\0isomiso2mp41', 'latin1')),
-    box(
-      'moov',
-      box('mvhd', timed(1000, Math.round(seconds * 1000), 80)),
-      box(
-        'trak',
-        box('tkhd', tkhd),
-        box('mdia', box('mdhd', timed(90000, Math.round(seconds * 90000), 4)), box('hdlr', hdlr)),
-      ),
-    ),
-    box('mdat', Buffer.alloc(64)),
-  ]);
-  return { buffer };
+export function progressiveVideo(seconds: number): { buffer: Buffer } {
+  const cached = made.get(seconds);
+  if (cached) return { buffer: cached };
+  // A file, not a pipe: a classic MP4 (moov in front) needs a seekable output.
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-sample-'));
+  const file = path.join(directory, 'sample.mp4');
+  const result = spawnSync(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-nostdin',
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc2=size=64x48:rate=10:duration=${seconds}`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-movflags',
+      '+faststart',
+      file,
+    ],
+    { timeout: 60_000 },
+  );
+  try {
+    if (result.error || result.status !== 0)
+      throw new Error(
+        `ffmpeg could not make the sample video (${result.error?.message ?? result.stderr.toString().trim()}); is ffmpeg installed?`,
+      );
+    const buffer = fs.readFileSync(file);
+    made.set(seconds, buffer);
+    return { buffer };
+  } finally {
+    fs.rmSync(directory, { recursive: true, force: true });
+  }
 }

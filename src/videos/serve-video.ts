@@ -2,23 +2,25 @@ import type { Context } from 'koa';
 import { HttpError } from '../http/errors.ts';
 import { decideRange } from './range.ts';
 import type { VideoStorage } from './storage.ts';
-import type { VideoRow } from './videos.ts';
+import { playbackFile, type VideoRow } from './videos.ts';
 
 /**
  * Answers a GET or HEAD for one stored video: a redirect to object storage, or the bytes with Range
  * support from local disk. The watch page's player and the sender's thank-you page both use it.
  */
 export async function serveVideo(ctx: Context, storage: VideoStorage, video: VideoRow): Promise<void> {
+  const file = playbackFile(video);
   // Object storage (S3_BUCKET) serves the bytes and their Range requests itself, through a
   // short-lived presigned URL: video traffic never passes through Node, and a CDN can sit in front.
   // The redirect is not cached past the URL's life, and "viewed" stays the page's play beacon.
-  const direct = await storage.directUrl(video.storage_key);
+  const direct = await storage.directUrl(file.key);
   if (direct) {
     ctx.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
     ctx.redirect(direct.href);
     return;
   }
-  const etag = `"${video.id}"`;
+  // The rendition has an entity of its own: a cached original's ranges must not be mixed into it.
+  const etag = `"${video.id}${video.rendition_key ? '-playback' : ''}"`;
   ctx.set({
     'Accept-Ranges': 'bytes',
     ETag: etag,
@@ -28,27 +30,25 @@ export async function serveVideo(ctx: Context, storage: VideoStorage, video: Vid
   });
   const ifRange = ctx.get('If-Range');
   const decision =
-    ifRange && ifRange !== etag
-      ? { kind: 'full' as const }
-      : decideRange(ctx.get('Range') || undefined, video.size_bytes);
+    ifRange && ifRange !== etag ? { kind: 'full' as const } : decideRange(ctx.get('Range') || undefined, file.bytes);
   if (decision.kind === 'unsatisfiable') {
-    throw new HttpError(416, 'range_not_satisfiable', `The video is ${video.size_bytes} bytes long.`, {
-      'Content-Range': `bytes */${video.size_bytes}`,
+    throw new HttpError(416, 'range_not_satisfiable', `The video is ${file.bytes} bytes long.`, {
+      'Content-Range': `bytes */${file.bytes}`,
     });
   }
-  ctx.type = video.content_type;
+  ctx.type = file.contentType;
   if (decision.kind === 'partial') {
     ctx.status = 206;
-    ctx.set('Content-Range', `bytes ${decision.range.start}-${decision.range.end}/${video.size_bytes}`);
+    ctx.set('Content-Range', `bytes ${decision.range.start}-${decision.range.end}/${file.bytes}`);
   } else {
     ctx.status = 200;
   }
-  const length = decision.kind === 'partial' ? decision.range.end - decision.range.start + 1 : video.size_bytes;
+  const length = decision.kind === 'partial' ? decision.range.end - decision.range.start + 1 : file.bytes;
   if (ctx.method === 'HEAD') {
     ctx.length = length; // HEAD: headers only; no stream is opened
     return;
   }
-  const stored = await storage.get(video.storage_key, decision.kind === 'partial' ? decision.range : undefined);
+  const stored = await storage.get(file.key, decision.kind === 'partial' ? decision.range : undefined);
   ctx.body = stored.stream;
   ctx.length = length;
 }

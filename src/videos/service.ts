@@ -13,8 +13,9 @@ import type { EventSource, VideoPurpose } from '../vocabulary.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderService } from '../orders/service.ts';
-import { readVideoDuration, UnreadableVideoError } from './container-duration.ts';
-import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './browser/duration-text.ts';
+import { renditionMaxBytes, type RenditionSettings } from './rendition/plan.ts';
+import { UnplayableVideoError } from './rendition/probe.ts';
+import { makeRendition } from './rendition/transcode.ts';
 import { VideoNotStoredError, type VideoStorage } from './storage.ts';
 import { findVideo, newestPlayable, newestUpload, unsettledVideos, type VideoRow } from './videos.ts';
 
@@ -47,12 +48,20 @@ export interface VideoServiceDeps {
   maxSeconds: number;
   /** THANKS_MAX_SECONDS: the same check for a recipient's thank-you reply video. */
   thanksMaxSeconds?: number;
+  /** The playback rendition every upload is made into (src/videos/rendition/, docs/videos.md). */
+  rendition: RenditionConfig;
   /**
    * A reply video processed and is the order's newest reply upload: the thanks module records it as
    * the reply (and the sender's e-mail follows). Must be safe to call again for the same video.
    */
   onReplyProcessed?: (video: VideoRow) => Promise<boolean>;
   now?: () => Date;
+}
+
+export interface RenditionConfig {
+  settings: RenditionSettings;
+  /** The wall clock one encode may take (VIDEO_TRANSCODE_TIMEOUT_SECONDS). */
+  timeoutMs: number;
 }
 
 /** What processing one upload did. */
@@ -70,6 +79,8 @@ export type ProcessOutcome =
  */
 export class VideoService {
   private readonly now: () => Date;
+  /** Aborted by `stop()`: an encode running at shutdown is killed, and its job runs again later. */
+  private stopping = new AbortController();
 
   constructor(private readonly deps: VideoServiceDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -167,26 +178,46 @@ export class VideoService {
   }
 
   /**
-   * Reads the upload's real duration from its container and, if it is still the order's newest
-   * upload, records the order (or the failure on its timeline). Safe to run again for the same
-   * video: a settled upload is not re-read, and re-settling changes nothing that is already true.
+   * Kills the encodes running now (worker shutdown); their jobs are retried by the next worker.
+   * Encodes started after it run (workers of the same services may be started again).
+   */
+  stop(): void {
+    this.stopping.abort();
+    this.stopping = new AbortController();
+  }
+
+  /**
+   * Makes the upload's playback rendition and poster, reads the real duration from the rendition,
+   * and, if it is still the order's newest upload, records the order (or the failure on its
+   * timeline). Safe to run again for the same video: a settled upload is not made again, and
+   * re-settling changes nothing that is already true.
    */
   async process(videoId: string): Promise<ProcessOutcome> {
     let video = await findVideo(this.deps.db, videoId);
     if (!video) throw new NotFoundError(`No video with id "${videoId}".`);
     if (video.status === 'pending') {
-      const result = await this.inspect(video);
+      const result = await this.prepare(video);
       const now = this.now();
-      await this.deps.db
+      const updated = await this.deps.db
         .updateTable('videos')
         .set(
           result.ok
-            ? { status: 'processed', duration_tenths: result.durationTenths, processed_at: now }
+            ? {
+                status: 'processed',
+                duration_tenths: result.durationTenths,
+                processed_at: now,
+                rendition_key: result.renditionKey,
+                rendition_bytes: result.renditionBytes,
+                poster_key: result.posterKey,
+              }
             : { status: 'failed', failure_reason: result.reason, processed_at: now },
         )
         .where('id', '=', video.id)
         .where('status', '=', 'pending')
-        .execute();
+        .executeTakeFirst();
+      // The rendition's frame replaces the page-drawn poster, whose file then goes.
+      if (result.ok && Number(updated.numUpdatedRows) > 0 && video.poster_key && video.poster_key !== result.posterKey)
+        await this.discard(video.poster_key);
       video = (await findVideo(this.deps.db, videoId))!;
     }
     const outcome = video.purpose === 'thanks' ? await this.settleReply(video) : await this.settle(video);
@@ -208,7 +239,7 @@ export class VideoService {
     if (!standing) return;
     const superseded = await this.deps.db
       .selectFrom('videos')
-      .select(['id', 'storage_key', 'poster_key'])
+      .select(['id', 'storage_key', 'poster_key', 'rendition_key'])
       .where('order_id', '=', orderId)
       .where('purpose', '=', purpose)
       .where('id', '!=', standing.id)
@@ -346,29 +377,47 @@ export class VideoService {
     );
   }
 
-  /** Copies the stored bytes to a private temporary file and reads the container there. */
-  private async inspect(
+  /**
+   * Copies the stored upload to a private temporary directory, makes its rendition and poster there
+   * (src/videos/rendition/), and stores both. Only whole, checked files are stored, under keys of
+   * their own, so a failed or killed encode never leaves something that plays.
+   */
+  private async prepare(
     video: VideoRow,
-  ): Promise<{ ok: true; durationTenths: number } | { ok: false; reason: string }> {
+  ): Promise<
+    | { ok: true; durationTenths: number; renditionKey: string; renditionBytes: number; posterKey: string }
+    | { ok: false; reason: string }
+  > {
     const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'doorstep-video-'));
     try {
-      const file = path.join(directory, 'video');
+      const file = path.join(directory, 'upload');
       const stored = await this.deps.storage.get(video.storage_key);
       await pipeline(stored.stream, fs.createWriteStream(file, { mode: 0o600 }));
-      const { durationTenths } = await readVideoDuration(file);
       const reply = video.purpose === 'thanks';
-      const limit = reply ? (this.deps.thanksMaxSeconds ?? this.deps.maxSeconds) : this.deps.maxSeconds;
-      if (durationTenths > (limit + DURATION_LIMIT_SLACK_SECONDS) * 10)
-        return {
-          ok: false,
-          reason: `The video is ${durationText(durationTenths / 10)} long; ${reply ? 'thank-you videos' : 'video messages'} can be up to ${durationText(limit)}.`,
-        };
-      return { ok: true, durationTenths };
+      const maxSeconds = reply ? (this.deps.thanksMaxSeconds ?? this.deps.maxSeconds) : this.deps.maxSeconds;
+      const rendition = await makeRendition(file, directory, {
+        ...this.deps.rendition,
+        maxSeconds,
+        maxBytes: renditionMaxBytes(this.deps.rendition.settings, maxSeconds),
+        kind: reply ? 'thank-you videos' : 'video messages',
+        signal: this.stopping.signal,
+      });
+      const renditionKey = `${video.storage_key}-playback`;
+      const posterKey = `${video.storage_key}-frame`;
+      await this.deps.storage.put(renditionKey, fs.createReadStream(rendition.file), 'video/mp4');
+      await this.deps.storage.put(posterKey, await fs.promises.readFile(rendition.posterFile), 'image/jpeg');
+      return {
+        ok: true,
+        durationTenths: Math.round(rendition.durationSeconds * 10),
+        renditionKey,
+        renditionBytes: rendition.bytes,
+        posterKey,
+      };
     } catch (error) {
-      if (error instanceof UnreadableVideoError) return { ok: false, reason: error.message };
+      if (error instanceof UnplayableVideoError) return { ok: false, reason: error.message };
       if (error instanceof VideoNotStoredError)
         return { ok: false, reason: 'The uploaded file is missing from storage.' };
-      throw error; // storage or disk trouble: the job is retried
+      throw error; // storage, disk, a missing ffmpeg or a stop: the job is retried
     } finally {
       await fs.promises.rm(directory, { recursive: true, force: true });
     }
@@ -386,7 +435,7 @@ export class VideoService {
       handle: async (trx, order) => {
         const videos = await trx
           .selectFrom('videos')
-          .select(['id', 'storage_key', 'poster_key'])
+          .select(['id', 'storage_key', 'poster_key', 'rendition_key'])
           .where('order_id', '=', order.id)
           .execute();
         // Files first: should the transaction then fail, the event is handled again and deleting a
@@ -408,6 +457,8 @@ export class VideoService {
       throw new NotFoundError(`No video with id "${videoId}" on this order.`);
     if (!isJpeg(bytes))
       throw new ValidationError('The poster is not a JPEG image.', { poster: 'must be a JPEG image' });
+    // Processing already made the poster from the rendition, which stands: the page's is not needed.
+    if (video.rendition_key !== null) return;
     if (video.poster_key !== null) throw new ConflictError('This video already has its poster.');
     const key = `${video.storage_key}-poster`;
     await this.deps.storage.put(key, bytes, 'image/jpeg');
@@ -452,8 +503,13 @@ export class VideoService {
     return Boolean((await newestPlayable(this.deps.db, orderId))?.poster_key);
   }
 
-  private async deleteFiles(video: { storage_key: string; poster_key: string | null }): Promise<void> {
+  private async deleteFiles(video: {
+    storage_key: string;
+    poster_key: string | null;
+    rendition_key: string | null;
+  }): Promise<void> {
     await this.deps.storage.delete(video.storage_key);
+    if (video.rendition_key) await this.deps.storage.delete(video.rendition_key);
     if (video.poster_key) await this.deps.storage.delete(video.poster_key);
   }
 

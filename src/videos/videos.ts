@@ -6,6 +6,16 @@ import type { VideoPurpose } from '../vocabulary.ts';
 /** Persistence of the `videos` table: one row per upload. */
 export type VideoRow = Selectable<VideosTable>;
 
+/**
+ * The file a player gets: the playback rendition (issue 27), or, for an upload processed before
+ * renditions existed (migration 034), the original as it was uploaded.
+ */
+export function playbackFile(video: VideoRow): { key: string; contentType: string; bytes: number } {
+  return video.rendition_key !== null && video.rendition_bytes !== null
+    ? { key: video.rendition_key, contentType: 'video/mp4', bytes: Number(video.rendition_bytes) }
+    : { key: video.storage_key, contentType: video.content_type, bytes: Number(video.size_bytes) };
+}
+
 export async function findVideo(db: Db, videoId: string): Promise<VideoRow | undefined> {
   return db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirst();
 }

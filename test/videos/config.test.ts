@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { loadVideoConfig, VideoConfigError } from '../../src/videos/config.ts';
 
 describe('video configuration', () => {
-  it('defaults to local disk under DATA_DIR/videos, a 200 MB and a 2-minute limit', () => {
+  it('defaults to local disk under DATA_DIR/videos, a 200 MB and a 2-minute limit, a 1280 px rendition', () => {
     expect(loadVideoConfig({}, '/srv/data')).toEqual({
       maxBytes: 200 * 1024 * 1024,
       maxSeconds: 120,
       thanks: { maxSeconds: 60, sendDelaySeconds: 300 },
       uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
+      rendition: { maxLongSide: 1280, timeoutMs: 600_000, concurrency: 1 },
+      originalRetentionDays: 30,
       storage: { kind: 'local', directory: '/srv/data/videos' },
     });
   });
@@ -23,6 +25,10 @@ describe('video configuration', () => {
         VIDEO_MAX_SECONDS: '30',
         THANKS_MAX_SECONDS: '20',
         THANKS_SEND_DELAY_SECONDS: '0',
+        VIDEO_MAX_LONG_SIDE: '720',
+        VIDEO_TRANSCODE_TIMEOUT_SECONDS: '60',
+        VIDEO_PROCESSING_CONCURRENCY: '2',
+        VIDEO_ORIGINAL_RETENTION_DAYS: '0',
       },
       '/srv/data',
     );
@@ -31,6 +37,8 @@ describe('video configuration', () => {
       maxSeconds: 30,
       thanks: { maxSeconds: 20, sendDelaySeconds: 0 },
       uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
+      rendition: { maxLongSide: 720, timeoutMs: 60_000, concurrency: 2 },
+      originalRetentionDays: 0,
       storage: {
         kind: 's3',
         bucket: 'videos',

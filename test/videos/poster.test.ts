@@ -3,7 +3,10 @@ import { VideoNotStoredError } from '../../src/videos/storage.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 
-/** Issue 14, the poster frame: what the record page uploads after a video, and where it shows. */
+/**
+ * Issue 14, the poster frame: what the record page uploads after a video, and where it shows; and
+ * issue 27: once the video is processed, the poster is a frame of its playback rendition.
+ */
 let app: VideoTestApp;
 let store: TestAccount;
 
@@ -21,7 +24,7 @@ const JPEG = Buffer.concat([
   Buffer.from([0xff, 0xd9]),
 ]);
 
-async function sentFromRecordPage(uuid: string): Promise<string> {
+async function sentFromRecordPage(uuid: string, options: { process: boolean } = { process: true }): Promise<string> {
   const response = await app.request('PUT', `/record/${uuid}/video`, {
     rawBody: fixture('recorded-vp8-opus.webm'),
     headers: { 'Content-Type': 'video/webm' },
@@ -32,7 +35,7 @@ async function sentFromRecordPage(uuid: string): Promise<string> {
     poster_upload_url: expect.stringMatching(/\/poster$/),
     transcript_url: expect.stringMatching(/\/transcript$/),
   });
-  expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
+  if (options.process) expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
   return response.body.poster_upload_url as string;
 }
 
@@ -40,20 +43,35 @@ const putPoster = (url: string, body: Buffer, type = 'image/jpeg') =>
   app.request('PUT', url, { rawBody: body, headers: { 'Content-Type': type } });
 
 describe('the poster frame', () => {
-  it('is stored for the upload, served on the watch page, and refused a second time', async () => {
+  it('is the page’s frame while the video processes, refused a second time, then a frame of the rendition', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-    const url = await sentFromRecordPage(order.uuid);
+    const url = await sentFromRecordPage(order.uuid, { process: false });
     expect((await app.request('GET', `/watch/${order.uuid}/poster`)).status).toBe(404);
-    expect(await app.request('GET', `/watch/${order.uuid}`).then((r) => r.text)).not.toContain('poster=');
 
     expect((await putPoster(url, JPEG)).status).toBe(200);
-    const served = await fetch(`${app.baseUrl}/watch/${order.uuid}/poster`);
-    expect(served.headers.get('content-type')).toBe('image/jpeg');
-    expect(Buffer.from(await served.arrayBuffer())).toEqual(JPEG);
+    const served = async () => {
+      const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/poster`);
+      expect(response.headers.get('content-type')).toBe('image/jpeg');
+      return Buffer.from(await response.arrayBuffer());
+    };
+    expect((await putPoster(url, JPEG)).status).toBe(409);
+    const pagePoster = await app.services.database.db
+      .selectFrom('videos')
+      .select('poster_key')
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
+
+    expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
+    const frame = await served();
+    expect(frame.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    expect(frame.equals(JPEG)).toBe(false);
     expect(await app.request('GET', `/watch/${order.uuid}`).then((r) => r.text)).toContain(
       `poster="/watch/${order.uuid}/poster"`,
     );
-    expect((await putPoster(url, JPEG)).status).toBe(409);
+    // The page's frame is gone from storage; a late one from the page changes nothing.
+    await expect(app.storage.get(pagePoster.poster_key!)).rejects.toBeInstanceOf(VideoNotStoredError);
+    expect((await putPoster(url, JPEG)).status).toBe(200);
+    expect((await served()).equals(frame)).toBe(true);
   });
 
   it('refuses what is not a small JPEG, and a video of another order', async () => {
@@ -80,7 +98,13 @@ describe('the poster frame', () => {
       .executeTakeFirstOrThrow();
     await sentFromRecordPage(order.uuid);
     await expect(app.storage.get(first.poster_key!)).rejects.toBeInstanceOf(VideoNotStoredError);
-    // The new video has no poster yet: none is shown rather than the old one.
-    expect((await app.request('GET', `/watch/${order.uuid}/poster`)).status).toBe(404);
+    // The new video shows its own frame.
+    const second = await app.services.database.db
+      .selectFrom('videos')
+      .select('poster_key')
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
+    expect(second.poster_key).not.toBe(first.poster_key);
+    expect((await app.request('GET', `/watch/${order.uuid}/poster`)).status).toBe(200);
   });
 });

@@ -31,7 +31,7 @@ afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
 function topLevelBoxes(file: string): string[] {
   const data = fs.readFileSync(file);
   const boxes: string[] = [];
-  for (let at = 0; at + 8 <= data.length; ) {
+  for (let at = 0; at + 8 <= data.length;) {
     const size = data.readUInt32BE(at);
     boxes.push(data.toString('latin1', at + 4, at + 8));
     if (size < 8) break;
@@ -47,30 +47,34 @@ describe('the playback rendition', () => {
     { file: 'chrome-vp9-opus.webm', audio: true, upright: { width: 320, height: 240 }, fps: 30 },
     { file: 'h264-aac-60fps.mp4', audio: true, upright: { width: 320, height: 180 }, fps: 30 },
     { file: 'full-hd-silent.mp4', audio: false, upright: { width: 1280, height: 720 }, fps: 30 },
-  ])('$file → H.264 yuv420p (+ AAC), faststart, upright $upright.width×$upright.height', async (fixture) => {
-    const source = await probeVideo(path.join(uploads, fixture.file), { timeoutMs: 30_000 });
-    const rendition = await makeRendition(path.join(uploads, fixture.file), work, limits);
+  ])(
+    '$file → H.264 yuv420p (+ AAC), faststart, upright $upright.width×$upright.height',
+    async (fixture) => {
+      const source = await probeVideo(path.join(uploads, fixture.file), { timeoutMs: 30_000 });
+      const rendition = await makeRendition(path.join(uploads, fixture.file), work, limits);
 
-    const made = await probeVideo(rendition.file, { timeoutMs: 30_000 });
-    expect(made.formatName).toContain('mp4');
-    expect(made.videoStream.codec_name).toBe('h264');
-    expect(['High', 'Main']).toContain(made.videoStream.profile);
-    expect(made.videoStream.pix_fmt).toBe('yuv420p');
-    expect(made.audioStream?.codec_name ?? null).toBe(fixture.audio ? 'aac' : null);
-    // The pixels themselves are upright: no rotation left for a player to apply.
-    expect({ width: made.width, height: made.height }).toEqual(fixture.upright);
-    expect(rotationOf(made.videoStream)).toBe(0);
-    expect(made.fps).toBeLessThanOrEqual(fixture.fps);
-    const boxes = topLevelBoxes(rendition.file);
-    expect(boxes.indexOf('moov')).toBeGreaterThanOrEqual(0);
-    expect(boxes.indexOf('moov')).toBeLessThan(boxes.indexOf('mdat'));
-    expect(rendition.durationSeconds).toBeCloseTo(source.durationSeconds, 0);
-    expect(rendition.bytes).toBe(fs.statSync(rendition.file).size);
-    // The poster is a JPEG frame of the rendition.
-    expect(fs.readFileSync(rendition.posterFile).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
-    // Nothing half-written is left to be taken for the rendition.
-    expect(fs.existsSync(path.join(work, 'rendition.partial.mp4'))).toBe(false);
-  }, 60_000);
+      const made = await probeVideo(rendition.file, { timeoutMs: 30_000 });
+      expect(made.formatName).toContain('mp4');
+      expect(made.videoStream.codec_name).toBe('h264');
+      expect(['High', 'Main']).toContain(made.videoStream.profile);
+      expect(made.videoStream.pix_fmt).toBe('yuv420p');
+      expect(made.audioStream?.codec_name ?? null).toBe(fixture.audio ? 'aac' : null);
+      // The pixels themselves are upright: no rotation left for a player to apply.
+      expect({ width: made.width, height: made.height }).toEqual(fixture.upright);
+      expect(rotationOf(made.videoStream)).toBe(0);
+      expect(made.fps).toBeLessThanOrEqual(fixture.fps);
+      const boxes = topLevelBoxes(rendition.file);
+      expect(boxes.indexOf('moov')).toBeGreaterThanOrEqual(0);
+      expect(boxes.indexOf('moov')).toBeLessThan(boxes.indexOf('mdat'));
+      expect(rendition.durationSeconds).toBeCloseTo(source.durationSeconds!, 0);
+      expect(rendition.bytes).toBe(fs.statSync(rendition.file).size);
+      // The poster is a JPEG frame of the rendition.
+      expect(fs.readFileSync(rendition.posterFile).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+      // Nothing half-written is left to be taken for the rendition.
+      expect(fs.existsSync(path.join(work, 'rendition.partial.mp4'))).toBe(false);
+    },
+    60_000,
+  );
 
   it('the source really was what the fixture claims: HEVC, rotated, moov after mdat', async () => {
     const source = await probeVideo(path.join(uploads, 'portrait-hevc-rotated.mov'), { timeoutMs: 30_000 });
@@ -80,6 +84,14 @@ describe('the playback rendition', () => {
     expect(boxes.indexOf('mdat')).toBeLessThan(boxes.indexOf('moov'));
   });
 
+  it('a MediaRecorder WebM, whose container gives no length, gets it from the rendition', async () => {
+    const recorded = path.join(import.meta.dirname, 'fixtures/recorded-vp8-opus.webm');
+    expect((await probeVideo(recorded, { timeoutMs: 30_000 })).durationSeconds).toBeNull();
+    const rendition = await makeRendition(recorded, work, limits);
+    expect(rendition.durationSeconds).toBeGreaterThan(1.5);
+    expect(rendition.durationSeconds).toBeLessThan(3);
+  }, 60_000);
+
   it('a corrupt file fails with a reason for the sender', async () => {
     await expect(makeRendition(path.join(uploads, 'corrupt.mp4'), work, limits)).rejects.toThrow(UnplayableVideoError);
   }, 60_000);
@@ -87,7 +99,7 @@ describe('the playback rendition', () => {
   it('a file that is not a video at all fails with a reason', async () => {
     const text = path.join(work, 'notes.mp4');
     fs.writeFileSync(text, 'not a video, only words');
-    await expect(makeRendition(text, work, limits)).rejects.toThrow('The file is not a video we can read.');
+    await expect(makeRendition(text, work, limits)).rejects.toThrow('The file is not a video we can read');
   });
 
   it('a video longer than the limit fails before any encoding, saying both lengths', async () => {

@@ -37,9 +37,12 @@ it('keeps only the standing video: older and failed uploads go once a newer one 
   expect(filesOf(order.id)).toHaveLength(4); // two videos, each with its sidecar
   for (const id of app.enqueued.splice(0)) await app.videos.process(id);
   const standing = await app.videos.playable((await app.services.orders.get(store.id, order.id))!);
-  expect(filesOf(order.id)).toEqual(
-    [path.basename(standing!.storage_key), `${path.basename(standing!.storage_key)}.meta.json`].sort(),
-  );
+  // The original, its rendition and the rendition's poster frame, each with its sidecar.
+  const standingFiles = [standing!.storage_key, standing!.rendition_key!, standing!.poster_key!]
+    .map((key) => path.basename(key))
+    .flatMap((name) => [name, `${name}.meta.json`])
+    .sort();
+  expect(filesOf(order.id)).toEqual(standingFiles);
 
   // A newer upload that cannot be read fails; the standing video stays, the failed file goes.
   expect(
@@ -50,8 +53,6 @@ it('keeps only the standing video: older and failed uploads go once a newer one 
     ).status,
   ).toBeLessThan(500);
   for (const id of app.enqueued.splice(0)) await app.videos.process(id);
-  expect(filesOf(order.id)).toEqual(
-    [path.basename(standing!.storage_key), `${path.basename(standing!.storage_key)}.meta.json`].sort(),
-  );
+  expect(filesOf(order.id)).toEqual(standingFiles);
   expect((await app.videos.playable((await app.services.orders.get(store.id, order.id))!))?.id).toBe(standing!.id);
 });

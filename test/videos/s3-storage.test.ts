@@ -165,7 +165,8 @@ describe('the app with S3_BUCKET set', () => {
         (await store.request('PUT', `/v1/orders/${order.id}/video`, webm, { 'Content-Type': 'video/webm' })).status,
       ).toBe(200);
       expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
-      expect(s3.requests.slice(from).map((r) => r.method)).toEqual(['PUT', 'GET']);
+      // The upload; processing reads it and stores the playback rendition and its poster frame.
+      expect(s3.requests.slice(from).map((r) => r.method)).toEqual(['PUT', 'GET', 'PUT', 'PUT']);
 
       // The watch route hands the browser a short-lived presigned URL instead of streaming through Node.
       const watchUrl = `${app.baseUrl}/watch/${order.uuid}/video`;
@@ -175,7 +176,7 @@ describe('the app with S3_BUCKET set', () => {
         expect(redirect.headers.get('cache-control')).toBe('no-store');
         const location = new URL(redirect.headers.get('location')!);
         expect(`${location.origin}${location.pathname}`).toMatch(
-          new RegExp(`^${s3.endpoint}/${BUCKET}/${order.id}/vid_[A-Za-z0-9]+$`),
+          new RegExp(`^${s3.endpoint}/${BUCKET}/${order.id}/vid_[A-Za-z0-9]+-playback$`),
         );
         expect(location.searchParams.get('X-Amz-Expires')).toBe('300');
         expect(location.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
@@ -184,11 +185,13 @@ describe('the app with S3_BUCKET set', () => {
       const page = await fetch(`${app.baseUrl}/watch/${order.uuid}`);
       expect(page.headers.get('content-security-policy')).toContain(`media-src 'self' blob: ${s3.endpoint};`);
 
-      // Following it, object storage answers the Range request itself.
+      // Following it, object storage answers the Range request itself, from the rendition.
+      const playback = Buffer.from(await (await fetch(watchUrl)).arrayBuffer());
+      expect(playback.toString('latin1', 4, 8)).toBe('ftyp');
       const partial = await fetch(watchUrl, { headers: { Range: 'bytes=100-199' } });
       expect(partial.status).toBe(206);
-      expect(partial.headers.get('content-range')).toBe(`bytes 100-199/${webm.length}`);
-      expect(Buffer.from(await partial.arrayBuffer()).equals(webm.subarray(100, 200))).toBe(true);
+      expect(partial.headers.get('content-range')).toBe(`bytes 100-199/${playback.length}`);
+      expect(Buffer.from(await partial.arrayBuffer()).equals(playback.subarray(100, 200))).toBe(true);
       expect(s3.requests.at(-1)).toMatchObject({
         method: 'GET',
         url: expect.stringMatching(new RegExp(`^/${BUCKET}/${order.id}/`)),

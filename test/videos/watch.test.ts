@@ -71,42 +71,48 @@ describe('the watch page', () => {
 
 describe('GET /watch/{uuid}/video — HTTP Range', () => {
   let order: { id: string; uuid: string };
+  /** What the upload (a WebM) became: its playback rendition, the file every range is cut from. */
+  let PLAYBACK: Buffer;
   beforeAll(async () => {
     order = await orderWithVideo();
+    PLAYBACK = Buffer.from(await (await fetch(`${app.baseUrl}/watch/${order.uuid}/video`)).arrayBuffer());
   });
 
-  it('sends the whole video without a Range', async () => {
+  it('sends the whole video without a Range: the MP4 rendition, not the uploaded WebM', async () => {
     const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`);
     expect(response.status).toBe(200);
     expect(response.headers.get('accept-ranges')).toBe('bytes');
-    expect(response.headers.get('content-type')).toBe('video/webm');
-    expect(Buffer.from(await response.arrayBuffer()).equals(WEBM)).toBe(true);
+    expect(response.headers.get('content-type')).toBe('video/mp4');
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(body.toString('latin1', 4, 8)).toBe('ftyp');
+    expect(body.equals(WEBM)).toBe(false);
+    expect(body.equals(PLAYBACK)).toBe(true);
   });
 
   it('answers a range with 206 and exactly those bytes', async () => {
     const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, { headers: { Range: 'bytes=100-299' } });
     expect(response.status).toBe(206);
-    expect(response.headers.get('content-range')).toBe(`bytes 100-299/${WEBM.length}`);
+    expect(response.headers.get('content-range')).toBe(`bytes 100-299/${PLAYBACK.length}`);
     expect(response.headers.get('content-length')).toBe('200');
-    expect(Buffer.from(await response.arrayBuffer()).equals(WEBM.subarray(100, 300))).toBe(true);
+    expect(Buffer.from(await response.arrayBuffer()).equals(PLAYBACK.subarray(100, 300))).toBe(true);
 
     const tail = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, { headers: { Range: 'bytes=-10' } });
     expect(tail.status).toBe(206);
-    expect(Buffer.from(await tail.arrayBuffer()).equals(WEBM.subarray(WEBM.length - 10))).toBe(true);
+    expect(Buffer.from(await tail.arrayBuffer()).equals(PLAYBACK.subarray(PLAYBACK.length - 10))).toBe(true);
   });
 
   it('answers 416 with the size for a range past the end', async () => {
     const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, {
-      headers: { Range: `bytes=${WEBM.length}-` },
+      headers: { Range: `bytes=${PLAYBACK.length}-` },
     });
     expect(response.status).toBe(416);
-    expect(response.headers.get('content-range')).toBe(`bytes */${WEBM.length}`);
+    expect(response.headers.get('content-range')).toBe(`bytes */${PLAYBACK.length}`);
   });
 
   it('answers HEAD with the headers only', async () => {
     const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`, { method: 'HEAD' });
     expect(response.status).toBe(200);
-    expect(response.headers.get('content-length')).toBe(String(WEBM.length));
+    expect(response.headers.get('content-length')).toBe(String(PLAYBACK.length));
   });
 });
 

@@ -22,6 +22,16 @@ export const DEFAULT_RENDITION: RenditionSettings = {
   audioKbps: 128,
 };
 
+/**
+ * The rendition's size limit for a video of at most `seconds`: its bitrate caps over that length,
+ * with room for a rate control that overshoots for a moment. A rendition past it would be cut short
+ * (ffmpeg's -fs), so the upload fails instead, with the reason.
+ */
+export function renditionMaxBytes(settings: RenditionSettings, seconds: number): number {
+  const bytesPerSecond = ((settings.maxVideoKbps + settings.audioKbps) * 1000) / 8;
+  return Math.ceil(bytesPerSecond * (seconds + 1) * 1.5) + 2 * 1024 * 1024;
+}
+
 /** The facts of an upload the plan needs (src/videos/rendition/probe.ts reads them). */
 export interface ProbedVideo {
   /** Coded size, before rotation. */

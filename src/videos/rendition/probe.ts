@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { ProbedVideo } from './plan.ts';
 import { runTool, ToolFailedError } from './run-tool.ts';
 
+const NOT_A_VIDEO = 'The file is not a video we can read (MP4, QuickTime, WebM and the like).';
+
 /** An upload (or rendition) no player could play: the reason is the sender's to read. */
 export class UnplayableVideoError extends Error {
   override name = 'UnplayableVideoError';
@@ -27,7 +29,11 @@ const probeOutput = z.object({
 export type ProbeStream = z.infer<typeof stream>;
 
 export interface Probe extends ProbedVideo {
-  durationSeconds: number;
+  /**
+   * Null when the container does not say: a browser's MediaRecorder streams its WebM and never goes
+   * back to write one. The rendition, made from every frame, always has one.
+   */
+  durationSeconds: number | null;
   formatName: string;
   videoStream: ProbeStream;
   audioStream: ProbeStream | null;
@@ -47,25 +53,22 @@ export async function probeVideo(file: string, options: { timeoutMs: number; sig
       { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
     ));
   } catch (error) {
-    if (error instanceof ToolFailedError && error.exitCode !== null)
-      throw new UnplayableVideoError('The file is not a video we can read.');
+    if (error instanceof ToolFailedError && error.exitCode !== null) throw new UnplayableVideoError(NOT_A_VIDEO);
     throw error;
   }
   const parsed = probeOutput.safeParse(JSON.parse(stdout || '{}'));
-  if (!parsed.success) throw new UnplayableVideoError('The file is not a video we can read.');
+  if (!parsed.success) throw new UnplayableVideoError(NOT_A_VIDEO);
   const video = parsed.data.streams.find((s) => s.codec_type === 'video' && s.width && s.height);
   if (!video) throw new UnplayableVideoError('The file has no video track.');
   const audio = parsed.data.streams.find((s) => s.codec_type === 'audio') ?? null;
   const duration = Number(parsed.data.format?.duration ?? video.duration);
-  if (!Number.isFinite(duration) || duration <= 0)
-    throw new UnplayableVideoError('The video has no length we can read.');
   return {
     width: video.width!,
     height: video.height!,
     rotation: rotationOf(video),
     fps: frameRate(video.avg_frame_rate) ?? frameRate(video.r_frame_rate),
     hasAudio: audio !== null,
-    durationSeconds: duration,
+    durationSeconds: Number.isFinite(duration) && duration > 0 ? duration : null,
     formatName: parsed.data.format?.format_name ?? '',
     videoStream: video,
     audioStream: audio,

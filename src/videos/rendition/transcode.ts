@@ -40,7 +40,10 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
   const probeOptions = { timeoutMs: PROBE_TIMEOUT_MS, ...(limits.signal ? { signal: limits.signal } : {}) };
   const source = await probeVideo(input, probeOptions);
   const longest = limits.maxSeconds + DURATION_LIMIT_SLACK_SECONDS;
-  if (source.durationSeconds > longest) throw tooLong(source.durationSeconds, limits);
+  // Refused before any encoding when the container says; otherwise the encode stops just past the
+  // limit (-t) and the rendition's own length decides.
+  if (source.durationSeconds !== null && source.durationSeconds > longest)
+    throw tooLong(source.durationSeconds, limits);
 
   const partial = path.join(workDir, 'rendition.partial.mp4');
   const file = path.join(workDir, 'rendition.mp4');
@@ -68,9 +71,14 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
   }
 
   const made = await probeVideo(partial, probeOptions);
+  if (made.durationSeconds === null)
+    throw new UnplayableVideoError('The video has no length; it may be empty or cut off.');
   // ffmpeg stops writing at -fs and still ends well: a rendition shorter than its source hit the cap.
-  if (made.durationSeconds < Math.min(source.durationSeconds, longest) - 1)
+  if (source.durationSeconds !== null && made.durationSeconds < Math.min(source.durationSeconds, longest) - 1)
     throw new UnplayableVideoError('The video is too large to send, even compressed; please send a shorter one.');
+  // Stopped at -t: the source was longer than the limit, though its container did not say.
+  if (made.durationSeconds > longest - 0.05 && source.durationSeconds === null)
+    throw tooLong(made.durationSeconds, limits, 'more than ');
   await fs.promises.rename(partial, file);
 
   await runTool(
@@ -103,8 +111,8 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
   };
 }
 
-function tooLong(seconds: number, limits: TranscodeLimits): UnplayableVideoError {
+function tooLong(seconds: number, limits: TranscodeLimits, atLeast = ''): UnplayableVideoError {
   return new UnplayableVideoError(
-    `The video is ${durationText(seconds)} long; ${limits.kind} can be up to ${durationText(limits.maxSeconds)}.`,
+    `The video is ${atLeast}${durationText(seconds)} long; ${limits.kind} can be up to ${durationText(limits.maxSeconds)}.`,
   );
 }
