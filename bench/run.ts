@@ -823,6 +823,17 @@ const SCENARIOS: Scenario[] = [
   },
   { name: 'large-tables', run: largeTables },
   {
+    // Issue 27: what the playback rendition costs a worker (CPU per minute of 1080p, memory, throughput).
+    name: 'transcoding',
+    run: () =>
+      subprocessStep('Videos: transcoding (bench/transcoding.ts)', 'bench/transcoding.ts', [
+        '--seconds',
+        quick ? '10' : '60',
+        '--runs',
+        quick ? '1' : '3',
+      ]),
+  },
+  {
     name: 'tracking-polling',
     run: () =>
       subprocessStep('Tracking: polling (bench/tracking/run.ts)', 'bench/tracking/run.ts', [

@@ -153,6 +153,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
         logger.warn({ err: error }, 'could not apply pending e-mail events; retried next run'),
       );
     await services.billing.reconcile();
+    await services.videos.deleteExpiredOriginals(services.config.videos.originalRetentionDays);
   };
   await reconcile();
   const reconcileEveryMs = options.reconcileEveryMs ?? services.config.reconcileEveryMs;

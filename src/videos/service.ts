@@ -268,6 +268,35 @@ export class VideoService {
     return videos.length;
   }
 
+  /**
+   * Reconciler step: the originals of videos sent more than `retentionDays` ago are deleted; the
+   * playback rendition (what every player gets) stays until the order is erased. 0 keeps them.
+   * At most `limit` a run, oldest first; a file already gone is not an error.
+   */
+  async deleteExpiredOriginals(retentionDays: number, limit = 100): Promise<number> {
+    if (retentionDays === 0) return 0;
+    const sentBefore = new Date(this.now().getTime() - retentionDays * 24 * 3600 * 1000);
+    const expired = await this.deps.db
+      .selectFrom('videos')
+      .innerJoin('orders', 'orders.id', 'videos.order_id')
+      .select(['videos.id', 'videos.storage_key'])
+      .where('videos.rendition_key', 'is not', null)
+      .where('videos.original_deleted_at', 'is', null)
+      .where('orders.sent_at', '<', sentBefore)
+      .orderBy('orders.sent_at')
+      .limit(limit)
+      .execute();
+    for (const video of expired) {
+      await this.deps.storage.delete(video.storage_key);
+      await this.deps.db
+        .updateTable('videos')
+        .set({ original_deleted_at: this.now() })
+        .where('id', '=', video.id)
+        .execute();
+    }
+    return expired.length;
+  }
+
   /** The video the watch page plays, or undefined while none has processed. */
   async playable(order: OrderRow): Promise<VideoRow | undefined> {
     return newestPlayable(this.deps.db, order.id);

@@ -172,3 +172,39 @@ describe('the record page', () => {
     expect((await app.request('GET', '/record/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 });
+
+describe('the uploaded original', () => {
+  it('is deleted VIDEO_ORIGINAL_RETENTION_DAYS after the video was sent; the rendition plays on', async () => {
+    const order = await orderWithVideo();
+    const video = await app.services.database.db
+      .selectFrom('videos')
+      .selectAll()
+      .where('order_id', '=', order.id)
+      .executeTakeFirstOrThrow();
+    await app.services.orders.markSent(order.id, {
+      sendId: 'snd_retention',
+      channel: 'email',
+      providerMessageId: 'test',
+      at: clock.now(),
+    });
+    // Not before its time: 29 days later it is still there.
+    clock.advance(29 * 24 * 3600 * 1000);
+    await app.videos.deleteExpiredOriginals(30);
+    expect((await app.storage.get(video.storage_key)).size).toBe(WEBM.length);
+
+    clock.advance(2 * 24 * 3600 * 1000);
+    expect(await app.videos.deleteExpiredOriginals(30)).toBeGreaterThanOrEqual(1);
+    await expect(app.storage.get(video.storage_key)).rejects.toThrow('No stored video');
+    const after = await app.services.database.db
+      .selectFrom('videos')
+      .select('original_deleted_at')
+      .where('id', '=', video.id)
+      .executeTakeFirstOrThrow();
+    expect(after.original_deleted_at).not.toBeNull();
+    const playback = await fetch(`${app.baseUrl}/watch/${order.uuid}/video`);
+    expect(playback.status).toBe(200);
+    expect(playback.headers.get('content-type')).toBe('video/mp4');
+    // Done once: a second run finds nothing of this order's.
+    expect(await app.videos.deleteExpiredOriginals(30)).toBe(0);
+  });
+});

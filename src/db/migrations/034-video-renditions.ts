@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 /**
  * The playback rendition of every upload (issue 27, docs/videos.md): the one MP4 (H.264 + AAC,
@@ -16,9 +16,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('rendition_bytes', 'bigint')
     .addColumn('original_deleted_at', 'timestamptz')
     .execute();
+  // The reconciler's look for originals past their retention reads only the videos still keeping one.
+  await sql`create index videos_original_kept on videos (order_id)
+            where rendition_key is not null and original_deleted_at is null`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('videos_original_kept').execute();
   await db.schema
     .alterTable('videos')
     .dropColumn('original_deleted_at')
