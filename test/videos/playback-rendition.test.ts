@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeVideo, rotationOf } from '../../src/videos/rendition/probe.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
+import { topLevelBoxes } from './mp4-boxes.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 
 /**
@@ -41,18 +42,6 @@ async function playbackOf(upload: string, contentType: string): Promise<{ file: 
   const file = path.join(work, `${order.id}.mp4`);
   fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
   return { file, type: response.headers.get('content-type') };
-}
-
-function topLevelBoxes(file: string): string[] {
-  const data = fs.readFileSync(file);
-  const boxes: string[] = [];
-  for (let at = 0; at + 8 <= data.length;) {
-    boxes.push(data.toString('latin1', at + 4, at + 8));
-    const size = data.readUInt32BE(at);
-    if (size < 8) break;
-    at += size;
-  }
-  return boxes;
 }
 
 describe('what a recipient’s player gets', () => {

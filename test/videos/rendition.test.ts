@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RENDITION, renditionArguments, renditionSize } from '../../src/videos/rendition/plan.ts';
 import { probeVideo, rotationOf, UnplayableVideoError } from '../../src/videos/rendition/probe.ts';
 import { makeRendition, type TranscodeLimits } from '../../src/videos/rendition/transcode.ts';
+import { topLevelBoxes } from './mp4-boxes.ts';
 
 /**
  * Issue 27: one playback rendition from any upload. Real uploads made by ffmpeg
@@ -26,19 +27,6 @@ beforeEach(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-rendition-test-'));
 });
 afterEach(() => fs.rmSync(work, { recursive: true, force: true }));
-
-/** The top-level boxes of an MP4, in file order. */
-function topLevelBoxes(file: string): string[] {
-  const data = fs.readFileSync(file);
-  const boxes: string[] = [];
-  for (let at = 0; at + 8 <= data.length;) {
-    const size = data.readUInt32BE(at);
-    boxes.push(data.toString('latin1', at + 4, at + 8));
-    if (size < 8) break;
-    at += size;
-  }
-  return boxes;
-}
 
 describe('the playback rendition', () => {
   it.each([
