@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { stopChild } from '../../test/support/processes.ts';
 import { projectRoot } from './load.ts';
 
 export interface Child {
@@ -44,7 +45,8 @@ export async function startChild(
       child.kill('SIGKILL');
       throw new Error(`${entry} did not answer at ${readyUrl} within ${timeoutMs / 1000} s:\n${output}`);
     }
-    const answered = await fetch(readyUrl).then(
+    // One probe may not outlast the whole wait: a server that accepts and never answers fails it.
+    const answered = await fetch(readyUrl, { signal: AbortSignal.timeout(2000) }).then(
       () => true,
       () => false,
     );
@@ -54,18 +56,12 @@ export async function startChild(
   return {
     process: child,
     output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        process.off('exit', killOnExit);
-        stopping = true;
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        child.once('exit', () => {
-          clearTimeout(force);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop: () => {
+      process.off('exit', killOnExit);
+      stopping = true;
+      // SIGTERM, SIGKILL after 20 s, and a failure naming the entry if even that does not end it.
+      return stopChild(child, entry);
+    },
   };
 }
 
