@@ -33,6 +33,11 @@ export interface VideoProcessingQueue {
 /** A poster is one frame at modest size: a page-drawn JPEG is 30–150 KB. The route enforces it (413). */
 export const POSTER_MAX_BYTES = 512 * 1024;
 
+/** Where the record page's own poster of an upload is stored, until processing replaces it. */
+function pagePosterKey(video: Pick<VideoRow, 'storage_key'>): string {
+  return `${video.storage_key}-poster`;
+}
+
 /** JPEG files start with SOI (FF D8) and a marker (FF). */
 function isJpeg(bytes: Buffer): boolean {
   return bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
@@ -215,9 +220,9 @@ export class VideoService {
         .where('id', '=', video.id)
         .where('status', '=', 'pending')
         .executeTakeFirst();
-      // The rendition's frame replaces the page-drawn poster, whose file then goes.
-      if (result.ok && Number(updated.numUpdatedRows) > 0 && video.poster_key && video.poster_key !== result.posterKey)
-        await this.discard(video.poster_key);
+      // The rendition's frame replaces the page-drawn poster, whose file then goes — by its key, not
+      // by the row read before: a page poster attached meanwhile goes too (see attachPoster).
+      if (result.ok && Number(updated.numUpdatedRows) > 0) await this.discard(pagePosterKey(video));
       video = (await findVideo(this.deps.db, videoId))!;
     }
     const outcome = video.purpose === 'thanks' ? await this.settleReply(video) : await this.settle(video);
@@ -489,17 +494,21 @@ export class VideoService {
     // Processing already made the poster from the rendition, which stands: the page's is not needed.
     if (video.rendition_key !== null) return;
     if (video.poster_key !== null) throw new ConflictError('This video already has its poster.');
-    const key = `${video.storage_key}-poster`;
+    const key = pagePosterKey(video);
     await this.deps.storage.put(key, bytes, 'image/jpeg');
     const updated = await this.deps.db
       .updateTable('videos')
       .set({ poster_key: key })
       .where('id', '=', video.id)
       .where('poster_key', 'is', null)
+      .where('rendition_key', 'is', null)
       .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) > 0) return;
+    // Processing finished meanwhile: its frame stands, and the file just written is not needed.
+    if ((await findVideo(this.deps.db, video.id))?.rendition_key) return this.discard(key);
     // Lost a race with another poster for the same upload (same key): whichever write landed last is
     // stored — a frame of the same upload either way.
-    if (Number(updated.numUpdatedRows) === 0) throw new ConflictError('This video already has its poster.');
+    throw new ConflictError('This video already has its poster.');
   }
 
   /**
