@@ -23,6 +23,8 @@ ENV NODE_ENV=production \
     PORT=3000 \
     DATA_DIR=/data
 WORKDIR /app
+# ffmpeg and ffprobe: the worker makes every upload's playback rendition (docs/videos.md).
+RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg && rm -rf /var/lib/apt/lists/*
 COPY --from=runtime-deps /app/node_modules ./node_modules
 COPY --from=build /app/node_modules/tsx ./node_modules/tsx
 COPY package.json package-lock.json tsconfig.json ./

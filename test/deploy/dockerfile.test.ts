@@ -55,6 +55,10 @@ describe('Dockerfile', () => {
     expect(finalStage.some((i) => i.keyword === 'RUN' && /npm (ci|install)/.test(i.args))).toBe(false);
   });
 
+  it('has ffmpeg in what runs: the worker makes every upload’s playback rendition with it', () => {
+    expect(finalStage.some((i) => i.keyword === 'RUN' && /apt-get install\b.*\bffmpeg\b/.test(i.args))).toBe(true);
+  });
+
   it('runs as a non-root USER', () => {
     const users = finalStage.filter((i) => i.keyword === 'USER');
     expect(users.length).toBeGreaterThan(0);
