@@ -102,7 +102,8 @@ const en = {
   script_record_again: 'Record again',
   script_recording: 'Recording… it stops by itself at {limit}.',
   script_sending: 'Sending your video…',
-  script_received: 'Thank you! Your video was received. It will be delivered with the gift.',
+  script_received:
+    'Thank you! Your video was received. We are preparing it to play on any phone or computer, and you can close this page: it will be delivered with the gift.',
   script_not_sent: 'Your video was not sent: {reason}',
   script_went_wrong: 'Something went wrong ({status}).',
   script_connection_failed: 'Your video was not sent: the connection failed. Please try again.',
@@ -296,7 +297,7 @@ const fr = {
   script_record_again: 'Recommencer',
   script_recording: 'Enregistrement… il s’arrête tout seul à {limit}.',
   script_sending: 'Envoi de votre vidéo…',
-  script_received: `Merci${nb}! Votre vidéo est bien reçue. Elle sera remise avec le cadeau.`,
+  script_received: `Merci${nb}! Votre vidéo est bien reçue. Nous la préparons pour qu’elle se lise sur tout téléphone ou ordinateur, et vous pouvez fermer cette page${nb}: elle sera remise avec le cadeau.`,
   script_not_sent: `Votre vidéo n’a pas été envoyée${nb}: {reason}`,
   script_went_wrong: 'Un problème est survenu ({status}).',
   script_connection_failed: `Votre vidéo n’a pas été envoyée${nb}: la connexion a échoué. Veuillez réessayer.`,
@@ -469,7 +470,8 @@ const es = {
   script_record_again: 'Grabar de nuevo',
   script_recording: 'Grabando… se detiene sola al llegar a {limit}.',
   script_sending: 'Enviando tu video…',
-  script_received: '¡Gracias! Recibimos tu video. Se entregará con el regalo.',
+  script_received:
+    '¡Gracias! Recibimos tu video. Lo estamos preparando para que se vea en cualquier teléfono o computadora, y puedes cerrar esta página: se entregará con el regalo.',
   script_not_sent: 'Tu video no se envió: {reason}',
   script_went_wrong: 'Algo salió mal ({status}).',
   script_connection_failed: 'Tu video no se envió: falló la conexión. Inténtalo de nuevo.',
