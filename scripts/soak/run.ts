@@ -93,7 +93,8 @@ async function soak(): Promise<number> {
     });
     // A fault that could not be injected or undone (a redis-server that does not answer after its
     // restart) ends the run at once, with what it waited for.
-    await Promise.race([sleep(seconds * 1000), faultsRun.then(() => sleep(seconds * 1000))]);
+    // (runFaults itself returns only once `stopped` is set, after this.)
+    await Promise.race([sleep(seconds * 1000), faultsRun]);
     stopped = true;
     phase('traffic stops; finishing the stories in flight');
     const [traffic, faults] = await withDeadline(

@@ -5,6 +5,7 @@ import { CARRIER_CODES, type CarrierCode } from './carrier-code.ts';
 import type { CarrierBudget } from './budget.ts';
 import { CarrierQuotaError } from './clients/errors.ts';
 import type { CarrierCallBudget } from './clients/types.ts';
+import { withDeadline } from '../process/deadline.ts';
 
 /** How long a quota check waits for Redis (a connection still coming up, a blip) before failing closed. */
 const REDIS_WAIT_MS = 500;
@@ -45,7 +46,7 @@ export function createCarrierQuota(options: CarrierQuotaOptions): Record<Carrier
         async take() {
           try {
             await whenReady();
-            await withTimeout(limiter.consume(carrier), 'quota check');
+            await withDeadline(limiter.consume(carrier), REDIS_WAIT_MS, 'Redis to answer the quota check');
           } catch (error) {
             if (error instanceof RateLimiterRes) throw new CarrierQuotaError(carrier, 'spent', error.msBeforeNext);
             // One line every 10 s is enough for an outage that fails every call.
@@ -67,9 +68,9 @@ export function createCarrierQuota(options: CarrierQuotaOptions): Record<Carrier
           const seconds = Math.max(1, Math.ceil(ms / 1_000));
           try {
             await whenReady();
-            const current = await withTimeout(limiter.get(carrier), 'quota read');
+            const current = await withDeadline(limiter.get(carrier), REDIS_WAIT_MS, 'Redis to answer the quota read');
             if (current && current.remainingPoints === 0 && current.msBeforeNext >= seconds * 1_000) return;
-            await withTimeout(limiter.block(carrier, seconds), 'quota hold');
+            await withDeadline(limiter.block(carrier, seconds), REDIS_WAIT_MS, 'Redis to answer the quota hold');
             logger.info({ carrier, seconds }, 'carrier asked us to wait; no process calls it until then');
           } catch (error) {
             logger.warn({ carrier, err: error }, 'could not record the carrier rate limit in Redis');
@@ -77,7 +78,7 @@ export function createCarrierQuota(options: CarrierQuotaOptions): Record<Carrier
         },
         async left() {
           // No key yet (nothing spent this window) means the whole budget is left.
-          const current = await withTimeout(limiter.get(carrier), 'quota read');
+          const current = await withDeadline(limiter.get(carrier), REDIS_WAIT_MS, 'Redis to answer the quota read');
           return current ? Math.max(0, current.remainingPoints) : budget.max;
         },
       };
@@ -110,15 +111,4 @@ function readiness(redis: Redis): () => Promise<void> {
     });
     return waiting;
   };
-}
-
-function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what}: Redis did not answer within ${REDIS_WAIT_MS} ms`)),
-      REDIS_WAIT_MS,
-    );
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
