@@ -67,6 +67,7 @@ import { createVideoStorage } from './videos/create-storage.ts';
 import { DEFAULT_RENDITION } from './videos/rendition/plan.ts';
 import { bullmqVideoQueue } from './videos/processing-queue.ts';
 import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
+import { ResumableUploads } from './videos/resumable-uploads.ts';
 import { UploadLimit } from './videos/upload-limit.ts';
 import { VideoService, type VideoProcessingQueue } from './videos/service.ts';
 import type { VideoStorage } from './videos/storage.ts';
@@ -362,6 +363,17 @@ export function createServices(
 /** The public HTTP application: health check, the authenticated /v1 API, and the carrier sandbox. */
 export function createHttpApp(services: Services): Koa {
   const app = new Koa({ proxy: false });
+  // What reaches Koa's own error event is not a request's error (errorHandler answers those): it is a
+  // connection that broke mid-request, e.g. a phone cutting a resumable upload. Ours, not stderr's.
+  app.on('error', (error: unknown, ctx?: Koa.Context) =>
+    (ctx?.log ?? services.logger).info(
+      {
+        code: (error as { code?: unknown } | null)?.code,
+        message: error instanceof Error ? error.message : String(error),
+      },
+      'connection ended before its answer',
+    ),
+  );
   app.use(requestContext(services.logger));
   app.use(refuseUnknownMethods);
   app.use(bodyReadLimits(services.config.bodyReads));
@@ -467,6 +479,12 @@ export function createHttpApp(services: Services): Koa {
     storeBranding: (accountId: string) => findStoreBranding(services.database.db, accountId),
     publicUrl: services.config.publicUrl,
     uploadLimit: new UploadLimit(services.redis, services.config.queuePrefix, services.config.videos.uploadLimits),
+    resumableUploads: new ResumableUploads({
+      ...services.config.videos.resumable,
+      maxBytes: services.config.videos.maxBytes,
+      logger: services.logger,
+      findVideo: (videoId: string) => services.videos.find(videoId),
+    }),
     thanksSection: async (order: OrderRow) => {
       const state = await services.thanks.state(order);
       const limits = {

@@ -163,9 +163,15 @@ export async function runTraffic(options: {
       `the video order of Shopify order ${shopifyOrderId}`,
     );
     // The shopper records on the record page (its uuid is the key; no API credentials).
-    await client.request('record page upload', `${base}/record/${order.uuid}/video`, {
-      method: 'PUT',
-      headers: { 'Content-Type': 'video/webm' },
+    // The page's resumable upload (tus), its whole video in one request (creation-with-upload).
+    await client.request('record page upload', `${base}/record/${order.uuid}/uploads`, {
+      method: 'POST',
+      headers: {
+        'Tus-Resumable': '1.0.0',
+        'Upload-Length': String(video.length),
+        'Upload-Metadata': `filetype ${Buffer.from('video/webm').toString('base64')}`,
+        'Content-Type': 'application/offset+octet-stream',
+      },
       body: video,
     });
     const fulfillmentId = fakeShopifyId();

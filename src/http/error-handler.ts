@@ -37,19 +37,31 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
       throw new HttpError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}.`);
     }
   } catch (error) {
-    const { status, body, headers } = present(error, ctx);
-    // An outage (PostgreSQL restarting, Redis or Shopify unreachable) is not a bug: one warn line
-    // per request that met it, without a stack trace, so the error log stays for real faults.
-    // Our own load shedding (an HttpError 503, e.g. too many bodies at once) is not an outage.
-    if (status === 503 && error instanceof HttpError)
-      ctx.log.warn({ refused: error.message }, 'request refused: the service is busy');
-    else if (status === 503)
-      ctx.log.warn({ unavailable: oneLine(error) }, 'request failed: a dependency is unavailable');
-    else if (status >= 500) ctx.log.error({ err: error }, 'request failed');
+    const { status, body, headers } = errorAnswer(error, ctx);
     ctx.status = status;
     ctx.set(headers);
     ctx.body = body;
   }
+}
+
+/**
+ * What an error answers, logged as errorHandler logs it. For the few handlers that write their own
+ * response (the resumable upload protocol, src/videos/resumable-uploads.ts) and so never reach it.
+ */
+export function errorAnswer(
+  error: unknown,
+  ctx: Context,
+): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  const answer = present(error, ctx);
+  // An outage (PostgreSQL restarting, Redis or Shopify unreachable) is not a bug: one warn line
+  // per request that met it, without a stack trace, so the error log stays for real faults.
+  // Our own load shedding (an HttpError 503, e.g. too many bodies at once) is not an outage.
+  if (answer.status === 503 && error instanceof HttpError)
+    ctx.log.warn({ refused: error.message }, 'request refused: the service is busy');
+  else if (answer.status === 503)
+    ctx.log.warn({ unavailable: oneLine(error) }, 'request failed: a dependency is unavailable');
+  else if (answer.status >= 500) ctx.log.error({ err: error }, 'request failed');
+  return answer;
 }
 
 function present(error: unknown, ctx: Context): { status: number; body: ErrorBody; headers: Record<string, string> } {

@@ -62,7 +62,7 @@ ${recorderMarkup({ idPrefix: 'thanks-', maxSeconds: limits.maxSeconds, sendLabel
 </form>
 </section>`,
     form: {
-      uploadUrl: `/watch/${order.uuid}/thanks/video`,
+      uploadUrl: `/watch/${order.uuid}/thanks/uploads`,
       noteUrl: `/watch/${order.uuid}/thanks/note`,
       maxBytes: limits.maxBytes,
       maxSeconds: limits.maxSeconds,

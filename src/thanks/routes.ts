@@ -9,7 +9,7 @@ import { readPosterBody } from '../videos/poster-body.ts';
 import { servePoster, serveVideo } from '../videos/serve-video.ts';
 import type { VideoStorage } from '../videos/storage.ts';
 import type { UploadLimit } from '../videos/upload-limit.ts';
-import { clientStreamError, videoUploadBody } from '../videos/upload-body.ts';
+import type { ResumableUploads } from '../videos/resumable-uploads.ts';
 import { z } from 'zod';
 import { thanksNotFoundPage, thanksPage } from './pages.ts';
 import type { ThanksService } from './service.ts';
@@ -22,6 +22,7 @@ export interface ThanksRouteDeps {
   maxBytes: number;
   storeBranding: (accountId: string) => Promise<StoreBranding>;
   uploadLimit?: UploadLimit;
+  resumableUploads: ResumableUploads;
 }
 
 /** A note is text; its length is the service's rule (one message for the page). */
@@ -41,18 +42,21 @@ export function thanksRoutes(deps: ThanksRouteDeps): Router {
     ctx.body = { status: 'saved' };
   });
 
-  router.put('/watch/:uuid/thanks/video', async (ctx) => {
-    const order = await deps.orders.getByUuid(ctx.params.uuid!);
-    // Its own budget: a recipient's replies never use up the sender's uploads.
-    await deps.uploadLimit?.take(ctx, `thanks:${order.uuid}`);
-    const { contentType, body } = videoUploadBody(ctx, deps.maxBytes);
-    let video;
-    try {
-      video = await deps.thanks.uploadVideo(order, { contentType, body });
-    } catch (error) {
-      throw clientStreamError(error);
-    }
-    ctx.body = { status: 'received', poster_upload_url: `/watch/${order.uuid}/thanks/videos/${video.id}/poster` };
+  // The reply video, resumable like the gift's (src/videos/resumable-uploads.ts).
+  deps.resumableUploads.mount(router, '/watch/:uuid/thanks/uploads', {
+    name: 'thanks',
+    order: (uuid) => deps.orders.getByUuid(uuid),
+    async admit(ctx, order) {
+      await deps.thanks.assertTakesReplies(order);
+      // Its own budget: a recipient's replies never use up the sender's uploads.
+      await deps.uploadLimit?.take(ctx, `thanks:${order.uuid}`);
+    },
+    handOver: (order, upload) => deps.thanks.uploadVideo(order, upload),
+    answer: (order, video) => ({
+      status: 'received',
+      video_id: video.id,
+      poster_upload_url: `/watch/${order.uuid}/thanks/videos/${video.id}/poster`,
+    }),
   });
 
   router.put('/watch/:uuid/thanks/videos/:videoId/poster', async (ctx) => {

@@ -61,8 +61,16 @@ export class ThanksService {
     });
   }
 
+  /** Throws ConflictError (with the reason) unless a reply may be given or replaced now. */
+  async assertTakesReplies(order: OrderRow): Promise<void> {
+    await this.assertReplaceable(this.deps.db, order);
+  }
+
   /** Stores a reply video; it becomes the reply once processed (`replyProcessed`). */
-  async uploadVideo(order: OrderRow, upload: { contentType: string; body: Readable | Buffer }): Promise<VideoRow> {
+  async uploadVideo(
+    order: OrderRow,
+    upload: { contentType: string; body: Readable | Buffer; id?: string },
+  ): Promise<VideoRow> {
     await this.assertReplaceable(this.deps.db, order);
     return this.deps.videos.upload(order, {
       ...upload,

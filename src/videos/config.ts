@@ -57,6 +57,8 @@ export const videoEnvironmentSchema = z.object({
   VIDEO_PROCESSING_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /** Days after a video was sent that its original upload is kept (the rendition stays); 0 keeps it until the order is erased. */
   VIDEO_ORIGINAL_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  /** Hours an unfinished resumable upload is kept for its page to continue it (src/videos/resumable-uploads.ts). */
+  VIDEO_UPLOAD_RESUME_HOURS: z.coerce.number().int().min(1).max(30 * 24).default(24),
   RECORD_UPLOADS_PER_ORDER_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
   RECORD_UPLOADS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(120),
   S3_BUCKET: trimmedOptional,
@@ -107,6 +109,8 @@ export interface VideoConfig {
   rendition: { maxLongSide: number; timeoutMs: number; concurrency: number };
   /** VIDEO_ORIGINAL_RETENTION_DAYS: 0 keeps originals until the order is erased. */
   originalRetentionDays: number;
+  /** The pages' resumable uploads: where unfinished ones collect (`DATA_DIR/uploads`, always local disk) and for how long. */
+  resumable: { directory: string; expiryMs: number };
   storage: { kind: 'local'; directory: string } | ({ kind: 's3' } & S3StorageConfig);
 }
 
@@ -133,6 +137,7 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
     concurrency: value.VIDEO_PROCESSING_CONCURRENCY,
   };
   const originalRetentionDays = value.VIDEO_ORIGINAL_RETENTION_DAYS;
+  const resumable = { directory: path.join(dataDir, 'uploads'), expiryMs: value.VIDEO_UPLOAD_RESUME_HOURS * 3600_000 };
   if ((value.S3_ACCESS_KEY_ID === undefined) !== (value.S3_SECRET_ACCESS_KEY === undefined)) {
     throw new VideoConfigError(
       'Invalid configuration in the environment:\n  S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together.',
@@ -151,6 +156,7 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
       uploadLimits,
       rendition,
       originalRetentionDays,
+      resumable,
       storage: { kind: 'local', directory: path.join(dataDir, 'videos') },
     };
   }
@@ -161,6 +167,7 @@ export function loadVideoConfig(env: NodeJS.ProcessEnv, dataDir: string): VideoC
     uploadLimits,
     rendition,
     originalRetentionDays,
+    resumable,
     storage: {
       kind: 's3',
       bucket: value.S3_BUCKET,
@@ -186,6 +193,7 @@ export function describeVideoConfig(config: VideoConfig): Record<string, unknown
     thanks: config.thanks,
     rendition: config.rendition,
     originalRetentionDays: config.originalRetentionDays,
+    resumableUploads: `${config.resumable.directory}, kept ${config.resumable.expiryMs / 3600_000} h`,
     storage:
       storage.kind === 'local'
         ? `local disk in ${storage.directory}`

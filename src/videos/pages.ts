@@ -184,7 +184,7 @@ ${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: say('
     script: {
       asset: script,
       data: {
-        uploadUrl: `/record/${order.uuid}/video`,
+        uploadUrl: `/record/${order.uuid}/uploads`,
         maxBytes: limits.maxBytes,
         maxSeconds: limits.maxSeconds,
         types: [...VIDEO_CONTENT_TYPES],

@@ -20,6 +20,8 @@ import type { VideoRow } from './videos.ts';
 import type { VideoStorage } from './storage.ts';
 import type { UploadLimit } from './upload-limit.ts';
 import { clientStreamError, videoUploadBody } from './upload-body.ts';
+import type { ResumableUploads } from './resumable-uploads.ts';
+import { uploadState } from './upload-state.ts';
 import { dateLocale, visitorLocale, type Locale } from '../i18n/locale.ts';
 import type { PageLanguage } from './pages.ts';
 import { needsDeliveryEstimate, whatHappensNext, type DeliveryEstimate } from './what-happens-next.ts';
@@ -45,6 +47,8 @@ export interface VideoRouteDeps {
   thanksSection?: (order: OrderRow) => Promise<(locale: Locale) => WatchView['thanks']>;
   /** The public record page's upload budget (absent: unlimited, e.g. a test of the upload alone). */
   uploadLimit?: UploadLimit;
+  /** The pages' resumable uploads (tus), shared with the thank-you reply's. */
+  resumableUploads: ResumableUploads;
 }
 
 /** The record page's transcript of the upload it just sent: `{"transcript": "…"}`. */
@@ -103,16 +107,35 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     });
   });
 
-  router.put('/record/:uuid/video', async (ctx) => {
-    const order = await deps.orders.getByUuid(ctx.params.uuid!);
-    await deps.uploadLimit?.take(ctx, order.uuid);
-    const video = await receiveUpload(ctx, deps, order, 'system');
+  // The page's upload, resumable (tus, src/videos/resumable-uploads.ts): a phone's cut connection
+  // continues where it stopped.
+  deps.resumableUploads.mount(router, '/record/:uuid/uploads', {
+    name: 'gift',
+    order: (uuid) => deps.orders.getByUuid(uuid),
+    async admit(ctx, order) {
+      // Refuse before 200 MB arrive that would be thrown away.
+      assertAcceptsVideo(order);
+      await deps.uploadLimit?.take(ctx, order.uuid);
+    },
+    handOver: (order, upload) => deps.videos.upload(order, { ...upload, source: 'system' }),
     // Only what the page needs: the order's details are the store's, not the public's.
-    ctx.body = {
+    answer: (order, video) => ({
       status: 'received',
+      video_id: video.id,
       poster_upload_url: `/record/${order.uuid}/videos/${video.id}/poster`,
       transcript_url: `/record/${order.uuid}/videos/${video.id}/transcript`,
-    };
+      status_url: `/record/${order.uuid}/videos/${video.id}`,
+    }),
+  });
+
+  // Where the page's upload stands after it arrived: processing, ready, or failed with the reason.
+  router.get('/record/:uuid/videos/:videoId', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    const video = await deps.videos.find(ctx.params.videoId!);
+    if (!video || video.order_id !== order.id || video.purpose !== 'gift')
+      throw new NotFoundError(`No video with id "${ctx.params.videoId}" on this order.`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = uploadState(video);
   });
 
   // The page's poster frame for the upload it just sent (issue 14): a small JPEG, bound to that upload.

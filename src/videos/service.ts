@@ -105,12 +105,22 @@ export class VideoService {
       purpose?: VideoPurpose;
       /** Under the order's row lock, before the row is written: may the upload still be taken? */
       accepts?: (order: OrderRow) => void;
+      /**
+       * The id, when the caller names the upload (a resumable upload's, src/videos/resumable-uploads.ts):
+       * handing the same bytes over again then returns the first row instead of a second upload.
+       */
+      id?: string;
     },
   ): Promise<VideoRow> {
     const purpose = upload.purpose ?? 'gift';
     const accepts = upload.accepts ?? assertAcceptsVideo;
+    if (upload.id !== undefined) {
+      const existing = await findVideo(this.deps.db, upload.id);
+      if (existing && existing.order_id === order.id && existing.purpose === purpose) return existing;
+      if (existing) throw new ConflictError('This upload belongs to another video message.');
+    }
     accepts(order);
-    const id = `vid_${randomBytes(12).toString('hex')}`;
+    const id = upload.id ?? newVideoId();
     const key = `${order.id}/${id}`;
     let size: number;
     try {
@@ -556,6 +566,11 @@ export class VideoService {
       .delete(key)
       .catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not delete a rejected upload'));
   }
+}
+
+/** `vid_` + 24 hex characters: what every upload is called, whoever names it. */
+export function newVideoId(): string {
+  return `vid_${randomBytes(12).toString('hex')}`;
 }
 
 /** A cancelled order never sends; a sent video is already with the recipient. Both refuse a new one. */

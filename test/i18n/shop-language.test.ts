@@ -9,6 +9,7 @@ import { eventually } from '../support/workers.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
 import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify } from '../shopify/harness.ts';
 import { sessionToken } from '../shopify/session-token.ts';
+import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 /**
  * A shop that speaks French or Spanish: its record and watch pages and its e-mails are in that
@@ -147,11 +148,8 @@ describe('a French or Spanish shop', () => {
     expect(record.text).toContain('Ses sous-titres n’ont pas pu être enregistrés.');
     expect(record.text).not.toContain('What you say');
 
-    const upload = await app.request('PUT', `/record/${order.uuid}/video`, {
-      rawBody: WEBM,
-      headers: { 'Content-Type': 'video/webm' },
-    });
-    expect(upload.status).toBe(200);
+    const upload = await sendInOneRequest(app, `/record/${order.uuid}/uploads`, WEBM, 'video/webm');
+    expect(upload.status).toBe(201);
     expect(
       (await app.request('PUT', upload.body.transcript_url, { body: { transcript: 'Bon anniversaire !' } })).status,
     ).toBe(200);

@@ -4,6 +4,7 @@ import { launchChromium } from '../support/chromium.ts';
 import { AXE_SOURCE, seriousViolations as seriousViolationsIn } from '../support/axe.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
+import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 /**
  * Issue 14: axe-core (the engine behind Lighthouse's and Deque's audits, from node_modules, nothing
@@ -50,10 +51,12 @@ describe('axe finds no serious accessibility violation', () => {
 
   it('on the watch page whose player has a captions track', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-    const upload = await app.request('PUT', `/record/${order.uuid}/video`, {
-      rawBody: fixture('recorded-vp8-opus.webm'),
-      headers: { 'Content-Type': 'video/webm' },
-    });
+    const upload = await sendInOneRequest(
+      app,
+      `/record/${order.uuid}/uploads`,
+      fixture('recorded-vp8-opus.webm'),
+      'video/webm',
+    );
     expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
     const saved = await app.request('PUT', upload.body.transcript_url, { body: { transcript: 'Happy birthday!' } });
     expect(saved.status).toBe(200);

@@ -4,6 +4,7 @@ import { startMailServer } from '../support/mail-server.ts';
 import { progressiveVideo } from '../../src/videos/sample-video.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
+import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 /**
  * The thank-you reply's rules on real PGlite, real HTTP and a real SMTP server, processing and
@@ -88,10 +89,7 @@ describe('the thank-you reply', () => {
 
   it('keeps a note written while the reply video was processing: the newest reply stands', async () => {
     const order = await sentGift();
-    await app.request('PUT', `/watch/${order.uuid}/thanks/video`, {
-      rawBody: fixture('recorded-vp8-opus.webm'),
-      headers: { 'Content-Type': 'video/webm' },
-    });
+    await sendInOneRequest(app, `/watch/${order.uuid}/thanks/uploads`, fixture('recorded-vp8-opus.webm'), 'video/webm');
     const videoId = app.enqueued.at(-1)!;
     clock.advance(1_000);
     expect((await note(order.uuid, 'Words after all')).status).toBe(200);
@@ -108,10 +106,12 @@ describe('the thank-you reply', () => {
     const sender = `late-${Date.now()}@example.com`;
     const order = await sentGift({ email: sender });
     const upload = async () => {
-      await app.request('PUT', `/watch/${order.uuid}/thanks/video`, {
-        rawBody: fixture('recorded-vp8-opus.webm'),
-        headers: { 'Content-Type': 'video/webm' },
-      });
+      await sendInOneRequest(
+        app,
+        `/watch/${order.uuid}/thanks/uploads`,
+        fixture('recorded-vp8-opus.webm'),
+        'video/webm',
+      );
       return app.enqueued.at(-1)!;
     };
     const first = await upload();
@@ -152,14 +152,11 @@ describe('the thank-you reply', () => {
   it('refuses a reply video longer than THANKS_MAX_SECONDS (60 s by default) and keeps the gift as it was', async () => {
     const order = await sentGift();
     const reply = (seconds: number) =>
-      app.request('PUT', `/watch/${order.uuid}/thanks/video`, {
-        rawBody: progressiveVideo(seconds).buffer,
-        headers: { 'Content-Type': 'video/mp4' },
-      });
-    expect((await reply(60.5)).status).toBe(200);
+      sendInOneRequest(app, `/watch/${order.uuid}/thanks/uploads`, progressiveVideo(seconds).buffer, 'video/mp4');
+    expect((await reply(60.5)).status).toBe(201);
     const fitting = app.enqueued.at(-1)!;
     expect(await app.videos.process(fitting)).toBe('recorded');
-    expect((await reply(62.5)).status).toBe(200);
+    expect((await reply(62.5)).status).toBe(201);
     expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('failed');
     const failed = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data.filter(
       (e: { type: string }) => e.type === 'video.processing_failed',
@@ -174,10 +171,7 @@ describe('the thank-you reply', () => {
 
   it('is erased with the order: the note, the reply video and its files, and the sender link', async () => {
     const order = await sentGift();
-    await app.request('PUT', `/watch/${order.uuid}/thanks/video`, {
-      rawBody: fixture('recorded-vp8-opus.webm'),
-      headers: { 'Content-Type': 'video/webm' },
-    });
+    await sendInOneRequest(app, `/watch/${order.uuid}/thanks/uploads`, fixture('recorded-vp8-opus.webm'), 'video/webm');
     const videoId = app.enqueued.at(-1)!;
     const db = app.services.database.db;
     const video = await db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirstOrThrow();

@@ -3,6 +3,7 @@ import { unsettledVideos } from '../../src/videos/videos.ts';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 const WEBM = fixture('recorded-vp8-opus.webm');
 const MP4 = fixture('recorded-avc1-silent.mp4');
@@ -133,22 +134,27 @@ describe('PUT /v1/orders/{id}/video', () => {
 
   it('takes the upload from the record page by uuid, without credentials', async () => {
     const order = await newOrder();
-    const response = await app.request('PUT', `/record/${order.uuid}/video`, {
-      rawBody: MP4,
-      headers: { 'Content-Type': 'video/mp4' },
-    });
-    expect(response.status).toBe(200);
+    const response = await sendInOneRequest(app, `/record/${order.uuid}/uploads`, MP4, 'video/mp4');
+    expect(response.status).toBe(201);
+    const videoId = response.body.video_id as string;
+    expect(videoId).toMatch(/^vid_[0-9a-f]{24}$/);
     expect(response.body).toEqual({
       status: 'received',
-      poster_upload_url: expect.stringMatching(new RegExp(`^/record/${order.uuid}/videos/[^/]+/poster$`)),
-      transcript_url: expect.stringMatching(new RegExp(`^/record/${order.uuid}/videos/[^/]+/transcript$`)),
+      video_id: videoId,
+      poster_upload_url: `/record/${order.uuid}/videos/${videoId}/poster`,
+      transcript_url: `/record/${order.uuid}/videos/${videoId}/transcript`,
+      status_url: `/record/${order.uuid}/videos/${videoId}`,
     });
     expect(await processed(order.id)).toMatchObject({ video_duration: '2', status: 'recorded' });
-    const unknown = await app.request('PUT', '/record/00000000-0000-4000-8000-000000000000/video', {
-      rawBody: MP4,
-      headers: { 'Content-Type': 'video/mp4' },
-    });
+    expect((await app.request('GET', response.body.status_url)).body).toEqual({ status: 'ready', duration_seconds: 2 });
+    const unknown = await sendInOneRequest(
+      app,
+      '/record/00000000-0000-4000-8000-000000000000/uploads',
+      MP4,
+      'video/mp4',
+    );
     expect(unknown.status).toBe(404);
+    expect(unknown.body.error.type).toBe('not_found');
   });
 });
 

@@ -62,8 +62,10 @@ describe('the pages’ bundled scripts', () => {
       // The browser refuses the script unless these bytes hash to the tag's integrity.
       expect(`sha256-${createHash('sha256').update(body).digest('base64')}`).toBe(script.integrity);
       expect(script.src).toContain(createHash('sha256').update(body).digest('hex').slice(0, 16));
-      // Bundled and minified for the browser: one line, no imports, no TypeScript left.
-      expect(body.trim().split('\n')).toHaveLength(1);
+      // Bundled and minified for the browser: no indented lines (the few line breaks left are inside
+      // tus-js-client's template strings), no imports, no TypeScript left.
+      expect(body).not.toMatch(/\n[ \t]+\S/);
+      expect(body.trim().split('\n').length).toBeLessThanOrEqual(5);
       expect(body).not.toMatch(/\bimport\b|: HTMLElement|\bas T\b/);
     }
   });

@@ -1,4 +1,10 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
+import { startCuttingProxy } from '../support/cutting-proxy.ts';
 import { launchChromium, pageWatchingProblems } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/workers.ts';
@@ -250,3 +256,77 @@ describe('in a browser', () => {
     }
   });
 });
+
+describe('on a network that drops', () => {
+  it('continues a cut upload from where it stopped, then says the video is ready', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const video = await videoOfAboutOneMegabyte();
+    // The first PATCH is cut once 60% of the video has gone through.
+    const proxy = await startCuttingProxy(new URL(app.baseUrl), 'PATCH ', Math.floor(video.length * 0.6));
+    const { page, problems } = await newPage();
+    try {
+      await page.goto(`${proxy.url}/record/${order.uuid}`);
+      await page.locator('#file').setInputFiles({ name: 'message.mp4', mimeType: 'video/mp4', buffer: video });
+      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
+      await page.getByRole('button', { name: 'Send video' }).click();
+      await page.getByRole('status').filter({ hasText: 'Your video is ready' }).waitFor({ timeout: 60_000 });
+      expect(proxy.cuts()).toBe(1);
+      // Resumed, not restarted: after the cut (and Chromium's own resend of the request, which the
+      // server refuses as the wrong offset), the last PATCH starts where the server's bytes end.
+      const offsets = proxy.offsets();
+      expect(offsets[0]).toBe(0);
+      const resumedFrom = offsets.at(-1)!;
+      expect(resumedFrom).toBeGreaterThan(video.length * 0.3);
+      expect(resumedFrom).toBeLessThanOrEqual(Math.floor(video.length * 0.6));
+      // The cut request is the one failure Chromium reports.
+      expect(
+        problems.filter((problem) => !/ERR_CONNECTION|ERR_EMPTY_RESPONSE|Failed to load resource/.test(problem)),
+      ).toEqual([]);
+    } finally {
+      await page.close();
+      await proxy.close();
+    }
+    const recorded = await getOrder(order.id);
+    expect(recorded.video_processed).toBe('1');
+    expect(Number(recorded.video_duration)).toBe(2);
+  });
+});
+
+/** Two seconds of nearly lossless test pattern with sound, made by ffmpeg: ~1.1 MB of real video. */
+async function videoOfAboutOneMegabyte(): Promise<Buffer> {
+  const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'doorstep-big-video-'));
+  const file = path.join(directory, 'big.mp4');
+  try {
+    await promisify(execFile)('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc2=size=640x360:rate=30',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440',
+      '-t',
+      '2',
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-qp',
+      '4',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-movflags',
+      '+faststart',
+      file,
+    ]);
+    return await fs.promises.readFile(file);
+  } finally {
+    await fs.promises.rm(directory, { recursive: true, force: true });
+  }
+}

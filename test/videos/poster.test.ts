@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VideoNotStoredError } from '../../src/videos/storage.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 /**
  * Issue 14, the poster frame: what the record page uploads after a video, and where it shows; and
@@ -25,12 +26,14 @@ const JPEG = Buffer.concat([
 ]);
 
 async function sentFromRecordPage(uuid: string, options: { process: boolean } = { process: true }): Promise<string> {
-  const response = await app.request('PUT', `/record/${uuid}/video`, {
-    rawBody: fixture('recorded-vp8-opus.webm'),
-    headers: { 'Content-Type': 'video/webm' },
-  });
-  expect(response.status).toBe(200);
-  expect(response.body).toEqual({
+  const response = await sendInOneRequest(
+    app,
+    `/record/${uuid}/uploads`,
+    fixture('recorded-vp8-opus.webm'),
+    'video/webm',
+  );
+  expect(response.status).toBe(201);
+  expect(response.body).toMatchObject({
     status: 'received',
     poster_upload_url: expect.stringMatching(/\/poster$/),
     transcript_url: expect.stringMatching(/\/transcript$/),

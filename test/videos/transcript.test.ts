@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 /** Issue 14, captions: the transcript the record page sends after its upload, and the track it becomes. */
 let app: VideoTestApp;
@@ -15,11 +16,13 @@ afterAll(() => app.close());
 
 /** The record page's upload, processed: the answer's transcript URL. */
 async function sentFromRecordPage(uuid: string): Promise<string> {
-  const response = await app.request('PUT', `/record/${uuid}/video`, {
-    rawBody: fixture('recorded-vp8-opus.webm'),
-    headers: { 'Content-Type': 'video/webm' },
-  });
-  expect(response.status).toBe(200);
+  const response = await sendInOneRequest(
+    app,
+    `/record/${uuid}/uploads`,
+    fixture('recorded-vp8-opus.webm'),
+    'video/webm',
+  );
+  expect(response.status).toBe(201);
   expect(response.body.transcript_url).toMatch(new RegExp(`^/record/${uuid}/videos/vid_[0-9a-f]+/transcript$`));
   expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
   return response.body.transcript_url as string;

@@ -163,7 +163,7 @@ describe('the record page', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('Record a video message for Bob &lt;b&gt;');
     expect(page.text).toContain(
-      `<script type="application/json" id="page-data">{"uploadUrl":"/record/${order.uuid}/video","maxBytes":`,
+      `<script type="application/json" id="page-data">{"uploadUrl":"/record/${order.uuid}/uploads","maxBytes":`,
     );
     expect(page.headers.get('permissions-policy')).toContain('camera=(self)');
 

@@ -11,7 +11,7 @@ export const PAGE_DATA_ID = 'page-data';
 import type { ScriptPhrases } from '../../i18n/catalogue.ts';
 
 export interface RecordPageData {
-  /** Where the recording is PUT: `/record/{uuid}/video`. */
+  /** Where the recording is sent, resumably (tus): `/record/{uuid}/uploads`. */
   uploadUrl: string;
   /** VIDEO_MAX_BYTES: refused in the browser before a long upload the server would refuse too. */
   maxBytes: number;
@@ -36,7 +36,7 @@ export interface WatchPageData {
 
 /** The watch page's "Say thank you" (src/thanks/): a reply video (the shared recorder) or a note. */
 export interface ThanksFormData {
-  /** `PUT` the reply video here: `/watch/{uuid}/thanks/video`. */
+  /** Where the reply video is sent, resumably (tus): `/watch/{uuid}/thanks/uploads`. */
   uploadUrl: string;
   /** `PUT` the note here as JSON `{"note": …}`: `/watch/{uuid}/thanks/note`. */
   noteUrl: string;

@@ -1,6 +1,8 @@
 import { byId, serverErrorMessage, statusLine } from './dom.ts';
 import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './duration-text.ts';
 import { capturePosterFrame, sendPosterFrame } from './poster-frame.ts';
+import { followProcessing } from './processing-status.ts';
+import { sendResumably } from './resumable-send.ts';
 import type { ScriptPhrases } from '../../i18n/catalogue.ts';
 
 /** A script phrase in the page's language, its `{placeholders}` filled. */
@@ -194,7 +196,7 @@ export function setUpRecorder(options: RecorderOptions): void {
     if (file) choose(file);
   });
 
-  /** A URL the upload's answer names: where its poster frame (`poster_upload_url`) or transcript goes. */
+  /** A URL the upload's answer names: where its poster frame (`poster_upload_url`), transcript or status is. */
   function answerUrl(responseText: string, field: string): string | null {
     try {
       const body: unknown = JSON.parse(responseText);
@@ -207,41 +209,50 @@ export function setUpRecorder(options: RecorderOptions): void {
     }
   }
 
-  sendBtn.addEventListener('click', () => {
+  sendBtn.addEventListener('click', () => void send());
+
+  async function send(): Promise<void> {
     if (!chosen) return;
     sendBtn.disabled = true;
     progress.hidden = false;
     progress.value = 0;
     say(t('script_sending'));
-    // XMLHttpRequest, not fetch: fetch has no upload progress.
-    const xhr = new XMLHttpRequest();
-    xhr.open('PUT', uploadUrl);
-    xhr.setRequestHeader('Content-Type', baseType(chosen.type));
-    xhr.upload.onprogress = (event) => {
-      if (event.lengthComputable) progress.value = Math.round((event.loaded / event.total) * 100);
-    };
-    xhr.onload = async () => {
-      if (xhr.status >= 200 && xhr.status < 300) {
-        progress.value = 100;
-        stream?.getTracks().forEach((track) => track.stop());
-        // What goes with the video (transcript, poster) goes before the thank-you, so a sender who
-        // closes the page then loses nothing.
-        const addendum = (await options.afterUpload?.((field) => answerUrl(xhr.responseText, field))) ?? null;
-        const posterUrl = answerUrl(xhr.responseText, 'poster_upload_url');
-        const frame = posterUrl ? await poster : null;
-        if (posterUrl && frame) await sendPosterFrame(frame, posterUrl);
-        say(addendum ? `${options.received} ${addendum}` : options.received, 'ok');
-        options.onReceived?.();
-        return;
-      }
-      const reason = serverErrorMessage(xhr.responseText) ?? t('script_went_wrong', { status: xhr.status });
-      say(t('script_not_sent', { reason }), 'error');
+    const outcome = await sendResumably(chosen, {
+      endpoint: uploadUrl,
+      type: baseType(chosen.type),
+      onProgress: (percent) => {
+        progress.value = percent;
+        say(t('script_sending'));
+      },
+      onReconnecting: () => say(t('script_reconnecting')),
+    });
+    if (!outcome.ok) {
+      const reason =
+        outcome.reason === 'connection'
+          ? null
+          : (serverErrorMessage(outcome.body) ?? t('script_went_wrong', { status: outcome.status }));
+      say(reason === null ? t('script_connection_failed') : t('script_not_sent', { reason }), 'error');
       sendBtn.disabled = false;
-    };
-    xhr.onerror = () => {
-      say(t('script_connection_failed'), 'error');
-      sendBtn.disabled = false;
-    };
-    xhr.send(chosen);
-  });
+      return;
+    }
+    progress.value = 100;
+    stream?.getTracks().forEach((track) => track.stop());
+    // What goes with the video (transcript, poster) goes before the thank-you, so a sender who
+    // closes the page then loses nothing.
+    const addendum = (await options.afterUpload?.((field) => answerUrl(outcome.answer, field))) ?? null;
+    const posterUrl = answerUrl(outcome.answer, 'poster_upload_url');
+    const frame = posterUrl ? await poster : null;
+    if (posterUrl && frame) await sendPosterFrame(frame, posterUrl);
+    say(addendum ? `${options.received} ${addendum}` : options.received, 'ok');
+    options.onReceived?.();
+    // The record page's answer names where the video's preparation can be followed.
+    const statusUrl = answerUrl(outcome.answer, 'status_url');
+    if (statusUrl)
+      followProcessing(statusUrl, (state) => {
+        if (state.status === 'ready')
+          return say(addendum ? `${t('script_ready')} ${addendum}` : t('script_ready'), 'ok');
+        say(t('script_processing_failed', { reason: state.reason }), 'error');
+        sendBtn.disabled = true;
+      });
+  }
 }
