@@ -292,6 +292,28 @@ describe('on a network that drops', () => {
   });
 });
 
+describe('after the upload', () => {
+  it('says on the record page why a video could not be prepared', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const { page } = await newPage();
+    try {
+      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
+      await page
+        .locator('#file')
+        .setInputFiles({ name: 'broken.mp4', mimeType: 'video/mp4', buffer: fixture('uploads/corrupt.mp4') });
+      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
+      await page.getByRole('button', { name: 'Send video' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'We could not prepare your video:' })
+        .waitFor({ timeout: 60_000 });
+      expect(await page.getByRole('button', { name: 'Send video' }).isDisabled()).toBe(true);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
 /** Two seconds of nearly lossless test pattern with sound, made by ffmpeg: ~1.1 MB of real video. */
 async function videoOfAboutOneMegabyte(): Promise<Buffer> {
   const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'doorstep-big-video-'));

@@ -205,6 +205,27 @@ describe('a resumable upload', () => {
   });
 });
 
+describe('after the upload', () => {
+  it('tells the page its video failed, with the reason the sender can act on', async () => {
+    const order = await newOrder();
+    const sent = await sendInOneRequest(
+      app,
+      `/record/${order.uuid}/uploads`,
+      fs.readFileSync(new URL('./fixtures/uploads/corrupt.mp4', import.meta.url)),
+      'video/mp4',
+    );
+    expect(sent.status).toBe(201);
+    expect((await app.request('GET', sent.body.status_url)).body).toEqual({ status: 'processing' });
+    expect(await app.videos.process(sent.body.video_id)).toBe('failed');
+    const state = (await app.request('GET', sent.body.status_url)).body;
+    expect(state.status).toBe('failed');
+    expect(state.reason).toMatch(/not a video|could not be read|cannot be played/i);
+    // Another order's link does not reveal it.
+    const other = await newOrder();
+    expect((await app.request('GET', `/record/${other.uuid}/videos/${sent.body.video_id}`)).status).toBe(404);
+  });
+});
+
 describe('unfinished uploads', () => {
   it('are deleted once they are older than VIDEO_UPLOAD_RESUME_HOURS', async () => {
     const order = await newOrder();
