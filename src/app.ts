@@ -297,6 +297,12 @@ export function createServices(
     shopifySandbox = new ShopifySandbox(
       { apiKey: config.shopify.apiKey, apiSecret: config.shopify.apiSecret },
       `${config.shopify.appUrl}/sandbox/shopify`,
+      {
+        apiKey: config.shopify.apiKey,
+        apiSecret: config.shopify.apiSecret,
+        url: config.shopify.appUrl,
+        scopes: config.shopify.scopes,
+      },
     );
     routeShopifyRequestsTo(`${sandboxBaseUrl}/shopify`);
   }

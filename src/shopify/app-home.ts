@@ -3,6 +3,7 @@ import { HttpError } from '../http/errors.ts';
 import { adminPageRoutes } from './admin-page.ts';
 import { serveEmbeddedAdmin } from './routes.ts';
 import type { ShopifyServices } from './services.ts';
+import { installLink } from './install-link.ts';
 import { shopDomain } from './shops.ts';
 
 /**
@@ -11,7 +12,8 @@ import { shopDomain } from './shops.ts';
  * relative webhook URIs onto it, which is why it is the server's root and not a page below it.
  *
  * - with `id_token`: the embedded admin, exactly as at `/shopify/app`;
- * - with only `shop` (the non-embedded or legacy entry, or the form below): OAuth at `/shopify/auth`;
+ * - with only `shop` (the front page's Install form, or a link naming the shop): Shopify's install
+ *   page for it (install-link.ts), which installs the app and opens it embedded;
  * - with neither: a short page saying what Doorstep is, for a person who types the address.
  *
  * The embedded admin's other paths, its assets and the development App Bridge stand-in are mounted
@@ -27,7 +29,10 @@ export function appHomeRoutes(shopify: ShopifyServices): Router {
       const shop = shopDomain.safeParse(ctx.query.shop);
       if (!shop.success)
         throw new HttpError(400, 'invalid_request', 'shop must be a shop domain like my-store.myshopify.com.');
-      ctx.redirect(`/shopify/auth?shop=${encodeURIComponent(shop.data)}`);
+      const { config } = shopify;
+      ctx.redirect(
+        installLink(shop.data, config.apiKey, config.development ? `${config.appUrl}/sandbox/shopify` : null),
+      );
       return;
     }
     // Not rendered in the admin, so nobody may frame it (Shopify's iframe protection rule for such pages).

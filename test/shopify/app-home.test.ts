@@ -66,14 +66,18 @@ describe('/ (the app’s application_url)', () => {
     expect(fake.grants.filter((g) => g.shop === shop)).toEqual([]);
   });
 
-  it('with only a shop (the non-embedded entry), redirects to the OAuth start, which goes on to Shopify', async () => {
+  it('with only a shop (the Install form, a link naming the shop), redirects to Shopify’s install page for it', async () => {
     const response = await fetch(`${app.baseUrl}/?shop=Home-Legacy.MyShopify.com&host=${host('home-legacy')}&hmac=x`, {
       redirect: 'manual',
     });
     expect(response.status).toBe(302);
-    expect(response.headers.get('location')).toBe('/shopify/auth?shop=home-legacy.myshopify.com');
+    expect(response.headers.get('location')).toBe(
+      `https://admin.shopify.com/store/home-legacy/oauth/install?client_id=${API_KEY}`,
+    );
+  });
 
-    const begin = await fetch(new URL(response.headers.get('location')!, app.baseUrl), {
+  it('still starts the authorization-code grant at /shopify/auth, for a browser', async () => {
+    const begin = await fetch(`${app.baseUrl}/shopify/auth?shop=home-legacy.myshopify.com`, {
       redirect: 'manual',
       headers: browser,
     });

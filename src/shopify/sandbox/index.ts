@@ -3,6 +3,7 @@ import { answerApproval, approvalPage } from './approve-page.ts';
 import { adminGraphql, storefrontGraphql } from './graphql.ts';
 import type { SandboxAnswer } from './http.ts';
 import { accessTokenGrant } from './oauth.ts';
+import { answerInstall, installPage, type SandboxApp } from './install-page.ts';
 import { ShopifySandboxState } from './state.ts';
 import { SHOP_HEADER } from '../library.ts';
 
@@ -24,6 +25,8 @@ export class ShopifySandbox extends ShopifySandboxState {
     private readonly credentials: { apiKey: string; apiSecret: string },
     /** Where a browser reaches the sandbox (the approval page's links). */
     public publicUrl: string,
+    /** The app its install page installs (development); absent in tests that need no install page. */
+    private readonly app?: SandboxApp,
   ) {
     super();
   }
@@ -59,6 +62,9 @@ export class ShopifySandbox extends ShopifySandboxState {
         String(req.headers['shopify-storefront-private-token'] ?? ''),
         JSON.parse(raw || '{}') as { query?: string },
       );
+    const install = /^\/store\/([a-z0-9][a-z0-9-]*)\/oauth\/install$/.exec(pathname);
+    if (install && req.method === 'GET') return installPage(this.app, install[1]!, searchParams);
+    if (install && req.method === 'POST') return answerInstall(this.app, install[1]!, new URLSearchParams(raw));
     if (req.method === 'GET' && pathname === '/billing/approve') return approvalPage(this, searchParams);
     if (req.method === 'POST' && pathname === '/billing/approve') return answerApproval(this, new URLSearchParams(raw));
     return { status: 404, body: { errors: 'Not Found' } };
