@@ -68,6 +68,7 @@ import { DEFAULT_RENDITION } from './videos/rendition/plan.ts';
 import { bullmqVideoQueue } from './videos/processing-queue.ts';
 import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
 import { ResumableUploads } from './videos/resumable-uploads.ts';
+import { sitePageRoutes } from './site/pages.ts';
 import { UploadLimit } from './videos/upload-limit.ts';
 import { VideoService, type VideoProcessingQueue } from './videos/service.ts';
 import type { VideoStorage } from './videos/storage.ts';
@@ -458,6 +459,13 @@ export function createHttpApp(services: Services): Koa {
 
   // The OpenAPI document and its reference page: public, so mounted before the /v1 auth below.
   app.use(apiReferenceRoutes(services.config.publicUrl).routes());
+  // The App Store listing's privacy policy and support page: public, like the front page.
+  app.use(
+    sitePageRoutes({
+      supportEmail: services.config.supportEmail,
+      originalRetentionDays: services.config.videos.originalRetentionDays,
+    }).routes(),
+  );
 
   // Everything under /v1 needs credentials, including unknown paths (no probing without a key).
   const authenticate = basicAuth(services.database.db, {

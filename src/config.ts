@@ -152,6 +152,8 @@ const environmentSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
     .default('doorstep'),
   /** Who may read /metrics and /admin/queues (docs/operations.md); unset → see `operator` below. */
+  /** Where merchants, senders and recipients write, shown on /support and /privacy (and the App Store listing). */
+  SUPPORT_EMAIL: z.string().trim().pipe(z.email()).optional(),
   OPERATOR_USERNAME: z
     .string()
     .trim()
@@ -252,6 +254,8 @@ export interface Config {
   shopify: ShopifyConfig;
   /** Shopify shops' revenue share, capped amount and test charges: src/billing/shopify-config.ts. */
   shopifyBilling: ShopifyBillingConfig;
+  /** SUPPORT_EMAIL (optional): the contact on /support and /privacy. */
+  supportEmail: string | undefined;
   /**
    * Basic credentials for /metrics and /admin/queues. Null when OPERATOR_PASSWORD is unset: `npm start`
    * on the embedded defaults then generates one (src/operations/operator-credentials.ts); otherwise
@@ -404,6 +408,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     videos,
     shopify,
     shopifyBilling,
+    supportEmail: value.SUPPORT_EMAIL,
     operator: value.OPERATOR_PASSWORD ? { username: value.OPERATOR_USERNAME, password: value.OPERATOR_PASSWORD } : null,
     metricsPort: value.METRICS_PORT,
     tokenEncryption: { key: value.TOKEN_ENCRYPTION_KEY, previousKeys: value.TOKEN_ENCRYPTION_PREVIOUS_KEYS },

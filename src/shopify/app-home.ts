@@ -57,6 +57,7 @@ its address:</p>
 <li><a href="/docs">API reference</a> (the <code>/v1</code> order API, with <a href="/v1/openapi.json">its OpenAPI document</a>)</li>
 <li>Try the whole story locally — order, recorded video, delivery, the recipient's watch page — with the README's quick start: <code>npm run cli -- accounts create --name "My store"</code>, then the <code>curl</code> steps it lists</li>
 <li>A development shop's embedded admin: <code>npm run cli -- shopify admin-url my-store.myshopify.com</code></li>
+<li><a href="/privacy">Privacy policy</a> and <a href="/support">support</a></li>
 <li><a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>; <a href="/metrics">/metrics</a> and <a href="/admin/queues">/admin/queues</a> need the operator password</li>
 </ul>
 </body></html>`;

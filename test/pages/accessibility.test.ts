@@ -33,6 +33,10 @@ describe('axe finds no serious accessibility violation', () => {
     expect(await seriousViolations(`${app.baseUrl}/`)).toEqual([]);
   });
 
+  it('on the privacy and support pages', async () => {
+    for (const page of ['/privacy', '/support']) expect(await seriousViolations(`${app.baseUrl}${page}`)).toEqual([]);
+  });
+
   it('on the record page', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
     expect(await seriousViolations(`${app.baseUrl}/record/${order.uuid}`)).toEqual([]);
