@@ -8,6 +8,8 @@ import { isEvent, type OrderEventSubscriber } from '../orders/order-events.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
 import { addWithin } from '../queues/queues.ts';
 import type { ShopifyServices } from '../shopify/services.ts';
+import { fetchShopPlan, type ShopPlan } from '../shopify/admin-api.ts';
+import { chargesAreTests } from './test-charges.ts';
 import { findShop, parseShopDomain, type ShopRow } from '../shopify/shops.ts';
 import type { ShopifySubscriptionStatus } from '../vocabulary.ts';
 import { createUsageRecord, createUsageSubscription, fetchSubscriptionStatus } from './billing-api.ts';
@@ -69,6 +71,8 @@ export interface BillingJson {
     revenue_share_bps: number;
     confirmation_url: string | null;
     approved_at: string | null;
+    /** A test charge: nothing is billed (a development or review store, or SHOPIFY_BILLING_TEST=on). */
+    test: boolean;
   };
   month: { month: string } & MonthTotals;
   notice: string | null;
@@ -390,6 +394,7 @@ export class ShopifyBilling {
           revenue_share_bps: subscription.revenue_share_bps,
           confirmation_url: subscription.status === 'pending' ? subscription.confirmation_url : null,
           approved_at: subscription.approved_at ? formatTimestamp(subscription.approved_at) : null,
+          test: subscription.test,
         }
       : await this.proposedPlan(shop);
     return {
@@ -409,6 +414,7 @@ export class ShopifyBilling {
       revenue_share_bps: share,
       confirmation_url: null,
       approved_at: null,
+      test: this.deps.config.test,
     };
   }
 
@@ -431,10 +437,11 @@ export class ShopifyBilling {
     const share = await this.shareOf(shop);
     const terms = subscriptionTerms(share, config.cappedAmountCents);
     const token = await shopify.tokens.accessToken(shop.domain);
+    const test = chargesAreTests(config.test, await this.shopPlan(shop.domain, token));
     const created = await createUsageSubscription(shopify.library, token, shop.domain, {
       name: PLAN_NAME,
       returnUrl: `${shopify.config.appUrl}/shopify/billing/return?shop=${encodeURIComponent(shop.domain)}`,
-      test: config.test,
+      test,
       terms,
       cappedAmountCents: config.cappedAmountCents,
     });
@@ -451,7 +458,7 @@ export class ShopifyBilling {
         currency: BILLING_CURRENCY,
         terms,
         revenue_share_bps: share,
-        test: config.test,
+        test,
         confirmation_url: created.confirmationUrl,
         created_at: at,
         updated_at: at,
@@ -475,11 +482,21 @@ export class ShopifyBilling {
       // It was answered in the meantime: the current plan is whatever that made it.
       return pending ?? (await this.currentSubscription(shop.domain))!;
     }
-    this.deps.logger.info(
-      { shop: shop.domain, subscription: created.id, test: config.test },
-      'created the Shopify subscription',
-    );
+    this.deps.logger.info({ shop: shop.domain, subscription: created.id, test }, 'created the Shopify subscription');
     return row;
+  }
+
+  /** The shop's plan, to tell a development or review store (test charges only); null when Shopify does not say. */
+  private async shopPlan(domain: string, token: string): Promise<ShopPlan | null> {
+    try {
+      return await fetchShopPlan(this.deps.shopify.library, token, domain);
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, shop: domain },
+        'could not read the shop plan; charges follow SHOPIFY_BILLING_TEST',
+      );
+      return null;
+    }
   }
 
   /** Asks Shopify for the subscription's status and stores it; activation bills the month's debt. */

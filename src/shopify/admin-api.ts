@@ -44,6 +44,24 @@ export async function fetchShopPrimaryLocale(
   return response.data?.shopLocales.find((shopLocale) => shopLocale.primary)?.locale ?? null;
 }
 
+/** What Shopify says of a shop's plan: whether it can only accept test charges (billing/test-charges.ts). */
+export interface ShopPlan {
+  /** A development store (a Partner's, or one made for App Store review). */
+  partnerDevelopment: boolean;
+  /** The plan's name as Shopify shows it ("Basic", "Staff", "Developer Preview", …). */
+  publicDisplayName: string | null;
+}
+
+/** Admin GraphQL `shop { plan { partnerDevelopment publicDisplayName } }`. */
+export async function fetchShopPlan(shopify: ShopifyLibrary, accessToken: string, domain: string): Promise<ShopPlan> {
+  const client = adminGraphql(shopify, accessToken, domain);
+  const response = await client.request<{
+    shop: { plan: { partnerDevelopment: boolean; publicDisplayName?: string | null } };
+  }>('query DoorstepShopPlan { shop { plan { partnerDevelopment publicDisplayName } } }');
+  const plan = response.data?.shop.plan;
+  return { partnerDevelopment: plan?.partnerDevelopment === true, publicDisplayName: plan?.publicDisplayName ?? null };
+}
+
 /**
  * A failure of the Shopify library (an HTTP error answer, a GraphQL error, throttling, the network)
  * as the domain's "try again later" (503 in a response, a retry in a job); anything else as it is.

@@ -137,6 +137,7 @@ describe('subscription approval', () => {
         revenue_share_bps: 500,
         confirmation_url: expect.stringMatching(new RegExp(`^${fake.baseUrl}/billing/approve\\?`)),
         approved_at: null,
+        test: false,
       },
       month: {
         month: new Date().toISOString().slice(0, 7),
@@ -168,6 +169,19 @@ describe('subscription approval', () => {
       new Date(after.subscription.approved_at).toISOString().replace('.000', ''),
     );
     expect(after.notice).toBeNull();
+  });
+
+  it('a development or review store gets a test charge (shown), whatever SHOPIFY_BILLING_TEST says', async () => {
+    const development = newShop('partner-dev');
+    fake.shopPlans.set(development, { partnerDevelopment: true, publicDisplayName: 'Development' });
+    const staff = newShop('staff');
+    fake.shopPlans.set(staff, { partnerDevelopment: false, publicDisplayName: 'Staff' });
+    for (const shop of [development, staff]) {
+      const { billing } = await installShop(shop);
+      expect(billing.subscription).toMatchObject({ status: 'pending', test: true });
+      expect([...fake.subscriptions.values()].find((s) => s.shop === shop)).toMatchObject({ test: true });
+    }
+    // A plan Shopify did not answer for falls back to the setting: test/billing/test-charges.test.ts.
   });
 
   it('the return URL asks Shopify, so a forged charge_id changes nothing', async () => {

@@ -173,6 +173,8 @@ export interface BillingJson {
     revenue_share_bps: number;
     confirmation_url: string | null;
     approved_at: string | null;
+    /** A test charge: nothing is billed (a development or review store). */
+    test: boolean;
   };
   month: {
     month: string;

@@ -75,6 +75,10 @@ export function adminGraphql(
       shopLocales: [...others.map((locale) => ({ locale, primary: false })), { locale: primary, primary: true }],
     });
   }
+  if (/\bshop\s*\{\s*plan\b/.test(query))
+    return data({
+      shop: { plan: state.shopPlans.get(shop) ?? { partnerDevelopment: false, publicDisplayName: 'Basic' } },
+    });
   if (/\bshop\s*\{\s*name\b/.test(query)) return data({ shop: { name: `Fake ${shop.split('.')[0]}` } });
   return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
 }

@@ -173,6 +173,13 @@ function Bill() {
             {data.subscription.terms}
           </Text>
         )}
+        {data?.subscription.test && (
+          <Banner tone="info" title="Test charges">
+            <p id="billing-test">
+              This is a development or review store: its plan and charges are tests, and nothing is billed.
+            </p>
+          </Banner>
+        )}
       </BlockStack>
     </Card>
   );
