@@ -12,6 +12,8 @@ export default tseslint.config(
       // Written by Shopify CLI: the extensions' types (`shopify app dev`, in its own style) and bundles.
       'extensions/*/shopify.d.ts',
       'extensions/*/dist/',
+      // Built from src/shopify/storefront-block/ (npm run build:extensions), minified.
+      'extensions/*/assets/**/*.js',
     ],
   },
   js.configs.recommended,
@@ -39,8 +41,9 @@ export default tseslint.config(
     languageOptions: { globals: globals.browser },
   },
   {
-    // Theme app extension assets: plain scripts Shopify loads into the storefront, not modules.
-    files: ['extensions/*/assets/**/*.js'],
+    // The storefront block's script (built into its theme extension's assets): a plain script Shopify
+    // loads into the storefront, not a module.
+    files: ['src/shopify/storefront-block/**/*.js'],
     languageOptions: { globals: globals.browser, sourceType: 'script' },
   },
 );

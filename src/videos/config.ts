@@ -58,7 +58,12 @@ export const videoEnvironmentSchema = z.object({
   /** Days after a video was sent that its original upload is kept (the rendition stays); 0 keeps it until the order is erased. */
   VIDEO_ORIGINAL_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   /** Hours an unfinished resumable upload is kept for its page to continue it (src/videos/resumable-uploads.ts). */
-  VIDEO_UPLOAD_RESUME_HOURS: z.coerce.number().int().min(1).max(30 * 24).default(24),
+  VIDEO_UPLOAD_RESUME_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24)
+    .default(24),
   RECORD_UPLOADS_PER_ORDER_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
   RECORD_UPLOADS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(120),
   S3_BUCKET: trimmedOptional,
