@@ -86,6 +86,40 @@ describe('/ (the app’s application_url)', () => {
     expect(`${authorize.origin}${authorize.pathname}`).toBe('https://home-legacy.myshopify.com/admin/oauth/authorize');
   });
 
+  it('in the admin’s iframe without a token, or with an expired one, bounces to App Bridge for a fresh one', async () => {
+    const shop = `home-bounce-${Date.now()}.myshopify.com`;
+    const expired = sessionToken(shop, API_KEY, SECRET, { ageSeconds: 300 });
+    for (const token of [undefined, expired]) {
+      const query = new URLSearchParams({
+        embedded: '1',
+        host: host(shop),
+        shop,
+        ...(token ? { id_token: token } : {}),
+      });
+      const response = await fetch(`${app.baseUrl}/?${query}`, { redirect: 'manual' });
+      expect(response.status).toBe(302);
+      const bounce = new URL(response.headers.get('location')!, app.baseUrl);
+      expect(bounce.pathname).toBe('/auth/session-token');
+      expect(bounce.searchParams.get('shop')).toBe(shop);
+      expect(bounce.searchParams.get('host')).toBe(host(shop));
+      // Where App Bridge reloads with the new token: the same address, without the old token.
+      const reload = new URL(bounce.searchParams.get('shopify-reload')!, app.baseUrl);
+      expect(reload.pathname).toBe('/');
+      expect(reload.searchParams.get('shop')).toBe(shop);
+      expect(reload.searchParams.has('id_token')).toBe(false);
+
+      const page = await fetch(bounce);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain(
+        `frame-ancestors https://${shop} https://admin.shopify.com`,
+      );
+      const html = await page.text();
+      expect(html).toContain(`<meta name="shopify-api-key" content="${API_KEY}">`);
+      expect(html).toContain('src="https://cdn.shopify.com/shopifycloud/app-bridge.js"');
+    }
+    expect(fake.grants.filter((g) => g.shop === shop)).toEqual([]);
+  });
+
   it('with a shop that is not a shop domain, answers 400 JSON and redirects nowhere', async () => {
     for (const shop of ['evil.example.com', '', 'x.myshopify.com.evil.example.com', 'javascript:alert(1)']) {
       const response = await fetch(`${app.baseUrl}/?shop=${encodeURIComponent(shop)}`, { redirect: 'manual' });

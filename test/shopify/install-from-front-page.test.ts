@@ -48,3 +48,18 @@ it('answers an unknown app’s install link with a page saying so, not an error'
   expect(response.status).toBe(404);
   expect(await response.text()).toContain('No app with this client id');
 });
+
+it('reloads an embedded page whose token expired through the bounce page, with a fresh token', async () => {
+  const shop = `bounce-${Date.now()}.myshopify.com`;
+  const { page, problems } = await pageWatchingProblems(browser);
+  try {
+    await page.goto(`${app.baseUrl}/?embedded=1&shop=${shop}`);
+    await page.waitForURL((url) => url.pathname === '/' && url.searchParams.has('id_token'));
+    expect(new URL(page.url()).searchParams.get('shop')).toBe(shop);
+    expect(await page.title()).toContain('Doorstep');
+    expect(problems).toEqual([]);
+  } finally {
+    await page.close();
+  }
+  expect(await findShop(app.services.database.db, shop)).toMatchObject({ domain: shop, active: true });
+});

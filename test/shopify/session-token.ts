@@ -1,9 +1,15 @@
 import { createHmac, randomUUID } from 'node:crypto';
 
 /** A Shopify admin session token (the `id_token` App Bridge passes), HS256-signed with `secret`. */
-export function sessionToken(shop: string, apiKey: string, secret: string): string {
+export function sessionToken(
+  shop: string,
+  apiKey: string,
+  secret: string,
+  options: { ageSeconds?: number } = {},
+): string {
   const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const now = Math.floor(Date.now() / 1000);
+  // An older token (ageSeconds past its minute) has expired, as a tab left open past it holds.
+  const now = Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0);
   const claims = {
     iss: `https://${shop}/admin`,
     dest: `https://${shop}`,

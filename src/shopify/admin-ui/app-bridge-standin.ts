@@ -61,6 +61,17 @@ const standin = {
 };
 
 (window as unknown as Record<string, unknown>).shopify = standin;
+
+// The session-token bounce page (src/shopify/session-token-bounce.ts): as App Bridge does, fetch a
+// fresh token and reload the address the app asked for with it. Only our own paths.
+const reload = params.get('shopify-reload');
+if (reload?.startsWith('/') && !reload.startsWith('//')) {
+  void standin.idToken().then((token) => {
+    const target = new URL(reload, location.origin);
+    target.searchParams.set('id_token', token);
+    location.replace(target.toString());
+  });
+}
 (window as unknown as Record<string, unknown>).__appBridgeStandin = state;
 
 /** The admin takes the links into its own sidebar; in the frame the element shows nothing. */
