@@ -448,6 +448,8 @@ export function createHttpApp(services: Services): Koa {
     resend: (accountId, orderId, source) => services.dispatcher.resend(accountId, orderId, source),
     publicUrl: services.config.publicUrl,
     now: services.now,
+    videos: services.videos,
+    planActive: async (domain) => (await services.billing.currentSubscription(domain))?.status === 'active',
   });
   app.use(outside('/v1', adminApi.routes()));
   // `/` is the Shopify app's application_url: the embedded admin, the OAuth entry, or a word on what Doorstep is.

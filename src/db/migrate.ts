@@ -26,6 +26,7 @@ import * as shopsPlainTextTokens from './migrations/031-shops-plain-text-tokens.
 import * as vacuumHotTables from './migrations/032-vacuum-hot-tables.ts';
 import * as shopifyQuantities from './migrations/033-shopify-quantities.ts';
 import * as videoRenditions from './migrations/034-video-renditions.ts';
+import * as shopifyTestGifts from './migrations/035-shopify-test-gifts.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '032-vacuum-hot-tables': vacuumHotTables,
   '033-shopify-quantities': shopifyQuantities,
   '034-video-renditions': videoRenditions,
+  '035-shopify-test-gifts': shopifyTestGifts,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

@@ -266,6 +266,13 @@ export interface WebhookReceiptsTable {
   processed_at: Timestamp | null;
 }
 
+/** A shop's test gift (migration 035, written by src/shopify/setup/): never billed, ticks the setup guide. */
+export interface ShopifyTestGiftsTable {
+  order_id: string;
+  shop: string;
+  created_at: Timestamp;
+}
+
 export interface ShopifyOrderLinksTable {
   shop: string;
   shopify_order_id: string;
@@ -434,6 +441,7 @@ export interface Database {
   shops: ShopsTable;
   webhook_receipts: WebhookReceiptsTable;
   shopify_order_links: ShopifyOrderLinksTable;
+  shopify_test_gifts: ShopifyTestGiftsTable;
   shopify_fulfillments: ShopifyFulfillmentsTable;
   shopify_data_exports: ShopifyDataExportsTable;
   sends: SendsTable;

@@ -44,6 +44,41 @@ export async function fetchShopPrimaryLocale(
   return response.data?.shopLocales.find((shopLocale) => shopLocale.primary)?.locale ?? null;
 }
 
+/** The shop's contact e-mail (`shop { email }`): where its test gift goes. */
+export async function fetchShopEmail(
+  shopify: ShopifyLibrary,
+  accessToken: string,
+  domain: string,
+): Promise<string | null> {
+  const client = adminGraphql(shopify, accessToken, domain);
+  const response = await client.request<{ shop: { email: string | null } }>(
+    'query DoorstepShopEmail { shop { email } }',
+  );
+  return response.data?.shop.email ?? null;
+}
+
+/**
+ * The main theme's product template (`templates/product.json`), as text; null when the theme has
+ * none (a Liquid product template, which cannot hold app blocks). Needs `read_themes`.
+ */
+export async function fetchProductTemplate(
+  shopify: ShopifyLibrary,
+  accessToken: string,
+  domain: string,
+): Promise<string | null> {
+  const client = adminGraphql(shopify, accessToken, domain);
+  const response = await client.request<{
+    themes: { nodes: Array<{ files: { nodes: Array<{ body: { content?: string } | null }> } }> };
+  }>(
+    `query DoorstepProductTemplate {
+      themes(first: 1, roles: [MAIN]) {
+        nodes { files(filenames: ["templates/product.json"], first: 1) { nodes { body { ... on OnlineStoreThemeFileBodyText { content } } } } }
+      }
+    }`,
+  );
+  return response.data?.themes.nodes[0]?.files.nodes[0]?.body?.content ?? null;
+}
+
 /** What Shopify says of a shop's plan: whether it can only accept test charges (billing/test-charges.ts). */
 export interface ShopPlan {
   /** A development store (a Partner's, or one made for App Store review). */

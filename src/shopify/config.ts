@@ -38,6 +38,8 @@ const shopifyEnvironment = z.object({
   SCOPES: scopeList,
   SHOPIFY_APP_URL: optionalUrl,
   APP_URL: optionalUrl,
+  /** The theme app extension's id, as the Shopify CLI writes it to the app's .env (`SHOPIFY_<EXTENSION NAME>_ID`): the setup guide's deep link adds its block. */
+  SHOPIFY_VIDEO_GIFT_MESSAGE_ID: optionalText,
   SHOPIFY_MAX_VIDEO_LINES_PER_ORDER: z.coerce
     .number({ error: 'must be a whole number from 1 to 1000' })
     .int('must be a whole number from 1 to 1000')
@@ -64,7 +66,16 @@ export interface ShopifyConfig {
    * link); the rest are refused, visibly, on the webhook's receipt. A real gift order has a few.
    */
   maxVideoLinesPerOrder: number;
+  /**
+   * The theme app extension's id (SHOPIFY_VIDEO_GIFT_MESSAGE_ID): the theme editor link adds the block
+   * with it. Null when unset on a real app: the link then opens the product template, and the merchant
+   * adds the block by hand.
+   */
+  themeExtensionId: string | null;
 }
+
+/** The development credentials' stand-in id of the theme app extension (the sandbox's theme editor accepts it). */
+export const DEVELOPMENT_THEME_EXTENSION_ID = 'doorstep-development-theme-extension';
 
 export class ShopifyConfigError extends Error {
   override name = 'ShopifyConfigError';
@@ -86,12 +97,15 @@ export function loadShopifyConfig(env: NodeJS.ProcessEnv, publicUrl: string): Sh
   return {
     apiKey: value.SHOPIFY_API_KEY ?? DEVELOPMENT_API_KEY,
     apiSecret: value.SHOPIFY_API_SECRET ?? DEVELOPMENT_API_SECRET,
-    scopes: (value.SHOPIFY_SCOPES ?? value.SCOPES ?? 'read_orders,read_fulfillments,read_locales').split(','),
+    scopes: (value.SHOPIFY_SCOPES ?? value.SCOPES ?? 'read_orders,read_fulfillments,read_locales,read_themes').split(
+      ',',
+    ),
     // The tunnel wins over PUBLIC_URL: during `shopify app dev` Shopify knows the app only by the tunnel URL.
     appUrl: (value.SHOPIFY_APP_URL ?? value.APP_URL ?? publicUrl).replace(/\/+$/, ''),
     apiVersion: SHOPIFY_API_VERSION,
     development,
     maxVideoLinesPerOrder: value.SHOPIFY_MAX_VIDEO_LINES_PER_ORDER,
+    themeExtensionId: value.SHOPIFY_VIDEO_GIFT_MESSAGE_ID ?? (development ? DEVELOPMENT_THEME_EXTENSION_ID : null),
   };
 }
 

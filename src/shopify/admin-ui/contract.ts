@@ -186,3 +186,15 @@ export interface BillingJson {
   };
   notice: string | null;
 }
+
+/** GET /shopify/api/setup (src/shopify/setup/steps.ts). */
+export interface SetupJson {
+  steps: Array<{
+    id: 'theme_block' | 'video_product' | 'plan' | 'test_gift';
+    title: string;
+    description: string;
+    done: boolean;
+    action: { label: string; url: string; target: 'top' | 'app' } | null;
+  }>;
+  completed: number;
+}

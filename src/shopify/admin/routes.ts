@@ -16,6 +16,8 @@ import { currentShop, sessionTokenAuth } from '../session-auth.ts';
 import { shopSettingsSchema, updateShopSettings } from '../shops.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import { homeJson } from './home.ts';
+import { sendTestGift, setupGuide } from '../setup/setup.ts';
+import type { VideoService } from '../../videos/service.ts';
 import { actionRefusals, orderDetailJson, orderSummaryJson, type AdminAction } from './order-detail.ts';
 import { listOrders, orderContexts } from './order-reads.ts';
 import { adminSettingsJson } from './settings.ts';
@@ -30,6 +32,10 @@ export interface AdminApiDeps {
   resend: (accountId: string, orderId: string, source: EventSource) => Promise<OrderRow>;
   publicUrl: string;
   now: () => Date;
+  /** The setup guide's reads and its test gift (src/shopify/setup/). */
+  videos: VideoService;
+  /** Billing's answer: has the shop approved its plan? */
+  planActive: (domain: string) => Promise<boolean>;
 }
 
 const listQuerySchema = z.strictObject({
@@ -82,6 +88,26 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
 
   router.get('/home', async (ctx) => {
     ctx.body = await homeJson(db, currentShop(ctx), now());
+  });
+
+  const setup = { shopify, orders, videos: deps.videos, planActive: deps.planActive };
+
+  // The setup guide on Home: four steps, each ticked from the shop's real state.
+  router.get('/setup', async (ctx) => {
+    ctx.body = await setupGuide(setup, currentShop(ctx));
+  });
+
+  // "Send a test gift to yourself": a sample video message to the store's own e-mail, never billed.
+  router.post('/test-gift', async (ctx) => {
+    const shop = currentShop(ctx);
+    const account = await findAccount(db, shop.account_id);
+    const order = await sendTestGift(setup, shop, account?.name ?? shop.domain);
+    ctx.status = 201;
+    ctx.body = {
+      status: 'sending',
+      order_id: order.id,
+      message: `A test gift is on its way to ${order.recipient_email ?? 'your store’s e-mail address'}: a sample video, sent as soon as it is ready.`,
+    };
   });
 
   router.get('/orders', async (ctx) => {

@@ -1,4 +1,5 @@
 import type { SandboxAnswer } from './http.ts';
+import { productTemplateWithBlock } from './theme-editor.ts';
 import { decimalCents, type ShopifySandboxState, type SandboxSubscription } from './state.ts';
 
 /**
@@ -73,6 +74,13 @@ export function adminGraphql(
     const others = ['en', 'fr'].filter((locale) => locale !== primary);
     return data({
       shopLocales: [...others.map((locale) => ({ locale, primary: false })), { locale: primary, primary: true }],
+    });
+  }
+  if (/\bshop\s*\{\s*email\b/.test(query)) return data({ shop: { email: `owner@${shop.split('.')[0]}.example.com` } });
+  if (/\bthemes\s*\(/.test(query)) {
+    const content = state.productTemplates.get(shop) ?? productTemplateWithBlock(null);
+    return data({
+      themes: { nodes: [{ files: { nodes: [{ filename: 'templates/product.json', body: { content } }] } }] },
     });
   }
   if (/\bshop\s*\{\s*plan\b/.test(query))

@@ -4,6 +4,7 @@ import { adminGraphql, storefrontGraphql } from './graphql.ts';
 import type { SandboxAnswer } from './http.ts';
 import { accessTokenGrant } from './oauth.ts';
 import { answerInstall, installPage, type SandboxApp } from './install-page.ts';
+import { saveThemeEditor, themeEditorPage } from './theme-editor.ts';
 import { ShopifySandboxState } from './state.ts';
 import { SHOP_HEADER } from '../library.ts';
 
@@ -62,6 +63,9 @@ export class ShopifySandbox extends ShopifySandboxState {
         String(req.headers['shopify-storefront-private-token'] ?? ''),
         JSON.parse(raw || '{}') as { query?: string },
       );
+    const editor = /^\/store\/([a-z0-9][a-z0-9-]*)\/admin\/themes\/current\/editor$/.exec(pathname);
+    if (editor && req.method === 'GET') return themeEditorPage(editor[1]!, searchParams);
+    if (editor && req.method === 'POST') return saveThemeEditor(this, this.app, editor[1]!, new URLSearchParams(raw));
     const install = /^\/store\/([a-z0-9][a-z0-9-]*)\/oauth\/install$/.exec(pathname);
     if (install && req.method === 'GET') return installPage(this.app, install[1]!, searchParams);
     if (install && req.method === 'POST') return answerInstall(this.app, install[1]!, new URLSearchParams(raw));

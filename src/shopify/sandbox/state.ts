@@ -60,6 +60,8 @@ export class ShopifySandboxState {
   readonly graphqlFailures: Array<number | 'throttled'> = [];
   /** HTTP statuses the next access-token requests (code, token exchange, refresh) answer with instead. */
   readonly tokenFailures: number[] = [];
+  /** Each shop's main theme's `templates/product.json` (Admin GraphQL `themes.files`): Dawn's, without our block, unless set. */
+  readonly productTemplates = new Map<string, string>();
   /** Each shop's plan (Admin GraphQL `shop { plan }`): a paying "Basic" shop unless a test sets another. */
   readonly shopPlans = new Map<string, { partnerDevelopment: boolean; publicDisplayName: string }>();
   /** Each shop's primary locale (Admin GraphQL `shopLocales`): `en` unless a test sets another. */

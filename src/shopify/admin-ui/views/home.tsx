@@ -17,6 +17,7 @@ import type { BillingJson, HomeJson } from '../contract.ts';
 import { formatDuration, formatMoney, formatTime } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';
+import { SetupGuide } from './setup-guide.tsx';
 
 export function HomeView() {
   const home = useApi<HomeJson>('/home');
@@ -30,6 +31,9 @@ export function HomeView() {
       ]}
     >
       <Layout>
+        <Layout.Section>
+          <SetupGuide />
+        </Layout.Section>
         <Layout.Section>
           <BlockStack gap="400">
             {home.error && (

@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
+import { productTemplateWithBlock } from '../../src/shopify/sandbox/theme-editor.ts';
+import { updateShopSettings } from '../../src/shopify/shops.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { eventually, startTestWorkers } from '../support/workers.ts';
+import { sessionToken } from './session-token.ts';
+
+/**
+ * Issue 28: Home's setup guide, each step ticked from the shop's real state in the development
+ * sandbox (its theme, its settings), and "Send a test gift to yourself" to the outbox.
+ */
+let app: TestApp;
+let workers: Awaited<ReturnType<typeof startTestWorkers>>;
+beforeAll(async () => {
+  app = await startTestApp();
+  workers = await startTestWorkers(app.services);
+});
+afterAll(async () => {
+  await workers?.close();
+  await app?.close();
+});
+
+const adminApi = async (shop: string, method: 'GET' | 'POST', route: string) =>
+  app.request(method, `/shopify/api${route}`, {
+    headers: { Authorization: `Bearer ${sessionToken(shop, DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET)}` },
+  });
+
+const stepsOf = async (shop: string) => {
+  const setup = await adminApi(shop, 'GET', '/setup');
+  expect(setup.status).toBe(200);
+  return Object.fromEntries(
+    (setup.body.steps as Array<{ id: string; done: boolean; action: { url: string } | null }>).map((step) => [
+      step.id,
+      step,
+    ]),
+  );
+};
+
+describe('the setup guide', () => {
+  it('shows four steps, ticked from the shop’s theme and settings, with the theme editor deep link', async () => {
+    const shop = `setup-${Date.now()}.myshopify.com`;
+    const handle = shop.split('.')[0]!;
+    const first = await adminApi(shop, 'GET', '/setup'); // the first embedded call installs the shop
+    expect(first.body.steps.map((step: { id: string }) => step.id)).toEqual([
+      'theme_block',
+      'video_product',
+      'plan',
+      'test_gift',
+    ]);
+    expect(first.body.completed).toBe(0);
+    const link = new URL(first.body.steps[0].action.url);
+    expect(`${link.origin}${link.pathname}`).toBe(
+      `${app.baseUrl}/sandbox/shopify/store/${handle}/admin/themes/current/editor`,
+    );
+    expect(Object.fromEntries(link.searchParams)).toEqual({
+      template: 'product',
+      addAppBlockId: 'doorstep-development-theme-extension/video-gift-message',
+      target: 'mainSection',
+    });
+
+    // The theme editor's Save (the sandbox's) puts the block in the product template: the step ticks.
+    const saved = await fetch(link, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ block: link.searchParams.get('addAppBlockId')! }),
+      redirect: 'manual',
+    });
+    expect(saved.status).toBe(302);
+    expect((await stepsOf(shop)).theme_block!.done).toBe(true);
+    // Removed again (or disabled), it un-ticks: the state is the theme's, not a remembered click.
+    const sandbox = app.services.shopifySandbox!;
+    sandbox.productTemplates.set(shop, productTemplateWithBlock(null));
+    expect((await stepsOf(shop)).theme_block!.done).toBe(false);
+
+    await updateShopSettings(
+      app.services.database.db,
+      shop,
+      { video_product_ids: ['gid://shopify/Product/8000000001'] },
+      new Date(),
+    );
+    expect((await stepsOf(shop)).video_product!.done).toBe(true);
+    expect((await stepsOf(shop)).plan!.done).toBe(false);
+  });
+
+  it('sends a test gift to the store’s e-mail: a sample video, the recipient’s e-mail in the outbox, never billed', async () => {
+    const shop = `gift-${Date.now()}.myshopify.com`;
+    const email = `owner@${shop.split('.')[0]}.example.com`;
+    expect((await stepsOf(shop)).test_gift!.done).toBe(false);
+    const sent = await adminApi(shop, 'POST', '/test-gift');
+    expect(sent.status).toBe(201);
+    expect(sent.body.message).toContain(email);
+    expect((await stepsOf(shop)).test_gift!.done).toBe(true);
+
+    const outbox = path.join(app.services.config.dataDir, 'outbox');
+    const message = await eventually(
+      async () =>
+        fs.existsSync(outbox)
+          ? fs
+              .readdirSync(outbox)
+              .filter((file) => file.endsWith('.eml'))
+              .map((file) => fs.readFileSync(path.join(outbox, file), 'utf8'))
+              .find((text) => text.includes(`To: ${email}`) && text.includes('/watch/'))
+          : undefined,
+      60_000,
+      'the test gift’s e-mail in the outbox',
+    );
+    expect(message).toBeDefined();
+    const order = await app.services.database.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('id', '=', sent.body.order_id)
+      .executeTakeFirstOrThrow();
+    expect(order).toMatchObject({ price: null, video_title: 'Test gift', recipient_email: email });
+    expect(order.sent_at).not.toBeNull();
+    // No price: billing records that it owes nothing, and nothing reaches Shopify.
+    const charges = await app.services.database.db
+      .selectFrom('shopify_usage_charges')
+      .select(['amount_cents', 'status'])
+      .where('order_id', '=', order.id)
+      .execute();
+    expect(charges.every((charge) => Number(charge.amount_cents) === 0 && charge.status !== 'pending')).toBe(true);
+    expect(app.services.shopifySandbox!.usageRecords.filter((record) => record.shop === shop)).toEqual([]);
+  });
+});
