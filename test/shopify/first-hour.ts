@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { pageWatchingProblems } from '../support/chromium.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { eventually } from '../support/workers.ts';
+
+/**
+ * A new merchant's first hour on `npm start`'s embedded defaults (issue 28), in a real browser: the
+ * front page's Install form, the install page, Home's setup guide, the theme editor deep link and
+ * its Save, and "Send a test gift to yourself" down to the e-mail and the watch page it links to.
+ * `shot` (the screenshots run) pictures each stage; the test runs it without.
+ */
+export async function walkFirstHour(
+  browser: Browser,
+  app: TestApp,
+  shop: string,
+  shot: (name: string, page: Page) => Promise<void> = async () => {},
+): Promise<{ problems: string[] }> {
+  const { page, problems } = await pageWatchingProblems(browser);
+  try {
+    await page.goto(`${app.baseUrl}/`);
+    await page.getByLabel('Shop').fill(shop);
+    await page.getByRole('button', { name: 'Install' }).click();
+    await page.getByRole('heading', { name: 'Install Doorstep' }).waitFor();
+    await shot('first-hour-1-install', page);
+    await page.getByRole('button', { name: 'Install' }).click();
+
+    // Home, with the setup guide: nothing done yet.
+    await page.getByRole('heading', { name: 'Set up Doorstep' }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => page.locator('#setup-progress').innerText()).toBe('0 of 4 steps done');
+    await shot('first-hour-2-setup-guide', page);
+
+    // Step 1: the deep link opens the theme editor with the block being added; Save, and back.
+    const addBlock = page.locator('#setup-theme_block-action');
+    expect(await addBlock.getAttribute('href')).toContain('addAppBlockId=');
+    await addBlock.click();
+    await page.getByRole('heading', { name: 'Customize theme' }).waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'Set up Doorstep' }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => page.locator('#setup-progress').innerText()).toBe('1 of 4 steps done');
+
+    // Step 4: the test gift, to the store's own e-mail.
+    await page.getByRole('button', { name: 'Send a test gift to yourself' }).click();
+    await page.locator('#test-gift-sent').waitFor({ timeout: 20_000 });
+    await expect.poll(() => page.locator('#setup-progress').innerText()).toBe('2 of 4 steps done');
+    await shot('first-hour-3-test-gift', page);
+
+    const email = `owner@${shop.split('.')[0]}.example.com`;
+    const outbox = path.join(app.services.config.dataDir, 'outbox');
+    const message = await eventually(
+      async () =>
+        fs.existsSync(outbox)
+          ? fs
+              .readdirSync(outbox)
+              .filter((file) => file.endsWith('.eml'))
+              .map((file) => fs.readFileSync(path.join(outbox, file), 'utf8'))
+              .find((text) => text.includes(`To: ${email}`) && text.includes('/watch/'))
+          : undefined,
+      90_000,
+      'the test gift’s e-mail in the outbox',
+    );
+    const watchUrl = /https?:\/\/[^\s"<>]+\/watch\/[0-9a-f-]{36}/.exec(message.replace(/=\r?\n/g, ''))![0];
+    // PUBLIC_URL names the link's host; the test's server is on a port of its own.
+    await page.goto(`${app.baseUrl}${new URL(watchUrl).pathname}`);
+    await page.locator('video#message').waitFor();
+    await shot('first-hour-4-watch-page', page);
+    return { problems: [...problems] };
+  } finally {
+    await page.close();
+  }
+}
