@@ -27,6 +27,12 @@ import { describeVideoConfig, loadVideoConfig, VideoConfigError, type VideoConfi
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Unset and empty both mean "not configured". */
+/** Unset, empty or blank → undefined; else trimmed. */
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined));
+
 const optionalUrl = z
   .string()
   .optional()
@@ -96,7 +102,20 @@ const environmentSchema = z.object({
    * PUBLIC_URL, so that record and watch links point where the dev store's shoppers can reach them.
    */
   APP_URL: optionalUrl,
-  DATABASE_URL: optionalUrl,
+  DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .refine(isPostgresUrl, {
+        message: 'must be a PostgreSQL URL like postgres://user:password@host:5432/database',
+      })
+      .optional(),
+  ),
+  /**
+   * `production` refuses the development conveniences: the carrier sandbox unless CARRIER_SANDBOX=on,
+   * a token key in DATA_DIR, a generated operator password. Default: production when
+   * NODE_ENV=production (the Docker image), else development — whatever the database is.
+   */
+  DOORSTEP_ENV: z.enum(['development', 'production'], { error: 'must be development or production' }).optional(),
   DATA_DIR: z.string().trim().min(1).default('./data'),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   REDIS_URL: optionalUrl,
@@ -197,6 +216,8 @@ export interface Config {
   publicUrl: string;
   /** Real PostgreSQL when set; otherwise the embedded PGlite database under dataDir. */
   databaseUrl: string | undefined;
+  /** DOORSTEP_ENV (default: production when NODE_ENV=production): no development conveniences. */
+  production: boolean;
   dataDir: string;
   logLevel: (typeof logLevels)[number];
   redisUrl: string | undefined;
@@ -204,7 +225,7 @@ export interface Config {
   carriers: Record<CarrierCode, CarrierCredentials | null>;
   /** Tracking calls per window per carrier (`USPS_QUOTA=3/minute`); null → the default (src/carriers/budget.ts). */
   carrierQuotas: Record<CarrierCode, CarrierBudget | null>;
-  /** Mount the fake carrier APIs at /sandbox. Default: on with the embedded database, off with DATABASE_URL. */
+  /** Mount the fake carrier APIs at /sandbox. Default: on in development, off in production. */
   carrierSandbox: boolean;
   /**
    * Carrier push. `ups`: the webhook credentials registered with UPS Track Alert; null with real UPS
@@ -313,7 +334,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   ].filter(([, , id, secret]) => Boolean(id) !== Boolean(secret));
   // The sandbox lets anyone who knows a tracking number "deliver" it. It is the embedded default;
   // with a real database it must be asked for, and every carrier needs credentials otherwise.
-  const sandbox = value.CARRIER_SANDBOX ? value.CARRIER_SANDBOX === 'on' : value.DATABASE_URL === undefined;
+  const production =
+    (value.DOORSTEP_ENV ?? (env.NODE_ENV === 'production' ? 'production' : 'development')) === 'production';
+  const sandbox = value.CARRIER_SANDBOX ? value.CARRIER_SANDBOX === 'on' : !production;
   if (!sandbox) {
     for (const carrier of ['UPS', 'FEDEX', 'USPS'] as const) {
       if (!value[`${carrier}_CLIENT_ID`] || !value[`${carrier}_CLIENT_SECRET`]) {
@@ -324,16 +347,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const smsSet = [value.SMS_ACCOUNT_SID, value.SMS_AUTH_TOKEN, value.SMS_FROM].filter(Boolean).length;
   const problems = halfConfigured.map(([id, secret, sandboxOff]) =>
     sandboxOff === 'sandbox off'
-      ? `  ${id} and ${secret} are required: with DATABASE_URL set the carrier sandbox is off (set CARRIER_SANDBOX=on to use it, e.g. for a staging server)`
+      ? `  ${id} and ${secret} are required: in production (DOORSTEP_ENV=production, or NODE_ENV=production) the carrier sandbox is off (set CARRIER_SANDBOX=on to use it, e.g. for a staging server)`
       : `  ${id} and ${secret} must be set together`,
   );
   if (smsSet !== 0 && smsSet !== 3)
     problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
   // Web and worker processes share the database, so they must share the key: a key generated into
   // each process's own DATA_DIR would leave each unable to read the others' tokens.
-  if (value.DATABASE_URL && !value.TOKEN_ENCRYPTION_KEY)
+  if (production && !value.TOKEN_ENCRYPTION_KEY)
     problems.push(
-      '  TOKEN_ENCRYPTION_KEY is required with DATABASE_URL: every process sharing the database encrypts Shopify tokens with it; make one with `openssl rand -base64 32` and give every web and worker process the same value',
+      '  TOKEN_ENCRYPTION_KEY is required in production: every process sharing the database encrypts Shopify tokens with it; make one with `openssl rand -base64 32` and give every web and worker process the same value',
     );
   if (problems.length > 0) throw new ConfigError(`Invalid configuration in the environment:\n${problems.join('\n')}`);
   const dataDir = path.resolve(value.DATA_DIR);
@@ -360,6 +383,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: value.PORT,
     publicUrl,
     databaseUrl: value.DATABASE_URL,
+    production,
     dataDir,
     logLevel: value.LOG_LEVEL,
     redisUrl: value.REDIS_URL,
@@ -469,4 +493,22 @@ export function redactUrl(url: string): string {
   } catch {
     return '***';
   }
+}
+
+/**
+ * A PostgreSQL connection URL with a host and a database. Checked at start so that a malformed one
+ * (no scheme, a stray `@` in the password, no database) is called malformed at once, rather than
+ * showing up as "connection refused" after the connection's retries. Never echoes the value.
+ */
+function isPostgresUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') return false;
+  // A socket directory (`?host=/var/run/postgresql`) may stand for the host.
+  const hasHost = url.hostname !== '' || (url.searchParams.get('host') ?? '') !== '';
+  return hasHost && !url.hostname.includes('@') && url.pathname.replace(/^\//, '') !== '';
 }

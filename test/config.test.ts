@@ -105,11 +105,19 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ UPS_QUOTA: '0/s' })).toThrow(/UPS_QUOTA: must allow at least 1 call/);
   });
 
-  it("turns the carrier sandbox off with a real database, and then requires every carrier's credentials", () => {
+  it("turns the carrier sandbox off in production, and then requires every carrier's credentials", () => {
     expect(loadConfig({}).carrierSandbox).toBe(true);
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/doorstep' })).toThrow(
-      /USPS_CLIENT_ID and USPS_CLIENT_SECRET are required/,
+    // A developer's own PostgreSQL is still development: sandbox on, no key to bring.
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/doorstep' })).toMatchObject({
+      production: false,
+      carrierSandbox: true,
+    });
+    expect(() => loadConfig({ DOORSTEP_ENV: 'production', TOKEN_ENCRYPTION_KEY })).toThrow(
+      /USPS_CLIENT_ID and USPS_CLIENT_SECRET are required: in production/,
     );
+    // The Docker image's NODE_ENV=production is production unless DOORSTEP_ENV says otherwise.
+    expect(() => loadConfig({ NODE_ENV: 'production', TOKEN_ENCRYPTION_KEY })).toThrow(/are required: in production/);
+    expect(loadConfig({ NODE_ENV: 'production', DOORSTEP_ENV: 'development' }).production).toBe(false);
     const all = {
       UPS_CLIENT_ID: 'u',
       UPS_CLIENT_SECRET: 'u',
@@ -118,7 +126,7 @@ describe('loadConfig', () => {
       USPS_CLIENT_ID: 's',
       USPS_CLIENT_SECRET: 's',
     };
-    const db = { DATABASE_URL: 'postgres://db/doorstep', TOKEN_ENCRYPTION_KEY };
+    const db = { DOORSTEP_ENV: 'production', DATABASE_URL: 'postgres://db/doorstep', TOKEN_ENCRYPTION_KEY };
     expect(loadConfig({ ...db, ...all }).carrierSandbox).toBe(false);
     expect(loadConfig({ ...db, CARRIER_SANDBOX: 'on' }).carrierSandbox).toBe(true);
   });
@@ -227,10 +235,35 @@ describe('loadConfig', () => {
       );
     });
 
-    it('requires TOKEN_ENCRYPTION_KEY with DATABASE_URL: processes sharing a database must share the key', () => {
-      expect(() => loadConfig({ DATABASE_URL: 'postgres://db/doorstep', CARRIER_SANDBOX: 'on' })).toThrow(
-        /TOKEN_ENCRYPTION_KEY is required with DATABASE_URL: .*openssl rand -base64 32/,
-      );
+    it('requires TOKEN_ENCRYPTION_KEY in production: processes sharing a database must share the key', () => {
+      expect(() =>
+        loadConfig({ DOORSTEP_ENV: 'production', DATABASE_URL: 'postgres://db/doorstep', CARRIER_SANDBOX: 'on' }),
+      ).toThrow(/TOKEN_ENCRYPTION_KEY is required in production: .*openssl rand -base64 32/);
+    });
+
+    it('calls a malformed DATABASE_URL malformed at start, without echoing it', () => {
+      for (const url of [
+        'localhost:5432/doorstep',
+        'postgres://',
+        'postgres://db.example.com',
+        'mysql://db/doorstep',
+      ]) {
+        let message = '';
+        try {
+          loadConfig({ DATABASE_URL: url });
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        expect(message, url).toMatch(
+          /DATABASE_URL: must be a PostgreSQL URL like postgres:\/\/user:password@host:5432\/database/,
+        );
+        // (`postgres://` alone is the start of the example the message gives.)
+        if (url !== 'postgres://') expect(message, url).not.toContain(url);
+      }
+      expect(
+        loadConfig({ DATABASE_URL: 'postgresql://u:p%40ss@db:5432/doorstep?sslmode=require' }).databaseUrl,
+      ).toBeDefined();
+      expect(loadConfig({ DATABASE_URL: 'postgres:///doorstep?host=/var/run/postgresql' }).databaseUrl).toBeDefined();
     });
   });
 });

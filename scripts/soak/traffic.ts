@@ -15,6 +15,7 @@ import { projectRoot, runCli } from '../../test/support/processes.ts';
 import { eventually } from '../../test/support/workers.ts';
 import type { SoakClient } from './client.ts';
 import type { ExpectedOrder, StoryKind } from './verdict.ts';
+import { oneRequestUploadHeaders } from '../../src/videos/resumable-uploads.ts';
 
 /**
  * The soak's traffic: whole gift stories, one after another on each of `concurrency` loops, in a
@@ -166,12 +167,7 @@ export async function runTraffic(options: {
     // The page's resumable upload (tus), its whole video in one request (creation-with-upload).
     await client.request('record page upload', `${base}/record/${order.uuid}/uploads`, {
       method: 'POST',
-      headers: {
-        'Tus-Resumable': '1.0.0',
-        'Upload-Length': String(video.length),
-        'Upload-Metadata': `filetype ${Buffer.from('video/webm').toString('base64')}`,
-        'Content-Type': 'application/offset+octet-stream',
-      },
+      headers: oneRequestUploadHeaders(video.length, 'video/webm'),
       body: video,
     });
     const fulfillmentId = fakeShopifyId();

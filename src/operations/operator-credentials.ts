@@ -5,19 +5,19 @@ import { readOrCreateSecretFile } from '../process/private-dir.ts';
 export const OPERATOR_PASSWORD_FILE = 'operator-password';
 
 /**
- * The operator's credentials for this process. OPERATOR_PASSWORD wins. On the embedded defaults (no
- * DATABASE_URL: one person's machine) a random password is generated once and kept in
+ * The operator's credentials for this process. OPERATOR_PASSWORD wins. In development (one person's
+ * machine, whatever its database) a random password is generated once and kept in
  * `DATA_DIR/operator-password`, readable by its owner only, so /metrics and the queue dashboard work
- * out of the box without a password ever appearing in a log. With DATABASE_URL and no password the
+ * out of the box without a password ever appearing in a log. In production with no password the
  * answer is null: those endpoints then say 503 "not configured" rather than inventing a secret
  * nobody knows on a fleet of processes.
  */
-export function resolveOperatorCredentials(config: Pick<Config, 'operator' | 'databaseUrl' | 'dataDir'>): {
+export function resolveOperatorCredentials(config: Pick<Config, 'operator' | 'production' | 'dataDir'>): {
   credentials: OperatorCredentials | null;
   generatedFile: string | null;
 } {
   if (config.operator) return { credentials: config.operator, generatedFile: null };
-  if (config.databaseUrl) return { credentials: null, generatedFile: null };
+  if (config.production) return { credentials: null, generatedFile: null };
   const { text, file } = readOrCreateSecretFile(config.dataDir, OPERATOR_PASSWORD_FILE, () =>
     randomBytes(24).toString('base64url'),
   );

@@ -7,6 +7,7 @@ import {
   randomUpsTrackingNumber,
   signedWebhook,
 } from './dev-payloads.ts';
+import { oneRequestUploadHeaders } from '../videos/resumable-uploads.ts';
 
 export interface SimulateOptions {
   shop: string;
@@ -84,14 +85,15 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
     `  video order ${created.order.id} created (${created.order.status}); record_url ${String(created.order.record_url)}`,
   );
 
-  // The shopper records: a small generated MP4 through the record page's own upload endpoint.
+  // The shopper records: a small generated MP4 through the record page's own (resumable) upload endpoint, in one request.
   // (Built from the app's address, as PUBLIC_URL may name a host this machine cannot resolve.)
-  const upload = await fetch(`${publicUrl}/record/${String(created.order.uuid)}/video`, {
-    method: 'PUT',
-    headers: { 'Content-Type': 'video/mp4' },
-    body: progressiveVideo(4.2).buffer,
+  const video = progressiveVideo(4.2).buffer;
+  const upload = await fetch(`${publicUrl}/record/${String(created.order.uuid)}/uploads`, {
+    method: 'POST',
+    headers: oneRequestUploadHeaders(video.length, 'video/mp4'),
+    body: video,
   });
-  if (upload.status !== 200)
+  if (upload.status !== 201)
     throw new Error(`The record page refused the video: ${upload.status} ${await upload.text()}`);
   await waitFor('the video to be processed', async () =>
     (await options.videoOrders(String(orderId)))[0]?.order.video_processed === '1' ? true : undefined,

@@ -6,8 +6,8 @@ import { parseTokenKey, TokenCipher, TokenKeyFormatError } from './token-cipher.
 export const TOKEN_KEY_FILE = 'token-encryption-key';
 
 /**
- * The key Shopify tokens are sealed with. TOKEN_ENCRYPTION_KEY wins. Without it (allowed only on the
- * embedded defaults, where one process owns DATA_DIR: src/config.ts refuses DATABASE_URL without a
+ * The key Shopify tokens are sealed with. TOKEN_ENCRYPTION_KEY wins. Without it (allowed only in
+ * development, where the processes share one DATA_DIR: src/config.ts refuses production without a
  * key) a random key is generated once into `DATA_DIR/token-encryption-key`, readable by its owner
  * only, and reused on every start, so `npm start` needs no setup. The file is as precious as the
  * database next to it: without it the stored tokens cannot be read (merchants then reconnect by

@@ -318,6 +318,20 @@ export class ResumableUploads {
   }
 }
 
+/**
+ * The headers of a whole video in one request to a page's upload endpoint (tus creation-with-upload),
+ * for clients that need no resuming: `npm run cli -- shopify simulate`, the soak, tests. Answers 201
+ * with the page's JSON answer.
+ */
+export function oneRequestUploadHeaders(length: number, type: string): Record<string, string> {
+  return {
+    'Tus-Resumable': '1.0.0',
+    'Upload-Length': String(length),
+    'Upload-Metadata': `filetype ${Buffer.from(type).toString('base64')}`,
+    'Content-Type': 'application/offset+octet-stream',
+  };
+}
+
 /** The `filetype` of a tus Upload-Metadata header (`key base64,key base64`), lower-cased, without parameters. */
 export function declaredType(header: string): string | null {
   for (const pair of header.split(',')) {

@@ -353,7 +353,8 @@ describe('Shopify failing', () => {
     const shop = newShop('down-subscribe');
     const { billing } = await installShop(shop);
     await answerApproval(billing.subscription.confirmation_url, 'decline');
-    fake.failGraphql(503);
+    // Two calls fail: the plan's question (answered from the setting instead) and the creation.
+    fake.failGraphql(503, 2);
     const answer = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
     expect(answer.status).toBe(503);
     expect(answer.body.error).toMatchObject({

@@ -57,6 +57,7 @@ it('without operator credentials the endpoints say 503 "not configured" (the def
     await other.close();
   }
   const config = loadConfig({
+    DOORSTEP_ENV: 'production',
     DATABASE_URL: 'postgres://u:p@db.invalid/doorstep',
     CARRIER_SANDBOX: 'on',
     TOKEN_ENCRYPTION_KEY: 'a'.repeat(64),

@@ -135,6 +135,7 @@ describe('the Shopify CLI files', () => {
       'read_fulfillments',
       'read_locales',
       'read_orders',
+      'read_themes',
     ]);
     expect(appConfig.access_scopes.use_legacy_install_flow).toBe(false);
     expect(appConfig.embedded).toBe(true);
@@ -314,6 +315,7 @@ describe('`shopify app dev` runs the web command with the environment the CLI gi
       'read_fulfillments',
       'read_locales',
       'read_orders',
+      'read_themes',
     ]);
 
     // The CLI's test webhook, signed with the secret it passed: accepted at webhooks_path.

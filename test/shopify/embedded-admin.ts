@@ -10,6 +10,7 @@ import {
 import { eventually } from '../support/workers.ts';
 import { API_KEY, getJson, SECRET, videoOrderOf, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';
+import { oneRequestUploadHeaders } from '../../src/videos/resumable-uploads.ts';
 
 /** What the stand-in's resource picker answers in the tests and screenshots. */
 export const PICKED_PRODUCTS: PickerProduct[] = [
@@ -239,12 +240,13 @@ export async function seedStore(app: ShopifyTestApp, shop: string, auth: string)
 /** The sender's upload at the record link, processed by the app's video worker. */
 async function recordAtTheRecordLink(app: ShopifyTestApp, orderId: string, auth: string): Promise<void> {
   const order = (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body;
-  const upload = await fetch(`${app.baseUrl}${new URL(order.record_url).pathname}/video`, {
-    method: 'PUT',
-    headers: { 'Content-Type': 'video/webm' },
-    body: fs.readFileSync(new URL('../videos/fixtures/recorded-vp8-opus.webm', import.meta.url)),
+  const video = fs.readFileSync(new URL('../videos/fixtures/recorded-vp8-opus.webm', import.meta.url));
+  const upload = await fetch(`${app.baseUrl}${new URL(order.record_url).pathname}/uploads`, {
+    method: 'POST',
+    headers: oneRequestUploadHeaders(video.length, 'video/webm'),
+    body: video,
   });
-  if (!upload.ok) throw new Error(`the upload answered ${upload.status}: ${await upload.text()}`);
+  if (upload.status !== 201) throw new Error(`the upload answered ${upload.status}: ${await upload.text()}`);
   await eventually(
     async () =>
       (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body.video_processed === '1' ? true : undefined,

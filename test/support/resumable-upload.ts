@@ -1,12 +1,10 @@
+import { oneRequestUploadHeaders } from '../../src/videos/resumable-uploads.ts';
 import type { TestApp, TestResponse } from './test-app.ts';
 
-/** The tus headers that create an upload of these bytes (src/videos/resumable-uploads.ts). */
+/** The tus headers that create an upload of these bytes (src/videos/resumable-uploads.ts), without any. */
 export function creationHeaders(length: number, type: string): Record<string, string> {
-  return {
-    'Tus-Resumable': '1.0.0',
-    'Upload-Length': String(length),
-    'Upload-Metadata': `filetype ${Buffer.from(type).toString('base64')}`,
-  };
+  const { 'Content-Type': _bytesFollow, ...headers } = oneRequestUploadHeaders(length, type);
+  return headers;
 }
 
 /**
@@ -22,6 +20,6 @@ export function sendInOneRequest(
 ): Promise<TestResponse> {
   return app.request('POST', endpoint, {
     rawBody: bytes,
-    headers: { ...creationHeaders(bytes.length, type), 'Content-Type': 'application/offset+octet-stream', ...headers },
+    headers: { ...oneRequestUploadHeaders(bytes.length, type), ...headers },
   });
 }
