@@ -103,6 +103,8 @@ export function sendAdminPage(ctx: Context, options: { apiKey: string; developme
       "img-src 'self' data: https://cdn.shopify.com",
       "font-src 'self' https://cdn.shopify.com",
       "connect-src 'self' https://*.shopify.com",
+      // The order page plays the order's video: from this app, or redirected to object storage.
+      "media-src 'self' https:",
       "base-uri 'none'",
       "form-action 'self'",
       "object-src 'none'",

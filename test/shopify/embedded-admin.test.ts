@@ -157,6 +157,39 @@ describe('the embedded admin in a browser', () => {
     });
   });
 
+  it('orders and an order at phone width: nothing runs off the screen, and the order’s video plays', async () => {
+    const admin = await openEmbeddedAdmin(browser, app.baseUrl, shop, {
+      path: '/orders',
+      viewport: { width: 390, height: 844 },
+    });
+    try {
+      const { page } = admin;
+      // Condensed on a phone: each order is a stacked row with its link.
+      await expect.poll(() => page.locator('#orders-panel a').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+      const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      // An order with a processed video: its page has the player, and the video loads.
+      const sent = await db()
+        .selectFrom('orders')
+        .select('id')
+        .where('video_processed', '=', true)
+        .executeTakeFirstOrThrow();
+      await page.goto(new URL(`/orders/${sent.id}?${new URL(page.url()).searchParams}`, page.url()).toString());
+      const video = page.locator('#order-video');
+      await video.waitFor({ timeout: 15_000 });
+      await expect
+        .poll(() => video.evaluate((element) => (element as unknown as { readyState: number }).readyState), {
+          timeout: 15_000,
+        })
+        .toBeGreaterThanOrEqual(1);
+      expect(await page.locator('#order-price').innerText()).toMatch(/^Price: /);
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      expect(admin.problems).toEqual([]);
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('order: resend after a bounce — a new send in the database, the page shows it, and it goes out', async () => {
     const { orderId } = seeded.bounced;
     const recipientSends = () =>

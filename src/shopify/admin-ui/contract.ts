@@ -55,6 +55,8 @@ export interface ApiOrder {
   send_method: string;
   video_title: string;
   status: string;
+  /** Integer cents, or null (spec: prices are integer cents). */
+  price: number | null;
   record_url?: string;
   playback_url?: string;
 }
@@ -65,6 +67,8 @@ export interface TimelineEntry {
   source_label: string;
   title: string;
   detail: string | null;
+  /** A time the entry is about (delivered at, next try), written by the page in the merchant's time zone. */
+  moment?: { label: string; at: string };
 }
 
 export interface OrderDetail {
@@ -94,6 +98,10 @@ export interface OrderDetail {
     cancel: string | null;
   };
   timeline: TimelineEntry[];
+  /** `shopify://admin/orders/{id}`: App Bridge opens the Shopify order in the admin. */
+  shopify_order_url: string | null;
+  /** The video as the recipient plays it; null until it is processed. */
+  video_url: string | null;
 }
 
 export type CarrierCode = 'ups' | 'fedex' | 'usps';

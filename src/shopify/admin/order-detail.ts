@@ -99,6 +99,15 @@ export function trackingJson(order: OrderRow, tracking: TrackingRow | null): Tra
  * What still stands from the timeline: a tracking-number warning since the package was last set,
  * and a carrier that stopped answering since its last status.
  */
+/** Whether the carrier reported a status for the order's number after the warning at `index`. */
+function carrierKnewItLater(timeline: readonly TimelineEntryJson[], index: number): boolean {
+  for (const entry of timeline.slice(index + 1)) {
+    if (entry.type === 'shipment.set' || entry.type === 'shipment.cleared') return false;
+    if (entry.type === 'tracking.status' && entry.data.status !== 'not_found') return true;
+  }
+  return false;
+}
+
 export function warningsFrom(timeline: readonly TimelineEntryJson[]): string[] {
   const warnings: string[] = [];
   let numberWarning: string | null = null;
@@ -129,7 +138,18 @@ export interface OrderDetailJson {
   actions: Record<AdminAction, boolean>;
   /** Why each action that does not apply does not, in words (null when it applies): the page shows it. */
   action_refusals: Record<AdminAction, string | null>;
-  timeline: Array<{ at: string; source: string; source_label: string; title: string; detail: string | null }>;
+  timeline: Array<{
+    at: string;
+    source: string;
+    source_label: string;
+    title: string;
+    detail: string | null;
+    moment?: { label: string; at: string };
+  }>;
+  /** The Shopify order in the shop's admin (App Bridge opens `shopify://admin/…` there); null without one. */
+  shopify_order_url: string | null;
+  /** The video as the recipient plays it (the playback rendition), for the page's player; null until processed. */
+  video_url: string | null;
 }
 
 export function orderDetailJson(
@@ -159,11 +179,18 @@ export function orderDetailJson(
       cancel: refusals.cancel === null,
     },
     action_refusals: refusals,
-    timeline: timeline.map((entry) => ({
+    timeline: timeline.map((entry, index) => ({
       at: entry.created_at,
       source: entry.source,
       source_label: SOURCE_LABELS[entry.source],
       ...describeTimelineEntry(entry),
+      // A number the carrier went on to report on was right after all: history, not an alarm.
+      ...(entry.type === 'tracking.warning' && carrierKnewItLater(timeline, index)
+        ? { title: 'The carrier did not know the tracking number at first' }
+        : {}),
     })),
+    shopify_order_url: context.shopifyOrderId ? `shopify://admin/orders/${context.shopifyOrderId}` : null,
+    // Relative: the admin page is served by this app, whichever address Shopify knows it by.
+    video_url: order.video_processed ? `/watch/${order.uuid}/video` : null,
   };
 }

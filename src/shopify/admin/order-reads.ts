@@ -16,6 +16,8 @@ export interface OrderContext {
   order: OrderRow;
   facts: StageFacts;
   shopifyOrderName: string | null;
+  /** The Shopify order's numeric id, for the link to it in the shop's admin. */
+  shopifyOrderId: string | null;
   tracking: TrackingRow | null;
   sends: SendRow[];
 }
@@ -140,7 +142,14 @@ export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promis
           ? tracking.stopped_reason
           : null,
     };
-    return { order, facts, shopifyOrderName: link?.shopify_order_name ?? null, tracking, sends: orderSends };
+    return {
+      order,
+      facts,
+      shopifyOrderName: link?.shopify_order_name ?? null,
+      shopifyOrderId: link ? String(link.shopify_order_id) : null,
+      tracking,
+      sends: orderSends,
+    };
   });
 }
 

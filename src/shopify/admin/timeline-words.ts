@@ -18,6 +18,11 @@ export const SOURCE_LABELS: Record<EventSource, string> = {
 export interface TimelineWords {
   title: string;
   detail: string | null;
+  /**
+   * A time the entry is about (the carrier's time of delivery, a send's next try), for the page to
+   * write in the merchant's own words and time zone — never an ISO string in a sentence.
+   */
+  moment?: { label: string; at: string };
 }
 
 /**
@@ -49,7 +54,10 @@ export function describeTimelineEntry(entry: {
     case 'order.delivered': {
       // The carrier's or Shopify's own time of delivery, which may be earlier than the entry.
       const at = text(data.delivered_at);
-      return words(deliveredTitle(source, data), at ? `Delivered at ${at.replace(/\.\d{3}Z$/, 'Z')}.` : null);
+      return {
+        ...words(deliveredTitle(source, data)),
+        ...(at ? { moment: { label: 'Delivered', at: apiTimestamp(at) } } : {}),
+      };
     }
     case 'order.cancelled':
       return words('The order was cancelled', reason);
@@ -86,7 +94,9 @@ export function describeTimelineEntry(entry: {
       return words('The tracking number may be wrong', text(data.message));
     case 'tracking.status': {
       const carrier = carrierName(data.carrier) ?? 'The carrier';
-      return words(`${carrier}: ${trackingStatusWords(text(data.status))}`, text(data.description));
+      const status = trackingStatusWords(text(data.status));
+      // Carriers often describe a status in its own word ("DELIVERED"): said once, not twice.
+      return words(`${carrier}: ${status}`, newWords(text(data.description), status));
     }
     case 'tracking.stopped':
       return words('Tracking stopped', text(data.message));
@@ -100,11 +110,13 @@ export function describeTimelineEntry(entry: {
       return words('A queued send was withdrawn', reason);
     case 'send.cancelled':
       return words('Sending was cancelled', reason);
-    case 'send.retry_scheduled':
-      return words(
-        `Sending${channelSuffix(data.channel)} failed; it will be retried`,
-        [reason, text(data.retry_at) ? `Next try at ${text(data.retry_at)}.` : null].filter(Boolean).join(' ') || null,
-      );
+    case 'send.retry_scheduled': {
+      const retryAt = text(data.retry_at);
+      return {
+        ...words(`Sending${channelSuffix(data.channel)} failed; it will be retried`, reason),
+        ...(retryAt ? { moment: { label: 'Next try', at: apiTimestamp(retryAt) } } : {}),
+      };
+    }
     case 'send.requeued':
       return words(`Sending${channelSuffix(data.channel)} was interrupted; it will be tried again`, reason);
     case 'send.failed':
@@ -259,6 +271,24 @@ const TRACKING_STATUS_WORDS: Record<string, string> = {
   not_found: 'does not know this tracking number yet',
   unknown: 'status unknown',
 };
+
+/** `2026-12-03T10:00:00.000Z` → `2026-12-03T10:00:00Z`: the API's timestamp format (the spec's), to the second. */
+function apiTimestamp(at: string): string {
+  return at.replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A carrier's description, unless it only repeats the status already said (any case or punctuation). */
+export function newWords(description: string | null, said: string): string | null {
+  if (!description) return null;
+  const plain = (value: string) =>
+    value
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
+  const told = plain(said);
+  const given = plain(description);
+  return given === '' || told.includes(given) || given === told ? null : description;
+}
 
 export function trackingStatusWords(status: string | null): string {
   return (status && TRACKING_STATUS_WORDS[status]) ?? 'status unknown';

@@ -223,6 +223,7 @@ describe('orders', () => {
   let auth: string;
   const ids: Record<string, string> = {};
   let shopifyNames: Record<string, string> = {};
+  let shopifyIds: Record<string, number> = {};
   let trackingNumber: string;
   /** Newest first, as the list returns them. */
   let newestFirst: string[];
@@ -258,6 +259,7 @@ describe('orders', () => {
     ids.waiting_on_shopify = unshipped.orderId;
     await record(ids.waiting_on_shopify);
     shopifyNames = { needs_recipient: noRecipient.name, waiting_on_shopify: unshipped.name };
+    shopifyIds = { needs_recipient: noRecipient.shopifyOrderId };
     trackingNumber = randomUpsTrackingNumber();
     ids.tracking = await createOrder(auth, { name: 'Tom Tracked', carrier: 'ups', tracking_number: trackingNumber });
     await record(ids.tracking);
@@ -310,6 +312,9 @@ describe('orders', () => {
       attention: null,
     });
     expect(byId.get(ids.needs_recipient)).toMatchObject({ shopify_order_name: shopifyNames.needs_recipient });
+    // Its page links to the order in the Shopify admin (App Bridge opens shopify:// links there).
+    const linked = await admin(shop, 'GET', `/orders/${ids.needs_recipient}`);
+    expect(linked.body.shopify_order_url).toBe(`shopify://admin/orders/${shopifyIds.needs_recipient}`);
     expect((byId.get(ids.needs_attention) as Json).attention).toBe(
       "Sending the video to the recipient by e-mail failed: 550 mailbox unavailable. Correct the recipient's details if needed, then resend.",
     );
@@ -434,12 +439,16 @@ describe('orders', () => {
     expect(timeline.map((entry) => [entry.source_label, entry.title])).toEqual([
       ['your API', 'The video order was created'],
       ['your API', 'The package ships with UPS'],
-      ['your API', 'The tracking number may be wrong'],
+      // UPS reported on the number later: the early warning is history, not an alarm.
+      ['your API', 'The carrier did not know the tracking number at first'],
       ['the carrier', 'UPS: does not know this tracking number yet'],
       ['Doorstep', 'The sender recorded the video'],
       ['the carrier', 'UPS: in transit'],
     ]);
     expect(timeline[1]).toMatchObject({ source: 'api', detail: `Tracking number ${trackingNumber}.` });
+    // The page's player plays the processed video from this app; an API order has no Shopify order to open.
+    expect(detail.body.video_url).toBe(`/watch/${detail.body.order.uuid}/video`);
+    expect(detail.body.shopify_order_url).toBeNull();
     for (const entry of timeline) {
       expect(entry.at).toMatch(API_TIMESTAMP);
       expect(`${entry.title} ${entry.detail}`).not.toMatch(/\b[a-z]+\.[a-z_]+\b/); // no event code

@@ -105,9 +105,14 @@ describe('describeTimelineEntry', () => {
     expect(delivered('shopify')).toBe('Shopify reported the package delivered');
     expect(delivered('admin')).toBe('You marked the order delivered');
     expect(delivered('api')).toBe('Marked delivered through your API');
+    // The time is the page's to write (in the merchant's time zone), never an ISO string in a sentence.
     expect(
-      describeTimelineEntry({ type: 'order.delivered', source: 'carrier', data: samples['order.delivered'] }).detail,
-    ).toBe('Delivered at 2026-12-03T10:00:00Z.');
+      describeTimelineEntry({ type: 'order.delivered', source: 'carrier', data: samples['order.delivered'] }),
+    ).toEqual({
+      title: 'UPS delivered the package',
+      detail: null,
+      moment: { label: 'Delivered', at: '2026-12-03T10:00:00Z' },
+    });
     expect(describeTimelineEntry({ type: 'order.updated', source: 'admin', data: samples['order.updated'] })).toEqual({
       title: 'The order details were changed',
       detail: "Changed: recipient's e-mail, price. Price 5.50 → 6.00.",
@@ -118,6 +123,21 @@ describe('describeTimelineEntry', () => {
       title: 'UPS: out for delivery',
       detail: 'Out For Delivery Today.',
     });
+    // A carrier describing a status in its own word says it once: "UPS: delivered", not "… / DELIVERED."
+    expect(
+      describeTimelineEntry({
+        type: 'tracking.status',
+        source: 'carrier',
+        data: { carrier: 'ups', status: 'delivered', description: 'DELIVERED' },
+      }),
+    ).toEqual({ title: 'UPS: delivered', detail: null });
+    expect(
+      describeTimelineEntry({
+        type: 'tracking.status',
+        source: 'carrier',
+        data: { carrier: 'ups', status: 'delivered', description: 'Delivered: front porch' },
+      }).detail,
+    ).toBe('Delivered: front porch.');
     expect(
       describeTimelineEntry({ type: 'delivery.blocked', source: 'shopify', data: samples['delivery.blocked'] }).detail,
     ).toBe('The Shopify order has no item that ships.');

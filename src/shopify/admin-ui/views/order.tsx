@@ -2,6 +2,7 @@ import {
   Badge,
   Banner,
   BlockStack,
+  Button,
   Card,
   FormLayout,
   InlineStack,
@@ -15,7 +16,7 @@ import {
 import { useState } from 'react';
 import { api, ApiError, errorMessage } from '../api.ts';
 import type { OrderDetail } from '../contract.ts';
-import { formatTime, stageTone } from '../format.ts';
+import { formatMoney, formatTime, stageTone } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';
 
@@ -193,6 +194,11 @@ function OrderBody({ data }: { data: OrderDetail }) {
                         {entry.title}
                       </Text>
                       {entry.detail && <Text as="p">{entry.detail}</Text>}
+                      {entry.moment && (
+                        <Text as="p">
+                          {entry.moment.label}: {formatTime(entry.moment.at)}
+                        </Text>
+                      )}
                       <Text as="p" tone="subdued" variant="bodySm">
                         {entry.source_label} · {formatTime(entry.at)}
                       </Text>
@@ -207,6 +213,35 @@ function OrderBody({ data }: { data: OrderDetail }) {
       </Layout.Section>
       <Layout.Section variant="oneThird">
         <BlockStack gap="400">
+          <Card>
+            <BlockStack gap="200">
+              <Text as="h2" variant="headingMd">
+                Video message
+              </Text>
+              {data.video_url ? (
+                <video
+                  id="order-video"
+                  src={data.video_url}
+                  controls
+                  preload="metadata"
+                  playsInline
+                  style={{ width: '100%', borderRadius: 8, background: '#000' }}
+                />
+              ) : (
+                <Text as="p" tone="subdued">
+                  No video yet.
+                </Text>
+              )}
+              <Text as="p" id="order-price">
+                Price: {order.price === null ? 'none (not billed)' : formatMoney(order.price)}
+              </Text>
+              {data.shopify_order_url && (
+                <Button url={data.shopify_order_url} variant="plain" id="shopify-order-link">
+                  {`Open ${data.shopify_order_name ?? 'the order'} in Shopify`}
+                </Button>
+              )}
+            </BlockStack>
+          </Card>
           <Card>
             <BlockStack gap="200">
               <Text as="h2" variant="headingMd">

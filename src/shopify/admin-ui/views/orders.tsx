@@ -12,6 +12,7 @@ import {
   Tabs,
   Text,
   TextField,
+  useBreakpoints,
 } from '@shopify/polaris';
 import { useEffect, useState } from 'react';
 import { STAGES, type OrderList, type Stage } from '../contract.ts';
@@ -32,6 +33,8 @@ const ATTENTION_IN_LIST_CHARACTERS = 70;
 const SEARCH_DELAY_MS = 300;
 
 export function OrdersView() {
+  // On a phone the table becomes a list: each order's cells stacked, nothing running off the screen.
+  const { smDown } = useBreakpoints();
   const [tab, setTab] = useState(0);
   const [search, setSearch] = useState('');
   const [query, setQuery] = useState('');
@@ -87,6 +90,7 @@ export function OrdersView() {
           </Box>
           <div id="orders-panel">
             <IndexTable
+              condensed={smDown}
               resourceName={{ singular: 'video order', plural: 'video orders' }}
               itemCount={rows.length}
               selectable={false}
