@@ -3,6 +3,7 @@ import { HttpError } from '../http/errors.ts';
 import { adminPageRoutes } from './admin-page.ts';
 import { serveEmbeddedAdmin } from './routes.ts';
 import type { ShopifyServices } from './services.ts';
+import { sendLandingPage } from '../site/pages.ts';
 import { installLink } from './install-link.ts';
 import {
   bounceForSessionToken,
@@ -21,7 +22,7 @@ import { shopDomain } from './shops.ts';
  *   with an expired one, or none, the session-token bounce page (session-token-bounce.ts);
  * - with only `shop` (the front page's Install form, or a link naming the shop): Shopify's install
  *   page for it (install-link.ts), which installs the app and opens it embedded;
- * - with neither: a short page saying what Doorstep is, for a person who types the address.
+ * - with neither: the landing page (src/site/pages.ts), with the Install form.
  *
  * The embedded admin's other paths, its assets and the development App Bridge stand-in are mounted
  * here too (admin-page.ts): they are the same page.
@@ -53,29 +54,7 @@ export function appHomeRoutes(shopify: ShopifyServices): Router {
       );
       return;
     }
-    // Not rendered in the admin, so nobody may frame it (Shopify's iframe protection rule for such pages).
-    ctx.set('Content-Security-Policy', "frame-ancestors 'none';");
-    ctx.type = 'html';
-    ctx.body = ABOUT_PAGE;
+    sendLandingPage(ctx);
   });
   return router;
 }
-
-const ABOUT_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Doorstep</title></head>
-<body><h1>Doorstep</h1>
-<p>Doorstep sends a recorded video gift message to the gift's recipient the moment the package is delivered.</p>
-<p>Store owners install it on Shopify and open it from their Shopify admin. To install it on your store, enter
-its address:</p>
-<form method="get" action="/"><label>Shop <input name="shop" placeholder="my-store.myshopify.com" required></label>
-<button type="submit">Install</button></form>
-<h2>Developers and operators</h2>
-<ul>
-<li><a href="/docs">API reference</a> (the <code>/v1</code> order API, with <a href="/v1/openapi.json">its OpenAPI document</a>)</li>
-<li>Try the whole story locally — order, recorded video, delivery, the recipient's watch page — with the README's quick start: <code>npm run cli -- accounts create --name "My store"</code>, then the <code>curl</code> steps it lists</li>
-<li>A development shop's embedded admin: <code>npm run cli -- shopify admin-url my-store.myshopify.com</code></li>
-<li><a href="/privacy">Privacy policy</a> and <a href="/support">support</a></li>
-<li><a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>; <a href="/metrics">/metrics</a> and <a href="/admin/queues">/admin/queues</a> need the operator password</li>
-</ul>
-</body></html>`;

@@ -133,11 +133,13 @@ describe('/ (the app’s application_url)', () => {
     expect(twice.status).toBe(400);
   });
 
-  it('with nothing, is a small page saying what Doorstep is (not a 404), that nobody may frame', async () => {
+  it('with nothing, is the landing page saying what Doorstep is (not a 404), that nobody may frame', async () => {
     const response = await fetch(`${app.baseUrl}/`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(response.headers.get('content-security-policy')).toBe("frame-ancestors 'none';");
+    const policy = response.headers.get('content-security-policy')!;
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).toContain("form-action 'self'");
     const html = await response.text();
     expect(html).toContain('video gift message');
     // Its form is the non-embedded entry: GET / with a shop.
@@ -145,6 +147,14 @@ describe('/ (the app’s application_url)', () => {
     expect(html).toContain('name="shop"');
     // No script from anywhere: nothing to fetch from a CDN.
     expect(html).not.toContain('<script');
+    // Its pictures are served by the app, and only those.
+    for (const src of html.matchAll(/<img src="([^"]+)"/g)) {
+      const image = await fetch(`${app.baseUrl}${src[1]}`);
+      expect(image.status, src[1]).toBe(200);
+      expect(image.headers.get('content-type')).toBe('image/png');
+    }
+    expect((await fetch(`${app.baseUrl}/site/images/..%2Fapi.md`)).status).toBe(404);
+    expect((await fetch(`${app.baseUrl}/site/images/orders.png`)).status).toBe(404);
 
     const head = await fetch(`${app.baseUrl}/`, { method: 'HEAD' });
     expect(head.status).toBe(200);

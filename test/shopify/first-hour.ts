@@ -21,6 +21,7 @@ export async function walkFirstHour(
   const { page, problems } = await pageWatchingProblems(browser);
   try {
     await page.goto(`${app.baseUrl}/`);
+    await shot('landing', page);
     await page.getByLabel('Shop').fill(shop);
     await page.getByRole('button', { name: 'Install' }).click();
     await page.getByRole('heading', { name: 'Install Doorstep' }).waitFor();
