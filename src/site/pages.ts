@@ -125,7 +125,14 @@ export function sendLandingPage(ctx: Context): void {
           </div>
         </main>
         <footer>
-          <p><a href="/privacy">Privacy policy</a> · <a href="/support">Support</a> · <a href="/docs">API reference</a> (the <code>/v1</code> order API)</p>
+          <p><a href="/privacy">Privacy policy</a> · <a href="/support">Support</a></p>
+          <p>
+            Developers: the <a href="/docs">API reference</a> of the <code>/v1</code> order API (and
+            <a href="/v1/openapi.json">its OpenAPI document</a>); a development shop's admin opens with
+            <code>npm run cli -- shopify admin-url my-store.myshopify.com</code>. Operators:
+            <a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>; <a href="/metrics">/metrics</a> and
+            <a href="/admin/queues">/admin/queues</a> need the operator password.
+          </p>
         </footer>
       </body>
     </html>`.value;

@@ -10,6 +10,8 @@ describe('video configuration', () => {
       uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
       rendition: { maxLongSide: 1280, timeoutMs: 600_000, concurrency: 1 },
       originalRetentionDays: 30,
+      // Unfinished page uploads stay on local disk even with S3 storage, for a day.
+      resumable: { directory: '/srv/data/uploads', expiryMs: 24 * 3_600_000 },
       storage: { kind: 'local', directory: '/srv/data/videos' },
     });
   });
@@ -29,6 +31,7 @@ describe('video configuration', () => {
         VIDEO_TRANSCODE_TIMEOUT_SECONDS: '60',
         VIDEO_PROCESSING_CONCURRENCY: '2',
         VIDEO_ORIGINAL_RETENTION_DAYS: '0',
+        VIDEO_UPLOAD_RESUME_HOURS: '2',
       },
       '/srv/data',
     );
@@ -39,6 +42,7 @@ describe('video configuration', () => {
       uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },
       rendition: { maxLongSide: 720, timeoutMs: 60_000, concurrency: 2 },
       originalRetentionDays: 0,
+      resumable: { directory: '/srv/data/uploads', expiryMs: 2 * 3_600_000 },
       storage: {
         kind: 's3',
         bucket: 'videos',
