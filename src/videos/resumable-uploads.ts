@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import { FileStore } from '@tus/file-store';
-import { EVENTS, Server, type Upload } from '@tus/server';
+import { EVENTS, Metadata, Server, type Upload } from '@tus/server';
 import type { Context } from 'koa';
 import { NotFoundError } from '../errors.ts';
 import { errorAnswer } from '../http/error-handler.ts';
@@ -66,7 +66,7 @@ const UPLOAD_ID = /^[0-9a-f]{24}$/;
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /** The `vid_…` id an upload's video gets: handing it over twice finds the first. */
-export function videoIdOfUpload(uploadId: string): string {
+function videoIdOfUpload(uploadId: string): string {
   return `vid_${uploadId}`;
 }
 
@@ -160,7 +160,13 @@ export class ResumableUploads {
         'payload_too_large',
         `Videos are limited to ${this.options.maxBytes} bytes (${Math.floor(this.options.maxBytes / 1048576)} MB).`,
       );
-    const type = declaredType(ctx.get('Upload-Metadata'));
+    let metadata: Record<string, string | null>;
+    try {
+      metadata = Metadata.parse(ctx.get('Upload-Metadata') || undefined);
+    } catch {
+      throw new HttpError(400, 'invalid_request', 'Upload-Metadata must be tus metadata: "key base64value" pairs.');
+    }
+    const type = filetypeOf(metadata);
     if (!type || !(VIDEO_CONTENT_TYPES as readonly string[]).includes(type))
       throw new HttpError(
         415,
@@ -264,11 +270,12 @@ export class ResumableUploads {
       generateUrl: (req, { id }) => `${new URL(req.url).pathname.replace(/\/$/, '')}/${id}`,
       getFileIdFromRequest: (_req, lastPath) => (lastPath && UPLOAD_ID.test(lastPath) ? lastPath : undefined),
       // Bound to the order and kind it was created under: checked on every later request (uploadOf).
-      onUploadCreate: async (req) => {
+      onUploadCreate: async (req, upload) => {
         const ctx = this.contextOf(req);
         return {
           metadata: {
-            filetype: declaredType(ctx.get('Upload-Metadata'))!,
+            // Checked in checkCreation; only what the hand-over needs is kept (no file name).
+            filetype: filetypeOf(upload.metadata)!,
             kind: kind.name,
             order: ctx.params.uuid!.toLowerCase(),
           },
@@ -327,18 +334,13 @@ export function oneRequestUploadHeaders(length: number, type: string): Record<st
   return {
     'Tus-Resumable': '1.0.0',
     'Upload-Length': String(length),
-    'Upload-Metadata': `filetype ${Buffer.from(type).toString('base64')}`,
+    'Upload-Metadata': Metadata.stringify({ filetype: type }),
     'Content-Type': 'application/offset+octet-stream',
   };
 }
 
-/** The `filetype` of a tus Upload-Metadata header (`key base64,key base64`), lower-cased, without parameters. */
-export function declaredType(header: string): string | null {
-  for (const pair of header.split(',')) {
-    const [key, value] = pair.trim().split(' ');
-    if (key !== 'filetype' || !value) continue;
-    const decoded = Buffer.from(value, 'base64').toString('utf8');
-    return decoded.split(';')[0]!.trim().toLowerCase();
-  }
-  return null;
+/** `video/webm;codecs=vp9,opus` → `video/webm`: the base type an upload's tus `filetype` names, or null. */
+function filetypeOf(metadata: Record<string, string | null> | undefined): string | null {
+  const value = metadata?.filetype;
+  return value ? value.split(';')[0]!.trim().toLowerCase() : null;
 }

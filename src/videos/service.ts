@@ -120,7 +120,7 @@ export class VideoService {
       if (existing) throw new ConflictError('This upload belongs to another video message.');
     }
     accepts(order);
-    const id = upload.id ?? newVideoId();
+    const id = upload.id ?? `vid_${randomBytes(12).toString('hex')}`;
     const key = `${order.id}/${id}`;
     let size: number;
     try {
@@ -566,11 +566,6 @@ export class VideoService {
       .delete(key)
       .catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not delete a rejected upload'));
   }
-}
-
-/** `vid_` + 24 hex characters: what every upload is called, whoever names it. */
-export function newVideoId(): string {
-  return `vid_${randomBytes(12).toString('hex')}`;
 }
 
 /** A cancelled order never sends; a sent video is already with the recipient. Both refuse a new one. */

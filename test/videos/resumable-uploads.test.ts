@@ -173,6 +173,8 @@ describe('a resumable upload', () => {
     expect([noLength.status, noLength.body.error.type]).toEqual([400, 'invalid_request']);
     const tooLarge = await refused(creationHeaders(app.services.config.videos.maxBytes + 1, 'video/webm'));
     expect([tooLarge.status, tooLarge.body.error.type]).toEqual([413, 'payload_too_large']);
+    const garbled = await refused({ ...valid, 'Upload-Metadata': 'filetype not*base64' });
+    expect([garbled.status, garbled.body.error.type]).toEqual([400, 'invalid_request']);
     const notVideo = await refused(creationHeaders(1000, 'application/pdf'));
     expect([notVideo.status, notVideo.body.error.type]).toEqual([415, 'unsupported_media_type']);
     const empty = await refused(creationHeaders(0, 'video/webm'));
