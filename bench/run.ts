@@ -22,7 +22,7 @@ import { createLogger } from '../src/logger.ts';
 import { freePort } from '../src/net/free-port.ts';
 import { startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.ts';
 import { DEVELOPMENT_API_SECRET } from '../src/shopify/config.ts';
-import { progressiveVideo } from '../src/videos/sample-video.ts';
+import { sampleVideo } from '../src/videos/sample-video.ts';
 import { renderReport, type StepOutcome } from './report.ts';
 import { median, medianInterval, percentile } from './stats.ts';
 import {
@@ -515,7 +515,7 @@ async function deliveredToSent() {
     const upload = await fetch(`${s.base}/v1/orders/${id}/video`, {
       method: 'PUT',
       headers: { Authorization: s.authorization, 'Content-Type': 'video/mp4' },
-      body: progressiveVideo(4.2).buffer,
+      body: await sampleVideo(4.2),
     });
     if (!upload.ok) throw new Error(`uploading a video answered ${upload.status}: ${await upload.text()}`);
     ids.push(id);

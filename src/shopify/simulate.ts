@@ -1,4 +1,4 @@
-import { progressiveVideo } from '../videos/sample-video.ts';
+import { sampleVideo } from '../videos/sample-video.ts';
 import { mapTrackingCompany } from './carrier-names.ts';
 import {
   fakeShopifyId,
@@ -87,7 +87,7 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
 
   // The shopper records: a small generated MP4 through the record page's own (resumable) upload endpoint, in one request.
   // (Built from the app's address, as PUBLIC_URL may name a host this machine cannot resolve.)
-  const video = progressiveVideo(4.2).buffer;
+  const video = await sampleVideo(4.2);
   const upload = await fetch(`${publicUrl}/record/${String(created.order.uuid)}/uploads`, {
     method: 'POST',
     headers: oneRequestUploadHeaders(video.length, 'video/mp4'),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../support/clock.ts';
 import { startMailServer } from '../support/mail-server.ts';
-import { progressiveVideo } from '../../src/videos/sample-video.ts';
+import { sampleVideo } from '../../src/videos/sample-video.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
 import { sendInOneRequest } from '../support/resumable-upload.ts';
@@ -151,8 +151,8 @@ describe('the thank-you reply', () => {
 
   it('refuses a reply video longer than THANKS_MAX_SECONDS (60 s by default) and keeps the gift as it was', async () => {
     const order = await sentGift();
-    const reply = (seconds: number) =>
-      sendInOneRequest(app, `/watch/${order.uuid}/thanks/uploads`, progressiveVideo(seconds).buffer, 'video/mp4');
+    const reply = async (seconds: number) =>
+      sendInOneRequest(app, `/watch/${order.uuid}/thanks/uploads`, await sampleVideo(seconds), 'video/mp4');
     expect((await reply(60.5)).status).toBe(201);
     const fitting = app.enqueued.at(-1)!;
     expect(await app.videos.process(fitting)).toBe('recorded');

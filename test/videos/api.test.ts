@@ -199,7 +199,9 @@ describe('re-uploads: the latest upload wins', () => {
     const order = await manualOrder();
     await put(order.id, WEBM); // ~2 s
     const older = manual.enqueued.at(-1)!;
-    const { buffer } = await import('../../src/videos/sample-video.ts').then((m) => m.progressiveVideo(7.5));
+    const { buffer } = await import('../../src/videos/sample-video.ts').then(async (m) => ({
+      buffer: await m.sampleVideo(7.5),
+    }));
     await put(order.id, buffer);
     const newer = manual.enqueued.at(-1)!;
 

@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
 import { durationText } from '../../src/videos/browser/duration-text.ts';
-import { progressiveVideo } from '../../src/videos/sample-video.ts';
+import { sampleVideo } from '../../src/videos/sample-video.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 
@@ -22,7 +22,7 @@ afterAll(async () => {
 
 async function upload(seconds: number) {
   const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-  const put = await store.request('PUT', `/v1/orders/${order.id}/video`, progressiveVideo(seconds).buffer, {
+  const put = await store.request('PUT', `/v1/orders/${order.id}/video`, await sampleVideo(seconds), {
     'Content-Type': 'video/mp4',
   });
   expect(put.status).toBe(200);

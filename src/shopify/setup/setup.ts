@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.ts';
 import { ServiceUnavailableError } from '../../errors.ts';
 import type { OrderRow } from '../../orders/serializer.ts';
 import type { OrderService } from '../../orders/service.ts';
-import { progressiveVideo } from '../../videos/sample-video.ts';
+import { sampleVideo } from '../../videos/sample-video.ts';
 import type { VideoService } from '../../videos/service.ts';
 import { fetchProductTemplate, fetchShopEmail } from '../admin-api.ts';
 import type { ShopifyServices } from '../services.ts';
@@ -113,7 +113,7 @@ export async function sendTestGift(deps: SetupDeps, shop: ShopRow, shopName: str
   // The sample video, processed like any upload; the order sends once it is ready ("now").
   await deps.videos.upload(order, {
     contentType: 'video/mp4',
-    body: progressiveVideo(SAMPLE_SECONDS).buffer,
+    body: await sampleVideo(SAMPLE_SECONDS),
     source: 'admin',
   });
   return order;
