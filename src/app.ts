@@ -63,6 +63,7 @@ import { Metrics } from './operations/metrics.ts';
 import { operationsRoutes, QUEUE_DASHBOARD_PATH, queueDashboard } from './operations/routes.ts';
 import { registerScrapeGauges } from './operations/scrape.ts';
 import { ShopifySandbox } from './shopify/sandbox/index.ts';
+import { sandboxUrl } from './shopify/shop-links.ts';
 import { createVideoStorage } from './videos/create-storage.ts';
 import { DEFAULT_RENDITION } from './videos/rendition/plan.ts';
 import { bullmqVideoQueue } from './videos/processing-queue.ts';
@@ -297,13 +298,8 @@ export function createServices(
   if (config.shopify.development) {
     shopifySandbox = new ShopifySandbox(
       { apiKey: config.shopify.apiKey, apiSecret: config.shopify.apiSecret },
-      `${config.shopify.appUrl}/sandbox/shopify`,
-      {
-        apiKey: config.shopify.apiKey,
-        apiSecret: config.shopify.apiSecret,
-        url: config.shopify.appUrl,
-        scopes: config.shopify.scopes,
-      },
+      sandboxUrl(config.shopify),
+      { url: config.shopify.appUrl, scopes: config.shopify.scopes },
     );
     routeShopifyRequestsTo(`${sandboxBaseUrl}/shopify`);
   }

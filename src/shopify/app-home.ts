@@ -4,7 +4,7 @@ import { adminPageRoutes } from './admin-page.ts';
 import { serveEmbeddedAdmin } from './routes.ts';
 import type { ShopifyServices } from './services.ts';
 import { sendLandingPage } from '../site/pages.ts';
-import { installLink } from './install-link.ts';
+import { shopLinks } from './shop-links.ts';
 import {
   bounceForSessionToken,
   sendBouncePage,
@@ -21,7 +21,7 @@ import { shopDomain } from './shops.ts';
  * - with `id_token`: the embedded admin, exactly as at `/shopify/app`; in the iframe (`embedded=1`)
  *   with an expired one, or none, the session-token bounce page (session-token-bounce.ts);
  * - with only `shop` (the front page's Install form, or a link naming the shop): Shopify's install
- *   page for it (install-link.ts), which installs the app and opens it embedded;
+ *   page for it (shop-links.ts), which installs the app and opens it embedded;
  * - with neither: the landing page (src/site/pages.ts), with the Install form.
  *
  * The embedded admin's other paths, its assets and the development App Bridge stand-in are mounted
@@ -48,10 +48,7 @@ export function appHomeRoutes(shopify: ShopifyServices): Router {
         throw new HttpError(400, 'invalid_request', 'shop must be a shop domain like my-store.myshopify.com.');
       // In the admin's iframe without a fresh token: App Bridge gets one (session-token-bounce.ts).
       if (embedded) return bounceForSessionToken(ctx, shop.data);
-      const { config } = shopify;
-      ctx.redirect(
-        installLink(shop.data, config.apiKey, config.development ? `${config.appUrl}/sandbox/shopify` : null),
-      );
+      ctx.redirect(shopLinks(shopify.config, shop.data).install);
       return;
     }
     sendLandingPage(ctx);

@@ -1,5 +1,7 @@
 import escapeHtml from 'escape-html';
-import type { SandboxAnswer } from './http.ts';
+import { sandboxPage, type SandboxAnswer } from './http.ts';
+
+const page = (title: string, body: string) => sandboxPage('charge approval', title, body);
 import type { ShopifySandboxState } from './state.ts';
 
 /**
@@ -37,10 +39,4 @@ export function answerApproval(state: ShopifySandboxState, form: URLSearchParams
   const target = new URL(subscription.returnUrl);
   target.searchParams.set('charge_id', String(subscription.id));
   return { status: 302, location: target.toString() };
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Shopify sandbox</title></head>
-<body><p><em>Shopify sandbox (local development): this page stands in for Shopify's charge approval.</em></p>
-<h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }

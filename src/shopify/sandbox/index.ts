@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerApproval, approvalPage } from './approve-page.ts';
 import { adminGraphql, storefrontGraphql } from './graphql.ts';
-import type { SandboxAnswer } from './http.ts';
+import type { SandboxAnswer, SandboxApp } from './http.ts';
 import { accessTokenGrant } from './oauth.ts';
-import { answerInstall, installPage, type SandboxApp } from './install-page.ts';
+import { signedAdminUrl } from '../admin-url.ts';
+import { answerInstall, installPage } from './install-page.ts';
 import { saveThemeEditor, themeEditorPage } from './theme-editor.ts';
 import { ShopifySandboxState } from './state.ts';
 import { SHOP_HEADER } from '../library.ts';
@@ -26,11 +27,23 @@ export class ShopifySandbox extends ShopifySandboxState {
     private readonly credentials: { apiKey: string; apiSecret: string },
     /** Where a browser reaches the sandbox (the approval page's links). */
     public publicUrl: string,
-    /** The app its install page installs (development); absent in tests that need no install page. */
-    private readonly app?: SandboxApp,
+    /**
+     * The app its install page installs and its theme editor returns to (development): where it is
+     * (SHOPIFY_APP_URL) and the scopes it asks for. Absent in tests that need neither page.
+     */
+    app?: { url: string; scopes: string[] },
   ) {
     super();
+    this.app = app
+      ? {
+          clientId: credentials.apiKey,
+          scopes: app.scopes,
+          open: (shop) => signedAdminUrl({ publicUrl: app.url, shop, ...credentials, now: new Date() }),
+        }
+      : null;
   }
+
+  private readonly app: SandboxApp | null;
 
   /** Handles one request; `url` is the path and query below the sandbox's mount point. */
   handle(req: IncomingMessage, res: ServerResponse, url: string): void {

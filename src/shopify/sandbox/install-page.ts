@@ -1,15 +1,11 @@
 import escapeHtml from 'escape-html';
-import { signedAdminUrl } from '../admin-url.ts';
-import type { SandboxAnswer } from './http.ts';
+import { sandboxPage, type SandboxAnswer, type SandboxApp } from './http.ts';
 
-/** The app the sandbox installs: where Shopify would open it, and what it asks for. */
-export interface SandboxApp {
-  apiKey: string;
-  apiSecret: string;
-  /** SHOPIFY_APP_URL: the embedded admin opens at its root. */
-  url: string;
-  scopes: string[];
-}
+const page = (title: string, body: string) => sandboxPage('install page', title, body);
+const notFound = (): SandboxAnswer => ({
+  status: 404,
+  html: page('App not found', '<p>No app with this client id is known here.</p>'),
+});
 
 /**
  * The sandbox's stand-in for Shopify's install (grant) page, reached from an install link
@@ -17,9 +13,8 @@ export interface SandboxApp {
  * installs the app, then opens it embedded with a session token: "Install" here does the same, with
  * a session token signed by the development secret. The app's token exchange then installs the shop.
  */
-export function installPage(app: SandboxApp | undefined, handle: string, query: URLSearchParams): SandboxAnswer {
-  if (!app || query.get('client_id') !== app.apiKey)
-    return { status: 404, html: page('App not found', '<p>No app with this client id is known here.</p>') };
+export function installPage(app: SandboxApp | null, handle: string, query: URLSearchParams): SandboxAnswer {
+  if (!app || query.get('client_id') !== app.clientId) return notFound();
   const shop = `${handle}.myshopify.com`;
   const scopes = app.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code></li>`).join('');
   return {
@@ -28,7 +23,7 @@ export function installPage(app: SandboxApp | undefined, handle: string, query: 
       'Install Doorstep',
       `<p><strong>${escapeHtml(shop)}</strong> is asked to install Doorstep. It will be able to:</p>
 <ul>${scopes}</ul>
-<form method="post"><input type="hidden" name="client_id" value="${escapeHtml(app.apiKey)}">
+<form method="post"><input type="hidden" name="client_id" value="${escapeHtml(app.clientId)}">
 <button type="submit">Install</button></form>`,
     ),
   };
@@ -36,24 +31,10 @@ export function installPage(app: SandboxApp | undefined, handle: string, query: 
 
 /** "Install": Shopify opens the app in the shop's admin; locally, the embedded admin's own URL. */
 export async function answerInstall(
-  app: SandboxApp | undefined,
+  app: SandboxApp | null,
   handle: string,
   form: URLSearchParams,
 ): Promise<SandboxAnswer> {
-  if (!app || form.get('client_id') !== app.apiKey)
-    return { status: 404, html: page('App not found', '<p>No app with this client id is known here.</p>') };
-  const location = await signedAdminUrl({
-    publicUrl: app.url,
-    shop: `${handle}.myshopify.com`,
-    apiKey: app.apiKey,
-    apiSecret: app.apiSecret,
-    now: new Date(),
-  });
-  return { status: 302, location };
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Shopify sandbox</title></head>
-<body><p><em>Shopify sandbox (local development): this page stands in for Shopify's install page.</em></p>
-<h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+  if (!app || form.get('client_id') !== app.clientId) return notFound();
+  return { status: 302, location: await app.open(`${handle}.myshopify.com`) };
 }

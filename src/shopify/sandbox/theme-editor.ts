@@ -1,8 +1,8 @@
 import escapeHtml from 'escape-html';
-import { signedAdminUrl } from '../admin-url.ts';
-import type { SandboxAnswer } from './http.ts';
-import type { SandboxApp } from './install-page.ts';
+import { sandboxPage, type SandboxAnswer, type SandboxApp } from './http.ts';
 import type { ShopifySandboxState } from './state.ts';
+
+const page = (title: string, body: string) => sandboxPage('theme editor', title, body);
 
 /**
  * The sandbox's stand-in for the theme editor opened by the setup guide's deep link
@@ -22,7 +22,7 @@ export function themeEditorPage(handle: string, query: URLSearchParams): Sandbox
 
 export async function saveThemeEditor(
   state: ShopifySandboxState,
-  app: SandboxApp | undefined,
+  app: SandboxApp | null,
   handle: string,
   form: URLSearchParams,
 ): Promise<SandboxAnswer> {
@@ -35,16 +35,7 @@ export async function saveThemeEditor(
   );
   if (!app) return { status: 200, html: page('Saved', '<p>Saved.</p>') };
   // Back to the app, as a merchant would go next.
-  return {
-    status: 302,
-    location: await signedAdminUrl({
-      publicUrl: app.url,
-      shop,
-      apiKey: app.apiKey,
-      apiSecret: app.apiSecret,
-      now: new Date(),
-    }),
-  };
+  return { status: 302, location: await app.open(shop) };
 }
 
 /** A Dawn-like product template, as Shopify stores it (its notice comment included), optionally with an app block. */
@@ -60,10 +51,4 @@ export function productTemplateWithBlock(blockType: string | null): string {
     order: ['main'],
   };
   return `/*\n * ------------------------------------------------------------\n * IMPORTANT: The contents of this file are auto-generated.\n * ------------------------------------------------------------\n */\n${JSON.stringify(template, null, 2)}`;
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} · Shopify sandbox</title></head>
-<body><p><em>Shopify sandbox (local development): this page stands in for Shopify's theme editor.</em></p>
-<h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }

@@ -6,6 +6,7 @@ import { sampleVideo } from '../../videos/sample-video.ts';
 import type { VideoService } from '../../videos/service.ts';
 import { fetchProductTemplate, fetchShopEmail } from '../admin-api.ts';
 import type { ShopifyServices } from '../services.ts';
+import { shopLinks } from '../shop-links.ts';
 import type { ShopRow } from '../shops.ts';
 import { setupSteps, type SetupState } from './steps.ts';
 import { appBlockActive, themeEditorLink } from './theme-block.ts';
@@ -30,20 +31,15 @@ export async function setupGuide(deps: SetupDeps, shop: ShopRow) {
   ]);
   const state: SetupState = {
     themeBlock,
-    themeEditorUrl: themeEditorLink(adminBase(deps.shopify, shop.domain), deps.shopify.config.themeExtensionId),
+    themeEditorUrl: themeEditorLink(
+      shopLinks(deps.shopify.config, shop.domain).admin,
+      deps.shopify.config.themeExtensionId,
+    ),
     productChosen: shop.video_product_ids.length > 0,
     planActive,
     testGiftSent,
   };
   return setupSteps(state);
-}
-
-/** The shop's admin (`https://{shop}/admin`), or on the development credentials the sandbox's stand-in for it. */
-function adminBase(shopify: ShopifyServices, domain: string): string {
-  const handle = domain.replace(/\.myshopify\.com$/, '');
-  return shopify.config.development
-    ? `${shopify.config.appUrl}/sandbox/shopify/store/${handle}/admin`
-    : `https://${domain}/admin`;
 }
 
 async function themeBlockState(shopify: ShopifyServices, domain: string): Promise<SetupState['themeBlock']> {
