@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { bundleBrowserScript, sendAsset, stylesheetAsset, type BrowserAsset } from '../http/browser-assets.ts';
-import { html } from '../videos/html.ts';
+import { html, type SafeHtml } from '../videos/html.ts';
 import {
   APP_BRIDGE_URL,
   appBridgeStandinScript,
@@ -90,9 +90,26 @@ export function adminPageRoutes(shopify: ShopifyServices, serveEmbeddedAdmin: (c
  */
 export function sendAdminPage(ctx: Context, options: { apiKey: string; development: boolean }): void {
   const { app, polaris } = adminUiAssets();
+  sendEmbeddedPage(ctx, options, (nonce) => ({
+    head: html`<link rel="stylesheet" href="${polaris.url}" integrity="${polaris.integrity}">`,
+    body: html`<div id="app"></div>
+<script src="${app.url}" integrity="${app.integrity}" nonce="${nonce}"></script>`,
+  }));
+}
+
+/**
+ * A page in the admin's iframe: the shop's frame-ancestors policy (already on the response) with the
+ * page's own, and App Bridge as the first script, loaded synchronously (Shopify's requirement), then
+ * what `parts` adds. The admin page adds Polaris and the app; the session-token bounce page nothing.
+ */
+export function sendEmbeddedPage(
+  ctx: Context,
+  options: { apiKey: string; development: boolean },
+  parts: (nonce: string) => { head?: SafeHtml; body?: SafeHtml } = () => ({}),
+): void {
   const nonce = randomBytes(16).toString('base64');
   const framing = ctx.response.get('Content-Security-Policy');
-  if (!/frame-ancestors /.test(framing)) throw new Error('sendAdminPage before the shop’s frame-ancestors was set');
+  if (!/frame-ancestors /.test(framing)) throw new Error('an embedded page before the shop’s frame-ancestors was set');
   const appBridge = options.development ? DEV_APP_BRIDGE_PATH : APP_BRIDGE_URL;
   ctx.set({
     'Content-Security-Policy': [
@@ -113,8 +130,8 @@ export function sendAdminPage(ctx: Context, options: { apiKey: string; developme
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
   });
+  const { head, body } = parts(nonce);
   ctx.type = 'html';
-  // App Bridge must be the first script, loaded synchronously (Shopify's requirement).
   ctx.body = html`<!doctype html>
 <html lang="en">
 <head>
@@ -122,12 +139,11 @@ export function sendAdminPage(ctx: Context, options: { apiKey: string; developme
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="shopify-api-key" content="${options.apiKey}">
 <script src="${appBridge}" nonce="${nonce}"></script>
-<link rel="stylesheet" href="${polaris.url}" integrity="${polaris.integrity}">
+${head ?? html``}
 <title>Doorstep</title>
 </head>
 <body>
-<div id="app"></div>
-<script src="${app.url}" integrity="${app.integrity}" nonce="${nonce}"></script>
+${body ?? html``}
 </body>
 </html>
 `.value;

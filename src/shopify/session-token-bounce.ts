@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
-import { html } from '../videos/html.ts';
-import { APP_BRIDGE_URL, DEV_APP_BRIDGE_PATH } from './app-bridge-standin.ts';
+import { sendEmbeddedPage } from './admin-page.ts';
 import { allowShopAdminToFrame } from './session-auth.ts';
 
 /** Where an embedded load without a fresh session token goes for one (the path Shopify's templates use). */
@@ -36,32 +34,8 @@ export function sessionTokenExpired(token: string, now: Date): boolean {
   }
 }
 
-/** The bounce page: App Bridge alone (Shopify's CDN, or the development stand-in), first and synchronous. */
+/** The bounce page: App Bridge alone (Shopify's CDN, or the development stand-in), in the shop's admin. */
 export function sendBouncePage(ctx: Context, options: { apiKey: string; development: boolean; shop: string }): void {
-  const nonce = randomBytes(16).toString('base64');
   allowShopAdminToFrame(ctx, options.shop);
-  const framing = ctx.response.get('Content-Security-Policy');
-  ctx.set({
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      `script-src 'nonce-${nonce}' https://cdn.shopify.com`,
-      "connect-src 'self' https://*.shopify.com",
-      "base-uri 'none'",
-      framing.trim().replace(/;$/, ''),
-    ].join('; '),
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-  });
-  ctx.type = 'html';
-  ctx.body = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="shopify-api-key" content="${options.apiKey}">
-<script src="${options.development ? DEV_APP_BRIDGE_PATH : APP_BRIDGE_URL}" nonce="${nonce}"></script>
-<title>Doorstep</title>
-</head>
-<body></body>
-</html>
-`.value;
+  sendEmbeddedPage(ctx, options);
 }
