@@ -12,6 +12,8 @@ export function pageHeaders(
     media?: string[];
     /** Extra `img-src` sources beside 'self' and data: (the store's logo, which lives on the store's CDN). */
     img?: string[];
+    /** Where the page's forms may go; absent = nowhere (the pages post with scripts, not forms). */
+    formAction?: string[];
   } = {},
 ): Record<string, string> {
   return {
@@ -23,7 +25,7 @@ export function pageHeaders(
       ['connect-src', "'self'", ...(allow.connect ?? [])].join(' '),
       ['img-src', "'self'", 'data:', ...(allow.img ?? [])].join(' '),
       "base-uri 'none'",
-      "form-action 'none'",
+      `form-action ${allow.formAction?.join(' ') ?? "'none'"}`,
       "object-src 'none'",
       "frame-ancestors 'none'",
     ].join('; '),

@@ -5,7 +5,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { NotFoundError } from '../errors.ts';
 import { pageHeaders } from '../http/page-headers.ts';
-import { html, type SafeHtml } from '../videos/html.ts';
+import { html, SafeHtml } from '../videos/html.ts';
 
 /** What the public site pages need to know about the service that runs them. */
 export interface SitePagesConfig {
@@ -45,28 +45,13 @@ const LANDING_IMAGES = new Set(['record-preview-phone.png', 'watch-phone.png', '
  * may frame it; its only style is this response's, by nonce; no script.
  */
 export function sendLandingPage(ctx: Context): void {
-  const nonce = randomBytes(16).toString('base64');
-  ctx.set({
-    'Content-Security-Policy': [
-      "default-src 'none'",
-      `style-src 'nonce-${nonce}'`,
-      "img-src 'self'",
-      "form-action 'self'",
-      "base-uri 'none'",
-      "frame-ancestors 'none'",
-    ].join('; '),
-    'Referrer-Policy': 'no-referrer',
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'no-store',
-  });
-  ctx.type = 'html';
-  ctx.body = html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>Doorstep · a video message that arrives with the gift</title>
-        <style nonce="${nonce}">
+  sendDocument(ctx, {
+    title: 'Doorstep · a video message that arrives with the gift',
+    // GET / with `shop`: the Install form.
+    formAction: ["'self'"],
+    // Whoever asks: a merchant's first look is never cached stale.
+    cacheControl: 'no-store',
+    style: `
           body { font: 17px/1.6 system-ui, sans-serif; margin: 0; color: #1a1a1a; background: #fbf7f2; }
           header, main, footer { max-width: 60rem; margin: 0 auto; padding: 0 1.25rem; }
           header { padding-top: 3rem; }
@@ -83,10 +68,8 @@ export function sendLandingPage(ctx: Context): void {
           .pictures img { width: 100%; height: auto; border-radius: 12px; box-shadow: 0 2px 8px rgb(0 0 0 / 0.12); }
           @media (max-width: 40rem) { .pictures { grid-template-columns: 1fr 1fr; } .pictures figure:last-child { grid-column: 1 / -1; } }
           footer { padding: 2rem 1.25rem 3rem; font-size: 0.9rem; color: #4a4a4a; }
-          a { color: #1f5f4a; }
-        </style>
-      </head>
-      <body>
+          a { color: #1f5f4a; }`,
+    body: html`
         <header>
           <p><strong>Doorstep</strong>: video gift messages for Shopify</p>
           <h1>A video message that arrives with the gift.</h1>
@@ -133,9 +116,8 @@ export function sendLandingPage(ctx: Context): void {
             <a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>; <a href="/metrics">/metrics</a> and
             <a href="/admin/queues">/admin/queues</a> need the operator password.
           </p>
-        </footer>
-      </body>
-    </html>`.value;
+        </footer>`,
+  });
 }
 
 function contact(config: SitePagesConfig): SafeHtml {
@@ -203,29 +185,46 @@ function supportBody(config: SitePagesConfig): SafeHtml {
 }
 
 function sendPage(ctx: Context, title: string, body: SafeHtml): void {
+  sendDocument(ctx, {
+    title: `${title} · Doorstep`,
+    // Public and the same for everyone: cacheable, unlike the capability pages.
+    cacheControl: 'public, max-age=3600',
+    style: `
+      body { font: 16px/1.6 system-ui, sans-serif; max-width: 42rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
+      h1 { font-size: 1.8rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+      a { color: #0b57d0; } nav a { margin-right: 1rem; }`,
+    body: html`<nav><a href="/">Doorstep</a><a href="/privacy">Privacy</a><a href="/support">Support</a></nav>
+      <main>
+        <h1>${title}</h1>
+        ${body}
+      </main>`,
+  });
+}
+
+/**
+ * One page of the public site: the pages' headers (src/http/page-headers.ts: nothing from elsewhere,
+ * never framed, no referrer), its own style by this response's nonce, and no script.
+ */
+function sendDocument(
+  ctx: Context,
+  page: { title: string; style: string; body: SafeHtml; cacheControl: string; formAction?: string[] },
+): void {
   const nonce = randomBytes(16).toString('base64');
-  ctx.set(pageHeaders(nonce));
-  // Public and the same for everyone: cacheable, unlike the capability pages.
-  ctx.set('Cache-Control', 'public, max-age=3600');
+  ctx.set(pageHeaders(nonce, page.formAction ? { formAction: page.formAction } : {}));
+  ctx.set('Cache-Control', page.cacheControl);
   ctx.type = 'html';
   ctx.body = html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Doorstep</title>
+        <title>${page.title}</title>
         <style nonce="${nonce}">
-          body { font: 16px/1.6 system-ui, sans-serif; max-width: 42rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
-          h1 { font-size: 1.8rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
-          a { color: #0b57d0; } nav a { margin-right: 1rem; }
+          ${new SafeHtml(page.style)}
         </style>
       </head>
       <body>
-        <nav><a href="/">Doorstep</a><a href="/privacy">Privacy</a><a href="/support">Support</a></nav>
-        <main>
-          <h1>${title}</h1>
-          ${body}
-        </main>
+        ${page.body}
       </body>
     </html>`.value;
 }
