@@ -12,6 +12,7 @@ import { Scrape } from '../support/prometheus.ts';
 import { OPERATOR_PASSWORD_FILE } from '../../src/operations/operator-credentials.ts';
 import { parseTokenKey, tokenKeyId } from '../../src/shopify/token-cipher.ts';
 import { TOKEN_KEY_FILE } from '../../src/shopify/token-key-file.ts';
+import { outboxMails } from '../support/outbox.ts';
 
 /**
  * Issue 4's "done when", on `npm start`'s embedded defaults in a real child process (PGlite, private
@@ -91,15 +92,7 @@ it('plays the whole story on the embedded defaults', async () => {
     body: JSON.stringify({ status: 'delivered' }),
   });
 
-  const outbox = path.join(dataDir, 'outbox');
-  const mailsTo = (to: RegExp) =>
-    fs.existsSync(outbox)
-      ? fs
-          .readdirSync(outbox)
-          .filter((f) => f.endsWith('.eml'))
-          .map((f) => fs.readFileSync(path.join(outbox, f), 'utf8'))
-          .filter((m) => to.test(m))
-      : [];
+  const mailsTo = (to: RegExp) => outboxMails(dataDir).filter((m) => to.test(m));
   const recipientMails = () => mailsTo(/^To: bartholomew\.private@example\.com/m);
   const [mail] = await eventually(
     async () => (recipientMails().length > 0 ? recipientMails() : undefined),

@@ -1,10 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { pageWatchingProblems } from '../support/chromium.ts';
-import type { TestApp } from '../support/test-app.ts';
-import { eventually } from '../support/workers.ts';
+import { launchChromium, pageWatchingProblems } from '../support/chromium.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { startTestWorkers } from '../support/workers.ts';
+import { decodedMail } from '../support/mail-server.ts';
+import { outboxMail } from '../support/outbox.ts';
 
 /**
  * A new merchant's first hour on `npm start`'s embedded defaults (issue 28), in a real browser: the
@@ -12,6 +12,22 @@ import { eventually } from '../support/workers.ts';
  * its Save, and "Send a test gift to yourself" down to the e-mail and the watch page it links to.
  * `shot` (the screenshots run) pictures each stage; the test runs it without.
  */
+/** What the walk runs against: `npm start`'s embedded defaults (the app, its workers) and a Chromium. */
+export async function startFirstHourWorld(): Promise<{ app: TestApp; browser: Browser; close(): Promise<void> }> {
+  const app = await startTestApp();
+  const workers = await startTestWorkers(app.services);
+  const browser = await launchChromium();
+  return {
+    app,
+    browser,
+    async close() {
+      await browser.close();
+      await workers.close();
+      await app.close();
+    },
+  };
+}
+
 export async function walkFirstHour(
   browser: Browser,
   app: TestApp,
@@ -49,20 +65,13 @@ export async function walkFirstHour(
     await shot('first-hour-3-test-gift', page);
 
     const email = `owner@${shop.split('.')[0]}.example.com`;
-    const outbox = path.join(app.services.config.dataDir, 'outbox');
-    const message = await eventually(
-      async () =>
-        fs.existsSync(outbox)
-          ? fs
-              .readdirSync(outbox)
-              .filter((file) => file.endsWith('.eml'))
-              .map((file) => fs.readFileSync(path.join(outbox, file), 'utf8'))
-              .find((text) => text.includes(`To: ${email}`) && text.includes('/watch/'))
-          : undefined,
-      90_000,
+    const message = await outboxMail(
+      app.services.config.dataDir,
+      (mail) => mail.includes(`To: ${email}`) && mail.includes('/watch/'),
       'the test gift’s e-mail in the outbox',
+      90_000,
     );
-    const watchUrl = /https?:\/\/[^\s"<>]+\/watch\/[0-9a-f-]{36}/.exec(message.replace(/=\r?\n/g, ''))![0];
+    const watchUrl = /https?:\/\/[^\s"<>]+\/watch\/[0-9a-f-]{36}/.exec(decodedMail(message))![0];
     // PUBLIC_URL names the link's host; the test's server is on a port of its own.
     await page.goto(`${app.baseUrl}${new URL(watchUrl).pathname}`);
     await page.locator('video#message').waitFor();

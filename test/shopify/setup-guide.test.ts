@@ -1,11 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
 import { productTemplateWithBlock } from '../../src/shopify/sandbox/theme-editor.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { outboxMail } from '../support/outbox.ts';
+import { startTestWorkers } from '../support/workers.ts';
 import { sessionToken } from './session-token.ts';
 
 /**
@@ -94,17 +93,9 @@ describe('the setup guide', () => {
     expect(sent.body.message).toContain(email);
     expect((await stepsOf(shop)).test_gift!.done).toBe(true);
 
-    const outbox = path.join(app.services.config.dataDir, 'outbox');
-    const message = await eventually(
-      async () =>
-        fs.existsSync(outbox)
-          ? fs
-              .readdirSync(outbox)
-              .filter((file) => file.endsWith('.eml'))
-              .map((file) => fs.readFileSync(path.join(outbox, file), 'utf8'))
-              .find((text) => text.includes(`To: ${email}`) && text.includes('/watch/'))
-          : undefined,
-      60_000,
+    const message = await outboxMail(
+      app.services.config.dataDir,
+      (mail) => mail.includes(`To: ${email}`) && mail.includes('/watch/'),
       'the test gift’s e-mail in the outbox',
     );
     expect(message).toBeDefined();
