@@ -82,6 +82,24 @@ describe('the setup guide', () => {
     );
     expect((await stepsOf(shop)).video_product!.done).toBe(true);
     expect((await stepsOf(shop)).plan!.done).toBe(false);
+
+    // Approved on the sandbox's approval page and back through the return URL: billing's plan is active.
+    const billing = await adminApi(shop, 'GET', '/billing');
+    const confirmation = new URL(billing.body.subscription.confirmation_url as string);
+    const approved = await fetch(new URL('approve', confirmation), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ subscription: confirmation.searchParams.get('subscription')!, decision: 'approve' }),
+      redirect: 'manual',
+    });
+    expect((await fetch(approved.headers.get('location')!, { redirect: 'manual' })).status).toBe(302);
+    const steps = await stepsOf(shop);
+    expect(steps.plan!.done).toBe(true);
+    expect(
+      Object.values(steps)
+        .filter((step) => step.done)
+        .map((step) => step.id),
+    ).toEqual(['video_product', 'plan']);
   });
 
   it('sends a test gift to the store’s e-mail: a sample video, the recipient’s e-mail in the outbox, never billed', async () => {
