@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { optionalSetting } from './validation.ts';
 import { BudgetFormatError, describeBudget, parseBudget, type CarrierBudget } from './carriers/budget.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import {
@@ -27,17 +28,7 @@ import { describeVideoConfig, loadVideoConfig, VideoConfigError, type VideoConfi
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Unset and empty both mean "not configured". */
-/** Unset, empty or blank → undefined; else trimmed. */
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value?.trim() ? value.trim() : undefined));
-
-const optionalUrl = z
-  .string()
-  .optional()
-  .transform((value) => (value?.trim() ? value.trim() : undefined))
-  .pipe(z.url().optional());
+const optionalUrl = optionalSetting.pipe(z.url().optional());
 
 /** `60/hour`, `3/minute`, `140/10s`; unset or empty → the carrier's default (src/carriers/budget.ts). */
 const budgetSetting = z
@@ -102,7 +93,7 @@ const environmentSchema = z.object({
    * PUBLIC_URL, so that record and watch links point where the dev store's shoppers can reach them.
    */
   APP_URL: optionalUrl,
-  DATABASE_URL: optionalText.pipe(
+  DATABASE_URL: optionalSetting.pipe(
     z
       .string()
       .refine(isPostgresUrl, {
@@ -180,11 +171,7 @@ const environmentSchema = z.object({
     .max(128)
     .regex(/^[^:]+$/, 'must not contain ":"')
     .default('operator'),
-  OPERATOR_PASSWORD: z
-    .string()
-    .optional()
-    .transform((value) => (value?.trim() ? value.trim() : undefined))
-    .pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  OPERATOR_PASSWORD: optionalSetting.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   /** Shopify tokens at rest (docs/operations.md "Shopify token encryption key"). */
   TOKEN_ENCRYPTION_KEY: tokenKeySetting,
   TOKEN_ENCRYPTION_PREVIOUS_KEYS: previousTokenKeysSetting,

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ValidationError, type FieldErrors } from './errors.ts';
 
 /** Parses a body or throws a ValidationError naming each offending field. */
@@ -30,3 +30,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
+
+/** An environment setting: unset, empty or blank all mean "not configured" (undefined); else trimmed. */
+export const optionalSetting = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { optionalSetting } from '../validation.ts';
 
 /**
  * SHOPIFY_* settings, validated once at start (merged into src/config.ts by the composition root).
@@ -12,18 +13,13 @@ export const DEVELOPMENT_API_SECRET = 'doorstep-development-api-secret';
 
 export const SHOPIFY_API_VERSION = '2026-07';
 
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value?.trim() ? value.trim() : undefined));
-
-const scopeList = optionalText.pipe(
+const scopeList = optionalSetting.pipe(
   z
     .string()
     .regex(/^[a-z_]+(,[a-z_]+)*$/, 'must be comma-separated scopes, e.g. read_orders,read_fulfillments')
     .optional(),
 );
-const optionalUrl = optionalText.pipe(z.url().optional());
+const optionalUrl = optionalSetting.pipe(z.url().optional());
 
 /**
  * Our own names first; then the names `shopify app dev` gives its web process (Shopify/cli,
@@ -32,14 +28,14 @@ const optionalUrl = optionalText.pipe(z.url().optional());
  * APP_URL (and HOST) to its tunnel URL. So `shopify app dev` needs no extra setup.
  */
 const shopifyEnvironment = z.object({
-  SHOPIFY_API_KEY: optionalText,
-  SHOPIFY_API_SECRET: optionalText,
+  SHOPIFY_API_KEY: optionalSetting,
+  SHOPIFY_API_SECRET: optionalSetting,
   SHOPIFY_SCOPES: scopeList,
   SCOPES: scopeList,
   SHOPIFY_APP_URL: optionalUrl,
   APP_URL: optionalUrl,
   /** The theme app extension's id, as the Shopify CLI writes it to the app's .env (`SHOPIFY_<EXTENSION NAME>_ID`): the setup guide's deep link adds its block. */
-  SHOPIFY_VIDEO_GIFT_MESSAGE_ID: optionalText,
+  SHOPIFY_VIDEO_GIFT_MESSAGE_ID: optionalSetting,
   SHOPIFY_MAX_VIDEO_LINES_PER_ORDER: z.coerce
     .number({ error: 'must be a whole number from 1 to 1000' })
     .int('must be a whole number from 1 to 1000')

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { optionalSetting } from '../validation.ts';
 import { z } from 'zod';
 
 /**
@@ -6,10 +7,6 @@ import { z } from 'zod';
  * composition root). With `S3_BUCKET` set, videos go to S3-compatible storage; otherwise to local
  * disk under `$DATA_DIR/videos`.
  */
-const trimmedOptional = z
-  .string()
-  .optional()
-  .transform((value) => (value?.trim() ? value.trim() : undefined));
 
 const booleanText = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
@@ -66,17 +63,17 @@ export const videoEnvironmentSchema = z.object({
     .default(24),
   RECORD_UPLOADS_PER_ORDER_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
   RECORD_UPLOADS_PER_IP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(120),
-  S3_BUCKET: trimmedOptional,
+  S3_BUCKET: optionalSetting,
   /** An S3-compatible endpoint (MinIO, R2, …); unset means AWS itself. */
-  S3_ENDPOINT: trimmedOptional.pipe(z.url().optional()),
+  S3_ENDPOINT: optionalSetting.pipe(z.url().optional()),
   /**
    * The endpoint as browsers reach it, for the presigned video URLs, when it differs from the one
    * this process uses (compose: `http://minio:9000` inside, `http://localhost:9000` outside).
    */
-  S3_PUBLIC_ENDPOINT: trimmedOptional.pipe(z.url().optional()),
+  S3_PUBLIC_ENDPOINT: optionalSetting.pipe(z.url().optional()),
   S3_REGION: z.string().trim().min(1).default('us-east-1'),
-  S3_ACCESS_KEY_ID: trimmedOptional,
-  S3_SECRET_ACCESS_KEY: trimmedOptional,
+  S3_ACCESS_KEY_ID: optionalSetting,
+  S3_SECRET_ACCESS_KEY: optionalSetting,
   /** Path-style URLs (`endpoint/bucket/key`), which most S3-compatible servers need. Default: on when S3_ENDPOINT is set. */
   S3_FORCE_PATH_STYLE: booleanText.optional(),
   /** How long a watch link's presigned video URL stays valid; short, the page asks again on every load. */
