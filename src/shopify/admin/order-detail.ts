@@ -96,31 +96,38 @@ export function trackingJson(order: OrderRow, tracking: TrackingRow | null): Tra
 }
 
 /**
- * What still stands from the timeline: a tracking-number warning since the package was last set,
- * and a carrier that stopped answering since its last status.
+ * What became of the tracking-number warning at `index`: the carrier went on to report on the
+ * number (`answered`: it was right after all), the package was set again (`replaced`), or neither
+ * (`standing`). One rule for the page's warnings and for how the timeline words the entry.
  */
-/** Whether the carrier reported a status for the order's number after the warning at `index`. */
-function carrierKnewItLater(timeline: readonly TimelineEntryJson[], index: number): boolean {
+function numberWarningFate(
+  timeline: readonly TimelineEntryJson[],
+  index: number,
+): 'standing' | 'answered' | 'replaced' {
   for (const entry of timeline.slice(index + 1)) {
-    if (entry.type === 'shipment.set' || entry.type === 'shipment.cleared') return false;
-    if (entry.type === 'tracking.status' && entry.data.status !== 'not_found') return true;
+    if (entry.type === 'shipment.set' || entry.type === 'shipment.cleared') return 'replaced';
+    if (entry.type === 'tracking.status' && entry.data.status !== 'not_found') return 'answered';
   }
-  return false;
+  return 'standing';
 }
 
+/**
+ * What still stands from the timeline: the last tracking-number warning, unless answered or
+ * replaced, and a carrier that stopped answering since its last status.
+ */
 export function warningsFrom(timeline: readonly TimelineEntryJson[]): string[] {
   const warnings: string[] = [];
-  let numberWarning: string | null = null;
+  const lastNumberWarning = timeline.findLastIndex((entry) => entry.type === 'tracking.warning');
+  if (lastNumberWarning >= 0 && numberWarningFate(timeline, lastNumberWarning) === 'standing') {
+    const detail = describeTimelineEntry(timeline[lastNumberWarning]!).detail;
+    if (detail) warnings.push(detail);
+  }
   let carrierWarning: string | null = null;
   for (const entry of timeline) {
-    if (entry.type === 'shipment.set' || entry.type === 'shipment.cleared') numberWarning = carrierWarning = null;
+    if (entry.type === 'shipment.set' || entry.type === 'shipment.cleared') carrierWarning = null;
     if (entry.type === 'tracking.status' || entry.type === 'tracking.stopped') carrierWarning = null;
-    // The carrier answering with a status for the number settles a warning that it did not know it.
-    if (entry.type === 'tracking.status' && entry.data.status !== 'not_found') numberWarning = null;
-    if (entry.type === 'tracking.warning') numberWarning = describeTimelineEntry(entry).detail;
     if (entry.type === 'tracking.carrier_unavailable') carrierWarning = describeTimelineEntry(entry).detail;
   }
-  if (numberWarning) warnings.push(numberWarning);
   if (carrierWarning) warnings.push(carrierWarning);
   return warnings;
 }
@@ -185,7 +192,7 @@ export function orderDetailJson(
       source_label: SOURCE_LABELS[entry.source],
       ...describeTimelineEntry(entry),
       // A number the carrier went on to report on was right after all: history, not an alarm.
-      ...(entry.type === 'tracking.warning' && carrierKnewItLater(timeline, index)
+      ...(entry.type === 'tracking.warning' && numberWarningFate(timeline, index) === 'answered'
         ? { title: 'The carrier did not know the tracking number at first' }
         : {}),
     })),
