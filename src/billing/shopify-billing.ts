@@ -437,7 +437,8 @@ export class ShopifyBilling {
     const share = await this.shareOf(shop);
     const terms = subscriptionTerms(share, config.cappedAmountCents);
     const token = await shopify.tokens.accessToken(shop.domain);
-    const test = chargesAreTests(config.test, await this.shopPlan(shop.domain, token));
+    // With every plan a test by the setting, the shop's own plan need not be asked.
+    const test = chargesAreTests(config.test, config.test ? null : await this.shopPlan(shop.domain, token));
     const created = await createUsageSubscription(shopify.library, token, shop.domain, {
       name: PLAN_NAME,
       returnUrl: `${shopify.config.appUrl}/shopify/billing/return?shop=${encodeURIComponent(shop.domain)}`,
