@@ -71,7 +71,7 @@ export interface ShopifyConfig {
 }
 
 /** The development credentials' stand-in id of the theme app extension (the sandbox's theme editor accepts it). */
-export const DEVELOPMENT_THEME_EXTENSION_ID = 'doorstep-development-theme-extension';
+const DEVELOPMENT_THEME_EXTENSION_ID = 'doorstep-development-theme-extension';
 
 export class ShopifyConfigError extends Error {
   override name = 'ShopifyConfigError';

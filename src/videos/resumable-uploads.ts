@@ -13,6 +13,7 @@ import { errorAnswer } from '../http/error-handler.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { OrderRow } from '../orders/serializer.ts';
+import type { VideoPurpose } from '../vocabulary.ts';
 import { VIDEO_CONTENT_TYPES } from './service.ts';
 import type { VideoRow } from './videos.ts';
 
@@ -49,7 +50,7 @@ export interface ResumableUploadsOptions {
 /** One kind of upload (the gift, a thank-you reply) under its page's capability path (`:uuid`). */
 export interface UploadKind {
   /** Stored with each upload, so an upload of one kind is never finished as another. */
-  name: 'gift' | 'thanks';
+  name: VideoPurpose;
   /** The order the path's uuid names (NotFoundError when none). */
   order: (uuid: string) => Promise<OrderRow>;
   /** Before an upload is created: may the order take one now (409), within its budget (429)? */

@@ -1,12 +1,7 @@
+import type { UploadState } from './browser/page-data.ts';
 import type { VideoRow } from './videos.ts';
 
-/** What the record page is told of the upload it sent, while it waits (`GET /record/{uuid}/videos/{id}`). */
-export type UploadState =
-  | { status: 'processing' }
-  | { status: 'ready'; duration_seconds: number | null }
-  /** The reason is written for the sender: "The video is 2:31 long; video messages can be up to 2:00." */
-  | { status: 'failed'; reason: string };
-
+/** What the record page is told of the upload it sent, while it waits. */
 export function uploadState(video: Pick<VideoRow, 'status' | 'failure_reason' | 'duration_tenths'>): UploadState {
   if (video.status === 'processed')
     return { status: 'ready', duration_seconds: video.duration_tenths === null ? null : video.duration_tenths / 10 };

@@ -4,7 +4,7 @@
  * `shopify://apps/{app}/blocks/{block handle}/{extension id}` in one of the template's sections, and
  * not `disabled`. Pure: the template's text in, the answer out.
  */
-export const BLOCK_HANDLE = 'video-gift-message';
+const BLOCK_HANDLE = 'video-gift-message';
 
 export function appBlockActive(templateText: string, blockHandle: string = BLOCK_HANDLE): boolean {
   let template: unknown;

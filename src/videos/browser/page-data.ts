@@ -48,3 +48,13 @@ export interface ThanksFormData {
   /** What the page says once a reply arrived (who gets it, and when). */
   receivedText: string;
 }
+
+/**
+ * Where the record page's sent video stands (`GET /record/{uuid}/videos/{id}`, src/videos/upload-state.ts),
+ * which the page follows until it is ready or failed.
+ */
+export type UploadState =
+  | { status: 'processing' }
+  | { status: 'ready'; duration_seconds: number | null }
+  /** The reason is written for the sender: "The video is 2:31 long; video messages can be up to 2:00." */
+  | { status: 'failed'; reason: string };

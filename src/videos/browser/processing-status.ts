@@ -1,5 +1,4 @@
-/** What `GET /record/{uuid}/videos/{id}` says (src/videos/upload-state.ts). */
-type UploadState = { status: 'processing' } | { status: 'ready' } | { status: 'failed'; reason: string };
+import type { UploadState } from './page-data.ts';
 
 /** Asked this often while the video is prepared (a two-minute message takes about a minute). */
 const POLL_MS = 3000;
