@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BLOCK_ASSET, buildStorefrontBlock } from '../src/shopify/storefront-block/build.ts';
+import { cliErrorLines } from './shopify-cli-output.ts';
 
 /**
  * `npm run build:shopify`: the Shopify CLI's `shopify app build` (offline: it bundles the checkout
@@ -47,7 +48,7 @@ for (const stream of [child.stdout, child.stderr])
 child.on('close', (code, signal) => {
   if (signal) fail(`shopify app build was stopped (${signal}), after ${DEADLINE_MS / 1000} s at most.`);
   if (code !== 0) fail(`shopify app build exited with ${code}.`);
-  const errors = output.split('\n').filter((line) => /\[error\]/i.test(line));
+  const errors = cliErrorLines(output);
   if (errors.length > 0) fail(`shopify app build reported ${errors.length} error(s):\n${errors.join('\n')}`);
   console.log('build:shopify: 0 errors');
 });

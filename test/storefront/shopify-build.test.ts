@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { cliErrorLines } from '../../scripts/shopify-cli-output.ts';
 
 /**
  * Issue 28: `npm run build:shopify` (scripts/shopify-app-build.ts) refuses to build the app without
@@ -24,3 +25,14 @@ it('fails without APP_URL, or with one that is not https, saying why', () => {
   expect(plain.status).toBe(1);
   expect(plain.stderr).toContain("APP_URL must be the server's https:// address");
 }, 120_000);
+
+it('finds the errors the CLI reports although it says "built!" (theme check, as it printed it before the block was built)', () => {
+  const output = [
+    '       video-gift-message │ Running theme check on your Theme app extension...',
+    '       video-gift-message │ \u001b[31m[error]\u001b[39m: AssetSizeAppBlockJavaScript',
+    "       video-gift-message │ The file size for 'video-gift-message.js' (19732 B)",
+    '│  doorstep built!                                                             │',
+  ].join('\n');
+  expect(cliErrorLines(output)).toEqual(['       video-gift-message │ [error]: AssetSizeAppBlockJavaScript']);
+  expect(cliErrorLines('│  doorstep built!')).toEqual([]);
+});
