@@ -27,6 +27,7 @@ import * as vacuumHotTables from './migrations/032-vacuum-hot-tables.ts';
 import * as shopifyQuantities from './migrations/033-shopify-quantities.ts';
 import * as videoRenditions from './migrations/034-video-renditions.ts';
 import * as shopifyTestGifts from './migrations/035-shopify-test-gifts.ts';
+import * as shopTimeZones from './migrations/036-shop-time-zones.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '033-shopify-quantities': shopifyQuantities,
   '034-video-renditions': videoRenditions,
   '035-shopify-test-gifts': shopifyTestGifts,
+  '036-shop-time-zones': shopTimeZones,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

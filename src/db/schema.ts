@@ -244,6 +244,8 @@ export interface ShopsTable {
   installed_at: Timestamp;
   uninstalled_at: Timestamp | null;
   updated_at: Timestamp;
+  /** Shopify's `shop.ianaTimezone` ("America/New_York"): the admin's dates (migration 036); null until read. */
+  iana_timezone: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhookReceiptsTable {

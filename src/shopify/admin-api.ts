@@ -17,14 +17,23 @@ export function adminGraphql(shopify: ShopifyLibrary, accessToken: string, domai
   return new shopify.clients.Graphql({ session: offlineSession(domain, accessToken) });
 }
 
-export async function fetchShopName(
+/** What Doorstep keeps of a shop from Shopify: its name (the account's) and its time zone (the admin's dates). */
+export interface ShopProfile {
+  name: string | null;
+  /** IANA ("America/New_York"), as Shopify's `shop.ianaTimezone`. */
+  ianaTimezone: string | null;
+}
+
+export async function fetchShopProfile(
   shopify: ShopifyLibrary,
   accessToken: string,
   domain: string,
-): Promise<string | null> {
+): Promise<ShopProfile> {
   const client = adminGraphql(shopify, accessToken, domain);
-  const response = await client.request<{ shop: { name: string } }>('query DoorstepShopName { shop { name } }');
-  return response.data?.shop.name ?? null;
+  const response = await client.request<{ shop: { name: string; ianaTimezone?: string | null } }>(
+    'query DoorstepShopProfile { shop { name ianaTimezone } }',
+  );
+  return { name: response.data?.shop.name ?? null, ianaTimezone: response.data?.shop.ianaTimezone ?? null };
 }
 
 /**

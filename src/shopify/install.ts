@@ -1,5 +1,6 @@
-import { fetchShopName, fetchShopPrimaryLocale } from './admin-api.ts';
+import { fetchShopPrimaryLocale, fetchShopProfile, type ShopProfile } from './admin-api.ts';
 import type { ShopifyServices } from './services.ts';
+import { isKnownTimeZone } from './shop-time-zone.ts';
 import { refreshShopLogo } from './shop-logo.ts';
 import { findShop, registerShop, type TokenPair } from './shops.ts';
 
@@ -9,18 +10,18 @@ import { findShop, registerShop, type TokenPair } from './shops.ts';
  */
 export async function installShop(shopify: ShopifyServices, domain: string, tokens: TokenPair) {
   const existing = await findShop(shopify.deps.db, domain);
-  let name: string | null = null;
+  let profile: ShopProfile = { name: null, ianaTimezone: null };
   let locale: string | null = null;
   if (!existing) {
     // Two queries, not one: a token without `read_locales` (granted before Doorstep asked for it)
     // fails the locale's, and the name must not go with it. The install fails on neither nicety.
-    [name, locale] = await Promise.all([
-      fetchShopName(shopify.library, tokens.accessToken, domain).catch((error: unknown) => {
+    [profile, locale] = await Promise.all([
+      fetchShopProfile(shopify.library, tokens.accessToken, domain).catch((error: unknown) => {
         shopify.deps.logger.warn(
           { err: error, shop: domain },
           'could not read the shop name; the account is named after the domain',
         );
-        return null;
+        return { name: null, ianaTimezone: null };
       }),
       fetchShopPrimaryLocale(shopify.library, tokens.accessToken, domain).catch((error: unknown) => {
         shopify.deps.logger.warn(
@@ -32,7 +33,8 @@ export async function installShop(shopify: ShopifyServices, domain: string, toke
     ]);
   }
   const registered = await registerShop(shopify.deps.db, domain, {
-    name,
+    name: profile.name,
+    timeZone: profile.ianaTimezone && isKnownTimeZone(profile.ianaTimezone) ? profile.ianaTimezone : null,
     locale,
     tokens: shopify.tokens.seal(domain, tokens),
   });

@@ -72,6 +72,8 @@ export async function registerShop(
     name?: string | null;
     /** A new shop's primary locale (accounts' `localeSchema` reads it); null or absent: `en`. */
     locale?: string | null;
+    /** A new shop's IANA time zone (shop-time-zone.ts); null or absent: read when the admin first asks. */
+    timeZone?: string | null;
     tokens?: StoredTokenPair | null;
     rotateKey?: boolean;
     now?: Date;
@@ -107,7 +109,14 @@ export async function registerShop(
   });
   const inserted = await db
     .insertInto('shops')
-    .values({ domain, account_id: account.id, installed_at: now, updated_at: now, ...tokenColumns })
+    .values({
+      domain,
+      account_id: account.id,
+      installed_at: now,
+      updated_at: now,
+      iana_timezone: options.timeZone ?? null,
+      ...tokenColumns,
+    })
     .onConflict((oc) => oc.column('domain').doNothing())
     .returningAll()
     .executeTakeFirst();

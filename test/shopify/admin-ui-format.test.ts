@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   formatDuration,
   formatMoney,
+  formatTime,
   numericShopifyId,
   shorten,
   stageTone,
@@ -19,6 +20,14 @@ describe('the admin’s wording', () => {
     expect(formatMoney(0)).toBe('$0.00');
     expect(formatMoney(1234)).toBe('$12.34');
     expect(formatMoney(500_000)).toBe('$5,000.00');
+  });
+
+  it("dates are written in the shop's time zone, named, whatever the browser's", () => {
+    const at = '2026-11-27T17:04:15Z';
+    expect(formatTime(at, 'America/New_York')).toBe('Nov 27, 2026, 12:04 PM EST');
+    expect(formatTime(at, 'Asia/Tokyo')).toBe('Nov 28, 2026, 2:04 AM GMT+9');
+    expect(formatTime(at, 'UTC')).toBe('Nov 27, 2026, 5:04 PM UTC');
+    expect(formatTime(null, 'UTC')).toBe('—');
   });
 
   it('durations read like a person says them', () => {

@@ -174,8 +174,8 @@ describe('expiring offline tokens', () => {
     expect(after.access_token_expires_at!.getTime()).toBeGreaterThan(Date.now() + 3_000_000);
     expect(after.token_refresh_claimed_until).toBeNull();
     // The fresh token works against the Admin API.
-    const { fetchShopName } = await import('../../src/shopify/admin-api.ts');
-    expect(await fetchShopName(app.shopify.library, tokens[0]!, shop)).toBe(`Fake ${shop.split('.')[0]}`);
+    const { fetchShopProfile } = await import('../../src/shopify/admin-api.ts');
+    expect((await fetchShopProfile(app.shopify.library, tokens[0]!, shop)).name).toBe(`Fake ${shop.split('.')[0]}`);
   });
 
   it('a second process waits for the refresh the first one holds', async () => {

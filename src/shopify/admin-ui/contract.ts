@@ -16,7 +16,12 @@ export type Stage = (typeof STAGES)[number];
 /** What an order can show beyond the filters: a date-triggered send waiting for its day, a cancelled order. */
 export type DisplayStage = Stage | 'scheduled' | 'cancelled';
 
-export interface HomeJson {
+/** Every answer that holds dates carries the shop's time zone (IANA): the admin writes them in it. */
+export interface InShopTime {
+  time_zone: string;
+}
+
+export interface HomeJson extends InShopTime {
   shop: { domain: string; name: string };
   period: { from: string; to: string };
   counts: { video_orders: number; delivered: number; sent: number; viewed: number; needs_attention: number };
@@ -38,7 +43,7 @@ export interface OrderSummary {
   attention: string | null;
 }
 
-export interface OrderList {
+export interface OrderList extends InShopTime {
   data: OrderSummary[];
   has_more: boolean;
   next_cursor: string | null;
@@ -67,11 +72,11 @@ export interface TimelineEntry {
   source_label: string;
   title: string;
   detail: string | null;
-  /** A time the entry is about (delivered at, next try), written by the page in the merchant's time zone. */
+  /** A time the entry is about (delivered at, next try), written by the page in the shop's time zone. */
   moment?: { label: string; at: string };
 }
 
-export interface OrderDetail {
+export interface OrderDetail extends InShopTime {
   order: ApiOrder;
   shopify_order_name: string | null;
   stage: DisplayStage;
@@ -123,7 +128,7 @@ export const LANGUAGES: ReadonlyArray<{ value: Locale; label: string }> = [
 export type GiftPackages = 'all_shipped_items' | 'gift_item';
 export type SendMethod = 'email' | 'sms' | 'email_and_sms';
 
-export interface SettingsJson {
+export interface SettingsJson extends InShopTime {
   shop: string;
   active: boolean;
   fallback_delivered: boolean;
@@ -168,7 +173,7 @@ export interface RotatedCredentials {
   api_key: string;
 }
 
-export interface DataExportList {
+export interface DataExportList extends InShopTime {
   data: Array<{ id: string; data_request_id: string; customer_id: string; created_at: string }>;
 }
 

@@ -20,10 +20,21 @@ export function formatDuration(seconds: number | null): string {
   return `${minutes} min`;
 }
 
-/** An API timestamp (UTC) as a date and time in the merchant's browser. */
-export function formatTime(at: string | null): string {
+/**
+ * An API timestamp (UTC) as a date and time in the shop's time zone, as the Shopify admin writes its
+ * own: "Nov 27, 2026, 12:04 PM EST". The zone is named, so a merchant travelling is not misled.
+ */
+export function formatTime(at: string | null, timeZone: string): string {
   if (!at) return '—';
-  return new Date(at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+  return new Date(at).toLocaleString('en-US', {
+    month: 'short',
+    day: 'numeric',
+    year: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZone,
+    timeZoneName: 'short',
+  });
 }
 
 export type BadgeTone = 'info' | 'success' | 'warning' | 'critical' | 'attention' | undefined;

@@ -13,7 +13,7 @@ import type { EventSource } from '../../vocabulary.ts';
 import { getDataExport, listDataExports } from '../data-exports.ts';
 import type { ShopifyServices } from '../services.ts';
 import { currentShop, sessionTokenAuth } from '../session-auth.ts';
-import { shopSettingsSchema, updateShopSettings } from '../shops.ts';
+import { shopSettingsSchema, updateShopSettings, type ShopRow } from '../shops.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import { homeJson } from './home.ts';
 import { sendTestGift, setupGuide } from '../setup/setup.ts';
@@ -21,7 +21,7 @@ import type { VideoService } from '../../videos/service.ts';
 import { actionRefusals, orderDetailJson, orderSummaryJson, type AdminAction } from './order-detail.ts';
 import { listOrders, orderContexts } from './order-reads.ts';
 import { adminSettingsJson } from './settings.ts';
-import { refreshShopLogo } from '../shop-logo.ts';
+import { shopTimeZone } from '../shop-time-zone.ts';
 import { ORDER_STAGES } from './stage.ts';
 
 export interface AdminApiDeps {
@@ -71,10 +71,13 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   const router = new Router({ prefix: '/shopify/api' });
   router.use(sessionTokenAuth(shopify));
 
-  const detail = async (accountId: string, orderId: string) => {
-    const { order, timeline } = await orders.getWithTimeline(accountId, orderId);
+  /** The shop's time zone rides with every answer that holds dates: the admin shows them in it. */
+  const timeZoneOf = async (shop: ShopRow) => ({ time_zone: await shopTimeZone(shopify, shop) });
+
+  const detail = async (shop: ShopRow, orderId: string) => {
+    const { order, timeline } = await orders.getWithTimeline(shop.account_id, orderId);
     const [context] = await orderContexts(db, [order]);
-    return orderDetailJson(context!, timeline, publicUrl, now());
+    return { ...orderDetailJson(context!, timeline, publicUrl, now()), ...(await timeZoneOf(shop)) };
   };
 
   /** 404 for another shop's order; 409 in words when the action does not apply. */
@@ -87,7 +90,7 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   };
 
   router.get('/home', async (ctx) => {
-    ctx.body = await homeJson(db, currentShop(ctx), now());
+    ctx.body = { ...(await homeJson(db, currentShop(ctx), now())), ...(await timeZoneOf(currentShop(ctx))) };
   });
 
   const setup = { shopify, orders, videos: deps.videos, planActive: deps.planActive };
@@ -114,25 +117,30 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
     const parsed = listQuerySchema.safeParse(ctx.query);
     if (!parsed.success) throw new ValidationError('The query parameters are not valid.', fieldErrors(parsed.error));
     const page = await listOrders(db, currentShop(ctx).account_id, parsed.data);
-    ctx.body = { data: page.orders.map(orderSummaryJson), has_more: page.hasMore, next_cursor: page.nextCursor };
+    ctx.body = {
+      data: page.orders.map(orderSummaryJson),
+      has_more: page.hasMore,
+      next_cursor: page.nextCursor,
+      ...(await timeZoneOf(currentShop(ctx))),
+    };
   });
 
   router.get('/orders/:orderId', async (ctx) => {
-    ctx.body = await detail(currentShop(ctx).account_id, orderId(ctx));
+    ctx.body = await detail(currentShop(ctx), orderId(ctx));
   });
 
   router.post('/orders/:orderId/mark-delivered', async (ctx) => {
     const accountId = currentShop(ctx).account_id;
     await refuseUnlessApplies(accountId, orderId(ctx), 'mark_delivered');
     await orders.update(accountId, orderId(ctx), { delivered: true }, 'admin');
-    ctx.body = await detail(accountId, orderId(ctx));
+    ctx.body = await detail(currentShop(ctx), orderId(ctx));
   });
 
   router.post('/orders/:orderId/resend', async (ctx) => {
     const accountId = currentShop(ctx).account_id;
     await refuseUnlessApplies(accountId, orderId(ctx), 'resend');
     await deps.resend(accountId, orderId(ctx), 'admin');
-    ctx.body = await detail(accountId, orderId(ctx));
+    ctx.body = await detail(currentShop(ctx), orderId(ctx));
   });
 
   router.put('/orders/:orderId/recipient', async (ctx) => {
@@ -153,25 +161,24 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
       { ...recipient, ...(sendMethod ? { send_method: sendMethod } : {}) },
       'admin',
     );
-    ctx.body = await detail(accountId, order.id);
+    ctx.body = await detail(currentShop(ctx), order.id);
   });
 
   router.post('/orders/:orderId/cancel', async (ctx) => {
     const accountId = currentShop(ctx).account_id;
     const order = await refuseUnlessApplies(accountId, orderId(ctx), 'cancel');
     await orders.cancel(order.id, 'admin', ADMIN_CANCEL_REASON);
-    ctx.body = await detail(accountId, order.id);
+    ctx.body = await detail(currentShop(ctx), order.id);
   });
 
   router.get('/settings', async (ctx) => {
-    // The shop's logo may have changed in Shopify since the install: read it again as the page loads.
-    await refreshShopLogo(deps.shopify, currentShop(ctx));
-    ctx.body = await adminSettingsJson(db, currentShop(ctx));
+    ctx.body = { ...(await adminSettingsJson(db, currentShop(ctx))), ...(await timeZoneOf(currentShop(ctx))) };
   });
 
   router.put('/settings', async (ctx) => {
     const update = parseBody(shopSettingsSchema, await readJsonObject(ctx), 'settings');
-    ctx.body = await adminSettingsJson(db, await updateShopSettings(db, currentShop(ctx).domain, update, now()));
+    const shop = await updateShopSettings(db, currentShop(ctx).domain, update, now());
+    ctx.body = { ...(await adminSettingsJson(db, shop)), ...(await timeZoneOf(shop)) };
   });
 
   router.get('/credentials', async (ctx) => {
@@ -190,6 +197,7 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   router.get('/data-exports', async (ctx) => {
     const rows = await listDataExports(db, currentShop(ctx).account_id);
     ctx.body = {
+      ...(await timeZoneOf(currentShop(ctx))),
       data: rows.map((row) => ({
         id: row.id,
         data_request_id: row.data_request_id,

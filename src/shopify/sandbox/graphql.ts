@@ -87,7 +87,10 @@ export function adminGraphql(
     return data({
       shop: { plan: state.shopPlans.get(shop) ?? { partnerDevelopment: false, publicDisplayName: 'Basic' } },
     });
-  if (/\bshop\s*\{\s*name\b/.test(query)) return data({ shop: { name: `Fake ${shop.split('.')[0]}` } });
+  if (/\bshop\s*\{\s*name\b/.test(query))
+    return data({
+      shop: { name: `Fake ${shop.split('.')[0]}`, ianaTimezone: state.timeZones.get(shop) ?? 'America/New_York' },
+    });
   return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
 }
 

@@ -66,6 +66,8 @@ export class ShopifySandboxState {
   readonly shopPlans = new Map<string, { partnerDevelopment: boolean; publicDisplayName: string }>();
   /** Each shop's primary locale (Admin GraphQL `shopLocales`): `en` unless a test sets another. */
   readonly primaryLocales = new Map<string, string>();
+  /** Each shop's time zone (Admin GraphQL `shop { ianaTimezone }`): New York unless a test sets another. */
+  readonly timeZones = new Map<string, string>();
   private held: Promise<void> | null = null;
   private arrived: (() => void) | null = null;
   private nextId = 1;

@@ -10,6 +10,7 @@ import {
 } from '../../../src/shopify/dev-payloads.ts';
 import { TestClock } from '../../support/clock.ts';
 import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp, videoOrderOf } from '../harness.ts';
+import type { FakeShopify } from '../fake-shopify.ts';
 import { sessionToken } from '../session-token.ts';
 import { API_TIMESTAMP } from '../../support/formats.ts';
 
@@ -19,6 +20,7 @@ import { API_TIMESTAMP } from '../../support/formats.ts';
  * change reads the database and the order's timeline.
  */
 let app: ShopifyTestApp;
+let fake: FakeShopify;
 let close: (() => Promise<void>) | undefined;
 const clock = new TestClock(new Date().toISOString());
 const delivered: EmailMessage[] = [];
@@ -32,7 +34,7 @@ const email: EmailChannel = {
 };
 
 beforeAll(async () => {
-  ({ app, close } = await startShopifyTestAppWithFakeShopify({ now: clock.now, email }));
+  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify({ now: clock.now, email }));
 });
 afterAll(async () => {
   await close?.();
@@ -215,6 +217,30 @@ describe('GET /shopify/api/home', () => {
     const home = await admin(shop, 'GET', '/home');
     expect(home.body.counts).toEqual({ video_orders: 1, delivered: 0, sent: 0, viewed: 0, needs_attention: 0 });
     expect(home.body.median_delivery_to_sent_seconds).toBeNull();
+  });
+});
+
+describe("the shop's time zone", () => {
+  it('rides with every answer that holds dates: read at install, and once for a shop installed before Doorstep kept it', async () => {
+    const { shop, auth } = await newShop('zone');
+    const orderId = await createOrder(auth);
+    for (const path of ['/home', '/orders', `/orders/${orderId}`, '/settings', '/data-exports'])
+      expect((await admin(shop, 'GET', path)).body.time_zone, path).toBe('America/New_York');
+
+    // A shop installed before migration 036: its zone is read from Shopify on the next answer, and kept.
+    await db().updateTable('shops').set({ iana_timezone: null }).where('domain', '=', shop).execute();
+    fake.timeZones.set(shop, 'Asia/Tokyo');
+    expect((await admin(shop, 'GET', `/orders/${orderId}`)).body.time_zone).toBe('Asia/Tokyo');
+    const row = await db().selectFrom('shops').select('iana_timezone').where('domain', '=', shop).executeTakeFirst();
+    expect(row?.iana_timezone).toBe('Asia/Tokyo');
+
+    // Shopify unreachable for a shop without one: the page still loads, in UTC (named as such on the page).
+    await db().updateTable('shops').set({ iana_timezone: null }).where('domain', '=', shop).execute();
+    fake.graphqlFailures.push(500, 500, 500, 500);
+    const answer = await admin(shop, 'GET', '/home');
+    fake.graphqlFailures.length = 0;
+    expect(answer.status).toBe(200);
+    expect(answer.body.time_zone).toBe('UTC');
   });
 });
 

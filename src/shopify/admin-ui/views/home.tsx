@@ -72,7 +72,7 @@ function Counts({ home, loading }: { home: HomeJson | undefined; loading: boolea
           </Text>
           {home && (
             <Text as="span" tone="subdued">
-              {formatTime(home.period.from)} – {formatTime(home.period.to)}
+              {formatTime(home.period.from, home.time_zone)} – {formatTime(home.period.to, home.time_zone)}
             </Text>
           )}
         </InlineStack>

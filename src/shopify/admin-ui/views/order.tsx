@@ -196,11 +196,11 @@ function OrderBody({ data }: { data: OrderDetail }) {
                       {entry.detail && <Text as="p">{entry.detail}</Text>}
                       {entry.moment && (
                         <Text as="p">
-                          {entry.moment.label}: {formatTime(entry.moment.at)}
+                          {entry.moment.label}: {formatTime(entry.moment.at, data.time_zone)}
                         </Text>
                       )}
                       <Text as="p" tone="subdued" variant="bodySm">
-                        {entry.source_label} · {formatTime(entry.at)}
+                        {entry.source_label} · {formatTime(entry.at, data.time_zone)}
                       </Text>
                     </BlockStack>
                     {index < data.timeline.length - 1 && <hr style={{ border: 0, margin: '8px 0' }} />}
@@ -256,9 +256,9 @@ function OrderBody({ data }: { data: OrderDetail }) {
                     <Text as="span">{tracking.tracking_number}</Text>
                   </InlineStack>
                   <Text as="p">Status: {tracking.status_label}</Text>
-                  <Text as="p">Last checked: {formatTime(tracking.last_checked_at)}</Text>
-                  <Text as="p">Next check: {formatTime(tracking.next_check_at)}</Text>
-                  <Text as="p">Carrier's estimate: {formatTime(tracking.estimated_delivery_at)}</Text>
+                  <Text as="p">Last checked: {formatTime(tracking.last_checked_at, data.time_zone)}</Text>
+                  <Text as="p">Next check: {formatTime(tracking.next_check_at, data.time_zone)}</Text>
+                  <Text as="p">Carrier's estimate: {formatTime(tracking.estimated_delivery_at, data.time_zone)}</Text>
                 </BlockStack>
               ) : (
                 <Text as="p" tone="subdued">

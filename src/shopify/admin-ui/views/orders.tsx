@@ -58,6 +58,7 @@ export function OrdersView() {
   params.set('limit', '25');
   const orders = useApi<OrderList>(`/orders?${params}`);
   const rows = orders.data?.data ?? [];
+  const timeZone = orders.data?.time_zone ?? 'UTC';
 
   return (
     <Page title="Orders" backAction={{ content: 'Home', onAction: () => navigate('/') }}>
@@ -149,7 +150,7 @@ export function OrdersView() {
                       )}
                     </BlockStack>
                   </IndexTable.Cell>
-                  <IndexTable.Cell>{formatTime(order.created_at)}</IndexTable.Cell>
+                  <IndexTable.Cell>{formatTime(order.created_at, timeZone)}</IndexTable.Cell>
                 </IndexTable.Row>
               ))}
             </IndexTable>

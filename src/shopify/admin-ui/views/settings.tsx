@@ -129,6 +129,7 @@ export function SettingsView() {
 
   const set = (change: Partial<Form>) => form && setForm({ ...form, ...change });
   const unmapped = settings.data?.unmapped_tracking_companies ?? [];
+  const timeZone = settings.data?.time_zone ?? 'UTC';
 
   return (
     <Page
@@ -299,7 +300,7 @@ export function SettingsView() {
                         <InlineStack key={company.name} gap="300" blockAlign="center" align="space-between">
                           <Text as="span">
                             {company.name} ({company.fulfillments} fulfillment{company.fulfillments === 1 ? '' : 's'},
-                            last {formatTime(company.last_seen_at)})
+                            last {formatTime(company.last_seen_at, timeZone)})
                           </Text>
                           <Select
                             label={`Map ${company.name} to…`}
@@ -478,6 +479,7 @@ function DataExports() {
   };
 
   const rows = exports.data?.data ?? [];
+  const timeZone = exports.data?.time_zone ?? 'UTC';
   return (
     <Card>
       <BlockStack gap="300">
@@ -494,7 +496,7 @@ function DataExports() {
         {rows.map((row) => (
           <InlineStack key={row.id} align="space-between" blockAlign="center">
             <Text as="span">
-              Customer {row.customer_id} · {formatTime(row.created_at)}
+              Customer {row.customer_id} · {formatTime(row.created_at, timeZone)}
             </Text>
             <Button onClick={() => void download(row.id)}>Download</Button>
           </InlineStack>
