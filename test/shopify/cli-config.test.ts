@@ -136,6 +136,8 @@ describe('the Shopify CLI files', () => {
       'read_locales',
       'read_orders',
       'read_themes',
+      'write_products',
+      'write_publications',
     ]);
     expect(appConfig.access_scopes.use_legacy_install_flow).toBe(false);
     expect(appConfig.embedded).toBe(true);
@@ -316,6 +318,8 @@ describe('`shopify app dev` runs the web command with the environment the CLI gi
       'read_locales',
       'read_orders',
       'read_themes',
+      'write_products',
+      'write_publications',
     ]);
 
     // The CLI's test webhook, signed with the secret it passed: accepted at webhooks_path.

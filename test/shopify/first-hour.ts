@@ -58,10 +58,16 @@ export async function walkFirstHour(
     await page.getByRole('heading', { name: 'Set up Doorstep' }).waitFor({ timeout: 20_000 });
     await expect.poll(() => page.locator('#setup-progress').innerText()).toBe('1 of 4 steps done');
 
+    // Step 2: the Video message product, made in the shop at the merchant's price.
+    await page.getByLabel('Price, in your store’s currency').fill('6.00');
+    await page.getByRole('button', { name: 'Create it for me' }).click();
+    await expect.poll(() => page.locator('#setup-progress').innerText(), { timeout: 20_000 }).toBe('2 of 4 steps done');
+    expect(await page.locator('#setup-video_product').innerText()).toContain('Done');
+
     // Step 4: the test gift, to the store's own e-mail.
     await page.getByRole('button', { name: 'Send a test gift to yourself' }).click();
     await page.locator('#test-gift-sent').waitFor({ timeout: 20_000 });
-    await expect.poll(() => page.locator('#setup-progress').innerText()).toBe('2 of 4 steps done');
+    await expect.poll(() => page.locator('#setup-progress').innerText()).toBe('3 of 4 steps done');
     await shot('first-hour-3-test-gift', page);
 
     const email = `owner@${shop.split('.')[0]}.example.com`;

@@ -22,9 +22,10 @@ afterAll(async () => {
   await app?.close();
 });
 
-const adminApi = async (shop: string, method: 'GET' | 'POST', route: string) =>
+const adminApi = async (shop: string, method: 'GET' | 'POST', route: string, body?: unknown) =>
   app.request(method, `/shopify/api${route}`, {
     headers: { Authorization: `Bearer ${sessionToken(shop, DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET)}` },
+    ...(body !== undefined ? { body } : {}),
   });
 
 const stepsOf = async (shop: string) => {
@@ -100,6 +101,50 @@ describe('the setup guide', () => {
         .filter((step) => step.done)
         .map((step) => step.id),
     ).toEqual(['video_product', 'plan']);
+  });
+
+  it('“Create it for me” makes the Video message product in the shop, published, at the price given, and chooses it; once, however often pressed', async () => {
+    const shop = `product-${Date.now()}.myshopify.com`;
+    expect((await stepsOf(shop)).video_product!.done).toBe(false);
+
+    for (const [price, field] of [
+      ['0', 'price'],
+      ['5,00', 'price'],
+      ['abc', 'price'],
+    ] as const) {
+      const refused = await adminApi(shop, 'POST', '/video-product', { price });
+      expect(refused.status, price).toBe(422);
+      expect(Object.keys(refused.body.error.fields), price).toEqual([field]);
+    }
+    expect((await adminApi(shop, 'POST', '/video-product', {})).status).toBe(422);
+
+    const made = await adminApi(shop, 'POST', '/video-product', { price: '7.50' });
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ title: 'Video message', price: '7.50' });
+    const sandbox = app.services.shopifySandbox!;
+    const product = sandbox.products.get(Number(made.body.product_id))!;
+    expect(product).toMatchObject({
+      shop,
+      handle: 'doorstep-video-message',
+      status: 'ACTIVE',
+      price: '7.50',
+      requiresShipping: false,
+    });
+    // Published to the Online Store: the storefront block adds it to the cart there.
+    expect(product.publications).toHaveLength(1);
+    const shopRow = await app.services.database.db
+      .selectFrom('shops')
+      .select('video_product_ids')
+      .where('domain', '=', shop)
+      .executeTakeFirstOrThrow();
+    expect(shopRow.video_product_ids).toEqual([made.body.product_id]);
+    expect((await stepsOf(shop)).video_product!.done).toBe(true);
+
+    // Pressed again (a double click, a retry after a lost answer): the same product, its new price.
+    const again = await adminApi(shop, 'POST', '/video-product', { price: '9' });
+    expect(again.body.product_id).toBe(made.body.product_id);
+    expect([...sandbox.products.values()].filter((p) => p.shop === shop)).toHaveLength(1);
+    expect(sandbox.products.get(Number(made.body.product_id))!.price).toBe('9');
   });
 
   it('sends a test gift to the store’s e-mail: a sample video, the recipient’s e-mail in the outbox, never billed', async () => {

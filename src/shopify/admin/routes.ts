@@ -17,6 +17,7 @@ import { shopSettingsSchema, updateShopSettings, type ShopRow } from '../shops.t
 import { formatTimestamp } from '../../orders/serializer.ts';
 import { homeJson } from './home.ts';
 import { sendTestGift, setupGuide } from '../setup/setup.ts';
+import { createVideoProduct } from '../setup/video-product.ts';
 import type { VideoService } from '../../videos/service.ts';
 import { actionRefusals, orderDetailJson, orderSummaryJson, type AdminAction } from './order-detail.ts';
 import { listOrders, orderContexts } from './order-reads.ts';
@@ -98,6 +99,13 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   // The setup guide on Home: four steps, each ticked from the shop's real state.
   router.get('/setup', async (ctx) => {
     ctx.body = await setupGuide(setup, currentShop(ctx));
+  });
+
+  // Setup step 2's button: the "Video message" add-on made in the shop, published, and chosen.
+  router.post('/video-product', async (ctx) => {
+    const product = await createVideoProduct(shopify, currentShop(ctx), await readJsonObject(ctx));
+    ctx.status = 201;
+    ctx.body = { product_id: product.productId, title: product.title, price: product.price };
   });
 
   // "Send a test gift to yourself": a sample video message to the store's own e-mail, never billed.

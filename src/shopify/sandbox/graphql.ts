@@ -1,6 +1,6 @@
 import type { SandboxAnswer } from './http.ts';
 import { productTemplateWithBlock } from './theme-editor.ts';
-import { decimalCents, type ShopifySandboxState, type SandboxSubscription } from './state.ts';
+import { decimalCents, type SandboxProduct, type ShopifySandboxState, type SandboxSubscription } from './state.ts';
 
 /**
  * The Admin GraphQL operations Doorstep uses, answered as Shopify does. The sandbox does not parse
@@ -83,6 +83,15 @@ export function adminGraphql(
       themes: { nodes: [{ files: { nodes: [{ filename: 'templates/product.json', body: { content } }] } }] },
     });
   }
+  if (/\bproductSet\s*\(/.test(query)) return data({ productSet: setProduct(state, shop, variables) });
+  if (/\bappByHandle\s*\(/.test(query))
+    return data({
+      appByHandle:
+        variables.handle === 'online_store' || /handle:\s*"online_store"/.test(query)
+          ? { installation: { publication: { id: onlineStorePublication(shop) } } }
+          : null,
+    });
+  if (/\bpublishablePublish\s*\(/.test(query)) return data({ publishablePublish: publish(state, shop, variables) });
   if (/\bshop\s*\{\s*plan\b/.test(query))
     return data({
       shop: { plan: state.shopPlans.get(shop) ?? { partnerDevelopment: false, publicDisplayName: 'Basic' } },
@@ -230,4 +239,68 @@ function createUsageRecord(state: ShopifySandboxState, shop: string, variables: 
   };
   state.usageRecords.push(record);
   return { appUsageRecord: { id: record.id }, userErrors: [] };
+}
+
+/** Each shop's Online Store publication: one per shop, as Shopify has. */
+function onlineStorePublication(shop: string): string {
+  return `gid://shopify/Publication/${[...shop].reduce((sum, c) => sum + c.charCodeAt(0), 0)}`;
+}
+
+/**
+ * `productSet` as the app calls it (synchronous, upserting by handle): one product with one variant,
+ * refused as Shopify does when the title or a price is missing or not money.
+ */
+function setProduct(state: ShopifySandboxState, shop: string, variables: Record<string, unknown>) {
+  const input = (variables.input ?? {}) as {
+    title?: string;
+    handle?: string;
+    status?: string;
+    variants?: Array<{ price?: string; inventoryItem?: { requiresShipping?: boolean } }>;
+  };
+  const handle = (variables.identifier as { handle?: string } | undefined)?.handle ?? input.handle;
+  const none = { product: null };
+  if (!input.title)
+    return { ...none, userErrors: [{ field: ['input', 'title'], message: "Title can't be blank", code: 'BLANK' }] };
+  const variants = input.variants ?? [];
+  if (variants.length === 0 || variants.some((v) => !/^\d+(\.\d{1,2})?$/.test(String(v.price ?? ''))))
+    return {
+      ...none,
+      userErrors: [{ field: ['input', 'variants', '0', 'price'], message: 'Price is invalid', code: 'INVALID' }],
+    };
+  const existing = [...state.products.values()].find(
+    (p) => p.shop === shop && handle !== undefined && p.handle === handle,
+  );
+  const id = existing?.id ?? state.newId();
+  const product: SandboxProduct = {
+    id,
+    shop,
+    title: input.title,
+    handle: handle ?? `product-${id}`,
+    status: input.status ?? 'DRAFT',
+    price: String(variants[0]!.price),
+    requiresShipping: variants[0]!.inventoryItem?.requiresShipping ?? true,
+    publications: existing?.publications ?? [],
+  };
+  state.products.set(id, product);
+  return {
+    product: {
+      id: `gid://shopify/Product/${id}`,
+      title: product.title,
+      variants: { nodes: [{ id: `gid://shopify/ProductVariant/${id}`, price: product.price }] },
+    },
+    userErrors: [],
+  };
+}
+
+function publish(state: ShopifySandboxState, shop: string, variables: Record<string, unknown>) {
+  const gid = String(variables.id ?? '');
+  const product = state.products.get(Number(gid.replace('gid://shopify/Product/', '')));
+  if (!product || product.shop !== shop) return { userErrors: [{ field: ['id'], message: 'Product does not exist' }] };
+  const inputs = (variables.input ?? []) as Array<{ publicationId?: string }>;
+  for (const { publicationId } of inputs) {
+    if (publicationId !== onlineStorePublication(shop))
+      return { userErrors: [{ field: ['input', 'publicationId'], message: 'Publication does not exist' }] };
+    if (!product.publications.includes(publicationId)) product.publications.push(publicationId);
+  }
+  return { userErrors: [] };
 }

@@ -38,6 +38,20 @@ export interface SandboxGrant {
   grant_type: string;
 }
 
+/** A product an app made with `productSet` (the setup guide's "Video message"). */
+export interface SandboxProduct {
+  id: number;
+  shop: string;
+  title: string;
+  handle: string;
+  status: string;
+  /** The one variant's price, as Shopify writes money ("5.00"). */
+  price: string;
+  requiresShipping: boolean;
+  /** Publication ids it is published to (the Online Store's, once published). */
+  publications: string[];
+}
+
 export class ShopifySandboxState {
   /** Every access-token grant answered (authorization code, token exchange, refresh), in order. */
   readonly grants: SandboxGrant[] = [];
@@ -68,6 +82,8 @@ export class ShopifySandboxState {
   readonly primaryLocales = new Map<string, string>();
   /** Each shop's time zone (Admin GraphQL `shop { ianaTimezone }`): New York unless a test sets another. */
   readonly timeZones = new Map<string, string>();
+  /** Products apps made (`productSet`), by numeric id. */
+  readonly products = new Map<number, SandboxProduct>();
   private held: Promise<void> | null = null;
   private arrived: (() => void) | null = null;
   private nextId = 1;

@@ -38,11 +38,11 @@ export function setupSteps(state: SetupState): { steps: SetupStep[]; completed: 
     },
     {
       id: 'video_product',
-      title: 'Choose your “Video message” product',
+      title: 'Create or choose your “Video message” product',
       description:
-        'The add-on product shoppers buy with a gift, at your price. Choose it in Settings (create it in Products first, if you have none).',
+        'The add-on product shoppers buy with a gift, at your price. Doorstep can create it in your store (no shipping, no stock to count, on your Online Store), or you can choose one you have in Settings.',
       done: state.productChosen,
-      action: { label: 'Choose the product', url: '/settings', target: 'app' },
+      action: { label: 'Choose an existing product', url: '/settings', target: 'app' },
     },
     {
       id: 'plan',

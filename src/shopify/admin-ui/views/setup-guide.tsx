@@ -1,4 +1,4 @@
-import { Badge, Banner, BlockStack, Button, Card, InlineStack, ProgressBar, Text } from '@shopify/polaris';
+import { Badge, Banner, BlockStack, Button, Card, InlineStack, ProgressBar, Text, TextField } from '@shopify/polaris';
 import { useState } from 'react';
 import { api, errorMessage } from '../api.ts';
 import type { SetupJson } from '../contract.ts';
@@ -15,6 +15,8 @@ export function SetupGuide() {
   const [sending, setSending] = useState(false);
   const [sent, setSent] = useState<string>();
   const [failed, setFailed] = useState<string>();
+  const [price, setPrice] = useState('5.00');
+  const [creating, setCreating] = useState(false);
   const data = setup.data;
   if (setup.error)
     return (
@@ -35,6 +37,20 @@ export function SetupGuide() {
       setFailed(errorMessage(error));
     } finally {
       setSending(false);
+    }
+  };
+
+  const createVideoProduct = async () => {
+    setCreating(true);
+    setFailed(undefined);
+    try {
+      const product = await api<{ title: string; price: string }>('POST', '/video-product', { price });
+      shopify.toast.show(`“${product.title}” created at ${product.price}`);
+      setup.reload();
+    } catch (error) {
+      setFailed(errorMessage(error));
+    } finally {
+      setCreating(false);
     }
   };
 
@@ -75,6 +91,28 @@ export function SetupGuide() {
                     <Text as="p" tone="subdued">
                       {step.description}
                     </Text>
+                    {step.id === 'video_product' && (
+                      <InlineStack gap="200" blockAlign="end">
+                        <div style={{ maxWidth: 160 }}>
+                          <TextField
+                            label="Price, in your store’s currency"
+                            id="video-product-price"
+                            value={price}
+                            onChange={setPrice}
+                            autoComplete="off"
+                            inputMode="decimal"
+                          />
+                        </div>
+                        <Button
+                          variant="primary"
+                          loading={creating}
+                          id="setup-video_product-create"
+                          onClick={() => void createVideoProduct()}
+                        >
+                          Create it for me
+                        </Button>
+                      </InlineStack>
+                    )}
                     <InlineStack>
                       {step.id === 'test_gift' ? (
                         <Button variant="primary" loading={sending} onClick={() => void sendTestGift()}>
