@@ -1,6 +1,7 @@
 import path from 'node:path';
 import Koa from 'koa';
 import type { Locale } from './i18n/locale.ts';
+import { logoRoutes } from './accounts/logo-routes.ts';
 import { accountSettingsRoutes } from './accounts/routes.ts';
 import { findStoreBranding } from './accounts/store-branding.ts';
 import type { Config } from './config.ts';
@@ -457,6 +458,8 @@ export function createHttpApp(services: Services): Koa {
 
   // The OpenAPI document and its reference page: public, so mounted before the /v1 auth below.
   app.use(apiReferenceRoutes(services.config.publicUrl).routes());
+  // Stores' uploaded logos: public, pages and e-mails load them.
+  app.use(logoRoutes(services.database.db).routes());
   // The App Store listing's privacy policy and support page: public, like the front page.
   app.use(
     sitePageRoutes({
@@ -514,7 +517,7 @@ export function createHttpApp(services: Services): Koa {
   app.use(orders.routes());
   app.use(resendRoutes(services.dispatcher, services.config.publicUrl).routes());
   app.use(statementRoutes(services.database.db, services.now).routes());
-  const accountSettings = accountSettingsRoutes(services.database.db, services.now);
+  const accountSettings = accountSettingsRoutes(services.database.db, services.now, services.config.publicUrl);
   app.use(accountSettings.routes());
   app.use(accountSettings.allowedMethods({ throw: true }));
   app.use(orders.allowedMethods({ throw: true }));

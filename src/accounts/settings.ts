@@ -10,10 +10,8 @@ import { parseBody } from '../validation.ts';
  * settings, where the logo defaults to the shop's brand logo read from Shopify.
  */
 export interface AccountSettings {
-  /** The logo the merchant set, or null. */
+  /** The store's logo (https; or Doorstep's own URL of an uploaded one, src/accounts/logo.ts), or null. */
   logoUrl: string | null;
-  /** The shop's brand logo as Shopify gave it (Shopify shops only), or null. */
-  shopifyLogoUrl: string | null;
   /** Whether the sender of a video not watched three days after it was sent gets a note. */
   notWatchedNote: boolean;
 }
@@ -23,7 +21,7 @@ export interface AccountSettings {
  * the note goes to the sender, who asked for the gift, not to the recipient; a merchant who does
  * not want it turns it off.
  */
-export const DEFAULT_ACCOUNT_SETTINGS: AccountSettings = { logoUrl: null, shopifyLogoUrl: null, notWatchedNote: true };
+export const DEFAULT_ACCOUNT_SETTINGS: AccountSettings = { logoUrl: null, notWatchedNote: true };
 
 /** Longer than any real logo URL; it goes into every message and page of the store. */
 const MAX_LOGO_URL_LENGTH = 2_000;
@@ -56,11 +54,6 @@ export function parseAccountSettings(body: unknown): AccountSettingsUpdate {
   return parseBody(accountSettingsSchema, body, 'settings change');
 }
 
-/** The logo a page or message shows: the merchant's own, else the shop's from Shopify, else none. */
-export function effectiveLogoUrl(settings: Pick<AccountSettings, 'logoUrl' | 'shopifyLogoUrl'>): string | null {
-  return settings.logoUrl ?? settings.shopifyLogoUrl;
-}
-
 /** The answer of `/v1/account/settings` (the OpenAPI document is generated from it). */
 export const accountSettingsJsonSchema = z.object({
   logo_url: z
@@ -87,17 +80,12 @@ export function accountSettingsJson(
 
 /** Every message and page of the account reads this (exported so test/db/hot-query-plans.test.ts explains it). */
 export function accountSettingsQuery(db: Db, accountId: string) {
-  return db
-    .selectFrom('account_settings')
-    .select(['logo_url', 'shopify_logo_url', 'not_watched_note'])
-    .where('account_id', '=', accountId);
+  return db.selectFrom('account_settings').select(['logo_url', 'not_watched_note']).where('account_id', '=', accountId);
 }
 
 export async function findAccountSettings(db: Db, accountId: string): Promise<AccountSettings> {
   const row = await accountSettingsQuery(db, accountId).executeTakeFirst();
-  return row
-    ? { logoUrl: row.logo_url, shopifyLogoUrl: row.shopify_logo_url, notWatchedNote: row.not_watched_note }
-    : DEFAULT_ACCOUNT_SETTINGS;
+  return row ? { logoUrl: row.logo_url, notWatchedNote: row.not_watched_note } : DEFAULT_ACCOUNT_SETTINGS;
 }
 
 export async function updateAccountSettings(
@@ -121,19 +109,14 @@ export async function updateAccountSettings(
   return findAccountSettings(db, accountId);
 }
 
-/** Stores the shop's brand logo as Shopify gave it (null: the shop has none); the merchant's own stays. */
-export async function recordShopifyLogo(db: Db, accountId: string, url: string | null, now: Date): Promise<void> {
-  // Only an https URL reaches a page: anything else Shopify might answer is treated as no logo.
-  const safe = url !== null && logoUrl.safeParse(url).success ? url : null;
+/**
+ * Sets the logo pages and messages show, inside the caller's transaction (an upload stores its image
+ * in the same one: src/accounts/logo.ts). `url` is not checked here: it is Doorstep's own.
+ */
+export async function writeLogoUrl(db: Db, accountId: string, url: string | null, now: Date): Promise<void> {
   await db
     .insertInto('account_settings')
-    .values({ account_id: accountId, shopify_logo_url: safe, updated_at: now })
-    // Read on every admin settings load: an unchanged logo writes nothing.
-    .onConflict((oc) =>
-      oc
-        .column('account_id')
-        .doUpdateSet({ shopify_logo_url: safe, updated_at: now })
-        .where('account_settings.shopify_logo_url', 'is distinct from', safe),
-    )
+    .values({ account_id: accountId, logo_url: url, updated_at: now })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ logo_url: url, updated_at: now }))
     .execute();
 }

@@ -1,13 +1,13 @@
 import type { Db } from '../db/database.ts';
 import { DEFAULT_LOCALE, type Locale } from '../i18n/locale.ts';
 import { findAccount } from './accounts.ts';
-import { effectiveLogoUrl, findAccountSettings, type AccountSettings } from './settings.ts';
+import { findAccountSettings, type AccountSettings } from './settings.ts';
 
 /** What a page or message says about the store a gift came from, and the language it says it in. */
 export interface StoreBranding {
   name: string;
   /**
-   * An https URL: the merchant's own logo (account settings), else a Shopify shop's brand logo; null
+   * The store's logo (account settings: a URL the merchant gave, or their upload's); null
    * when neither is known, and then the name alone is shown.
    */
   logoUrl: string | null;
@@ -30,9 +30,9 @@ const MYSHOPIFY_DOMAIN = /^([a-z0-9][a-z0-9-]*)\.myshopify\.com$/i;
  */
 export function storeBranding(
   account: { name: string; locale: Locale } | undefined,
-  settings?: Pick<AccountSettings, 'logoUrl' | 'shopifyLogoUrl'>,
+  settings?: Pick<AccountSettings, 'logoUrl'>,
 ): StoreBranding {
-  const logoUrl = settings ? effectiveLogoUrl(settings) : null;
+  const logoUrl = settings?.logoUrl ?? null;
   const locale = account?.locale ?? DEFAULT_LOCALE;
   const name = account?.name.trim() ?? '';
   const handle = MYSHOPIFY_DOMAIN.exec(name)?.[1];

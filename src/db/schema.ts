@@ -419,9 +419,18 @@ export interface AccountSettingsTable {
   account_id: string;
   /** What the merchant set (https), or null. */
   logo_url: string | null;
-  /** The shop's brand logo as Shopify gave it (Shopify shops only), or null. */
-  shopify_logo_url: string | null;
   not_watched_note: Generated<boolean>;
+  updated_at: Timestamp;
+}
+
+/** The merchant's uploaded logo, re-encoded as PNG (src/accounts/logo.ts, migration 037). */
+export interface AccountLogosTable {
+  account_id: string;
+  /** Hex SHA-256 of `png`: the logo's URL names it, so a page or e-mail may cache it for ever. */
+  sha256: string;
+  png: Uint8Array;
+  width: number;
+  height: number;
   updated_at: Timestamp;
 }
 
@@ -437,6 +446,7 @@ export interface SenderNudgesTable {
 
 export interface Database {
   account_settings: AccountSettingsTable;
+  account_logos: AccountLogosTable;
   sender_nudges: SenderNudgesTable;
   shopify_subscriptions: ShopifySubscriptionsTable;
   shopify_usage_charges: ShopifyUsageChargesTable;

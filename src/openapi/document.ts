@@ -306,6 +306,37 @@ function paths(): Record<string, Record<string, Operation>> {
         },
       }),
     },
+    '/v1/account/logo': {
+      put: operation('uploadAccountLogo', 'Account', "Upload the store's logo", {
+        description:
+          "The image's bytes (PNG, JPEG or WebP, at most 5 MB; what it is, is read from the bytes). Doorstep re-encodes it as a PNG of at most 600×200, serves it at its own URL, and sets `logo_url` to that URL. An image that cannot be read is a 422.",
+        requestBody: {
+          required: true,
+          content: Object.fromEntries(
+            ['image/png', 'image/jpeg', 'image/webp'].map((type) => [
+              type,
+              { schema: { type: 'string', contentMediaType: type } },
+            ]),
+          ),
+        },
+        responses: {
+          '200': { description: 'The settings, `logo_url` the new logo.', content: json('AccountSettings') },
+          '400': errorResponse('BadRequest'),
+          '413': errorResponse('PayloadTooLarge'),
+          '415': errorResponse('UnsupportedMediaType'),
+          '422': errorResponse('ValidationFailed'),
+          ...AUTHENTICATED_ERRORS,
+        },
+      }),
+      delete: operation('deleteAccountLogo', 'Account', 'Remove the uploaded logo', {
+        description:
+          "The store shows its name alone, unless `logo_url` was since set to an address of the merchant's, which stays.",
+        responses: {
+          '200': { description: 'The settings after the change.', content: json('AccountSettings') },
+          ...AUTHENTICATED_ERRORS,
+        },
+      }),
+    },
     '/v1/shopify/data-exports': {
       get: operation('listDataExports', 'Shopify', "Customer data exports (Shopify's customers/data_request)", {
         responses: {

@@ -93,9 +93,11 @@ export function loadShopifyConfig(env: NodeJS.ProcessEnv, publicUrl: string): Sh
   return {
     apiKey: value.SHOPIFY_API_KEY ?? DEVELOPMENT_API_KEY,
     apiSecret: value.SHOPIFY_API_SECRET ?? DEVELOPMENT_API_SECRET,
-    scopes: (value.SHOPIFY_SCOPES ?? value.SCOPES ?? 'read_orders,read_fulfillments,read_locales,read_themes,write_products,write_publications').split(
-      ',',
-    ),
+    scopes: (
+      value.SHOPIFY_SCOPES ??
+      value.SCOPES ??
+      'read_orders,read_fulfillments,read_locales,read_themes,write_products,write_publications'
+    ).split(','),
     // The tunnel wins over PUBLIC_URL: during `shopify app dev` Shopify knows the app only by the tunnel URL.
     appUrl: (value.SHOPIFY_APP_URL ?? value.APP_URL ?? publicUrl).replace(/\/+$/, ''),
     apiVersion: SHOPIFY_API_VERSION,

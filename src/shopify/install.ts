@@ -1,7 +1,6 @@
 import { fetchShopPrimaryLocale, fetchShopProfile, type ShopProfile } from './admin-api.ts';
 import type { ShopifyServices } from './services.ts';
 import { isKnownTimeZone } from './shop-time-zone.ts';
-import { refreshShopLogo } from './shop-logo.ts';
 import { findShop, registerShop, type TokenPair } from './shops.ts';
 
 /**
@@ -38,8 +37,6 @@ export async function installShop(shopify: ShopifyServices, domain: string, toke
     locale,
     tokens: shopify.tokens.seal(domain, tokens),
   });
-  // The shop's brand logo for the pages and messages (also read again when the admin's settings load).
-  await refreshShopLogo(shopify, registered.shop, { accessToken: tokens.accessToken });
   shopify.deps.logger.info(
     { shop: domain, created: registered.created, appId: registered.appId },
     'shop installed Doorstep',

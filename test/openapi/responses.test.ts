@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import type { VideoProcessingQueue } from '../../src/videos/service.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp, type TestResponse } from '../support/test-app.ts';
+import { testImage } from '../support/images.ts';
 import { ApiDocument } from './api-document.ts';
 
 /**
@@ -148,6 +149,10 @@ it('validates every answer of a whole order story against the document', async (
   await call('PUT', '/v1/account/settings', 422, { logo_url: 'http://cdn.example.com/logo.png' });
   await call('PUT', '/v1/account/settings', 200, { locale: 'fr-CA' });
   await call('PUT', '/v1/account/settings', 422, { locale: 'de' });
+  await call('PUT', '/v1/account/logo', 200, await testImage(300, 100, 'png'), { 'Content-Type': 'image/png' });
+  await call('PUT', '/v1/account/logo', 422, Buffer.from('not an image'), { 'Content-Type': 'image/png' });
+  await call('PUT', '/v1/account/logo', 415, 'not an image', { 'Content-Type': 'text/plain' });
+  await call('DELETE', '/v1/account/logo', 200);
   await call('GET', '/v1/shopify/data-exports/dex_none', 404);
 
   // Every documented operation took part in the story.

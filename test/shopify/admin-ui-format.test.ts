@@ -3,6 +3,7 @@ import {
   formatDuration,
   formatMoney,
   formatTime,
+  uploadedLogoPath,
   numericShopifyId,
   shorten,
   stageTone,
@@ -28,6 +29,14 @@ describe('the admin’s wording', () => {
     expect(formatTime(at, 'Asia/Tokyo')).toBe('Nov 28, 2026, 2:04 AM GMT+9');
     expect(formatTime(at, 'UTC')).toBe('Nov 27, 2026, 5:04 PM UTC');
     expect(formatTime(null, 'UTC')).toBe('—');
+  });
+
+  it('a logo Doorstep serves is previewed from its path; any other address is not loaded', () => {
+    const sha = 'a'.repeat(64);
+    expect(uploadedLogoPath(`https://doorstep.example/brand/acc_1/${sha}.png`)).toBe(`/brand/acc_1/${sha}.png`);
+    expect(uploadedLogoPath('https://cdn.example.com/logo.png')).toBeNull();
+    expect(uploadedLogoPath(`https://cdn.example.com/brand/acc_1/${sha}.jpg`)).toBeNull();
+    expect(uploadedLogoPath('not a url')).toBeNull();
   });
 
   it('durations read like a person says them', () => {

@@ -38,7 +38,9 @@ describe('install', () => {
     expect(begin.status).toBe(302);
     const location = new URL(begin.headers.get('location')!);
     expect(location.host).toBe(shop);
-    expect(location.searchParams.get('scope')).toBe('read_orders,read_fulfillments,read_locales,read_themes,write_products,write_publications');
+    expect(location.searchParams.get('scope')).toBe(
+      'read_orders,read_fulfillments,read_locales,read_themes,write_products,write_publications',
+    );
     expect(location.searchParams.get('redirect_uri')).toBe(`${app.baseUrl}/shopify/auth/callback`);
     const state = location.searchParams.get('state')!;
     const cookies = begin.headers

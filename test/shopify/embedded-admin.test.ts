@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.ts';
 import { startMailServer } from '../support/mail-server.ts';
+import { testImage } from '../support/images.ts';
 import { eventually } from '../support/workers.ts';
 import {
   BOUNCING_RECIPIENT,
@@ -331,7 +332,7 @@ describe('the embedded admin in a browser', () => {
 
   it('settings: the logo URL, the not-watched note and the language are saved for the shop’s account', async () => {
     await withAdmin('/settings', async ({ page }) => {
-      const logo = page.getByLabel('Logo URL');
+      const logo = page.getByLabel('Or a logo’s address');
       await logo.waitFor({ timeout: 15_000 });
       await logo.fill('https://images.example.com/logo.png');
       await page.getByLabel('Tell the sender when the gift has not been watched after three days').uncheck();
@@ -359,13 +360,39 @@ describe('the embedded admin in a browser', () => {
       await expect.poll(stored).toEqual({ logo_url: 'https://images.example.com/logo.png', not_watched_note: false });
       await page.reload();
       await expect
-        .poll(() => page.getByLabel('Logo URL').inputValue(), { timeout: 15_000 })
+        .poll(() => page.getByLabel('Or a logo’s address').inputValue(), { timeout: 15_000 })
         .toBe('https://images.example.com/logo.png');
       await expect.poll(() => page.getByLabel('Language of pages and messages').inputValue()).toBe('fr');
-      // Emptied: the merchant's own logo is gone (Shopify's, if any, is used again).
-      await page.getByLabel('Logo URL').fill('');
+      // Emptied: no logo; the pages show the store's name.
+      await page.getByLabel('Or a logo’s address').fill('');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await expect.poll(stored).toEqual({ logo_url: null, not_watched_note: false });
+    });
+  });
+
+  it('settings: a logo uploaded is re-encoded, previewed and used; removed, it goes', async () => {
+    await withAdmin('/settings', async ({ page }) => {
+      await page.getByText('No logo: pages and e-mails show your store').waitFor({ timeout: 15_000 });
+      await page.locator('input[type=file]').setInputFiles({
+        name: 'logo.jpg',
+        mimeType: 'image/jpeg',
+        buffer: await testImage(900, 300, 'jpg'),
+      });
+      await page.locator('.app-bridge-toast', { hasText: 'Logo saved' }).waitFor();
+      const preview = page.locator('#logo-preview');
+      expect(await preview.getAttribute('src')).toMatch(/\/brand\/[^/]+\/[0-9a-f]{64}\.png$/);
+      // The preview loaded: the image Doorstep made, 600×200.
+      await expect
+        .poll(() =>
+          preview.evaluate((element) => {
+            const img = element as unknown as { naturalWidth: number; naturalHeight: number };
+            return [img.naturalWidth, img.naturalHeight];
+          }),
+        )
+        .toEqual([600, 200]);
+      await page.getByRole('button', { name: 'Remove the logo' }).click();
+      await page.locator('.app-bridge-toast', { hasText: 'Logo removed' }).waitFor();
+      await page.getByText('No logo: pages and e-mails show your store').waitFor();
     });
   });
 

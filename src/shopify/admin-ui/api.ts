@@ -19,13 +19,22 @@ export async function authorizedFetch(path: string, init: RequestInit = {}): Pro
   return fetch(path, { ...init, headers });
 }
 
-export async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
+export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  return call<T>(method, path, body === undefined ? {} : { type: 'application/json', data: JSON.stringify(body) });
+}
+
+/** A file as the request's body (the logo's upload), with its own type. */
+export async function apiUpload<T>(path: string, file: Blob): Promise<T> {
+  return call<T>('PUT', path, { type: file.type || 'application/octet-stream', data: file });
+}
+
+async function call<T>(method: string, path: string, body: { type?: string; data?: BodyInit }): Promise<T> {
   let response: Response;
   try {
     response = await authorizedFetch(`/shopify/api${path}`, {
       method,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      headers: body.type ? { 'Content-Type': body.type } : {},
+      ...(body.data === undefined ? {} : { body: body.data }),
     });
   } catch {
     throw new ApiError(0, 'Doorstep could not be reached. Check your connection and try again.');

@@ -137,10 +137,8 @@ export interface SettingsJson extends InShopTime {
   video_variant_ids: string[];
   gift_packages: GiftPackages;
   default_send_method?: SendMethod;
-  /** The merchant's own logo (https), or null: Shopify's brand logo is used then. */
+  /** The store's logo: an https URL the merchant gave, or Doorstep's URL of their upload; null: the name alone. */
   logo_url?: string | null;
-  /** The shop's brand logo as Shopify gave it (read again on each settings load), or null. */
-  shopify_logo_url?: string | null;
   /** The sender's "not watched yet" note, three days after sending. */
   not_watched_note?: boolean;
   /** The language of the store's pages, e-mails and SMS (the admin itself stays English). */

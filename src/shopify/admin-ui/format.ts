@@ -114,3 +114,13 @@ export function videoIdsFromPicker(selection: PickedProduct[]): { productIds: st
   }
   return { productIds: [...new Set(productIds)], variantIds: [...new Set(variantIds)] };
 }
+
+/** The path of a logo Doorstep serves (src/accounts/logo.ts `logoPath`), or null for any other address. */
+export function uploadedLogoPath(logoUrl: string): string | null {
+  try {
+    const { pathname } = new URL(logoUrl);
+    return /^\/brand\/[^/]+\/[0-9a-f]{64}\.png$/.test(pathname) ? pathname : null;
+  } catch {
+    return null;
+  }
+}

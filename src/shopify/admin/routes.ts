@@ -2,6 +2,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { findAccount, rotateApiKey } from '../../accounts/accounts.ts';
+import { removeAccountLogo, saveAccountLogo } from '../../accounts/logo.ts';
+import { readLogoBody } from '../../accounts/logo-routes.ts';
 import { ConflictError, ValidationError } from '../../errors.ts';
 import { readJsonObject } from '../../http/json-body.ts';
 import type { OrderRow } from '../../orders/serializer.ts';
@@ -74,6 +76,8 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
 
   /** The shop's time zone rides with every answer that holds dates: the admin shows them in it. */
   const timeZoneOf = async (shop: ShopRow) => ({ time_zone: await shopTimeZone(shopify, shop) });
+
+  const settingsOf = async (shop: ShopRow) => ({ ...(await adminSettingsJson(db, shop)), ...(await timeZoneOf(shop)) });
 
   const detail = async (shop: ShopRow, orderId: string) => {
     const { order, timeline } = await orders.getWithTimeline(shop.account_id, orderId);
@@ -180,13 +184,23 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   });
 
   router.get('/settings', async (ctx) => {
-    ctx.body = { ...(await adminSettingsJson(db, currentShop(ctx))), ...(await timeZoneOf(currentShop(ctx))) };
+    ctx.body = await settingsOf(currentShop(ctx));
   });
 
   router.put('/settings', async (ctx) => {
     const update = parseBody(shopSettingsSchema, await readJsonObject(ctx), 'settings');
     const shop = await updateShopSettings(db, currentShop(ctx).domain, update, now());
-    ctx.body = { ...(await adminSettingsJson(db, shop)), ...(await timeZoneOf(shop)) };
+    ctx.body = await settingsOf(shop);
+  });
+
+  // The store's logo, uploaded (an image body) or removed; both answer the settings.
+  router.put('/settings/logo', async (ctx) => {
+    await saveAccountLogo(db, currentShop(ctx).account_id, await readLogoBody(ctx), publicUrl, now());
+    ctx.body = await settingsOf(currentShop(ctx));
+  });
+  router.delete('/settings/logo', async (ctx) => {
+    await removeAccountLogo(db, currentShop(ctx).account_id, publicUrl, now());
+    ctx.body = await settingsOf(currentShop(ctx));
   });
 
   router.get('/credentials', async (ctx) => {

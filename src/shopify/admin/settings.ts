@@ -67,8 +67,8 @@ async function trackingCompaniesUsed(db: Db, shop: string) {
 
 /**
  * GET/PUT /shopify/api/settings: the shop's settings, the account's (logo, not-watched note, language) and the
- * companies still unmapped. `logo_url` is the merchant's own (null: none set); `shopify_logo_url` is
- * the shop's brand logo as Shopify gave it, shown when the merchant set none.
+ * companies still unmapped. `logo_url` is the store's logo: a URL the merchant gave, or Doorstep's own
+ * URL of the logo they uploaded (PUT /shopify/api/settings/logo), or null.
  */
 export async function adminSettingsJson(db: Db, shop: ShopRow) {
   const [account, locale] = await Promise.all([
@@ -78,7 +78,6 @@ export async function adminSettingsJson(db: Db, shop: ShopRow) {
   return {
     ...shopSettingsJson(shop),
     logo_url: account.logoUrl,
-    shopify_logo_url: account.shopifyLogoUrl,
     not_watched_note: account.notWatchedNote,
     locale,
     unmapped_tracking_companies: unmappedTrackingCompanies(

@@ -17,29 +17,6 @@ const SUBSCRIPTION_GID = 'gid://shopify/AppSubscription/';
 /** Shopify's userError when a usage record would take the cycle past the capped amount. */
 export const CAP_EXCEEDED = 'Total price exceeds balance remaining';
 
-/**
- * The Storefront API (`/api/{version}/graphql.json`) as an app calls it with its offline token
- * (`Shopify-Storefront-Private-Token`): the one query Doorstep makes there, the shop's brand logo.
- * The Admin API has no stable `shop.brand` (its Branding types are "not supported" in 2026-07), so
- * the sandbox answers it only here, as Shopify does.
- */
-export function storefrontGraphql(
-  state: ShopifySandboxState,
-  shop: string,
-  privateToken: string,
-  request: GraphqlRequest,
-): SandboxAnswer {
-  if (state.shopOfAccessToken(privateToken) !== shop)
-    return { status: 401, body: { errors: [{ message: 'Unauthorized', extensions: { code: 'UNAUTHORIZED' } }] } };
-  const failure = injectedFailure(state);
-  if (failure) return failure;
-  if (/\bshop\s*\{\s*brand\b/.test(request.query ?? '')) {
-    const url = state.brandLogos.get(shop);
-    return data({ shop: { brand: { logo: url ? { image: { url } } : null } } });
-  }
-  return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
-}
-
 export function adminGraphql(
   state: ShopifySandboxState,
   shop: string,

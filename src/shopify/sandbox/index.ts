@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerApproval, approvalPage } from './approve-page.ts';
-import { adminGraphql, storefrontGraphql } from './graphql.ts';
+import { adminGraphql } from './graphql.ts';
 import type { SandboxAnswer, SandboxApp } from './http.ts';
 import { accessTokenGrant } from './oauth.ts';
 import { signedAdminUrl } from '../admin-url.ts';
@@ -68,13 +68,6 @@ export class ShopifySandbox extends ShopifySandboxState {
         String(req.headers['x-shopify-access-token'] ?? ''),
         JSON.parse(raw || '{}') as { query?: string; variables?: Record<string, unknown> },
         this.publicUrl,
-      );
-    if (req.method === 'POST' && /^\/api\/[\w-]+\/graphql\.json$/.test(pathname))
-      return storefrontGraphql(
-        this,
-        shop,
-        String(req.headers['shopify-storefront-private-token'] ?? ''),
-        JSON.parse(raw || '{}') as { query?: string },
       );
     const editor = /^\/store\/([a-z0-9][a-z0-9-]*)\/admin\/themes\/current\/editor$/.exec(pathname);
     if (editor && req.method === 'GET') return themeEditorPage(editor[1]!, searchParams);

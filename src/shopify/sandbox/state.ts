@@ -62,8 +62,6 @@ export class ShopifySandboxState {
   /** Refuses every refresh grant with `invalid_grant` (an expired or revoked refresh token). */
   refuseRefreshes = false;
   readonly subscriptions = new Map<number, SandboxSubscription>();
-  /** Each shop's brand logo URL (Settings → Brand); a shop not listed has none. */
-  readonly brandLogos = new Map<string, string>();
   readonly usageRecords: SandboxUsageRecord[] = [];
 
   /** refresh token → shop; rotating: each works once. */

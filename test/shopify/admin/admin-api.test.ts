@@ -205,6 +205,7 @@ describe('GET /shopify/api/home', () => {
       counts: { video_orders: 4, delivered: 3, sent: 2, viewed: 1, needs_attention: 1 },
       // 90 s and 30 s from delivery to send.
       median_delivery_to_sent_seconds: 60,
+      time_zone: 'America/New_York',
     });
     expect(home.headers.get('content-security-policy')).toBe(
       `frame-ancestors https://${shop} https://admin.shopify.com;`,
@@ -716,10 +717,10 @@ describe('settings', () => {
       gift_packages: 'all_shipped_items',
       default_send_method: 'email_and_sms',
       logo_url: null,
-      shopify_logo_url: null,
       not_watched_note: true,
       locale: 'en',
       unmapped_tracking_companies: [],
+      time_zone: 'America/New_York',
     });
 
     const order = await shopifyOrder(shop, { recipientName: 'Gus', recipientEmail: 'gus@example.com' });
@@ -861,6 +862,9 @@ describe('data exports', () => {
 
     const other = await newShop('exports-other');
     expect((await admin(other.shop, 'GET', `/data-exports/${id}`)).status).toBe(404);
-    expect((await admin(other.shop, 'GET', '/data-exports')).body).toEqual({ data: [] });
+    expect((await admin(other.shop, 'GET', '/data-exports')).body).toEqual({
+      data: [],
+      time_zone: 'America/New_York',
+    });
   });
 });

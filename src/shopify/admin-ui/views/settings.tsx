@@ -4,6 +4,7 @@ import {
   Button,
   Card,
   Checkbox,
+  DropZone,
   FormLayout,
   InlineStack,
   Layout,
@@ -16,7 +17,7 @@ import {
   TextField,
 } from '@shopify/polaris';
 import { useEffect, useState } from 'react';
-import { api, authorizedFetch, errorMessage } from '../api.ts';
+import { api, apiUpload, authorizedFetch, errorMessage } from '../api.ts';
 import {
   CARRIERS,
   LANGUAGES,
@@ -30,7 +31,7 @@ import {
   type SettingsJson,
   type SettingsUpdate,
 } from '../contract.ts';
-import { formatTime, videoIdsFromPicker, type PickedProduct } from '../format.ts';
+import { formatTime, uploadedLogoPath, videoIdsFromPicker, type PickedProduct } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';
 
@@ -47,7 +48,7 @@ interface Form {
   video_variant_ids: string[];
   gift_packages: GiftPackages;
   default_send_method: SendMethod | undefined;
-  /** The text field: empty = no logo of the merchant's own (Shopify's is used). */
+  /** The text field: empty = no logo (the store's name alone). */
   logo_url: string;
   not_watched_note: boolean;
   locale: Locale;
@@ -210,16 +211,19 @@ export function SettingsView() {
             >
               <Card>
                 <FormLayout>
+                  <LogoUpload
+                    logoUrl={settings.data?.logo_url ?? null}
+                    onChange={(saved) => {
+                      settings.setData(saved);
+                      set({ logo_url: saved.logo_url ?? '' });
+                    }}
+                  />
                   <TextField
-                    label="Logo URL"
+                    label="Or a logo’s address"
                     type="url"
                     autoComplete="off"
-                    placeholder={settings.data?.shopify_logo_url ?? 'https://…'}
-                    helpText={
-                      settings.data?.shopify_logo_url
-                        ? 'Empty: your Shopify brand logo (Settings → Brand) is used.'
-                        : 'An https address of an image. Empty: your store name alone.'
-                    }
+                    placeholder="https://…"
+                    helpText="An https address of an image. Empty, and no logo uploaded: your store name alone."
                     value={form.logo_url}
                     error={saveError?.fields.logo_url}
                     onChange={(value) => set({ logo_url: value })}
@@ -381,6 +385,77 @@ export function SettingsView() {
         </Layout.AnnotatedSection>
       </Layout>
     </Page>
+  );
+}
+
+/** The store's logo: its preview, an upload (PNG, JPEG or WebP; Doorstep re-encodes it) and removal. */
+function LogoUpload({ logoUrl, onChange }: { logoUrl: string | null; onChange: (saved: SettingsJson) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const run = async (work: () => Promise<SettingsJson>, done: string) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      onChange(await work());
+      shopify.toast.show(done);
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  // An uploaded logo is served by this app, the admin page's own origin: previewed from there. An
+  // address the merchant typed is not loaded here (the admin's policy allows images from Shopify
+  // and this app only).
+  const uploaded = logoUrl ? uploadedLogoPath(logoUrl) : null;
+  const upload = (file: File | undefined) =>
+    file && void run(() => apiUpload<SettingsJson>('/settings/logo', file), 'Logo saved');
+  return (
+    <BlockStack gap="200">
+      <Text as="span">Logo</Text>
+      {uploaded ? (
+        <img src={uploaded} alt="Your store's logo" id="logo-preview" style={{ maxHeight: 60, maxWidth: 240 }} />
+      ) : logoUrl ? (
+        <Text as="p" tone="subdued">
+          Your logo is the image at the address below.
+        </Text>
+      ) : (
+        <Text as="p" tone="subdued">
+          No logo: pages and e-mails show your store's name.
+        </Text>
+      )}
+      <div style={{ maxWidth: 240 }}>
+        <DropZone
+          id="logo-file"
+          accept="image/png,image/jpeg,image/webp"
+          type="image"
+          allowMultiple={false}
+          disabled={busy}
+          label="Upload a logo"
+          labelHidden
+          onDropAccepted={(files) => upload(files[0])}
+        >
+          <DropZone.FileUpload actionTitle={busy ? 'Saving…' : 'Upload a logo'} actionHint="PNG, JPEG or WebP" />
+        </DropZone>
+      </div>
+      {logoUrl && (
+        <InlineStack>
+          <Button
+            tone="critical"
+            variant="plain"
+            disabled={busy}
+            onClick={() => void run(() => api<SettingsJson>('DELETE', '/settings/logo'), 'Logo removed')}
+          >
+            Remove the logo
+          </Button>
+        </InlineStack>
+      )}
+      {error && (
+        <Text as="p" tone="critical" id="logo-error">
+          {error}
+        </Text>
+      )}
+    </BlockStack>
   );
 }
 
