@@ -2,18 +2,26 @@ import { z } from 'zod';
 import type { Db } from '../db/database.ts';
 import { LOCALES, supportedLocaleSchema, type Locale } from '../i18n/locale.ts';
 import { setAccountLocale } from './locale.ts';
+import { BRAND_FONTS, HEX_COLOR, type BrandFont } from '../design/tokens.ts';
+import { emailAddress } from '../orders/request-schemas.ts';
 import { parseBody } from '../validation.ts';
 
 /**
- * An account's settings (issue 14): the store's logo and whether senders get the "not watched yet"
- * note. API accounts set them with `/v1/account/settings`; Shopify shops in the embedded admin's
- * settings, where the logo defaults to the shop's brand logo read from Shopify.
+ * An account's settings (issues 14 and 29): the store's logo, brand and contact address, and whether
+ * senders get the "not watched yet" note. API accounts set them with `/v1/account/settings`; Shopify
+ * shops in the embedded admin's settings.
  */
 export interface AccountSettings {
   /** The store's logo (https; or Doorstep's own URL of an uploaded one, src/accounts/logo.ts), or null. */
   logoUrl: string | null;
   /** Whether the sender of a video not watched three days after it was sent gets a note. */
   notWatchedNote: boolean;
+  /** The pages' and e-mails' accent (`#rrggbb`), or null: Doorstep's (src/design/tokens.ts). */
+  accentColor: string | null;
+  /** The pages' and e-mails' font, of the safe set; null: Doorstep's. */
+  font: BrandFont | null;
+  /** Where replies to the e-mails go (their Reply-To), or null. */
+  contactEmail: string | null;
 }
 
 /**
@@ -21,7 +29,13 @@ export interface AccountSettings {
  * the note goes to the sender, who asked for the gift, not to the recipient; a merchant who does
  * not want it turns it off.
  */
-export const DEFAULT_ACCOUNT_SETTINGS: AccountSettings = { logoUrl: null, notWatchedNote: true };
+export const DEFAULT_ACCOUNT_SETTINGS: AccountSettings = {
+  logoUrl: null,
+  notWatchedNote: true,
+  accentColor: null,
+  font: null,
+  contactEmail: null,
+};
 
 /** Longer than any real logo URL; it goes into every message and page of the store. */
 const MAX_LOGO_URL_LENGTH = 2_000;
@@ -41,6 +55,19 @@ export const logoUrl = z
 export const accountSettingsFields = {
   logo_url: logoUrl.nullable().optional(),
   not_watched_note: z.boolean({ error: 'must be true or false' }).optional(),
+  accent_color: z
+    .string({ error: 'must be a colour such as "#b4232a", or null' })
+    .trim()
+    .regex(HEX_COLOR, 'must be a colour such as "#b4232a", or null')
+    .transform((value) => value.toLowerCase())
+    .meta({ examples: ['#b4232a'] })
+    .nullable()
+    .optional(),
+  font: z
+    .enum(BRAND_FONTS, { error: `must be one of ${BRAND_FONTS.join(', ')}, or null` })
+    .nullable()
+    .optional(),
+  contact_email: emailAddress.nullable().optional(),
   // Stored on the account (accounts.locale, src/accounts/locale.ts), not in account_settings: every
   // page and message reads it there; it is a setting to the merchant all the same.
   locale: supportedLocaleSchema
@@ -68,6 +95,18 @@ export const accountSettingsJsonSchema = z.object({
     description:
       "The language of the store's record, watch and thank-you pages and of its e-mails and SMS (a Shopify shop's starts as its primary locale).",
   }),
+  accent_color: z
+    .string()
+    .nullable()
+    .meta({ description: "The pages' and e-mails' accent colour (`#rrggbb`), or null: Doorstep's gift red." }),
+  font: z
+    .enum(BRAND_FONTS)
+    .nullable()
+    .meta({ description: `The pages' and e-mails' font (${BRAND_FONTS.join(', ')}; system fonts), or null: modern.` }),
+  contact_email: z
+    .string()
+    .nullable()
+    .meta({ description: "Where replies to the store's e-mails go (their Reply-To), or null: no Reply-To." }),
 });
 
 /** The settings as `/v1/account/settings` answers them. */
@@ -75,17 +114,35 @@ export function accountSettingsJson(
   settings: AccountSettings,
   locale: Locale,
 ): z.output<typeof accountSettingsJsonSchema> {
-  return { logo_url: settings.logoUrl, not_watched_note: settings.notWatchedNote, locale };
+  return {
+    logo_url: settings.logoUrl,
+    not_watched_note: settings.notWatchedNote,
+    locale,
+    accent_color: settings.accentColor,
+    font: settings.font,
+    contact_email: settings.contactEmail,
+  };
 }
 
 /** Every message and page of the account reads this (exported so test/db/hot-query-plans.test.ts explains it). */
 export function accountSettingsQuery(db: Db, accountId: string) {
-  return db.selectFrom('account_settings').select(['logo_url', 'not_watched_note']).where('account_id', '=', accountId);
+  return db
+    .selectFrom('account_settings')
+    .select(['logo_url', 'not_watched_note', 'accent_color', 'font', 'contact_email'])
+    .where('account_id', '=', accountId);
 }
 
 export async function findAccountSettings(db: Db, accountId: string): Promise<AccountSettings> {
   const row = await accountSettingsQuery(db, accountId).executeTakeFirst();
-  return row ? { logoUrl: row.logo_url, notWatchedNote: row.not_watched_note } : DEFAULT_ACCOUNT_SETTINGS;
+  if (!row) return DEFAULT_ACCOUNT_SETTINGS;
+  return {
+    logoUrl: row.logo_url,
+    notWatchedNote: row.not_watched_note,
+    accentColor: row.accent_color,
+    // A font this build no longer offers reads as the default rather than failing a page.
+    font: BRAND_FONTS.includes(row.font as BrandFont) ? (row.font as BrandFont) : null,
+    contactEmail: row.contact_email,
+  };
 }
 
 export async function updateAccountSettings(
@@ -97,6 +154,9 @@ export async function updateAccountSettings(
   const changes = {
     ...(update.logo_url !== undefined ? { logo_url: update.logo_url } : {}),
     ...(update.not_watched_note !== undefined ? { not_watched_note: update.not_watched_note } : {}),
+    ...(update.accent_color !== undefined ? { accent_color: update.accent_color } : {}),
+    ...(update.font !== undefined ? { font: update.font } : {}),
+    ...(update.contact_email !== undefined ? { contact_email: update.contact_email } : {}),
   };
   await db.transaction().execute(async (trx) => {
     if (update.locale !== undefined) await setAccountLocale(trx, accountId, update.locale);

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.ts';
+import type { Brand } from '../design/tokens.ts';
 import { DEFAULT_LOCALE, type Locale } from '../i18n/locale.ts';
 import { findAccount } from './accounts.ts';
 import { findAccountSettings, type AccountSettings } from './settings.ts';
@@ -13,6 +14,10 @@ export interface StoreBranding {
   logoUrl: string | null;
   /** The account's language (src/accounts/locale.ts): its pages' and messages' words. */
   locale: Locale;
+  /** The store's accent and font (src/design/tokens.ts), each null for Doorstep's. */
+  brand: Brand;
+  /** The e-mails' Reply-To, or null. */
+  contactEmail: string | null;
 }
 
 /**
@@ -30,17 +35,19 @@ const MYSHOPIFY_DOMAIN = /^([a-z0-9][a-z0-9-]*)\.myshopify\.com$/i;
  */
 export function storeBranding(
   account: { name: string; locale: Locale } | undefined,
-  settings?: Pick<AccountSettings, 'logoUrl'>,
+  settings?: Pick<AccountSettings, 'logoUrl' | 'accentColor' | 'font' | 'contactEmail'>,
 ): StoreBranding {
   const logoUrl = settings?.logoUrl ?? null;
+  const brand: Brand = { accentColor: settings?.accentColor ?? null, font: settings?.font ?? null };
+  const contactEmail = settings?.contactEmail ?? null;
   const locale = account?.locale ?? DEFAULT_LOCALE;
   const name = account?.name.trim() ?? '';
   const handle = MYSHOPIFY_DOMAIN.exec(name)?.[1];
   if (handle) {
     const words = handle.split('-').filter(Boolean);
-    return { name: words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' '), logoUrl, locale };
+    return { name: words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' '), logoUrl, locale, brand, contactEmail };
   }
-  return { name: name || DEFAULT_STORE_NAME, logoUrl, locale };
+  return { name: name || DEFAULT_STORE_NAME, logoUrl, locale, brand, contactEmail };
 }
 
 /** One read of the account (its name and language) and one of its settings (its logo). */

@@ -421,6 +421,12 @@ export interface AccountSettingsTable {
   logo_url: string | null;
   not_watched_note: Generated<boolean>;
   updated_at: Timestamp;
+  /** `#rrggbb`, or null: Doorstep's accent (migration 038). */
+  accent_color: string | null;
+  /** A font of the safe set (src/design/tokens.ts), or null: Doorstep's. */
+  font: string | null;
+  /** The e-mails' Reply-To, or null: no Reply-To. */
+  contact_email: string | null;
 }
 
 /** The merchant's uploaded logo, re-encoded as PNG (src/accounts/logo.ts, migration 037). */

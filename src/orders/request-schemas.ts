@@ -32,7 +32,8 @@ const text = (label: string, max: number) =>
 const EARLIEST = new Date('2000-01-01T00:00:00Z');
 const LATEST = new Date('9999-12-31T23:59:59Z');
 
-const email = z
+/** An e-mail address as every boundary takes one (orders, an account's contact address). */
+export const emailAddress = z
   .string({ error: 'must be an e-mail address' })
   .trim()
   .max(254, 'must be at most 254 characters')
@@ -88,9 +89,9 @@ const price = z
 
 const detailFields = {
   name: text('name', 200),
-  email,
+  email: emailAddress,
   recipient_name: text('recipient_name', 200),
-  recipient_email: email.nullable(),
+  recipient_email: emailAddress.nullable(),
   recipient_phone: phone.nullable(),
   /**
    * The sender's mobile number (issue 14): the "not watched yet" note goes by SMS when it is known.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createAccount, findAccount, rotateApiKey } from '../accounts/accounts.ts';
-import { accountSettingsFields, updateAccountSettings } from '../accounts/settings.ts';
+import { accountSettingsFields, updateAccountSettings, type AccountSettingsUpdate } from '../accounts/settings.ts';
 import type { Db } from '../db/database.ts';
 import type { ShopsTable } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
@@ -224,13 +224,13 @@ export async function updateShopSettings(
     .returningAll()
     .executeTakeFirst();
   if (!shop) throw new NotFoundError(`The shop ${domain} has not installed Doorstep.`);
-  if (update.logo_url !== undefined || update.not_watched_note !== undefined || update.locale !== undefined)
-    await updateAccountSettings(
-      db,
-      shop.account_id,
-      { logo_url: update.logo_url, not_watched_note: update.not_watched_note, locale: update.locale },
-      now,
-    );
+  // The account's own settings (accounts/settings.ts) ride in the same body: handed over as they came.
+  const accountUpdate = Object.fromEntries(
+    Object.keys(accountSettingsFields)
+      .map((key) => [key, update[key as keyof typeof accountSettingsFields]] as const)
+      .filter(([, value]) => value !== undefined),
+  ) as AccountSettingsUpdate;
+  if (Object.keys(accountUpdate).length > 0) await updateAccountSettings(db, shop.account_id, accountUpdate, now);
   return shop;
 }
 

@@ -1,3 +1,4 @@
+import { pageStylesheet } from '../design/page-style.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
@@ -16,43 +17,12 @@ import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
 import { TRANSCRIPT_MAX_CHARS } from './captions.ts';
 
 /**
- * The two public pages behind `record_url` and `playback_url`: plain HTML, inline CSS and a small
- * script of our own (src/videos/browser/, bundled by browser-assets.ts; no framework), readable on
- * a phone. The uuid in the URL is the capability, so pages are never cached, never framed and never
- * leak their URL in a Referer.
+ * The two public pages behind `record_url` and `playback_url`: plain HTML, the design system's one
+ * stylesheet inlined (src/design/page-style.ts, in the store's accent and font) and a small script
+ * of our own (src/videos/browser/, bundled by browser-assets.ts; no framework), readable on a phone.
+ * The uuid in the URL is the capability, so pages are never cached, never framed and never leak
+ * their URL in a Referer.
  */
-const STYLE = `
-:root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; line-height: 1.5; }
-body { margin: 0; padding: 1rem; display: flex; justify-content: center; }
-main { width: 100%; max-width: 36rem; }
-h1 { font-size: 1.5rem; margin: 0.5rem 0 1rem; }
-video { width: 100%; max-height: 60vh; background: #000; border-radius: 0.5rem; }
-.actions { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 1rem 0; }
-button, .file { font: inherit; font-size: 1.05rem; padding: 0.75rem 1.1rem; min-height: 2.75rem; border-radius: 0.5rem; border: 1px solid #888; background: Canvas; color: CanvasText; cursor: pointer; }
-button.primary { background: #0b5cad; color: #fff; border-color: #0b5cad; }
-button:disabled { opacity: 0.5; cursor: not-allowed; }
-button:focus-visible, .file:focus-within { outline: 3px solid #f5a623; outline-offset: 2px; }
-.file input { position: absolute; width: 1px; height: 1px; opacity: 0; }
-progress { width: 100%; height: 1rem; }
-.status { font-weight: 600; min-height: 1.5em; }
-.timer { font-variant-numeric: tabular-nums; font-size: 1.25rem; font-weight: 600; margin: 0.25rem 0; }
-.timer.ending { color: #c62828; }
-.status.error { color: #c62828; }
-.status.ok { color: #2e7d32; }
-.muted { opacity: 0.8; }
-form#recipient { display: grid; gap: 0.35rem; margin-bottom: 1.5rem; }
-#transcript-field { display: grid; gap: 0.35rem; margin: 0.5rem 0; }
-#transcript-field textarea { font: inherit; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; resize: vertical; min-height: 4.5rem; }
-#transcript-field textarea:focus-visible { outline: 3px solid #f5a623; outline-offset: 2px; }
-form#thanks-note textarea { font: inherit; width: 100%; box-sizing: border-box; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; }
-section.thanks { margin-top: 2rem; padding-top: 1rem; border-top: 1px solid color-mix(in srgb, CanvasText 15%, transparent); }
-blockquote.note { margin: 1rem 0; padding: 1rem 1.25rem; border-left: 4px solid #b4232a; white-space: pre-line; font-size: 1.15rem; font-style: italic; }
-form#recipient input { font: inherit; padding: 0.6rem; border-radius: 0.4rem; border: 1px solid #888; }
-header.store { display: flex; align-items: center; gap: 0.6rem; padding-bottom: 0.75rem; margin-bottom: 0.5rem; border-bottom: 1px solid color-mix(in srgb, CanvasText 15%, transparent); }
-.store-name { margin: 0; font-weight: 700; letter-spacing: 0.02em; }
-.store-logo { max-height: 2.5rem; max-width: 8rem; }
-[hidden] { display: none !important; }
-`;
 
 interface PageOptions {
   /** The language the page is written in: `<html lang>`. */
@@ -88,7 +58,7 @@ export function sendPage(ctx: Context, status: number, options: PageOptions): vo
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <title>${options.title}</title>
-<style nonce="${nonce}">${new SafeHtml(STYLE)}</style>
+<style nonce="${nonce}">${new SafeHtml(pageStylesheet(options.store?.brand))}</style>
 </head>
 <body>
 <main>
@@ -178,7 +148,8 @@ export function recordPage(ctx: Context, order: OrderRow, view: RecordView): voi
       needsRecipient
         ? recipientForm(order, say)
         : html`<h1>${say('page_record_heading', recipient)}</h1>
-<p class="muted" id="next-step">${say('page_quoted_title', { video_title: order.video_title })}. ${nextStep}${order.video_processed ? ` ${say('page_record_replaces')}` : ''}</p>`
+<p class="lead" id="video-title">${say('page_quoted_title', { video_title: order.video_title })}</p>
+<p class="muted" id="next-step">${nextStep}${order.video_processed ? ` ${say('page_record_replaces')}` : ''}</p>`
     }
 ${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: say('page_record_send'), say, beforeSend: transcriptField(say) })}`,
     script: {
@@ -210,23 +181,31 @@ export function recorderMarkup(options: {
 }): SafeHtml {
   const id = (name: string) => `${options.idPrefix}${name}`;
   const say = options.say ?? sayIn('en');
-  return html`<div id="${id('recorder')}">
-  <video id="${id('preview')}" playsinline muted aria-label="${say('page_record_camera_preview')}" hidden></video>
-  <video id="${id('playback')}" playsinline controls aria-label="${say('page_record_your_recording')}" hidden></video>
-  <div class="actions">
-    <button type="button" id="${id('camera')}">${say('page_record_use_camera')}</button>
-    <button type="button" id="${id('record')}" hidden>${say('page_record_start')}</button>
-    <button type="button" id="${id('stop')}" hidden>${say('page_record_stop')}</button>
-    <label class="file">${say('page_record_choose_file')}<input type="file" id="${id('file')}" accept="video/mp4,video/webm,video/quicktime"></label>
+  // One screen per state (recorder.ts sets `data-state`): each element names the states it shows in,
+  // and the page's stylesheet hides it in the others. Without the script, the first screen stays.
+  return html`<div id="${id('recorder')}" class="recorder" data-state="before">
+  <div class="recorder-stage" data-show="camera recording">
+    <video id="${id('preview')}" playsinline muted aria-label="${say('page_record_camera_preview')}" hidden></video>
+    <p id="${id('countdown')}" class="countdown" aria-live="assertive" hidden></p>
   </div>
-  ${options.beforeSend ?? ''}
-  <div class="actions">
-    <button type="button" class="primary" id="${id('send')}" disabled>${options.sendLabel}</button>
+  <video id="${id('playback')}" playsinline controls aria-label="${say('page_record_your_recording')}" data-show="preview uploading" hidden></video>
+  <div class="actions" data-show="before camera recording preview">
+    <button type="button" class="primary" id="${id('camera')}" data-show="before">${say('page_record_use_camera')}</button>
+    <button type="button" class="primary" id="${id('record')}" data-show="camera preview" hidden>${say('page_record_start')}</button>
+    <button type="button" class="primary" id="${id('stop')}" data-show="recording" hidden>${say('page_record_stop')}</button>
+    <label class="file" data-show="before camera preview">${say('page_record_choose_file')}<input type="file" id="${id('file')}" accept="video/mp4,video/webm,video/quicktime"></label>
   </div>
-  <p class="muted" id="${id('limit')}">${say('page_record_limit', { duration: durationText(options.maxSeconds) })}</p>
-  <p id="${id('timer')}" class="timer" hidden></p>
-  <progress id="${id('progress')}" max="100" value="0" hidden aria-label="${say('page_record_progress')}"></progress>
-  <p id="${id('status')}" class="status" role="status" aria-live="polite"></p>
+  <div data-show="preview">${options.beforeSend ?? ''}</div>
+  <div class="actions" data-show="preview uploading">
+    <button type="button" class="primary wide" id="${id('send')}" disabled>${options.sendLabel}</button>
+  </div>
+  <p class="muted" id="${id('limit')}" data-show="before camera">${say('page_record_limit', { duration: durationText(options.maxSeconds) })}</p>
+  <p id="${id('timer')}" class="timer" data-show="recording" hidden></p>
+  <progress id="${id('progress')}" max="100" value="0" data-show="uploading" hidden aria-label="${say('page_record_progress')}"></progress>
+  <div class="outcome" id="${id('outcome')}" tabindex="-1">
+    <div class="mark" data-show="sent" aria-hidden="true">✓</div>
+    <p id="${id('status')}" class="status" role="status" aria-live="polite"></p>
+  </div>
 </div>`;
 }
 
@@ -303,14 +282,26 @@ export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void 
     ? html`<p class="muted" id="sent-on">${say('page_watch_sent_on', { date: dayText(order.sent_at, language.dateLocale, null) })}</p>
 `
     : '';
+  const videoUrl = `/watch/${order.uuid}/video`;
+  // The reply comes after the gift: hidden until she has watched it (the script shows it on `ended`
+  // or most of the way through), shown at once to someone who already did.
+  const afterWatch = thanks
+    ? html`<div id="after-watch"${order.viewed_at === null ? html` hidden` : ''}>${thanks.body}</div>`
+    : '';
   sendPage(ctx, 200, {
     locale,
     title: order.video_title,
     store,
-    body: html`<h1>${order.video_title}</h1>
-<p>${phraseHtml(phraseOf(locale, 'page_watch_from'), { sender_name: html`<strong id="sender">${order.name}</strong>`, store_name: store.name })}</p>
-${sentOn}<video id="message" controls playsinline preload="metadata" src="/watch/${order.uuid}/video"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}>${hasCaptions ? captionsTrack(order, locale) : ''}</video>
-${thanks?.body ?? ''}`,
+    body: html`<div class="reveal-in">
+<p class="from">${phraseHtml(phraseOf(locale, 'page_watch_from'), { sender_name: html`<strong id="sender">${order.name}</strong>`, store_name: store.name })}</p>
+<h1 class="title">${order.video_title}</h1>
+${sentOn}</div>
+<div class="stage" id="stage">
+<video id="message" controls playsinline preload="metadata" src="${videoUrl}"${hasPoster ? html` poster="/watch/${order.uuid}/poster"` : ''}>${hasCaptions ? captionsTrack(order, locale) : ''}</video>
+${hasPoster ? html`<img class="poster" src="/watch/${order.uuid}/poster" alt="" fetchpriority="high">` : ''}
+<a class="play" id="play" href="${videoUrl}" role="button" aria-label="${say('page_watch_play')}">${PLAY_SYMBOL}</a>
+</div>
+${afterWatch}`,
     // The thank-you recorder needs the camera; the page asks only when the recipient presses it.
     camera: Boolean(thanks?.form),
     script: {
@@ -324,6 +315,11 @@ ${thanks?.body ?? ''}`,
     ...(mediaOrigin ? { mediaOrigin } : {}),
   });
 }
+
+/** The play button's triangle: drawn, so it is crisp at any size and needs no request. */
+const PLAY_SYMBOL = new SafeHtml(
+  '<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path fill="currentColor" d="M7 4.5v15a1 1 0 0 0 1.5.86l12.5-7.5a1 1 0 0 0 0-1.72L8.5 3.64A1 1 0 0 0 7 4.5z"/></svg>',
+);
 
 /**
  * The captions track: `default`, so they show without a trip to the player's menu (the sender wrote

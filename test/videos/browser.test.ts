@@ -67,8 +67,10 @@ describe('in a browser', () => {
       // than 2.5 s of wall time a busy machine may not give the browser.
       const preview = page.locator('#preview');
       const mediaTime = () => preview.evaluate((video) => (video as unknown as { currentTime: number }).currentTime);
-      const startedAt = await mediaTime();
       await page.getByRole('button', { name: 'Start recording' }).click();
+      // A countdown first; the recording starts when the stop button shows.
+      await page.getByRole('button', { name: 'Stop recording' }).waitFor({ timeout: 15_000 });
+      const startedAt = await mediaTime();
       await expect.poll(mediaTime, { timeout: 15_000 }).toBeGreaterThanOrEqual(startedAt + 2.5);
       await page.getByRole('button', { name: 'Stop recording' }).click();
       await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
@@ -243,11 +245,11 @@ describe('in a browser', () => {
       })`);
       expect(Math.max(...(posterPixel as number[]))).toBeGreaterThan(100);
 
-      // The player is reached with Tab and played with the space bar: no mouse needed.
+      // The reveal's play button is reached with Tab and pressed with the space bar: no mouse needed.
       const focused = () => watch.page.evaluate('document.activeElement && document.activeElement.id');
-      for (let presses = 0; presses < 10 && (await focused()) !== 'message'; presses++)
+      for (let presses = 0; presses < 10 && (await focused()) !== 'play'; presses++)
         await watch.page.keyboard.press('Tab');
-      expect(await focused()).toBe('message');
+      expect(await focused()).toBe('play');
       await watch.page.keyboard.press('Space');
       await eventually(async () => ((await getOrder(order.id)).viewed_at ? true : undefined), 10_000, 'played');
       expect(watch.problems).toEqual([]);
@@ -307,7 +309,10 @@ describe('after the upload', () => {
         .getByRole('status')
         .filter({ hasText: 'We could not prepare your video:' })
         .waitFor({ timeout: 60_000 });
-      expect(await page.getByRole('button', { name: 'Send video' }).isDisabled()).toBe(true);
+      // Back to the first screen: record again or choose another video; nothing to send.
+      expect(await page.locator('#send').isDisabled()).toBe(true);
+      expect(await page.locator('#send').isHidden()).toBe(true);
+      expect(await page.getByText('Choose a video file').isVisible()).toBe(true);
     } finally {
       await page.close();
     }

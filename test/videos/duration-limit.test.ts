@@ -67,7 +67,8 @@ describe('recording on the record page', () => {
     await page.getByRole('button', { name: 'Use the camera' }).click();
     await page.getByRole('button', { name: 'Start recording' }).click();
     const timer = page.locator('#timer');
-    await expect.poll(() => timer.textContent()).toMatch(/^0:0\d \/ 0:10 — 0:\d\d left$/);
+    // After the 3-second countdown.
+    await expect.poll(() => timer.textContent(), { timeout: 10_000 }).toMatch(/^0:0\d \/ 0:10 — 0:\d\d left$/);
     // Nobody presses stop: at 0:10 the page stops, shows the recording and lets it be sent.
     await expect
       .poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled(), { timeout: 20_000 })

@@ -63,7 +63,7 @@ describe('the watch page', () => {
     );
     expect(response.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(response.text).not.toContain('<script>alert(1)');
-    expect(response.text).toContain('<h1>Happy &quot;birthday&quot; &amp; more</h1>');
+    expect(response.text).toContain('<h1 class="title">Happy &quot;birthday&quot; &amp; more</h1>');
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });

@@ -1,5 +1,5 @@
 import { findAccountLocale } from '../../accounts/locale.ts';
-import { findAccountSettings } from '../../accounts/settings.ts';
+import { accountSettingsJson, findAccountSettings } from '../../accounts/settings.ts';
 import type { Db } from '../../db/database.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import { carrierForCompanyName, normalizeCompanyName } from '../carrier-names.ts';
@@ -77,9 +77,7 @@ export async function adminSettingsJson(db: Db, shop: ShopRow) {
   ]);
   return {
     ...shopSettingsJson(shop),
-    logo_url: account.logoUrl,
-    not_watched_note: account.notWatchedNote,
-    locale,
+    ...accountSettingsJson(account, locale),
     unmapped_tracking_companies: unmappedTrackingCompanies(
       await trackingCompaniesUsed(db, shop.domain),
       shop.carrier_aliases,

@@ -47,6 +47,18 @@ export function setUpRecorder(options: RecorderOptions): void {
   const sendBtn = part('send', HTMLButtonElement);
   const fileInput = part('file', HTMLInputElement);
   const timer = part('timer', HTMLParagraphElement);
+  const countdown = part('countdown', HTMLParagraphElement);
+  const root = part('recorder', HTMLDivElement);
+  const outcomeBox = part('outcome', HTMLDivElement);
+
+  /**
+   * The recorder's screen: one state at a time, each with one thing to do (the page's stylesheet
+   * shows only what `data-state` names). `sent` replaces the form with its confirmation.
+   */
+  type State = 'before' | 'camera' | 'recording' | 'preview' | 'uploading' | 'sent';
+  const show = (state: State) => {
+    root.dataset.state = state;
+  };
 
   /** The last seconds are counted down in red, so the end of a recording is no surprise. */
   const ENDING_SECONDS = 10;
@@ -68,6 +80,7 @@ export function setUpRecorder(options: RecorderOptions): void {
   function refuse(message: string): void {
     chosen = null;
     sendBtn.disabled = true;
+    show(stream ? 'camera' : 'before');
     say(message, 'error');
   }
 
@@ -83,6 +96,7 @@ export function setUpRecorder(options: RecorderOptions): void {
     playback.hidden = false;
     poster = capturePosterFrame(playback);
     sendBtn.disabled = false;
+    show('preview');
     say(t('script_watch_then_send'));
   }
 
@@ -157,12 +171,36 @@ export function setUpRecorder(options: RecorderOptions): void {
     await preview.play().catch(() => {});
     cameraBtn.hidden = true;
     recordBtn.hidden = false;
+    show('camera');
     say(t('script_camera_ready'));
   }
 
   cameraBtn.addEventListener('click', () => void startCamera());
 
+  /** Seconds counted down on the camera's picture before recording starts: time to smile. */
+  const COUNTDOWN_SECONDS = 3;
+
   recordBtn.addEventListener('click', () => {
+    if (!stream) return;
+    recordBtn.hidden = true;
+    sendBtn.disabled = true;
+    show('recording');
+    let left = COUNTDOWN_SECONDS;
+    countdown.hidden = false;
+    countdown.textContent = String(left);
+    const step = window.setInterval(() => {
+      left -= 1;
+      if (left > 0) {
+        countdown.textContent = String(left);
+        return;
+      }
+      window.clearInterval(step);
+      countdown.hidden = true;
+      startRecording();
+    }, 1000);
+  });
+
+  function startRecording(): void {
     if (!stream) return;
     chunks = [];
     const mimeType = pickMimeType();
@@ -181,13 +219,11 @@ export function setUpRecorder(options: RecorderOptions): void {
     };
     // Timeslices: the data arrives as it is recorded, not all at once at the end.
     current.start(1000);
-    recordBtn.hidden = true;
     stopBtn.hidden = false;
     stopBtn.focus();
-    sendBtn.disabled = true;
     startTimer(current);
     say(t('script_recording', { limit: durationText(maxSeconds) }));
-  });
+  }
 
   stopBtn.addEventListener('click', stopRecording);
 
@@ -214,6 +250,7 @@ export function setUpRecorder(options: RecorderOptions): void {
   async function send(): Promise<void> {
     if (!chosen) return;
     sendBtn.disabled = true;
+    show('uploading');
     progress.hidden = false;
     progress.value = 0;
     say(t('script_sending'));
@@ -233,6 +270,7 @@ export function setUpRecorder(options: RecorderOptions): void {
           : (serverErrorMessage(outcome.body) ?? t('script_went_wrong', { status: outcome.status }));
       say(reason === null ? t('script_connection_failed') : t('script_not_sent', { reason }), 'error');
       sendBtn.disabled = false;
+      show('preview');
       return;
     }
     progress.value = 100;
@@ -244,6 +282,10 @@ export function setUpRecorder(options: RecorderOptions): void {
     const frame = posterUrl ? await poster : null;
     if (posterUrl && frame) await sendPosterFrame(frame, posterUrl);
     say(addendum ? `${options.received} ${addendum}` : options.received, 'ok');
+    // The confirmation replaces the form, in view and read out, wherever the sender had scrolled.
+    show('sent');
+    outcomeBox.scrollIntoView({ block: 'center' });
+    outcomeBox.focus({ preventScroll: true });
     options.onReceived?.();
     // The record page's answer names where the video's preparation can be followed.
     const statusUrl = answerUrl(outcome.answer, 'status_url');
@@ -253,6 +295,9 @@ export function setUpRecorder(options: RecorderOptions): void {
           return say(addendum ? `${t('script_ready')} ${addendum}` : t('script_ready'), 'ok');
         say(t('script_processing_failed', { reason: state.reason }), 'error');
         sendBtn.disabled = true;
+        // Another go: the camera or a file, as at the start.
+        show('before');
+        cameraBtn.hidden = !navigator.mediaDevices || typeof MediaRecorder === 'undefined';
       });
   }
 }

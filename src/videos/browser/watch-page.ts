@@ -3,9 +3,39 @@ import type { WatchPageData } from './page-data.ts';
 import { setUpThanksForm } from './thanks-form.ts';
 import { interpolate } from '../../i18n/interpolate.ts';
 
-/** Tells us the first time the recipient actually presses play (not a prefetch, not a page view). */
 const { viewedUrl, thanks, phrases } = readPageData<WatchPageData>();
 const video = byId('message', HTMLVideoElement);
+const stage = byId('stage', HTMLDivElement);
+
+/**
+ * The reveal: the poster and one large play button over the video. Pressing either (or the video's
+ * own controls, for a keyboard or a screen reader) starts it where it is, and the stage gives way to
+ * the player. Without this script the button is a link to the video itself.
+ */
+function start(event?: Event): void {
+  event?.preventDefault();
+  stage.classList.add('started');
+  video.controls = true;
+  void video.play().catch(() => {
+    // Refused (a browser that wants its own gesture): the controls are there to press.
+  });
+  video.focus();
+}
+// The player's own controls wait under the reveal (they are the page's only ones without this script).
+video.controls = false;
+const play = byId('play', HTMLAnchorElement);
+play.addEventListener('click', start);
+// A link announced as a button answers the space bar as a button does.
+play.addEventListener('keydown', (event) => {
+  if (event.key === ' ') start(event);
+});
+stage.querySelector('.poster')?.addEventListener('click', start);
+video.addEventListener('play', () => {
+  stage.classList.add('started');
+  video.controls = true;
+});
+
+/** Tells us the first time the recipient actually presses play (not a prefetch, not a page view). */
 let told = false;
 video.addEventListener('play', () => {
   if (told) return;
@@ -15,6 +45,23 @@ video.addEventListener('play', () => {
     told = false;
   });
 });
+
+/** The share of the video after which she has watched it, though she stops before the very end. */
+const WATCHED_SHARE = 0.9;
+
+// The invitation to reply comes after the gift: shown at its end (or nearly), never before.
+const afterWatch = document.getElementById('after-watch');
+if (afterWatch?.hidden) {
+  const reveal = () => {
+    if (!afterWatch.hidden) return;
+    afterWatch.hidden = false;
+    afterWatch.classList.add('reveal-in');
+  };
+  video.addEventListener('ended', reveal);
+  video.addEventListener('timeupdate', () => {
+    if (Number.isFinite(video.duration) && video.currentTime >= video.duration * WATCHED_SHARE) reveal();
+  });
+}
 
 // Once the gift was sent, the recipient can answer it (src/thanks/).
 if (thanks) setUpThanksForm(thanks, (key, values = {}) => interpolate(phrases[key], values));
