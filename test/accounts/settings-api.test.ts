@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
+/** An account that never set its brand or contact address. */
+const NO_BRAND = { accent_color: null, font: null, contact_email: null };
+
 let app: TestApp;
 let store: TestAccount;
 let other: TestAccount;
@@ -18,25 +21,27 @@ describe('GET and PUT /v1/account/settings', () => {
   it('answers the defaults before anything was set: no logo, the not-watched note on', async () => {
     const response = await other.request('GET', '/v1/account/settings');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ logo_url: null, not_watched_note: true, locale: 'en' });
+    expect(response.body).toEqual({ logo_url: null, not_watched_note: true, locale: 'en', ...NO_BRAND });
   });
 
   it('changes only the fields sent, and each account keeps its own', async () => {
     const logo = 'https://cdn.maplethread.example/logo.png';
     const set = await store.request('PUT', '/v1/account/settings', { logo_url: logo });
     expect(set.status).toBe(200);
-    expect(set.body).toEqual({ logo_url: logo, not_watched_note: true, locale: 'en' });
+    expect(set.body).toEqual({ logo_url: logo, not_watched_note: true, locale: 'en', ...NO_BRAND });
     const off = await store.request('PUT', '/v1/account/settings', { not_watched_note: false });
-    expect(off.body).toEqual({ logo_url: logo, not_watched_note: false, locale: 'en' });
+    expect(off.body).toEqual({ logo_url: logo, not_watched_note: false, locale: 'en', ...NO_BRAND });
     expect((await store.request('GET', '/v1/account/settings')).body).toEqual({
       logo_url: logo,
       not_watched_note: false,
       locale: 'en',
+      ...NO_BRAND,
     });
     expect((await other.request('GET', '/v1/account/settings')).body).toEqual({
       logo_url: null,
       not_watched_note: true,
       locale: 'en',
+      ...NO_BRAND,
     });
   });
 
@@ -66,7 +71,7 @@ describe('GET and PUT /v1/account/settings', () => {
     const polyglot = await app.createAccount('Maison Polyglotte');
     const set = await polyglot.request('PUT', '/v1/account/settings', { locale: 'fr-CA' });
     expect(set.status).toBe(200);
-    expect(set.body).toEqual({ logo_url: null, not_watched_note: true, locale: 'fr' });
+    expect(set.body).toEqual({ logo_url: null, not_watched_note: true, locale: 'fr', ...NO_BRAND });
     expect((await polyglot.request('GET', '/v1/account/settings')).body.locale).toBe('fr');
     const order = (await polyglot.request('POST', '/v1/orders', validOrder)).body;
     const record = await app.request('GET', new URL(order.record_url).pathname);
@@ -91,7 +96,36 @@ describe('GET and PUT /v1/account/settings', () => {
       logo_url: null,
       not_watched_note: true,
       locale: 'es',
+      ...NO_BRAND,
     });
+  });
+
+  it("sets the store's accent, font and contact address; the pages are drawn in them", async () => {
+    const brandStore = await app.createAccount('Teal & Co');
+    const set = await brandStore.request('PUT', '/v1/account/settings', {
+      accent_color: '#1A5E63',
+      font: 'classic',
+      contact_email: 'hello@teal.example',
+    });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ accent_color: '#1a5e63', font: 'classic', contact_email: 'hello@teal.example' });
+    const order = (await brandStore.request('POST', '/v1/orders', validOrder)).body;
+    const page = await app.request('GET', new URL(order.record_url).pathname);
+    expect(page.text).toContain('--accent: #1a5e63;');
+    expect(page.text).toContain('--font: Georgia,');
+
+    for (const [body, field] of [
+      [{ accent_color: 'red' }, 'accent_color'],
+      [{ accent_color: '#12345' }, 'accent_color'],
+      [{ font: 'comic-sans' }, 'font'],
+      [{ contact_email: 'not an address' }, 'contact_email'],
+    ] as const) {
+      const refused = await brandStore.request('PUT', '/v1/account/settings', body);
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(refused.body.error.fields)).toEqual([field]);
+    }
+    const cleared = await brandStore.request('PUT', '/v1/account/settings', { accent_color: null, font: null });
+    expect(cleared.body).toMatchObject({ accent_color: null, font: null, contact_email: 'hello@teal.example' });
   });
 
   it('needs credentials', async () => {

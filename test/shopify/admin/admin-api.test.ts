@@ -719,6 +719,9 @@ describe('settings', () => {
       logo_url: null,
       not_watched_note: true,
       locale: 'en',
+      accent_color: null,
+      font: null,
+      contact_email: null,
       unmapped_tracking_companies: [],
       time_zone: 'America/New_York',
     });
@@ -757,6 +760,9 @@ describe('settings', () => {
       gift_packages: 'gift_item',
       default_send_method: 'email',
       locale: 'fr',
+      accent_color: '#1a5e63',
+      font: 'classic',
+      contact_email: 'hello@maplethread.example',
     };
     const put = await admin(shop, 'PUT', '/settings', change);
     expect(put.status).toBe(200);
