@@ -216,9 +216,17 @@ export class SendDispatcher {
         })
       ).providerMessageId;
     }
-    const content = templates.email(emailTemplateFor(kind, order), values, looks.store.locale);
-    return (await this.deps.email.send({ to: destination, ...content, messageId: `<${send.id}@doorstep>` }))
-      .providerMessageId;
+    const content = templates.email(emailTemplateFor(kind, order), values, looks.store.locale, looks.store.brand);
+    return (
+      await this.deps.email.send({
+        to: destination,
+        ...content,
+        messageId: `<${send.id}@doorstep>`,
+        // From the store, by name; replies go to the store's contact address, not to a no-reply.
+        fromName: looks.store.name,
+        ...(looks.store.contactEmail ? { replyTo: looks.store.contactEmail } : {}),
+      })
+    ).providerMessageId;
   }
 
   /**

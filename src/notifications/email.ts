@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
+import addressparser from 'nodemailer/lib/addressparser/index.js';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import { maskAddress } from './masked-address.ts';
 import type { Logger } from '../logger.ts';
@@ -15,6 +16,13 @@ export interface EmailMessage {
   html: string;
   /** Stable per send: a retry after an unknown outcome carries the same Message-ID, which lets mail systems drop the duplicate. */
   messageId: string;
+  /**
+   * The name the message is from (the store's): `"Maple & Thread" <EMAIL_FROM's address>`. The
+   * address stays ours (it is the one SPF and DKIM vouch for); absent, EMAIL_FROM as it is.
+   */
+  fromName?: string;
+  /** Where a reply goes (the store's contact address), when it has one. */
+  replyTo?: string;
 }
 
 export interface EmailChannel {
@@ -42,6 +50,7 @@ export function createEmailChannel(options: {
   maxConnections?: number;
 }): EmailChannel {
   const outbox = !options.smtpUrl;
+  const fromAddress = addressparser(options.from, { flatten: true })[0]?.address ?? options.from;
   const transport: Transporter = outbox
     ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
     : // Bounded waits: a hung SMTP server must fail the attempt well inside the reconciler's 5-minute
@@ -66,7 +75,9 @@ export function createEmailChannel(options: {
       let info: { messageId: string; message?: unknown; response?: string };
       try {
         info = await transport.sendMail({
-          from: options.from,
+          // nodemailer encodes the name (quotes, non-ASCII) for the header.
+          from: message.fromName ? { name: message.fromName, address: fromAddress } : options.from,
+          ...(message.replyTo ? { replyTo: message.replyTo } : {}),
           to: message.to,
           subject: message.subject,
           text: message.text,

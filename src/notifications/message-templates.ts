@@ -3,6 +3,8 @@ import path from 'node:path';
 import escapeHtml from 'escape-html';
 import mjml2html from 'mjml';
 import type { SendKind } from '../vocabulary.ts';
+import { brandEmailHtml } from '../design/email-style.ts';
+import type { Brand } from '../design/tokens.ts';
 import { DEFAULT_LOCALE, LOCALES, type Locale } from '../i18n/locale.ts';
 import { MessageTemplateError, UnknownPlaceholderError } from './template-errors.ts';
 import {
@@ -29,7 +31,8 @@ export interface EmailContent {
  * account's language (the catalogue's phrases, src/i18n/catalogue.ts; English when not given).
  */
 export interface MessageTemplates {
-  email(name: TemplateName, values: TemplateValues, locale?: Locale): EmailContent;
+  /** `brand`: the store's accent and font (src/design/email-style.ts); absent, Doorstep's. */
+  email(name: TemplateName, values: TemplateValues, locale?: Locale, brand?: Partial<Brand>): EmailContent;
   sms(kind: SendKind, values: TemplateValues, locale?: Locale): string;
 }
 
@@ -91,14 +94,14 @@ export async function compileMessageTemplates(dir: string = TEMPLATE_DIR): Promi
   }
 
   return {
-    email(name, values, locale = DEFAULT_LOCALE) {
+    email(name, values, locale = DEFAULT_LOCALE, brand) {
       const parts = emails.get(name);
       if (!parts) throw new MessageTemplateError(`There is no e-mail template ${name}.`);
       const localized = localizedValues(values, locale);
       return {
         subject: render(parts.subject, localized).trim(),
         text: render(parts.text, localized),
-        html: render(parts.html, localized, escapeHtml),
+        html: brandEmailHtml(render(parts.html, localized, escapeHtml), brand),
       };
     },
     sms(kind, values, locale = DEFAULT_LOCALE) {

@@ -135,7 +135,7 @@ export function templateValues(
     playback_url: playbackUrl(publicUrl, order.uuid),
     record_url: recordUrl(publicUrl, order.uuid),
     ...(store.logoUrl ? { store_logo_url: store.logoUrl } : {}),
-    ...(hasPoster ? { poster_url: `${playbackUrl(publicUrl, order.uuid)}/poster` } : {}),
+    ...(hasPoster ? { poster_url: `${playbackUrl(publicUrl, order.uuid)}/email-poster.jpg` } : {}),
   };
 }
 

@@ -15,6 +15,8 @@ import { captionCues, TRANSCRIPT_MAX_CHARS, webVtt } from './captions.ts';
 import { notFoundPage, recordPage, watchPage, type WatchView } from './pages.ts';
 import { servePoster, serveVideo } from './serve-video.ts';
 import { readPosterBody } from './poster-body.ts';
+import { ensureEmailPoster } from './email-poster.ts';
+import { resolvedBrand } from '../design/tokens.ts';
 import { assertAcceptsVideo, type VideoService } from './service.ts';
 import type { VideoRow } from './videos.ts';
 import type { VideoStorage } from './storage.ts';
@@ -192,6 +194,23 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const key = order.status === 'cancelled' ? null : ((await deps.videos.playable(order))?.poster_key ?? null);
     if (!key) throw new NotFoundError('This video message has no poster.');
     await servePoster(ctx, deps.storage, key);
+  });
+
+  // The e-mail's poster: the same frame with a play button drawn in, in the store's accent (e-mail
+  // clients ignore overlays). Made on first ask, kept beside the poster.
+  router.get('/watch/:uuid/email-poster.jpg', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    const key = order.status === 'cancelled' ? null : ((await deps.videos.playable(order))?.poster_key ?? null);
+    if (!key) throw new NotFoundError('This video message has no poster.');
+    const { brand } = await deps.storeBranding(order.account_id);
+    const emailPoster = await ensureEmailPoster(deps.storage, key, resolvedBrand(brand).accent).catch(
+      (error: unknown) => {
+        // A frame ffmpeg cannot draw on still shows: the plain poster, rather than a broken image.
+        ctx.log.warn({ err: error }, 'could not draw the e-mail poster; serving the plain poster');
+        return key;
+      },
+    );
+    await servePoster(ctx, deps.storage, emailPoster);
   });
 
   // The captions track of the video the order plays now, built from its transcript on each request

@@ -17,6 +17,7 @@ import { renditionMaxBytes, type RenditionSettings } from './rendition/plan.ts';
 import { UnplayableVideoError } from './rendition/probe.ts';
 import { makeRendition } from './rendition/transcode.ts';
 import { VideoNotStoredError, type VideoStorage } from './storage.ts';
+import { emailPosterKey } from './email-poster.ts';
 import { findVideo, newestPlayable, newestUpload, unsettledVideos, type VideoRow } from './videos.ts';
 
 /** The content types an upload may declare (docs/design.md §1 "Video upload"). */
@@ -232,7 +233,10 @@ export class VideoService {
         .executeTakeFirst();
       // The rendition's frame replaces the page-drawn poster, whose file then goes — by its key, not
       // by the row read before: a page poster attached meanwhile goes too (see attachPoster).
-      if (result.ok && Number(updated.numUpdatedRows) > 0) await this.discard(pagePosterKey(video));
+      if (result.ok && Number(updated.numUpdatedRows) > 0) {
+        await this.discard(pagePosterKey(video));
+        await this.discard(emailPosterKey(pagePosterKey(video)));
+      }
       video = (await findVideo(this.deps.db, videoId))!;
     }
     const outcome = video.purpose === 'thanks' ? await this.settleReply(video) : await this.settle(video);
@@ -558,7 +562,10 @@ export class VideoService {
   }): Promise<void> {
     await this.deps.storage.delete(video.storage_key);
     if (video.rendition_key) await this.deps.storage.delete(video.rendition_key);
-    if (video.poster_key) await this.deps.storage.delete(video.poster_key);
+    if (video.poster_key) {
+      await this.deps.storage.delete(video.poster_key);
+      await this.deps.storage.delete(emailPosterKey(video.poster_key));
+    }
   }
 
   private async discard(key: string): Promise<void> {

@@ -88,7 +88,27 @@ describe('sending on delivery (send_trigger package)', () => {
     await store.request('PUT', `/v1/orders/${created.id}`, { delivered: 1 });
     await dispatch();
     const [message] = mailTo(recipient);
-    expect(decodedMail(message!.raw)).toContain(`${created.playback_url}/poster`);
+    expect(decodedMail(message!.raw)).toContain(`${created.playback_url}/email-poster.jpg`);
+    // That page-drawn frame cannot be drawn on (it is not a whole JPEG): the plain poster answers.
+    const poster = await app.request('GET', `${new URL(created.playback_url).pathname}/email-poster.jpg`);
+    expect(poster.status).toBe(200);
+    expect(poster.headers.get('content-type')).toBe('image/jpeg');
+  });
+
+  it("comes from the store by name, replies go to the store's contact address, and is drawn in its accent", async () => {
+    const shop = await app.createAccount('Teal & Co');
+    await shop.request('PUT', '/v1/account/settings', { contact_email: 'hello@teal.example', accent_color: '#1a5e63' });
+    const recipient = `branded-${Date.now()}@example.com`;
+    const order = (await shop.request('POST', '/v1/orders', { ...validOrder, recipient_email: recipient })).body;
+    await app.services.orders.markRecorded(order.id, { durationTenths: 100 });
+    await shop.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    const [message] = mailTo(recipient);
+    expect(message!.raw).toMatch(/^From: "Teal & Co" <no-reply@doorstep\.localhost>$/m);
+    expect(message!.raw).toMatch(/^Reply-To: hello@teal\.example$/m);
+    const html = decodedMail(message!.raw);
+    expect(html).toContain('#1a5e63');
+    expect(html).not.toContain('#b4232a');
   });
 
   it('waits for the video when the package arrives first, saying so on the timeline, then sends', async () => {

@@ -271,6 +271,8 @@ describe('storeBranding', () => {
       name: 'Maple & Thread',
       logoUrl: null,
       locale: 'fr',
+      brand: { accentColor: null, font: null },
+      contactEmail: null,
     });
     expect(storeBranding({ name: 'maple-and-thread.myshopify.com', locale: 'en' }).name).toBe('Maple And Thread');
     expect(storeBranding(undefined).name).toBe('Doorstep');
