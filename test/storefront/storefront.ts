@@ -48,7 +48,8 @@ export const locales = (): Record<string, unknown> =>
  * - `{% schema %}` renders nothing, as on Shopify;
  * - `t` looks the key up in the extension's locales/en.default.json;
  * - `json` is Shopify's: JSON with `<`, `>` and `&` written as \u escapes (Rails' HTML-safe JSON),
- *   which is what keeps a product title such as `</script>` inside the block's JSON script.
+ *   which is what keeps a product title such as `</script>` inside the block's JSON script;
+ * - `money` formats a price in cents with the shop's money format, here a US store's `${{amount}}`.
  */
 export function shopifyLiquid(): Liquid {
   const engine = new Liquid({ strictFilters: true, root: [FIXTURES] });
@@ -78,6 +79,11 @@ export function shopifyLiquid(): Liquid {
       .replaceAll('>', '\\u003e')
       .replaceAll('&', '\\u0026'),
   );
+  engine.registerFilter('money', (cents: unknown) => {
+    // Shopify's prices are integers in the currency's minor unit; anything else is a wrong Liquid path.
+    if (!Number.isInteger(cents)) throw new Error(`money: ${JSON.stringify(cents)} is not a price in cents`);
+    return `$${((cents as number) / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  });
   return engine;
 }
 
@@ -85,7 +91,7 @@ export interface Product {
   id: number;
   title: string;
   handle: string;
-  selected_or_first_available_variant: { id: number };
+  selected_or_first_available_variant: { id: number; price: number };
 }
 
 export interface Cart {

@@ -41,11 +41,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A shopper in Berlin at 10:00 on TODAY, on one storefront page. */
+/** A shopper in Berlin at 10:00 on TODAY, on one storefront page (the test's previous page closed). */
 async function visit(
   themePage: ThemePage,
   options: { videoProduct: Product | null; answer?: CartAnswer },
 ): Promise<{ page: Page; store: Storefront }> {
+  await context?.close();
   context = await browser.newContext({ timezoneId: 'Europe/Berlin' });
   const page = await context.newPage();
   await page.clock.setFixedTime(new Date(`${TODAY}T10:00:00+01:00`));
@@ -104,6 +105,39 @@ function orderWithLines(lines: Array<{ id: number; variantId: number; properties
     })),
   });
 }
+
+/** The checkbox's label as the eye reads it (innerText: only what is rendered, spaces collapsed). */
+const labelText = (page: Page) =>
+  page.locator('label', { has: page.getByRole('checkbox', { name: /^Add a video message/ }) }).innerText();
+
+describe('what the shopper sees', () => {
+  const pricedAt = (cents: number): Product => ({
+    ...videoProduct,
+    selected_or_first_available_variant: { ...videoProduct.selected_or_first_available_variant, price: cents },
+  });
+
+  it("shows the add-on's price beside the checkbox, read from the add-on product, on the product and the cart page", async () => {
+    for (const [themePage, cents, price] of [
+      ['dawn-product-page', 500, '$5.00'],
+      ['classic-product-page', 1250, '$12.50'],
+      ['cart-page', 123456, '$1,234.56'],
+    ] as const) {
+      const { page, store } = await visit(themePage, { videoProduct: pricedAt(cents) });
+      expect(await labelText(page), themePage).toBe(`Add a video message · ${price}`);
+      // The dot is for the eye; a screen reader hears the label and the price.
+      await page.getByRole('checkbox', { name: `Add a video message ${price}`, exact: true }).waitFor();
+      expect(store.problems).toEqual([]);
+    }
+  });
+
+  it('shows no price without an add-on product: the message costs nothing extra', async () => {
+    for (const themePage of ['dawn-product-page', 'cart-page'] as const) {
+      const { page } = await visit(themePage, { videoProduct: null });
+      expect(await labelText(page), themePage).toBe('Add a video message');
+      await page.getByRole('checkbox', { name: 'Add a video message', exact: true }).waitFor();
+    }
+  });
+});
 
 describe('setup 1: the message rides on the gift line', () => {
   it("a Dawn-like theme's own add-to-cart posts the message properties with the gift", async () => {
