@@ -77,6 +77,28 @@ async function fillMessage(page: Page, input: MessageInput): Promise<void> {
   if (input.sendOn !== undefined) await page.getByLabel('Send on').fill(input.sendOn);
 }
 
+/**
+ * What a screen reader announces as the focus lands on a field: Chromium's own accessibility tree for
+ * the focused element (its name, whether it is invalid, and its description).
+ */
+async function focusedAnnouncement(page: Page): Promise<{ name: string; invalid: boolean; description: string }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: ':focus' });
+    const { nodes } = await cdp.send('Accessibility.getPartialAXTree', { nodeId, fetchRelatives: false });
+    const node = nodes[0]!;
+    const invalid = node.properties?.find((property) => property.name === 'invalid')?.value.value;
+    return {
+      name: String(node.name?.value ?? ''),
+      invalid: invalid !== undefined && invalid !== 'false',
+      description: String(node.description?.value ?? ''),
+    };
+  } finally {
+    await cdp.detach();
+  }
+}
+
 const addToCart = (page: Page) => page.getByRole('button', { name: 'Add to cart' }).click();
 
 /** The `properties[…]` of a posted form, as a property object. */
@@ -135,6 +157,29 @@ describe('what the shopper sees', () => {
       const { page } = await visit(themePage, { videoProduct: null });
       expect(await labelText(page), themePage).toBe('Add a video message');
       await page.getByRole('checkbox', { name: 'Add a video message', exact: true }).waitFor();
+    }
+  });
+
+  it('shows the recipient fields only while the box is ticked, on the product and the cart page', async () => {
+    for (const themePage of ['dawn-product-page', 'cart-page'] as const) {
+      const { page } = await visit(themePage, { videoProduct });
+      const fields = [
+        page.getByLabel("Recipient's name"),
+        page.getByLabel("Recipient's e-mail"),
+        page.getByLabel("Recipient's mobile number"),
+        page.getByRole('group', { name: 'When should we send the video?' }),
+        ...(themePage === 'cart-page'
+          ? [page.getByLabel('Which gift is the message for?'), page.getByRole('button', { name: 'Add video message' })]
+          : []),
+      ];
+      const visible = () => Promise.all(fields.map((field) => field.isVisible()));
+      const box = page.getByRole('checkbox', { name: /^Add a video message/ });
+      await box.waitFor();
+      expect(await visible(), themePage).toEqual(fields.map(() => false));
+      await box.check();
+      expect(await visible(), themePage).toEqual(fields.map(() => true));
+      await box.uncheck();
+      expect(await visible(), themePage).toEqual(fields.map(() => false));
     }
   });
 });
@@ -454,6 +499,12 @@ describe('validation in the browser', () => {
       const describedBy = (await invalidField.getAttribute('aria-describedby'))?.split(' ') ?? [];
       expect(describedBy).toContain(await errorText.getAttribute('id'));
       expect(await invalidField.evaluate((element) => element.ownerDocument.activeElement === element)).toBe(true);
+      // Announced: the focus lands there, and a screen reader reads the field, "invalid" and the message.
+      expect(await focusedAnnouncement(page)).toEqual({
+        name: expect.stringContaining(field),
+        invalid: true,
+        description: expect.stringContaining(message),
+      });
 
       // Put right, the same button adds the gift, and that is the only thing that was ever posted:
       // a request from the blocked attempt would have been recorded before it.
