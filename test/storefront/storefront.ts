@@ -48,7 +48,8 @@ export const locales = (): Record<string, unknown> =>
  * - `{% schema %}` renders nothing, as on Shopify;
  * - `t` looks the key up in the extension's locales/en.default.json;
  * - `json` is Shopify's: JSON with `<`, `>` and `&` written as \u escapes (Rails' HTML-safe JSON),
- *   which is what keeps a product title such as `</script>` inside the block's JSON script.
+ *   which is what keeps a product title such as `</script>` inside the block's JSON script;
+ * - `money` formats a price in cents with the shop's money format, here a US store's `${{amount}}`.
  */
 export function shopifyLiquid(): Liquid {
   const engine = new Liquid({ strictFilters: true, root: [FIXTURES] });
@@ -78,6 +79,11 @@ export function shopifyLiquid(): Liquid {
       .replaceAll('>', '\\u003e')
       .replaceAll('&', '\\u0026'),
   );
+  engine.registerFilter('money', (cents: unknown) => {
+    // Shopify's prices are integers in the currency's minor unit; anything else is a wrong Liquid path.
+    if (!Number.isInteger(cents)) throw new Error(`money: ${JSON.stringify(cents)} is not a price in cents`);
+    return `$${((cents as number) / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  });
   return engine;
 }
 
@@ -85,7 +91,7 @@ export interface Product {
   id: number;
   title: string;
   handle: string;
-  selected_or_first_available_variant: { id: number };
+  selected_or_first_available_variant: { id: number; price: number };
 }
 
 export interface Cart {
@@ -103,12 +109,19 @@ function blockAssetTags(schema: BlockSchema): string {
     .join('\n');
 }
 
-/** The block's settings as the theme editor stores them: the schema's defaults, and the add-on product. */
-function blockSettings(schema: BlockSchema, videoProduct: Product | null): Record<string, unknown> {
+/**
+ * The block's settings as the theme editor stores them: the schema's defaults, the add-on product,
+ * and what the merchant changed (a text cleared is stored as empty).
+ */
+function blockSettings(
+  schema: BlockSchema,
+  videoProduct: Product | null,
+  changed: Record<string, unknown> = {},
+): Record<string, unknown> {
   const settings: Record<string, unknown> = {};
   for (const setting of schema.settings) if (setting.id && 'default' in setting) settings[setting.id] = setting.default;
   if (videoProduct) settings.video_product = videoProduct;
-  return settings;
+  return { ...settings, ...changed };
 }
 
 export type ThemePage = 'dawn-product-page' | 'classic-product-page' | 'cart-page';
@@ -116,7 +129,7 @@ export type ThemePage = 'dawn-product-page' | 'classic-product-page' | 'cart-pag
 /** A whole page of the given theme fixture with the app block rendered into it. */
 export async function renderStorefrontPage(
   themePage: ThemePage,
-  options: { product?: Product; cart: Cart; videoProduct: Product | null },
+  options: { product?: Product; cart: Cart; videoProduct: Product | null; settings?: Record<string, unknown> },
 ): Promise<string> {
   const engine = shopifyLiquid();
   const liquid = fs.readFileSync(BLOCK_FILE, 'utf8');
@@ -130,7 +143,11 @@ export async function renderStorefrontPage(
   };
   const appBlock = await engine.parseAndRender(liquid, {
     ...globals,
-    block: { id: 'AbCd123', shopify_attributes: '', settings: blockSettings(schema, options.videoProduct) },
+    block: {
+      id: 'AbCd123',
+      shopify_attributes: '',
+      settings: blockSettings(schema, options.videoProduct, options.settings),
+    },
   });
   return engine.renderFile(`${themePage}.liquid`, {
     ...globals,
@@ -149,6 +166,8 @@ export interface CartRequest {
 export type CartAnswer = (request: CartRequest) => { status: number; json: unknown } | undefined;
 
 export interface Storefront {
+  /** Every request of the page (its method and URL), in the order the browser sent them. */
+  requests: string[];
   /** Every POST to /cart/…, in the order the browser sent them. */
   cartRequests: CartRequest[];
   /** How often the storefront page itself was loaded (a reload counts). */
@@ -179,6 +198,7 @@ export async function openStorefront(
   html: string,
   answer: CartAnswer = () => undefined,
 ): Promise<Storefront> {
+  const requests: string[] = [];
   const cartRequests: CartRequest[] = [];
   const problems: string[] = [];
   let pageLoads = 0;
@@ -189,6 +209,7 @@ export async function openStorefront(
   await page.route('**/*', async (route) => {
     const request = route.request();
     const url = new URL(request.url());
+    requests.push(`${request.method()} ${request.url()}`);
     if (url.origin !== SHOP_ORIGIN) return route.abort();
     if (request.method() === 'GET' && url.pathname === pagePath) {
       pageLoads += 1;
@@ -213,5 +234,5 @@ export async function openStorefront(
     return route.fulfill({ status: 404, body: 'not found' });
   });
   await page.goto(`${SHOP_ORIGIN}${pagePath}`);
-  return { cartRequests, pageLoads: () => pageLoads, problems };
+  return { requests, cartRequests, pageLoads: () => pageLoads, problems };
 }

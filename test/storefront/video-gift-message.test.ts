@@ -1,4 +1,5 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { AXE_SOURCE } from '../support/axe.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { orderToVideoOrder, videoLineItems } from '../../src/shopify/mapping.ts';
@@ -7,6 +8,7 @@ import {
   fixture,
   openStorefront,
   renderStorefrontPage,
+  SHOP_ORIGIN,
   type Cart,
   type CartAnswer,
   type Product,
@@ -22,6 +24,10 @@ import {
 /** The shopper's day: the date field accepts this day and later ones. */
 const TODAY = '2026-12-01';
 const GIFT_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>;
+}
 
 const giftProduct = fixture<Product>('gift-product.json');
 const videoProduct = fixture<Product>('video-product.json');
@@ -41,11 +47,12 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A shopper in Berlin at 10:00 on TODAY, on one storefront page. */
+/** A shopper in Berlin at 10:00 on TODAY, on one storefront page (the test's previous page closed). */
 async function visit(
   themePage: ThemePage,
-  options: { videoProduct: Product | null; answer?: CartAnswer },
+  options: { videoProduct: Product | null; answer?: CartAnswer; settings?: Record<string, unknown> },
 ): Promise<{ page: Page; store: Storefront }> {
+  await context?.close();
   context = await browser.newContext({ timezoneId: 'Europe/Berlin' });
   const page = await context.newPage();
   await page.clock.setFixedTime(new Date(`${TODAY}T10:00:00+01:00`));
@@ -53,6 +60,7 @@ async function visit(
     product: giftProduct,
     cart,
     videoProduct: options.videoProduct,
+    settings: options.settings,
   });
   const pagePath = themePage === 'cart-page' ? '/cart' : `/products/${giftProduct.handle}`;
   const store = await openStorefront(page, pagePath, html, options.answer);
@@ -74,6 +82,31 @@ async function fillMessage(page: Page, input: MessageInput): Promise<void> {
   if (input.phone !== undefined) await page.getByLabel("Recipient's mobile number").fill(input.phone);
   if (input.trigger) await page.getByLabel(input.trigger).check();
   if (input.sendOn !== undefined) await page.getByLabel('Send on').fill(input.sendOn);
+}
+
+/**
+ * What a screen reader announces on an element (by default the focused one, as the focus lands on
+ * it): Chromium's own accessibility tree for it, its name, whether it is invalid, and its description.
+ */
+async function announcementOf(
+  page: Page,
+  selector = ':focus',
+): Promise<{ name: string; invalid: boolean; description: string }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector });
+    const { nodes } = await cdp.send('Accessibility.getPartialAXTree', { nodeId, fetchRelatives: false });
+    const node = nodes[0]!;
+    const invalid = node.properties?.find((property) => property.name === 'invalid')?.value.value;
+    return {
+      name: String(node.name?.value ?? ''),
+      invalid: invalid !== undefined && invalid !== 'false',
+      description: String(node.description?.value ?? ''),
+    };
+  } finally {
+    await cdp.detach();
+  }
 }
 
 const addToCart = (page: Page) => page.getByRole('button', { name: 'Add to cart' }).click();
@@ -104,6 +137,150 @@ function orderWithLines(lines: Array<{ id: number; variantId: number; properties
     })),
   });
 }
+
+/** The checkbox's label as the eye reads it (innerText: only what is rendered, spaces collapsed). */
+const labelText = (page: Page) =>
+  page.locator('label', { has: page.getByRole('checkbox', { name: /^Add a video message/ }) }).innerText();
+
+describe('what the shopper sees', () => {
+  const pricedAt = (cents: number): Product => ({
+    ...videoProduct,
+    selected_or_first_available_variant: { ...videoProduct.selected_or_first_available_variant, price: cents },
+  });
+
+  it("shows the add-on's price beside the checkbox, read from the add-on product, on the product and the cart page", async () => {
+    for (const [themePage, cents, price] of [
+      ['dawn-product-page', 500, '$5.00'],
+      ['classic-product-page', 1250, '$12.50'],
+      ['cart-page', 123456, '$1,234.56'],
+    ] as const) {
+      const { page, store } = await visit(themePage, { videoProduct: pricedAt(cents) });
+      expect(await labelText(page), themePage).toBe(`Add a video message · ${price}`);
+      // The dot is for the eye; a screen reader hears the label and the price.
+      await page.getByRole('checkbox', { name: `Add a video message ${price}`, exact: true }).waitFor();
+      expect(store.problems).toEqual([]);
+    }
+  });
+
+  it('shows no price without an add-on product: the message costs nothing extra', async () => {
+    for (const themePage of ['dawn-product-page', 'cart-page'] as const) {
+      const { page } = await visit(themePage, { videoProduct: null });
+      expect(await labelText(page), themePage).toBe('Add a video message');
+      await page.getByRole('checkbox', { name: 'Add a video message', exact: true }).waitFor();
+    }
+  });
+
+  it('previews what the recipient gets: a drawing hidden from screen readers, its words read with the checkbox', async () => {
+    for (const themePage of ['dawn-product-page', 'cart-page'] as const) {
+      const { page, store } = await visit(themePage, { videoProduct });
+      const drawing = page.locator('video-gift-message svg');
+      expect(await drawing.count(), themePage).toBe(1);
+      expect(await drawing.getAttribute('aria-hidden')).toBe('true');
+      // Drawn, at a size to be seen, not collapsed by the layout.
+      expect((await drawing.boundingBox())?.width).toBeGreaterThan(40);
+      await page.getByText('Your video arrives the moment the gift does.').waitFor();
+      expect(await announcementOf(page, '[data-video-gift="enabled"]')).toEqual({
+        name: 'Add a video message $5.00',
+        invalid: false,
+        description:
+          'Your video arrives the moment the gift does. After checkout you get a link to record it, on your phone or computer.',
+      });
+      // Nothing is fetched for it: the page asks for itself and the block's stylesheet and script only.
+      expect(store.requests.map((request) => request.replace(SHOP_ORIGIN, ''))).toEqual([
+        `GET ${themePage === 'cart-page' ? '/cart' : '/products/moon-lamp'}`,
+        'GET /extension-assets/video-gift-message.css',
+        'GET /extension-assets/video-gift-message.js',
+      ]);
+      expect(store.problems).toEqual([]);
+    }
+  });
+
+  it('leaves the drawing out when the merchant clears its words, and the description when both texts are cleared', async () => {
+    const { page } = await visit('dawn-product-page', { videoProduct, settings: { preview_text: '' } });
+    await page.getByText('After checkout you get a link to record it').waitFor();
+    expect(await page.locator('video-gift-message svg').count()).toBe(0);
+    expect((await announcementOf(page, '[data-video-gift="enabled"]')).description).toBe(
+      'After checkout you get a link to record it, on your phone or computer.',
+    );
+
+    const { page: bare } = await visit('dawn-product-page', {
+      videoProduct,
+      settings: { preview_text: '', intro: '' },
+    });
+    const box = bare.getByRole('checkbox', { name: /^Add a video message/ });
+    await box.waitFor();
+    // No description pointing at nothing.
+    expect(await box.getAttribute('aria-describedby')).toBeNull();
+    expect(await bare.locator('video-gift-message svg').count()).toBe(0);
+  });
+
+  it("is set in the theme's type and colours: font, size and colour inherited, the form's controls too", async () => {
+    const { page } = await visit('dawn-product-page', { videoProduct });
+    const box = page.getByRole('checkbox', { name: /^Add a video message/ });
+    await box.check();
+    const typeOf = (locator: Locator) =>
+      locator.evaluate((element) => {
+        const style = element.ownerDocument.defaultView!.getComputedStyle(element);
+        return { fontFamily: style.fontFamily, fontSize: style.fontSize, color: style.color };
+      });
+    const theme = await typeOf(page.locator('.product__info'));
+    // The fixture theme's own font (a serif), not the browser's default.
+    expect(theme.fontFamily).toMatch(/^Georgia,/);
+    const parts: Array<[string, Locator]> = [
+      ['the block', page.locator('video-gift-message')],
+      ["the checkbox's label", page.locator('label', { has: box })],
+      ['the preview', page.getByText('Your video arrives the moment the gift does.')],
+      ["a field's label", page.getByText("Recipient's name")],
+      ['a text field', page.getByLabel("Recipient's name")],
+      ['a telephone field', page.getByLabel("Recipient's mobile number")],
+      ['a radio button', page.getByLabel('On a date')],
+    ];
+    for (const [part, locator] of parts) expect(await typeOf(locator), part).toEqual(theme);
+  });
+
+  it('has no serious or critical accessibility problem (axe), closed, and open with an error', async () => {
+    const { page } = await visit('dawn-product-page', { videoProduct });
+    await page.evaluate(AXE_SOURCE);
+    const seriousProblems = () =>
+      page.evaluate(async () => {
+        const axe = (
+          globalThis as unknown as { axe: { run: (context: string, options: object) => Promise<AxeResult> } }
+        ).axe;
+        const { violations } = await axe.run('video-gift-message', { resultTypes: ['violations'] });
+        return violations
+          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+          .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+      });
+    expect(await seriousProblems()).toEqual([]);
+    await fillMessage(page, { email: 'bob@example' });
+    await addToCart(page);
+    await page.getByText('Enter an e-mail address like name@example.com.').waitFor();
+    expect(await seriousProblems()).toEqual([]);
+  });
+
+  it('shows the recipient fields only while the box is ticked, on the product and the cart page', async () => {
+    for (const themePage of ['dawn-product-page', 'cart-page'] as const) {
+      const { page } = await visit(themePage, { videoProduct });
+      const fields = [
+        page.getByLabel("Recipient's name"),
+        page.getByLabel("Recipient's e-mail"),
+        page.getByLabel("Recipient's mobile number"),
+        page.getByRole('group', { name: 'When should we send the video?' }),
+        ...(themePage === 'cart-page'
+          ? [page.getByLabel('Which gift is the message for?'), page.getByRole('button', { name: 'Add video message' })]
+          : []),
+      ];
+      const visible = () => Promise.all(fields.map((field) => field.isVisible()));
+      const box = page.getByRole('checkbox', { name: /^Add a video message/ });
+      await box.waitFor();
+      expect(await visible(), themePage).toEqual(fields.map(() => false));
+      await box.check();
+      expect(await visible(), themePage).toEqual(fields.map(() => true));
+      await box.uncheck();
+      expect(await visible(), themePage).toEqual(fields.map(() => false));
+    }
+  });
+});
 
 describe('setup 1: the message rides on the gift line', () => {
   it("a Dawn-like theme's own add-to-cart posts the message properties with the gift", async () => {
@@ -420,6 +597,12 @@ describe('validation in the browser', () => {
       const describedBy = (await invalidField.getAttribute('aria-describedby'))?.split(' ') ?? [];
       expect(describedBy).toContain(await errorText.getAttribute('id'));
       expect(await invalidField.evaluate((element) => element.ownerDocument.activeElement === element)).toBe(true);
+      // Announced: the focus lands there, and a screen reader reads the field, "invalid" and the message.
+      expect(await announcementOf(page)).toEqual({
+        name: expect.stringContaining(field),
+        invalid: true,
+        description: expect.stringContaining(message),
+      });
 
       // Put right, the same button adds the gift, and that is the only thing that was ever posted:
       // a request from the blocked attempt would have been recorded before it.
