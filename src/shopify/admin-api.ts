@@ -17,11 +17,16 @@ export function adminGraphql(shopify: ShopifyLibrary, accessToken: string, domai
   return new shopify.clients.Graphql({ session: offlineSession(domain, accessToken) });
 }
 
-/** What Doorstep keeps of a shop from Shopify: its name (the account's) and its time zone (the admin's dates). */
+/**
+ * What Doorstep keeps of a shop from Shopify: its name (the account's), its time zone (the admin's
+ * dates) and its customer-facing contact address (the e-mails' Reply-To).
+ */
 export interface ShopProfile {
   name: string | null;
   /** IANA ("America/New_York"), as Shopify's `shop.ianaTimezone`. */
   ianaTimezone: string | null;
+  /** `shop.contactEmail`: the address the store answers customers from (not the owner's login). */
+  contactEmail: string | null;
 }
 
 export async function fetchShopProfile(
@@ -30,10 +35,15 @@ export async function fetchShopProfile(
   domain: string,
 ): Promise<ShopProfile> {
   const client = adminGraphql(shopify, accessToken, domain);
-  const response = await client.request<{ shop: { name: string; ianaTimezone?: string | null } }>(
-    'query DoorstepShopProfile { shop { name ianaTimezone } }',
-  );
-  return { name: response.data?.shop.name ?? null, ianaTimezone: response.data?.shop.ianaTimezone ?? null };
+  const response = await client.request<{
+    shop: { name: string; ianaTimezone?: string | null; contactEmail?: string | null };
+  }>('query DoorstepShopProfile { shop { name ianaTimezone contactEmail } }');
+  const shop = response.data?.shop;
+  return {
+    name: shop?.name ?? null,
+    ianaTimezone: shop?.ianaTimezone ?? null,
+    contactEmail: shop?.contactEmail ?? null,
+  };
 }
 
 /**

@@ -1,4 +1,6 @@
 import { fetchShopPrimaryLocale, fetchShopProfile, type ShopProfile } from './admin-api.ts';
+import { updateAccountSettings } from '../accounts/settings.ts';
+import { emailAddress } from '../orders/request-schemas.ts';
 import type { ShopifyServices } from './services.ts';
 import { isKnownTimeZone } from './shop-time-zone.ts';
 import { findShop, registerShop, type TokenPair } from './shops.ts';
@@ -9,7 +11,7 @@ import { findShop, registerShop, type TokenPair } from './shops.ts';
  */
 export async function installShop(shopify: ShopifyServices, domain: string, tokens: TokenPair) {
   const existing = await findShop(shopify.deps.db, domain);
-  let profile: ShopProfile = { name: null, ianaTimezone: null };
+  let profile: ShopProfile = { name: null, ianaTimezone: null, contactEmail: null };
   let locale: string | null = null;
   if (!existing) {
     // Two queries, not one: a token without `read_locales` (granted before Doorstep asked for it)
@@ -20,7 +22,7 @@ export async function installShop(shopify: ShopifyServices, domain: string, toke
           { err: error, shop: domain },
           'could not read the shop name; the account is named after the domain',
         );
-        return { name: null, ianaTimezone: null };
+        return { name: null, ianaTimezone: null, contactEmail: null };
       }),
       fetchShopPrimaryLocale(shopify.library, tokens.accessToken, domain).catch((error: unknown) => {
         shopify.deps.logger.warn(
@@ -37,6 +39,15 @@ export async function installShop(shopify: ShopifyServices, domain: string, toke
     locale,
     tokens: shopify.tokens.seal(domain, tokens),
   });
+  // A new shop's e-mails answer to its customer-facing address; the merchant can change it in Settings.
+  const contact = emailAddress.safeParse(profile.contactEmail);
+  if (registered.created && contact.success)
+    await updateAccountSettings(
+      shopify.deps.db,
+      registered.shop.account_id,
+      { contact_email: contact.data },
+      new Date(),
+    );
   shopify.deps.logger.info(
     { shop: domain, created: registered.created, appId: registered.appId },
     'shop installed Doorstep',

@@ -370,6 +370,47 @@ describe('the embedded admin in a browser', () => {
     });
   });
 
+  it('settings: the accent, font and reply-to address, previewed live as typed, saved for the account', async () => {
+    await withAdmin('/settings', async ({ page }) => {
+      const accent = page.getByLabel('Accent colour', { exact: true });
+      await accent.waitFor({ timeout: 15_000 });
+      const play = page.locator('#brand-preview-play');
+      const colours = () =>
+        play.evaluate((element) => {
+          const style = (
+            globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string; color: string } }
+          ).getComputedStyle(element);
+          return [style.backgroundColor, style.color];
+        });
+      expect(await colours()).toEqual(['rgb(180, 35, 42)', 'rgb(255, 255, 255)']);
+      await accent.fill('#ffe27a');
+      // A pale accent: the preview's play symbol turns dark, as the pages' does.
+      await expect.poll(colours).toEqual(['rgb(255, 226, 122)', 'rgb(43, 33, 24)']);
+      await accent.fill('#1a5e63');
+      await page.getByLabel('Font').selectOption('classic');
+      await page.getByLabel('Reply-to e-mail').fill('hello@maple.example');
+      await expect
+        .poll(() =>
+          page
+            .locator('#brand-preview')
+            .evaluate((e) => (e as unknown as { style: { fontFamily: string } }).style.fontFamily),
+        )
+        .toContain('Georgia');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.locator('.app-bridge-toast', { hasText: 'Settings saved' }).waitFor();
+      const stored = () =>
+        db()
+          .selectFrom('account_settings')
+          .innerJoin('shops', 'shops.account_id', 'account_settings.account_id')
+          .select(['accent_color', 'font', 'contact_email'])
+          .where('shops.domain', '=', shop)
+          .executeTakeFirst();
+      await expect
+        .poll(stored)
+        .toEqual({ accent_color: '#1a5e63', font: 'classic', contact_email: 'hello@maple.example' });
+    });
+  });
+
   it('settings: a logo uploaded is re-encoded, previewed and used; removed, it goes', async () => {
     await withAdmin('/settings', async ({ page }) => {
       await page.getByText('No logo: pages and e-mails show your store').waitFor({ timeout: 15_000 });

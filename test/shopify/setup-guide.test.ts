@@ -51,6 +51,9 @@ describe('the setup guide', () => {
       'test_gift',
     ]);
     expect(first.body.completed).toBe(0);
+    // Installed by that call: the shop's customer-facing address is its e-mails' Reply-To.
+    const settings = await adminApi(shop, 'GET', '/settings');
+    expect(settings.body.contact_email).toBe(`hello@${handle}.example.com`);
     const link = new URL(first.body.steps[0].action.url);
     expect(`${link.origin}${link.pathname}`).toBe(
       `${app.baseUrl}/sandbox/shopify/store/${handle}/admin/themes/current/editor`,

@@ -125,6 +125,15 @@ export const LANGUAGES: ReadonlyArray<{ value: Locale; label: string }> = [
   { value: 'es', label: 'Español' },
 ];
 
+export type { BrandFont } from '../../design/tokens.ts';
+import type { BrandFont } from '../../design/tokens.ts';
+/** The fonts the merchant chooses from, in words (src/design/tokens.ts FONT_STACKS). */
+export const BRAND_FONT_CHOICES: ReadonlyArray<{ value: BrandFont; label: string }> = [
+  { value: 'modern', label: 'Modern (sans-serif)' },
+  { value: 'classic', label: 'Classic (serif)' },
+  { value: 'rounded', label: 'Rounded' },
+];
+
 export type GiftPackages = 'all_shipped_items' | 'gift_item';
 export type SendMethod = 'email' | 'sms' | 'email_and_sms';
 
@@ -143,6 +152,11 @@ export interface SettingsJson extends InShopTime {
   not_watched_note?: boolean;
   /** The language of the store's pages, e-mails and SMS (the admin itself stays English). */
   locale?: Locale;
+  /** The pages' and e-mails' accent (`#rrggbb`), or null: Doorstep's. */
+  accent_color?: string | null;
+  font?: BrandFont | null;
+  /** The e-mails' Reply-To, or null. */
+  contact_email?: string | null;
   unmapped_tracking_companies?: Array<{ name: string; fulfillments: number; last_seen_at: string }>;
 }
 
@@ -158,6 +172,9 @@ export type SettingsUpdate = Partial<
     | 'logo_url'
     | 'not_watched_note'
     | 'locale'
+    | 'accent_color'
+    | 'font'
+    | 'contact_email'
   >
 >;
 

@@ -75,7 +75,11 @@ export function adminGraphql(
     });
   if (/\bshop\s*\{\s*name\b/.test(query))
     return data({
-      shop: { name: `Fake ${shop.split('.')[0]}`, ianaTimezone: state.timeZones.get(shop) ?? 'America/New_York' },
+      shop: {
+        name: `Fake ${shop.split('.')[0]}`,
+        ianaTimezone: state.timeZones.get(shop) ?? 'America/New_York',
+        contactEmail: `hello@${shop.split('.')[0]}.example.com`,
+      },
     });
   return { status: 200, body: { errors: [{ message: 'The Shopify sandbox does not know this operation.' }] } };
 }

@@ -721,6 +721,7 @@ describe('settings', () => {
       locale: 'en',
       accent_color: null,
       font: null,
+      // Added before it installed (`shops add`), so not read from Shopify (test/shopify/setup-guide.test.ts).
       contact_email: null,
       unmapped_tracking_companies: [],
       time_zone: 'America/New_York',

@@ -17,10 +17,14 @@ import {
   TextField,
 } from '@shopify/polaris';
 import { useEffect, useState } from 'react';
+// The pages' own tokens (pure, no Node): the preview draws with exactly what the pages use.
+import { DEFAULT_ACCENT, FONT_STACKS, onAccent } from '../../../design/tokens.ts';
 import { api, apiUpload, authorizedFetch, errorMessage } from '../api.ts';
 import {
   CARRIERS,
   LANGUAGES,
+  BRAND_FONT_CHOICES,
+  type BrandFont,
   type CarrierCode,
   type CredentialsJson,
   type DataExportList,
@@ -52,6 +56,10 @@ interface Form {
   logo_url: string;
   not_watched_note: boolean;
   locale: Locale;
+  /** `#rrggbb`; empty: Doorstep's. */
+  accent_color: string;
+  font: BrandFont;
+  contact_email: string;
 }
 
 let nextKey = 1;
@@ -67,6 +75,9 @@ function formOf(settings: SettingsJson): Form {
     logo_url: settings.logo_url ?? '',
     not_watched_note: settings.not_watched_note ?? true,
     locale: settings.locale ?? 'en',
+    accent_color: settings.accent_color ?? '',
+    font: settings.font ?? 'modern',
+    contact_email: settings.contact_email ?? '',
   };
 }
 
@@ -83,6 +94,9 @@ function updateOf(form: Form): SettingsUpdate {
     logo_url: form.logo_url.trim() === '' ? null : form.logo_url.trim(),
     not_watched_note: form.not_watched_note,
     locale: form.locale,
+    accent_color: form.accent_color.trim() === '' ? null : form.accent_color.trim(),
+    font: form.font,
+    contact_email: form.contact_email.trim() === '' ? null : form.contact_email.trim(),
   };
 }
 
@@ -242,6 +256,43 @@ export function SettingsView() {
                     error={saveError?.fields.locale}
                     onChange={(value) => set({ locale: value as Locale })}
                   />
+                  <InlineStack gap="300" blockAlign="end" wrap={false}>
+                    <input
+                      type="color"
+                      aria-label="Pick the accent colour"
+                      value={/^#[0-9a-f]{6}$/i.test(form.accent_color) ? form.accent_color : DEFAULT_ACCENT}
+                      onChange={(event) => set({ accent_color: event.currentTarget.value })}
+                      style={{ width: 48, height: 36, border: 0, padding: 0, background: 'none' }}
+                    />
+                    <div style={{ flex: 1 }}>
+                      <TextField
+                        label="Accent colour"
+                        autoComplete="off"
+                        placeholder={`${DEFAULT_ACCENT} (Doorstep's)`}
+                        helpText="Buttons and the play button on your pages and e-mails. Text on it is made readable for you."
+                        value={form.accent_color}
+                        error={saveError?.fields.accent_color}
+                        onChange={(value) => set({ accent_color: value })}
+                      />
+                    </div>
+                  </InlineStack>
+                  <Select
+                    label="Font"
+                    helpText="System fonts only: nothing to download when a page or e-mail opens."
+                    options={BRAND_FONT_CHOICES.map((choice) => ({ label: choice.label, value: choice.value }))}
+                    value={form.font}
+                    onChange={(value) => set({ font: value as BrandFont })}
+                  />
+                  <TextField
+                    label="Reply-to e-mail"
+                    type="email"
+                    autoComplete="off"
+                    helpText="Where a recipient's or sender's reply to an e-mail goes. Empty: replies go nowhere."
+                    value={form.contact_email}
+                    error={saveError?.fields.contact_email}
+                    onChange={(value) => set({ contact_email: value })}
+                  />
+                  <BrandPreview form={form} storeName={settings.data?.shop ?? ''} />
                 </FormLayout>
               </Card>
             </Layout.AnnotatedSection>
@@ -385,6 +436,53 @@ export function SettingsView() {
         </Layout.AnnotatedSection>
       </Layout>
     </Page>
+  );
+}
+
+/**
+ * A live preview of the recipient's watch page in the chosen accent and font, as the merchant types:
+ * the same colours the pages use (a pale accent gets dark text on its button).
+ */
+function BrandPreview({ form, storeName }: { form: Form; storeName: string }) {
+  const accent = /^#[0-9a-f]{6}$/i.test(form.accent_color) ? form.accent_color : DEFAULT_ACCENT;
+  const font = FONT_STACKS[form.font];
+  return (
+    <div
+      id="brand-preview"
+      aria-label="Preview of your watch page"
+      style={{ fontFamily: font, background: '#f6f1ea', color: '#2b2118', borderRadius: 12, padding: 16 }}
+    >
+      <div
+        style={{
+          textAlign: 'center',
+          fontSize: 12,
+          letterSpacing: '0.04em',
+          textTransform: 'uppercase',
+          color: '#5e5046',
+        }}
+      >
+        {storeName.replace(/\.myshopify\.com$/, '')}
+      </div>
+      <div style={{ fontSize: 14, marginTop: 8 }}>A video message from Ann, with a gift from your store</div>
+      <div style={{ fontSize: 22, fontWeight: 700, margin: '4px 0 12px' }}>Happy birthday!</div>
+      <div style={{ background: '#1f1712', borderRadius: 10, height: 120, display: 'grid', placeItems: 'center' }}>
+        <span
+          id="brand-preview-play"
+          style={{
+            width: 52,
+            height: 52,
+            borderRadius: '50%',
+            background: accent,
+            color: onAccent(accent),
+            display: 'grid',
+            placeItems: 'center',
+            fontSize: 22,
+          }}
+        >
+          ▶
+        </span>
+      </div>
+    </div>
   );
 }
 
