@@ -17,5 +17,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('account_settings').dropColumn('contact_email').dropColumn('font').dropColumn('accent_color').execute();
+  await db.schema
+    .alterTable('account_settings')
+    .dropColumn('contact_email')
+    .dropColumn('font')
+    .dropColumn('accent_color')
+    .execute();
 }
