@@ -2,6 +2,7 @@ import path from 'node:path';
 import Koa from 'koa';
 import type { Locale } from './i18n/locale.ts';
 import { logoRoutes } from './accounts/logo-routes.ts';
+import { shopStorefrontUrl } from './shopify/shops.ts';
 import { accountSettingsRoutes } from './accounts/routes.ts';
 import { findStoreBranding } from './accounts/store-branding.ts';
 import type { Config } from './config.ts';
@@ -523,7 +524,11 @@ export function createHttpApp(services: Services): Koa {
   app.use(orders.allowedMethods({ throw: true }));
 
   // The recipient's thank-you reply and the sender's page of it (src/thanks/).
-  const thanksPages = thanksRoutes({ ...videoDeps, thanks: services.thanks });
+  const thanksPages = thanksRoutes({
+    ...videoDeps,
+    thanks: services.thanks,
+    storeUrl: (accountId) => shopStorefrontUrl(services.database.db, accountId),
+  });
   app.use(thanksPages.routes());
   app.use(thanksPages.allowedMethods({ throw: true }));
 

@@ -54,6 +54,21 @@ export async function findShop(db: Db, domain: string): Promise<ShopRow | undefi
   return db.selectFrom('shops').selectAll().where('domain', '=', domain).executeTakeFirst();
 }
 
+/**
+ * The storefront of the shop an account is (`https://{shop}.myshopify.com`, which Shopify sends on to
+ * the shop's own domain), for the sender's thank-you page to link to; null for an API account or a
+ * shop that uninstalled.
+ */
+export async function shopStorefrontUrl(db: Db, accountId: string): Promise<string | null> {
+  const shop = await db
+    .selectFrom('shops')
+    .select('domain')
+    .where('account_id', '=', accountId)
+    .where('active', '=', true)
+    .executeTakeFirst();
+  return shop ? `https://${shop.domain}` : null;
+}
+
 export async function getShop(db: Db, domain: string): Promise<ShopRow> {
   const shop = await findShop(db, domain);
   if (!shop) throw new NotFoundError(`The shop ${domain} has not installed Doorstep.`);

@@ -94,10 +94,12 @@ export function thanksPage(
     video: VideoRow | null;
     store: StoreBranding;
     locale: Locale;
+    /** The sender's own gift (its watch page) and the store online, when known. */
+    links: { gift: string; store: string | null };
     mediaOrigin?: string;
   },
 ): void {
-  const { reply, order, video, store, locale } = view;
+  const { reply, order, video, store, locale, links } = view;
   const say = sayIn(locale);
   const base = `/thanks/${reply.key}`;
   const recipient = { recipient_name: order.recipient_name };
@@ -105,13 +107,20 @@ export function thanksPage(
     locale,
     title: say('page_thanks_title', recipient),
     store,
-    body: html`<h1>${say('page_thanks_title', recipient)}</h1>
-<p>${say('page_thanks_intro', { ...recipient, video_title: order.video_title, store_name: store.name })}</p>
+    // The same reveal as the recipient's: who it is from, the title, the reply on the stage.
+    body: html`<div class="reveal-in">
+<p class="from">${say('page_thanks_intro', { ...recipient, video_title: order.video_title, store_name: store.name })}</p>
+<h1 class="title">${say('page_thanks_title', recipient)}</h1>
+</div>
 ${
   reply.reply === 'video' && video
-    ? html`<video id="thanks-video" controls playsinline preload="metadata" src="${base}/video" aria-label="${say('page_thanks_video_label', recipient)}"${video.poster_key ? html` poster="${base}/poster"` : ''}></video>`
+    ? html`<div class="stage"><video id="thanks-video" controls playsinline preload="metadata" src="${base}/video" aria-label="${say('page_thanks_video_label', recipient)}"${video.poster_key ? html` poster="${base}/poster"` : ''}></video></div>`
     : html`<blockquote class="note" id="thanks-note" aria-label="${say('page_thanks_note_from', recipient)}">${reply.note ?? ''}</blockquote>`
-}`,
+}
+<nav class="links" aria-label="${store.name}">
+<a class="button primary wide" id="watch-gift" href="${links.gift}">${say('page_thanks_watch_gift')}</a>
+${links.store ? html`<a class="button wide" id="visit-store" href="${links.store}">${say('page_thanks_visit_store', { store_name: store.name })}</a>` : ''}
+</nav>`,
     ...(view.mediaOrigin ? { mediaOrigin: view.mediaOrigin } : {}),
   });
 }

@@ -3,6 +3,7 @@ import type { StoreBranding } from '../accounts/store-branding.ts';
 import { NotFoundError } from '../errors.ts';
 import { visitorLocale } from '../i18n/locale.ts';
 import { readJsonObject } from '../http/json-body.ts';
+import { playbackUrl } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import { parseBody } from '../validation.ts';
 import { readPosterBody } from '../videos/poster-body.ts';
@@ -23,6 +24,9 @@ export interface ThanksRouteDeps {
   storeBranding: (accountId: string) => Promise<StoreBranding>;
   uploadLimit?: UploadLimit;
   resumableUploads: ResumableUploads;
+  /** Where the store is online (a Shopify shop's storefront), for the sender's page to link to; null: nowhere known. */
+  storeUrl?: (accountId: string) => Promise<string | null>;
+  publicUrl: string;
 }
 
 /** A note is text; its length is the service's rule (one message for the page). */
@@ -74,11 +78,18 @@ export function thanksRoutes(deps: ThanksRouteDeps): Router {
       if (error instanceof NotFoundError) return thanksNotFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
       throw error;
     }
-    const [store, direct] = await Promise.all([
+    const [store, direct, storeUrl] = await Promise.all([
       deps.storeBranding(found.order.account_id),
       found.video ? deps.storage.directUrl(found.video.storage_key) : null,
+      deps.storeUrl?.(found.order.account_id) ?? null,
     ]);
-    thanksPage(ctx, { ...found, store, locale: store.locale, ...(direct ? { mediaOrigin: direct.origin } : {}) });
+    thanksPage(ctx, {
+      ...found,
+      store,
+      locale: store.locale,
+      links: { gift: playbackUrl(deps.publicUrl, found.order.uuid), store: storeUrl },
+      ...(direct ? { mediaOrigin: direct.origin } : {}),
+    });
   });
 
   router.get('/thanks/:key/video', async (ctx) => {

@@ -213,7 +213,7 @@ describe('a French or Spanish shop', () => {
       .executeTakeFirstOrThrow();
     const thanksPage = await app.request('GET', `/thanks/${reply.key}`);
     expect(thanksPage.text).toContain('<html lang="fr">');
-    expect(thanksPage.text).toContain('<h1>Un merci de Mamie Jeanne</h1>');
+    expect(thanksPage.text).toContain('<h1 class="title">Un merci de Mamie Jeanne</h1>');
     expect(thanksPage.text).toContain('aria-label="Le mot de Mamie Jeanne">Merci mille fois !</blockquote>');
     const missing = await app.request('GET', '/thanks/no-such-key', { headers: { 'Accept-Language': 'fr-FR' } });
     expect(missing.status).toBe(404);

@@ -36,7 +36,9 @@ const types = async (orderId: string): Promise<string[]> =>
 const note = (uuid: string, text: unknown) =>
   app.request('PUT', `/watch/${uuid}/thanks/note`, { body: { note: text } });
 
-async function sentGift(extra: Record<string, unknown> = {}): Promise<{ id: string; uuid: string }> {
+async function sentGift(
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; uuid: string; playback_url: string }> {
   const order = (await store.request('POST', '/v1/orders', { ...validOrder, ...extra })).body;
   await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
     'Content-Type': 'video/webm',
@@ -183,6 +185,21 @@ describe('the thank-you reply', () => {
     // The sender reads the recipient's note: it is labelled as theirs, not "Your note".
     expect(senderPage.text).toMatch(/<blockquote class="note" id="thanks-note" aria-label="Note from [^"]+">Thanks!</);
     expect(senderPage.text).not.toContain('Your note');
+    // Not a dead end: the sender's own gift again, and (a Shopify shop's) the store.
+    expect(senderPage.text).toContain(`id="watch-gift" href="${order.playback_url}"`);
+    expect(senderPage.text).not.toContain('id="visit-store"');
+    await db
+      .insertInto('shops')
+      .values({
+        domain: `thanks-${Date.now()}.myshopify.com`,
+        account_id: store.id,
+        installed_at: new Date(),
+        updated_at: new Date(),
+      })
+      .execute();
+    expect((await app.request('GET', `/thanks/${reply.key}`)).text).toMatch(
+      /id="visit-store" href="https:\/\/thanks-\d+\.myshopify\.com">Visit /,
+    );
 
     await app.services.orders.erasePersonalData(order.id, 'shopify', 'customers/redact');
     expect(await db.selectFrom('thanks').selectAll().where('order_id', '=', order.id).execute()).toEqual([]);
