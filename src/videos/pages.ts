@@ -247,6 +247,8 @@ export interface WatchView {
   hasCaptions: boolean;
   store: StoreBranding;
   script: BrowserAsset;
+  /** The reply recorder's script, loaded by the page's own when the reply is invited. */
+  thanksScript: BrowserAsset;
   /** Object storage the video route redirects the player to, when it does. */
   mediaOrigin?: string | undefined;
   /** The recipient's thank-you part under the video (src/thanks/pages.ts), once the gift was sent. */
@@ -254,7 +256,7 @@ export interface WatchView {
 }
 
 export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void {
-  const { language, hasVideo, hasPoster, hasCaptions, store, script, mediaOrigin, thanks } = view;
+  const { language, hasVideo, hasPoster, hasCaptions, store, script, thanksScript, mediaOrigin, thanks } = view;
   const { locale } = language;
   const say = sayIn(locale);
   if (order.status === 'cancelled') {
@@ -309,6 +311,7 @@ ${afterWatch}`,
       data: {
         viewedUrl: `/watch/${order.uuid}/viewed`,
         thanks: thanks?.form ?? null,
+        thanksScript: thanks?.form ? { url: thanksScript.url, integrity: thanksScript.integrity } : null,
         phrases: scriptPhrases(locale),
       } satisfies WatchPageData,
     },

@@ -182,6 +182,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
       hasCaptions: Boolean(video?.transcript),
       store,
       script: assets.watch,
+      thanksScript: assets.thanks,
       mediaOrigin: direct?.origin,
       ...(thanks ? { thanks } : {}),
     });

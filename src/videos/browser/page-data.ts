@@ -30,6 +30,8 @@ export interface WatchPageData {
   viewedUrl: string;
   /** The thank-you reply's form, while the recipient may give or replace one; else null. */
   thanks: ThanksFormData | null;
+  /** The reply recorder's script (`thanks-reply.ts`), loaded when the reply is invited; null without a form. */
+  thanksScript: { url: string; integrity: string } | null;
   /** The reply recorder's words in the page's language (as the record page's `phrases`). */
   phrases: ScriptPhrases;
 }

@@ -1,9 +1,7 @@
 import { byId, readPageData } from './dom.ts';
 import type { WatchPageData } from './page-data.ts';
-import { setUpThanksForm } from './thanks-form.ts';
-import { interpolate } from '../../i18n/interpolate.ts';
 
-const { viewedUrl, thanks, phrases } = readPageData<WatchPageData>();
+const { viewedUrl, thanksScript } = readPageData<WatchPageData>();
 const video = byId('message', HTMLVideoElement);
 const stage = byId('stage', HTMLDivElement);
 
@@ -49,19 +47,34 @@ video.addEventListener('play', () => {
 /** The share of the video after which she has watched it, though she stops before the very end. */
 const WATCHED_SHARE = 0.9;
 
+/**
+ * The reply recorder (thanks-reply.ts) is a script of its own, loaded when the reply is invited,
+ * under this page's nonce and pinned by its hash like this one.
+ */
+const nonce = (document.currentScript as HTMLScriptElement | null)?.nonce ?? '';
+let recorderLoaded = false;
+function loadReplyRecorder(): void {
+  if (!thanksScript || recorderLoaded) return;
+  recorderLoaded = true;
+  const script = document.createElement('script');
+  script.src = thanksScript.url;
+  script.integrity = thanksScript.integrity;
+  script.nonce = nonce;
+  document.body.append(script);
+}
+
 // The invitation to reply comes after the gift: shown at its end (or nearly), never before.
 const afterWatch = document.getElementById('after-watch');
+if (afterWatch && !afterWatch.hidden) loadReplyRecorder();
 if (afterWatch?.hidden) {
   const reveal = () => {
     if (!afterWatch.hidden) return;
     afterWatch.hidden = false;
     afterWatch.classList.add('reveal-in');
+    loadReplyRecorder();
   };
   video.addEventListener('ended', reveal);
   video.addEventListener('timeupdate', () => {
     if (Number.isFinite(video.duration) && video.currentTime >= video.duration * WATCHED_SHARE) reveal();
   });
 }
-
-// Once the gift was sent, the recipient can answer it (src/thanks/).
-if (thanks) setUpThanksForm(thanks, (key, values = {}) => interpolate(phrases[key], values));
