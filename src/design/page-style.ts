@@ -39,7 +39,7 @@ header.store { display: flex; align-items: center; justify-content: center; gap:
 .store-name { margin: 0; font-weight: 700; letter-spacing: 0.04em; font-size: var(--text-small); text-transform: uppercase; color: var(--ink-muted); }
 .store-logo { max-height: 2.5rem; max-width: 9rem; }
 .actions { display: flex; flex-wrap: wrap; gap: var(--space-sm); margin: var(--space-md) 0; }
-button, .button, .file { font: inherit; font-weight: 600; min-height: 3rem; padding: 0.7rem 1.35rem; border-radius: var(--radius-pill); border: 2px solid var(--ink); background: var(--surface); color: var(--ink); cursor: pointer; display: inline-flex; align-items: center; justify-content: center; gap: var(--space-sm); text-decoration: none; position: relative; }
+button, .button, .file { font: inherit; font-weight: 600; min-height: 3rem; padding: 0.7rem 1.35rem; border-radius: var(--radius-pill); border: 2px solid var(--ink); background: var(--surface); color: var(--ink); cursor: pointer; display: inline-flex; align-items: center; justify-content: center; gap: var(--space-sm); text-align: center; text-decoration: none; position: relative; }
 button.primary, .button.primary { background: var(--accent); border-color: var(--accent); color: var(--on-accent); }
 button.wide, .button.wide { width: 100%; }
 button:disabled { opacity: 0.45; cursor: not-allowed; }

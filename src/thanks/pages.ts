@@ -109,8 +109,8 @@ export function thanksPage(
     store,
     // The same reveal as the recipient's: who it is from, the title, the reply on the stage.
     body: html`<div class="reveal-in">
-<p class="from">${say('page_thanks_intro', { ...recipient, video_title: order.video_title, store_name: store.name })}</p>
 <h1 class="title">${say('page_thanks_title', recipient)}</h1>
+<p class="from">${say('page_thanks_intro', { ...recipient, video_title: order.video_title, store_name: store.name })}</p>
 </div>
 ${
   reply.reply === 'video' && video
