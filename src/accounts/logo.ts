@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Db } from '../db/database.ts';
 import { ValidationError } from '../errors.ts';
-import { ToolFailedError, runTool } from '../videos/rendition/run-tool.ts';
+import { ToolFailedError, ffmpegToBytes } from '../videos/rendition/run-tool.ts';
 import { writeLogoUrl } from './settings.ts';
 
 /**
@@ -62,51 +59,34 @@ export async function encodeLogo(upload: Buffer): Promise<{ png: Buffer; width: 
     throw new ValidationError(`The logo must be a ${LOGO_FORMATS.join(', ')} image.`, {
       logo: `must be a ${LOGO_FORMATS.join(', ')} image`,
     });
-  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'doorstep-logo-'));
-  try {
-    const input = path.join(directory, 'upload');
-    const output = path.join(directory, 'logo.png');
-    await fs.writeFile(input, upload);
-    await runTool(
-      'ffmpeg',
-      [
-        '-hide_banner',
-        '-loglevel',
-        'error',
-        '-nostdin',
-        // The decoder the first bytes named, and no other: ffmpeg does not guess from the content.
-        '-f',
-        format.demuxer,
-        '-i',
-        input,
-        '-frames:v',
-        '1',
-        '-vf',
-        `scale=w='min(${LOGO_MAX_WIDTH},iw)':h='min(${LOGO_MAX_HEIGHT},ih)':force_original_aspect_ratio=decrease`,
-        '-map_metadata',
-        '-1',
-        '-pix_fmt',
-        'rgba',
-        '-c:v',
-        'png',
-        '-f',
-        'image2',
-        output,
-      ],
-      { timeoutMs: ENCODE_TIMEOUT_MS },
-    ).catch((error: unknown) => {
-      if (error instanceof ToolFailedError && !error.timedOut)
-        throw new ValidationError(`The logo is not a readable ${format.name} image.`, {
-          logo: `is not a readable ${format.name} image`,
-        });
-      throw error;
-    });
-    const png = await fs.readFile(output);
-    // IHDR: width and height, big-endian, at bytes 16 and 20 of every PNG.
-    return { png, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
-  } finally {
-    await fs.rm(directory, { recursive: true, force: true });
-  }
+  const png = await ffmpegToBytes({
+    // The decoder the first bytes named, and no other: ffmpeg does not guess from the content.
+    input: { bytes: upload, format: format.demuxer },
+    args: [
+      '-frames:v',
+      '1',
+      '-vf',
+      `scale=w='min(${LOGO_MAX_WIDTH},iw)':h='min(${LOGO_MAX_HEIGHT},ih)':force_original_aspect_ratio=decrease`,
+      '-map_metadata',
+      '-1',
+      '-pix_fmt',
+      'rgba',
+      '-c:v',
+      'png',
+      '-f',
+      'image2',
+    ],
+    output: 'logo.png',
+    timeoutMs: ENCODE_TIMEOUT_MS,
+  }).catch((error: unknown) => {
+    if (error instanceof ToolFailedError && !error.timedOut)
+      throw new ValidationError(`The logo is not a readable ${format.name} image.`, {
+        logo: `is not a readable ${format.name} image`,
+      });
+    throw error;
+  });
+  // IHDR: width and height, big-endian, at bytes 16 and 20 of every PNG.
+  return { png, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
 /**

@@ -1,8 +1,5 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { onAccent } from '../design/tokens.ts';
-import { runTool } from './rendition/run-tool.ts';
+import { ffmpegToBytes } from './rendition/run-tool.ts';
 import { VideoNotStoredError, type VideoStorage } from './storage.ts';
 
 /**
@@ -30,51 +27,34 @@ export function emailPosterKey(posterKey: string): string {
  * a round button in `accent` and its triangle in the colour that reads on it, drawn at the centre.
  */
 export async function makeEmailPoster(poster: Buffer, accent: string): Promise<Buffer> {
-  const [r, g, b] = [1, 3, 5].map((offset) => parseInt(accent.slice(offset, offset + 2), 16)) as [
-    number,
-    number,
-    number,
-  ];
-  const light = onAccent(accent) === '#ffffff';
-  const mark = light ? 255 : 43;
+  const disc = rgbOf(accent);
+  const mark = rgbOf(onAccent(accent));
   // The triangle: its left edge at x = 96, its tip at (182, 120); inside when right of the edge and
   // between the two slanted sides (slope 52/90). The disc: radius 116 around the centre.
   const inTriangle = 'gte(X,96)*gte(Y-68,(X-96)*0.5778)*gte(172-Y,(X-96)*0.5778)';
-  const channel = (fill: number) => `'if(${inTriangle},${mark},${fill})'`;
-  const button = `color=c=black@0:s=${BUTTON}x${BUTTON},format=rgba,geq=r=${channel(r)}:g=${channel(g)}:b=${channel(b)}:a='if(lt(hypot(X-120,Y-120),116),245,0)'`;
+  const channel = (index: number) => `'if(${inTriangle},${mark[index]},${disc[index]})'`;
+  const button = `color=c=black@0:s=${BUTTON}x${BUTTON},format=rgba,geq=r=${channel(0)}:g=${channel(1)}:b=${channel(2)}:a='if(lt(hypot(X-120,Y-120),116),245,0)'`;
   const background = `[0:v]scale=${WIDTH}:-2,crop=iw:'min(ih,trunc(iw*5/8)*2)',format=rgba`;
-  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'doorstep-email-poster-'));
-  try {
-    const input = path.join(directory, 'poster.jpg');
-    const output = path.join(directory, 'email-poster.jpg');
-    await fs.writeFile(input, poster);
-    await runTool(
-      'ffmpeg',
-      [
-        '-hide_banner',
-        '-loglevel',
-        'error',
-        '-nostdin',
-        '-f',
-        'jpeg_pipe',
-        '-i',
-        input,
-        '-filter_complex',
-        `${background}[bg];${button}[btn];[bg][btn]overlay=(W-w)/2:(H-h)/2,format=yuvj420p`,
-        '-frames:v',
-        '1',
-        '-q:v',
-        '3',
-        '-f',
-        'image2',
-        output,
-      ],
-      { timeoutMs: MAKE_TIMEOUT_MS },
-    );
-    return await fs.readFile(output);
-  } finally {
-    await fs.rm(directory, { recursive: true, force: true });
-  }
+  return ffmpegToBytes({
+    input: { bytes: poster, format: 'jpeg_pipe' },
+    args: [
+      '-filter_complex',
+      `${background}[bg];${button}[btn];[bg][btn]overlay=(W-w)/2:(H-h)/2,format=yuvj420p`,
+      '-frames:v',
+      '1',
+      '-q:v',
+      '3',
+      '-f',
+      'image2',
+    ],
+    output: 'email-poster.jpg',
+    timeoutMs: MAKE_TIMEOUT_MS,
+  });
+}
+
+/** `#rrggbb` as its three channels, 0–255. */
+function rgbOf(hex: string): [number, number, number] {
+  return [1, 3, 5].map((offset) => parseInt(hex.slice(offset, offset + 2), 16)) as [number, number, number];
 }
 
 /** The e-mail poster's key, made and stored the first time it is asked for. */

@@ -1,7 +1,4 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { runTool } from './rendition/run-tool.ts';
+import { ffmpegToBytes } from './rendition/run-tool.ts';
 
 const made = new Map<number, Promise<Buffer>>();
 
@@ -26,35 +23,22 @@ export function sampleVideo(seconds: number): Promise<Buffer> {
 }
 
 async function makeSampleVideo(seconds: number): Promise<Buffer> {
-  // A file, not a pipe: a classic MP4 (moov in front) needs a seekable output.
-  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'doorstep-sample-'));
-  const file = path.join(directory, 'sample.mp4');
-  try {
-    await runTool(
-      'ffmpeg',
-      [
-        '-hide_banner',
-        '-loglevel',
-        'error',
-        '-nostdin',
-        '-f',
-        'lavfi',
-        '-i',
-        `testsrc2=size=64x48:rate=10:duration=${seconds}`,
-        '-c:v',
-        'libx264',
-        '-preset',
-        'ultrafast',
-        '-pix_fmt',
-        'yuv420p',
-        '-movflags',
-        '+faststart',
-        file,
-      ],
-      { timeoutMs: MAKE_TIMEOUT_MS },
-    );
-    return await fs.readFile(file);
-  } finally {
-    await fs.rm(directory, { recursive: true, force: true });
-  }
+  return ffmpegToBytes({
+    args: [
+      '-f',
+      'lavfi',
+      '-i',
+      `testsrc2=size=64x48:rate=10:duration=${seconds}`,
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-movflags',
+      '+faststart',
+    ],
+    output: 'sample.mp4',
+    timeoutMs: MAKE_TIMEOUT_MS,
+  });
 }

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 
 /** ffmpeg or ffprobe ended badly: a non-zero exit, a signal, its deadline, or a stop. */
 export class ToolFailedError extends Error {
@@ -79,4 +81,42 @@ export function runTool(
       reject(new ToolFailedError(`${tool} ${why}`, timedOut ? null : code, timedOut));
     });
   });
+}
+
+/**
+ * One ffmpeg run from bytes (or from the arguments' own input, such as `-f lavfi`) to the bytes of one
+ * output file: a sample video, a logo, an e-mail poster. Files, not pipes (an MP4 with its index in
+ * front needs a seekable output), in a private temporary directory that is removed either way.
+ */
+export async function ffmpegToBytes(spec: {
+  /** The input, and the demuxer that reads it: ffmpeg is told what it is, never left to guess. */
+  input?: { bytes: Buffer; format: string };
+  /** Everything between the input and the output: filters, codecs, `-frames:v`, `-f`. */
+  args: string[];
+  /** The output file's name (its extension names the muxer unless `args` do). */
+  output: string;
+  timeoutMs: number;
+}): Promise<Buffer> {
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'doorstep-ffmpeg-'));
+  try {
+    const input = path.join(directory, 'input');
+    if (spec.input) await fs.writeFile(input, spec.input.bytes);
+    const output = path.join(directory, spec.output);
+    await runTool(
+      'ffmpeg',
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-nostdin',
+        ...(spec.input ? ['-f', spec.input.format, '-i', input] : []),
+        ...spec.args,
+        output,
+      ],
+      { timeoutMs: spec.timeoutMs },
+    );
+    return await fs.readFile(output);
+  } finally {
+    await fs.rm(directory, { recursive: true, force: true });
+  }
 }
