@@ -76,12 +76,14 @@ section.thanks { margin-top: var(--space-xl); }
 footer.quiet { margin-top: var(--space-xl); text-align: center; font-size: var(--text-small); color: var(--ink-muted); }
 @media (prefers-reduced-motion: no-preference) { .reveal-in { animation: reveal-in 0.5s ease-out both; } @keyframes reveal-in { from { opacity: 0; transform: translateY(0.75rem); } to { opacity: 1; transform: none; } } }
 /* The recorder, one screen per state: an element shows only in the states its data-show names. */
-${['before', 'camera', 'recording', 'preview', 'uploading', 'sent']
+${['before', 'camera', 'recording', 'preview', 'uploading', 'processing', 'sent']
   .map((state) => `.recorder[data-state="${state}"] [data-show]:not([data-show~="${state}"])`)
   .join(',\n')} { display: none !important; }
-.recorder[data-state="sent"] .outcome { text-align: center; padding: var(--space-xl) var(--space-lg); background: var(--surface); border-radius: var(--radius-lg); box-shadow: 0 10px 30px rgb(43 33 24 / 8%); }
-.recorder[data-state="sent"] .status { font-size: var(--text-lead); font-weight: 500; color: var(--ink); }
+.recorder:is([data-state="processing"], [data-state="sent"]) .outcome { text-align: center; padding: var(--space-xl) var(--space-lg); background: var(--surface); border-radius: var(--radius-lg); box-shadow: 0 10px 30px rgb(43 33 24 / 8%); }
+.recorder:is([data-state="processing"], [data-state="sent"]) .status { font-size: var(--text-lead); font-weight: 500; color: var(--ink); }
 .outcome:focus { outline: none; }
+.outcome .spinner { width: 3.5rem; height: 3.5rem; margin: 0 auto var(--space-md); border-radius: 50%; border: 0.35rem solid var(--line); border-top-color: var(--accent); }
+@media (prefers-reduced-motion: no-preference) { .outcome .spinner { animation: spin 1s linear infinite; } @keyframes spin { to { transform: rotate(360deg); } } }
 .outcome .mark { width: 4rem; height: 4rem; margin: 0 auto var(--space-md); border-radius: 50%; display: grid; place-items: center; background: var(--accent); color: var(--on-accent); font-size: 2rem; }
 [hidden] { display: none !important; }
 `;

@@ -203,6 +203,7 @@ export function recorderMarkup(options: {
   <p id="${id('timer')}" class="timer" data-show="recording" hidden></p>
   <progress id="${id('progress')}" max="100" value="0" data-show="uploading" hidden aria-label="${say('page_record_progress')}"></progress>
   <div class="outcome" id="${id('outcome')}" tabindex="-1">
+    <div class="spinner" data-show="processing" aria-hidden="true"></div>
     <div class="mark" data-show="sent" aria-hidden="true">✓</div>
     <p id="${id('status')}" class="status" role="status" aria-live="polite"></p>
   </div>

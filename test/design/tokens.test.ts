@@ -39,7 +39,7 @@ describe('the design tokens', () => {
 
   it('hides, in each state of the recorder, what that state does not name', () => {
     const css = pageStylesheet();
-    for (const state of ['before', 'camera', 'recording', 'preview', 'uploading', 'sent'])
+    for (const state of ['before', 'camera', 'recording', 'preview', 'uploading', 'processing', 'sent'])
       expect(css).toContain(`.recorder[data-state="${state}"] [data-show]:not([data-show~="${state}"])`);
   });
 });

@@ -79,6 +79,12 @@ describe('in a browser', () => {
         .getByRole('status')
         .filter({ hasText: 'Thank you! Your video was received.' })
         .waitFor({ timeout: 15_000 });
+      // The confirmation replaced the form: nothing left to press; then the video is ready.
+      expect(await page.locator('#send').isHidden()).toBe(true);
+      expect(await page.getByText('Choose a video file').isHidden()).toBe(true);
+      await expect
+        .poll(() => page.locator('#recorder').getAttribute('data-state'), { timeout: 60_000 })
+        .toBe('sent');
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -55,7 +55,7 @@ export function setUpRecorder(options: RecorderOptions): void {
    * The recorder's screen: one state at a time, each with one thing to do (the page's stylesheet
    * shows only what `data-state` names). `sent` replaces the form with its confirmation.
    */
-  type State = 'before' | 'camera' | 'recording' | 'preview' | 'uploading' | 'sent';
+  type State = 'before' | 'camera' | 'recording' | 'preview' | 'uploading' | 'processing' | 'sent';
   const show = (state: State) => {
     root.dataset.state = state;
   };
@@ -282,17 +282,20 @@ export function setUpRecorder(options: RecorderOptions): void {
     const frame = posterUrl ? await poster : null;
     if (posterUrl && frame) await sendPosterFrame(frame, posterUrl);
     say(addendum ? `${options.received} ${addendum}` : options.received, 'ok');
-    // The confirmation replaces the form, in view and read out, wherever the sender had scrolled.
-    show('sent');
+    // The confirmation replaces the form, in view and read out, wherever the sender had scrolled:
+    // `processing` while the server prepares the video (when the page can follow it), then `sent`.
+    const statusUrl = answerUrl(outcome.answer, 'status_url');
+    show(statusUrl ? 'processing' : 'sent');
     outcomeBox.scrollIntoView({ block: 'center' });
     outcomeBox.focus({ preventScroll: true });
     options.onReceived?.();
     // The record page's answer names where the video's preparation can be followed.
-    const statusUrl = answerUrl(outcome.answer, 'status_url');
     if (statusUrl)
       followProcessing(statusUrl, (state) => {
-        if (state.status === 'ready')
+        if (state.status === 'ready') {
+          show('sent');
           return say(addendum ? `${t('script_ready')} ${addendum}` : t('script_ready'), 'ok');
+        }
         say(t('script_processing_failed', { reason: state.reason }), 'error');
         sendBtn.disabled = true;
         // Another go: the camera or a file, as at the start.
