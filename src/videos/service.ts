@@ -233,10 +233,8 @@ export class VideoService {
         .executeTakeFirst();
       // The rendition's frame replaces the page-drawn poster, whose file then goes — by its key, not
       // by the row read before: a page poster attached meanwhile goes too (see attachPoster).
-      if (result.ok && Number(updated.numUpdatedRows) > 0) {
-        await this.discard(pagePosterKey(video));
-        await this.discard(emailPosterKey(pagePosterKey(video)));
-      }
+      // (Its e-mail poster was never made: e-mails show processed videos' frames only.)
+      if (result.ok && Number(updated.numUpdatedRows) > 0) await this.discard(pagePosterKey(video));
       video = (await findVideo(this.deps.db, videoId))!;
     }
     const outcome = video.purpose === 'thanks' ? await this.settleReply(video) : await this.settle(video);
