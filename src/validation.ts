@@ -36,3 +36,11 @@ export const optionalSetting = z
   .string()
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
+
+/** An e-mail address as every boundary takes one (orders, an account's contact address). */
+export const emailAddress = z
+  .string({ error: 'must be an e-mail address' })
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .pipe(z.email({ error: 'must be a valid e-mail address' }))
+  .meta({ format: 'email', examples: ['ann@example.com'] });

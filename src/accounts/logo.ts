@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import { ValidationError } from '../errors.ts';
-import { ToolFailedError, ffmpegToBytes } from '../videos/rendition/run-tool.ts';
+import { ToolFailedError, ffmpegToBytes } from '../process/run-tool.ts';
 import { writeLogoUrl } from './settings.ts';
 
 /**

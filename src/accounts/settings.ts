@@ -3,8 +3,7 @@ import type { Db } from '../db/database.ts';
 import { LOCALES, supportedLocaleSchema, type Locale } from '../i18n/locale.ts';
 import { setAccountLocale } from './locale.ts';
 import { BRAND_FONTS, HEX_COLOR, type BrandFont } from '../design/tokens.ts';
-import { emailAddress } from '../orders/request-schemas.ts';
-import { parseBody } from '../validation.ts';
+import { emailAddress, parseBody } from '../validation.ts';
 
 /**
  * An account's settings (issues 14 and 29): the store's logo, brand and contact address, and whether

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
 import { ORDER_STATUSES, SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
+import { emailAddress } from '../validation.ts';
 
 /**
  * What a client may send, per spec §4 and docs/design.md §1. Every field has a message a person can act
@@ -31,14 +32,6 @@ const text = (label: string, max: number) =>
  */
 const EARLIEST = new Date('2000-01-01T00:00:00Z');
 const LATEST = new Date('9999-12-31T23:59:59Z');
-
-/** An e-mail address as every boundary takes one (orders, an account's contact address). */
-export const emailAddress = z
-  .string({ error: 'must be an e-mail address' })
-  .trim()
-  .max(254, 'must be at most 254 characters')
-  .pipe(z.email({ error: 'must be a valid e-mail address' }))
-  .meta({ format: 'email', examples: ['ann@example.com'] });
 
 /** E.164 (`+14155550123`); spaces, dashes, dots and parentheses are tolerated and removed. */
 const phone = z

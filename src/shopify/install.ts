@@ -1,6 +1,6 @@
 import { fetchShopPrimaryLocale, fetchShopProfile, type ShopProfile } from './admin-api.ts';
 import { updateAccountSettings } from '../accounts/settings.ts';
-import { emailAddress } from '../orders/request-schemas.ts';
+import { emailAddress } from '../validation.ts';
 import type { ShopifyServices } from './services.ts';
 import { isKnownTimeZone } from './shop-time-zone.ts';
 import { findShop, registerShop, type TokenPair } from './shops.ts';

@@ -1,5 +1,5 @@
 import { onAccent } from '../design/tokens.ts';
-import { ffmpegToBytes } from './rendition/run-tool.ts';
+import { ffmpegToBytes } from '../process/run-tool.ts';
 import { VideoNotStoredError, type VideoStorage } from './storage.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { ffmpegToBytes } from './rendition/run-tool.ts';
+import { ffmpegToBytes } from '../process/run-tool.ts';
 
 const made = new Map<number, Promise<Buffer>>();
 

@@ -1,4 +1,4 @@
-import { ffmpegToBytes } from '../../src/videos/rendition/run-tool.ts';
+import { ffmpegToBytes } from '../../src/process/run-tool.ts';
 
 /** An image of the given size and format, made by ffmpeg: a test pattern (PNG with alpha). */
 export function testImage(width: number, height: number, extension: 'png' | 'jpg' | 'webp'): Promise<Buffer> {

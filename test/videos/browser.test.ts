@@ -82,9 +82,7 @@ describe('in a browser', () => {
       // The confirmation replaced the form: nothing left to press; then the video is ready.
       expect(await page.locator('#send').isHidden()).toBe(true);
       expect(await page.getByText('Choose a video file').isHidden()).toBe(true);
-      await expect
-        .poll(() => page.locator('#recorder').getAttribute('data-state'), { timeout: 60_000 })
-        .toBe('sent');
+      await expect.poll(() => page.locator('#recorder').getAttribute('data-state'), { timeout: 60_000 }).toBe('sent');
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeEmailPoster } from '../../src/videos/email-poster.ts';
-import { runTool } from '../../src/videos/rendition/run-tool.ts';
+import { runTool } from '../../src/process/run-tool.ts';
 import { testImage } from '../support/images.ts';
 
 /** Issue 29: the e-mail's poster has its play button drawn into the image, in the store's accent. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProbedVideo } from './plan.ts';
-import { runTool, ToolFailedError } from './run-tool.ts';
+import { runTool, ToolFailedError } from '../../process/run-tool.ts';
 
 const NOT_A_VIDEO = 'The file is not a video we can read (MP4, QuickTime, WebM and the like).';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DURATION_LIMIT_SLACK_SECONDS, durationText } from '../browser/duration-text.ts';
 import { renditionArguments, type RenditionSettings } from './plan.ts';
 import { probeVideo, UnplayableVideoError } from './probe.ts';
-import { runTool, ToolFailedError } from './run-tool.ts';
+import { runTool, ToolFailedError } from '../../process/run-tool.ts';
 
 export interface Rendition {
   /** The finished MP4; only ever a whole file (written under another name, renamed when checked). */
