@@ -32,13 +32,7 @@ const out = (name: string) => path.join(projectRoot, 'docs', 'screenshots', `${n
 
 it('the thank-you block: the record button, then "recorded"', async () => {
   const { shop, shopifyOrderId, order } = await host.placeOrder();
-  const thankYou = {
-    target: 'purchase.thank-you.block.render',
-    module: './src/ThankYou.tsx',
-    api: `orderConfirmation: { value: { order: { id: 'gid://shopify/OrderIdentity/${shopifyOrderId}' }, isFirstOrder: true } }`,
-    token: host.sessionToken(shop),
-    head: STAND_IN_LOOK,
-  };
+  const thankYou = { ...host.thankYouPage({ shop, shopifyOrderId }), head: STAND_IN_LOOK };
   for (const [name, heading] of [
     ['checkout-thank-you-record', 'Record your video message for Bob'],
     ['checkout-thank-you-recorded', 'Your video message for Bob is recorded'],

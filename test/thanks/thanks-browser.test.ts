@@ -144,8 +144,7 @@ describe('the thank-you reply in a browser', () => {
       (e: { type: string }) => e.type,
     );
     expect(types).toEqual(expect.arrayContaining(['thanks.recorded', 'thanks.sent']));
-    // A whole story in a browser: the gift processed and sent, watched, a reply sent and delivered.
-  }, 90_000);
+  }, 90_000); // a whole story in a browser: the gift processed and sent, watched, a reply sent and delivered
 
   it('the recipient writes a note; the sender gets it in the e-mail and on the page', async () => {
     const sender = `ann-note-${Date.now()}@example.com`;
@@ -176,6 +175,5 @@ describe('the thank-you reply in a browser', () => {
       await senderPage.close();
     }
     expect(await seriousViolations(browser, link)).toEqual([]);
-    // A whole story in a browser: the gift processed and sent, watched, a reply sent and delivered.
-  }, 90_000);
+  }, 90_000); // a whole story in a browser: the gift processed and sent, watched, a reply sent and delivered
 });

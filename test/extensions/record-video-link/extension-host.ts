@@ -38,6 +38,8 @@ export interface ExtensionHost {
   }>;
   placeOrder(): Promise<{ shop: string; shopifyOrderId: string; order: { id: string; uuid: string } }>;
   sessionToken(shop: string): string;
+  /** The thank-you page's target for a placed order, as Shopify hands it to the extension. */
+  thankYouPage(order: { shop: string; shopifyOrderId: string }): ExtensionPageOptions;
   close(): Promise<void>;
 }
 
@@ -150,6 +152,12 @@ export async function startExtensionHost(): Promise<ExtensionHost> {
     extensionPage,
     placeOrder,
     sessionToken,
+    thankYouPage: ({ shop, shopifyOrderId }) => ({
+      target: 'purchase.thank-you.block.render',
+      module: './src/ThankYou.tsx',
+      api: `orderConfirmation: { value: { order: { id: 'gid://shopify/OrderIdentity/${shopifyOrderId}' }, isFirstOrder: true } }`,
+      token: sessionToken(shop),
+    }),
     async close() {
       await browser.close();
       storefront.closeAllConnections();

@@ -20,12 +20,7 @@ afterAll(async () => {
 describe('the record-link extension in a browser', () => {
   it('on the thank-you page: a button to the record page, then "recorded" once the video is in', async () => {
     const { shop, shopifyOrderId, order } = await host.placeOrder();
-    const thankYou = {
-      target: 'purchase.thank-you.block.render',
-      module: './src/ThankYou.tsx',
-      api: `orderConfirmation: { value: { order: { id: 'gid://shopify/OrderIdentity/${shopifyOrderId}' }, isFirstOrder: true } }`,
-      token: host.sessionToken(shop),
-    };
+    const thankYou = host.thankYouPage({ shop, shopifyOrderId });
     const first = await host.extensionPage(thankYou);
     try {
       const banner = first.page.locator('s-banner[heading="Record your video message for Bob"]');
