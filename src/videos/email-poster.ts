@@ -1,6 +1,6 @@
 import { onAccent } from '../design/tokens.ts';
 import { ffmpegToBytes } from '../process/run-tool.ts';
-import { VideoNotStoredError, type VideoStorage } from './storage.ts';
+import type { VideoStorage } from './storage.ts';
 
 /**
  * The e-mail's poster (issue 29): the video's poster frame with a play button drawn into the image
@@ -57,19 +57,10 @@ function rgbOf(hex: string): [number, number, number] {
   return [1, 3, 5].map((offset) => parseInt(hex.slice(offset, offset + 2), 16)) as [number, number, number];
 }
 
-/** The e-mail poster's key, made and stored the first time it is asked for. */
-export async function ensureEmailPoster(storage: VideoStorage, posterKey: string, accent: string): Promise<string> {
-  const key = emailPosterKey(posterKey);
-  try {
-    const stored = await storage.get(key);
-    stored.stream.destroy();
-    return key;
-  } catch (error) {
-    if (!(error instanceof VideoNotStoredError)) throw error;
-  }
+/** Draws the e-mail poster of `posterKey` and stores it under `emailPosterKey(posterKey)`. */
+export async function storeEmailPoster(storage: VideoStorage, posterKey: string, accent: string): Promise<void> {
   const poster = await storage.get(posterKey);
   const chunks: Buffer[] = [];
   for await (const chunk of poster.stream) chunks.push(chunk as Buffer);
-  await storage.put(key, await makeEmailPoster(Buffer.concat(chunks), accent), 'image/jpeg');
-  return key;
+  await storage.put(emailPosterKey(posterKey), await makeEmailPoster(Buffer.concat(chunks), accent), 'image/jpeg');
 }

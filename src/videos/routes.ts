@@ -15,11 +15,11 @@ import { captionCues, TRANSCRIPT_MAX_CHARS, webVtt } from './captions.ts';
 import { notFoundPage, recordPage, watchPage, type WatchView } from './pages.ts';
 import { servePoster, serveVideo } from './serve-video.ts';
 import { readPosterBody } from './poster-body.ts';
-import { ensureEmailPoster } from './email-poster.ts';
+import { emailPosterKey, storeEmailPoster } from './email-poster.ts';
 import { resolvedBrand } from '../design/tokens.ts';
 import { assertAcceptsVideo, type VideoService } from './service.ts';
 import type { VideoRow } from './videos.ts';
-import type { VideoStorage } from './storage.ts';
+import { VideoNotStoredError, type VideoStorage } from './storage.ts';
 import type { UploadLimit } from './upload-limit.ts';
 import { clientStreamError, videoUploadBody } from './upload-body.ts';
 import type { ResumableUploads } from './resumable-uploads.ts';
@@ -203,8 +203,18 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
     const key = order.status === 'cancelled' ? null : ((await deps.videos.playable(order))?.poster_key ?? null);
     if (!key) throw new NotFoundError('This video message has no poster.');
+    // Drawn already (the usual case once the mail was first opened): served with one read.
+    const drawn = await servePoster(ctx, deps.storage, emailPosterKey(key)).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof VideoNotStoredError) return false;
+        throw error;
+      },
+    );
+    if (drawn) return;
     const { brand } = await deps.storeBranding(order.account_id);
-    const emailPoster = await ensureEmailPoster(deps.storage, key, resolvedBrand(brand).accent).catch(
+    const emailPoster = await storeEmailPoster(deps.storage, key, resolvedBrand(brand).accent).then(
+      () => emailPosterKey(key),
       (error: unknown) => {
         // A frame ffmpeg cannot draw on still shows: the plain poster, rather than a broken image.
         ctx.log.warn({ err: error }, 'could not draw the e-mail poster; serving the plain poster');
