@@ -8,6 +8,8 @@
  * keeping its promises:
  * - a hard deadline of the run's length plus a fixed margin; past it, the message names the phase
  *   the run was in and shows what each of its processes was blocked in;
+ * - a child stuck between fork and exec (what blocked issue 26's run for ever: see
+ *   membersStuckBeforeExec) is killed after a few seconds, so the spawn that made it returns;
  * - whatever the run started is stopped when it ends, fails, hangs, or when this process gets
  *   SIGINT, SIGTERM or SIGHUP: the group (web, workers, redis-server) by signal, and what left the
  *   group (the throw-away PostgreSQL) from the custody file the run writes (scripts/soak/custody.ts).
@@ -17,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CUSTODY_FILE_ENV, lastPhase, readCustody, releaseCustody } from './soak/custody.ts';
-import { describeProcessGroup, signalGroup, waitForGroupToEnd } from './soak/group.ts';
+import { describeProcessGroup, membersStuckBeforeExec, signalGroup, waitForGroupToEnd } from './soak/group.ts';
 import { hardDeadlineMs, parseSoakOptions } from './soak/options.ts';
 
 const args = process.argv.slice(2);
@@ -39,6 +41,7 @@ let ending = false;
 async function end(code: number, reason?: string): Promise<never> {
   if (ending) return new Promise<never>(() => {});
   ending = true;
+  clearInterval(watchdog);
   if (reason) {
     const where = lastPhase(readCustody(custodyFile)) ?? 'starting';
     say(`FAIL: ${reason}; the run was at: ${where}`);
@@ -53,6 +56,28 @@ async function end(code: number, reason?: string): Promise<never> {
   fs.rmSync(custodyDir, { recursive: true, force: true });
   process.exit(code);
 }
+
+/** A fork that has not become its program by then is stuck (a healthy one takes milliseconds). */
+const STUCK_BEFORE_EXEC_MS = 5_000;
+const stuckSince = new Map<number, number>();
+const watchdog = setInterval(() => {
+  const stuck = new Set(membersStuckBeforeExec(group));
+  for (const pid of stuckSince.keys()) if (!stuck.has(pid)) stuckSince.delete(pid);
+  for (const pid of stuck) {
+    const since = stuckSince.get(pid) ?? Date.now();
+    stuckSince.set(pid, since);
+    if (Date.now() - since < STUCK_BEFORE_EXEC_MS) continue;
+    say(
+      `pid ${pid} was stuck between fork and exec for ${STUCK_BEFORE_EXEC_MS / 1000} s, blocking its parent's spawn; killed it so the spawn fails instead of hanging`,
+    );
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+    stuckSince.delete(pid);
+  }
+}, 1000);
 
 const deadline = setTimeout(() => void end(1, `hard deadline of ${deadlineMs / 1000} s passed`), deadlineMs);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)

@@ -26,7 +26,7 @@ export async function waitForGroupToEnd(group: number, timeoutMs: number): Promi
  * thread; in `write`, on a full pipe; in `epoll_wait`, on its event loop, which is then idle.)
  */
 export function describeProcessGroup(group: number): string[] {
-  return membersOf(group).map((pid) => {
+  return membersOf(group).map(({ pid }) => {
     const read = (file: string) => {
       try {
         return fs.readFileSync(`/proc/${pid}/${file}`, 'utf8');
@@ -41,16 +41,57 @@ export function describeProcessGroup(group: number): string[] {
   });
 }
 
+/**
+ * Members of the group that are forked copies of their parent that never became the program they
+ * were forked for: same executable, same command line as the parent, parent also in the group.
+ *
+ * Why (issue 26's stall): libuv's `uv_spawn` — behind every `child_process.spawn`, asynchronous or
+ * not — forks, then blocks the calling thread reading a pipe that closes only when the child calls
+ * `exec` or dies. A child that deadlocks between fork and exec (fork in a multi-threaded process
+ * inherits locks that other threads held) blocks its parent's event loop for ever: no output, no
+ * CPU, no timer fires (public report: xing-shuyin/pi-web-ui#79). A healthy child execs within
+ * milliseconds; Node never forks without exec, so a member that keeps its parent's command line for
+ * seconds is stuck there. Killing it closes the pipe: the parent's spawn returns, and its child
+ * reports an exit by SIGKILL that the caller can retry.
+ */
+export function membersStuckBeforeExec(group: number): number[] {
+  const members = new Map(membersOf(group).map((member) => [member.pid, member]));
+  return [...members.values()]
+    .filter((member) => {
+      const parent = members.get(member.ppid);
+      if (!parent) return false;
+      const command = commandLine(member.pid);
+      return command !== '' && command === commandLine(parent.pid) && executable(member.pid) === executable(parent.pid);
+    })
+    .map((member) => member.pid);
+}
+
+function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function executable(pid: number): string {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return '';
+  }
+}
+
 /** Processes (zombies excluded: they are already gone) whose process group is `group`. */
-function membersOf(group: number): number[] {
-  const members: number[] = [];
+function membersOf(group: number): Array<{ pid: number; ppid: number }> {
+  const members: Array<{ pid: number; ppid: number }> = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       // After "(comm)": state, ppid, pgrp, … — comm may itself hold spaces and parentheses.
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === group && state !== 'Z') members.push(Number(entry));
+      const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === group && state !== 'Z') members.push({ pid: Number(entry), ppid: Number(ppid) });
     } catch {
       // Gone between the listing and the read.
     }

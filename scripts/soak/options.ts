@@ -9,12 +9,16 @@ export interface SoakOptions {
   tolerance: { ratio: number; bytes: number };
   /** Added to the traffic and settle time to make the whole run's hard deadline (start-up, finishing stories, the verdict, stopping). */
   marginMs: number;
-  /** Test only: a stall injected at the first Redis fault (`redis`: the restarted server never answers; `event-loop`: the run blocks). */
-  injectStall?: 'redis' | 'event-loop';
+  /**
+   * Test only: a stall injected at the first Redis fault (`redis`: the restarted server never
+   * answers; `event-loop`: the run blocks; `fork`: the restart's spawn waits on a child that never
+   * execs, as issue 26's did).
+   */
+  injectStall?: 'redis' | 'event-loop' | 'fork';
 }
 
 export const SOAK_USAGE =
-  'npm run soak -- [--seconds 300] [--concurrency 3] [--fault-every 15] [--settle-seconds 420] [--memory-tolerance 0.5] [--memory-tolerance-mb 64] [--margin-seconds 300] [--inject-stall redis|event-loop]';
+  'npm run soak -- [--seconds 300] [--concurrency 3] [--fault-every 15] [--settle-seconds 420] [--memory-tolerance 0.5] [--memory-tolerance-mb 64] [--margin-seconds 300] [--inject-stall redis|event-loop|fork]';
 
 /** Parses `argv`; on a bad value, says what is wrong with the usage line and exits 2. */
 export function parseSoakOptions(argv: string[]): SoakOptions {
@@ -37,8 +41,8 @@ export function parseSoakOptions(argv: string[]): SoakOptions {
     return value;
   };
   const stall = values['inject-stall'];
-  if (stall !== undefined && stall !== 'redis' && stall !== 'event-loop')
-    fail('--inject-stall must be redis or event-loop');
+  if (stall !== undefined && stall !== 'redis' && stall !== 'event-loop' && stall !== 'fork')
+    fail('--inject-stall must be redis, event-loop or fork');
   return {
     seconds: number('seconds', 10),
     concurrency: Math.round(number('concurrency', 1)),

@@ -6,6 +6,8 @@
  * Run by the supervisor, scripts/soak.ts (`npm run soak`), which holds the hard deadline and stops
  * whatever this leaves behind. See docs/operations.md ("Soak").
  */
+// First: in the stand-in child of `--inject-stall fork` it blocks before anything else is done.
+import './pre-exec-stand-in.ts';
 import fs from 'node:fs';
 import pg from 'pg';
 import { withDeadline } from '../../src/process/deadline.ts';

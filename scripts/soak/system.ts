@@ -14,9 +14,10 @@ import {
   waitForOutput,
   type DoorstepProcess,
 } from '../../test/support/processes.ts';
-import { startRedisServer } from '../../test/support/redis-server.ts';
+import { RedisServerExited, startRedisServer } from '../../test/support/redis-server.ts';
 import { withDeadline } from '../../src/process/deadline.ts';
 import { recordCustody } from './custody.ts';
+import { standInForForkStuckBeforeExec } from './pre-exec-stand-in.ts';
 import type { SoakOptions } from './options.ts';
 
 /**
@@ -166,12 +167,26 @@ export async function startSystem(options: {
           // What the soak's stall looked like from outside: no output, no CPU, no timer ever fires.
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
         }
-        redis = await startRedisServer(redisPort, [], {
-          persistentDir: redisDir,
-          // Stall injected: the restarted server is stopped before it can answer, so nothing it
-          // is asked ever comes back.
-          ...(options.injectStall === 'redis' ? { onSpawn: (child) => void child.kill('SIGSTOP') } : {}),
-        });
+        if (options.injectStall === 'fork') {
+          recordCustody({ phase: 'restarting redis-server (stall injected: a spawn whose child never execs)' });
+          log(`spawn stalled: ${standInForForkStuckBeforeExec()}`);
+        }
+        // A start whose process died before it answered (the supervisor kills a fork stuck before
+        // exec) is tried again; one that never answers is not.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            redis = await startRedisServer(redisPort, [], {
+              persistentDir: redisDir,
+              // Stall injected: the restarted server is stopped before it can answer, so nothing it
+              // is asked ever comes back.
+              ...(options.injectStall === 'redis' ? { onSpawn: (child) => void child.kill('SIGSTOP') } : {}),
+            });
+            break;
+          } catch (error) {
+            if (!(error instanceof RedisServerExited) || attempt === 3) throw error;
+            log(`${error.message}; starting it again`);
+          }
+        }
       },
       async killWorker(slot) {
         const old = workers[slot]!;

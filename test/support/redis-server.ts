@@ -30,30 +30,45 @@ export async function startRedisServer(
     { stdio: 'ignore' },
   );
   options.onSpawn?.(child);
+  // A server that dies first (a port taken, or a fork killed before it became redis-server) fails
+  // the start at once, not after the wait's deadline.
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) =>
+      reject(
+        new RedisServerExited(
+          `redis-server on port ${port} exited (${signal ?? `code ${code}`}) before answering PING`,
+        ),
+      ),
+    ),
+  );
+  exited.catch(() => {});
   try {
-    await eventually(
-      async () => {
-        const probe = new Redis({
-          port,
-          host: '127.0.0.1',
-          lazyConnect: true,
-          maxRetriesPerRequest: 0,
-          retryStrategy: () => null,
-          // A server that accepts and never answers (stopped, or still loading) fails this probe, not the wait.
-          connectTimeout: 2000,
-          commandTimeout: 2000,
-        });
-        probe.on('error', () => {});
-        try {
-          await probe.connect();
-          return (await probe.ping()) === 'PONG' ? true : undefined;
-        } finally {
-          probe.disconnect();
-        }
-      },
-      10_000,
-      `redis-server on port ${port} to answer PING`,
-    );
+    await Promise.race([
+      exited,
+      eventually(
+        async () => {
+          const probe = new Redis({
+            port,
+            host: '127.0.0.1',
+            lazyConnect: true,
+            maxRetriesPerRequest: 0,
+            retryStrategy: () => null,
+            // A server that accepts and never answers (stopped, or still loading) fails this probe, not the wait.
+            connectTimeout: 2000,
+            commandTimeout: 2000,
+          });
+          probe.on('error', () => {});
+          try {
+            await probe.connect();
+            return (await probe.ping()) === 'PONG' ? true : undefined;
+          } finally {
+            probe.disconnect();
+          }
+        },
+        10_000,
+        `redis-server on port ${port} to answer PING`,
+      ),
+    ]);
   } catch (error) {
     // A server that never answered is not left behind holding the port.
     child.kill('SIGKILL');
@@ -61,3 +76,6 @@ export async function startRedisServer(
   }
   return child;
 }
+
+/** The redis-server process ended before it answered: starting it again may succeed. */
+export class RedisServerExited extends Error {}
