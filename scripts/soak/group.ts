@@ -42,8 +42,8 @@ export function describeProcessGroup(group: number): string[] {
 }
 
 /**
- * Members of the group that are forked copies of their parent that never became the program they
- * were forked for: same executable, same command line as the parent, parent also in the group.
+ * Members of the group that are forked copies of a Node parent that never became the program they
+ * were forked for: Node's executable and the parent's command line, the parent also in the group.
  *
  * Why (issue 26's stall): libuv's `uv_spawn` — behind every `child_process.spawn`, asynchronous or
  * not — forks, then blocks the calling thread reading a pipe that closes only when the child calls
@@ -60,11 +60,15 @@ export function membersStuckBeforeExec(group: number): number[] {
     .filter((member) => {
       const parent = members.get(member.ppid);
       if (!parent) return false;
+      // Node's forks only: redis-server and PostgreSQL fork children that never exec, on purpose.
+      if (executable(member.pid) !== NODE || executable(parent.pid) !== NODE) return false;
       const command = commandLine(member.pid);
-      return command !== '' && command === commandLine(parent.pid) && executable(member.pid) === executable(parent.pid);
+      return command !== '' && command === commandLine(parent.pid);
     })
     .map((member) => member.pid);
 }
+
+const NODE = fs.realpathSync(process.execPath);
 
 function commandLine(pid: number): string {
   try {
