@@ -20,10 +20,11 @@ export function basicAuth(db: Db, options: { failures?: FailedAuthLimit; cache?:
   const cache = options.cache ?? new ApiKeyCache<Account>();
   return async (ctx: Context, next: Next): Promise<void> => {
     const credentials = parseBasicAuth(ctx.get('Authorization') || undefined);
-    // A key this process verified moments ago is known good: no guess can produce it, so it skips
-    // the failed-attempt check (two Redis reads) — the hot path of every busy client.
+    // A key this process verified moments ago is known good: it skips the database, and reads the
+    // lockout at most once a second (a locked app id gets 429 even with the right key).
     const known = credentials ? cache.get(credentials.user, hashApiKey(credentials.password)) : undefined;
-    if (known) {
+    if (known && credentials) {
+      await options.failures?.refuseKnownKeyIfBlocked(ctx, credentials.user);
       ctx.state.account = known;
       return next();
     }

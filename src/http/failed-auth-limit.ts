@@ -5,6 +5,12 @@ import { HttpError } from './errors.ts';
 
 /** The window failed Basic-auth attempts are counted in. */
 const WINDOW_SECONDS = 15 * 60;
+/**
+ * A key verified moments ago (the busy client's hot path) reads the lockout from Redis at most this
+ * often per app id and address, so a lockout another process counted reaches it within a second.
+ */
+export const KNOWN_KEY_RECHECK_MS = 1000;
+const KNOWN_KEY_MEMO_LIMIT = 10_000;
 
 export interface FailedAuthLimits {
   /** Failed attempts per app id per 15 minutes before it gets 429 (0 = off). */
@@ -27,6 +33,8 @@ export interface FailedAuthLimits {
 export class FailedAuthLimit {
   private readonly byApp: RateLimiterRedis | null;
   private readonly byIp: RateLimiterRedis | null;
+  /** (app id, address) → until when "not blocked" holds without asking Redis again. */
+  private readonly notBlockedUntil = new Map<string, number>();
 
   constructor(redis: Redis, prefix: string, limits: FailedAuthLimits) {
     const limiter = (name: string, points: number) =>
@@ -55,8 +63,23 @@ export class FailedAuthLimit {
     });
   }
 
+  /**
+   * The same check for a key this process verified moments ago: the lockout holds "even with the
+   * right key" (docs/api.md), but a busy client's every request should not cost two Redis reads,
+   * so a "not blocked" answer is trusted for `KNOWN_KEY_RECHECK_MS`.
+   */
+  async refuseKnownKeyIfBlocked(ctx: Context, appId: string): Promise<void> {
+    const key = `${appId}\n${ctx.ip}`;
+    if ((this.notBlockedUntil.get(key) ?? 0) > Date.now()) return;
+    await this.refuseIfBlocked(ctx, appId);
+    if (this.notBlockedUntil.size >= KNOWN_KEY_MEMO_LIMIT) this.notBlockedUntil.clear();
+    this.notBlockedUntil.set(key, Date.now() + KNOWN_KEY_RECHECK_MS);
+  }
+
   /** Counts one failed attempt for the app id (when the credentials named one) and the address. */
   async recordFailure(ctx: Context, appId: string | null): Promise<void> {
+    // A failure here may start a lockout: known keys ask Redis again on their next request.
+    this.notBlockedUntil.clear();
     try {
       await Promise.all([
         appId === null ? undefined : this.byApp?.penalty(appId.slice(0, 200)),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KNOWN_KEY_RECHECK_MS } from '../../src/http/failed-auth-limit.ts';
 import { eventually } from '../support/workers.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts';
 
@@ -59,6 +60,20 @@ describe('failed sign-ins', () => {
     expect((await target.request('GET', '/v1/orders')).status).toBe(429);
     // Another account is not affected.
     expect((await store.request('GET', '/v1/orders')).status).toBe(200);
+  });
+
+  it('a key used moments before the lockout (remembered by the process) gets 429 too', async () => {
+    const target = await app.createAccount('Locked out while busy');
+    // The right key, verified and remembered just before the guessing starts.
+    expect((await target.request('GET', '/v1/orders')).status).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect(
+        (await other.request('GET', '/v1/orders', { headers: { Authorization: basic(target.appId, `guess-${i}`) } }))
+          .status,
+      ).toBe(401);
+    // This process counted none of the failures: it learns of the lockout from Redis within a second.
+    await new Promise((resolve) => setTimeout(resolve, KNOWN_KEY_RECHECK_MS));
+    expect((await target.request('GET', '/v1/orders')).status).toBe(429);
   });
 });
 
