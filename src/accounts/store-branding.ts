@@ -26,7 +26,7 @@ export interface StoreBranding {
  */
 export const DEFAULT_STORE_NAME = 'Doorstep';
 
-const MYSHOPIFY_DOMAIN = /^([a-z0-9][a-z0-9-]*)\.myshopify\.com$/i;
+const MYSHOPIFY_DOMAIN = /^([a-z0-9][a-z0-9-]{0,62})\.myshopify\.com$/i;
 
 /**
  * The store's name is its account's name: an API account's own, a Shopify shop's name as Shopify

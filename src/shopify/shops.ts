@@ -15,7 +15,7 @@ export const shopDomain = z
   .string({ error: 'must be a shop domain like my-store.myshopify.com' })
   .trim()
   .toLowerCase()
-  .regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'must be a shop domain like my-store.myshopify.com');
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}\.myshopify\.com$/, 'must be a shop domain like my-store.myshopify.com');
 
 export function parseShopDomain(value: unknown): string {
   const parsed = shopDomain.safeParse(value);
