@@ -12,6 +12,7 @@ import { DataDirLockedError } from '../src/db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
 import { closeHttpServer } from '../src/http/close-server.ts';
+import { followNpmParent } from '../src/process/follow-parent.ts';
 import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 import { describeShopifyConfig } from '../src/shopify/config.ts';
 import { resolveTokenKey } from '../src/shopify/token-key-file.ts';
@@ -100,10 +101,12 @@ async function main(): Promise<void> {
   let workersStarting: Promise<RunningWorkers> | null = null;
   // Stop taking work first (no new connections, no new jobs), let what is in flight finish, then
   // close the queues while their Redis is still up, and only then Redis and the database.
-  exitGracefullyOnSignals({
+  const { shutdown } = exitGracefullyOnSignals({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
     steps: [
+      // Synchronously, as the signal is handled: redis-server may have got the same signal.
+      { name: 'expect the private redis to stop', run: async () => redis?.expectStop() },
       { name: 'http server', run: () => closeHttpServer(server) },
       // The private Redis may be gone already, or go while we wait (the whole group was
       // signalled): a job's result cannot be recorded any more, so from then on the running
@@ -124,6 +127,9 @@ async function main(): Promise<void> {
       { name: 'database', run: () => database.close() },
     ],
   });
+
+  // `kill -TERM <npm pid>` reaches npm alone: we follow it out, in order (src/process/follow-parent.ts).
+  followNpmParent((why) => void shutdown(why));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>

@@ -6,6 +6,7 @@ import { MessageTemplateError } from '../src/notifications/template-errors.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../jobs/start-workers.ts';
+import { followNpmParent } from '../src/process/follow-parent.ts';
 import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 
 /**
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
   // Installed before the workers start, so a SIGTERM during start-up also shuts down in order.
   const workersStarting = startWorkers(services);
   // Workers stop picking jobs and finish the ones they hold, then the queues and the database close.
-  exitGracefullyOnSignals({
+  const { shutdown } = exitGracefullyOnSignals({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
     steps: [
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
       { name: 'database', run: () => database.close() },
     ],
   });
+  // `kill -TERM <npm pid>` reaches npm alone: we follow it out, in order (src/process/follow-parent.ts).
+  followNpmParent((why) => void shutdown(why));
   await workersStarting;
 }
 

@@ -25,6 +25,12 @@ export interface PrivateRedis {
   isRunning(): boolean;
   /** Resolves when the child running now (or the last one) has exited, for whatever reason. */
   readonly exited: Promise<void>;
+  /**
+   * We are stopping: from now on the child's exit is expected, not a death to repair. Called the
+   * moment a stop signal arrives, because a signal to the whole process group stops redis-server
+   * long before shutdown reaches `stop()` (before, every clean stop logged that it had died).
+   */
+  expectStop(): void;
   /** Stops supervising and stops the child. */
   stop(): Promise<void>;
 }
@@ -122,6 +128,9 @@ export async function startPrivateRedis(
     isRunning: () => !hasExited(current.child),
     get exited() {
       return current.exit;
+    },
+    expectStop: () => {
+      stopping = true;
     },
     stop: async () => {
       stopping = true;

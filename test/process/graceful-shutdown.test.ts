@@ -141,5 +141,14 @@ describe('SIGTERM to the whole process group', () => {
     expect(await recipientSendStatus(dataDir, order.id)).toBe('sent');
     // No flood of connection errors while it went (issue 13 item 8 logged ECONNREFUSED 262 times).
     expect(proc.output().match(/ECONNREFUSED/g)?.length ?? 0).toBeLessThanOrEqual(3);
+    // A clean stop is no alarm (issue 31, 7): before, every one logged at level 50 that the private
+    // redis-server had died and was being started again.
+    expect(proc.output()).not.toContain('the private redis-server died');
+    expect(
+      proc
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"level":50')),
+    ).toEqual([]);
   }, 180_000);
 });
