@@ -12,6 +12,9 @@ export type ShopifyLibrary = Shopify;
  */
 export const SHOP_HEADER = 'x-shopify-sandbox-shop';
 
+/** What the library logs as errors about an OAuth callback a client got wrong (lib/auth/oauth/oauth.mjs). */
+const CLIENT_MISTAKES = ['Could not find OAuth cookie', 'Invalid OAuth callback'];
+
 /** `@shopify/shopify-api` configured for this app (Node adapter imported above, once, for its side effect). */
 export function createShopifyLibrary(config: ShopifyConfig, logger: Logger): ShopifyLibrary {
   const url = new URL(config.appUrl);
@@ -27,7 +30,10 @@ export function createShopifyLibrary(config: ShopifyConfig, logger: Logger): Sho
     logger: {
       level: LogSeverity.Warning,
       log: async (severity, message) => {
-        if (severity === LogSeverity.Error) log.error(message);
+        // A callback without its state cookie or with a bad signature is the caller's mistake (an
+        // old link, a blocked cookie, a probe): our route answers it 400 and logs it once, as info.
+        if (CLIENT_MISTAKES.some((mistake) => message.includes(mistake))) log.debug(message);
+        else if (severity === LogSeverity.Error) log.error(message);
         else log.warn(message);
       },
     },
