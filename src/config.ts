@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { BodyReadLimits } from './http/body-reads.ts';
 import { z } from 'zod';
 import { optionalSetting } from './validation.ts';
 import { BudgetFormatError, describeBudget, parseBudget, type CarrierBudget } from './carriers/budget.ts';
@@ -148,6 +149,13 @@ const environmentSchema = z.object({
   AUTH_FAILURES_PER_CLIENT_IP: z.coerce.number().int().min(0).max(1_000_000).default(100),
   BODY_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   BODY_READS_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(128),
+  BODY_READS_PER_CLIENT: z.coerce.number().int().min(0).max(100_000).default(16),
+  BODY_BYTES_IN_FLIGHT: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .max(16 * 1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
   SMTP_URL: optionalUrl,
   SMTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(50).default(DEFAULT_SMTP_MAX_CONNECTIONS),
   EMAIL_FROM: z.string().trim().min(3).default('Doorstep <no-reply@doorstep.localhost>'),
@@ -238,7 +246,7 @@ export interface Config {
    */
   shopifyWebhookConcurrency: number;
   /** Small bodies (JSON, webhooks): the deadline for each, and how many may arrive at once (src/http/body-reads.ts). */
-  bodyReads: { deadlineMs: number; maxInFlight: number };
+  bodyReads: BodyReadLimits;
   /** Failed Basic-auth attempts per 15 minutes before 429 (src/http/failed-auth-limit.ts). */
   failedAuthLimits: { perAppId: number; perClientIp: number };
   /** SMTP server for e-mail; unset → .eml files in `${dataDir}/outbox`. */
@@ -400,7 +408,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileEveryMs: value.RECONCILE_EVERY_MS,
     shopifyWebhookConcurrency: value.SHOPIFY_WEBHOOK_CONCURRENCY,
     failedAuthLimits: { perAppId: value.AUTH_FAILURES_PER_APP_ID, perClientIp: value.AUTH_FAILURES_PER_CLIENT_IP },
-    bodyReads: { deadlineMs: value.BODY_READ_TIMEOUT_MS, maxInFlight: value.BODY_READS_IN_FLIGHT },
+    bodyReads: {
+      deadlineMs: value.BODY_READ_TIMEOUT_MS,
+      maxInFlight: value.BODY_READS_IN_FLIGHT,
+      maxInFlightPerClient: value.BODY_READS_PER_CLIENT,
+      maxBytesInFlight: value.BODY_BYTES_IN_FLIGHT,
+    },
     smtpUrl: value.SMTP_URL,
     smtpMaxConnections: value.SMTP_MAX_CONNECTIONS,
     emailFrom: value.EMAIL_FROM,

@@ -3,30 +3,56 @@ import getRawBody from 'raw-body';
 import { HttpError } from './errors.ts';
 
 /**
- * How long a request body may take to arrive, and how many may arrive at once (issue 13, slow
- * bodies): 300 connections trickling 5 MB webhook bodies held 300 sockets and a gigabyte of memory.
- * Each small body (JSON, webhooks, forms) must arrive within `deadlineMs`; beyond `maxInFlight`
- * bodies being read at once, new ones are turned away at once with 503. Video uploads stream to
- * storage and are bounded by the server's request timeout instead.
+ * How long a request body may take to arrive, and how many — and how many bytes — may arrive at
+ * once (issue 13, slow bodies; issue 31, 2 and 3): 300 connections trickling 5 MB webhook bodies
+ * held 300 sockets and a gigabyte of memory, and one client's 300 connections took every slot.
+ * - Each small body (JSON, webhooks, forms) must arrive within `deadlineMs`.
+ * - At most `maxInFlight` bodies are read at once, and at most `maxInFlightPerClient` of them for
+ *   one client (its address; a webhook's claimed shop, since every shop's webhooks come from
+ *   Shopify's addresses): one abuser is refused with 429 while everyone else still gets a slot.
+ * - At most `maxBytesInFlight` bytes are held for bodies being read, counting each at its declared
+ *   length (the cap of its route when it declares none): a body that would pass it is refused at
+ *   once with 503, before any of it is buffered, and its bytes are let go when its read ends.
+ * Video uploads stream to storage and are bounded by the server's request timeout instead.
  */
 export interface BodyReadLimits {
   deadlineMs: number;
   maxInFlight: number;
+  /** 0 = no per-client share (behind a proxy every client has the proxy's address). */
+  maxInFlightPerClient: number;
+  maxBytesInFlight: number;
 }
 
-export const DEFAULT_BODY_READ_LIMITS: BodyReadLimits = { deadlineMs: 10_000, maxInFlight: 128 };
+export const DEFAULT_BODY_READ_LIMITS: BodyReadLimits = {
+  deadlineMs: 10_000,
+  maxInFlight: 128,
+  maxInFlightPerClient: 16,
+  maxBytesInFlight: 64 * 1024 * 1024,
+};
 
+/** What every reader of one app shares: the limits and what is in flight now. */
 interface BodyReads extends BodyReadLimits {
-  inFlight: { count: number };
+  inFlight: { count: number; bytes: number; byClient: Map<string, number> };
 }
+
+const newBodyReads = (limits: BodyReadLimits): BodyReads => ({
+  ...limits,
+  inFlight: { count: 0, bytes: 0, byClient: new Map() },
+});
 
 /** Mounted once per app: the limits, and the one in-flight count every reader shares. */
 export function bodyReadLimits(limits: BodyReadLimits) {
-  const reads: BodyReads = { ...limits, inFlight: { count: 0 } };
+  const reads = newBodyReads(limits);
   return async (ctx: Context, next: Next): Promise<void> => {
     ctx.state.bodyReads = reads;
     await next();
   };
+}
+
+/** How a read is counted against a client's fair share: its address unless the route knows better. */
+export interface BodyReadOptions {
+  /** e.g. `shop:{domain}` for webhooks, which all arrive from Shopify's addresses. */
+  client?: string;
 }
 
 /**
@@ -35,13 +61,18 @@ export function bodyReadLimits(limits: BodyReadLimits) {
  * so a silent client lets go of its socket), 503 when too many bodies are in flight, 400 when the
  * client went away mid-body.
  */
-export async function readBodyText(ctx: Context, limitBytes: number, tooLarge: string): Promise<string> {
-  return (await readBody(ctx, limitBytes, tooLarge, 'utf8')) as string;
+export async function readBodyText(
+  ctx: Context,
+  limitBytes: number,
+  tooLarge: string,
+  options: BodyReadOptions = {},
+): Promise<string> {
+  return (await readBody(ctx, limitBytes, tooLarge, 'utf8', options)) as string;
 }
 
 /** `readBodyText` for a small binary body (a poster image), under the same deadline and cap. */
 export async function readBodyBytes(ctx: Context, limitBytes: number, tooLarge: string): Promise<Buffer> {
-  return (await readBody(ctx, limitBytes, tooLarge, null)) as Buffer;
+  return (await readBody(ctx, limitBytes, tooLarge, null, {})) as Buffer;
 }
 
 async function readBody(
@@ -49,18 +80,29 @@ async function readBody(
   limitBytes: number,
   tooLarge: string,
   encoding: 'utf8' | null,
+  options: BodyReadOptions,
 ): Promise<string | Buffer> {
-  const reads = (ctx.state.bodyReads as BodyReads | undefined) ?? {
-    ...DEFAULT_BODY_READ_LIMITS,
-    inFlight: { count: 0 },
-  };
-  if (reads.inFlight.count >= reads.maxInFlight) {
-    throw new HttpError(503, 'service_unavailable', 'Too many request bodies are arriving at once. Retry shortly.', {
-      'Retry-After': '1',
-      Connection: 'close',
-    });
-  }
-  reads.inFlight.count++;
+  const reads = (ctx.state.bodyReads as BodyReads | undefined) ?? newBodyReads(DEFAULT_BODY_READ_LIMITS);
+  const { inFlight } = reads;
+  const declared = Number(ctx.get('Content-Length'));
+  // Over the route's cap, raw-body refuses at once from the declared length, without reading.
+  const bytes = ctx.get('Content-Length') && Number.isSafeInteger(declared) && declared >= 0 ? declared : limitBytes;
+  const reserved = Math.min(bytes, limitBytes);
+  if (inFlight.count >= reads.maxInFlight) throw refusedBusy('Too many request bodies are arriving at once.');
+  const client = options.client ?? `ip:${ctx.ip}`;
+  const ofClient = inFlight.byClient.get(client) ?? 0;
+  if (reads.maxInFlightPerClient > 0 && ofClient >= reads.maxInFlightPerClient)
+    throw new HttpError(
+      429,
+      'rate_limited',
+      `Too many request bodies from this client are arriving at once (at most ${reads.maxInFlightPerClient}). Retry when one has been answered.`,
+      { 'Retry-After': '1', Connection: 'close' },
+    );
+  if (inFlight.bytes + reserved > reads.maxBytesInFlight)
+    throw refusedBusy('Too many request bytes are arriving at once.');
+  inFlight.count++;
+  inFlight.bytes += reserved;
+  inFlight.byClient.set(client, ofClient + 1);
   let timer: NodeJS.Timeout | undefined;
   const reading: Promise<string | Buffer> = getRawBody(ctx.req, {
     limit: limitBytes,
@@ -97,6 +139,18 @@ async function readBody(
     throw new HttpError(400, 'invalid_request', 'The request body could not be read.');
   } finally {
     clearTimeout(timer);
-    reads.inFlight.count--;
+    inFlight.count--;
+    inFlight.bytes -= reserved;
+    const left = (inFlight.byClient.get(client) ?? 1) - 1;
+    if (left > 0) inFlight.byClient.set(client, left);
+    else inFlight.byClient.delete(client);
   }
+}
+
+/** 503 at once, and the connection closed: the body is not read, so the socket is not kept for it. */
+function refusedBusy(what: string): HttpError {
+  return new HttpError(503, 'service_unavailable', `${what} Retry shortly.`, {
+    'Retry-After': '1',
+    Connection: 'close',
+  });
 }

@@ -11,7 +11,7 @@ import { getDataExport, listDataExports, type dataExportListJson } from './data-
 import type { ShopifyServices } from './services.ts';
 import { parseShopDomain, shopDomain } from './shops.ts';
 import { sessionTokens } from './tokens.ts';
-import { webhookVerifier } from './webhook-hmac.ts';
+import { claimedWebhookShop, webhookSignatureRefusal, webhookVerifier } from './webhook-hmac.ts';
 import { recordReceipt } from './webhooks.ts';
 
 /** Shopify's largest payloads (orders with hundreds of lines) stay well below this. */
@@ -32,7 +32,24 @@ export function shopifyWebhookIntake(shopify: ShopifyServices): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== '/shopify/webhooks' || ctx.method !== 'POST') return next();
     return shopify.intakeLoad.track(async () => {
-      const rawBody = await readBodyText(ctx, WEBHOOK_BODY_LIMIT_BYTES, 'The webhook body is too large.');
+      // A signature that can never match is refused before the body is read (and the connection
+      // closed, since its bytes are not): such a body is never buffered.
+      const refusal = ctx.get('Content-Length') !== '0' ? webhookSignatureRefusal(ctx.req.headers) : null;
+      if (refusal) {
+        deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
+        const status = refusal === 'missing_hmac' ? 400 : 401;
+        throw new HttpError(
+          status,
+          status === 401 ? 'unauthorized' : 'invalid_request',
+          `Webhook rejected: ${refusal}.`,
+          { Connection: 'close' },
+        );
+      }
+      // Every shop's webhooks come from Shopify's addresses: the fair share is the claimed shop's.
+      const claimed = claimedWebhookShop(ctx.req.headers);
+      const rawBody = await readBodyText(ctx, WEBHOOK_BODY_LIMIT_BYTES, 'The webhook body is too large.', {
+        ...(claimed ? { client: `shop:${claimed}` } : {}),
+      });
       const check = verifyWebhook(rawBody, ctx.req.headers);
       if (!check.valid) {
         deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');

@@ -111,3 +111,22 @@ export function webhookVerifier(apiSecret: string): (rawBody: string, headers: I
     };
   };
 }
+
+/**
+ * What can be refused from the headers alone, before a byte of the body is read: no signature, or
+ * one that is not the base64 of 32 bytes and so can never match (the answer the full check would
+ * give). A body whose signature cannot pass is then never buffered (issue 31, 3). A well-formed
+ * signature still needs the whole body to be checked.
+ */
+export function webhookSignatureRefusal(headers: IncomingHttpHeaders): 'missing_hmac' | 'invalid_hmac' | null {
+  const names = header(headers, EVENTS_HEADERS.hmac) ? EVENTS_HEADERS : WEBHOOK_HEADERS;
+  const signature = header(headers, names.hmac);
+  if (!signature) return 'missing_hmac';
+  return signatureBytes(signature) ? null : 'invalid_hmac';
+}
+
+/** The shop a webhook says it is from (unsigned: only a key to share the intake fairly by). */
+export function claimedWebhookShop(headers: IncomingHttpHeaders): string | null {
+  const names = header(headers, EVENTS_HEADERS.hmac) ? EVENTS_HEADERS : WEBHOOK_HEADERS;
+  return header(headers, names.domain)?.trim().toLowerCase().slice(0, 255) || null;
+}
