@@ -24,9 +24,10 @@ export interface PostgresServer {
 }
 
 /**
- * A private PostgreSQL server, as scripts/with-postgres.sh starts one (initdb + pg_ctl in a temp
- * dir, loopback only), that the caller can stop and start again on the same port — what a fault
- * test needs, and what the bench uses with `fsync: true`. PostgreSQL refuses to run as root, so as
+ * A private PostgreSQL server (initdb + pg_ctl in a temp dir, loopback only) that the caller can
+ * stop and start again on the same port — what a fault test needs. The one start-up of PostgreSQL
+ * everywhere: the tests, `scripts/with-postgres.sh` (fsync off), the bench (`fsync: true`) and the
+ * soak. PostgreSQL refuses to run as root, so as
  * root it runs as the `postgres` user.
  */
 export async function startPostgresServer(
