@@ -1,34 +1,23 @@
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startServerProcess, type DoorstepProcess } from '../support/processes.ts';
+import { startDoorstep, type DoorstepProcess, type RunningDoorstep } from '../support/processes.ts';
 
 /**
  * Issue 31, 5: a client's mistake is the client's — logged once, at info or warn, as JSON — never a
  * server error, and nothing is printed outside the JSON log. In a real `npm start` process, whose
  * whole output is read.
  */
+let doorstep: RunningDoorstep;
 let proc: DoorstepProcess;
 let port: number;
-let dataDir: string;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-client-mistakes-'));
-  port = await freePort();
-  proc = await startServerProcess({
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    REDIS_URL: '',
-    CARRIER_SANDBOX: 'on',
-    LOG_LEVEL: 'debug',
-  });
+  doorstep = await startDoorstep({ name: 'client-mistakes', env: { LOG_LEVEL: 'debug' } });
+  proc = doorstep.proc;
+  port = Number(doorstep.env.PORT);
 }, 120_000);
 afterAll(async () => {
-  await proc?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await doorstep?.stop();
 });
 
 /** Lines written since `from`, each parsed; a line that is not JSON fails the test with itself. */
@@ -96,7 +85,8 @@ describe('client mistakes in the log', () => {
       2_000_000,
     );
     const tooLarge = await sendPastAnEarlyAnswer(
-      'POST /shopify/webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Shopify-Topic: orders/create\r\nX-Shopify-Shop-Domain: a.myshopify.com\r\nX-Shopify-Hmac-Sha256: abc\r\n',
+      // A well-formed signature, so the body's size is what refuses it.
+      `POST /shopify/webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Shopify-Topic: orders/create\r\nX-Shopify-Shop-Domain: a.myshopify.com\r\nX-Shopify-Hmac-Sha256: ${Buffer.alloc(32).toString('base64')}\r\n`,
       6_000_000,
     );
     // Junk right behind a whole request, while its answer is still being made: the parser's error

@@ -1,17 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { openConfiguredDatabase } from '../../src/db/open.ts';
 import { startMailServer } from '../support/mail-server.ts';
-import {
-  freePort,
-  startServerProcess,
-  waitForExit,
-  waitForOutput,
-  type DoorstepProcess,
-} from '../support/processes.ts';
+import { startDoorstep, waitForExit, waitForOutput, type RunningDoorstep } from '../support/processes.ts';
 import { createStore, deliverOneOrder } from '../support/story.ts';
 
 /**
@@ -25,39 +16,27 @@ const SHUTDOWN_TIMEOUT_MS = 4_000;
 const EXIT_SLACK_MS = 6_000;
 
 let mail: Awaited<ReturnType<typeof startMailServer>>;
-const dataDirs: string[] = [];
-const running: DoorstepProcess[] = [];
+const running: RunningDoorstep[] = [];
 
 beforeAll(async () => {
   mail = await startMailServer();
 });
 afterEach(async () => {
-  await Promise.all(running.splice(0).map((proc) => proc.stop()));
+  await Promise.all(running.splice(0).map((doorstep) => doorstep.stop()));
 });
 afterAll(async () => {
   await mail.close();
-  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function startDoorstep(options: { detached?: boolean } = {}) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-shutdown-'));
-  dataDirs.push(dataDir);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const env = {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    PUBLIC_URL: base,
-    // The private redis-server child: the one that a process-group signal reaches too.
-    REDIS_URL: '',
-    SMTP_URL: mail.url,
-    CARRIER_SANDBOX: 'on',
-    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-    LOG_LEVEL: 'info',
-  };
-  const proc = await startServerProcess(env, options);
-  running.push(proc);
-  return { proc, base, dataDir, env };
+async function startWithSmtp(options: { detached?: boolean } = {}) {
+  const doorstep = await startDoorstep({
+    name: 'shutdown',
+    // SHUTDOWN_TIMEOUT_MS short; the private redis-server child is the one a group signal reaches too.
+    env: { SMTP_URL: mail.url, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) },
+    ...options,
+  });
+  running.push(doorstep);
+  return doorstep;
 }
 
 /** The order's recipient send as PostgreSQL has it, read once the process is gone. */
@@ -80,7 +59,7 @@ async function recipientSendStatus(dataDir: string, orderId: string): Promise<st
 
 describe('SIGTERM while a send is in flight', () => {
   it('finishes the send, records it, and exits 0 within the deadline', async () => {
-    const { proc, base, dataDir } = await startDoorstep();
+    const { proc, base, dataDir } = await startWithSmtp();
     const store = await createStore(base, { DATA_DIR: dataDir, CARRIER_SANDBOX: 'on' });
     const held = mail.holdMessageTo('finish@example.com');
     const order = await deliverOneOrder(base, store, 'finish@example.com');
@@ -99,7 +78,7 @@ describe('SIGTERM while a send is in flight', () => {
   }, 180_000);
 
   it('gives up at SHUTDOWN_TIMEOUT_MS with exit 1 when the job never finishes, leaving it in PostgreSQL', async () => {
-    const { proc, base, dataDir } = await startDoorstep();
+    const { proc, base, dataDir } = await startWithSmtp();
     const store = await createStore(base, { DATA_DIR: dataDir, CARRIER_SANDBOX: 'on' });
     const held = mail.holdMessageTo('stuck@example.com');
     const order = await deliverOneOrder(base, store, 'stuck@example.com', '1Z879E930346834440');
@@ -121,7 +100,7 @@ describe('SIGTERM while a send is in flight', () => {
 
 describe('SIGTERM to the whole process group', () => {
   it('finishes the send in flight and exits 0 within the deadline although redis-server died at the same moment', async () => {
-    const { proc, base, dataDir } = await startDoorstep({ detached: true });
+    const { proc, base, dataDir } = await startWithSmtp({ detached: true });
     const store = await createStore(base, { DATA_DIR: dataDir, CARRIER_SANDBOX: 'on' });
     const held = mail.holdMessageTo('group@example.com');
     const order = await deliverOneOrder(base, store, 'group@example.com', '1Z8V92A70367203024');

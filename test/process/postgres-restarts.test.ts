@@ -1,10 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { startMailServer } from '../support/mail-server.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
-import { freePort, outputWithoutAccessLog, startServerProcess, type DoorstepProcess } from '../support/processes.ts';
+import {
+  outputWithoutAccessLog,
+  startDoorstep,
+  type DoorstepProcess,
+  type RunningDoorstep,
+} from '../support/processes.ts';
 import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
 
@@ -18,34 +20,24 @@ import { eventually } from '../support/workers.ts';
  */
 let mail: Awaited<ReturnType<typeof startMailServer>>;
 let postgres: PostgresServer;
+let doorstep: RunningDoorstep;
 let proc: DoorstepProcess;
-let dataDir: string;
 let base: string;
-let env: Record<string, string> & { PORT: string };
+let env: RunningDoorstep['env'];
 
 beforeAll(async () => {
   mail = await startMailServer();
   postgres = await startPostgresServer();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-postgres-restarts-'));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  env = {
-    ...postgres.doorstepEnv,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    PUBLIC_URL: base,
-    REDIS_URL: '',
-    SMTP_URL: mail.url,
-    CARRIER_SANDBOX: 'on',
-    LOG_LEVEL: 'info',
-  };
-  proc = await startServerProcess(env);
+  doorstep = await startDoorstep({
+    name: 'postgres-restarts',
+    env: { ...postgres.doorstepEnv, SMTP_URL: mail.url },
+  });
+  ({ proc, base, env } = doorstep);
 }, 120_000);
 afterAll(async () => {
-  await proc?.stop();
+  await doorstep?.stop();
   await mail?.close();
   postgres?.destroy();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 interface Answer {

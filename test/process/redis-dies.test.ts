@@ -1,10 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PRIVATE_REDIS_PID_FILE } from '../../src/redis/private-redis.ts';
 import { startMailServer } from '../support/mail-server.ts';
-import { freePort, startServerProcess, waitForOutput, type DoorstepProcess } from '../support/processes.ts';
+import { startDoorstep, waitForOutput, type DoorstepProcess, type RunningDoorstep } from '../support/processes.ts';
 import { createStore, sampleVideo } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
 
@@ -14,31 +13,20 @@ import { eventually } from '../support/workers.ts';
  * every recipient gets exactly one e-mail — none lost, none twice.
  */
 let mail: Awaited<ReturnType<typeof startMailServer>>;
+let doorstep: RunningDoorstep;
 let proc: DoorstepProcess;
 let dataDir: string;
 let base: string;
-let env: Record<string, string> & { PORT: string };
+let env: RunningDoorstep['env'];
 
 beforeAll(async () => {
   mail = await startMailServer();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-redis-dies-'));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  env = {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    PUBLIC_URL: base,
-    REDIS_URL: '',
-    SMTP_URL: mail.url,
-    CARRIER_SANDBOX: 'on',
-    LOG_LEVEL: 'info',
-  };
-  proc = await startServerProcess(env);
+  doorstep = await startDoorstep({ name: 'redis-dies', env: { SMTP_URL: mail.url } });
+  ({ proc, dataDir, base, env } = doorstep);
 }, 90_000);
 afterAll(async () => {
-  await proc?.stop();
+  await doorstep?.stop();
   await mail?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('a killed private Redis comes back by itself and every waiting send goes out exactly once', async () => {

@@ -1,4 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../src/net/free-port.ts';
@@ -186,4 +188,58 @@ export async function startServerProcess(
     });
   });
   return server;
+}
+
+/** A running `npm start` (or web-only) process of a test, with what the test needs to talk to it. */
+export interface RunningDoorstep {
+  proc: DoorstepProcess;
+  /** `http://127.0.0.1:PORT`, also its PUBLIC_URL. */
+  base: string;
+  dataDir: string;
+  /** The environment it runs with: what the CLI and the test's own database reads need too. */
+  env: Record<string, string> & { PORT: string };
+  /** Stops the process (SIGTERM, SIGKILL after a grace) and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The one way a test starts Doorstep as a real process (issue 32): a data directory of its own, a
+ * free port as its PUBLIC_URL, the carrier sandbox, its own private redis-server (`REDIS_URL` is
+ * emptied), info logs — plus the test's `env` (SMTP_URL, DATABASE_URL, WORKERS …) over those.
+ * `detached` gives it a process group of its own, so the test can signal the whole group.
+ */
+export async function startDoorstep(
+  options: { env?: Record<string, string>; detached?: boolean; name?: string } = {},
+): Promise<RunningDoorstep> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `doorstep-${options.name ?? 'process'}-`));
+  try {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const env = {
+      DATA_DIR: dataDir,
+      PUBLIC_URL: base,
+      REDIS_URL: '',
+      CARRIER_SANDBOX: 'on',
+      LOG_LEVEL: 'info',
+      ...options.env,
+      PORT: String(port),
+    };
+    const proc = await startServerProcess(env, options.detached ? { detached: true } : {});
+    return {
+      proc,
+      base,
+      dataDir,
+      env,
+      stop: async () => {
+        try {
+          await proc.stop();
+        } finally {
+          fs.rmSync(dataDir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (error) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 }
