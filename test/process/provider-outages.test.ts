@@ -1,11 +1,14 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { startFakeSmsApi } from '../support/fake-sms.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
-import { freePort, outputWithoutAccessLog, startServerProcess, type DoorstepProcess } from '../support/processes.ts';
+import {
+  freePort,
+  outputWithoutAccessLog,
+  startDoorstep,
+  type DoorstepProcess,
+  type RunningDoorstep,
+} from '../support/processes.ts';
 import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
 
@@ -25,8 +28,8 @@ const SMTP_OUTAGE_MS = 60_000;
 let sms: Awaited<ReturnType<typeof startFakeSmsApi>>;
 let mail: Awaited<ReturnType<typeof startMailServer>> | undefined;
 let postgres: PostgresServer;
+let doorstep: RunningDoorstep;
 let proc: DoorstepProcess;
-let dataDir: string;
 let smtpPort: number;
 let base: string;
 let store: StoreClient;
@@ -34,33 +37,26 @@ let store: StoreClient;
 beforeAll(async () => {
   sms = await startFakeSmsApi();
   postgres = await startPostgresServer();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-provider-outages-'));
   // Nothing listens here until the mail server starts on it: every connection is refused.
   smtpPort = await freePort();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const env = {
-    ...postgres.doorstepEnv,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    PUBLIC_URL: base,
-    REDIS_URL: '',
-    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
-    ...sms.env,
-    SEND_RETRY_FIRST_DELAY_MS: String(FIRST_DELAY_MS),
-    CARRIER_SANDBOX: 'on',
-    LOG_LEVEL: 'info',
-  };
-  proc = await startServerProcess(env);
-  store = await createStore(base, env);
+  doorstep = await startDoorstep({
+    name: 'provider-outages',
+    env: {
+      ...postgres.doorstepEnv,
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      ...sms.env,
+      SEND_RETRY_FIRST_DELAY_MS: String(FIRST_DELAY_MS),
+    },
+  });
+  ({ proc, base } = doorstep);
+  store = await createStore(base, doorstep.env);
 }, 120_000);
 
 afterAll(async () => {
-  await proc?.stop();
+  await doorstep?.stop();
   await mail?.close();
   await sms?.close();
   postgres?.destroy();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 interface TimelineEntry {

@@ -1,16 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, expect, inject, it } from 'vitest';
 import { startMailServer } from '../support/mail-server.ts';
-import {
-  freePort,
-  spawnDoorstep,
-  startServerProcess,
-  waitForExit,
-  waitForOutput,
-  type DoorstepProcess,
-} from '../support/processes.ts';
+import { startDoorstep, waitForExit, type RunningDoorstep } from '../support/processes.ts';
 import { createStore, deliverOneOrder } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
 
@@ -23,41 +13,31 @@ import { eventually } from '../support/workers.ts';
  * Needs PostgreSQL: the embedded PGlite belongs to one process. `npm run test:postgres` runs it.
  */
 const databaseUrl = process.env.DATABASE_URL;
-const processes: DoorstepProcess[] = [];
-let dataDir: string | undefined;
+let doorstep: RunningDoorstep | undefined;
 let mail: Awaited<ReturnType<typeof startMailServer>> | undefined;
 
 afterAll(async () => {
-  await Promise.all(processes.map((proc) => proc.stop()));
+  await doorstep?.stop();
   await mail?.close();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 it.skipIf(!databaseUrl)(
   'web and worker as separate processes deliver one order to the recipient’s inbox, then stop cleanly',
   async () => {
     mail = await startMailServer();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-topology-'));
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const shared = {
-      DATABASE_URL: databaseUrl!,
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_PREFIX: `topology-${process.pid}`,
-      SMTP_URL: mail.url,
-      PUBLIC_URL: base,
-      DATA_DIR: dataDir,
-      CARRIER_SANDBOX: 'on',
-      CARRIER_SANDBOX_URL: `${base}/sandbox`,
-      SHUTDOWN_TIMEOUT_MS: '5000',
-      LOG_LEVEL: 'info',
-    };
-    const web = await startServerProcess({ ...shared, PORT: String(port), WORKERS: 'off' });
-    processes.push(web);
-    // Another PORT: the worker listens on nothing, and the sandbox URL must not come from it.
-    const worker = spawnDoorstep('bin/worker.ts', { ...shared, PORT: String(await freePort()) });
-    processes.push(worker);
-    await waitForOutput(worker, /"msg":"workers started"/);
+    doorstep = await startDoorstep({
+      name: 'topology',
+      env: {
+        DATABASE_URL: databaseUrl!,
+        REDIS_URL: inject('redisUrl'),
+        QUEUE_PREFIX: `topology-${process.pid}`,
+        SMTP_URL: mail.url,
+        SHUTDOWN_TIMEOUT_MS: '5000',
+        WORKERS: 'off',
+      },
+    });
+    const { proc: web, base, env: shared } = doorstep;
+    const worker = await doorstep.startWorker();
     expect(web.output()).not.toMatch(/"msg":"workers started"/);
 
     const store = await createStore(base, shared);

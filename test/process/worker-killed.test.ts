@@ -1,18 +1,13 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, it, onTestFailed } from 'vitest';
 import { startMailServer } from '../support/mail-server.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
 import {
-  freePort,
   outputWithoutAccessLog,
-  spawnDoorstep,
-  startServerProcess,
+  startDoorstep,
   waitForExit,
-  waitForOutput,
   type DoorstepProcess,
+  type RunningDoorstep,
 } from '../support/processes.ts';
 import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
@@ -31,10 +26,10 @@ const CLAIM_TIMEOUT_MS = 3_000;
 
 let mail: Awaited<ReturnType<typeof startMailServer>>;
 let postgres: PostgresServer;
+let doorstep: RunningDoorstep;
 let web: DoorstepProcess;
-let dataDir: string;
 let base: string;
-let env: Record<string, string>;
+let env: RunningDoorstep['env'];
 let store: StoreClient;
 let db: pg.Client;
 const workers: DoorstepProcess[] = [];
@@ -42,28 +37,24 @@ const workers: DoorstepProcess[] = [];
 beforeAll(async () => {
   mail = await startMailServer();
   postgres = await startPostgresServer();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-worker-killed-'));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  env = {
-    ...postgres.doorstepEnv,
-    REDIS_URL: inject('redisUrl'),
-    QUEUE_PREFIX: `worker-killed-${process.pid}`,
-    DATA_DIR: dataDir,
-    PUBLIC_URL: base,
-    SMTP_URL: mail.url,
-    CARRIER_SANDBOX: 'on',
-    CARRIER_SANDBOX_URL: `${base}/sandbox`,
-    // Polling only: a pushed delivery would reach the order without the poll this test interrupts.
-    CARRIER_PUSH: 'off',
-    SEND_CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS),
-    RECONCILE_EVERY_MS: '1000',
-    SHUTDOWN_TIMEOUT_MS: '5000',
-    // Several workers over the file's life: each its own metrics port.
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'info',
-  };
-  web = await startServerProcess({ ...env, PORT: String(port), WORKERS: 'off' });
+  doorstep = await startDoorstep({
+    name: 'worker-killed',
+    env: {
+      ...postgres.doorstepEnv,
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_PREFIX: `worker-killed-${process.pid}`,
+      SMTP_URL: mail.url,
+      // Polling only: a pushed delivery would reach the order without the poll this test interrupts.
+      CARRIER_PUSH: 'off',
+      SEND_CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS),
+      RECONCILE_EVERY_MS: '1000',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+      // Several workers over the file's life: each its own metrics port.
+      METRICS_PORT: '0',
+      WORKERS: 'off',
+    },
+  });
+  ({ proc: web, base, env } = doorstep);
   store = await createStore(base, env);
   db = new pg.Client({ connectionString: postgres.url });
   await db.connect();
@@ -71,18 +62,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.end();
-  await Promise.all(workers.map((worker) => worker.stop()));
-  await web?.stop();
+  await doorstep?.stop();
   await mail?.close();
   postgres?.destroy();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** `npm run worker`, resolved once its workers run. */
 async function startWorker(): Promise<DoorstepProcess> {
-  const worker = spawnDoorstep('bin/worker.ts', { ...env, PORT: String(await freePort()) });
+  const worker = await doorstep.startWorker();
   workers.push(worker);
-  await waitForOutput(worker, /"msg":"workers started"/);
   return worker;
 }
 

@@ -198,7 +198,12 @@ export interface RunningDoorstep {
   dataDir: string;
   /** The environment it runs with: what the CLI and the test's own database reads need too. */
   env: Record<string, string> & { PORT: string };
-  /** Stops the process (SIGTERM, SIGKILL after a grace) and removes its data directory. */
+  /**
+   * `npm run worker` beside it (run it with `WORKERS: 'off'`), on the same environment plus `env`,
+   * reaching the web process's carrier sandbox; resolves once its workers run. Stopped by `stop()`.
+   */
+  startWorker(env?: Record<string, string>): Promise<DoorstepProcess>;
+  /** Stops its workers and the process (SIGTERM, SIGKILL after a grace), and removes its data directory. */
   stop(): Promise<void>;
 }
 
@@ -225,13 +230,27 @@ export async function startDoorstep(
       PORT: String(port),
     };
     const proc = await startServerProcess(env, options.detached ? { detached: true } : {});
+    const workers: DoorstepProcess[] = [];
     return {
       proc,
       base,
       dataDir,
       env,
+      startWorker: async (extra = {}) => {
+        // Its own PORT: a worker listens on nothing, and its sandbox URL must not come from it.
+        const worker = spawnDoorstep('bin/worker.ts', {
+          ...env,
+          CARRIER_SANDBOX_URL: `${base}/sandbox`,
+          ...extra,
+          PORT: String(await freePort()),
+        });
+        workers.push(worker);
+        await waitForOutput(worker, /"msg":"workers started"/);
+        return worker;
+      },
       stop: async () => {
         try {
+          await Promise.all(workers.map((worker) => worker.stop()));
           await proc.stop();
         } finally {
           fs.rmSync(dataDir, { recursive: true, force: true });
