@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, inject, it, onTestFailed } from 'vitest';
 import { adminCommands } from '../../src/admin/commands.ts';
@@ -12,11 +9,10 @@ import { startPostgresServer, type PostgresServer } from '../support/postgres-se
 import {
   freePort,
   outputWithoutAccessLog,
-  spawnDoorstep,
-  startServerProcess,
+  startDoorstep,
   waitForExit,
-  waitForOutput,
   type DoorstepProcess,
+  type RunningDoorstep,
 } from '../support/processes.ts';
 import { eventually } from '../support/workers.ts';
 
@@ -29,14 +25,13 @@ import { eventually } from '../support/workers.ts';
  */
 const SHOP = 'crash-store.myshopify.com';
 let postgres: PostgresServer;
-let dataDir: string;
+let doorstep: RunningDoorstep | undefined;
 let db: pg.Client;
 let web: DoorstepProcess | undefined;
 let worker: DoorstepProcess | undefined;
 
 beforeAll(async () => {
   postgres = await startPostgresServer();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-intake-crash-'));
   const handle = await openPostgres(postgres.url);
   await migrateToLatest(handle.db);
   await adminCommands(handle.db).run('shops.add', { shop: SHOP });
@@ -47,10 +42,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.end();
-  await worker?.stop();
-  await web?.stop();
+  await doorstep?.stop();
   postgres?.destroy();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('a web process killed before its receipts reached the queue: every answered webhook is processed once, by the reconciler', async () => {
@@ -58,18 +51,20 @@ it('a web process killed before its receipts reached the queue: every answered w
     if (web) console.error(`web:\n${outputWithoutAccessLog(web, 6_000)}`);
     if (worker) console.error(`worker:\n${outputWithoutAccessLog(worker, 6_000)}`);
   });
-  const env = {
-    ...postgres.doorstepEnv,
-    DATA_DIR: dataDir,
-    QUEUE_PREFIX: `intake-crash-${process.pid}`,
-    CARRIER_SANDBOX: 'on',
-    METRICS_PORT: '0',
-    LOG_LEVEL: 'info',
-  };
-  const port = await freePort();
   // Nothing listens on this port: every hand-off waits for a Redis that never comes.
   const deadRedis = `redis://127.0.0.1:${await freePort()}`;
-  web = await startServerProcess({ ...env, PORT: String(port), WORKERS: 'off', REDIS_URL: deadRedis });
+  doorstep = await startDoorstep({
+    name: 'intake-crash',
+    env: {
+      ...postgres.doorstepEnv,
+      QUEUE_PREFIX: `intake-crash-${process.pid}`,
+      METRICS_PORT: '0',
+      WORKERS: 'off',
+      REDIS_URL: deadRedis,
+    },
+  });
+  web = doorstep.proc;
+  const port = doorstep.env.PORT;
 
   const post = async (webhook: ReturnType<typeof signedWebhook>) => {
     const response = await fetch(`http://127.0.0.1:${port}/shopify/webhooks`, {
@@ -108,13 +103,7 @@ it('a web process killed before its receipts reached the queue: every answered w
     `update webhook_receipts set received_at = received_at - interval '2 minutes' where webhook_id = any($1)`,
     [ids],
   );
-  worker = spawnDoorstep('bin/worker.ts', {
-    ...env,
-    PORT: String(await freePort()),
-    REDIS_URL: inject('redisUrl'),
-    RECONCILE_EVERY_MS: '1000',
-  });
-  await waitForOutput(worker, /"msg":"workers started"/);
+  worker = await doorstep.startWorker({ REDIS_URL: inject('redisUrl'), RECONCILE_EVERY_MS: '1000' });
   await eventually(
     async () => {
       const { rows } = await db.query<{ n: number }>(
