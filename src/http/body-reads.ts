@@ -7,9 +7,10 @@ import { HttpError } from './errors.ts';
  * once (issue 13, slow bodies; issue 31, 2 and 3): 300 connections trickling 5 MB webhook bodies
  * held 300 sockets and a gigabyte of memory, and one client's 300 connections took every slot.
  * - Each small body (JSON, webhooks, forms) must arrive within `deadlineMs`.
- * - At most `maxInFlight` bodies are read at once, and at most `maxInFlightPerClient` of them for
- *   one client (its address; a webhook's claimed shop, since every shop's webhooks come from
- *   Shopify's addresses): one abuser is refused with 429 while everyone else still gets a slot.
+ * - At most `maxInFlight` bodies are read at once. Once half of them are taken, a client that
+ *   holds `maxInFlightPerClient` already (its address; a webhook's claimed shop, since every shop's
+ *   webhooks come from Shopify's addresses) is refused with 429, while everyone else still gets a
+ *   slot: one abuser holds at most half of them.
  * - At most `maxBytesInFlight` bytes are held for bodies being read, counting each at its declared
  *   length (the cap of its route when it declares none): a body that would pass it is refused at
  *   once with 503, before any of it is buffered, and its bytes are let go when its read ends.
@@ -91,7 +92,10 @@ async function readBody(
   if (inFlight.count >= reads.maxInFlight) throw refusedBusy('Too many request bodies are arriving at once.');
   const client = options.client ?? `ip:${ctx.ip}`;
   const ofClient = inFlight.byClient.get(client) ?? 0;
-  if (reads.maxInFlightPerClient > 0 && ofClient >= reads.maxInFlightPerClient)
+  // The share binds only when the slots are contended (half taken): a busy client alone on a quiet
+  // server is not slowed, and an abuser holds at most half, leaving the rest to everyone else.
+  const contended = inFlight.count >= reads.maxInFlight / 2;
+  if (contended && reads.maxInFlightPerClient > 0 && ofClient >= reads.maxInFlightPerClient)
     throw new HttpError(
       429,
       'rate_limited',

@@ -127,10 +127,11 @@ describe('bodies in flight, shared fairly and bounded in bytes', () => {
       { on: fair, ...(from ? { from } : {}) },
     );
 
-  it('one address trickling many bodies gets 429 beyond its share, while another address is answered', async () => {
+  it('one address trickling many bodies gets 429 beyond its share once the slots are contended, while another address is answered', async () => {
     const store = await fair.createAccount('Fair share');
     const authorization = `Basic ${Buffer.from(`${store.appId}:${store.apiKey}`).toString('base64')}`;
-    const abuser = Array.from({ length: PER_CLIENT * 4 }, () =>
+    // 30 bodies from one address: it may take slots until half of the 40 are taken, then only its share.
+    const abuser = Array.from({ length: 30 }, () =>
       silentRequest(
         `POST /v1/orders HTTP/1.1\r\nAuthorization: ${authorization}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n`,
         '{"name":',
@@ -142,17 +143,17 @@ describe('bodies in flight, shared fairly and bounded in bytes', () => {
     const legit = await store.request('POST', '/v1/orders', { body: {} });
     expect([400, 422]).toContain(legit.status);
     const statuses = (await Promise.all(abuser)).map((answer) => answer.status);
-    expect(statuses.filter((status) => status === 408)).toHaveLength(PER_CLIENT);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(PER_CLIENT * 3);
+    expect(statuses.filter((status) => status === 408)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(10);
   });
 
   it("one shop's webhooks get 429 beyond its share, while another shop's are read", async () => {
-    const flood = Array.from({ length: PER_CLIENT * 3 }, () => silentOn('flood.myshopify.com'));
+    const flood = Array.from({ length: 30 }, () => silentOn('flood.myshopify.com'));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const other = await silentOn('quiet.myshopify.com');
     expect(other.status).toBe(408); // read (it was let in), then timed out like the flood's first ones
     const statuses = (await Promise.all(flood)).map((answer) => answer.status);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(PER_CLIENT * 2);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(10);
   });
 
   it('bodies that would pass the bytes in flight are refused at once with 503, and the bytes are let go', async () => {
