@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KNOWN_KEY_RECHECK_MS } from '../../src/http/failed-auth-limit.ts';
-import { eventually } from '../support/workers.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 /**
@@ -10,8 +9,7 @@ import { startTestApp, type TestAccount, type TestApp } from '../support/test-ap
  * whether the app id exists or not.
  */
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-const redisReady = (app: TestApp) =>
-  eventually(async () => (app.services.redis.status === 'ready' ? true : undefined), 10_000, 'Redis connected');
+const redisReady = (app: TestApp) => app.redisConnected();
 const withoutRequestId = (body: { error: Record<string, unknown> }) => ({ ...body.error, request_id: undefined });
 
 describe('failed sign-ins', () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TestClock } from '../support/clock.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { eventually } from '../support/workers.ts';
 
 // The window is the clock's minute: the test clock decides it, so a run crossing a real minute
 // boundary changes nothing, and crossing one on purpose is a test of its own.
@@ -10,7 +9,7 @@ let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp({ now: clock.now, env: { RATE_LIMIT_PER_MINUTE: '5' } });
   // The limiter fails open until its Redis connection is ready (tested below); wait for it.
-  await eventually(async () => (app.services.redis.status === 'ready' ? true : undefined), 10_000, 'redis ready');
+  await app.redisConnected();
 });
 afterAll(() => app.close());
 

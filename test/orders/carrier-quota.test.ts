@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { eventually } from '../support/workers.ts';
 
 // Validation on PUT spends the carrier's request budget like polling does (src/carriers/quota.ts).
 let app: TestApp;
@@ -70,7 +69,7 @@ it('does not ask the carrier when the budget cannot be checked (Redis away), and
   try {
     const account = await other.createAccount();
     // Redis goes away after it was up (the queues sharing the connection have finished starting).
-    await eventually(async () => (other.services.redis.status === 'ready' ? true : undefined), 10_000, 'redis ready');
+    await other.redisConnected();
     other.services.redis.disconnect();
     const order = (await account.request('POST', '/v1/orders', validOrder)).body;
     const response = await account.request('PUT', `/v1/orders/${order.id}`, {

@@ -12,6 +12,7 @@ import { createHttpApp, createServices, type ServiceOverrides, type Services } f
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/message-templates.ts';
+import { eventually } from './workers.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
 
 /** Compiled once per test file, as a process compiles them once at start. */
@@ -45,6 +46,11 @@ export interface TestApp {
     path: string,
     options?: { body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> },
   ): Promise<TestResponse>;
+  /**
+   * Resolves once the app's Redis connection is up: its connection fails fast until then (a request
+   * never waits on Redis), so what Redis counts (limits, lockouts) counts from here.
+   */
+  redisConnected(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -122,6 +128,9 @@ export async function startTestApp(
             ? request(method, path, { rawBody: body, headers: { Authorization: authorization, ...headers } })
             : request(method, path, { body, headers: { Authorization: authorization, ...headers } }),
       };
+    },
+    async redisConnected() {
+      await eventually(async () => (services.redis.status === 'ready' ? true : undefined), 10_000, 'Redis connected');
     },
     async close() {
       server.closeAllConnections();

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { eventually } from '../support/workers.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 import { sendInOneRequest } from '../support/resumable-upload.ts';
 
@@ -15,7 +14,7 @@ beforeAll(async () => {
     env: { RECORD_UPLOADS_PER_ORDER_PER_HOUR: '2', RECORD_UPLOADS_PER_IP_PER_HOUR: '3' },
   });
   store = await app.createAccount('Upload budget');
-  await eventually(async () => (app.services.redis.status === 'ready' ? true : undefined), 10_000, 'Redis');
+  await app.redisConnected();
 });
 afterAll(async () => {
   await app?.close();
