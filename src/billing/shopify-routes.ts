@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { BillingJson } from '../shopify/admin/contract.ts';
 import type { ShopifyServices } from '../shopify/services.ts';
 import { currentShop, sessionTokenAuth } from '../shopify/session-auth.ts';
 import type { ShopifyBilling } from './shopify-billing.ts';
@@ -12,11 +13,11 @@ export function shopifyBillingRoutes(billing: ShopifyBilling, shopify: ShopifySe
   const auth = sessionTokenAuth(shopify);
 
   router.get('/api/billing', auth, async (ctx) => {
-    ctx.body = await billing.billing(currentShop(ctx));
+    ctx.body = (await billing.billing(currentShop(ctx))) satisfies BillingJson;
   });
 
   router.post('/api/billing/subscribe', auth, async (ctx) => {
-    ctx.body = await billing.subscribe(currentShop(ctx));
+    ctx.body = (await billing.subscribe(currentShop(ctx))) satisfies BillingJson;
   });
 
   // Public: Shopify's approval page sends the merchant here with `charge_id`; the status is asked of Shopify.

@@ -227,7 +227,8 @@ export interface ShopsTable {
   /** Shopify's own `shipment_status: delivered` delivers the order (on by default). */
   fallback_delivered: Generated<boolean>;
   /** The shop's own tracking-company names → ups | fedex | usps (keys lower-cased). */
-  carrier_aliases: ColumnType<Record<string, string>, string | undefined, string>;
+  /** Written only through shopSettingsSchema, which takes carrier codes only. */
+  carrier_aliases: ColumnType<Record<string, CarrierCode>, string | undefined, string>;
   /** Products / variants the merchant chose as video messages (Shopify ids as text). */
   video_product_ids: ColumnType<string[], string | undefined, string>;
   video_variant_ids: ColumnType<string[], string | undefined, string>;

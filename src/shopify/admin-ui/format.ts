@@ -1,7 +1,7 @@
 /**
  * Pure wording and conversions of the embedded admin (unit-tested in test/shopify/admin-ui-format.test.ts).
  */
-import type { DisplayStage, Stage } from './contract.ts';
+import type { DisplayStage, Stage } from '../admin/contract.ts';
 
 /** Integer cents as money in words a merchant reads: 1234 → "$12.34". */
 export function formatMoney(cents: number, currency = 'USD'): string {

@@ -17,6 +17,16 @@ import type { ShopifyServices } from '../services.ts';
 import { currentShop, sessionTokenAuth } from '../session-auth.ts';
 import { shopSettingsSchema, updateShopSettings, type ShopRow } from '../shops.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
+import type {
+  CredentialsJson,
+  DataExportList,
+  HomeJson,
+  OrderDetail,
+  OrderList,
+  RotatedCredentials,
+  SettingsJson,
+  SetupJson,
+} from './contract.ts';
 import { homeJson } from './home.ts';
 import { sendTestGift, setupGuide } from '../setup/setup.ts';
 import { createVideoProduct } from '../setup/video-product.ts';
@@ -95,14 +105,17 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   };
 
   router.get('/home', async (ctx) => {
-    ctx.body = { ...(await homeJson(db, currentShop(ctx), now())), ...(await timeZoneOf(currentShop(ctx))) };
+    ctx.body = {
+      ...(await homeJson(db, currentShop(ctx), now())),
+      ...(await timeZoneOf(currentShop(ctx))),
+    } satisfies HomeJson;
   });
 
   const setup = { shopify, orders, videos: deps.videos, planActive: deps.planActive };
 
   // The setup guide on Home: four steps, each ticked from the shop's real state.
   router.get('/setup', async (ctx) => {
-    ctx.body = await setupGuide(setup, currentShop(ctx));
+    ctx.body = (await setupGuide(setup, currentShop(ctx))) satisfies SetupJson;
   });
 
   // Setup step 2's button: the "Video message" add-on made in the shop, published, and chosen.
@@ -134,25 +147,25 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
       has_more: page.hasMore,
       next_cursor: page.nextCursor,
       ...(await timeZoneOf(currentShop(ctx))),
-    };
+    } satisfies OrderList;
   });
 
   router.get('/orders/:orderId', async (ctx) => {
-    ctx.body = await detail(currentShop(ctx), orderId(ctx));
+    ctx.body = (await detail(currentShop(ctx), orderId(ctx))) satisfies OrderDetail;
   });
 
   router.post('/orders/:orderId/mark-delivered', async (ctx) => {
     const accountId = currentShop(ctx).account_id;
     await refuseUnlessApplies(accountId, orderId(ctx), 'mark_delivered');
     await orders.update(accountId, orderId(ctx), { delivered: true }, 'admin');
-    ctx.body = await detail(currentShop(ctx), orderId(ctx));
+    ctx.body = (await detail(currentShop(ctx), orderId(ctx))) satisfies OrderDetail;
   });
 
   router.post('/orders/:orderId/resend', async (ctx) => {
     const accountId = currentShop(ctx).account_id;
     await refuseUnlessApplies(accountId, orderId(ctx), 'resend');
     await deps.resend(accountId, orderId(ctx), 'admin');
-    ctx.body = await detail(currentShop(ctx), orderId(ctx));
+    ctx.body = (await detail(currentShop(ctx), orderId(ctx))) satisfies OrderDetail;
   });
 
   router.put('/orders/:orderId/recipient', async (ctx) => {
@@ -173,47 +186,47 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
       { ...recipient, ...(sendMethod ? { send_method: sendMethod } : {}) },
       'admin',
     );
-    ctx.body = await detail(currentShop(ctx), order.id);
+    ctx.body = (await detail(currentShop(ctx), order.id)) satisfies OrderDetail;
   });
 
   router.post('/orders/:orderId/cancel', async (ctx) => {
     const accountId = currentShop(ctx).account_id;
     const order = await refuseUnlessApplies(accountId, orderId(ctx), 'cancel');
     await orders.cancel(order.id, 'admin', ADMIN_CANCEL_REASON);
-    ctx.body = await detail(currentShop(ctx), order.id);
+    ctx.body = (await detail(currentShop(ctx), order.id)) satisfies OrderDetail;
   });
 
   router.get('/settings', async (ctx) => {
-    ctx.body = await settingsOf(currentShop(ctx));
+    ctx.body = (await settingsOf(currentShop(ctx))) satisfies SettingsJson;
   });
 
   router.put('/settings', async (ctx) => {
     const update = parseBody(shopSettingsSchema, await readJsonObject(ctx), 'settings');
     const shop = await updateShopSettings(db, currentShop(ctx).domain, update, now());
-    ctx.body = await settingsOf(shop);
+    ctx.body = (await settingsOf(shop)) satisfies SettingsJson;
   });
 
   // The store's logo, uploaded (an image body) or removed; both answer the settings.
   router.put('/settings/logo', async (ctx) => {
     await saveAccountLogo(db, currentShop(ctx).account_id, await readLogoBody(ctx), publicUrl, now());
-    ctx.body = await settingsOf(currentShop(ctx));
+    ctx.body = (await settingsOf(currentShop(ctx))) satisfies SettingsJson;
   });
   router.delete('/settings/logo', async (ctx) => {
     await removeAccountLogo(db, currentShop(ctx).account_id, publicUrl, now());
-    ctx.body = await settingsOf(currentShop(ctx));
+    ctx.body = (await settingsOf(currentShop(ctx))) satisfies SettingsJson;
   });
 
   router.get('/credentials', async (ctx) => {
     const account = await findAccount(db, currentShop(ctx).account_id);
     if (!account) throw new Error('the shop names an account that does not exist');
-    ctx.body = { app_id: account.appId, api_key_hint: account.apiKeyHint };
+    ctx.body = { app_id: account.appId, api_key_hint: account.apiKeyHint } satisfies CredentialsJson;
   });
 
   router.post('/credentials/rotate', async (ctx) => {
     const rotated = await rotateApiKey(db, currentShop(ctx).account_id);
     // Shown once: nothing may keep it (no cache of this response anywhere).
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { app_id: rotated.appId, api_key: rotated.apiKey };
+    ctx.body = { app_id: rotated.appId, api_key: rotated.apiKey } satisfies RotatedCredentials;
   });
 
   router.get('/data-exports', async (ctx) => {
@@ -226,7 +239,7 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
         customer_id: row.customer_id,
         created_at: formatTimestamp(row.created_at),
       })),
-    };
+    } satisfies DataExportList;
   });
 
   router.get('/data-exports/:exportId', async (ctx) => {

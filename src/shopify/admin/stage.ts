@@ -3,6 +3,7 @@ import { carrierDisplayName } from '../../carriers/tracking-number.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import type { Channel, OrderStatus, SendStatus, SendTrigger, VideoStatus } from '../../vocabulary.ts';
 import type { Notice } from '../packages.ts';
+import { STAGES, type DisplayStage } from './contract.ts';
 import { merchantWords } from './words.ts';
 
 /**
@@ -12,20 +13,9 @@ import { merchantWords } from './words.ts';
  * the list filter (test/shopify/admin/stage-filter.test.ts holds the two together).
  *
  * `scheduled` (sent on a date or at once, not on delivery) and `cancelled` complete the contract's
- * eight stages, so that every order has exactly one.
+ * eight filter stages (./contract.ts, which the page reads too), so that every order has exactly one.
  */
-export const ORDER_STAGES = [
-  'awaiting_video',
-  'needs_recipient',
-  'tracking',
-  'waiting_on_shopify',
-  'delivered',
-  'sent',
-  'viewed',
-  'needs_attention',
-  'scheduled',
-  'cancelled',
-] as const;
+export const ORDER_STAGES = [...STAGES, 'scheduled', 'cancelled'] as const satisfies readonly DisplayStage[];
 export type OrderStage = (typeof ORDER_STAGES)[number];
 
 export const STAGE_LABELS: Record<OrderStage, string> = {

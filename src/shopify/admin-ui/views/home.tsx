@@ -13,7 +13,7 @@ import {
 } from '@shopify/polaris';
 import { useState } from 'react';
 import { api, errorMessage } from '../api.ts';
-import type { BillingJson, HomeJson } from '../contract.ts';
+import type { BillingJson, HomeJson } from '../../admin/contract.ts';
 import { formatDuration, formatMoney, formatTime } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';

@@ -15,7 +15,7 @@ import {
 } from '@shopify/polaris';
 import { useState } from 'react';
 import { api, ApiError, errorMessage } from '../api.ts';
-import type { OrderDetail } from '../contract.ts';
+import type { OrderDetail } from '../../admin/contract.ts';
 import { formatMoney, formatTime, stageTone } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';

@@ -15,7 +15,7 @@ import {
   useBreakpoints,
 } from '@shopify/polaris';
 import { useEffect, useState } from 'react';
-import { STAGES, type OrderList, type Stage } from '../contract.ts';
+import { STAGES, type OrderList, type Stage } from '../../admin/contract.ts';
 import { formatTime, shorten, STAGE_TAB_LABELS, stageTone } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { pathOf } from '../routing.ts';

@@ -34,7 +34,7 @@ import {
   type SendMethod,
   type SettingsJson,
   type SettingsUpdate,
-} from '../contract.ts';
+} from '../../admin/contract.ts';
 import { formatTime, uploadedLogoPath, videoIdsFromPicker, type PickedProduct } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';
@@ -669,7 +669,8 @@ function DataExports() {
         {rows.map((row) => (
           <InlineStack key={row.id} align="space-between" blockAlign="center">
             <Text as="span">
-              Customer {row.customer_id} · {formatTime(row.created_at, timeZone)}
+              {row.customer_id ? `Customer ${row.customer_id}` : 'A customer known by e-mail only'} ·{' '}
+              {formatTime(row.created_at, timeZone)}
             </Text>
             <Button onClick={() => void download(row.id)}>Download</Button>
           </InlineStack>

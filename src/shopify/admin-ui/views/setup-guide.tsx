@@ -1,7 +1,7 @@
 import { Badge, Banner, BlockStack, Button, Card, InlineStack, ProgressBar, Text, TextField } from '@shopify/polaris';
 import { useState } from 'react';
 import { api, errorMessage } from '../api.ts';
-import type { SetupJson } from '../contract.ts';
+import type { SetupJson } from '../../admin/contract.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';
 

@@ -1,7 +1,18 @@
 /**
- * The embedded admin's JSON API as the page reads it (docs/shopify.md, "The embedded admin's API";
- * billing: src/billing/shopify-billing.ts). Shapes may gain fields; the page reads only these.
+ * The embedded admin's JSON API as the page reads it (docs/shopify.md, "The embedded admin's API"):
+ * the one module both sides import (issue 32). The page (src/shopify/admin-ui/) reads these shapes;
+ * the API's routes (./routes.ts, src/billing/shopify-routes.ts) declare that what they answer
+ * `satisfies` them, so a change on one side that the other does not know is a compile error.
+ * Shapes may gain fields; the page reads only these. Browser code imports it: only types from the
+ * server's modules (erased when the page is bundled), and plain values.
  */
+import type { CarrierCode } from '../../carriers/carrier-code.ts';
+import type { BrandFont } from '../../design/tokens.ts';
+import type { Locale } from '../../i18n/locale.ts';
+import type { GiftPackages, SendMethod, ShopifySubscriptionStatus } from '../../vocabulary.ts';
+
+export type { BrandFont, CarrierCode, GiftPackages, Locale, SendMethod };
+
 export const STAGES = [
   'awaiting_video',
   'needs_recipient',
@@ -86,7 +97,8 @@ export interface OrderDetail extends InShopTime {
   tracking: null | {
     carrier: string;
     tracking_number: string;
-    status: string;
+    /** null until the carrier's first answer. */
+    status: string | null;
     status_label: string;
     last_checked_at: string | null;
     next_check_at: string | null;
@@ -109,14 +121,11 @@ export interface OrderDetail extends InShopTime {
   video_url: string | null;
 }
 
-export type CarrierCode = 'ups' | 'fedex' | 'usps';
 export const CARRIERS: ReadonlyArray<{ value: CarrierCode; label: string }> = [
   { value: 'ups', label: 'UPS' },
   { value: 'fedex', label: 'FedEx' },
   { value: 'usps', label: 'USPS' },
 ];
-
-export type Locale = 'en' | 'fr' | 'es';
 
 /** The languages the store's pages and messages can speak (src/i18n/locale.ts LOCALES), each named in itself. */
 export const LANGUAGES: ReadonlyArray<{ value: Locale; label: string }> = [
@@ -125,17 +134,12 @@ export const LANGUAGES: ReadonlyArray<{ value: Locale; label: string }> = [
   { value: 'es', label: 'Español' },
 ];
 
-export type { BrandFont } from '../../design/tokens.ts';
-import type { BrandFont } from '../../design/tokens.ts';
 /** The fonts the merchant chooses from, in words (src/design/tokens.ts FONT_STACKS). */
 export const BRAND_FONT_CHOICES: ReadonlyArray<{ value: BrandFont; label: string }> = [
   { value: 'modern', label: 'Modern (sans-serif)' },
   { value: 'classic', label: 'Classic (serif)' },
   { value: 'rounded', label: 'Rounded' },
 ];
-
-export type GiftPackages = 'all_shipped_items' | 'gift_item';
-export type SendMethod = 'email' | 'sms' | 'email_and_sms';
 
 export interface SettingsJson extends InShopTime {
   shop: string;
@@ -157,7 +161,7 @@ export interface SettingsJson extends InShopTime {
   font?: BrandFont | null;
   /** The e-mails' Reply-To, or null. */
   contact_email?: string | null;
-  unmapped_tracking_companies?: Array<{ name: string; fulfillments: number; last_seen_at: string }>;
+  unmapped_tracking_companies?: Array<{ name: string; fulfillments: number; last_seen_at: string | null }>;
 }
 
 export type SettingsUpdate = Partial<
@@ -189,12 +193,13 @@ export interface RotatedCredentials {
 }
 
 export interface DataExportList extends InShopTime {
-  data: Array<{ id: string; data_request_id: string; customer_id: string; created_at: string }>;
+  /** A customer asked for by e-mail only has no id; Shopify's request may carry no id either. */
+  data: Array<{ id: string; data_request_id: string | null; customer_id: string | null; created_at: string }>;
 }
 
 export interface BillingJson {
   subscription: {
-    status: 'none' | 'pending' | 'active' | 'declined' | 'cancelled' | 'frozen' | 'expired';
+    status: 'none' | ShopifySubscriptionStatus;
     capped_amount_cents: number;
     currency: string;
     terms: string;
