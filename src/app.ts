@@ -293,6 +293,8 @@ export function createServices(
     enqueue: queueEnqueuer(queues.shopifyWebhooks),
     enqueueReceipts: queueBatchEnqueuer(queues.shopifyWebhooks),
     observeWebhook: (topic, outcome) => metrics.webhook(topic, outcome),
+    // Fulfillment events feed the tracking schedule without a carrier call (docs/tracking.md "Free signals").
+    observeTracking: (orderId, trackingNumbers, observation) => poller.observe(orderId, trackingNumbers, observation),
   });
   // Development credentials are public and never a real app: Shopify is the local sandbox then.
   // With real credentials the library talks to Shopify itself and no sandbox exists.
