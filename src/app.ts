@@ -138,6 +138,11 @@ export interface ServiceOverrides {
   pushCallbackBaseUrl?: string;
   /** Poll cadence for sandboxed carriers (the demo profile); default 5 s. */
   sandboxPollIntervalMs?: number;
+  /**
+   * 'carrier': sandboxed carriers are polled on the real carriers' schedule, not the demo profile
+   * (tests that judge the schedule through the app, on a test clock). Default 'demo'.
+   */
+  sandboxSchedule?: 'demo' | 'carrier';
   /** Replaces the e-mail channel (fault-injection tests wrap the real one). */
   email?: EmailChannel;
   /** Replaces the BullMQ video queue (tests that run processing by hand, in their own order). */
@@ -173,7 +178,7 @@ export function createServices(
     ups: {},
     fedex: {},
     usps: {},
-    ...Object.fromEntries(sandboxed.map((carrier) => [carrier, demo])),
+    ...(overrides.sandboxSchedule === 'carrier' ? {} : Object.fromEntries(sandboxed.map((carrier) => [carrier, demo]))),
   } as Record<CarrierCode, ScheduleOptions>;
 
   const orderOutbox = new OrderOutbox({ db: database.db, logger, now });
