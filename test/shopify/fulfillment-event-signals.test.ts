@@ -58,7 +58,7 @@ async function upsSays(trackingNumber: string, status: string, estimatedDelivery
 }
 
 /** A Shopify order whose video message ships in one UPS package. */
-async function shippedGift(options: { eventFirst?: { status: string } } = {}) {
+async function shippedGift() {
   const shop = `signals-${Date.now()}-${shopCounter++}.myshopify.com`;
   await app.addShop(shop);
   const shopifyOrderId = fakeShopifyId();
