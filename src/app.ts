@@ -138,6 +138,11 @@ export interface ServiceOverrides {
   pushCallbackBaseUrl?: string;
   /** Poll cadence for sandboxed carriers (the demo profile); default 5 s. */
   sandboxPollIntervalMs?: number;
+  /**
+   * 'carrier': sandboxed carriers are polled on the real carriers' schedule, not the demo profile
+   * (tests that judge the schedule through the app, on a test clock). Default 'demo'.
+   */
+  sandboxSchedule?: 'demo' | 'carrier';
   /** Replaces the e-mail channel (fault-injection tests wrap the real one). */
   email?: EmailChannel;
   /** Replaces the BullMQ video queue (tests that run processing by hand, in their own order). */
@@ -173,7 +178,7 @@ export function createServices(
     ups: {},
     fedex: {},
     usps: {},
-    ...Object.fromEntries(sandboxed.map((carrier) => [carrier, demo])),
+    ...(overrides.sandboxSchedule === 'carrier' ? {} : Object.fromEntries(sandboxed.map((carrier) => [carrier, demo]))),
   } as Record<CarrierCode, ScheduleOptions>;
 
   const orderOutbox = new OrderOutbox({ db: database.db, logger, now });
@@ -293,6 +298,8 @@ export function createServices(
     enqueue: queueEnqueuer(queues.shopifyWebhooks),
     enqueueReceipts: queueBatchEnqueuer(queues.shopifyWebhooks),
     observeWebhook: (topic, outcome) => metrics.webhook(topic, outcome),
+    // Fulfillment events feed the tracking schedule without a carrier call (docs/tracking.md "Free signals").
+    observeTracking: (orderId, trackingNumbers, observation) => poller.observe(orderId, trackingNumbers, observation),
   });
   // Development credentials are public and never a real app: Shopify is the local sandbox then.
   // With real credentials the library talks to Shopify itself and no sandbox exists.

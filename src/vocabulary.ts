@@ -57,6 +57,8 @@ export const TIMELINE_EVENT_TYPES = [
   // Tracking
   'tracking.warning',
   'tracking.status',
+  // A free signal's delivery estimate, used while the carrier gives none (docs/tracking.md "Free signals")
+  'tracking.estimate',
   'tracking.stopped',
   'tracking.carrier_unavailable',
   // Sending

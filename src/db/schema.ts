@@ -157,6 +157,11 @@ export interface TrackingsTable {
   last_pushed_at: Timestamp | null;
   /** IANA zone of the destination, from the carrier's address parts (migration 015); null until known. */
   destination_time_zone: string | null;
+  /**
+   * Shopify's delivery estimate (migration 041), kept apart from the carrier's: the schedule uses it only
+   * while the carrier gives none (docs/tracking.md "Free signals"). Null when Shopify gave none.
+   */
+  observed_estimated_delivery_at: Timestamp | null;
 }
 
 /** A carrier's pushed event, stored raw before it is answered and applied after (tracking owns it). */
@@ -313,6 +318,10 @@ export interface ShopifyFulfillmentsTable {
   shopify_updated_at: Timestamp | null;
   delivered_at: Timestamp | null;
   updated_at: Timestamp;
+  /** The newest `fulfillment_events/create` (migration 041): status, when it happened, its estimate. */
+  event_status: string | null;
+  event_happened_at: Timestamp | null;
+  event_estimated_delivery_at: Timestamp | null;
 }
 
 export interface ShopifyDataExportsTable {

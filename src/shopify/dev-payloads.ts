@@ -169,6 +169,8 @@ export function fulfillmentEventPayload(options: {
   orderId: number;
   status: string;
   happenedAt: string;
+  /** Shopify's delivery estimate from its carrier feed; null (the default) when it gives none. */
+  estimatedDeliveryAt?: string | null;
 }) {
   return {
     id: options.id,
@@ -178,7 +180,7 @@ export function fulfillmentEventPayload(options: {
     message: null,
     happened_at: options.happenedAt,
     created_at: options.happenedAt,
-    estimated_delivery_at: null,
+    estimated_delivery_at: options.estimatedDeliveryAt ?? null,
   };
 }
 

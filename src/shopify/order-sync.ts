@@ -16,6 +16,8 @@ import {
   trackingNumbersOf,
   videoLineItems,
 } from './mapping.ts';
+import type { TrackingObservation } from '../tracking/observation.ts';
+import { eventObservation, isObservableEventStatus, shopifyTime } from './fulfillment-events.ts';
 import { isStaleUpdate, packageState, planPackages, type Notice, type PackageState } from './packages.ts';
 import type { ShopifyFulfillment, ShopifyOrder } from './payloads.ts';
 import type { ShopRow } from './shops.ts';
@@ -28,7 +30,19 @@ export interface ShopifyOrderSyncDeps {
   now: () => Date;
   /** SHOPIFY_MAX_VIDEO_LINES_PER_ORDER (src/shopify/config.ts). */
   maxVideoLinesPerOrder: number;
+  /**
+   * Tracking's way in for a free observation (TrackingPoller.observe, wired in src/app.ts): records it
+   * on the order's package when the package tracked is one of `trackingNumbers`. Absent: fulfillment
+   * events other than `delivered` are stored and not fed.
+   */
+  observeTracking?: ObserveTracking;
 }
+
+export type ObserveTracking = (
+  orderId: string,
+  trackingNumbers: readonly string[],
+  observation: TrackingObservation,
+) => Promise<unknown>;
 
 export interface CreateOutcome {
   created: string[];
@@ -320,14 +334,22 @@ export class ShopifyOrderSync {
     const now = this.deps.now();
     const updatedAt = new Date(fulfillment.updated_at);
     const delivered = fulfillment.shipment_status === 'delivered' ? updatedAt : null;
+    let storedEvent: StoredEvent | null = null;
     const stale = await writeFulfillment(this.deps.db, async (trx) => {
       const stored = await trx
         .selectFrom('shopify_fulfillments')
-        .select(['shopify_updated_at', 'delivered_at'])
+        .select([
+          'shopify_updated_at',
+          'delivered_at',
+          'event_status',
+          'event_happened_at',
+          'event_estimated_delivery_at',
+        ])
         .where('shop', '=', shop.domain)
         .where('fulfillment_id', '=', fulfillment.id)
         .forUpdate()
         .executeTakeFirst();
+      if (stored?.event_happened_at) storedEvent = stored;
       if (stored && isStaleUpdate(stored.shopify_updated_at, updatedAt)) return true;
       const values = {
         shopify_order_id: fulfillment.order_id,
@@ -361,10 +383,18 @@ export class ShopifyOrderSync {
       return false;
     });
     if (!stale) await this.syncShopifyOrder(shop, fulfillment.order_id);
+    // Its events came first: now that the package has its numbers (and, after the sync, is tracked),
+    // the newest one is fed to tracking. Re-feeding the same observation changes nothing.
+    if (!stale && storedEvent)
+      await this.feedObservation(shop, fulfillment.order_id, trackingNumbersOf(fulfillment), storedEvent);
     return { stale };
   }
 
-  /** fulfillment_events/create: Shopify's own tracking. Only `delivered` matters to us. */
+  /**
+   * fulfillment_events/create: Shopify's own tracking. `delivered` follows the package rules; the
+   * other documented statuses and `estimated_delivery_at` are free observations for the tracking
+   * schedule (recordEventObservation); an undocumented status is ignored.
+   */
   async recordFulfillmentEvent(
     shop: ShopRow,
     event: {
@@ -373,9 +403,10 @@ export class ShopifyOrderSync {
       status: string;
       happened_at?: string | null | undefined;
       created_at?: string | null | undefined;
+      estimated_delivery_at?: string | null | undefined;
     },
   ): Promise<void> {
-    if (event.status !== 'delivered') return;
+    if (event.status !== 'delivered') return this.recordEventObservation(shop, event);
     const now = this.deps.now();
     const at = new Date(event.happened_at ?? event.created_at ?? now.toISOString());
     await writeFulfillment(this.deps.db, async (trx) => {
@@ -415,6 +446,93 @@ export class ShopifyOrderSync {
       if (!inserted) return LOST_INSERT_RACE;
     });
     await this.syncShopifyOrder(shop, event.order_id);
+  }
+
+  /**
+   * A fulfillment event other than `delivered`. The newest event of the package is kept on its
+   * fulfillment row — created if the event comes first, as `delivered` does — so an event that comes
+   * before its fulfillment (no tracking numbers yet) or before tracking starts is fed once the
+   * fulfillment arrives (recordFulfillment). Then it is fed to each video order of the Shopify order
+   * whose tracked package is one of this fulfillment's numbers. Never delivers anything.
+   */
+  private async recordEventObservation(
+    shop: ShopRow,
+    event: {
+      fulfillment_id: string;
+      order_id: string;
+      status: string;
+      happened_at?: string | null | undefined;
+      created_at?: string | null | undefined;
+      estimated_delivery_at?: string | null | undefined;
+    },
+  ): Promise<void> {
+    if (!isObservableEventStatus(event.status)) return;
+    const now = this.deps.now();
+    const at = shopifyTime(event.happened_at) ?? shopifyTime(event.created_at) ?? now;
+    const estimate = shopifyTime(event.estimated_delivery_at);
+    const incoming = eventObservation({ status: event.status, at, estimatedDeliveryAt: estimate });
+    if (!incoming) return;
+    const written = await writeFulfillment(this.deps.db, async (trx) => {
+      const stored = await trx
+        .selectFrom('shopify_fulfillments')
+        .select(['tracking_numbers', 'event_status', 'event_happened_at', 'event_estimated_delivery_at'])
+        .where('shop', '=', shop.domain)
+        .where('fulfillment_id', '=', event.fulfillment_id)
+        .forUpdate()
+        .executeTakeFirst();
+      const merged = newestEvent(stored ?? null, { status: incoming.status ? event.status : null, at, estimate });
+      const values = {
+        event_status: merged.event_status,
+        event_happened_at: merged.event_happened_at,
+        event_estimated_delivery_at: merged.event_estimated_delivery_at,
+      };
+      if (stored) {
+        await trx
+          .updateTable('shopify_fulfillments')
+          .set(values)
+          .where('shop', '=', shop.domain)
+          .where('fulfillment_id', '=', event.fulfillment_id)
+          .execute();
+        return { trackingNumbers: stored.tracking_numbers, event: merged };
+      }
+      // The event came before its fulfillment: keep it; the fulfillment fills the rest and feeds it.
+      const inserted = await trx
+        .insertInto('shopify_fulfillments')
+        .values({
+          shop: shop.domain,
+          fulfillment_id: event.fulfillment_id,
+          shopify_order_id: event.order_id,
+          line_item_ids: null,
+          updated_at: now,
+          ...values,
+        })
+        .onConflict((oc) => oc.columns(['shop', 'fulfillment_id']).doNothing())
+        .returning('fulfillment_id')
+        .executeTakeFirst();
+      if (!inserted) return LOST_INSERT_RACE;
+      return { trackingNumbers: [] as string[], event: merged };
+    });
+    await this.feedObservation(shop, event.order_id, written.trackingNumbers, written.event);
+  }
+
+  /** Feeds a package's newest event to tracking, for each video order of its Shopify order. */
+  private async feedObservation(
+    shop: ShopRow,
+    shopifyOrderId: string,
+    trackingNumbers: readonly string[],
+    event: StoredEvent,
+  ): Promise<void> {
+    const observe = this.deps.observeTracking;
+    if (!observe || trackingNumbers.length === 0 || event.event_happened_at === null) return;
+    const observation = eventObservation({
+      status: event.event_status,
+      at: event.event_happened_at,
+      estimatedDeliveryAt: event.event_estimated_delivery_at,
+    });
+    if (!observation) return;
+    const links = await linksOfOrderQuery(this.deps.db, shop.domain, shopifyOrderId).execute();
+    // Tracking decides per order whether the package it tracks is this one (its number).
+    for (const link of links) await observe(link.order_id, trackingNumbers, observation);
   }
 
   /**
@@ -562,6 +680,31 @@ async function writeFulfillment<T>(db: Db, write: (trx: Db) => Promise<T | typeo
     if (result !== LOST_INSERT_RACE) return result;
   }
   throw new Error('a Shopify fulfillment row kept disappearing between insert attempts');
+}
+
+/** The newest fulfillment event kept on a package's row (migration 041). */
+interface StoredEvent {
+  event_status: string | null;
+  event_happened_at: Date | null;
+  event_estimated_delivery_at: Date | null;
+}
+
+/**
+ * What a package's row keeps of its events once `incoming` is added: the status of the newest event
+ * that had one, and the newest estimate. Events arrive out of order; an older one only fills a gap.
+ */
+function newestEvent(
+  stored: StoredEvent | null,
+  incoming: { status: string | null; at: Date; estimate: Date | null },
+): StoredEvent {
+  const storedAt = stored?.event_happened_at ?? null;
+  const newer = storedAt === null || incoming.at.getTime() >= storedAt.getTime();
+  const pick = <T>(mine: T | null, theirs: T | null): T | null => (newer ? (mine ?? theirs) : (theirs ?? mine));
+  return {
+    event_status: pick(incoming.status, stored?.event_status ?? null),
+    event_happened_at: newer ? incoming.at : storedAt,
+    event_estimated_delivery_at: pick(incoming.estimate, stored?.event_estimated_delivery_at ?? null),
+  };
 }
 
 /** A link's gift as stored (callers skip links made before gifts were kept). */

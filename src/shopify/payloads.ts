@@ -135,6 +135,14 @@ export const shopifyFulfillmentEvent = z.object({
     .string()
     .pipe(z.iso.datetime({ offset: true }))
     .nullish(),
+  /**
+   * Shopify's delivery estimate from its carrier feed. Not checked here: an estimate we cannot read is
+   * dropped (fulfillment-events.ts), it must not fail a `delivered` event.
+   */
+  estimated_delivery_at: z
+    .string()
+    .nullish()
+    .transform((v) => v ?? null),
 });
 
 export const customersRedact = z.object({

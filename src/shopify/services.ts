@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import type { OrderService } from '../orders/service.ts';
 import type { ShopifyConfig } from './config.ts';
 import { createShopifyLibrary, type ShopifyLibrary } from './library.ts';
-import { ShopifyOrderSync } from './order-sync.ts';
+import { ShopifyOrderSync, type ObserveTracking } from './order-sync.ts';
 import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './queue.ts';
 import { IntakeLoad } from './intake-priority.ts';
 import { ReceiptHandOff, type EnqueueReceipts } from './receipt-hand-off.ts';
@@ -26,6 +26,8 @@ export interface ShopifyDeps {
   enqueueReceipts?: EnqueueReceipts;
   /** Told what became of each webhook, at the endpoint and in processing (the operators' metrics). */
   observeWebhook?: WebhookObserver;
+  /** Tracking's way in for fulfillment events as free observations (docs/tracking.md "Free signals"). */
+  observeTracking?: ObserveTracking;
 }
 
 export interface ShopifyServices {
@@ -63,6 +65,7 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
     logger,
     now,
     maxVideoLinesPerOrder: deps.config.maxVideoLinesPerOrder,
+    ...(deps.observeTracking ? { observeTracking: deps.observeTracking } : {}),
   });
   const processing = new ShopifyWebhookProcessing({
     db: deps.db,

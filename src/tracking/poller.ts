@@ -12,6 +12,8 @@ import { withPush, type PushScheduleOptions, type PushState } from './push-sched
 import { destinationTimeZone } from './destination-time-zone.ts';
 import type { LearnedHours } from './delivery-hours.ts';
 import { DeliveryHoursCache, recordDeliveryTime, type DeliveryRound } from './delivery-hours-store.ts';
+import type { TrackingObservation } from './observation.ts';
+import { recordObservation, type ObservationOutcome } from './observations.ts';
 import { nextPoll, type PollDecision, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import {
   claimDueTrackings,
@@ -146,6 +148,24 @@ export class TrackingPoller {
     return outcome;
   }
 
+  /**
+   * A free observation about an order's package (Shopify's fulfillment events; observation.ts,
+   * observations.ts): recorded without a carrier call, and the next poll is the one the schedule wants
+   * now — out for delivery brings it forward to the dense cadence. Only when the package tracked is one
+   * of `trackingNumbers`.
+   */
+  async observe(
+    orderId: string,
+    trackingNumbers: readonly string[],
+    observation: TrackingObservation,
+  ): Promise<ObservationOutcome> {
+    const now = this.now();
+    return recordObservation(this.deps.db, orderId, trackingNumbers, observation, now, async (carrier) => {
+      const hours = await this.deliveryHours.get(carrier, now);
+      return (state, push) => this.decide(state, now, carrier, push, hours);
+    });
+  }
+
   /** Returns true when the result delivered the order. */
   private async applyResult(
     row: TrackingRow,
@@ -165,7 +185,8 @@ export class TrackingPoller {
       status: result.status,
       lastPolledAt: source === 'poll' ? now : row.last_polled_at,
       lastChangedAt: changed ? now : row.last_changed_at,
-      estimatedDeliveryAt: result.estimatedDeliveryAt,
+      // A carrier without an estimate leaves Shopify's in place (docs/tracking.md "Free signals").
+      estimatedDeliveryAt: result.estimatedDeliveryAt ?? row.observed_estimated_delivery_at,
       estimatedWindowStartAt: result.estimatedWindowStartAt ?? null,
       consecutiveErrors: 0,
       rateLimitedUntil: null,

@@ -24,7 +24,8 @@ export function trackingState(row: TrackingRow, at: Date): TrackingState {
     startedAt: row.started_at,
     lastPolledAt: row.last_polled_at,
     lastChangedAt: row.last_changed_at,
-    estimatedDeliveryAt: row.estimated_delivery_at,
+    // The carrier's estimate wins; Shopify's fills in while the carrier gives none (docs/tracking.md "Free signals").
+    estimatedDeliveryAt: row.estimated_delivery_at ?? row.observed_estimated_delivery_at,
     estimatedWindowStartAt: row.estimated_window_start_at,
     consecutiveErrors: row.consecutive_errors,
     rateLimitedUntil: row.rate_limited_until,
@@ -133,6 +134,8 @@ async function startTracking(
     delivered_at: null,
     estimated_delivery_at: seen?.estimatedDeliveryAt ?? null,
     estimated_window_start_at: seen?.estimatedWindowStartAt ?? null,
+    // A new number's estimate is its carrier's, or a free signal about that number (observations.ts).
+    observed_estimated_delivery_at: null,
     consecutive_errors: 0,
     rate_limited_until: null,
     poll_count: seen ? 1 : 0,

@@ -58,6 +58,8 @@ export async function startShopifyTestApp(
     email?: EmailChannel;
     /** A database the test opened itself (test/support/statement-log.ts records its statements). */
     database?: TestDatabase;
+    /** 'carrier': the sandboxed carriers are polled on the real schedule (ServiceOverrides.sandboxSchedule). */
+    sandboxSchedule?: 'demo' | 'carrier';
   } = {},
 ): Promise<ShopifyTestApp> {
   const app = await startTestApp({
@@ -66,6 +68,7 @@ export async function startShopifyTestApp(
     env: { SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, ...options.env },
     ...(options.now ? { now: options.now } : {}),
     ...(options.email ? { email: options.email } : {}),
+    ...(options.sandboxSchedule ? { sandboxSchedule: options.sandboxSchedule } : {}),
   });
   const { services } = app;
   const shopify = services.shopify;

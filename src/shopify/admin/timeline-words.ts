@@ -98,6 +98,14 @@ export function describeTimelineEntry(entry: {
       // Carriers often describe a status in its own word ("DELIVERED"): said once, not twice.
       return words(`${carrier}: ${status}`, newWords(text(data.description), status));
     }
+    case 'tracking.estimate': {
+      const carrier = carrierName(data.carrier) ?? 'the carrier';
+      const at = text(data.estimated_delivery_at);
+      return {
+        ...words('Shopify gave a delivery estimate', `${carrier} gave none; tracking uses Shopify's until it does`),
+        ...(at ? { moment: { label: 'Expected by', at: apiTimestamp(at) } } : {}),
+      };
+    }
     case 'tracking.stopped':
       return words('Tracking stopped', text(data.message));
     case 'tracking.carrier_unavailable':

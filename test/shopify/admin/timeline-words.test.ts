@@ -30,6 +30,12 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
     description: 'Out For Delivery Today',
     at: '2026-12-03T08:00:00Z',
   },
+  'tracking.estimate': {
+    carrier: 'ups',
+    estimated_delivery_at: '2026-12-05T23:59:59.000Z',
+    at: '2026-12-03T10:00:00.000Z',
+    via: 'shopify',
+  },
   'tracking.stopped': { reason: 'expired', message: 'Tracking stopped: UPS reported nothing new for 30 days.' },
   'tracking.carrier_unavailable': {
     carrier: 'usps',
