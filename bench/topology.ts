@@ -132,8 +132,9 @@ export async function measureTopology(options: TopologyOptions): Promise<Figure[
           env: { WORKERS: 'off' },
         }),
       );
-    // A first second unrecorded: the first requests compile the route's code. What it takes in joins the backlog.
-    await intake(1);
+    // Three seconds unrecorded: the first requests compile the route's code, and on a busy machine a
+    // single second left the floor's CPU per webhook inflated by it. What they take in joins the backlog.
+    await intake(3);
 
     // 1. The floor: intake with nothing processing.
     const floorRuns: Array<{ load: LoadResult; before: Snapshot; after: Snapshot }> = [];
