@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only <step>]… [--pairs N] [--pair-seconds S]`: every figure of issue 11 in one run, on this machine,
+ * `npm run bench [-- --quick] [--only <step>]… [--pairs N] [--pair-seconds S] [--topology-web N] [--topology-workers N]`: every figure of issue 11 in one run, on this machine,
  * against its own PostgreSQL 15 (fsync on) and redis-server, with autocannon in its own process and
  * the floors measured in the same run. Writes bench/results/latest.md (PASS/MISS per target, with
  * the reason) and prints it.
