@@ -84,7 +84,7 @@ function measured(e: Evaluation): string {
   if (e.value === null) return '—';
   if (e.interval)
     return `${formatNumber(e.interval.low)}–${formatNumber(e.interval.high)}× (${Number((e.interval.confidence * 100).toFixed(1))}% interval)`;
-  return `${formatNumber(e.value)} ${e.unit}`;
+  return `${formatNumber(e.value)} ${e.unit}${e.beside ? ` (${e.beside})` : ''}`;
 }
 
 function formatLoad(values: readonly number[]): string {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--only <step>]… [--pairs N] [--pair-seconds S]`: every figure of issue 11 in one run, on this machine,
+ * `npm run bench [-- --quick] [--only <step>]… [--pairs N] [--pair-seconds S] [--topology-web N] [--topology-workers N]`: every figure of issue 11 in one run, on this machine,
  * against its own PostgreSQL 15 (fsync on) and redis-server, with autocannon in its own process and
  * the floors measured in the same run. Writes bench/results/latest.md (PASS/MISS per target, with
  * the reason) and prints it.
@@ -20,7 +20,7 @@ import { openPostgres } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createLogger } from '../src/logger.ts';
 import { freePort } from '../src/net/free-port.ts';
-import { startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.ts';
+import { PRIVATE_REDIS_PID_FILE, startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.ts';
 import { DEVELOPMENT_API_SECRET } from '../src/shopify/config.ts';
 import { sampleVideo } from '../src/videos/sample-video.ts';
 import { renderReport, type StepOutcome } from './report.ts';
@@ -40,6 +40,7 @@ import { startPostgres, type BenchPostgres } from './support/postgres.ts';
 import { SEEDED_TABLES, seedLargeTables, tableSizes } from './support/seed.ts';
 import { basicAuthorization, createBenchOrder, startBenchService } from './support/service.ts';
 import { measurePush } from './tracking/push.ts';
+import { measureTopology } from './topology.ts';
 import {
   buffersId,
   constancyId,
@@ -63,6 +64,9 @@ const { values } = parseArgs({
     // For deciding a large-table verdict the default pairs leave open (more, shorter alternations).
     pairs: { type: 'string' },
     'pair-seconds': { type: 'string' },
+    // The topology step's process counts (web processes with WORKERS=off, worker processes).
+    'topology-web': { type: 'string' },
+    'topology-workers': { type: 'string' },
   },
 });
 
@@ -82,6 +86,9 @@ const settings = quick
       storagePackages: 5_000,
       sendingBacklog: 500,
       pushPackages: 10,
+      topologyWeb: 1,
+      topologyWorkers: 2,
+      topologySustainedSeconds: 10,
       subprocessLimitSeconds: 180,
       stepLimitSeconds: 600,
     }
@@ -101,6 +108,11 @@ const settings = quick
       storagePackages: 100_000,
       sendingBacklog: 5_000,
       pushPackages: 30,
+      // One web and two workers: on two cores beside PostgreSQL, more processes only compete.
+      topologyWeb: 1,
+      topologyWorkers: 2,
+      // Processing judged over half a minute of backlog, not a burst.
+      topologySustainedSeconds: 30,
       // A tracking step runs in its own process (seconds to a minute): past this it is killed and reported as failed.
       subprocessLimitSeconds: 600,
       // Any step (large-tables takes about 16 min): past this the bench reports it failed and goes on.
@@ -111,6 +123,8 @@ for (const [flag, key] of [
   ['burst-seconds', 'burstSeconds'],
   ['pairs', 'pairs'],
   ['pair-seconds', 'pairSeconds'],
+  ['topology-web', 'topologyWeb'],
+  ['topology-workers', 'topologyWorkers'],
 ] as const) {
   const given = values[flag];
   if (given === undefined) continue;
@@ -703,6 +717,55 @@ async function largeTables() {
 
 let seeded: { site: Site; smallestTablePages: number } | undefined;
 let bare: Site | undefined;
+let topologySite: Site | undefined;
+
+/**
+ * Issue 31's production topology (bench/topology.ts): web processes with WORKERS=off and separate
+ * worker processes, on a database and a Redis of their own in the bench's PostgreSQL, with every
+ * other service of the bench stopped so the step has the machine to itself.
+ */
+async function topology() {
+  const { postgres, dataDir, buffers } = await env();
+  for (const site of [environment?.main, bare, seeded?.site]) if (site) await stopService(site);
+  if (!topologySite) {
+    await (await mainSite()).pool.query('create database doorstep_topology');
+    const url = new URL(postgres.url);
+    url.pathname = '/doorstep_topology';
+    topologySite = await openSite('topology', url.toString(), dataDir, buffers);
+    const handle = await openPostgres(topologySite.databaseUrl);
+    await adminCommands(handle.db).run('shops.add', { shop: SHOP });
+    await handle.close();
+  }
+  const site = topologySite;
+  const pidIn = (file: string) => {
+    try {
+      return Number(fs.readFileSync(file, 'utf8').split('\n')[0]) || undefined;
+    } catch {
+      // Not readable (PostgreSQL's data directory belongs to its own user): its CPU is not counted.
+      return undefined;
+    }
+  };
+  const postgresPid = pidIn(path.join(postgres.dataDir, 'postmaster.pid'));
+  const redisPid = pidIn(path.join(site.dataDir, 'redis', PRIVATE_REDIS_PID_FILE));
+  const measured = await measureTopology({
+    databaseEnv: { ...postgres.doorstepEnv, DATABASE_URL: site.databaseUrl },
+    pool: site.pool,
+    redisUrl: site.redis.url,
+    dataDir: site.dataDir,
+    ...(postgresPid ? { postgresPid } : {}),
+    ...(redisPid ? { redisPid } : {}),
+    shop: SHOP,
+    secret: SECRET,
+    webProcesses: settings.topologyWeb,
+    workerProcesses: settings.topologyWorkers,
+    runs: settings.runs,
+    loadSeconds: settings.seconds,
+    connections: CONNECTIONS,
+    sustainedSeconds: settings.topologySustainedSeconds,
+    say,
+  });
+  for (const figure of measured) record(figure);
+}
 
 /** The empty side of the large-table comparison: a freshly migrated database, only the bench shop and its orders in it. */
 async function bareSite(postgres: BenchPostgres, dataDir: string, buffers: BufferCounter): Promise<Site> {
@@ -822,6 +885,7 @@ const SCENARIOS: Scenario[] = [
       ),
   },
   { name: 'large-tables', run: largeTables },
+  { name: 'topology', run: topology },
   {
     // Issue 27: what the playback rendition costs a worker (CPU per minute of 1080p, memory, throughput).
     name: 'transcoding',
@@ -903,10 +967,15 @@ const loadAverageStart = os.loadavg();
 let failed = false;
 const reportPath = path.join(benchRoot, 'results/latest.md');
 // Interrupted, a long run still leaves what it measured so far.
-process.once('SIGINT', () => {
-  writeReport('interrupted');
-  process.exit(130);
-});
+// process.exit runs the 'exit' handlers, which SIGKILL every child still running (support/children.ts).
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)
+  process.once(signal, () => {
+    writeReport('interrupted');
+    process.exit(code);
+  });
 try {
   for (const scenario of SCENARIOS.filter((s) => chosen.includes(s.name))) {
     try {
@@ -930,6 +999,10 @@ try {
     await stopService(seeded.site);
     await seeded.site.pool.end();
     await seeded.site.redis.stop();
+  }
+  if (topologySite) {
+    await topologySite.pool.end();
+    await topologySite.redis.stop();
   }
   await environment?.buffers.close();
   await environment?.pool.end();

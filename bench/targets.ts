@@ -23,6 +23,11 @@ export interface Figure {
   interval?: MedianInterval;
   /** A second, machine-independent measure that explains the verdict (e.g. buffers per request), shown with it. */
   evidence?: string;
+  /**
+   * What the report prints beside the figure wherever it is judged (e.g. CPU per request beside a
+   * throughput): on a shared machine the steadier measure of the same work.
+   */
+  beside?: string;
 }
 
 export interface Target {
@@ -52,6 +57,8 @@ export interface Evaluation {
   verdict: Verdict;
   /** Why it missed or was not measured; empty on a pass. */
   reason: string;
+  /** The figure's `beside` (CPU per request), shown with the measurement. */
+  beside?: string;
 }
 
 /** The service's throughput scenarios that must hold at 1M rows, with the label of each. */
@@ -105,6 +112,21 @@ export const TARGETS: readonly Target[] = [
       'the same process and PostgreSQL also process what it accepts (about six times the intake’s CPU per webhook; processing yields only while answers queue and the loop is busy), and the intake alone costs about twice the floor’s CPU per webhook (Koa middleware, Kysely, the queue hand-off): docs/scaling.md “Webhook intake”',
   },
   {
+    label: 'Topology: webhook intake while separate workers drain a backlog ≥ 0.8× its floor (web processes alone)',
+    figure: 'topology.intake-draining',
+    relativeTo: 'topology.intake-floor',
+    atLeast: 0.8,
+    whenMissed:
+      'the web and worker processes share the same cores and PostgreSQL: the workers’ CPU (and PostgreSQL’s for each processed webhook) is taken from the intake; compare the web CPU per webhook at the floor and while draining — equal means the intake lost cores, not efficiency',
+  },
+  {
+    label: 'Topology: ≥ 300 webhooks/s processed, sustained, by separate worker processes',
+    figure: 'topology.processed',
+    atLeast: 300,
+    whenMissed:
+      'the workers and PostgreSQL together need more CPU per processed webhook than the machine’s cores give at this rate (see the CPU per webhook beside it), or processing waits on commits (fsync) and more concurrency or worker processes would help',
+  },
+  {
     label: 'Webhook burst drains within its own length after it ends (60 s after 60 s at 500/s)',
     figure: 'burst.drain',
     relativeTo: 'burst.length',
@@ -142,7 +164,13 @@ export const TARGETS: readonly Target[] = [
 export function evaluate(target: Target, figures: ReadonlyMap<string, Figure>): Evaluation {
   const figure = figures.get(target.figure);
   const reference = target.relativeTo === undefined ? undefined : figures.get(target.relativeTo);
-  const base = { target, value: figure?.value ?? null, unit: figure?.unit ?? '', ratio: null };
+  const base = {
+    target,
+    value: figure?.value ?? null,
+    unit: figure?.unit ?? '',
+    ratio: null,
+    ...(figure?.beside ? { beside: figure.beside } : {}),
+  };
   if (!figure || figure.value === null)
     return { ...base, verdict: 'NOT MEASURED', reason: figure?.note ?? 'not measured in this run' };
   if (target.relativeTo !== undefined && (!reference || reference.value === null || reference.value === 0))
