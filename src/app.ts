@@ -251,6 +251,9 @@ export function createServices(
     thanksMessage: (orderId) => thanks.message(orderId),
     thanksSent: (trx, orderId, at) => thanks.markSent(trx, orderId, at),
     timing: config.sendTiming,
+    emailEventsOn: Boolean(config.emailEvents.postmark || config.emailEvents.ses || config.emailEvents.sendgrid),
+    // `queues` is made below; an uncertain send is queued again only on a reconciler run, long after.
+    onMessagesQueued: () => queues.dispatchSendsNow(),
   });
 
   const notWatched = new NotWatchedNotes({ db: database.db, logger, now });
@@ -261,6 +264,7 @@ export function createServices(
     logger,
     now,
     onMessagesQueued: () => queues.dispatchSendsNow(),
+    thanksSent: (trx, orderId, at) => thanks.markSent(trx, orderId, at),
   });
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);

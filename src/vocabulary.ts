@@ -70,6 +70,10 @@ export const TIMELINE_EVENT_TYPES = [
   'send.requeued',
   'send.failed',
   'send.uncertain',
+  // An uncertain send settled by its provider's word (sent, or re-sent because it never got it)…
+  'send.resolved',
+  // …or, where no provider could tell, put to the merchant (admin "needs attention", one owner e-mail).
+  'send.attention',
   'send.resend_requested',
   'send.bounced',
   'note.sent',

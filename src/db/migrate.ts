@@ -31,6 +31,7 @@ import * as shopTimeZones from './migrations/036-shop-time-zones.ts';
 import * as accountLogos from './migrations/037-account-logos.ts';
 import * as accountBrand from './migrations/038-account-brand.ts';
 import * as freeSignals from './migrations/041-free-signals.ts';
+import * as sendsAttention from './migrations/043-sends-attention.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '037-account-logos': accountLogos,
   '038-account-brand': accountBrand,
   '041-free-signals': freeSignals,
+  '043-sends-attention': sendsAttention,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

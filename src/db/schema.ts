@@ -201,6 +201,11 @@ export interface SendsTable {
    * crash repair (`unrecordedSentVideosQuery`) looks only at sent videos where this is false.
    */
   order_recorded: Generated<boolean>;
+  /**
+   * An `uncertain` send whose fate no provider could tell: when the merchant was alerted (the
+   * admin's "needs attention" and one e-mail to the store owner). Set once (migration 043).
+   */
+  attention_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

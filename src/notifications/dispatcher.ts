@@ -4,7 +4,7 @@ import { isDependencyUnavailable } from '../db/unavailable.ts';
 import { ConflictError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { recordTimeline } from '../orders/timeline.ts';
-import type { OrderRow } from '../orders/serializer.ts';
+import { playbackUrl, type OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import type { EmailChannel } from './email.ts';
 import { PermanentSendError } from './errors.ts';
@@ -79,7 +79,25 @@ export interface SendDispatcherDeps {
    * pool's size); default DEFAULT_SMTP_MAX_CONNECTIONS.
    */
   concurrency?: number;
+  /**
+   * Whether an e-mail provider's event webhook is on (docs/notifications.md "Bounces"): its events
+   * can still tell an uncertain e-mail's fate, so the merchant is alerted only after
+   * UNCERTAIN_EVENT_WAIT_MS. Without one nobody can tell, and the merchant is alerted at once.
+   */
+  emailEventsOn?: boolean;
+  /** A send was queued again (an uncertain one the provider never got): dispatch now rather than on the next tick. */
+  onMessagesQueued?: () => void;
 }
+
+/**
+ * How long after its provider call an uncertain e-mail waits for the provider's events (they come
+ * within seconds to minutes: SendGrid's `processed`, SES's `Delivery`, Postmark's `Delivery`)
+ * before the merchant is alerted.
+ */
+export const UNCERTAIN_EVENT_WAIT_MS = 20 * 60_000;
+
+/** Twilio's clock and ours may differ a little: the window searched around our call is widened by this much. */
+const PROVIDER_CLOCK_SKEW_MS = 2 * 60_000;
 
 /**
  * Delivers queued messages exactly once. Each message moves pending → claimed → sending → sent,
@@ -306,6 +324,9 @@ export class SendDispatcher {
   async reconcile(): Promise<void> {
     const stuck = await this.reconcileStuck();
     if (stuck.released + stuck.uncertain > 0) this.deps.logger.warn(stuck, 'reconciled sends interrupted by a crash');
+    const resolved = await this.resolveUncertain();
+    if (resolved.sent + resolved.resent + resolved.alerted > 0)
+      this.deps.logger.warn(resolved, 'resolved uncertain sends');
     const repaired = await this.recordUnrecordedSends();
     if (repaired > 0)
       this.deps.logger.warn({ repaired }, 'recorded sent videos on orders that had missed it after a crash');
@@ -368,10 +389,242 @@ export class SendDispatcher {
       await this.recoveryNote(
         send,
         'send.uncertain',
-        'The sending process stopped while handing the message to the provider, so it may or may not have gone out. It is not re-sent automatically; use resend if the recipient did not get it.',
+        'The sending process stopped while handing the message to the provider, so it may or may not have gone out. The provider is asked; it is re-sent only if the provider says it never got it, and otherwise the merchant is asked to check.',
         now,
       );
     return { released: released.length, uncertain: stuck.length };
+  }
+
+  /**
+   * Uncertain sends (see `reconcileStuck`), settled where the provider can say (issue 31, item 9):
+   * - SMS: Twilio's Message list (`SmsChannel.lookup`). Our message there → `sent`, never again;
+   *   no message at all to that number while our call was open → it never got it: queued once more.
+   * - E-mail: the provider's events for our Message-ID settle it as they arrive (`EmailEvents`);
+   *   SMTP has no way to ask, so here an e-mail only waits for them (UNCERTAIN_EVENT_WAIT_MS).
+   * Whatever no provider can tell is never guessed at: the merchant is alerted once (`attention_at`,
+   * the admin's "needs attention" with its Resend, and one e-mail to the store's contact address).
+   */
+  async resolveUncertain(limit = 50): Promise<{ sent: number; resent: number; alerted: number }> {
+    const { db, logger } = this.deps;
+    const counts = { sent: 0, resent: 0, alerted: 0 };
+    const uncertain = await db
+      .selectFrom('sends')
+      .selectAll()
+      .where('status', '=', 'uncertain')
+      .where('attention_at', 'is', null)
+      .orderBy('claimed_at')
+      .limit(limit)
+      .execute();
+    for (const send of uncertain) {
+      const now = this.now();
+      const calledAt = send.claimed_at ?? send.updated_at;
+      try {
+        const answer = await this.askProvider(send, calledAt);
+        if (answer.kind === 'found') {
+          if (await this.resolveAsSent(send, answer.providerMessageId, answer.reason, calledAt)) counts.sent++;
+          continue;
+        }
+        if (answer.kind === 'absent') {
+          if (await this.resolveAsNeverSent(send, answer.reason, now)) counts.resent++;
+          continue;
+        }
+        // The provider may still tell (its events, or its API once it answers again): wait, then alert.
+        if (answer.mayTellLater && now.getTime() - calledAt.getTime() < UNCERTAIN_EVENT_WAIT_MS) continue;
+        if (await this.alertMerchant(send, answer.reason, now)) counts.alerted++;
+      } catch (error) {
+        logger.warn(
+          { err: error, sendId: send.id },
+          'could not resolve an uncertain send; tried again on the next run',
+        );
+      }
+    }
+    return counts;
+  }
+
+  private async askProvider(
+    send: SendRow,
+    calledAt: Date,
+  ): Promise<
+    | { kind: 'found'; providerMessageId: string; reason: string }
+    | { kind: 'absent'; reason: string }
+    | { kind: 'unknown'; reason: string; mayTellLater: boolean }
+  > {
+    if (send.channel === 'email')
+      return this.deps.emailEventsOn
+        ? {
+            kind: 'unknown',
+            reason: 'The e-mail provider reported nothing about the message, and SMTP has no way to ask it.',
+            mayTellLater: true,
+          }
+        : {
+            kind: 'unknown',
+            reason: 'The e-mail provider cannot be asked (SMTP has no way to, and no event webhook is set up).',
+            mayTellLater: false,
+          };
+    const lookup = this.deps.sms.lookup;
+    if (!lookup || !send.destination)
+      return { kind: 'unknown', reason: 'The SMS provider cannot be asked about its messages.', mayTellLater: false };
+    let answer;
+    try {
+      answer = await lookup({
+        to: send.destination,
+        createdAfter: new Date(calledAt.getTime() - PROVIDER_CLOCK_SKEW_MS),
+        createdBefore: new Date(calledAt.getTime() + this.timing.sendingTimeoutMs + PROVIDER_CLOCK_SKEW_MS),
+        marker: await this.smsMarker(send),
+      });
+    } catch (error) {
+      this.deps.logger.warn({ err: error, sendId: send.id }, 'the SMS provider did not answer about an uncertain send');
+      return {
+        kind: 'unknown',
+        reason: 'The SMS provider did not answer when asked about the message.',
+        mayTellLater: true,
+      };
+    }
+    if (answer.kind === 'found')
+      return {
+        kind: 'found',
+        providerMessageId: answer.providerMessageId,
+        reason: `The SMS provider has the message (its status: ${answer.status}), so it went out; it is not sent again.`,
+      };
+    if (answer.kind === 'absent')
+      return {
+        kind: 'absent',
+        reason:
+          'The SMS provider has no message to that number from the moment sending stopped, so it never went out; it is sent again once.',
+      };
+    return { kind: 'unknown', reason: `The SMS provider cannot tell: ${answer.why}.`, mayTellLater: false };
+  }
+
+  /** What only our SMS carries: the recipient's playback link (the notes to the sender carry none of their own). */
+  private async smsMarker(send: SendRow): Promise<string | null> {
+    if (send.kind !== 'recipient_video') return null;
+    const order = await this.deps.db
+      .selectFrom('orders')
+      .select(['uuid'])
+      .where('id', '=', send.order_id)
+      .executeTakeFirst();
+    return order ? playbackUrl(this.deps.publicUrl, order.uuid) : null;
+  }
+
+  /** The provider has it: `sent`, as if the call had answered (the order records a recipient's video). */
+  private async resolveAsSent(
+    send: SendRow,
+    providerMessageId: string,
+    reason: string,
+    sentAt: Date,
+  ): Promise<boolean> {
+    const { db } = this.deps;
+    const now = this.now();
+    const moved = await db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('sends')
+        .set({
+          status: 'sent',
+          sent_at: sentAt,
+          provider_message_id: providerMessageId,
+          last_error: null,
+          updated_at: now,
+        })
+        .where('id', '=', send.id)
+        .where('status', '=', 'uncertain')
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await recordTimeline(
+        trx,
+        { id: send.order_id, account_id: send.account_id },
+        'system',
+        [{ type: 'send.resolved', data: { kind: send.kind, channel: send.channel, outcome: 'sent', reason } }],
+        now,
+      );
+      if (send.kind === 'sender_thanks') await this.deps.thanksSent?.(trx, send.order_id, sentAt);
+      return true;
+    });
+    if (moved && send.kind === 'recipient_video')
+      await this.deps.orders.markSent(send.order_id, {
+        sendId: send.id,
+        channel: send.channel,
+        providerMessageId,
+        at: sentAt,
+      });
+    return moved;
+  }
+
+  /** The provider never got it: the same send is queued again, once (it is `pending`, no longer uncertain). */
+  private async resolveAsNeverSent(send: SendRow, reason: string, now: Date): Promise<boolean> {
+    const moved = await this.deps.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('sends')
+        .set({ status: 'pending', due_at: now, claim_token: null, last_error: reason, updated_at: now })
+        .where('id', '=', send.id)
+        .where('status', '=', 'uncertain')
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await recordTimeline(
+        trx,
+        { id: send.order_id, account_id: send.account_id },
+        'system',
+        [{ type: 'send.resolved', data: { kind: send.kind, channel: send.channel, outcome: 'resent', reason } }],
+        now,
+      );
+      return true;
+    });
+    if (moved) this.deps.onMessagesQueued?.();
+    return moved;
+  }
+
+  /**
+   * Nobody can tell: the merchant is asked, once. `attention_at` is claimed with the timeline entry,
+   * then the store owner is e-mailed (the store's contact address) — at most once per send, even if
+   * this process stops in between. The admin lists the order as "needs attention" with its Resend.
+   */
+  private async alertMerchant(send: SendRow, reason: string, now: Date): Promise<boolean> {
+    const { db, logger } = this.deps;
+    const store = await findStoreBranding(db, send.account_id);
+    const owner = store.contactEmail;
+    const claimed = await db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('sends')
+        .set({ attention_at: now, last_error: reason, updated_at: now })
+        .where('id', '=', send.id)
+        .where('status', '=', 'uncertain')
+        .where('attention_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await recordTimeline(
+        trx,
+        { id: send.order_id, account_id: send.account_id },
+        'system',
+        [
+          {
+            type: 'send.attention',
+            data: { kind: send.kind, channel: send.channel, reason, owner_emailed: owner !== null },
+          },
+        ],
+        now,
+      );
+      return true;
+    });
+    if (!claimed || !owner) return claimed;
+    try {
+      await this.deps.email.send({
+        to: owner,
+        ...uncertainAlertMessage({
+          storeName: store.name,
+          orderId: send.order_id,
+          channel: send.channel,
+          reason,
+          kind: send.kind,
+        }),
+        messageId: `<attention-${send.id}@doorstep>`,
+      });
+    } catch (error) {
+      // Ids only: the owner's address is personal data. The admin still shows the order.
+      logger.warn(
+        { err: error, sendId: send.id, orderId: send.order_id },
+        'could not e-mail the store owner about an uncertain send',
+      );
+    }
+    return true;
   }
 
   /** What crash recovery did to one send, on its order's timeline. */
@@ -414,7 +667,7 @@ export class SendDispatcher {
           .where('channel', 'in', plan.channels)
           .where('status', '=', status);
       await superseded('uncertain')
-        .set({ status: 'failed', last_error: 'superseded by a resend', updated_at: now })
+        .set({ status: 'failed', last_error: 'superseded by a resend', attention_at: null, updated_at: now })
         .execute();
       await superseded('sent').set({ status: 'replaced', updated_at: now }).execute();
       for (const channel of plan.channels)
@@ -429,6 +682,37 @@ export class SendDispatcher {
 function destinationOf(order: OrderRow, kind: SendKind, channel: Channel): string | null {
   if (kind === 'recipient_video') return recipientDestination(order, channel);
   return channel === 'sms' ? order.sender_phone : order.email;
+}
+
+/**
+ * The store owner's e-mail about a send nobody can vouch for: which order and channel, why, and what
+ * to do — no recipient's address or phone (the admin shows those to the merchant signed in).
+ */
+function uncertainAlertMessage(alert: {
+  storeName: string;
+  orderId: string;
+  channel: Channel;
+  kind: SendKind;
+  reason: string;
+}): { subject: string; text: string; html: string } {
+  const what = alert.kind === 'recipient_video' ? 'the gift video' : 'a message about the gift';
+  const by = alert.channel === 'sms' ? 'SMS' : 'e-mail';
+  const subject = `Please check order ${alert.orderId}: ${what} may not have been sent`;
+  const lines = [
+    `Hello ${alert.storeName},`,
+    '',
+    `Doorstep stopped while sending ${what} for order ${alert.orderId} by ${by}, and cannot tell whether it went out.`,
+    alert.reason,
+    '',
+    'Open the Doorstep app in your Shopify admin: the order is under "Needs attention". If the recipient did not get it, press Resend; it is sent once.',
+  ];
+  const escape = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return {
+    subject,
+    text: lines.join('\n'),
+    html: lines.map((line) => (line ? `<p>${escape(line)}</p>` : '')).join(''),
+  };
 }
 
 function destinationField(kind: SendKind, channel: Channel): string {

@@ -7,7 +7,7 @@ import { recordTimeline } from '../orders/timeline.ts';
 import type { EmailEventOutcome } from '../vocabulary.ts';
 import { BOUNCE_PHRASES } from './bounce-phrases.ts';
 import { failsTheSend, sendIdFromMessageId, type EmailProviderEvent } from './email-event-kinds.ts';
-import { findEmailSend, markSendBounced, queueSend } from './sends.ts';
+import { findEmailSend, markSendBounced, queueSend, type SendRow } from './sends.ts';
 
 type EmailEventRow = Selectable<EmailEventsTable>;
 
@@ -26,6 +26,8 @@ export class EmailEvents {
       now: () => Date;
       /** A sender's note was queued: dispatch now rather than on the next tick. */
       onMessagesQueued?: () => void;
+      /** An uncertain thank-you e-mail resolved as sent: the thanks module marks its reply sent, in this transaction. */
+      thanksSent?: (trx: Db, orderId: string, at: Date) => Promise<void>;
     },
   ) {}
 
@@ -103,6 +105,53 @@ export class EmailEvents {
     return processed;
   }
 
+  /**
+   * An uncertain send (its process died mid-call) the provider reports on — delivered, opened,
+   * deferred, processed — was taken by the provider: `sent`, never sent again. Its `sent_at` is when
+   * the call was made; a recipient's video is recorded on its order by the dispatcher's crash repair
+   * (`recordUnrecordedSends`, on the reconciler's next run), as for any send the order missed.
+   */
+  private async resolveAsSent(trx: Db, send: SendRow, event: EmailProviderEvent, now: Date): Promise<void> {
+    const sentAt = send.claimed_at ?? now;
+    const result = await trx
+      .updateTable('sends')
+      .set({
+        status: 'sent',
+        sent_at: sentAt,
+        provider_message_id: event.providerMessageId ?? send.provider_message_id,
+        last_error: null,
+        updated_at: now,
+      })
+      .where('id', '=', send.id)
+      .where('status', '=', 'uncertain')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return;
+    await recordTimeline(
+      trx,
+      { id: send.order_id, account_id: send.account_id },
+      'system',
+      [
+        {
+          type: 'send.resolved',
+          data: {
+            kind: send.kind,
+            channel: 'email',
+            outcome: 'sent',
+            provider: event.provider,
+            provider_type: event.providerType,
+            reason: `The e-mail provider reported the message (${event.providerType}), so it went out; it is not sent again.`,
+          },
+        },
+      ],
+      now,
+    );
+    if (send.kind === 'sender_thanks') await this.deps.thanksSent?.(trx, send.order_id, sentAt);
+    this.deps.logger.info(
+      { provider: event.provider, sendId: send.id, orderId: send.order_id },
+      'an uncertain e-mail resolved as sent by its provider event',
+    );
+  }
+
   private async apply(
     trx: Db,
     event: EmailProviderEvent,
@@ -122,7 +171,11 @@ export class EmailEvents {
       );
       return { outcome: 'unknown_message', sendId: null, noteQueued: false };
     }
-    if (!failsTheSend(event.kind)) return { outcome: 'recorded', sendId: send.id, noteQueued: false };
+    if (!failsTheSend(event.kind)) {
+      // Any event but a failure means the provider took the message: an uncertain send went out.
+      if (send.status === 'uncertain') await this.resolveAsSent(trx, send, event, now);
+      return { outcome: 'recorded', sendId: send.id, noteQueued: false };
+    }
     // The provider can answer before our own "sent" commits (a suppressed address, a database blip
     // while recording): the event waits for the send to settle rather than being lost to it.
     if (send.status === 'claimed' || send.status === 'sending') return 'wait';

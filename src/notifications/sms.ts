@@ -6,7 +6,32 @@ import { PermanentSendError } from './errors.ts';
 
 export interface SmsChannel {
   send(message: { to: string; body: string; reference: string }): Promise<{ providerMessageId: string }>;
+  /**
+   * Asks the provider what became of a message whose sending process died mid-call (an `uncertain`
+   * send); absent when nothing can be asked (the outbox). Throws when the provider cannot be reached.
+   */
+  lookup?(query: SmsLookupQuery): Promise<SmsLookup>;
 }
+
+/** Which message we look for: to this number, created by the provider within this window, carrying `marker` in its body. */
+export interface SmsLookupQuery {
+  to: string;
+  createdAfter: Date;
+  createdBefore: Date;
+  /** Text only our message carries (the recipient's playback link); null when our message has none. */
+  marker: string | null;
+}
+
+/**
+ * What the provider said: it has our message (`found`); it has no message at all to that number in
+ * the window (`absent`: the call never reached it); or it cannot tell (`unclear`: other messages to
+ * that number in the window, or more than one page of them), which is never guessed at.
+ */
+export type SmsLookup =
+  { kind: 'found'; providerMessageId: string; status: string } | { kind: 'absent' } | { kind: 'unclear'; why: string };
+
+/** One page of Twilio's Message list, newest first; more than this is `unclear`, not followed. */
+const LOOKUP_PAGE_SIZE = 50;
 
 export interface SmsProviderConfig {
   baseUrl: string;
@@ -64,6 +89,44 @@ export function createSmsChannel(options: {
       if (response.status === 400 && body.code !== undefined && PERMANENT_TWILIO_CODES.has(body.code))
         throw new PermanentSendError(detail);
       throw new Error(detail);
+    },
+
+    /**
+     * Twilio has no idempotency key or client reference on a Message, and no status API by anything
+     * but its own SID (which a call that died never returned). What it does have is the Message list
+     * (`GET …/Messages.json?To=…&From=…&PageSize=…`, newest first, each with `date_created` and
+     * `body`): a message of ours is one to that number from our number, created while our call was
+     * open, whose body holds our marker. No message at all to that number in that window means the
+     * call never reached Twilio (a message resource exists from the moment Twilio takes the request).
+     */
+    async lookup(query) {
+      const params = new URLSearchParams({ To: query.to, From: provider.from, PageSize: String(LOOKUP_PAGE_SIZE) });
+      const response = await fetch(`${url}?${params}`, {
+        headers: { Authorization: authorization },
+        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      });
+      if (!response.ok) throw new Error(`SMS provider answered ${response.status} to the message list`);
+      const page = (await response.json()) as {
+        messages?: Array<{ sid?: string; body?: string; status?: string; date_created?: string }>;
+        next_page_uri?: string | null;
+      };
+      if (!Array.isArray(page.messages)) throw new Error('SMS provider answered the message list without messages');
+      const inWindow = page.messages.filter((message) => {
+        const created = Date.parse(message.date_created ?? '');
+        return created >= query.createdAfter.getTime() && created <= query.createdBefore.getTime();
+      });
+      const ours = query.marker
+        ? inWindow.find((message) => message.sid && (message.body ?? '').includes(query.marker!))
+        : undefined;
+      if (ours) return { kind: 'found', providerMessageId: ours.sid!, status: ours.status ?? 'unknown' };
+      // The page must reach back past the window for "none in it" to mean anything.
+      const oldest = Math.min(...page.messages.map((message) => Date.parse(message.date_created ?? '')));
+      const complete =
+        page.messages.length < LOOKUP_PAGE_SIZE || !page.next_page_uri || oldest < query.createdAfter.getTime();
+      if (!complete) return { kind: 'unclear', why: 'the provider lists more messages to that number than one page' };
+      if (inWindow.length > 0)
+        return { kind: 'unclear', why: 'the provider has a message to that number from then that is not clearly ours' };
+      return { kind: 'absent' };
     },
   };
 }

@@ -364,7 +364,7 @@ describe('exactly once', () => {
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
     expect((await timeline(order.id)).find((e) => e.type === 'send.uncertain')?.data.reason).toMatch(
-      /not re-sent automatically/,
+      /re-sent only if the provider says it never got it/,
     );
 
     expect((await store.request('POST', `/v1/orders/${order.id}/resend`)).status).toBe(200);

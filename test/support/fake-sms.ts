@@ -5,6 +5,8 @@ export interface SentSms {
   to: string;
   from: string;
   body: string;
+  /** When the fake took it, on the fake's clock (its `date_created`). */
+  createdAt?: Date;
 }
 
 /** One request to the Messages endpoint: when it came and what it was answered. */
@@ -19,10 +21,19 @@ export interface SmsAttempt {
  * form-encoded, Basic auth), answering in Twilio's documented shapes: 201 with a message resource,
  * 400 with `{code, message, status}` for an invalid number (code 21211), 401 for bad credentials.
  * `failWith(500)` makes every message request answer that status (an outage) until `failWith(null)`;
- * `attempts` lists every message request with its time and answer.
+ * `attempts` lists every message request with its time and answer. `GET …/Messages.json` is Twilio's
+ * Message list (filtered by `To` and `From`, newest first, `PageSize` per page, `date_created` in
+ * RFC 2822), over every message taken since start — `messages` may be cleared by a test, this is not.
+ * `now` is the fake's clock (the app's test clock, as if the two were in sync).
  */
-export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'secret' }) {
+export async function startFakeSmsApi(
+  credentials = { sid: 'AC_test', token: 'secret' },
+  options: { now?: () => Date } = {},
+) {
+  const now = options.now ?? (() => new Date());
   const messages: SentSms[] = [];
+  const taken: Array<SentSms & { sid: string; createdAt: Date }> = [];
+  let lookups = 0;
   const invalidNumbers = new Set<string>();
   const attempts: SmsAttempt[] = [];
   let outage: number | null = null;
@@ -34,13 +45,42 @@ export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'se
         res.writeHead(status, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify(body));
       };
-      if (req.method !== 'POST' || req.url !== `/2010-04-01/Accounts/${credentials.sid}/Messages.json`)
+      const requestUrl = new URL(req.url ?? '/', 'http://fake');
+      const listing = req.method === 'GET';
+      if (
+        (req.method !== 'POST' && !listing) ||
+        requestUrl.pathname !== `/2010-04-01/Accounts/${credentials.sid}/Messages.json` ||
+        (!listing && requestUrl.search !== '')
+      )
         return reply(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
       if (
         req.headers.authorization !==
         `Basic ${Buffer.from(`${credentials.sid}:${credentials.token}`).toString('base64')}`
       ) {
         return reply(401, { code: 20003, message: 'Authenticate', status: 401 });
+      }
+      if (listing) {
+        lookups++;
+        if (outage !== null) return reply(outage, { code: 20500, message: 'An internal server error has occurred' });
+        const to = requestUrl.searchParams.get('To');
+        const from = requestUrl.searchParams.get('From');
+        const pageSize = Number(requestUrl.searchParams.get('PageSize') ?? 50);
+        const matching = taken
+          .filter((m) => (to === null || m.to === to) && (from === null || m.from === from))
+          .reverse();
+        return reply(200, {
+          messages: matching.slice(0, pageSize).map((m) => ({
+            sid: m.sid,
+            to: m.to,
+            from: m.from,
+            body: m.body,
+            status: 'delivered',
+            date_created: m.createdAt.toUTCString().replace('GMT', '+0000'),
+          })),
+          page: 0,
+          page_size: pageSize,
+          next_page_uri: matching.length > pageSize ? `${requestUrl.pathname}?Page=1&PageSize=${pageSize}` : null,
+        });
       }
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
       const to = form.get('To') ?? '';
@@ -59,10 +99,12 @@ export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'se
           more_info: 'https://www.twilio.com/docs/errors/21211',
           status: 400,
         });
-      const message = { to, from: form.get('From') ?? '', body: form.get('Body') ?? '' };
+      const message = { to, from: form.get('From') ?? '', body: form.get('Body') ?? '', createdAt: now() };
       messages.push(message);
+      const sid = `SM${(taken.length + 1).toString().padStart(32, '0')}`;
+      taken.push({ ...message, sid });
       reply(201, {
-        sid: `SM${messages.length.toString().padStart(32, '0')}`,
+        sid,
         status: 'queued',
         to,
         from: message.from,
@@ -85,6 +127,8 @@ export async function startFakeSmsApi(credentials = { sid: 'AC_test', token: 'se
     },
     messages,
     attempts,
+    /** How many times the Message list was asked. */
+    lookups: () => lookups,
     failWith: (status: number | null) => (outage = status),
     markInvalid: (number: string) => invalidNumbers.add(number),
     close: () =>

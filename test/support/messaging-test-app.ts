@@ -11,7 +11,7 @@ export type MessagingTestApp = Awaited<ReturnType<typeof startMessagingTestApp>>
  */
 export async function startMessagingTestApp(overrides: Parameters<typeof startTestApp>[0] = {}) {
   const mail = await startMailServer();
-  const sms = await startFakeSmsApi();
+  const sms = await startFakeSmsApi(undefined, overrides.now ? { now: overrides.now } : {});
   const app: TestApp = await startTestApp({
     verifier: formatVerifier,
     ...overrides,

@@ -131,6 +131,20 @@ export function describeTimelineEntry(entry: {
       return words(`Sending${kindSuffix(data.kind)}${channelSuffix(data.channel)} failed`, reason);
     case 'send.uncertain':
       return words(`It is not known whether the video went out${channelSuffix(data.channel)}`, reason);
+    case 'send.resolved':
+      return words(
+        data.outcome === 'resent'
+          ? `The provider never got the video${channelSuffix(data.channel)}; it is sent again`
+          : `The provider confirmed the message went out${channelSuffix(data.channel)}`,
+        reason,
+      );
+    case 'send.attention':
+      return words(
+        `Please check whether the message went out${channelSuffix(data.channel)}`,
+        [reason, data.owner_emailed === true ? 'The store owner was e-mailed about it.' : null]
+          .filter(Boolean)
+          .join(' ') || null,
+      );
     case 'send.resend_requested':
       return words('A resend was requested');
     case 'send.bounced':

@@ -59,6 +59,18 @@ const samples: Record<TimelineEventType, Record<string, unknown>> = {
   },
   'send.failed': { kind: 'recipient_video', channel: 'email', reason: '550 mailbox unavailable' },
   'send.uncertain': { kind: 'recipient_video', channel: 'sms', reason: 'The sending process stopped.' },
+  'send.resolved': {
+    kind: 'recipient_video',
+    channel: 'sms',
+    outcome: 'resent',
+    reason: 'The SMS provider has no message to that number.',
+  },
+  'send.attention': {
+    kind: 'recipient_video',
+    channel: 'email',
+    reason: 'The e-mail provider cannot be asked.',
+    owner_emailed: true,
+  },
   'send.resend_requested': {},
   'send.bounced': {
     kind: 'recipient_video',
