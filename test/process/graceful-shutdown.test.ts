@@ -93,7 +93,8 @@ describe('SIGTERM while a send is in flight', () => {
     expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS);
     expect(proc.output()).toMatch(/"step":"workers".*shutdown did not finish within SHUTDOWN_TIMEOUT_MS/);
     // Not lost: the row says the provider may have been called, so the reconciler marks it
-    // `uncertain` for a person to resend (src/notifications/dispatcher.ts), never sends it twice.
+    // `uncertain` and resolves it from what the provider says, or alerts the merchant
+    // (src/notifications/dispatcher.ts); it never sends it twice.
     expect(await recipientSendStatus(dataDir, order.id)).toBe('sending');
   }, 180_000);
 });
