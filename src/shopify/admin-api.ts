@@ -98,6 +98,25 @@ export async function fetchProductTemplate(
   return response.data?.themes.nodes[0]?.files.nodes[0]?.body?.content ?? null;
 }
 
+/**
+ * Whether the shop has the Shopify order: Admin GraphQL `order(id:)` answers null for an order of
+ * another shop (or none). Needs `read_orders`; webhooks.ts asks it before a first sight of an order
+ * id binds the id to the shop the unsigned header names.
+ */
+export async function shopHasOrder(
+  shopify: ShopifyLibrary,
+  accessToken: string,
+  domain: string,
+  shopifyOrderId: string,
+): Promise<boolean> {
+  const client = adminGraphql(shopify, accessToken, domain);
+  const response = await client.request<{ order: { id: string } | null }>(
+    'query DoorstepOrderOfShop($id: ID!) { order(id: $id) { id } }',
+    { variables: { id: `gid://shopify/Order/${shopifyOrderId}` } },
+  );
+  return response.data?.order != null;
+}
+
 /** What Shopify says of a shop's plan: whether it can only accept test charges (billing/test-charges.ts). */
 export interface ShopPlan {
   /** A development store (a Partner's, or one made for App Store review). */

@@ -75,6 +75,8 @@ export function orderPayload(options: {
   updatedAt?: string;
   /** Cart attributes, as themes without app blocks leave them. */
   noteAttributes?: Array<{ name: string; value: string }>;
+  /** The customer's order status page, as Shopify sends it (on the shop's myshopify host it names the shop). */
+  orderStatusUrl?: string;
 }) {
   return {
     id: options.id,
@@ -125,6 +127,7 @@ export function orderPayload(options: {
     })),
     note_attributes: options.noteAttributes ?? [],
     fulfillments: [],
+    ...(options.orderStatusUrl ? { order_status_url: options.orderStatusUrl } : {}),
   };
 }
 

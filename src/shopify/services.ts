@@ -3,6 +3,7 @@ import type { Logger } from '../logger.ts';
 import type { OrderService } from '../orders/service.ts';
 import type { ShopifyConfig } from './config.ts';
 import { createShopifyLibrary, type ShopifyLibrary } from './library.ts';
+import { shopOrderLookUp } from './order-look-up.ts';
 import { ShopifyOrderSync, type ObserveTracking } from './order-sync.ts';
 import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './queue.ts';
 import { IntakeLoad } from './intake-priority.ts';
@@ -73,6 +74,7 @@ export function createShopifyServices(deps: ShopifyDeps): ShopifyServices {
     logger,
     now,
     sync,
+    lookUpOrder: shopOrderLookUp({ library, tokens }),
     ...(deps.observeWebhook ? { observe: deps.observeWebhook } : {}),
   });
   const reconcile = async () => {

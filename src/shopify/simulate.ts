@@ -71,6 +71,8 @@ export async function simulateStore(options: SimulateOptions): Promise<Record<st
     'orders/create',
     orderPayload({
       id: orderId,
+      // As Shopify sends it: on the shop's own host, so the payload names its shop (no Admin API look-up).
+      orderStatusUrl: `https://${shop}/1/orders/${orderId}/authenticate?key=simulated`,
       lines: options.addOn
         ? [
             { id: shippedLineId, marker: false, title: 'Scented candle', price: '42.00', giftKey: 'simulated-gift' },

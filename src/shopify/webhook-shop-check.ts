@@ -27,6 +27,38 @@ export function payloadNamesAnotherShop(headerShop: string, body: unknown): stri
   return null;
 }
 
+/** The payload says itself that it is the header shop's: its `order_status_url` is on the shop's own myshopify host. */
+export function payloadIdentifiesShop(headerShop: string, body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) return false;
+  const url = (body as Record<string, unknown>).order_status_url;
+  return typeof url === 'string' && hostOf(url) === headerShop.toLowerCase();
+}
+
+/**
+ * Whether an order payload must be confirmed through the header shop's Admin API before it may bind
+ * its Shopify order id to that shop. Pure; the look-up itself is the caller's (webhooks.ts).
+ *
+ * A first sight binds: the links made now decide which shop later webhooks of the order belong to
+ * (`shopOfLinkedOrder`). So a payload that would make the order's first links — it has video lines,
+ * and the order has no links in this shop yet — must show it is this shop's, by itself (its
+ * myshopify `order_status_url`) or by the shop's Admin API knowing the order. Otherwise a genuinely
+ * signed body with no `order_status_url`, or one on a custom domain, replayed under another shop's
+ * header, would take the order and lock the real shop out. Links made earlier in this shop were
+ * made through this very check, so later webhooks of the order cost no call; nor do orders without
+ * video lines, which make no links.
+ */
+export function bindingNeedsShopLookUp(input: {
+  headerShop: string;
+  body: unknown;
+  links: readonly LinkOfShopifyOrder[];
+  videoLines: number;
+}): boolean {
+  if (input.videoLines === 0) return false;
+  const shop = input.headerShop.toLowerCase();
+  if (input.links.some((link) => link.shop === shop)) return false;
+  return !payloadIdentifiesShop(shop, input.body);
+}
+
 function hostOf(url: string): string | null {
   try {
     return new URL(url).hostname.toLowerCase();

@@ -3,6 +3,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { exportCustomerData, redactCustomer, redactShop, type ComplianceDeps } from './compliance.ts';
 import { parseShopifyJson } from './json.ts';
+import { videoLineItems } from './mapping.ts';
+import type { ShopOrderLookUp } from './order-look-up.ts';
 import type { ShopifyOrderSync } from './order-sync.ts';
 import {
   customersDataRequest,
@@ -11,13 +13,16 @@ import {
   shopifyFulfillmentEvent,
   shopifyOrder,
   shopRedact,
+  type ShopifyOrder,
 } from './payloads.ts';
-import { findShop, markUninstalled } from './shops.ts';
+import { findShop, markUninstalled, type ShopRow } from './shops.ts';
 import {
+  bindingNeedsShopLookUp,
   linksOfShopifyOrderQuery,
   payloadNamesAnotherShop,
   shopifyOrderIdOf,
   shopOfLinkedOrder,
+  type LinkOfShopifyOrder,
 } from './webhook-shop-check.ts';
 import type { z } from 'zod';
 
@@ -152,6 +157,8 @@ export type WebhookObserver = (topic: string, outcome: WebhookOutcome) => void;
 export interface WebhookProcessingDeps extends ComplianceDeps {
   logger: Logger;
   sync: ShopifyOrderSync;
+  /** The header shop's Admin API, asked before a first sight of an order id binds it (bindingNeedsShopLookUp). */
+  lookUpOrder: ShopOrderLookUp;
   observe?: WebhookObserver;
 }
 
@@ -285,6 +292,7 @@ export class ShopifyWebhookProcessing {
           await sync.cancelShopifyOrder(shop, order.id, 'the Shopify order was cancelled');
           return undefined;
         }
+        await this.confirmOrderOfShop(shop, order, body, links);
         const outcome = await sync.createVideoOrders(shop, order, links);
         return outcome.problems.length > 0 ? outcome.problems.join('\n') : undefined;
       }
@@ -312,5 +320,32 @@ export class ShopifyWebhookProcessing {
       default:
         return `topic ${topic} is not handled`;
     }
+  }
+  /**
+   * The header is not signed: before this payload makes the order's first links in the shop, the
+   * shop must be shown to have the order — by the payload itself, or by its Admin API. A shop whose
+   * API does not know the order is refused (`failed`, with the reason); Shopify not answering, or a
+   * stored token that cannot be used now, leaves the receipt `received` for a retry (held, not
+   * refused: a genuine webhook must never be refused because a replay came first). A shop that never
+   * gave us a token (`shops add`, a development shop) has no API to ask: its header is believed.
+   * Shops that uninstalled make no links, so they are not asked.
+   */
+  private async confirmOrderOfShop(
+    shop: ShopRow,
+    order: ShopifyOrder,
+    body: unknown,
+    links: readonly LinkOfShopifyOrder[],
+  ): Promise<void> {
+    if (!shop.active) return;
+    const videoLines = videoLineItems(order, {
+      videoProductIds: shop.video_product_ids,
+      videoVariantIds: shop.video_variant_ids,
+    }).length;
+    if (!bindingNeedsShopLookUp({ headerShop: shop.domain, body, links, videoLines })) return;
+    const answer = await this.deps.lookUpOrder(shop, order.id);
+    if (answer === 'not-found')
+      throw new ValidationError(
+        `Refused: the Admin API of ${shop.domain} does not know Shopify order ${order.id}, so this payload is not that shop's (Shopify signs the body, not the X-Shopify-Shop-Domain header).`,
+      );
   }
 }

@@ -32,6 +32,12 @@ export interface ShopifyTestApp {
       secret?: string;
       rawBody?: string;
       expectProcessingError?: boolean;
+      /**
+       * The signed body is a replay under this header: the shop never had the order. Otherwise an
+       * orders/* webhook places its order in the fake Shopify's shop first (when there is a fake),
+       * as Shopify sends an order's webhooks only to the shop it was placed in.
+       */
+      replay?: boolean;
     },
   ): Promise<{ status: number; webhookId: string; body: unknown; processingError?: Error }>;
   /**
@@ -60,6 +66,8 @@ export async function startShopifyTestApp(
     database?: TestDatabase;
     /** 'carrier': the sandboxed carriers are polled on the real schedule (ServiceOverrides.sandboxSchedule). */
     sandboxSchedule?: 'demo' | 'carrier';
+    /** The fake Shopify the app's Admin API calls reach: `webhook` places each order in its shop there. */
+    fake?: FakeShopify;
   } = {},
 ): Promise<ShopifyTestApp> {
   const app = await startTestApp({
@@ -80,6 +88,9 @@ export async function startShopifyTestApp(
     services,
     shopify,
     async webhook(shop, topic, payload, opts = {}) {
+      const orderId = (payload as { id?: unknown } | null)?.id;
+      if (options.fake && !opts.replay && topic.startsWith('orders/') && typeof orderId === 'number')
+        options.fake.placeOrder(shop, orderId);
       const signed = signedWebhook(opts.secret ?? SECRET, shop, topic, payload, {
         ...(opts.webhookId ? { webhookId: opts.webhookId } : {}),
         ...(opts.eventId ? { eventId: opts.eventId } : {}),
@@ -172,7 +183,7 @@ export async function startShopifyTestAppWithFakeShopify(
 }> {
   const fake = await startFakeShopify(API_KEY, SECRET);
   routeShopifyRequestsTo(fake.baseUrl);
-  const app = await startShopifyTestApp(options);
+  const app = await startShopifyTestApp({ ...options, fake });
   return {
     app,
     fake,

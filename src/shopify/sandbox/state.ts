@@ -80,6 +80,8 @@ export class ShopifySandboxState {
   readonly primaryLocales = new Map<string, string>();
   /** Each shop's time zone (Admin GraphQL `shop { ianaTimezone }`): New York unless a test sets another. */
   readonly timeZones = new Map<string, string>();
+  /** Each shop's orders (Admin GraphQL `order(id:)`), by numeric id: what a shop's Admin API knows. */
+  readonly orders = new Map<string, Set<string>>();
   /** Products apps made (`productSet`), by numeric id. */
   readonly products = new Map<number, SandboxProduct>();
   private held: Promise<void> | null = null;
@@ -132,6 +134,13 @@ export class ShopifySandboxState {
   refreshArrived(): Promise<void> {
     this.arrived?.();
     return this.held ?? Promise.resolve();
+  }
+
+  /** An order placed in the shop: its Admin API knows it from now on (and no other shop's does). */
+  placeOrder(shop: string, orderId: number | string): void {
+    const orders = this.orders.get(shop) ?? new Set<string>();
+    orders.add(String(orderId));
+    this.orders.set(shop, orders);
   }
 
   /** The next `times` GraphQL calls fail with `failure`. */
