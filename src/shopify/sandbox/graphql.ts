@@ -39,6 +39,7 @@ export function adminGraphql(
     return data({ appUsageRecordCreate: createUsageRecord(state, shop, variables) });
   if (/\border\s*\(/.test(query)) {
     // Shopify answers null for an order that is not this shop's, as for one that does not exist.
+    state.orderLookUps.push({ shop, id: String(variables.id ?? '') });
     const id = /^gid:\/\/shopify\/Order\/(\d+)$/.exec(String(variables.id ?? ''))?.[1];
     return data({ order: id && state.orders.get(shop)?.has(id) ? { id: `gid://shopify/Order/${id}` } : null });
   }

@@ -82,6 +82,8 @@ export class ShopifySandboxState {
   readonly timeZones = new Map<string, string>();
   /** Each shop's orders (Admin GraphQL `order(id:)`), by numeric id: what a shop's Admin API knows. */
   readonly orders = new Map<string, Set<string>>();
+  /** Every `order(id:)` asked, in order: which shop was asked about which order gid. */
+  readonly orderLookUps: Array<{ shop: string; id: string }> = [];
   /** Products apps made (`productSet`), by numeric id. */
   readonly products = new Map<number, SandboxProduct>();
   private held: Promise<void> | null = null;
