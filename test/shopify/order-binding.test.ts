@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeShopifyId, orderPayload } from '../../src/shopify/dev-payloads.ts';
 import { registerShop } from '../../src/shopify/shops.ts';
+import { bindingNeedsShopLookUp, type LinkOfShopifyOrder } from '../../src/shopify/webhook-shop-check.ts';
 import type { FakeShopify } from './fake-shopify.ts';
 import { startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
 
@@ -203,5 +204,34 @@ describe('the Admin API is asked only when it matters', () => {
     await app.webhook(shop, 'orders/create', videoOrder(id), { replay: true });
     expect(await ordersOf(accountId)).toHaveLength(1);
     expect(lookUpsOf(id)).toEqual([]);
+  });
+});
+
+describe('bindingNeedsShopLookUp: the decision, apart from the look-up', () => {
+  const link = (shop: string): LinkOfShopifyOrder => ({
+    shop,
+    line_item_id: '1',
+    order_id: 'order',
+    shopify_order_name: null,
+    gift_line_item_ids: null,
+    gift_quantities: null,
+    gift_updated_at: null,
+    notice: null,
+  });
+  const first = { headerShop: 'a.myshopify.com', body: { id: 1 }, links: [], videoLines: 1 };
+  const at = (url: string) => ({ ...first, body: { id: 1, order_status_url: url } });
+
+  it('asks for the first sight of a video order that does not name its shop', () => {
+    expect(bindingNeedsShopLookUp(first)).toBe(true);
+    expect(bindingNeedsShopLookUp(at('https://gifts.example.com/1/orders/x'))).toBe(true);
+    expect(bindingNeedsShopLookUp(at('https://a.myshopify.com.evil.example/1/orders/x'))).toBe(true);
+    expect(bindingNeedsShopLookUp(at('not a url'))).toBe(true);
+  });
+
+  it('does not ask without video lines, with links in this shop, or when the payload names the shop', () => {
+    expect(bindingNeedsShopLookUp({ ...first, videoLines: 0 })).toBe(false);
+    expect(bindingNeedsShopLookUp({ ...first, links: [link('a.myshopify.com')] })).toBe(false);
+    expect(bindingNeedsShopLookUp(at('https://a.myshopify.com/1/orders/x/authenticate?key=k'))).toBe(false);
+    expect(bindingNeedsShopLookUp(at('https://A.MyShopify.com/1/orders/x'))).toBe(false);
   });
 });
