@@ -5,8 +5,8 @@ import {
   uspsChallengeSchema,
   uspsEventKey,
   uspsNotificationSchema,
-  USPS_SIGNATURE_HEADER,
-  USPS_TIMESTAMP_HEADER,
+  USPS_SIGNATURE_HEADERS,
+  USPS_TIMESTAMP_HEADERS,
 } from '../carriers/clients/usps-subscriptions.ts';
 import { readBodyText } from '../http/body-reads.ts';
 import { HttpError } from '../http/errors.ts';
@@ -38,8 +38,8 @@ export function uspsSubscriptionsRoute(
     const check = checkUspsSignature(
       deps.secret,
       {
-        signature: ctx.get(USPS_SIGNATURE_HEADER) || undefined,
-        timestamp: ctx.get(USPS_TIMESTAMP_HEADER) || undefined,
+        signature: USPS_SIGNATURE_HEADERS.map((name) => ctx.get(name)).find((value) => value !== ''),
+        timestamp: USPS_TIMESTAMP_HEADERS.map((name) => ctx.get(name)).find((value) => value !== ''),
       },
       raw,
       deps.now(),

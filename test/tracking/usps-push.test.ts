@@ -148,6 +148,12 @@ describe('USPS Subscriptions-Tracking push', () => {
     const good = await post(raw, signed(raw));
     expect(good.status).toBe(200);
     expect(await storedEvents(number)).toHaveLength(1);
+    // The same digest in base64 under X-HMAC (sources disagree, A2): accepted, and a resend is stored once.
+    const hex = signed(raw);
+    const base64 = Buffer.from(hex['x-usps-hmac-signature'], 'hex').toString('base64');
+    const again = await post(raw, { 'x-timestamp': hex['x-usps-timestamp'], 'x-hmac': base64 });
+    expect(again.status).toBe(200);
+    expect(await storedEvents(number)).toHaveLength(1);
   });
 
   it('answers the verification challenge only when signed, and the sandbox refuses a listener that does not', async () => {

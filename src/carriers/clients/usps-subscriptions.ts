@@ -22,9 +22,12 @@ export const USPS_PUSH_MAX_BATCH_SIZE = 35;
 export const USPS_PUSH_LIFETIME_MS = 25 * 24 * 3_600_000;
 /** USPS requires the listener secret to be at least 32 characters. */
 export const USPS_PUSH_MIN_SECRET_LENGTH = 32;
-/** Assumption (A2): the signature and timestamp header names. */
+/** Assumption (A2): the signature and timestamp header names; the sandbox sends the first of each. */
 export const USPS_SIGNATURE_HEADER = 'x-usps-hmac-signature';
 export const USPS_TIMESTAMP_HEADER = 'x-usps-timestamp';
+/** Other names public code reads them under (A2); the listener takes the first present. */
+export const USPS_SIGNATURE_HEADERS = [USPS_SIGNATURE_HEADER, 'x-usps-signature', 'x-hmac'] as const;
+export const USPS_TIMESTAMP_HEADERS = [USPS_TIMESTAMP_HEADER, 'x-timestamp'] as const;
 /** A signed post older (or newer) than this is refused: a replayed capture cannot be applied. */
 export const USPS_SIGNATURE_MAX_SKEW_MS = 5 * 60_000;
 
@@ -53,9 +56,14 @@ export function checkUspsSignature(
   if (!/^\d{1,12}$/.test(timestamp)) return 'stale';
   if (Math.abs(now.getTime() - Number(timestamp) * 1000) > USPS_SIGNATURE_MAX_SKEW_MS) return 'stale';
   const expected = Buffer.from(uspsSignature(secret, timestamp, rawBody), 'hex');
-  const given = /^[0-9a-f]{64}$/i.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(expected.length);
-  const same = timingSafeEqual(given, expected);
-  return same && /^[0-9a-f]{64}$/i.test(signature) ? 'ok' : 'mismatch';
+  // Sources disagree on the encoding (A2): hex and base64 of the same digest are both accepted.
+  const given = /^[0-9a-f]{64}$/i.test(signature)
+    ? Buffer.from(signature, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(signature)
+      ? Buffer.from(signature, signature.includes('-') || signature.includes('_') ? 'base64url' : 'base64')
+      : null;
+  const same = timingSafeEqual(given?.length === expected.length ? given : Buffer.alloc(expected.length), expected);
+  return same && given !== null ? 'ok' : 'mismatch';
 }
 
 /** Assumption (A3): the verification challenge USPS posts to the listener on create; echoed back. */

@@ -48,7 +48,7 @@ export class SandboxUspsSubscriptions {
   /** Sends the signed challenge; the subscription exists only if the listener echoes it. */
   async create(request: { trackingNumbers: string[]; listenerUrl: string; secret: string }) {
     const challenge = randomBytes(16).toString('hex');
-    let answered = false;
+    let answered: boolean;
     try {
       const response = await this.signedPost(request.listenerUrl, request.secret, { challenge });
       const body = (await response.json().catch(() => null)) as { challenge?: unknown } | null;
