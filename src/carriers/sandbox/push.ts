@@ -1,7 +1,7 @@
 import type { CarrierCode } from '../carrier-code.ts';
 import type { PackageEvent } from './packages.ts';
 import { upsTrackingEvent } from './ups-track-alert-event.ts';
-import { SandboxUspsSubscriptions } from './usps-subscriptions.ts';
+import { SandboxUspsSubscriptions } from './usps-subscription-store.ts';
 
 /** Where and how the fake carrier calls the subscriber back (UPS: "Manage Webhook Credentials"). */
 export interface WebhookRegistration {
@@ -43,7 +43,7 @@ export class SandboxPush {
     private readonly utcOffsetMinutes: () => number,
     private readonly onPost: (carrier: CarrierCode, ok: boolean) => void,
   ) {
-    this.usps = new SandboxUspsSubscriptions(now, utcOffsetMinutes, this.deliveries, (ok) => onPost('usps', ok));
+    this.usps = new SandboxUspsSubscriptions(now, this.deliveries, (ok) => onPost('usps', ok));
   }
 
   register(carrier: CarrierCode, webhook: WebhookRegistration): void {
