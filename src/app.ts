@@ -84,6 +84,12 @@ import { PushEvents } from './tracking/push-events.ts';
 import { pushRoutes, UPS_TRACK_ALERT_PATH, UPS_TRACK_ALERT_TOKEN_PATH } from './tracking/push-routes.ts';
 import { PushSubscriptions } from './tracking/push-subscriptions.ts';
 import { upsEventResult, upsTrackingEventSchema } from './carriers/clients/ups-track-alert.ts';
+import {
+  createUspsSubscriptions,
+  generatedUspsPushSecret,
+  uspsNotificationResult,
+} from './carriers/clients/usps-subscriptions.ts';
+import { USPS_SUBSCRIPTIONS_TRACKING_PATH } from './tracking/push-routes-usps.ts';
 
 /** Everything the processes share, built once by the composition root. */
 export interface Services {
@@ -95,7 +101,13 @@ export interface Services {
   orderOutbox: OrderOutbox;
   poller: TrackingPoller;
   /** Carrier push (docs/tracking.md "Push"): subscriptions, stored events, the webhook credentials. */
-  push: { subscriptions: PushSubscriptions; events: PushEvents; ups: PushCredentials | null };
+  push: {
+    subscriptions: PushSubscriptions;
+    events: PushEvents;
+    ups: PushCredentials | null;
+    /** USPS Subscriptions-Tracking's listener secret; null → USPS is polled only. */
+    usps: { secret: string } | null;
+  };
   carriers: Record<CarrierCode, CarrierClient>;
   /** Carriers without credentials; they run against `carrierSandbox`. */
   sandboxedCarriers: CarrierCode[];
@@ -170,6 +182,35 @@ export function createServices(
   const { clients, sandboxed, quota } = createCarrierClients(config, sandboxBaseUrl, logger, producer, (call) =>
     metrics.carrierCall(call),
   );
+  // USPS Subscriptions-Tracking with USPS_PUSH_SECRET, or the sandboxed USPS with a throw-away
+  // secret; the listener is $PUBLIC_URL's route (the sandbox's calls back over loopback, as UPS's).
+  const uspsPushSecret =
+    !config.carrierPush.enabled || !config.carrierPush.usps.enabled
+      ? null
+      : (config.carrierPush.usps.secret ?? (sandboxed.includes('usps') ? generatedUspsPushSecret() : null));
+  const uspsPush = uspsPushSecret ? { secret: uspsPushSecret } : null;
+  if (uspsPush) {
+    const real = config.carriers.usps;
+    const listenerBase = real
+      ? config.publicUrl
+      : (overrides.pushCallbackBaseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
+    clients.usps = {
+      ...clients.usps,
+      push: createUspsSubscriptions({
+        ...(real ?? {
+          baseUrl: `${sandboxBaseUrl}/usps`,
+          clientId: 'doorstep-sandbox',
+          clientSecret: 'doorstep-sandbox',
+        }),
+        listenerUrl: `${listenerBase}${USPS_SUBSCRIPTIONS_TRACKING_PATH}`,
+        secret: uspsPush.secret,
+        onCall: (call) => {
+          logger.debug({ carrierCall: call }, 'carrier call');
+          metrics.carrierCall(call);
+        },
+      }),
+    };
+  }
   const demo: ScheduleOptions = {
     profile: 'demo',
     demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS,
@@ -202,13 +243,16 @@ export function createServices(
     db: database.db,
     logger,
     now,
-    readers: { ups: (body) => upsEventResult(upsTrackingEventSchema.parse(body)) },
+    readers: {
+      ups: (body) => upsEventResult(upsTrackingEventSchema.parse(body)),
+      usps: (body) => uspsNotificationResult(body),
+    },
     apply: (carrier, result) => poller.applyPushed(carrier, result),
   });
   const pushSubscriptions = new PushSubscriptions({
     db: database.db,
     clients,
-    enabled: upsPush ? ['ups'] : [],
+    enabled: [...(upsPush ? (['ups'] as const) : []), ...(uspsPush ? (['usps'] as const) : [])],
     logger,
     now,
     accepts: { ups: (number) => /^1[ZR][0-9A-Z]+$/.test(number) },
@@ -347,7 +391,7 @@ export function createServices(
     orders,
     orderOutbox,
     poller,
-    push: { subscriptions: pushSubscriptions, events: pushEvents, ups: upsPush },
+    push: { subscriptions: pushSubscriptions, events: pushEvents, ups: upsPush, usps: uspsPush },
     carriers: clients,
     sandboxedCarriers: sandboxed,
     carrierSandbox,
@@ -432,7 +476,13 @@ export function createHttpApp(services: Services): Koa {
   app.use(
     outside(
       '/v1',
-      pushRoutes({ ups: push.ups, events: push.events, now: services.now, logger: services.logger }).routes(),
+      pushRoutes({
+        ups: push.ups,
+        usps: push.usps,
+        events: push.events,
+        now: services.now,
+        logger: services.logger,
+      }).routes(),
     ),
   );
   // E-mail providers' event webhooks (public; each provider's own authentication): bounces fail sends.

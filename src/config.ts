@@ -120,6 +120,14 @@ const environmentSchema = z.object({
   /** The webhook credentials registered with UPS Track Alert (the client id/secret UPS uses at our token URL). */
   UPS_PUSH_CLIENT_ID: z.string().trim().optional(),
   UPS_PUSH_CLIENT_SECRET: z.string().trim().optional(),
+  /** USPS Subscriptions-Tracking: `off` keeps USPS on polling even with a secret. */
+  USPS_PUSH: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
+  /** The listener secret sent to USPS on create; USPS signs its notifications with it. Never logged. */
+  USPS_PUSH_SECRET: z
+    .string()
+    .trim()
+    .min(32, { error: 'must be at least 32 characters (USPS requires it)' })
+    .optional(),
   /**
    * Where this process reaches the sandbox (mounted by the web process). Default: its own PORT on
    * loopback, right for `npm start`; a worker on another machine or container names the web's.
@@ -226,7 +234,15 @@ export interface Config {
    * Carrier push. `ups`: the webhook credentials registered with UPS Track Alert; null with real UPS
    * credentials → UPS is polled only. A sandboxed UPS gets throw-away credentials at start.
    */
-  carrierPush: { enabled: boolean; ups: { clientId: string; clientSecret: string } | null };
+  carrierPush: {
+    enabled: boolean;
+    ups: { clientId: string; clientSecret: string } | null;
+    /**
+     * USPS Subscriptions-Tracking: `enabled` is USPS_PUSH; `secret` the listener secret (null with real
+     * USPS credentials → USPS is polled only; a sandboxed USPS gets a throw-away one).
+     */
+    usps: { enabled: boolean; secret: string | null };
+  };
   /** CARRIER_SANDBOX_URL: the sandbox's base URL as this process reaches it; undefined → its own PORT. */
   carrierSandboxUrl: string | undefined;
   /** How long PUT waits for the carrier to validate a tracking number before answering with a warning. */
@@ -395,6 +411,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         value.UPS_PUSH_CLIENT_ID && value.UPS_PUSH_CLIENT_SECRET
           ? { clientId: value.UPS_PUSH_CLIENT_ID, clientSecret: value.UPS_PUSH_CLIENT_SECRET }
           : null,
+      usps: { enabled: value.USPS_PUSH === 'on', secret: value.USPS_PUSH_SECRET ?? null },
     },
     carrierSandboxUrl: value.CARRIER_SANDBOX_URL?.replace(/\/+$/, ''),
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
@@ -461,7 +478,16 @@ export function describeConfig(config: Config): Record<string, unknown> {
       Object.entries(config.carrierQuotas).map(([code, budget]) => [code, budget ? describeBudget(budget) : 'default']),
     ),
     carrierPush: config.carrierPush.enabled
-      ? { ups: config.carrierPush.ups ? 'UPS Track Alert' : config.carriers.ups ? 'polling' : 'sandbox' }
+      ? {
+          ups: config.carrierPush.ups ? 'UPS Track Alert' : config.carriers.ups ? 'polling' : 'sandbox',
+          usps: !config.carrierPush.usps.enabled
+            ? 'off'
+            : config.carrierPush.usps.secret
+              ? 'Subscriptions-Tracking'
+              : config.carriers.usps
+                ? 'polling'
+                : 'sandbox',
+        }
       : 'off',
     workers: config.workers,
     shutdownTimeoutMs: config.shutdownTimeoutMs,

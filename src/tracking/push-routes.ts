@@ -14,6 +14,7 @@ import {
 } from './push-credentials.ts';
 import type { Logger } from '../logger.ts';
 import type { PushEvents } from './push-events.ts';
+import { uspsSubscriptionsRoute } from './push-routes-usps.ts';
 
 /** The paths registered with UPS as the webhook URL and its token URL (docs/tracking.md "Push"). */
 export const UPS_TRACK_ALERT_PATH = '/carriers/ups/track-alert';
@@ -30,11 +31,20 @@ const unauthorized = () =>
  */
 export function pushRoutes(deps: {
   ups: PushCredentials | null;
+  /** USPS Subscriptions-Tracking: the listener secret; null or absent → no USPS route. */
+  usps?: { secret: string } | null;
   events: PushEvents;
   now: () => Date;
   logger: Logger;
 }): Router {
   const router = new Router();
+  if (deps.usps)
+    uspsSubscriptionsRoute(router, {
+      secret: deps.usps.secret,
+      events: deps.events,
+      now: deps.now,
+      applySoon: () => applySoon(deps.events, deps.logger),
+    });
   const ups = deps.ups;
   if (!ups) return router;
 

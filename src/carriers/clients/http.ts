@@ -9,7 +9,7 @@ export const DEFAULT_HOLD_OFF_MS = 60_000;
 export interface CarrierRequest {
   operation: CarrierCall['operation'];
   trackingNumbers: number;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Appended to the client's base URL. */
   path: string;
   headers: Record<string, string>;

@@ -5,6 +5,7 @@ import { createSandboxState, type SandboxOptions, type SandboxState } from './st
 import { upsRoutes } from './ups.ts';
 import { upsTrackAlertRoutes } from './ups-track-alert.ts';
 import { uspsRoutes } from './usps.ts';
+import { uspsSubscriptionRoutes } from './usps-subscriptions.ts';
 
 export interface CarrierSandbox {
   app: Koa;
@@ -27,6 +28,7 @@ export function createCarrierSandbox(options: SandboxOptions = {}): CarrierSandb
     upsRoutes(state),
     upsTrackAlertRoutes(state),
     fedexRoutes(state),
+    uspsSubscriptionRoutes(state),
     uspsRoutes(state),
   ]) {
     app.use(router.routes());

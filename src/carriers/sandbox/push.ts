@@ -1,6 +1,7 @@
 import type { CarrierCode } from '../carrier-code.ts';
 import type { PackageEvent } from './packages.ts';
 import { upsTrackingEvent } from './ups-track-alert-event.ts';
+import { SandboxUspsSubscriptions } from './usps-subscription-store.ts';
 
 /** Where and how the fake carrier calls the subscriber back (UPS: "Manage Webhook Credentials"). */
 export interface WebhookRegistration {
@@ -34,12 +35,16 @@ export class SandboxPush {
   readonly #tokens = new Map<CarrierCode, { value: string; refreshAt: number }>();
   readonly #inflight = new Set<Promise<void>>();
   readonly deliveries: PushDelivery[] = [];
+  /** USPS Subscriptions-Tracking: listener and secret come with each subscription, not a registration. */
+  readonly usps: SandboxUspsSubscriptions;
 
   constructor(
     private readonly now: () => Date,
     private readonly utcOffsetMinutes: () => number,
     private readonly onPost: (carrier: CarrierCode, ok: boolean) => void,
-  ) {}
+  ) {
+    this.usps = new SandboxUspsSubscriptions(now, this.deliveries, (ok) => onPost('usps', ok));
+  }
 
   register(carrier: CarrierCode, webhook: WebhookRegistration): void {
     this.#webhooks.set(carrier, webhook);
@@ -51,11 +56,13 @@ export class SandboxPush {
   }
 
   isSubscribed(carrier: CarrierCode, trackingNumber: string): boolean {
+    if (carrier === 'usps') return this.usps.isSubscribed(trackingNumber);
     return (this.#subscriptions.get(`${carrier}:${trackingNumber}`) ?? 0) > this.now().getTime();
   }
 
   /** A new scripted event: posted to the subscriber when the number is subscribed and a webhook registered. */
   notify(carrier: CarrierCode, trackingNumber: string, event: PackageEvent, estimatedDeliveryAt: Date | null): void {
+    if (carrier === 'usps') return this.usps.notify(trackingNumber, event, estimatedDeliveryAt);
     const webhook = this.#webhooks.get(carrier);
     if (carrier !== 'ups' || !webhook || !this.isSubscribed(carrier, trackingNumber)) return;
     const body = upsTrackingEvent(trackingNumber, event, estimatedDeliveryAt, this.utcOffsetMinutes());
@@ -68,12 +75,14 @@ export class SandboxPush {
   /** Resolves when every post under way has finished (tests, shutdown). */
   async settled(): Promise<void> {
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+    await this.usps.settled();
   }
 
   clear(): void {
     this.#subscriptions.clear();
     this.#webhooks.clear();
     this.#tokens.clear();
+    this.usps.clear();
     this.deliveries.length = 0;
   }
 
