@@ -3,6 +3,7 @@
  * measures, this decides PASS or MISS, report.ts writes it down.
  */
 import type { MedianInterval } from './stats.ts';
+import { PUSHED_CARRIERS, type PushedCarrier } from './tracking/push.ts';
 
 /** One number the bench measured, under a stable id (`service.get`, `floor.put`, …). */
 export interface Figure {
@@ -139,19 +140,21 @@ export const TARGETS: readonly Target[] = [
     atMost: 200,
     whenMissed: 'the send waits for the send tick instead of being enqueued when the delivery commits',
   },
-  {
-    label: 'Pushed packages: ≤ 3 carrier calls per delivered package',
-    figure: 'push.calls-per-package',
-    atMost: 3,
-    whenMissed:
-      'polls while a push subscription is live (the push schedule), or a validation and a first poll both calling',
-  },
-  {
-    label: 'Pushed packages: p95 detection lag ≤ 60 s',
-    figure: 'push.lag-p95',
-    atMost: 60_000,
-    whenMissed: 'the pushed event is stored but not applied at once (the claim tick picks it up instead)',
-  },
+  ...PUSHED_CARRIERS.flatMap((carrier): Target[] => [
+    {
+      label: `Pushed ${carrier.toUpperCase()} packages: ≤ 3 carrier calls per delivered package`,
+      figure: pushId(carrier, 'calls-per-package'),
+      atMost: 3,
+      whenMissed:
+        'polls while a push subscription is live (the push schedule), or a validation and a first poll both calling',
+    },
+    {
+      label: `Pushed ${carrier.toUpperCase()} packages: p95 detection lag ≤ 60 s`,
+      figure: pushId(carrier, 'lag-p95'),
+      atMost: 60_000,
+      whenMissed: 'the pushed event is stored but not applied at once (the claim tick picks it up instead)',
+    },
+  ]),
   ...Object.entries(HTTP_SCENARIOS).map(([id, label]): Target => ({
     label: `${label} with large tables within 10% of empty`,
     figure: constancyId(id),
@@ -245,4 +248,9 @@ export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   if (Math.abs(value) >= 100) return Math.round(value).toLocaleString('en-US');
   return Number(value.toPrecision(3)).toString();
+}
+
+/** A pushed carrier's figure: `push.ups.calls-per-package`, `push.usps.lag-p95`. */
+export function pushId(carrier: PushedCarrier, figure: 'calls-per-package' | 'lag-p95'): string {
+  return `push.${carrier}.${figure}`;
 }
