@@ -166,8 +166,8 @@ export const CARRIER_POLICY: Readonly<PollPolicy> = {
   firstLookGridMs: 30 * MINUTE_MS,
   deliveryDayIntervalMs: 15 * MINUTE_MS,
   windowLeadMs: 15 * MINUTE_MS,
-  awaitingScanIntervalMs: 30 * MINUTE_MS,
-  noScanIntervalMs: 60 * MINUTE_MS,
+  awaitingScanIntervalMs: 15 * MINUTE_MS,
+  noScanIntervalMs: 15 * MINUTE_MS,
   beforeWindowIntervalMs: 2 * HOUR_MS,
   estimateLookaheadDays: 1,
   pickupIntervalMs: HOUR_MS,
@@ -294,7 +294,10 @@ function byPhase(c: Context): number {
     case 'unknown':
       // Not scanned yet: the fastest journeys (next-day ground) show their out-for-delivery scan by the
       // 09:00 check, so one look a morning is enough; the silence backoff thins it for old labels.
-      return nextLocalTimeAfter(afterSilence(c), c.zone.morningChecks, c.zone);
+      // No silence backoff here: a label first scanned weeks after printing may be delivered the next
+      // day, and a look only every few days would see that delivery days late (the world family's
+      // heavy-tailed first scans); a never-shipped label costs one look a morning until it expires.
+      return nextLocalTimeAfter(c.lastPolledAt, c.zone.morningChecks, c.zone);
   }
 }
 
@@ -354,7 +357,12 @@ function inTransit(c: Context): number {
     : zone.eveChecks.filter((minute) => !zone.morningChecks.includes(minute));
   const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), eveChecks, zone);
   const opens = policy.estimatedDayFromMorningCheck ? zone.morningChecks[0]! : zone.opensAtMinute;
-  return Math.min(check, atLocal(estimatedDay, opens, zone));
+  // Before the lookahead day, one look each evening: a package in transit is past its minimum transit
+  // time (the first scan is an evening's, the fastest journey delivers the next day), and carriers do
+  // deliver days before their estimate without saying so; this bounds such a delivery's lag by a day's
+  // looks instead of letting it wait for the estimate (issue 30 item 4).
+  const evening = nextLocalTimeAfter(lastPolledAt, [zone.eveChecks[zone.eveChecks.length - 1]!], zone);
+  return Math.min(check, evening, atLocal(estimatedDay, opens, zone));
 }
 
 function watchChecks(c: Context): readonly number[] {

@@ -56,10 +56,17 @@ describe('schedule levers (PollPolicy knobs)', () => {
 
   it('ends the wait for the scan earlier, and relaxes to watch looks without a scan', () => {
     const s = inTransit('2026-04-15 10:00');
-    expect(next(s, '2026-04-15 10:00')).toBe('2026-04-15 10:30');
-    expect(next(s, '2026-04-15 10:00', { lateMorningEarlierMinutes: 60 })).toBe('2026-04-15 11:00');
+    // Defaults since issue 30: every 15 min awaiting the scan, before and after late morning.
+    expect(next(s, '2026-04-15 10:00')).toBe('2026-04-15 10:15');
+    expect(
+      next(s, '2026-04-15 10:00', {
+        awaitingScanIntervalMs: 30 * 60_000,
+        noScanIntervalMs: 60 * 60_000,
+        lateMorningEarlierMinutes: 60,
+      }),
+    ).toBe('2026-04-15 11:00');
     const afterLateMorning = inTransit('2026-04-15 11:00');
-    expect(next(afterLateMorning, '2026-04-15 11:00')).toBe('2026-04-15 12:00');
+    expect(next(afterLateMorning, '2026-04-15 11:00')).toBe('2026-04-15 11:15');
     expect(next(afterLateMorning, '2026-04-15 11:00', { noScanIntervalMs: Number.POSITIVE_INFINITY })).toBe(
       '2026-04-15 21:00',
     );
