@@ -203,8 +203,9 @@ describe('nextPoll', () => {
       }
     });
 
-    // Intended change (issue 30 item 4): in transit, days before the lookahead get one evening look each.
-    it('looks once each evening at a package in transit whose estimated day is days away, then the morning before it', () => {
+    // Intended change (issue 30 item 4): in transit, every day before the estimated one is watched at 09:00
+    // and 21:00 (an evening look alone left deliveries before 09:00 or after 21:00 seen 13–18 h late).
+    it('looks each morning and evening at a package in transit whose estimated day is days away', () => {
       const estimatedDeliveryAt = local('2026-04-14 23:59');
       const looks: string[] = [];
       let now = local('2026-04-10 09:00');
@@ -212,7 +213,14 @@ describe('nextPoll', () => {
         now = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now));
         looks.push(new Date(now.getTime() + CDT * MINUTE).toISOString().slice(5, 16).replace('T', ' '));
       }
-      expect(looks.slice(0, 4)).toEqual(['04-10 21:00', '04-11 21:00', '04-12 21:00', '04-13 09:00']);
+      expect(looks.slice(0, 6)).toEqual([
+        '04-10 21:00',
+        '04-11 09:00',
+        '04-11 21:00',
+        '04-12 09:00',
+        '04-12 21:00',
+        '04-13 09:00',
+      ]);
     });
 
     it('watches the day before the estimated day morning and evening, so an unannounced early delivery is seen that day', () => {
