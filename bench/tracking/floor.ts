@@ -130,7 +130,8 @@ export interface BeforeScanFloor {
  * - Not scanned yet: a package scanned this evening may come tomorrow (transit ≥ 1 day, scans
  *   17:00–21:30), so every day from the day after the label up to the scan day must be looked at —
  *   the look of the scan day is taken to see the scan, however late it comes.
- * - In transit with an estimate: the world delivers at most one delivery day early, so days before
+ * - In transit with an estimate: the world delivers at most `earlyDays` delivery days early (one in
+ *   journey.ts, up to the world's earlyWithoutNoticeMaxDays in the family), so days before
  *   that are free; from then on every day is watched until the package leaves normal transit (out for
  *   delivery, delivered, held, exception). The estimate used for a day is the newest one posted before
  *   that day began, even if no look saw it.
@@ -138,10 +139,10 @@ export interface BeforeScanFloor {
  *
  * Sundays are free (the bench's world delivers none). The delivery day itself is the other floor's.
  */
-export function beforeScanFloor(fleet: readonly Journey[]): BeforeScanFloor {
+export function beforeScanFloor(fleet: readonly Journey[], earlyDays = 1): BeforeScanFloor {
   const delivered = fleet.filter((journey) => journey.deliveredAt !== null).length;
   let watched = 0;
-  for (const journey of fleet) if (journey.deliveredAt !== null) watched += watchedDays(journey);
+  for (const journey of fleet) if (journey.deliveredAt !== null) watched += watchedDays(journey, earlyDays);
   const firstLooks = fleet.length / delivered;
   return { callsPerDelivered: firstLooks + watched / delivered, firstLooks, watchedDays: watched / delivered };
 }
@@ -149,7 +150,7 @@ export function beforeScanFloor(fleet: readonly Journey[]): BeforeScanFloor {
 const TRANSIT: ReadonlySet<string> = new Set(['not_found', 'pre_transit', 'in_transit']);
 
 /** Days (local, before the package leaves normal transit) on which a look is forced. */
-export function watchedDays(journey: Journey): number {
+export function watchedDays(journey: Journey, earlyDays = 1): number {
   const offset = journey.destinationOffsetMinutes * MINUTE;
   const localDay = (at: number) => Math.floor((at + offset) / DAY);
   const dayStart = (day: number) => day * DAY - offset;
@@ -172,14 +173,16 @@ export function watchedDays(journey: Journey): number {
       if (snapshot.at >= dayStart(day)) break;
       estimate = snapshot.estimatedDeliveryAt;
     }
-    if (estimate === null || day >= earliestDelivery(localDay(estimate))) days++;
+    if (estimate === null || day >= earliestDelivery(localDay(estimate), earlyDays)) days++;
   }
   return days;
 }
 
-/** One delivery day before the estimated one: the earliest the world delivers. */
-function earliestDelivery(estimatedDay: number): number {
-  return isSunday(estimatedDay - 1) ? estimatedDay - 2 : estimatedDay - 1;
+/** `earlyDays` delivery days before the estimated one: the earliest the world delivers (1 in journey.ts). */
+function earliestDelivery(estimatedDay: number, earlyDays: number): number {
+  let day = estimatedDay;
+  for (let left = earlyDays; left > 0;) if (!isSunday(--day)) left--;
+  return day;
 }
 
 /** Local day numbers count from Thursday 1970-01-01. */

@@ -66,6 +66,30 @@ export interface FleetOptions {
   lateWithoutNotice?: number;
   /** Share of packages (transit ≥ 2 days) delivered a day before the estimate, the carrier never saying so. */
   earlyWithoutNotice?: number;
+  // The world family (bench/tracking/family.ts) draws these; absent, the base world's model holds. New
+  // draws come from the twist stream, so a world that leaves them unset keeps the base world's packages.
+  /** Silent early deliveries come 1..this many delivery days before the estimate (default 1). */
+  earlyWithoutNoticeMaxDays?: number;
+  /** Per carrier: share of deliveries with an out-for-delivery scan (default WORLD.outForDeliveryScan). */
+  outForDeliveryScanShare?: Readonly<Record<CarrierCode, number>>;
+  /** Per carrier: share of scanned deliveries with a window (default WORLD.window). */
+  windowShare?: Readonly<Record<CarrierCode, number>>;
+  /** Per carrier: delivery time of day moved by this many minutes. */
+  deliveryMinuteShift?: Readonly<Record<CarrierCode, number>>;
+  /** Latest local delivery minute (default 21:00). */
+  latestDeliveryMinute?: number;
+  /** Share of packages whose first scan comes a heavy-tailed number of extra days late (Pareto α 1.2, ≤ 20). */
+  labelToScanTail?: number;
+  /** Share of packages whose transit takes a heavy-tailed number of extra delivery days (Pareto α 1.5, ≤ 10). */
+  transitTail?: number;
+  /** Destination offsets and weights (default WORLD.offsets), e.g. with more Alaska and Hawaii. */
+  offsets?: ReadonlyArray<readonly [number, number]>;
+  carrierMix?: ReadonlyArray<readonly [CarrierCode, number]>;
+}
+
+/** 1, 2, … with P(X ≥ k) = k^-alpha, capped: a heavy tail of extra days. */
+function paretoDays(rng: Random, alpha: number, cap: number): number {
+  return Math.min(cap, Math.floor((1 - rng.next()) ** (-1 / alpha)));
 }
 
 /** Monday 2026-04-06: clear of both DST switches, so offsets below hold for the whole run. */
@@ -163,8 +187,8 @@ interface Change {
 }
 
 function generateJourney(rng: Random, id: number, start: number, labelDays: number, options: FleetOptions): Journey {
-  const carrier = rng.pick(WORLD.carrierMix);
-  const offset = rng.pick(WORLD.offsets);
+  const carrier = rng.pick(options.carrierMix ?? WORLD.carrierMix);
+  const offset = rng.pick(options.offsets ?? WORLD.offsets);
   // The worlds' changes draw from a stream of their own, so the base world's packages stay the same.
   const twist = seededRandom((Math.imul(options.seed, 0x85ebca6b) ^ id ^ 0x7f4a7c15) >>> 0);
   const knownDraw = rng.next();
@@ -205,13 +229,15 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
   if (rng.chance(WORLD.neverScanned)) return finish('never_scanned', null);
 
   let scanDay = dayOf(startedAt) + rng.pick(WORLD.labelToScanDays);
+  if (options.labelToScanTail && twist.chance(options.labelToScanTail)) scanDay += paretoDays(twist, 1.2, 20);
   if (isSunday(scanDay)) scanDay++;
   let scanAt = local(scanDay, rng.between(17 * 60, 21.5 * 60));
   if (scanAt < labelKnownAt + 30 * MINUTE) {
     scanDay = isSunday(scanDay + 1) ? scanDay + 2 : scanDay + 1;
     scanAt = local(scanDay, rng.between(17 * 60, 21.5 * 60));
   }
-  const transit = rng.pick(WORLD.transitDays);
+  let transit: number = rng.pick(WORLD.transitDays);
+  if (options.transitTail && twist.chance(options.transitTail)) transit += paretoDays(twist, 1.5, 10);
   const plannedDay = addDeliveryDays(scanDay, transit);
   const estimateKnown = rng.chance(WORLD.estimateKnown[carrier]);
   changes.push({ at: scanAt, status: 'in_transit', estimatedDeliveryAt: estimateKnown ? endOfDay(plannedDay) : null });
@@ -248,10 +274,13 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
       deliveryDay = addDeliveryDays(plannedDay, 1);
       if (estimateKnown) traits.estimate = 'late';
     } else if (silentEarly) {
-      deliveryDay = plannedDay - 1;
-      if (isSunday(deliveryDay)) deliveryDay--;
-      if (deliveryDay <= scanDay) deliveryDay = plannedDay;
-      else if (estimateKnown) traits.estimate = 'early';
+      const maxDays = options.earlyWithoutNoticeMaxDays ?? 1;
+      const days = maxDays > 1 ? 1 + Math.floor(twist.next() * maxDays) : 1;
+      deliveryDay = plannedDay;
+      for (let left = days; left > 0;) if (!isSunday(--deliveryDay)) left--;
+      if (deliveryDay <= scanDay) deliveryDay = maxDays > 1 && scanDay + 1 < plannedDay ? scanDay + 1 : plannedDay;
+      if (isSunday(deliveryDay)) deliveryDay = plannedDay;
+      if (deliveryDay < plannedDay && estimateKnown) traits.estimate = 'early';
     } else if (surprise < WORLD.estimateLate1 + WORLD.estimateLate2) {
       deliveryDay = addDeliveryDays(plannedDay, surprise < WORLD.estimateLate1 ? 1 : 2);
       if (estimateKnown) {
@@ -285,17 +314,18 @@ function generateJourney(rng: Random, id: number, start: number, labelDays: numb
 
   // The delivery day.
   const [meanMinute, sdMinute] = WORLD.deliveryMinute[carrier];
-  const hasScan = rng.chance(WORLD.outForDeliveryScan[carrier]);
+  const hasScan = rng.chance((options.outForDeliveryScanShare ?? WORLD.outForDeliveryScan)[carrier]);
   const shift = options.outForDeliveryShiftMinutes ?? 0;
   const scanMinute = rng.normal(7.25 * 60 + shift, 40, 5.5 * 60 + shift, 10 * 60 + shift);
-  let deliveryMinute = rng.normal(meanMinute, sdMinute, 8 * 60, 21 * 60);
+  const latest = options.latestDeliveryMinute ?? 21 * 60;
+  let deliveryMinute = rng.normal(meanMinute + (options.deliveryMinuteShift?.[carrier] ?? 0), sdMinute, 8 * 60, latest);
   if (hasScan && deliveryMinute < scanMinute + 30)
-    deliveryMinute = Math.min(21 * 60, scanMinute + 30 + rng.between(0, 90));
+    deliveryMinute = Math.min(latest, scanMinute + 30 + rng.between(0, 90));
   const attemptAt = local(deliveryDay, deliveryMinute);
   traits.outForDeliveryScan = hasScan;
   if (hasScan) {
     const outAt = local(deliveryDay, scanMinute);
-    if (rng.chance(WORLD.window[carrier]) && !options.withoutWindows) {
+    if (rng.chance((options.windowShare ?? WORLD.window)[carrier]) && !options.withoutWindows) {
       const placed = placeWindow(rng, deliveryMinute, WORLD.windowMinutes, WORLD.windowInside, WORLD.windowLate);
       traits.window = placed.where;
       changes.push({

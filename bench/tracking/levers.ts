@@ -29,14 +29,7 @@ export interface Lever {
 export const LEVERS: readonly Lever[] = [
   { name: 'defaults' },
   { name: 'estimated day: awaiting scan every 60 min', policy: { awaitingScanIntervalMs: 60 * MINUTE } },
-  { name: 'estimated day: awaiting scan until 10:00', policy: { lateMorningEarlierMinutes: 60 } },
-  { name: 'estimated day: first look 09:00', policy: { estimatedDayFromMorningCheck: true } },
-  { name: 'estimated day, no scan: every 30 min', policy: { noScanIntervalMs: 30 * MINUTE } },
-  { name: 'estimated day, no scan: every 2 h', policy: { noScanIntervalMs: 120 * MINUTE } },
-  { name: 'estimated day, no scan: watch looks only', policy: { noScanIntervalMs: Number.POSITIVE_INFINITY } },
-  { name: 'estimated day, no scan: every 15 min', policy: { noScanIntervalMs: 15 * MINUTE } },
-  { name: 'day before: 21:00 only', policy: { eveMorningLook: false } },
-  { name: 'watched days: no 11:00 look', policy: { watchLateMorningLook: false } },
+  { name: 'estimated day: awaiting scan every 30 min', policy: { awaitingScanIntervalMs: 30 * MINUTE } },
   { name: 'pickups: every 30 min in hours', policy: { pickupDenseIntervalMs: 30 * MINUTE } },
   { name: 'pickups: every 60 min in hours', policy: { pickupDenseIntervalMs: 60 * MINUTE } },
   { name: 'dense start: 3% quantile', rareEarlyShare: 0.03 },
@@ -44,39 +37,16 @@ export const LEVERS: readonly Lever[] = [
   { name: 'dense start: 6% quantile', rareEarlyShare: 0.06 },
 ];
 
-/** Combinations: the levers with good rates taken together, the freed share given to the dense start. */
-const CHEAP: Partial<PollPolicy> = {
-  awaitingScanIntervalMs: 60 * MINUTE,
-  estimatedDayFromMorningCheck: true,
-  lateMorningEarlierMinutes: 60,
-};
+/**
+ * Combinations. Issue 30 retired the knobs that only this table turned (the estimated day's late-morning
+ * end and 09:00 start, the day before's morning look, the watch's 11:00 look, the no-scan cadence): the
+ * world family showed them spending late share it does not have, so production no longer carries them.
+ */
 export const COMBINATIONS: readonly Lever[] = [
   {
-    name: 'combo B: 60-min awaiting until 10:00',
-    policy: { awaitingScanIntervalMs: 60 * MINUTE, lateMorningEarlierMinutes: 60 },
-  },
-  { name: 'combo C: 60-min awaiting until 11:00', policy: { awaitingScanIntervalMs: 60 * MINUTE } },
-  { name: 'combo A: 60-min awaiting from 09:00 until 10:00', policy: CHEAP },
-  { name: 'combo A + dense start 5%', policy: CHEAP, rareEarlyShare: 0.05 },
-  {
-    name: 'combo A + no scan 30 min + dense start 5%',
-    policy: { ...CHEAP, noScanIntervalMs: 30 * MINUTE },
+    name: '30-min awaiting + dense start 5%',
+    policy: { awaitingScanIntervalMs: 30 * MINUTE },
     rareEarlyShare: 0.05,
-  },
-  {
-    name: 'combo A + no scan 30 min + dense start 6%',
-    policy: { ...CHEAP, noScanIntervalMs: 30 * MINUTE },
-    rareEarlyShare: 0.06,
-  },
-  {
-    name: 'combo A + no scan 15 min + dense start 6%',
-    policy: { ...CHEAP, noScanIntervalMs: 15 * MINUTE },
-    rareEarlyShare: 0.06,
-  },
-  {
-    name: 'combo A + no scan 15 min + dense start 7%',
-    policy: { ...CHEAP, noScanIntervalMs: 15 * MINUTE },
-    rareEarlyShare: 0.07,
   },
 ];
 

@@ -17,6 +17,9 @@ export interface NamedPolicy {
   judged: boolean;
 }
 
+// Hook (issue 30 item 2, built in another worktree): a Shopify-fed variant wraps this policy, first
+// applying the fulfillment events' observations (out_for_delivery, estimated_delivery_at) to the state
+// with the exported pure function, then calling nextPoll; run.ts runs it over drawFamily unchanged.
 export const adaptiveSchedule: Policy = (state, now, { hours }) =>
   nextPoll(state, now, { deliveryHours: hours.delivery, pickupHours: hours.pickup });
 

@@ -329,6 +329,8 @@ export interface ReportInput {
   seed: number;
   runTime: RunTime;
   assumptions: string[];
+  /** The world family's section (renderFamily), placed after the named worlds. */
+  family?: string[];
 }
 
 export function renderReport(input: ReportInput): string {
@@ -371,6 +373,7 @@ export function renderReport(input: ReportInput): string {
         `${fmtMinutes(w.lagP50Minutes)} | ${fmtMinutes(w.lagP95Minutes)} | ${fmtMinutes(w.lagMaxMinutes)} | ${pct(w.lateShare)} |`,
     );
   lines.push('');
+  if (input.family) lines.push(...input.family);
   lines.push('## Targets (adaptive schedule; lag and calls in the worst world)');
   lines.push('');
   for (const c of input.checks)
@@ -428,4 +431,129 @@ function fmtMinutes(minutes: number): string {
 
 function pct(share: number): string {
   return `${(100 * share).toFixed(1)}%`;
+}
+
+/** One world of the family (family.ts): the judged policy's metrics, the world's floor, its priors. */
+export interface FamilyRow {
+  metrics: Metrics;
+  /** floor.ts: before-scan + out-for-delivery floor, calls per delivered package. */
+  floor: number;
+  summary: string;
+}
+
+/** Issue 30's family targets: calls at the median world and the worst. */
+export const FAMILY_TARGETS = { callsMedianWorld: 25, callsWorstWorld: 32 } as const;
+
+interface FamilyFigure {
+  name: string;
+  value: (m: Metrics) => number;
+  format: (v: number) => string;
+}
+
+const FAMILY_FIGURES: FamilyFigure[] = [
+  { name: 'calls / delivered', value: (m) => m.callsPerDelivered, format: (v) => fmt(v) },
+  { name: 'lag p95', value: (m) => m.lagP95Minutes, format: fmtMinutes },
+  { name: 'lag max', value: (m) => m.lagMaxMinutes, format: fmtMinutes },
+  { name: 'seen > 15 min late', value: (m) => m.lateShare, format: pct },
+  { name: 'missed', value: (m) => m.undetected, format: (v) => String(v) },
+];
+
+/** Median, p90 and worst (largest) of a figure over the family, with the worst world. */
+export function familyDistribution(
+  rows: readonly FamilyRow[],
+  value: (m: Metrics) => number,
+): { median: number; p90: number; worst: number; worstRow: FamilyRow } {
+  const sorted = rows.map((r) => value(r.metrics)).sort((a, b) => a - b);
+  const worstRow = rows.reduce((w, r) => (value(r.metrics) > value(w.metrics) ? r : w), rows[0]!);
+  return {
+    median: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    worst: sorted[sorted.length - 1]!,
+    worstRow,
+  };
+}
+
+export function checkFamily(rows: readonly FamilyRow[]): TargetCheck[] {
+  if (rows.length === 0) return [];
+  const p95 = familyDistribution(rows, (m) => m.lagP95Minutes);
+  const max = familyDistribution(rows, (m) => m.lagMaxMinutes);
+  const calls = familyDistribution(rows, (m) => m.callsPerDelivered);
+  const missed = rows.reduce((s, r) => s + r.metrics.undetected, 0);
+  const failing = (f: (m: Metrics) => boolean): number => rows.filter((r) => !f(r.metrics)).length;
+  return [
+    {
+      target: `family: p95 lag ≤ ${TARGETS.lagP95Minutes} min in every one of ${rows.length} worlds`,
+      value: `worst ${fmtMinutes(p95.worst)} (${p95.worstRow.metrics.name}); ${failing((m) => m.lagP95Minutes <= TARGETS.lagP95Minutes)} worlds over`,
+      pass: p95.worst <= TARGETS.lagP95Minutes,
+      why: `${pct(p95.worstRow.metrics.lateShare)} seen late there (${describeCauses(p95.worstRow.metrics)})`,
+    },
+    {
+      target: `family: max lag ≤ ${TARGETS.lagMaxHours} h in every world`,
+      value: `worst ${fmtMinutes(max.worst)} (${max.worstRow.metrics.name}); ${failing((m) => m.lagMaxMinutes <= TARGETS.lagMaxHours * 60)} worlds over`,
+      pass: max.worst <= TARGETS.lagMaxHours * 60,
+      why: 'a delivery fell between sparse looks (see the worst world)',
+    },
+    {
+      target: 'family: 0 missed in every world',
+      value: `${missed} missed`,
+      pass: missed === 0,
+      why: 'a package expired before its delivery',
+    },
+    {
+      target: `family: ≤ ${FAMILY_TARGETS.callsMedianWorld} calls per delivered package at the median world, ≤ ${FAMILY_TARGETS.callsWorstWorld} at the worst (no push)`,
+      value: `median ${fmt(calls.median)}, worst ${fmt(calls.worst)} (${calls.worstRow.metrics.name}, floor ${fmt(calls.worstRow.floor)})`,
+      pass: calls.median <= FAMILY_TARGETS.callsMedianWorld && calls.worst <= FAMILY_TARGETS.callsWorstWorld,
+      why: "see the family table: calls beside each world's floor",
+    },
+  ];
+}
+
+/** The family's section: distribution and worst world per figure, then every world beside its floor. */
+export function renderFamily(rows: readonly FamilyRow[], packages: number, seed: number, seconds: number): string[] {
+  const lines: string[] = [];
+  lines.push(`## The world family (bench/tracking/family.ts, issue 30)`);
+  lines.push('');
+  lines.push(
+    `${rows.length} worlds drawn from wide priors (seed ${seed}), ${packages.toLocaleString('en-US')} packages each (a sample: ` +
+      `the named worlds above use more), each after a history fleet of the same size that teaches the learned hours; ${fmt(seconds)} s wall. ` +
+      `Targets in every world: p95 ≤ ${TARGETS.lagP95Minutes} min, max lag ≤ ${TARGETS.lagMaxHours} h, 0 missed; calls ≤ ${FAMILY_TARGETS.callsMedianWorld} at the median world, ≤ ${FAMILY_TARGETS.callsWorstWorld} at the worst.`,
+  );
+  lines.push('');
+  lines.push('| figure | median world | p90 world | worst world | worst is |');
+  lines.push('|---|---:|---:|---:|---|');
+  for (const f of FAMILY_FIGURES) {
+    const d = familyDistribution(rows, f.value);
+    lines.push(
+      `| ${f.name} | ${f.format(d.median)} | ${f.format(d.p90)} | ${f.format(d.worst)} | ${d.worstRow.metrics.name} |`,
+    );
+  }
+  const floorSorted = rows.map((r) => r.floor).sort((a, b) => a - b);
+  lines.push(
+    `| floor (floor.ts) | ${fmt(percentile(floorSorted, 0.5))} | ${fmt(percentile(floorSorted, 0.9))} | ${fmt(floorSorted[floorSorted.length - 1] ?? Number.NaN)} | |`,
+  );
+  lines.push('');
+  lines.push('Worst worlds, by figure:');
+  lines.push('');
+  const seen = new Set<string>();
+  for (const f of FAMILY_FIGURES) {
+    const d = familyDistribution(rows, f.value);
+    if (seen.has(d.worstRow.metrics.name)) continue;
+    seen.add(d.worstRow.metrics.name);
+    lines.push(`- **${d.worstRow.metrics.name}** (worst ${f.name}): ${d.worstRow.summary}.`);
+  }
+  lines.push('');
+  lines.push('<details><summary>Every world</summary>');
+  lines.push('');
+  lines.push('| world | calls / delivered | floor | lag p95 | lag max | seen > 15 min late | missed | late causes |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---|');
+  for (const r of rows) {
+    const m = r.metrics;
+    lines.push(
+      `| ${m.name} | ${fmt(m.callsPerDelivered)} | ${fmt(r.floor)} | ${fmtMinutes(m.lagP95Minutes)} | ${fmtMinutes(m.lagMaxMinutes)} | ${pct(m.lateShare)} | ${m.undetected} | ${describeCauses(m)} |`,
+    );
+  }
+  lines.push('');
+  lines.push('</details>');
+  lines.push('');
+  return lines;
 }

@@ -11,7 +11,18 @@ import { parseArgs } from 'node:util';
 import { describeWorld, generateFleet, type FleetOptions, type Journey } from './journey.ts';
 import { POLICIES, adaptiveSchedule } from './policies.ts';
 import { beforeScanFloor, outForDeliveryFloor } from './floor.ts';
-import { checkTargets, floorLateBudget, measure, renderReport, type Metrics, type RunTime } from './report.ts';
+import {
+  checkFamily,
+  checkTargets,
+  floorLateBudget,
+  measure,
+  renderFamily,
+  renderReport,
+  type FamilyRow,
+  type Metrics,
+  type RunTime,
+} from './report.ts';
+import { drawFamily } from './family.ts';
 import { simulate, type FleetSlots, type Policy, type SimulationOptions } from './simulate.ts';
 import { WORLDS } from './worlds.ts';
 import { RARE_EARLY_SHARE } from '../../src/tracking/delivery-hours.ts';
@@ -25,8 +36,15 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '42' },
     // While tuning: the judged policy in its worlds only, without baselines and density rows (not for --write).
     'worlds-only': { type: 'boolean', default: false },
+    // The world family (family.ts, issue 30): how many worlds, and packages per world (sampled: fewer
+    // than the named worlds' so 100 worlds run in minutes; each world also simulates a history fleet).
+    family: { type: 'string', default: '100' },
+    'family-packages': { type: 'string', default: '2000' },
+    'family-only': { type: 'boolean', default: false },
   },
 });
+const familySize = Number(values.family);
+const familyPackages = Number(values['family-packages']);
 const packages = Number(values.packages);
 const seed = Number(values.seed);
 if (!Number.isInteger(packages) || packages < 1 || !Number.isInteger(seed))
@@ -35,11 +53,11 @@ if (!Number.isInteger(packages) || packages < 1 || !Number.isInteger(seed))
 const started = performance.now();
 const startedCpu = process.cpuUsage();
 const fleets = new Map<string, Journey[]>();
-const fleet = (options: Omit<FleetOptions, 'packages' | 'seed'> = {}, fleetSeed = seed): Journey[] => {
-  const key = JSON.stringify({ ...options, fleetSeed });
+const fleet = (options: Omit<FleetOptions, 'packages' | 'seed'> = {}, fleetSeed = seed, size = packages): Journey[] => {
+  const key = JSON.stringify({ ...options, fleetSeed, size });
   let journeys = fleets.get(key);
   if (!journeys) {
-    journeys = generateFleet({ packages, seed: fleetSeed, labelDays: LABEL_DAYS, ...options });
+    journeys = generateFleet({ packages: size, seed: fleetSeed, labelDays: LABEL_DAYS, ...options });
     fleets.set(key, journeys);
   }
   return journeys;
@@ -51,13 +69,17 @@ const fleet = (options: Omit<FleetOptions, 'packages' | 'seed'> = {}, fleetSeed 
  */
 const HISTORY_SEED_OFFSET = 1_000_003;
 const histories = new Map<string, FleetSlots>();
-const history = (world: Omit<FleetOptions, 'packages' | 'seed'>, options: SimulationOptions = {}): FleetSlots => {
-  const key = JSON.stringify({ world, options });
+const history = (
+  world: Omit<FleetOptions, 'packages' | 'seed'>,
+  options: SimulationOptions = {},
+  size = packages,
+): FleetSlots => {
+  const key = JSON.stringify({ world, options, size });
   let slots = histories.get(key);
   if (!slots) {
-    const past = fleet(world, seed + HISTORY_SEED_OFFSET);
+    const past = fleet(world, seed + HISTORY_SEED_OFFSET, size);
     slots = simulate(past, adaptiveSchedule, { seed: seed + HISTORY_SEED_OFFSET, ...options }).learnedSlots;
-    fleets.delete(JSON.stringify({ ...world, fleetSeed: seed + HISTORY_SEED_OFFSET }));
+    fleets.delete(JSON.stringify({ ...world, fleetSeed: seed + HISTORY_SEED_OFFSET, size }));
     histories.set(key, slots);
   }
   return slots;
@@ -74,6 +96,37 @@ const run = (
   process.stderr.write(`${name}: ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
   return metrics;
 };
+
+// The world family (issue 30): the judged policy in each drawn world, beside the world's floor.
+const familyStarted = performance.now();
+const familyRows: FamilyRow[] = drawFamily(familySize, seed).map((world) => {
+  const journeys = fleet(world.fleet, seed, familyPackages);
+  const metrics = measure(
+    world.name,
+    'world',
+    journeys,
+    simulate(journeys, adaptiveSchedule, {
+      seed,
+      ...world.simulation,
+      history: history(world.fleet, world.simulation, familyPackages),
+    }),
+  );
+  const ofdFloor = outForDeliveryFloor(journeys, floorLateBudget());
+  const before = beforeScanFloor(journeys, world.earlyDays);
+  fleets.delete(JSON.stringify({ ...world.fleet, fleetSeed: seed, size: familyPackages }));
+  return {
+    metrics: { ...metrics, outForDeliveryFloor: ofdFloor, beforeScanFloor: before },
+    floor: ofdFloor.callsPerDelivered + before.callsPerDelivered,
+    summary: world.summary,
+  };
+});
+const familySeconds = (performance.now() - familyStarted) / 1000;
+process.stderr.write(`family of ${familySize} worlds × ${familyPackages} packages: ${familySeconds.toFixed(1)} s\n`);
+if (values['family-only']) {
+  if (values.write) throw new Error('--family-only is for tuning; RESULTS.md needs the full run');
+  process.stdout.write(renderFamily(familyRows, familyPackages, seed, familySeconds).join('\n') + '\n');
+  process.exit(0);
+}
 
 // The judged policy runs in every world (the base world first); baselines only in the base world.
 const worldRows: Metrics[] = WORLDS.map((world) => {
@@ -152,7 +205,7 @@ const runTime: RunTime = {
 
 const main = rows.find((r) => r.kind === 'policy');
 if (!main) throw new Error('no judged policy');
-const checks = checkTargets(main, worldRows, runTime);
+const checks = [...checkTargets(main, worldRows, runTime), ...checkFamily(familyRows)];
 const report = renderReport({
   rows,
   worlds: worldRows,
@@ -161,6 +214,7 @@ const report = renderReport({
   seed,
   runTime,
   assumptions: describeWorld(LABEL_DAYS),
+  family: renderFamily(familyRows, familyPackages, seed, familySeconds),
 });
 process.stdout.write(report);
 if (values.write) {

@@ -5,9 +5,9 @@
  *
  * The policy: look once soon after tracking starts. While the label is not scanned, look once a
  * morning (09:00 local, when the out-for-delivery scan of a next-day package is already posted). In
- * transit, skip the days before the estimated one; the day before it (early arrivals) look at 09:00
- * and 21:00. On the estimated day wait for the out-for-delivery scan every 30 min (the truck leaves
- * at least 30 min after the scan), and no denser after 11:00 without one (most such packages are late).
+ * transit, look at 09:00 and 21:00 every day before the estimated one (early arrivals, announced or
+ * not, seen within 12 h). On the estimated day wait for the out-for-delivery scan
+ * every 15 min all day (a delivery without a scan is seen within it).
  * Once out for delivery, look every 15 min — but when the carrier gives a delivery window, only every
  * 2 h until 15 min before it opens. With no estimate, or once it has passed, watch the package at
  * 09:00, 11:00 and 21:00: a delivery nobody announced is then seen within 12 h, not a day later.
@@ -17,9 +17,8 @@
  * cadence) — while out for delivery, the first retry comes at the next claim (1 min); a Retry-After is
  * honoured; 30 days without news stops tracking.
  *
- * Every knob trades calls for late share; bench/tracking/levers.ts measures each in every world (the
- * exchange-rate table in docs/tracking.md): none closes the no-windows world's gap to 25 calls without
- * more than the 5% late share p95 allows, so the defaults are kept.
+ * The schedule is judged on a family of 100 worlds drawn from wide priors (bench/tracking/family.ts,
+ * issue 30), not on the few it was tuned on; bench/tracking/levers.ts turns the knobs that remain.
  *
  * Why 15 min and not 10: lag is bounded by the cadence wherever the schedule is dense, so 15 min meets
  * a 15-min p95 target as long as fewer than 5% of deliveries happen outside dense periods; 10 min costs
@@ -103,19 +102,10 @@ export interface PollPolicy {
   /**
    * On the estimated day, waiting for the out-for-delivery scan: the truck leaves at least 30 min after
    * the scan, so a look this often sees the scan before the first delivery and the dense cadence starts
-   * in time; a delivery without a scan is seen within it.
+   * in time; a delivery without a scan is seen within it. All day since issue 30 (no relaxing after
+   * late morning): 15 min, the delivery-day cadence, because a delivery without the scan is otherwise late.
    */
   awaitingScanIntervalMs: number;
-  /**
-   * On the estimated day with no out-for-delivery scan by late morning: most such packages come another
-   * day, the few delivered without a scan (2–5% of deliveries) are still seen within this. Hourly since
-   * pickups are watched in their learned hours: they no longer take a third of the late share p95 allows,
-   * so three quarters of no-scan deliveries may be seen late (at 30 min, half) — it saves ~1.3 calls per
-   * package in the world with a tenth late without notice. Until the fleet knows its pickup hours the
-   * schedule keeps `awaitingScanIntervalMs` instead (at 60 min with hourly pickups the tenth-late world
-   * missed p95 at 16.2 min, and a cold start at 16.3).
-   */
-  noScanIntervalMs: number;
   /** Dense polling starts this long before the carrier's window opens (windows are estimates). */
   windowLeadMs: number;
   /** Out for delivery before the window opens: catches some early deliveries and moved windows. */
@@ -149,16 +139,10 @@ export interface PollPolicy {
    * up to 20 min late. Later failures in a row back off as usual (a carrier outage is not hammered).
    */
   denseRetryMs: number;
-  // Levers measured by bench/tracking/levers.ts (the exchange-rate table in docs/tracking.md).
-  /** The estimated day's wait for the scan ends this many minutes before the zone's late morning (11:00). */
-  lateMorningEarlierMinutes: number;
-  /** The estimated day's first look: at the opening (08:00) or at the morning check (09:00). */
-  estimatedDayFromMorningCheck: boolean;
-  /** The day before the estimate: also look at 09:00 (an early arrival's out-for-delivery scan). */
-  eveMorningLook: boolean;
-  /** Watched days (no estimate, or it passed): also look at 11:00 (late out-for-delivery scans). */
-  watchLateMorningLook: boolean;
-  /** Held at a pickup point, inside the learned pickup hours. */
+  /**
+   * Held at a pickup point, inside the learned pickup hours. (Issue 30 moved the knobs that were only
+   * levers of the exchange-rate table out of this interface: the schedule keeps what production uses.)
+   */
   pickupDenseIntervalMs: number;
 }
 
@@ -166,8 +150,7 @@ export const CARRIER_POLICY: Readonly<PollPolicy> = {
   firstLookGridMs: 30 * MINUTE_MS,
   deliveryDayIntervalMs: 15 * MINUTE_MS,
   windowLeadMs: 15 * MINUTE_MS,
-  awaitingScanIntervalMs: 30 * MINUTE_MS,
-  noScanIntervalMs: 60 * MINUTE_MS,
+  awaitingScanIntervalMs: 15 * MINUTE_MS,
   beforeWindowIntervalMs: 2 * HOUR_MS,
   estimateLookaheadDays: 1,
   pickupIntervalMs: HOUR_MS,
@@ -179,10 +162,6 @@ export const CARRIER_POLICY: Readonly<PollPolicy> = {
   errorBackoffBaseMs: 5 * MINUTE_MS,
   errorBackoffCapMs: 2 * HOUR_MS,
   denseRetryMs: MINUTE_MS,
-  lateMorningEarlierMinutes: 0,
-  estimatedDayFromMorningCheck: false,
-  eveMorningLook: true,
-  watchLateMorningLook: true,
   pickupDenseIntervalMs: 15 * MINUTE_MS,
 };
 
@@ -294,7 +273,10 @@ function byPhase(c: Context): number {
     case 'unknown':
       // Not scanned yet: the fastest journeys (next-day ground) show their out-for-delivery scan by the
       // 09:00 check, so one look a morning is enough; the silence backoff thins it for old labels.
-      return nextLocalTimeAfter(afterSilence(c), c.zone.morningChecks, c.zone);
+      // No silence backoff here: a label first scanned weeks after printing may be delivered the next
+      // day, and a look only every few days would see that delivery days late (the world family's
+      // heavy-tailed first scans); a never-shipped label costs one look a morning until it expires.
+      return nextLocalTimeAfter(c.lastPolledAt, c.zone.morningChecks, c.zone);
   }
 }
 
@@ -329,16 +311,10 @@ function inTransit(c: Context): number {
   const estimatedDay = estimate === null ? null : localDay(estimate, zone);
   if (estimatedDay === today) {
     // The estimated day: wait for the out-for-delivery scan (posted 05:30–10:00), or, when the carrier
-    // skips that scan, for the delivery itself; either is seen within the cadence. No scan by late
-    // morning: most such packages are late without saying so, so the cadence relaxes for the rest of the
-    // day (a delivery without a scan is still seen within it).
-    const lateMorning = atLocal(today, zone.lateMorningMinute - policy.lateMorningEarlierMinutes, zone);
-    if (lastPolledAt < lateMorning) return nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
-    // The relaxed cadence spends late share that pickups free once their hours are learned; until then
-    // (a young fleet) it keeps the scan's cadence.
-    if (!c.pickupHours) return nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
-    if (!Number.isFinite(policy.noScanIntervalMs)) return nextLocalTimeAfter(lastPolledAt, watchChecks(c), zone);
-    return nextGridTick(lastPolledAt, policy.noScanIntervalMs);
+    // skips that scan, for the delivery itself, every 15 min all day. Issue 30: it relaxed to 30 min,
+    // then hourly after 11:00; with up to 30% of deliveries lacking the scan (the world family) those
+    // were seen up to an hour late and p95 missed in most worlds.
+    return nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
   }
   // No estimate, or the carrier is late and silent: it may come any day, announced or not.
   if (estimatedDay === null || estimatedDay < today) return nextLocalTimeAfter(afterSilence(c), watchChecks(c), zone);
@@ -349,19 +325,19 @@ function inTransit(c: Context): number {
   let firstLookDay = estimatedDay - policy.estimateLookaheadDays;
   if (isSunday(firstLookDay)) firstLookDay--;
   firstLookDay = Math.max(today, firstLookDay);
-  const eveChecks = policy.eveMorningLook
-    ? zone.eveChecks
-    : zone.eveChecks.filter((minute) => !zone.morningChecks.includes(minute));
-  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), eveChecks, zone);
-  const opens = policy.estimatedDayFromMorningCheck ? zone.morningChecks[0]! : zone.opensAtMinute;
-  return Math.min(check, atLocal(estimatedDay, opens, zone));
+  const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.eveChecks, zone);
+  const opens = zone.opensAtMinute;
+  // Before the lookahead day too, a look each morning and evening (09:00, 21:00): a package in transit is
+  // past its minimum transit time (the first scan is an evening's, the fastest journey delivers the next
+  // day), and carriers do deliver days before their estimate without saying so; the pair bounds such a
+  // delivery's lag by 12 h (an evening look alone left deliveries before 09:00 or after 21:00 13–18 h
+  // late in the world family) instead of letting it wait for the estimate (issue 30 item 4).
+  const evening = nextLocalTimeAfter(lastPolledAt, zone.eveChecks, zone);
+  return Math.min(check, evening, atLocal(estimatedDay, opens, zone));
 }
 
 function watchChecks(c: Context): readonly number[] {
-  const { zone } = c;
-  return c.policy.watchLateMorningLook
-    ? zone.watchChecks
-    : zone.watchChecks.filter((m) => m !== zone.lateMorningMinute);
+  return c.zone.watchChecks;
 }
 
 /**

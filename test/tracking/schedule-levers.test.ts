@@ -47,37 +47,32 @@ function next(s: TrackingState, now: string, policy: Partial<PollPolicy> = {}): 
 
 describe('schedule levers (PollPolicy knobs)', () => {
   it('defaults to the schedule the bench judges', () => {
-    expect(CARRIER_POLICY.lateMorningEarlierMinutes).toBe(0);
-    expect(CARRIER_POLICY.estimatedDayFromMorningCheck).toBe(false);
-    expect(CARRIER_POLICY.eveMorningLook).toBe(true);
-    expect(CARRIER_POLICY.watchLateMorningLook).toBe(true);
+    expect(CARRIER_POLICY.awaitingScanIntervalMs).toBe(15 * MINUTE);
+    // Issue 30 item 5: the levers only the exchange-rate table turned are gone from production.
+    for (const retired of [
+      'lateMorningEarlierMinutes',
+      'estimatedDayFromMorningCheck',
+      'eveMorningLook',
+      'watchLateMorningLook',
+      'noScanIntervalMs',
+    ])
+      expect(CARRIER_POLICY).not.toHaveProperty(retired);
     expect(CARRIER_POLICY.pickupDenseIntervalMs).toBe(15 * MINUTE);
   });
 
-  it('ends the wait for the scan earlier, and relaxes to watch looks without a scan', () => {
-    const s = inTransit('2026-04-15 10:00');
-    expect(next(s, '2026-04-15 10:00')).toBe('2026-04-15 10:30');
-    expect(next(s, '2026-04-15 10:00', { lateMorningEarlierMinutes: 60 })).toBe('2026-04-15 11:00');
-    const afterLateMorning = inTransit('2026-04-15 11:00');
-    expect(next(afterLateMorning, '2026-04-15 11:00')).toBe('2026-04-15 12:00');
-    expect(next(afterLateMorning, '2026-04-15 11:00', { noScanIntervalMs: Number.POSITIVE_INFINITY })).toBe(
-      '2026-04-15 21:00',
+  it('waits for the scan at the awaiting cadence all estimated day, and opens the day at 08:00', () => {
+    expect(next(inTransit('2026-04-15 10:00'), '2026-04-15 10:00')).toBe('2026-04-15 10:15');
+    expect(next(inTransit('2026-04-15 10:00'), '2026-04-15 10:00', { awaitingScanIntervalMs: 30 * MINUTE })).toBe(
+      '2026-04-15 10:30',
     );
-  });
-
-  it('opens the estimated day at the morning check, and drops the day before’s morning look', () => {
+    expect(next(inTransit('2026-04-15 13:00'), '2026-04-15 13:00')).toBe('2026-04-15 13:15');
     expect(next(inTransit('2026-04-14 21:00'), '2026-04-14 21:00')).toBe('2026-04-15 08:00');
-    expect(next(inTransit('2026-04-14 21:00'), '2026-04-14 21:00', { estimatedDayFromMorningCheck: true })).toBe(
-      '2026-04-15 09:00',
-    );
     expect(next(inTransit('2026-04-13 21:00'), '2026-04-13 21:00')).toBe('2026-04-14 09:00');
-    expect(next(inTransit('2026-04-13 21:00'), '2026-04-13 21:00', { eveMorningLook: false })).toBe('2026-04-14 21:00');
   });
 
-  it('drops the 11:00 watch look, and thins pickups inside their hours', () => {
+  it('keeps the 11:00 watch look, and thins pickups inside their hours', () => {
     const passed = inTransit('2026-04-16 09:00');
     expect(next(passed, '2026-04-16 09:00')).toBe('2026-04-16 11:00');
-    expect(next(passed, '2026-04-16 09:00', { watchLateMorningLook: false })).toBe('2026-04-16 21:00');
     const pickup = inTransit('2026-04-16 12:00', { status: 'available_for_pickup', estimatedDeliveryAt: null });
     expect(next(pickup, '2026-04-16 12:00')).toBe('2026-04-16 12:15');
     expect(next(pickup, '2026-04-16 12:00', { pickupDenseIntervalMs: 30 * MINUTE })).toBe('2026-04-16 12:30');
