@@ -10,7 +10,8 @@ let workers: RunningWorkers;
 let store: TestAccount;
 
 beforeAll(async () => {
-  app = await startTestApp({ env: { USPS_QUOTA: '1/4s' }, sandboxPollIntervalMs: 200 });
+  // Polling only: a pushed delivery (USPS Subscriptions-Tracking) would need no poll at all.
+  app = await startTestApp({ env: { USPS_QUOTA: '1/4s', USPS_PUSH: 'off' }, sandboxPollIntervalMs: 200 });
   workers = await startTestWorkers(app.services);
   store = await app.createAccount();
 });

@@ -21,15 +21,20 @@ const inTransit = (o: Partial<TrackingState> = {}): TrackingState => ({
 });
 
 describe('applyObservation', () => {
-  it('out for delivery is news: the next poll comes on the dense cadence at once', () => {
+  it('out for delivery is news: the next poll comes on the dense cadence, not at the evening look', () => {
     const now = at('2026-12-03T14:05:00Z');
-    const state = inTransit();
+    // Its morning look (09:00 local) done minutes ago.
+    const state = inTransit({ lastPolledAt: at('2026-12-03T14:01:00Z') });
     const before = nextPoll(state, now);
-    // The carrier expects it Saturday: nothing before Friday's looks.
-    expect(before.kind === 'poll' && before.at.getTime()).toBeGreaterThan(at('2026-12-04T00:00:00Z').getTime());
+    // The carrier expects it Saturday: in transit, the next look is hours away (this evening's).
+    expect(before.kind === 'poll' && before.at.getTime()).toBeGreaterThan(now.getTime() + 3_600_000);
     const next = applyObservation(state, observation({ status: 'out_for_delivery' }), now);
     expect(next).toMatchObject({ status: 'out_for_delivery', lastChangedAt: now });
-    expect(nextPoll(next, now)).toEqual({ kind: 'poll', at: now });
+    // On the dense cadence: within 15 min of its last look, not this evening.
+    const after = nextPoll(next, now);
+    expect(after.kind === 'poll' && after.at.getTime()).toBeLessThanOrEqual(
+      state.lastPolledAt!.getTime() + 15 * 60_000,
+    );
   });
 
   it('never moves a package backwards, nor past what the carrier said last', () => {
