@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
+import { trackingKey } from '../carriers/clients/results.ts';
 import type { CarrierClient, CarrierPushSubscriptions } from '../carriers/clients/types.ts';
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
@@ -167,8 +168,9 @@ export class PushSubscriptions {
     answer: { subscribed: string[]; refused: string[] },
     now: Date,
   ): Promise<number> {
-    const subscribed = new Set(answer.subscribed);
-    const refusedRows = offered.filter((row) => !subscribed.has(row.tracking_number));
+    // Compared as carriers echo numbers (case, spaces): an async job's report names them its own way.
+    const subscribed = new Set(answer.subscribed.map(trackingKey));
+    const refusedRows = offered.filter((row) => !subscribed.has(trackingKey(row.tracking_number)));
     await this.setRenewal(refusedRows, new Date(now.getTime() + REFUSED_RETRY_MS));
     const until = new Date(now.getTime() + push.lifetimeMs);
     const renewAt = new Date(until.getTime() - RENEW_BEFORE_MS);
@@ -176,7 +178,7 @@ export class PushSubscriptions {
     // happened before the subscription (Track Alert keeps no history), and it stretches the schedule
     // to the confirmation cadence when it lands (TrackingPoller.decide). A package not yet polled is
     // polled right after subscribing, so its first poll is that look: no extra call.
-    const subscribedRows = offered.filter((r) => subscribed.has(r.tracking_number));
+    const subscribedRows = offered.filter((r) => subscribed.has(trackingKey(r.tracking_number)));
     if (subscribedRows.length > 0)
       await this.deps.db
         .updateTable('trackings')
