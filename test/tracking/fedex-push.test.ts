@@ -78,7 +78,10 @@ const tracking = (orderId: string) =>
 const subscribed = (orderId: string) =>
   eventually(async () => ((await tracking(orderId)).push_until ? true : undefined), 15_000, 'the AIV association');
 
-const jobsFor = (trackingNumber: string) => aiv().jobs().filter((job) => job.trackingNumbers.includes(trackingNumber));
+const jobsFor = (trackingNumber: string) =>
+  aiv()
+    .jobs()
+    .filter((job) => job.trackingNumbers.includes(trackingNumber));
 
 const storedEvents = (trackingNumber: string) =>
   app.services.database.db
