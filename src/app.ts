@@ -90,6 +90,12 @@ import {
   uspsNotificationResult,
 } from './carriers/clients/usps-subscriptions.ts';
 import { USPS_SUBSCRIPTIONS_TRACKING_PATH } from './tracking/push-routes-usps.ts';
+import {
+  createFedexAivSubscriptions,
+  fedexPushResult,
+  generatedFedexSecurityToken,
+} from './carriers/clients/fedex-aiv.ts';
+import { FEDEX_AIV_WEBHOOK_PATH } from './tracking/push-routes-fedex.ts';
 
 /** Everything the processes share, built once by the composition root. */
 export interface Services {
@@ -107,6 +113,8 @@ export interface Services {
     ups: PushCredentials | null;
     /** USPS Subscriptions-Tracking's listener secret; null → USPS is polled only. */
     usps: { secret: string } | null;
+    /** FedEx AIV's webhook project security token; null → FedEx is polled only. */
+    fedex: { securityToken: string } | null;
   };
   carriers: Record<CarrierCode, CarrierClient>;
   /** Carriers without credentials; they run against `carrierSandbox`. */
@@ -211,6 +219,32 @@ export function createServices(
       }),
     };
   }
+  // FedEx Advanced Integrated Visibility with FEDEX_PUSH_SECURITY_TOKEN, or the sandboxed FedEx with a
+  // throw-away token; FedEx posts to $PUBLIC_URL's route, entered on the AIV project in FedEx's portal.
+  const fedexPushSettings = config.carrierPush.fedex;
+  const fedexPushToken =
+    !config.carrierPush.enabled || !fedexPushSettings.enabled
+      ? null
+      : (fedexPushSettings.securityToken ?? (sandboxed.includes('fedex') ? generatedFedexSecurityToken() : null));
+  const fedexPush = fedexPushToken ? { securityToken: fedexPushToken } : null;
+  if (fedexPush) {
+    const real = config.carriers.fedex;
+    clients.fedex = {
+      ...clients.fedex,
+      push: createFedexAivSubscriptions({
+        ...(real
+          ? { baseUrl: real.baseUrl, ...(fedexPushSettings.client ?? real) }
+          : { baseUrl: `${sandboxBaseUrl}/fedex`, clientId: 'doorstep-sandbox', clientSecret: 'doorstep-sandbox' }),
+        // loadConfig requires the account with real FedEx credentials; the sandbox takes any 9 digits.
+        accountNumber: fedexPushSettings.accountNumber ?? '000000000',
+        projectId: fedexPushSettings.projectId,
+        onCall: (call) => {
+          logger.debug({ carrierCall: call }, 'carrier call');
+          metrics.carrierCall(call);
+        },
+      }),
+    };
+  }
   const demo: ScheduleOptions = {
     profile: 'demo',
     demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS,
@@ -246,13 +280,18 @@ export function createServices(
     readers: {
       ups: (body) => upsEventResult(upsTrackingEventSchema.parse(body)),
       usps: (body) => uspsNotificationResult(body),
+      fedex: (body) => fedexPushResult(body),
     },
     apply: (carrier, result) => poller.applyPushed(carrier, result),
   });
   const pushSubscriptions = new PushSubscriptions({
     db: database.db,
     clients,
-    enabled: [...(upsPush ? (['ups'] as const) : []), ...(uspsPush ? (['usps'] as const) : [])],
+    enabled: [
+      ...(upsPush ? (['ups'] as const) : []),
+      ...(uspsPush ? (['usps'] as const) : []),
+      ...(fedexPush ? (['fedex'] as const) : []),
+    ],
     logger,
     now,
     accepts: { ups: (number) => /^1[ZR][0-9A-Z]+$/.test(number) },
@@ -267,6 +306,11 @@ export function createServices(
       tokenUrl: `${base}${UPS_TRACK_ALERT_TOKEN_PATH}`,
       ...upsPush,
     });
+  }
+  if (carrierSandbox && fedexPush && sandboxed.includes('fedex')) {
+    // The AIV project's destination URL and security token, as entered on FedEx's portal; over loopback as UPS's.
+    const base = (overrides.pushCallbackBaseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
+    carrierSandbox.state.push.fedex.register({ url: `${base}${FEDEX_AIV_WEBHOOK_PATH}`, ...fedexPush });
   }
   const outboxDir = path.join(config.dataDir, 'outbox');
   const email =
@@ -391,7 +435,7 @@ export function createServices(
     orders,
     orderOutbox,
     poller,
-    push: { subscriptions: pushSubscriptions, events: pushEvents, ups: upsPush, usps: uspsPush },
+    push: { subscriptions: pushSubscriptions, events: pushEvents, ups: upsPush, usps: uspsPush, fedex: fedexPush },
     carriers: clients,
     sandboxedCarriers: sandboxed,
     carrierSandbox,
@@ -479,6 +523,7 @@ export function createHttpApp(services: Services): Koa {
       pushRoutes({
         ups: push.ups,
         usps: push.usps,
+        fedex: push.fedex,
         events: push.events,
         now: services.now,
         logger: services.logger,

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { optionalSetting } from './validation.ts';
 import { BudgetFormatError, describeBudget, parseBudget, type CarrierBudget } from './carriers/budget.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
+import { fedexSecurityTokenProblem } from './carriers/clients/fedex-aiv.ts';
 import {
   loadShopifyBillingConfig,
   ShopifyBillingConfigError,
@@ -128,6 +129,27 @@ const environmentSchema = z.object({
     .trim()
     .min(32, { error: 'must be at least 32 characters (USPS requires it)' })
     .optional(),
+  /** FedEx Advanced Integrated Visibility (tracking-number subscription): `off` keeps FedEx on polling. */
+  FEDEX_PUSH: z.enum(['on', 'off'], { error: 'must be on or off' }).default('on'),
+  /** The AIV webhook project's security token; FedEx signs each post's `fdx-signature` with it. Never logged. */
+  FEDEX_PUSH_SECURITY_TOKEN: z
+    .string()
+    .trim()
+    .superRefine((token, ctx) => {
+      const problem = fedexSecurityTokenProblem(token);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  /** The US 9-digit FedEx account the AIV project bills (FedEx requires one). */
+  FEDEX_PUSH_ACCOUNT_NUMBER: z
+    .string()
+    .trim()
+    .regex(/^\d{9}$/, { error: 'must be the 9-digit US FedEx account of the AIV project' })
+    .optional(),
+  FEDEX_PUSH_PROJECT_ID: z.string().trim().min(1).optional(),
+  /** The AIV project's own API keys, when they are not FEDEX_CLIENT_ID/SECRET's project. */
+  FEDEX_PUSH_CLIENT_ID: z.string().trim().optional(),
+  FEDEX_PUSH_CLIENT_SECRET: z.string().trim().optional(),
   /**
    * Where this process reaches the sandbox (mounted by the web process). Default: its own PORT on
    * loopback, right for `npm start`; a worker on another machine or container names the web's.
@@ -242,6 +264,18 @@ export interface Config {
      * USPS credentials → USPS is polled only; a sandboxed USPS gets a throw-away one).
      */
     usps: { enabled: boolean; secret: string | null };
+    /**
+     * FedEx AIV: `enabled` is FEDEX_PUSH; `securityToken` the webhook project's (null with real FedEx
+     * credentials → FedEx is polled only; a sandboxed FedEx gets a throw-away one). `client`: the
+     * project's API keys when they differ from the Track API's.
+     */
+    fedex: {
+      enabled: boolean;
+      securityToken: string | null;
+      accountNumber: string | null;
+      projectId: string | null;
+      client: { clientId: string; clientSecret: string } | null;
+    };
   };
   /** CARRIER_SANDBOX_URL: the sandbox's base URL as this process reaches it; undefined → its own PORT. */
   carrierSandboxUrl: string | undefined;
@@ -342,6 +376,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ['FEDEX_CLIENT_ID', 'FEDEX_CLIENT_SECRET', value.FEDEX_CLIENT_ID, value.FEDEX_CLIENT_SECRET],
     ['USPS_CLIENT_ID', 'USPS_CLIENT_SECRET', value.USPS_CLIENT_ID, value.USPS_CLIENT_SECRET],
     ['UPS_PUSH_CLIENT_ID', 'UPS_PUSH_CLIENT_SECRET', value.UPS_PUSH_CLIENT_ID, value.UPS_PUSH_CLIENT_SECRET],
+    ['FEDEX_PUSH_CLIENT_ID', 'FEDEX_PUSH_CLIENT_SECRET', value.FEDEX_PUSH_CLIENT_ID, value.FEDEX_PUSH_CLIENT_SECRET],
   ].filter(([, , id, secret]) => Boolean(id) !== Boolean(secret));
   // The sandbox lets anyone who knows a tracking number "deliver" it. It is the embedded default;
   // with a real database it must be asked for, and every carrier needs credentials otherwise.
@@ -361,6 +396,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? `  ${id} and ${secret} are required: in production (DOORSTEP_ENV=production, or NODE_ENV=production) the carrier sandbox is off (set CARRIER_SANDBOX=on to use it, e.g. for a staging server)`
       : `  ${id} and ${secret} must be set together`,
   );
+  // A real AIV project bills a US account; without it the association request cannot name one.
+  if (
+    value.FEDEX_PUSH === 'on' &&
+    value.FEDEX_PUSH_SECURITY_TOKEN &&
+    value.FEDEX_CLIENT_ID &&
+    !value.FEDEX_PUSH_ACCOUNT_NUMBER
+  )
+    problems.push(
+      '  FEDEX_PUSH_ACCOUNT_NUMBER is required with FEDEX_PUSH_SECURITY_TOKEN: the 9-digit US FedEx account of the Advanced Integrated Visibility project (or set FEDEX_PUSH=off)',
+    );
   if (smsSet !== 0 && smsSet !== 3)
     problems.push('  SMS_ACCOUNT_SID, SMS_AUTH_TOKEN and SMS_FROM must be set together');
   // Web and worker processes share the database, so they must share the key: a key generated into
@@ -412,6 +457,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           ? { clientId: value.UPS_PUSH_CLIENT_ID, clientSecret: value.UPS_PUSH_CLIENT_SECRET }
           : null,
       usps: { enabled: value.USPS_PUSH === 'on', secret: value.USPS_PUSH_SECRET ?? null },
+      fedex: {
+        enabled: value.FEDEX_PUSH === 'on',
+        securityToken: value.FEDEX_PUSH_SECURITY_TOKEN ?? null,
+        accountNumber: value.FEDEX_PUSH_ACCOUNT_NUMBER ?? null,
+        projectId: value.FEDEX_PUSH_PROJECT_ID ?? null,
+        client:
+          value.FEDEX_PUSH_CLIENT_ID && value.FEDEX_PUSH_CLIENT_SECRET
+            ? { clientId: value.FEDEX_PUSH_CLIENT_ID, clientSecret: value.FEDEX_PUSH_CLIENT_SECRET }
+            : null,
+      },
     },
     carrierSandboxUrl: value.CARRIER_SANDBOX_URL?.replace(/\/+$/, ''),
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
@@ -485,6 +540,13 @@ export function describeConfig(config: Config): Record<string, unknown> {
             : config.carrierPush.usps.secret
               ? 'Subscriptions-Tracking'
               : config.carriers.usps
+                ? 'polling'
+                : 'sandbox',
+          fedex: !config.carrierPush.fedex.enabled
+            ? 'off'
+            : config.carrierPush.fedex.securityToken
+              ? 'Advanced Integrated Visibility'
+              : config.carriers.fedex
                 ? 'polling'
                 : 'sandbox',
         }

@@ -105,6 +105,49 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ UPS_QUOTA: '0/s' })).toThrow(/UPS_QUOTA: must allow at least 1 call/);
   });
 
+  it("reads the FedEx AIV security token under FedEx's rules, never echoing it, and wants the account with real FedEx", () => {
+    const token = 'Doorstep-Aiv-Token-2026-abcdef';
+    expect(loadConfig({ FEDEX_PUSH_SECURITY_TOKEN: token }).carrierPush.fedex).toEqual({
+      enabled: true,
+      securityToken: token,
+      accountNumber: null,
+      projectId: null,
+      client: null,
+    });
+    expect(describeConfig(loadConfig({ FEDEX_PUSH_SECURITY_TOKEN: token })).carrierPush).toMatchObject({
+      fedex: 'Advanced Integrated Visibility',
+    });
+    expect(JSON.stringify(describeConfig(loadConfig({ FEDEX_PUSH_SECURITY_TOKEN: token })))).not.toContain(token);
+    expect(describeConfig(loadConfig({})).carrierPush).toMatchObject({ fedex: 'sandbox' });
+    expect(describeConfig(loadConfig({ FEDEX_PUSH: 'off' })).carrierPush).toMatchObject({ fedex: 'off' });
+    for (const bad of [
+      'Sh0rt',
+      'alllowercaseanddigits0123456789',
+      'ALLUPPERCASEANDDIGITS0123456789',
+      'NoDigitsAtAllInThisTokenHere',
+      `Aa1${'x'.repeat(98)}`,
+    ]) {
+      let message = '';
+      try {
+        loadConfig({ FEDEX_PUSH_SECURITY_TOKEN: bad });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, bad).toMatch(/FEDEX_PUSH_SECURITY_TOKEN/);
+      expect(message, bad).not.toContain(bad);
+    }
+    const real = { FEDEX_CLIENT_ID: 'id', FEDEX_CLIENT_SECRET: 's', FEDEX_PUSH_SECURITY_TOKEN: token };
+    expect(() => loadConfig(real)).toThrow(/FEDEX_PUSH_ACCOUNT_NUMBER is required/);
+    expect(() => loadConfig({ ...real, FEDEX_PUSH_ACCOUNT_NUMBER: '12345' })).toThrow(/9-digit/);
+    expect(loadConfig({ ...real, FEDEX_PUSH_ACCOUNT_NUMBER: '123456789' }).carrierPush.fedex.accountNumber).toBe(
+      '123456789',
+    );
+    expect(loadConfig({ ...real, FEDEX_PUSH: 'off' }).carrierPush.fedex.enabled).toBe(false);
+    expect(() => loadConfig({ FEDEX_PUSH_CLIENT_ID: 'id' })).toThrow(
+      /FEDEX_PUSH_CLIENT_ID and FEDEX_PUSH_CLIENT_SECRET/,
+    );
+  });
+
   it("turns the carrier sandbox off in production, and then requires every carrier's credentials", () => {
     expect(loadConfig({}).carrierSandbox).toBe(true);
     // A developer's own PostgreSQL is still development: sandbox on, no key to bring.

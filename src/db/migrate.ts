@@ -30,6 +30,7 @@ import * as shopifyTestGifts from './migrations/035-shopify-test-gifts.ts';
 import * as shopTimeZones from './migrations/036-shop-time-zones.ts';
 import * as accountLogos from './migrations/037-account-logos.ts';
 import * as accountBrand from './migrations/038-account-brand.ts';
+import * as carrierPushJobs from './migrations/040-carrier-push-jobs.ts';
 import * as freeSignals from './migrations/041-free-signals.ts';
 import * as sendsAttention from './migrations/043-sends-attention.ts';
 
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   '036-shop-time-zones': shopTimeZones,
   '037-account-logos': accountLogos,
   '038-account-brand': accountBrand,
+  '040-carrier-push-jobs': carrierPushJobs,
   '041-free-signals': freeSignals,
   '043-sends-attention': sendsAttention,
 };

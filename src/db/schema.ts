@@ -155,6 +155,9 @@ export interface TrackingsTable {
   /** When to (re)subscribe; null = as soon as push is on for the carrier. */
   push_renew_at: Timestamp | null;
   last_pushed_at: Timestamp | null;
+  /** The carrier's asynchronous subscription job the package waits on (migration 040, FedEx AIV); null = none. */
+  push_job_id: string | null;
+  push_job_at: Timestamp | null;
   /** IANA zone of the destination, from the carrier's address parts (migration 015); null until known. */
   destination_time_zone: string | null;
   /**

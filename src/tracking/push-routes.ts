@@ -15,6 +15,7 @@ import {
 import type { Logger } from '../logger.ts';
 import type { PushEvents } from './push-events.ts';
 import { uspsSubscriptionsRoute } from './push-routes-usps.ts';
+import { fedexAivRoute } from './push-routes-fedex.ts';
 
 /** The paths registered with UPS as the webhook URL and its token URL (docs/tracking.md "Push"). */
 export const UPS_TRACK_ALERT_PATH = '/carriers/ups/track-alert';
@@ -33,11 +34,19 @@ export function pushRoutes(deps: {
   ups: PushCredentials | null;
   /** USPS Subscriptions-Tracking: the listener secret; null or absent → no USPS route. */
   usps?: { secret: string } | null;
+  /** FedEx AIV: the webhook project's security token; null or absent → no FedEx route. */
+  fedex?: { securityToken: string } | null;
   events: PushEvents;
   now: () => Date;
   logger: Logger;
 }): Router {
   const router = new Router();
+  if (deps.fedex)
+    fedexAivRoute(router, {
+      securityToken: deps.fedex.securityToken,
+      events: deps.events,
+      applySoon: () => applySoon(deps.events, deps.logger),
+    });
   if (deps.usps)
     uspsSubscriptionsRoute(router, {
       secret: deps.usps.secret,

@@ -149,6 +149,8 @@ async function startTracking(
     push_until: null,
     push_renew_at: null,
     last_pushed_at: null,
+    push_job_id: null,
+    push_job_at: null,
   };
   await trx
     .insertInto('trackings')

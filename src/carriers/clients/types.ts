@@ -56,8 +56,29 @@ export interface CarrierPushSubscriptions {
   /** How long a subscription lasts before it must be renewed (UPS Track Alert: 14 days). */
   readonly lifetimeMs: number;
   /** One request for up to `maxBatchSize` numbers: which the carrier subscribed and which it refused. */
-  subscribe(trackingNumbers: string[]): Promise<{ subscribed: string[]; refused: string[] }>;
+  subscribe(trackingNumbers: string[]): Promise<PushSubscribeAnswer>;
+  /**
+   * Where subscribing is an asynchronous job (FedEx AIV Track Number Association): what became of
+   * the job `subscribe` answered. PushSubscriptions asks on each claim tick until it is done.
+   */
+  jobOutcome?(jobId: string): Promise<PushJobOutcome>;
 }
+
+export interface PushSubscribeAnswer {
+  subscribed: string[];
+  refused: string[];
+  /**
+   * The carrier took the numbers as an asynchronous job (FedEx AIV): none is subscribed or refused
+   * yet (`subscribed` and `refused` are empty); `jobOutcome(job)` says later.
+   */
+  job?: string;
+}
+
+/** An asynchronous subscription job: still running, failed as a whole (submit again), or done per number. */
+export type PushJobOutcome =
+  | { state: 'pending' }
+  | { state: 'failed'; reason: string }
+  | { state: 'done'; subscribed: string[]; refused: string[] };
 
 /** One HTTP exchange with a carrier, for logs and metrics. Never carries credentials or tokens. */
 export interface CarrierCall {

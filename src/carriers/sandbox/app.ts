@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import { controlErrors, controlRoutes } from './control.ts';
 import { fedexRoutes } from './fedex.ts';
+import { fedexAivRoutes } from './fedex-aiv.ts';
 import { createSandboxState, type SandboxOptions, type SandboxState } from './state.ts';
 import { upsRoutes } from './ups.ts';
 import { upsTrackAlertRoutes } from './ups-track-alert.ts';
@@ -28,6 +29,7 @@ export function createCarrierSandbox(options: SandboxOptions = {}): CarrierSandb
     upsRoutes(state),
     upsTrackAlertRoutes(state),
     fedexRoutes(state),
+    fedexAivRoutes(state),
     uspsSubscriptionRoutes(state),
     uspsRoutes(state),
   ]) {

@@ -2,6 +2,7 @@ import type { CarrierCode } from '../carrier-code.ts';
 import type { PackageEvent } from './packages.ts';
 import { upsTrackingEvent } from './ups-track-alert-event.ts';
 import { SandboxUspsSubscriptions } from './usps-subscription-store.ts';
+import { SandboxFedexAiv } from './fedex-aiv-store.ts';
 
 /** Where and how the fake carrier calls the subscriber back (UPS: "Manage Webhook Credentials"). */
 export interface WebhookRegistration {
@@ -37,6 +38,8 @@ export class SandboxPush {
   readonly deliveries: PushDelivery[] = [];
   /** USPS Subscriptions-Tracking: listener and secret come with each subscription, not a registration. */
   readonly usps: SandboxUspsSubscriptions;
+  /** FedEx AIV: the webhook project, association jobs and associated numbers. */
+  readonly fedex: SandboxFedexAiv;
 
   constructor(
     private readonly now: () => Date,
@@ -44,6 +47,7 @@ export class SandboxPush {
     private readonly onPost: (carrier: CarrierCode, ok: boolean) => void,
   ) {
     this.usps = new SandboxUspsSubscriptions(now, this.deliveries, (ok) => onPost('usps', ok));
+    this.fedex = new SandboxFedexAiv(now, this.deliveries, (ok) => onPost('fedex', ok));
   }
 
   register(carrier: CarrierCode, webhook: WebhookRegistration): void {
@@ -57,12 +61,14 @@ export class SandboxPush {
 
   isSubscribed(carrier: CarrierCode, trackingNumber: string): boolean {
     if (carrier === 'usps') return this.usps.isSubscribed(trackingNumber);
+    if (carrier === 'fedex') return this.fedex.isSubscribed(trackingNumber);
     return (this.#subscriptions.get(`${carrier}:${trackingNumber}`) ?? 0) > this.now().getTime();
   }
 
   /** A new scripted event: posted to the subscriber when the number is subscribed and a webhook registered. */
   notify(carrier: CarrierCode, trackingNumber: string, event: PackageEvent, estimatedDeliveryAt: Date | null): void {
     if (carrier === 'usps') return this.usps.notify(trackingNumber, event, estimatedDeliveryAt);
+    if (carrier === 'fedex') return this.fedex.notify(trackingNumber, event);
     const webhook = this.#webhooks.get(carrier);
     if (carrier !== 'ups' || !webhook || !this.isSubscribed(carrier, trackingNumber)) return;
     const body = upsTrackingEvent(trackingNumber, event, estimatedDeliveryAt, this.utcOffsetMinutes());
@@ -76,6 +82,7 @@ export class SandboxPush {
   async settled(): Promise<void> {
     while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
     await this.usps.settled();
+    await this.fedex.settled();
   }
 
   clear(): void {
@@ -83,6 +90,7 @@ export class SandboxPush {
     this.#webhooks.clear();
     this.#tokens.clear();
     this.usps.clear();
+    this.fedex.clear();
     this.deliveries.length = 0;
   }
 

@@ -1,0 +1,287 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningWorkers } from '../../jobs/start-workers.ts';
+import {
+  createFedexAivSubscriptions,
+  fedexSignature,
+  FEDEX_AIV_LIFETIME_MS,
+  FEDEX_SIGNATURE_HEADER,
+} from '../../src/carriers/clients/fedex-aiv.ts';
+import {
+  FAILED_RETRY_MS,
+  PushSubscriptions,
+  REFUSED_RETRY_MS,
+  RENEW_BEFORE_MS,
+} from '../../src/tracking/push-subscriptions.ts';
+import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { eventually, startTestWorkers } from '../support/workers.ts';
+
+/**
+ * FedEx Advanced Integrated Visibility (tracking-number subscription) end to end on real
+ * PGlite/PostgreSQL, Redis and HTTP: tracking a FedEx number submits a Track Number Association job
+ * to the sandboxed FedEx, the claim tick asks for the job's status until it is COMPLETED and reads
+ * its report, and the sandbox then posts each new scan, signed with `fdx-signature`, to our
+ * destination URL. Polling is slowed to once a minute, so a delivery seen within seconds can only
+ * have come by push.
+ */
+
+let app: TestApp;
+let workers: RunningWorkers;
+let store: TestAccount;
+
+beforeAll(async () => {
+  app = await startTestApp({ sandboxPollIntervalMs: 60_000 });
+  workers = await startTestWorkers(app.services, { dispatchEveryMs: 200 });
+  store = await app.createAccount();
+});
+afterAll(async () => {
+  await workers.close();
+  await app.services.carrierSandbox?.state.push.settled();
+  await app.close();
+});
+beforeEach(() => {
+  aiv().holdJobs = false;
+  aiv().failNextJobs = 0;
+});
+
+const sandbox = () => app.services.carrierSandbox!.state;
+const aiv = () => sandbox().push.fedex;
+const webhook = () => `${app.baseUrl}/carriers/fedex/webhook`;
+const token = () => app.services.push.fedex!.securityToken;
+
+async function script(trackingNumber: string, body: Record<string, unknown>) {
+  const response = await fetch(`${app.baseUrl}/sandbox/carriers/fedex/packages/${trackingNumber}/events`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(response.status).toBe(201);
+}
+
+async function shippedOrder(trackingNumber: string) {
+  const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+  const update = await store.request('PUT', `/v1/orders/${order.id}`, {
+    carrier: 'fedex',
+    tracking_number: trackingNumber,
+  });
+  expect(update.status).toBe(200);
+  return order as { id: string };
+}
+
+const tracking = (orderId: string) =>
+  app.services.database.db
+    .selectFrom('trackings')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .executeTakeFirstOrThrow();
+
+const subscribed = (orderId: string) =>
+  eventually(async () => ((await tracking(orderId)).push_until ? true : undefined), 15_000, 'the AIV association');
+
+const jobsFor = (trackingNumber: string) =>
+  aiv()
+    .jobs()
+    .filter((job) => job.trackingNumbers.includes(trackingNumber));
+
+const storedEvents = (trackingNumber: string) =>
+  app.services.database.db
+    .selectFrom('carrier_push_events')
+    .selectAll()
+    .where('tracking_number', '=', trackingNumber)
+    .execute();
+
+function post(raw: string, headers: Record<string, string>) {
+  return fetch(webhook(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
+}
+
+/** A "Detailed tracking response" as the sandbox sends it: the Track API's envelope and TrackResult. */
+const deliveredEvent = (trackingNumber: string) =>
+  JSON.stringify({
+    transactionId: 'test',
+    output: {
+      completeTrackResults: [
+        {
+          trackingNumber,
+          trackResults: [
+            {
+              trackingNumberInfo: { trackingNumber },
+              latestStatusDetail: { code: 'DL', derivedCode: 'DL', description: 'Delivered' },
+              dateAndTimes: [{ type: 'ACTUAL_DELIVERY', dateTime: '2026-11-20T10:00:00-05:00' }],
+              scanEvents: [{ date: '2026-11-20T10:00:00-05:00', eventType: 'DL', derivedStatusCode: 'DL' }],
+            },
+          ],
+        },
+      ],
+    },
+  });
+
+describe('FedEx AIV push', () => {
+  it('associates a tracked number by an asynchronous job: not subscribed while the job runs, subscribed once its report says so', async () => {
+    aiv().holdJobs = true;
+    const number = '794644790138';
+    const order = await shippedOrder(number);
+    const waiting = await eventually(
+      async () => {
+        const row = await tracking(order.id);
+        return row.push_job_id && (jobsFor(number)[0]?.statusChecks ?? 0) >= 2 ? row : undefined;
+      },
+      15_000,
+      'the job submitted and asked about twice',
+    );
+    // Asked about on each tick, still IN_PROGRESS: not subscribed, polled as any unsubscribed package.
+    const [job] = jobsFor(number);
+    expect(job).toMatchObject({ action: 'ADD', status: 'IN_PROGRESS', accountNumber: '000000000' });
+    expect(waiting.push_job_id).toBe(job!.jobId);
+    expect(waiting.push_subscribed_at).toBeNull();
+    expect(waiting.push_until).toBeNull();
+    expect(waiting.next_poll_at).not.toBeNull();
+    expect(aiv().isSubscribed(number)).toBe(false);
+
+    aiv().holdJobs = false;
+    await subscribed(order.id);
+    const row = await tracking(order.id);
+    expect(jobsFor(number)).toHaveLength(1);
+    expect(job!.status).toBe('COMPLETED');
+    expect(job!.results).toEqual([{ trackingNumber: number, status: 'SUCCESS', message: 'Associated.' }]);
+    expect(row.push_job_id).toBeNull();
+    const subscribedAt = new Date(row.push_subscribed_at!).getTime();
+    expect(new Date(row.push_until!).getTime() - subscribedAt).toBe(FEDEX_AIV_LIFETIME_MS);
+    expect(new Date(row.push_renew_at!).getTime()).toBe(subscribedAt + FEDEX_AIV_LIFETIME_MS - RENEW_BEFORE_MS);
+    expect(aiv().isSubscribed(number)).toBe(true);
+  });
+
+  it('a signed push delivers the order within seconds (polling is once a minute)', async () => {
+    const number = '797843158299';
+    const order = await shippedOrder(number);
+    await subscribed(order.id);
+    const deliveredAt = new Date(Date.now() - 5_000);
+    deliveredAt.setUTCMilliseconds(0);
+    const scriptedAt = Date.now();
+    await script(number, { status: 'delivered', at: deliveredAt.toISOString() });
+    await eventually(
+      async () => ((await tracking(order.id)).status === 'delivered' ? true : undefined),
+      15_000,
+      'the pushed delivery',
+    );
+    expect(Date.now() - scriptedAt).toBeLessThan(15_000);
+    expect((await tracking(order.id)).last_pushed_at).not.toBeNull();
+    expect((await storedEvents(number)).map((e) => e.outcome)).toEqual(['applied']);
+    const delivery = sandbox().push.deliveries.find((d) => d.carrier === 'fedex' && d.trackingNumber === number);
+    expect(delivery?.status).toBe(200);
+    const delivered = (await store.request('GET', `/v1/orders/${order.id}`)).body;
+    expect(delivered.delivered_at).toBe(deliveredAt.toISOString().replace('.000Z', 'Z'));
+  });
+
+  it('refuses a missing or wrong fdx-signature with 401 JSON and changes nothing; a good one is stored once', async () => {
+    const number = '799531274483';
+    const order = await shippedOrder(number);
+    const before = await tracking(order.id);
+    const raw = deliveredEvent(number);
+    const cases: Array<[string, Record<string, string>]> = [
+      ['missing', {}],
+      ['empty', { [FEDEX_SIGNATURE_HEADER]: '' }],
+      ['wrong token', { [FEDEX_SIGNATURE_HEADER]: fedexSignature('Wrong-token-0123456789abcdef', raw) }],
+      ['body changed', { [FEDEX_SIGNATURE_HEADER]: fedexSignature(token(), raw.replace('DL', 'OD')) }],
+      ['not base64', { [FEDEX_SIGNATURE_HEADER]: 'not a signature' }],
+    ];
+    for (const [name, headers] of cases) {
+      const response = await post(raw, headers);
+      expect(response.status, name).toBe(401);
+      expect(response.headers.get('content-type'), name).toContain('application/json');
+      const body = (await response.json()) as { error?: { message?: string } };
+      expect(body.error?.message, name).toBeTruthy();
+    }
+    expect(await storedEvents(number)).toHaveLength(0);
+    const after = await tracking(order.id);
+    expect(after.status).toBe(before.status);
+    expect(after.last_pushed_at).toBeNull();
+
+    const good = await post(raw, { [FEDEX_SIGNATURE_HEADER]: fedexSignature(token(), raw) });
+    expect(good.status).toBe(200);
+    expect(await good.json()).toEqual({});
+    // The same digest hex-encoded (one FedEx page's pseudo-code, F2): accepted; the resend is stored once.
+    const hex = createHmac('sha256', token()).update(raw).digest('hex');
+    expect((await post(raw, { [FEDEX_SIGNATURE_HEADER]: hex })).status).toBe(200);
+    expect(await storedEvents(number)).toHaveLength(1);
+    await eventually(
+      async () => ((await tracking(order.id)).status === 'delivered' ? true : undefined),
+      15_000,
+      'the signed delivery applied',
+    );
+  });
+
+  it('submits a FAILED job again after the retry delay, and polling covers the package meanwhile', async () => {
+    aiv().failNextJobs = 1;
+    const number = '790535312317';
+    const order = await shippedOrder(number);
+    const failed = await eventually(
+      async () => {
+        const row = await tracking(order.id);
+        return jobsFor(number)[0]?.status === 'FAILED' && row.push_job_id === null ? row : undefined;
+      },
+      15_000,
+      'the failed job given up',
+    );
+    expect(failed.push_until).toBeNull();
+    expect(failed.next_poll_at).not.toBeNull();
+    const retryAt = new Date(failed.push_renew_at!).getTime();
+    expect(retryAt - Date.now()).toBeGreaterThan(FAILED_RETRY_MS - 60_000);
+    expect(retryAt - Date.now()).toBeLessThanOrEqual(FAILED_RETRY_MS);
+    expect(jobsFor(number)).toHaveLength(1);
+
+    // Past the retry delay: a new job, asked about on the next tick, completes.
+    const later = new Date(retryAt + 1_000);
+    const retrier = new PushSubscriptions({
+      db: app.services.database.db,
+      clients: app.services.carriers,
+      enabled: ['fedex'],
+      logger: app.services.logger,
+      now: () => later,
+    });
+    expect(await retrier.subscribeDue('fedex')).toBe(0);
+    expect(jobsFor(number)).toHaveLength(2);
+    expect((await tracking(order.id)).push_job_id).toBe(jobsFor(number)[1]!.jobId);
+    expect(await retrier.subscribeDue('fedex')).toBeGreaterThanOrEqual(1);
+    const row = await tracking(order.id);
+    expect(row.push_job_id).toBeNull();
+    expect(new Date(row.push_until!).getTime()).toBe(later.getTime() + FEDEX_AIV_LIFETIME_MS);
+    expect(aiv().isSubscribed(number)).toBe(true);
+  });
+
+  it('a number the job report refuses is offered again hours later, not subscribed', async () => {
+    const number = '477179081230';
+    aiv().refuse.add(number);
+    const order = await shippedOrder(number);
+    const refused = await eventually(
+      async () => {
+        const row = await tracking(order.id);
+        return jobsFor(number)[0]?.status === 'COMPLETED' && row.push_job_id === null ? row : undefined;
+      },
+      15_000,
+      'the refusing report read',
+    );
+    expect(jobsFor(number)[0]!.results[0]).toMatchObject({ trackingNumber: number, status: 'FAILURE' });
+    expect(refused.push_until).toBeNull();
+    const retryAt = new Date(refused.push_renew_at!).getTime();
+    expect(retryAt - Date.now()).toBeGreaterThan(REFUSED_RETRY_MS - 60_000);
+    expect(aiv().isSubscribed(number)).toBe(false);
+  });
+
+  it('removes numbers by a REMOVE job (the client; documented "add or remove")', async () => {
+    const client = createFedexAivSubscriptions({
+      baseUrl: `${app.baseUrl}/sandbox/fedex`,
+      clientId: 'doorstep-sandbox',
+      clientSecret: 'doorstep-sandbox',
+      accountNumber: '123456789',
+    });
+    const number = '986578788855';
+    const added = await client.subscribe([number]);
+    expect(added).toMatchObject({ subscribed: [], refused: [] });
+    expect(await client.jobOutcome!(added.job!)).toEqual({ state: 'done', subscribed: [number], refused: [] });
+    expect(aiv().isSubscribed(number)).toBe(true);
+    const removal = await client.unsubscribe([number]);
+    expect(await client.jobOutcome!(removal)).toMatchObject({ state: 'done', subscribed: [number] });
+    expect(aiv().isSubscribed(number)).toBe(false);
+    expect(await client.jobOutcome!('no-such-job')).toMatchObject({ state: 'failed' });
+  });
+});
