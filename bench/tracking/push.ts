@@ -1,7 +1,7 @@
 /**
  * Push tracking, measured on real processes: `npm start`'s entry point on the embedded defaults
  * (PGlite, private Redis, the sandboxed carriers with push on), N packages of one carrier (UPS Track
- * Alert, USPS Subscriptions-Tracking) created through the API, each driven through in transit → out
+ * Alert, USPS Subscriptions-Tracking, FedEx AIV) created through the API, each driven through in transit → out
  * for delivery → delivered by the sandbox's control API.
  *
  * - Carrier calls per delivered package: the sandbox's own request counters (Track calls — the PUT's
@@ -25,7 +25,7 @@ import { freePort } from '../../src/net/free-port.ts';
 const projectRoot = path.resolve(import.meta.dirname, '../..');
 
 /** The carriers whose push the sandbox speaks, each measured on its own. */
-export const PUSHED_CARRIERS = ['ups', 'usps'] as const;
+export const PUSHED_CARRIERS = ['ups', 'usps', 'fedex'] as const;
 export type PushedCarrier = (typeof PUSHED_CARRIERS)[number];
 
 export interface PushFigures {
@@ -181,22 +181,31 @@ export async function measurePush(options: { packages?: number; carrier?: Pushed
 
 /**
  * Distinct valid numbers: a fixed stem, a counter, and the check digit found by trying (UPS 1Z;
- * USPS IMpb 94001… of 22 digits).
+ * USPS IMpb 94001… of 22 digits; FedEx 12 digits, whose mod-11 check has no digit for some stems,
+ * which are skipped).
  */
 function trackingNumbers(carrier: PushedCarrier, count: number): string[] {
   const stamp = Date.now().toString(36).toUpperCase().slice(-4);
   const digits = String(Date.now()).slice(-6);
-  return Array.from({ length: count }, (_, i) => {
-    const stem =
-      carrier === 'ups'
-        ? `1ZBP${stamp}${String(i).padStart(9, '0')}`
-        : `940011189922${digits}${String(i).padStart(3, '0')}`;
+  const stemOf = (n: number) =>
+    carrier === 'ups'
+      ? `1ZBP${stamp}${String(n).padStart(9, '0')}`
+      : carrier === 'usps'
+        ? `940011189922${digits}${String(n).padStart(3, '0')}`
+        : `79${digits}${String(n).padStart(3, '0')}`;
+  const numbers: string[] = [];
+  for (let n = 0; numbers.length < count && n < count * 3; n++) {
+    const stem = stemOf(n);
     for (let digit = 0; digit <= 9; digit++) {
       const candidate = `${stem}${digit}`;
-      if (validateTrackingNumber(carrier, candidate).valid) return candidate;
+      if (validateTrackingNumber(carrier, candidate).valid) {
+        numbers.push(candidate);
+        break;
+      }
     }
-    throw new Error(`no check digit for ${stem}`);
-  });
+  }
+  if (numbers.length < count) throw new Error(`could not make ${count} valid ${carrier} numbers`);
+  return numbers;
 }
 
 function percentile(sorted: number[], p: number): number {

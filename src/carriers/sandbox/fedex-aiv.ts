@@ -86,10 +86,14 @@ export function fedexAivRoutes(state: SandboxState): Router {
   });
 
   router.get(`${FEDEX_AIV_JOBS_PATH}/status`, (ctx) => {
+    // A job's status and report are carrier calls too: the bench counts them with the association.
+    state.carriers.fedex.stats.subscribeCalls += 1;
     ctx.body = { transactionId: randomUUID(), output: { jobs: aiv.jobs().map(jobJson) } };
   });
 
   router.get(`${FEDEX_AIV_JOBS_PATH}/:jobId/status`, (ctx) => {
+    // A job's status and report are carrier calls too: the bench counts them with the association.
+    state.carriers.fedex.stats.subscribeCalls += 1;
     const job = aiv.check(ctx.params['jobId'] ?? '');
     if (!job) {
       ctx.status = 404;
@@ -100,6 +104,8 @@ export function fedexAivRoutes(state: SandboxState): Router {
   });
 
   router.get(`${FEDEX_AIV_JOBS_PATH}/:jobId`, (ctx) => {
+    // A job's status and report are carrier calls too: the bench counts them with the association.
+    state.carriers.fedex.stats.subscribeCalls += 1;
     const job = aiv.get(ctx.params['jobId'] ?? '');
     if (!job) {
       ctx.status = 404;
