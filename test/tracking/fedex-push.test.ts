@@ -166,8 +166,16 @@ describe('FedEx AIV push', () => {
     expect(Date.now() - scriptedAt).toBeLessThan(15_000);
     expect((await tracking(order.id)).last_pushed_at).not.toBeNull();
     expect((await storedEvents(number)).map((e) => e.outcome)).toEqual(['applied']);
-    const delivery = sandbox().push.deliveries.find((d) => d.carrier === 'fedex' && d.trackingNumber === number);
-    expect(delivery?.status).toBe(200);
+    // The sandbox records its post's answer once it has it; we may have applied the event first.
+    const delivery = await eventually(
+      async () =>
+        sandbox().push.deliveries.find(
+          (d) => d.carrier === 'fedex' && d.trackingNumber === number && d.status !== undefined,
+        ),
+      5_000,
+      "the sandbox to record its post's answer",
+    );
+    expect(delivery.status).toBe(200);
     const delivered = (await store.request('GET', `/v1/orders/${order.id}`)).body;
     expect(delivered.delivered_at).toBe(deliveredAt.toISOString().replace('.000Z', 'Z'));
   });
