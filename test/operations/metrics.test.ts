@@ -18,7 +18,8 @@ beforeAll(async () => {
   mail = await startMailServer();
   app = await startTestApp({
     sandboxPollIntervalMs: 200,
-    env: { SMTP_URL: mail.url, OPERATOR_PASSWORD },
+    // Polling only: the story counts the polls that see the delivery (a push would need none).
+    env: { SMTP_URL: mail.url, OPERATOR_PASSWORD, USPS_PUSH: 'off' },
   });
   workers = await startTestWorkers(app.services, { dispatchEveryMs: 200 });
 });
