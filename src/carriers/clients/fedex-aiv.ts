@@ -4,7 +4,8 @@ import { summarizeErrorBody } from './error-body.ts';
 import { CarrierUnexpectedResponseError } from './errors.ts';
 import { parseFedexTrackResponse } from './fedex-response.ts';
 import { createCarrierHttp, type CarrierResponse } from './http.ts';
-import { createTokenCache, readTokenResponse, sendWithToken } from './oauth.ts';
+import { createFedexTokenCache } from './fedex-oauth.ts';
+import { sendWithToken } from './oauth.ts';
 import { isRecord, trackingKey } from './results.ts';
 import type { CarrierClientOptions, CarrierPushSubscriptions, PushJobOutcome, TrackingResult } from './types.ts';
 
@@ -231,25 +232,7 @@ export interface FedexAivSubscriptions extends CarrierPushSubscriptions {
  */
 export function createFedexAivSubscriptions(options: FedexAivOptions): FedexAivSubscriptions {
   const http = createCarrierHttp('fedex', options);
-  const tokens = createTokenCache({
-    now: options.now ?? (() => new Date()),
-    fetchToken: async () =>
-      readTokenResponse(
-        'fedex',
-        await http.send({
-          operation: 'oauth',
-          trackingNumbers: 0,
-          method: 'POST',
-          path: '/oauth/token',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          body: new URLSearchParams({
-            grant_type: 'client_credentials',
-            client_id: options.clientId,
-            client_secret: options.clientSecret,
-          }).toString(),
-        }),
-      ),
-  });
+  const tokens = createFedexTokenCache(http, options);
 
   const get = (path: string) =>
     sendWithToken(http, tokens, undefined, (token) => ({

@@ -3,7 +3,8 @@ import { summarizeErrorBody } from './error-body.ts';
 import { CarrierUnexpectedResponseError } from './errors.ts';
 import { parseFedexTrackResponse } from './fedex-response.ts';
 import { createCarrierHttp } from './http.ts';
-import { createTokenCache, readTokenResponse, sendWithToken } from './oauth.ts';
+import { createFedexTokenCache } from './fedex-oauth.ts';
+import { sendWithToken } from './oauth.ts';
 import { chunk } from './results.ts';
 import type { CarrierClient, CarrierClientOptions, TrackingResult } from './types.ts';
 
@@ -19,25 +20,7 @@ export const FEDEX_MAX_BATCH_SIZE = 30;
  */
 export function createFedexClient(options: CarrierClientOptions): CarrierClient {
   const http = createCarrierHttp('fedex', options);
-  const tokens = createTokenCache({
-    now: options.now ?? (() => new Date()),
-    fetchToken: async () =>
-      readTokenResponse(
-        'fedex',
-        await http.send({
-          operation: 'oauth',
-          trackingNumbers: 0,
-          method: 'POST',
-          path: '/oauth/token',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-          body: new URLSearchParams({
-            grant_type: 'client_credentials',
-            client_id: options.clientId,
-            client_secret: options.clientSecret,
-          }).toString(),
-        }),
-      ),
-  });
+  const tokens = createFedexTokenCache(http, options);
 
   async function trackBatch(trackingNumbers: string[], signal: AbortSignal | undefined): Promise<TrackingResult[]> {
     const body = JSON.stringify({

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { summarizeErrorBody } from './error-body.ts';
 import { CarrierUnexpectedResponseError } from './errors.ts';
 import { createCarrierHttp } from './http.ts';
-import { createTokenCache, readTokenResponse, sendWithToken } from './oauth.ts';
+import { sendWithToken } from './oauth.ts';
+import { createUspsTokenCache } from './usps-oauth.ts';
 import { isRecord } from './results.ts';
 import type { CarrierClientOptions, CarrierPushSubscriptions, TrackingResult } from './types.ts';
 import { parseUspsV3Response } from './usps-response.ts';
@@ -126,26 +127,7 @@ export function createUspsSubscriptions(options: UspsSubscriptionsOptions): Usps
   if (options.secret.length < USPS_PUSH_MIN_SECRET_LENGTH)
     throw new Error(`the USPS listener secret must be at least ${USPS_PUSH_MIN_SECRET_LENGTH} characters`);
   const http = createCarrierHttp('usps', options);
-  const tokens = createTokenCache({
-    now: options.now ?? (() => new Date()),
-    fetchToken: async () =>
-      readTokenResponse(
-        'usps',
-        await http.send({
-          operation: 'oauth',
-          trackingNumbers: 0,
-          method: 'POST',
-          path: '/oauth2/v3/token',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify({
-            grant_type: 'client_credentials',
-            client_id: options.clientId,
-            client_secret: options.clientSecret,
-            scope: 'subscriptions-tracking',
-          }),
-        }),
-      ),
-  });
+  const tokens = createUspsTokenCache(http, options, 'subscriptions-tracking');
 
   return {
     maxBatchSize: USPS_PUSH_MAX_BATCH_SIZE,

@@ -1,7 +1,8 @@
 import { errorMessageOf, summarizeErrorBody } from './error-body.ts';
 import { CarrierUnexpectedResponseError } from './errors.ts';
 import { createCarrierHttp, type CarrierResponse } from './http.ts';
-import { createTokenCache, readTokenResponse, sendWithToken } from './oauth.ts';
+import { sendWithToken } from './oauth.ts';
+import { createUspsTokenCache } from './usps-oauth.ts';
 import { chunk, emptyResult, isRecord } from './results.ts';
 import type { CarrierClient, CarrierClientOptions, TrackingResult } from './types.ts';
 import { parseUspsV3Response, parseUspsV3r2Response } from './usps-response.ts';
@@ -27,26 +28,7 @@ export const USPS_V3R2_MAX_BATCH_SIZE = 35;
 export function createUspsClient(options: UspsClientOptions): CarrierClient {
   const api = options.api ?? 'v3r2';
   const http = createCarrierHttp('usps', options);
-  const tokens = createTokenCache({
-    now: options.now ?? (() => new Date()),
-    fetchToken: async () =>
-      readTokenResponse(
-        'usps',
-        await http.send({
-          operation: 'oauth',
-          trackingNumbers: 0,
-          method: 'POST',
-          path: '/oauth2/v3/token',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify({
-            grant_type: 'client_credentials',
-            client_id: options.clientId,
-            client_secret: options.clientSecret,
-            scope: 'tracking',
-          }),
-        }),
-      ),
-  });
+  const tokens = createUspsTokenCache(http, options, 'tracking');
 
   async function trackV3(trackingNumber: string, signal: AbortSignal | undefined): Promise<TrackingResult> {
     const response = await sendWithToken(http, tokens, signal, (token) => ({
