@@ -13,7 +13,8 @@ import {
   REFUSED_RETRY_MS,
   RENEW_BEFORE_MS,
 } from '../../src/tracking/push-subscriptions.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { pushStory } from '../support/push-story.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';
 
 /**
@@ -45,50 +46,19 @@ beforeEach(() => {
 });
 
 const sandbox = () => app.services.carrierSandbox!.state;
+const { script, shippedOrder, tracking, subscribed, storedEvents } = pushStory(
+  () => app,
+  () => store,
+  'fedex',
+);
 const aiv = () => sandbox().push.fedex;
 const webhook = () => `${app.baseUrl}/carriers/fedex/webhook`;
 const token = () => app.services.push.fedex!.securityToken;
-
-async function script(trackingNumber: string, body: Record<string, unknown>) {
-  const response = await fetch(`${app.baseUrl}/sandbox/carriers/fedex/packages/${trackingNumber}/events`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(201);
-}
-
-async function shippedOrder(trackingNumber: string) {
-  const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-  const update = await store.request('PUT', `/v1/orders/${order.id}`, {
-    carrier: 'fedex',
-    tracking_number: trackingNumber,
-  });
-  expect(update.status).toBe(200);
-  return order as { id: string };
-}
-
-const tracking = (orderId: string) =>
-  app.services.database.db
-    .selectFrom('trackings')
-    .selectAll()
-    .where('order_id', '=', orderId)
-    .executeTakeFirstOrThrow();
-
-const subscribed = (orderId: string) =>
-  eventually(async () => ((await tracking(orderId)).push_until ? true : undefined), 15_000, 'the AIV association');
 
 const jobsFor = (trackingNumber: string) =>
   aiv()
     .jobs()
     .filter((job) => job.trackingNumbers.includes(trackingNumber));
-
-const storedEvents = (trackingNumber: string) =>
-  app.services.database.db
-    .selectFrom('carrier_push_events')
-    .selectAll()
-    .where('tracking_number', '=', trackingNumber)
-    .execute();
 
 function post(raw: string, headers: Record<string, string>) {
   return fetch(webhook(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });

@@ -6,7 +6,8 @@ import {
   USPS_PUSH_LIFETIME_MS,
 } from '../../src/carriers/clients/usps-subscriptions.ts';
 import { PushSubscriptions, RENEW_BEFORE_MS } from '../../src/tracking/push-subscriptions.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { pushStory } from '../support/push-story.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';
 
 /**
@@ -32,44 +33,13 @@ afterAll(async () => {
 });
 
 const sandbox = () => app.services.carrierSandbox!.state;
+const { script, shippedOrder, tracking, subscribed, storedEvents } = pushStory(
+  () => app,
+  () => store,
+  'usps',
+);
 const listener = () => `${app.baseUrl}/carriers/usps/subscriptions-tracking`;
 const secret = () => app.services.push.usps!.secret;
-
-async function script(trackingNumber: string, body: Record<string, unknown>) {
-  const response = await fetch(`${app.baseUrl}/sandbox/carriers/usps/packages/${trackingNumber}/events`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(201);
-}
-
-async function shippedOrder(trackingNumber: string) {
-  const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-  const update = await store.request('PUT', `/v1/orders/${order.id}`, {
-    carrier: 'usps',
-    tracking_number: trackingNumber,
-  });
-  expect(update.status).toBe(200);
-  return order as { id: string };
-}
-
-const tracking = (orderId: string) =>
-  app.services.database.db
-    .selectFrom('trackings')
-    .selectAll()
-    .where('order_id', '=', orderId)
-    .executeTakeFirstOrThrow();
-
-const subscribed = (orderId: string) =>
-  eventually(async () => ((await tracking(orderId)).push_until ? true : undefined), 15_000, 'the push subscription');
-
-const storedEvents = (trackingNumber: string) =>
-  app.services.database.db
-    .selectFrom('carrier_push_events')
-    .selectAll()
-    .where('tracking_number', '=', trackingNumber)
-    .execute();
 
 function post(raw: string, headers: Record<string, string>) {
   return fetch(listener(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
