@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fedexSignature, FEDEX_AIV_LIFETIME_MS, FEDEX_SIGNATURE_HEADER } from '../clients/fedex-aiv.ts';
-import type { CarrierCode } from '../carrier-code.ts';
 import { normalizeTrackingNumber, type PackageEvent } from './packages.ts';
+import { postWithRetries, type PushDelivery } from './push-posts.ts';
 
 /**
  * The fake FedEx Advanced Integrated Visibility's state: the webhook project (destination URL and
@@ -10,15 +10,6 @@ import { normalizeTrackingNumber, type PackageEvent } from './packages.ts';
  * (fedex-aiv.ts) so SandboxPush can own it without an import cycle; the routes install the event
  * renderer (the Track API's `TrackResult` with the package's full history, assumption F3).
  */
-
-/** One post, as SandboxPush's `PushDelivery`. */
-interface Delivery {
-  carrier: CarrierCode;
-  trackingNumber: string;
-  eventAt: Date;
-  sentAt: Date;
-  status: number | null;
-}
 
 type Render = (trackingNumber: string) => unknown;
 
@@ -39,8 +30,6 @@ export interface SandboxFedexJob {
 
 /** FedEx tracking numbers the sandbox associates: 12, 15, 20, 22 or 34 digits. */
 const ASSOCIABLE = /^(\d{12}|\d{15}|\d{20}|\d{22}|\d{34})$/;
-const RETRY_DELAYS_MS = [500, 2_000, 5_000];
-
 export class SandboxFedexAiv {
   readonly #jobs = new Map<string, SandboxFedexJob>();
   readonly #associated = new Map<string, number>();
@@ -58,7 +47,7 @@ export class SandboxFedexAiv {
 
   constructor(
     private readonly now: () => Date,
-    private readonly deliveries: Delivery[],
+    private readonly deliveries: PushDelivery[],
     private readonly onPost: (ok: boolean) => void,
   ) {}
 
@@ -147,16 +136,21 @@ export class SandboxFedexAiv {
     job.completedAt = this.now();
   }
 
-  private async post(
+  private post(
     webhook: { url: string; securityToken: string },
     trackingNumber: string,
     eventAt: Date,
     raw: string,
   ): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      let status: number | null;
-      try {
-        const response = await fetch(webhook.url, {
+    return postWithRetries({
+      carrier: 'fedex',
+      trackingNumber,
+      eventAt,
+      now: this.now,
+      deliveries: this.deliveries,
+      onPost: this.onPost,
+      send: () =>
+        fetch(webhook.url, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
@@ -164,18 +158,7 @@ export class SandboxFedexAiv {
           },
           body: raw,
           signal: AbortSignal.timeout(10_000),
-        });
-        await response.arrayBuffer();
-        status = response.status;
-      } catch {
-        status = null;
-      }
-      const ok = status !== null && status >= 200 && status < 300;
-      this.deliveries.push({ carrier: 'fedex', trackingNumber, eventAt, sentAt: this.now(), status });
-      this.onPost(ok);
-      const delay = RETRY_DELAYS_MS[attempt];
-      if (ok || delay === undefined) return;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
+        }),
+    });
   }
 }

@@ -3,6 +3,9 @@ import type { PackageEvent } from './packages.ts';
 import { upsTrackingEvent } from './ups-track-alert-event.ts';
 import { SandboxUspsSubscriptions } from './usps-subscription-store.ts';
 import { SandboxFedexAiv } from './fedex-aiv-store.ts';
+import { postWithRetries, type PushDelivery } from './push-posts.ts';
+
+export type { PushDelivery };
 
 /** Where and how the fake carrier calls the subscriber back (UPS: "Manage Webhook Credentials"). */
 export interface WebhookRegistration {
@@ -11,19 +14,6 @@ export interface WebhookRegistration {
   clientId: string;
   clientSecret: string;
 }
-
-/** One webhook post the sandbox made, for tests and the push bench. */
-export interface PushDelivery {
-  carrier: CarrierCode;
-  trackingNumber: string;
-  /** The scripted event's time. */
-  eventAt: Date;
-  sentAt: Date;
-  /** The subscriber's answer; null when it could not be reached. */
-  status: number | null;
-}
-
-const RETRY_DELAYS_MS = [500, 2_000, 5_000];
 
 /**
  * The push side of the fake carriers: live subscriptions per number and the webhook registration;
@@ -94,16 +84,21 @@ export class SandboxPush {
     this.deliveries.length = 0;
   }
 
-  private async post(
+  private post(
     carrier: CarrierCode,
     webhook: WebhookRegistration,
     trackingNumber: string,
     eventAt: Date,
     body: unknown,
   ): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      let status: number | null;
-      try {
+    return postWithRetries({
+      carrier,
+      trackingNumber,
+      eventAt,
+      now: this.now,
+      deliveries: this.deliveries,
+      onPost: (ok) => this.onPost(carrier, ok),
+      send: async () => {
         const token = await this.token(carrier, webhook);
         const response = await fetch(webhook.url, {
           method: 'POST',
@@ -116,19 +111,10 @@ export class SandboxPush {
           body: JSON.stringify(body),
           signal: AbortSignal.timeout(10_000),
         });
-        await response.arrayBuffer();
-        status = response.status;
-        if (status === 401) this.#tokens.delete(carrier);
-      } catch {
-        status = null;
-      }
-      const ok = status !== null && status >= 200 && status < 300;
-      this.deliveries.push({ carrier, trackingNumber, eventAt, sentAt: this.now(), status });
-      this.onPost(carrier, ok);
-      const delay = RETRY_DELAYS_MS[attempt];
-      if (ok || delay === undefined) return;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
+        if (response.status === 401) this.#tokens.delete(carrier);
+        return response;
+      },
+    });
   }
 
   /** Client credentials at the subscriber's token URL (the spec's `clientOauth2`, client_secret_basic). */

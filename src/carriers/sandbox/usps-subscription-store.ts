@@ -5,8 +5,8 @@ import {
   USPS_SIGNATURE_HEADER,
   USPS_TIMESTAMP_HEADER,
 } from '../clients/usps-subscriptions.ts';
-import type { CarrierCode } from '../carrier-code.ts';
 import { normalizeTrackingNumber, type PackageEvent } from './packages.ts';
+import { postWithRetries, type PushDelivery } from './push-posts.ts';
 
 /**
  * The fake USPS Subscriptions-Tracking's state: subscriptions (each with its listener and secret),
@@ -14,15 +14,6 @@ import { normalizeTrackingNumber, type PackageEvent } from './packages.ts';
  * (usps-subscriptions.ts) so SandboxPush can own it without an import cycle; the routes install the
  * notification renderer (the Tracking v3 `TrackingDetails` of the one event, assumption A1).
  */
-
-/** One post, as SandboxPush's `PushDelivery`. */
-interface Delivery {
-  carrier: CarrierCode;
-  trackingNumber: string;
-  eventAt: Date;
-  sentAt: Date;
-  status: number | null;
-}
 
 type Render = (trackingNumber: string, event: PackageEvent, estimatedDeliveryAt: Date | null) => unknown;
 
@@ -35,8 +26,6 @@ export interface SandboxUspsSubscription {
   until: number;
 }
 
-const RETRY_DELAYS_MS = [500, 2_000, 5_000];
-
 export class SandboxUspsSubscriptions {
   readonly #subscriptions = new Map<string, SandboxUspsSubscription>();
   readonly #inflight = new Set<Promise<void>>();
@@ -48,7 +37,7 @@ export class SandboxUspsSubscriptions {
 
   constructor(
     private readonly now: () => Date,
-    private readonly deliveries: Delivery[],
+    private readonly deliveries: PushDelivery[],
     private readonly onPost: (ok: boolean) => void,
   ) {}
 
@@ -135,27 +124,20 @@ export class SandboxUspsSubscriptions {
     });
   }
 
-  private async post(
+  private post(
     subscription: SandboxUspsSubscription,
     trackingNumber: string,
     eventAt: Date,
     body: unknown,
   ): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      let status: number | null;
-      try {
-        const response = await this.signedPost(subscription.listenerUrl, subscription.secret, body);
-        await response.arrayBuffer();
-        status = response.status;
-      } catch {
-        status = null;
-      }
-      const ok = status !== null && status >= 200 && status < 300;
-      this.deliveries.push({ carrier: 'usps', trackingNumber, eventAt, sentAt: this.now(), status });
-      this.onPost(ok);
-      const delay = RETRY_DELAYS_MS[attempt];
-      if (ok || delay === undefined) return;
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
+    return postWithRetries({
+      carrier: 'usps',
+      trackingNumber,
+      eventAt,
+      now: this.now,
+      deliveries: this.deliveries,
+      onPost: this.onPost,
+      send: () => this.signedPost(subscription.listenerUrl, subscription.secret, body),
+    });
   }
 }
