@@ -17,14 +17,21 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
     JSON_BODY_LIMIT_BYTES,
     `JSON bodies are limited to ${JSON_BODY_LIMIT_BYTES} bytes.`,
   );
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
-  }
+  const value = parseJsonText(text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new HttpError(400, 'invalid_json', 'The request body must be a JSON object.');
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * A body read raw (a signature covers its bytes) parsed as JSON, or the 400 every route gives for a
+ * body that is not JSON.
+ */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
+  }
 }

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import { readBodyBytes } from '../http/body-reads.ts';
 import { HttpError } from '../http/errors.ts';
-import { JSON_BODY_LIMIT_BYTES } from '../http/json-body.ts';
+import { JSON_BODY_LIMIT_BYTES, parseJsonText } from '../http/json-body.ts';
 import type { Logger } from '../logger.ts';
 import { sameText } from '../tracking/push-credentials.ts';
 import type { EmailProviderEvent } from './email-event-kinds.ts';
@@ -143,11 +143,7 @@ function readBody(ctx: Context): Promise<Buffer> {
 }
 
 function parseJson(raw: Buffer): unknown {
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new HttpError(400, 'invalid_json', 'The request body is not valid JSON.');
-  }
+  return parseJsonText(raw.toString('utf8'));
 }
 
 function invalidEvent(what: string, error: z.ZodError | null): HttpError {

@@ -7,6 +7,7 @@ import {
 } from '../carriers/clients/fedex-aiv.ts';
 import { readBodyText } from '../http/body-reads.ts';
 import { HttpError } from '../http/errors.ts';
+import { parseJsonText } from '../http/json-body.ts';
 import type { PushEvents } from './push-events.ts';
 
 /** The destination URL entered on the FedEx AIV webhook project ($PUBLIC_URL + this path). */
@@ -34,12 +35,7 @@ export function fedexAivRoute(
     const raw = await readBodyText(ctx, MAX_BODY_BYTES, `A FedEx event is limited to ${MAX_BODY_BYTES} bytes.`);
     const check = checkFedexSignature(deps.securityToken, ctx.get(FEDEX_SIGNATURE_HEADER), raw);
     if (check !== 'ok') throw new HttpError(401, 'unauthorized', reasons[check]);
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      throw new HttpError(400, 'invalid_json', 'The body is not JSON.');
-    }
+    const body = parseJsonText(raw);
     const events = fedexPushEvents(body);
     if (!events)
       throw new HttpError(400, 'invalid_event', 'Not a FedEx tracking event: no track result names a FedEx number.');

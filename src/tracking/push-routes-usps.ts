@@ -10,6 +10,7 @@ import {
 } from '../carriers/clients/usps-subscriptions.ts';
 import { readBodyText } from '../http/body-reads.ts';
 import { HttpError } from '../http/errors.ts';
+import { parseJsonText } from '../http/json-body.ts';
 import type { PushEvents } from './push-events.ts';
 
 /** The listener URL given to USPS Subscriptions-Tracking on create ($PUBLIC_URL + this path). */
@@ -45,12 +46,7 @@ export function uspsSubscriptionsRoute(
       deps.now(),
     );
     if (check !== 'ok') throw new HttpError(401, 'unauthorized', reasons[check]);
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      throw new HttpError(400, 'invalid_json', 'The body is not JSON.');
-    }
+    const body = parseJsonText(raw);
     const challenge = uspsChallengeSchema.safeParse(body);
     if (challenge.success) {
       ctx.body = { challenge: challenge.data.challenge };
