@@ -513,32 +513,15 @@ export class SendDispatcher {
     reason: string,
     sentAt: Date,
   ): Promise<boolean> {
-    const { db } = this.deps;
-    const now = this.now();
-    const moved = await db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('sends')
-        .set({
-          status: 'sent',
-          sent_at: sentAt,
-          provider_message_id: providerMessageId,
-          last_error: null,
-          updated_at: now,
-        })
-        .where('id', '=', send.id)
-        .where('status', '=', 'uncertain')
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return false;
-      await recordTimeline(
-        trx,
-        { id: send.order_id, account_id: send.account_id },
-        'system',
-        [{ type: 'send.resolved', data: { kind: send.kind, channel: send.channel, outcome: 'sent', reason } }],
-        now,
-      );
-      if (send.kind === 'sender_thanks') await this.deps.thanksSent?.(trx, send.order_id, sentAt);
-      return true;
-    });
+    const moved = await this.moveUncertain(
+      send,
+      'sent',
+      { status: 'sent', sent_at: sentAt, provider_message_id: providerMessageId, last_error: null },
+      reason,
+      async (trx) => {
+        if (send.kind === 'sender_thanks') await this.deps.thanksSent?.(trx, send.order_id, sentAt);
+      },
+    );
     if (moved && send.kind === 'recipient_video')
       await this.deps.orders.markSent(send.order_id, {
         sendId: send.id,
@@ -551,25 +534,40 @@ export class SendDispatcher {
 
   /** The provider never got it: the same send is queued again, once (it is `pending`, no longer uncertain). */
   private async resolveAsNeverSent(send: SendRow, reason: string, now: Date): Promise<boolean> {
-    const moved = await this.deps.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('sends')
-        .set({ status: 'pending', due_at: now, claim_token: null, last_error: reason, updated_at: now })
-        .where('id', '=', send.id)
-        .where('status', '=', 'uncertain')
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) return false;
+    const moved = await this.moveUncertain(
+      send,
+      'resent',
+      { status: 'pending', due_at: now, claim_token: null, last_error: reason },
+      reason,
+    );
+    if (moved) this.deps.onMessagesQueued?.();
+    return moved;
+  }
+
+  /**
+   * Moves an uncertain send once (moveSend: a concurrent run finds it moved and does nothing), with
+   * its `send.resolved` entry and whatever else belongs in the same transaction.
+   */
+  private moveUncertain(
+    send: SendRow,
+    outcome: 'sent' | 'resent',
+    changes: Parameters<typeof moveSend>[3],
+    reason: string,
+    alongside?: (trx: Db) => Promise<void>,
+  ): Promise<boolean> {
+    const now = this.now();
+    return this.deps.db.transaction().execute(async (trx) => {
+      if (!(await moveSend(trx, send, 'uncertain', changes, now))) return false;
       await recordTimeline(
         trx,
         { id: send.order_id, account_id: send.account_id },
         'system',
-        [{ type: 'send.resolved', data: { kind: send.kind, channel: send.channel, outcome: 'resent', reason } }],
+        [{ type: 'send.resolved', data: { kind: send.kind, channel: send.channel, outcome, reason } }],
         now,
       );
+      await alongside?.(trx);
       return true;
     });
-    if (moved) this.deps.onMessagesQueued?.();
-    return moved;
   }
 
   /**
