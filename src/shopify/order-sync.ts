@@ -19,7 +19,7 @@ import {
 import type { TrackingObservation } from '../tracking/observation.ts';
 import { eventObservation, isObservableEventStatus, shopifyTime } from './fulfillment-events.ts';
 import { isStaleUpdate, packageState, planPackages, type Notice, type PackageState } from './packages.ts';
-import type { ShopifyFulfillment, ShopifyOrder } from './payloads.ts';
+import type { ShopifyFulfillment, ShopifyFulfillmentEvent, ShopifyOrder } from './payloads.ts';
 import type { ShopRow } from './shops.ts';
 import type { LinkOfShopifyOrder } from './webhook-shop-check.ts';
 
@@ -50,6 +50,13 @@ export interface CreateOutcome {
   /** Video line items that could not become orders, with the reason (kept on the receipt). */
   problems: string[];
 }
+
+/** What the fulfillment-event paths read of a `fulfillment_events/create` payload. */
+type FulfillmentEventFacts = Pick<
+  ShopifyFulfillmentEvent,
+  'fulfillment_id' | 'order_id' | 'status' | 'happened_at' | 'created_at'
+> &
+  Partial<Pick<ShopifyFulfillmentEvent, 'estimated_delivery_at'>>;
 
 /**
  * Keeps Doorstep orders in step with a Shopify order. Every order change goes through OrderService
@@ -395,17 +402,7 @@ export class ShopifyOrderSync {
    * other documented statuses and `estimated_delivery_at` are free observations for the tracking
    * schedule (recordEventObservation); an undocumented status is ignored.
    */
-  async recordFulfillmentEvent(
-    shop: ShopRow,
-    event: {
-      fulfillment_id: string;
-      order_id: string;
-      status: string;
-      happened_at?: string | null | undefined;
-      created_at?: string | null | undefined;
-      estimated_delivery_at?: string | null | undefined;
-    },
-  ): Promise<void> {
+  async recordFulfillmentEvent(shop: ShopRow, event: FulfillmentEventFacts): Promise<void> {
     if (event.status !== 'delivered') return this.recordEventObservation(shop, event);
     const now = this.deps.now();
     const at = new Date(event.happened_at ?? event.created_at ?? now.toISOString());
@@ -455,17 +452,7 @@ export class ShopifyOrderSync {
    * fulfillment arrives (recordFulfillment). Then it is fed to each video order of the Shopify order
    * whose tracked package is one of this fulfillment's numbers. Never delivers anything.
    */
-  private async recordEventObservation(
-    shop: ShopRow,
-    event: {
-      fulfillment_id: string;
-      order_id: string;
-      status: string;
-      happened_at?: string | null | undefined;
-      created_at?: string | null | undefined;
-      estimated_delivery_at?: string | null | undefined;
-    },
-  ): Promise<void> {
+  private async recordEventObservation(shop: ShopRow, event: FulfillmentEventFacts): Promise<void> {
     if (!isObservableEventStatus(event.status)) return;
     const now = this.deps.now();
     const at = shopifyTime(event.happened_at) ?? shopifyTime(event.created_at) ?? now;

@@ -144,6 +144,7 @@ export const shopifyFulfillmentEvent = z.object({
     .nullish()
     .transform((v) => v ?? null),
 });
+export type ShopifyFulfillmentEvent = z.output<typeof shopifyFulfillmentEvent>;
 
 export const customersRedact = z.object({
   shop_domain: z.string(),
