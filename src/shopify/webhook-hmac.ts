@@ -57,6 +57,11 @@ const EVENTS_HEADERS: HeaderNames = {
   triggeredAt: 'shopify-triggered-at',
 };
 
+/** Like the library: the `shopify-*` set (Shopify Events) when its HMAC header is there, else `x-shopify-*`. */
+function headerSetOf(headers: IncomingHttpHeaders): HeaderNames {
+  return header(headers, EVENTS_HEADERS.hmac) ? EVENTS_HEADERS : WEBHOOK_HEADERS;
+}
+
 /** An HMAC-SHA256 is 32 bytes: 44 base64 characters with one `=`. */
 const SIGNATURE_BYTES = 32;
 
@@ -81,7 +86,7 @@ function signatureBytes(signature: string): Buffer | null {
 export function webhookVerifier(apiSecret: string): (rawBody: string, headers: IncomingHttpHeaders) => WebhookCheck {
   const key: KeyObject = createSecretKey(Buffer.from(apiSecret, 'utf8'));
   return (rawBody, headers) => {
-    const names = header(headers, EVENTS_HEADERS.hmac) ? EVENTS_HEADERS : WEBHOOK_HEADERS;
+    const names = headerSetOf(headers);
     if (rawBody.length === 0) return { valid: false, reason: 'missing_body' };
     const signature = header(headers, names.hmac);
     if (!signature) return { valid: false, reason: 'missing_hmac' };
@@ -119,7 +124,7 @@ export function webhookVerifier(apiSecret: string): (rawBody: string, headers: I
  * signature still needs the whole body to be checked.
  */
 export function webhookSignatureRefusal(headers: IncomingHttpHeaders): 'missing_hmac' | 'invalid_hmac' | null {
-  const names = header(headers, EVENTS_HEADERS.hmac) ? EVENTS_HEADERS : WEBHOOK_HEADERS;
+  const names = headerSetOf(headers);
   const signature = header(headers, names.hmac);
   if (!signature) return 'missing_hmac';
   return signatureBytes(signature) ? null : 'invalid_hmac';
@@ -127,6 +132,6 @@ export function webhookSignatureRefusal(headers: IncomingHttpHeaders): 'missing_
 
 /** The shop a webhook says it is from (unsigned: only a key to share the intake fairly by). */
 export function claimedWebhookShop(headers: IncomingHttpHeaders): string | null {
-  const names = header(headers, EVENTS_HEADERS.hmac) ? EVENTS_HEADERS : WEBHOOK_HEADERS;
+  const names = headerSetOf(headers);
   return header(headers, names.domain)?.trim().toLowerCase().slice(0, 255) || null;
 }
