@@ -98,7 +98,8 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
       expect(wrong.stderr).toMatch(/--name|--nmae/);
       expect(wrong.stderr).not.toMatch(/ERR_PARSE_ARGS|at .*:\d+/);
     }
-  });
+    // Five CLI starts (tsx, then PGlite): 6–13 s each on a busy 2-core machine, past the 30 s default.
+  }, 120_000);
 });
 
 describe('an unreachable DATABASE_URL', () => {
