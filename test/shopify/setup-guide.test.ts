@@ -4,7 +4,7 @@ import { productTemplateWithBlock } from '../../src/shopify/sandbox/theme-editor
 import { updateShopSettings } from '../../src/shopify/shops.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { outboxMail } from '../support/outbox.ts';
-import { startTestWorkers } from '../support/workers.ts';
+import { eventually, startTestWorkers } from '../support/workers.ts';
 import { sessionToken } from './session-token.ts';
 
 /**
@@ -165,13 +165,20 @@ describe('the setup guide', () => {
       'the test gift’s e-mail in the outbox',
     );
     expect(message).toBeDefined();
-    const order = await app.services.database.db
-      .selectFrom('orders')
-      .selectAll()
-      .where('id', '=', sent.body.order_id)
-      .executeTakeFirstOrThrow();
+    // The e-mail reaches the outbox a moment before the dispatcher records the send: wait for both.
+    const order = await eventually(
+      async () => {
+        const row = await app.services.database.db
+          .selectFrom('orders')
+          .selectAll()
+          .where('id', '=', sent.body.order_id)
+          .executeTakeFirstOrThrow();
+        return row.sent_at === null ? undefined : row;
+      },
+      20_000,
+      'the test gift’s sent_at',
+    );
     expect(order).toMatchObject({ price: null, video_title: 'Test gift', recipient_email: email });
-    expect(order.sent_at).not.toBeNull();
     // No price: billing records that it owes nothing, and nothing reaches Shopify.
     const charges = await app.services.database.db
       .selectFrom('shopify_usage_charges')
