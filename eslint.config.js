@@ -37,7 +37,7 @@ export default tseslint.config(
   },
   {
     // The pages' scripts and the embedded admin run in the browser (bundled by src/http/browser-assets.ts), not in Node.
-    files: ['src/**/browser/**/*.ts', 'src/shopify/admin-ui/**/*.{ts,tsx}'],
+    files: ['src/**/browser/**/*.ts', 'src/shopify/admin/ui/**/*.{ts,tsx}'],
     languageOptions: { globals: globals.browser },
   },
   {

@@ -90,7 +90,7 @@ await sql
   .execute(db);
 await sql`analyze`.execute(db);
 
-const services = createServices(config, logger, database, await compileMessageTemplates());
+const services = await createServices(config, logger, database, await compileMessageTemplates());
 const connectionsBefore = mail.connectionCount();
 const expected = 2 * sends;
 const cpuBefore = process.cpuUsage();

@@ -21,7 +21,7 @@ import { createHttpApp, createServices } from '../src/app.ts';
 import { nodeHandler } from '../src/http/node-handler.ts';
 import { createLogger } from '../src/logger.ts';
 import { compileMessageTemplates } from '../src/notifications/message-templates.ts';
-import { fakeShopifyId, orderPayload, signedWebhook } from '../src/shopify/dev-payloads.ts';
+import { fakeShopifyId, orderPayload, signedWebhook } from '../src/shopify/dev/webhook-payloads.ts';
 import { registerShop } from '../src/shopify/shops.ts';
 import { startInProcessBase } from './support/in-process.ts';
 
@@ -56,7 +56,7 @@ const base = await startInProcessBase({
   logger,
 });
 const { config, database } = base;
-const services = createServices(config, logger, database, await compileMessageTemplates());
+const services = await createServices(config, logger, database, await compileMessageTemplates());
 const server = http.createServer(nodeHandler(createHttpApp(services)));
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -15,7 +15,7 @@ import { closeHttpServer } from '../src/http/close-server.ts';
 import { followNpmParent } from '../src/process/follow-parent.ts';
 import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 import { describeShopifyConfig } from '../src/shopify/config.ts';
-import { resolveTokenKey } from '../src/shopify/token-key-file.ts';
+import { resolveTokenKey } from '../src/shopify/auth/token-key-file.ts';
 import { RedisNotInstalledError, startPrivateRedis, type PrivateRedis } from '../src/redis/private-redis.ts';
 
 /**
@@ -63,7 +63,12 @@ async function main(): Promise<void> {
           process.exit(1);
         },
       });
-  const services = createServices({ ...config, redisUrl: config.redisUrl ?? redis!.url }, logger, database, templates);
+  const services = await createServices(
+    { ...config, redisUrl: config.redisUrl ?? redis!.url },
+    logger,
+    database,
+    templates,
+  );
   // Rows of versions before encryption: sealed before anything serves (stored-tokens.ts).
   await services.shopify.sealPlainTextTokens();
   services.metrics.setProcess(config.workers ? 'all' : 'web', { processMetrics: true });

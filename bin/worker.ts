@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
   const templates = await compileMessageTemplates();
   const database = await openConfiguredDatabase(config, logger);
-  const services = createServices(config, logger, database, templates);
+  const services = await createServices(config, logger, database, templates);
   // Rows of versions before encryption: sealed at every start of either process (stored-tokens.ts).
   await services.shopify.sealPlainTextTokens();
   services.metrics.setProcess('worker', { processMetrics: true });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '../src/logger.ts';
-import type { ShopifyWebhookProcessing } from '../src/shopify/webhooks.ts';
+import type { ShopifyWebhookProcessing } from '../src/shopify/intake/webhooks.ts';
 import { jobProcessor } from './run-job.ts';
 
 export const shopifyWebhookPayload = z.object({

@@ -5,7 +5,7 @@ import { carrierBudgets } from '../src/carriers/budget.ts';
 import { CARRIER_CODES } from '../src/carriers/carrier-code.ts';
 import { EVERY_MS, jobIds, QUEUE_NAMES, trackingQueueName } from '../src/queues/queues.ts';
 import { RedisStateLog } from '../src/queues/redis-state-log.ts';
-import { ProcessingThrottle } from '../src/shopify/intake-priority.ts';
+import { ProcessingThrottle } from '../src/shopify/intake/intake-priority.ts';
 import { createRedisConnection } from '../src/redis/connection.ts';
 import { claimTrackingProcessor } from './claim-tracking.ts';
 import { deliverOrderEventsProcessor } from './deliver-order-events.ts';

@@ -58,14 +58,12 @@ import {
   shopifyWebhookIntake,
   type ShopifyServices,
 } from './shopify/index.ts';
-import { routeShopifyRequestsTo } from './shopify/library.ts';
-import { tokenCipherFor } from './shopify/token-key-file.ts';
+import { tokenCipherFor } from './shopify/auth/token-key-file.ts';
 import { httpMetrics } from './operations/http-metrics.ts';
 import { Metrics } from './operations/metrics.ts';
 import { operationsRoutes, QUEUE_DASHBOARD_PATH, queueDashboard } from './operations/routes.ts';
 import { registerScrapeGauges } from './operations/scrape.ts';
-import { ShopifySandbox } from './shopify/sandbox/index.ts';
-import { sandboxUrl } from './shopify/shop-links.ts';
+import type { ShopifyDevelopment } from './shopify/dev/index.ts';
 import { createVideoStorage } from './videos/create-storage.ts';
 import { DEFAULT_RENDITION } from './videos/rendition/plan.ts';
 import { bullmqVideoQueue } from './videos/processing-queue.ts';
@@ -135,8 +133,13 @@ export interface Services {
   shopify: ShopifyServices;
   /** Shopify shops' revenue share through Shopify's Billing API. */
   billing: ShopifyBilling;
-  /** The local Shopify, mounted at /sandbox/shopify, on the built-in development credentials only. */
-  shopifySandbox: ShopifySandbox | null;
+  /**
+   * The local Shopify (mounted at /sandbox/shopify) and App Bridge's stand-in, on the built-in
+   * development credentials only.
+   */
+  shopifyDevelopment: ShopifyDevelopment | null;
+  /** `shopifyDevelopment`'s sandbox, where tests and the CLI look at the shop's state. */
+  shopifySandbox: ShopifyDevelopment['sandbox'] | null;
   /** Every queue's producer side (src/queues/queues.ts). */
   queues: Queues;
   /** The fail-fast Redis connection of the queue producers, the API rate limit and the carrier quota. */
@@ -170,13 +173,13 @@ export interface ServiceOverrides {
 }
 
 /** `templates` come compiled (`compileMessageTemplates`, async): a broken template stops the start before this. */
-export function createServices(
+export async function createServices(
   config: Config,
   logger: Logger,
   database: DatabaseHandle,
   templates: MessageTemplates,
   overrides: ServiceOverrides = {},
-): Services {
+): Promise<Services> {
   const now = overrides.now ?? (() => new Date());
   const sandboxBaseUrl =
     overrides.sandboxBaseUrl ?? config.carrierSandboxUrl ?? `http://127.0.0.1:${config.port}/sandbox`;
@@ -394,16 +397,11 @@ export function createServices(
     observeTracking: (orderId, trackingNumbers, observation) => poller.observe(orderId, trackingNumbers, observation),
   });
   // Development credentials are public and never a real app: Shopify is the local sandbox then.
-  // With real credentials the library talks to Shopify itself and no sandbox exists.
-  let shopifySandbox: ShopifySandbox | null = null;
-  if (config.shopify.development) {
-    shopifySandbox = new ShopifySandbox(
-      { apiKey: config.shopify.apiKey, apiSecret: config.shopify.apiSecret },
-      sandboxUrl(config.shopify),
-      { url: config.shopify.appUrl, scopes: config.shopify.scopes },
-    );
-    routeShopifyRequestsTo(`${sandboxBaseUrl}/shopify`);
-  }
+  // With real credentials the library talks to Shopify itself, and the development module (the
+  // sandbox, App Bridge's stand-in) is never loaded.
+  const shopifyDevelopment = config.shopify.development
+    ? (await import('./shopify/dev/index.ts')).startShopifyDevelopment(config.shopify, sandboxBaseUrl)
+    : null;
   const billing = new ShopifyBilling({
     db: database.db,
     shopify,
@@ -448,7 +446,8 @@ export function createServices(
     videoQueue,
     shopify,
     billing,
-    shopifySandbox,
+    shopifyDevelopment,
+    shopifySandbox: shopifyDevelopment?.sandbox ?? null,
     queues,
     redis: producer,
     metrics,
@@ -485,14 +484,15 @@ export function createHttpApp(services: Services): Koa {
   app.use(httpMetrics(services.metrics, ['/sandbox', QUEUE_DASHBOARD_PATH]));
 
   // The Shopify sandbox (development credentials only) answers in Shopify's formats, before the
-  // carrier sandbox, which takes every other /sandbox/ path.
-  const shopifySandbox = services.shopifySandbox;
-  if (shopifySandbox) {
+  // carrier sandbox, which takes every other /sandbox/ path; App Bridge's stand-in is a script of ours.
+  const shopifyDevelopment = services.shopifyDevelopment;
+  if (shopifyDevelopment) {
     app.use(async (ctx, next) => {
       if (!ctx.path.startsWith('/sandbox/shopify/')) return next();
       ctx.respond = false;
-      shopifySandbox.handle(ctx.req, ctx.res, ctx.url.slice('/sandbox/shopify'.length));
+      shopifyDevelopment.sandbox.handle(ctx.req, ctx.res, ctx.url.slice('/sandbox/shopify'.length));
     });
+    app.use(shopifyDevelopment.routes.routes());
   }
 
   // The sandbox is a separate app that speaks the carriers' own formats (and error shapes), so it

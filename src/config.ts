@@ -19,7 +19,7 @@ import {
   type EmailEventConfig,
 } from './notifications/email-events-config.ts';
 import { loadShopifyConfig, ShopifyConfigError, type ShopifyConfig } from './shopify/config.ts';
-import { parseTokenKey, TOKEN_KEY_FORMAT, tokenKeyId, TokenKeyFormatError } from './shopify/token-cipher.ts';
+import { parseTokenKey, TOKEN_KEY_FORMAT, tokenKeyId, TokenKeyFormatError } from './shopify/auth/token-cipher.ts';
 import { describeVideoConfig, loadVideoConfig, VideoConfigError, type VideoConfig } from './videos/config.ts';
 
 /**
@@ -47,7 +47,7 @@ const budgetSetting = z
     }
   });
 
-/** A Shopify token encryption key (src/shopify/token-cipher.ts); unset or empty → null. */
+/** A Shopify token encryption key (src/shopify/auth/token-cipher.ts); unset or empty → null. */
 const tokenKeySetting = z
   .string()
   .optional()
@@ -333,7 +333,7 @@ export interface Config {
   /**
    * The keys of Shopify tokens at rest: `key` seals every write, `previousKeys` still open values of
    * earlier rotations. A null key (TOKEN_ENCRYPTION_KEY unset, only allowed on the embedded defaults)
-   * is generated once into `$DATA_DIR/token-encryption-key` (src/shopify/token-key-file.ts).
+   * is generated once into `$DATA_DIR/token-encryption-key` (src/shopify/auth/token-key-file.ts).
    */
   tokenEncryption: { key: Buffer | null; previousKeys: Buffer[] };
 }

@@ -35,13 +35,21 @@ async function violations(
 }
 
 describe('the import graph', () => {
-  it('has no cycle, and src/ never imports jobs/ or bin/', async () => {
+  it('has no cycle, src/ never imports jobs/ or bin/, and production loads src/shopify/dev/ only dynamically', async () => {
     expect(await violations(root, ['src', 'jobs', 'bin'])).toEqual([]);
   });
 
-  it('would catch both (a fixture with a type-only cycle and src/ reaching into jobs/)', async () => {
+  it('would catch all three (a fixture with a type-only cycle, src/ reaching into jobs/, a static import of dev/)', async () => {
     const found = await violations(path.join(root, 'test/fixtures/architecture'), ['src', 'jobs']);
-    expect(found.map((violation) => violation.rule).sort()).toEqual(['no-circular', 'src-not-to-process-edge']);
+    expect(found.map((violation) => violation.rule).sort()).toEqual([
+      'no-circular',
+      'production-not-to-shopify-dev',
+      'src-not-to-process-edge',
+    ]);
+    // The dynamic import (loads-dev.ts) is allowed.
+    expect(found.find((violation) => violation.rule === 'production-not-to-shopify-dev')?.from).toBe(
+      'src/imports-dev.ts',
+    );
   });
 });
 

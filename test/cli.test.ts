@@ -17,7 +17,9 @@ afterEach(() => {
 
 // The CLI's two paths to the embedded database are what is under test; with DATABASE_URL set
 // (CI's PostgreSQL pass) both would go straight to the server, so these run on PGlite only.
-describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
+// Every case starts the CLI (tsx, then PGlite) at least once: 6–13 s each on a busy 2-core machine,
+// so the 30 s default is too tight for a case, not for the CLI.
+describe.skipIf(usingRealPostgres)('CLI on the embedded database', { timeout: 120_000 }, () => {
   it('creates and lists accounts when no server is running, printing the key once', async () => {
     const env = { DATA_DIR: tempDataDir(), LOG_LEVEL: 'silent' };
     const created = await runCli(
@@ -73,7 +75,7 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
     } finally {
       await server.stop();
     }
-  }, 90_000);
+  });
 
   it('explains bad arguments without a stack trace', async () => {
     const env = { DATA_DIR: tempDataDir() };
@@ -98,11 +100,10 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', () => {
       expect(wrong.stderr).toMatch(/--name|--nmae/);
       expect(wrong.stderr).not.toMatch(/ERR_PARSE_ARGS|at .*:\d+/);
     }
-    // Five CLI starts (tsx, then PGlite): 6–13 s each on a busy 2-core machine, past the 30 s default.
-  }, 120_000);
+  });
 });
 
-describe('an unreachable DATABASE_URL', () => {
+describe('an unreachable DATABASE_URL', { timeout: 120_000 }, () => {
   it('says which database, then one line naming the setting (password masked), not a stack', async () => {
     const result = await runCli(['accounts', 'list'], {
       DATA_DIR: tempDataDir(),

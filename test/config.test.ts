@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
-import { tokenKeyId } from '../src/shopify/token-cipher.ts';
+import { tokenKeyId } from '../src/shopify/auth/token-cipher.ts';
 
 /** A real database needs the token key (every process shares it); these tests are about other settings. */
 const TOKEN_ENCRYPTION_KEY = randomBytes(32).toString('base64');

@@ -16,7 +16,12 @@ import { createLogger } from '../../src/logger.ts';
 import { freePort } from '../../src/net/free-port.ts';
 import { startPrivateRedis } from '../../src/redis/private-redis.ts';
 import { DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
-import { fakeShopifyId, orderPayload, randomUpsTrackingNumber, signedWebhook } from '../../src/shopify/dev-payloads.ts';
+import {
+  fakeShopifyId,
+  orderPayload,
+  randomUpsTrackingNumber,
+  signedWebhook,
+} from '../../src/shopify/dev/webhook-payloads.ts';
 import { basicAuthorization, installBenchShop, startBenchService } from '../support/service.ts';
 import { startPostgres } from '../support/postgres.ts';
 import { SEEDED_TABLES, seedLargeTables } from '../support/seed.ts';

@@ -17,7 +17,7 @@ import { openPglite, openPostgres } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { orderQuery, orderWithTimelineQuery } from '../../src/orders/service.ts';
 import { timelineQuery } from '../../src/orders/timeline.ts';
-import { webhookVerifier } from '../../src/shopify/webhook-hmac.ts';
+import { webhookVerifier } from '../../src/shopify/intake/webhook-hmac.ts';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 2_000);
 

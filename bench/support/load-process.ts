@@ -4,7 +4,12 @@
  * order with its own id, webhook id and signature. Prints one JSON result on stdout.
  */
 import autocannon, { type RequestParams } from 'autocannon';
-import { fakeShopifyId, orderPayload, randomUpsTrackingNumber, signedWebhook } from '../../src/shopify/dev-payloads.ts';
+import {
+  fakeShopifyId,
+  orderPayload,
+  randomUpsTrackingNumber,
+  signedWebhook,
+} from '../../src/shopify/dev/webhook-payloads.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 
 const spec = JSON.parse(process.argv[2] ?? '') as LoadSpec;

@@ -10,7 +10,7 @@ import {
   orderPayload,
   randomUpsTrackingNumber,
   signedWebhook,
-} from '../../src/shopify/dev-payloads.ts';
+} from '../../src/shopify/dev/webhook-payloads.ts';
 import { projectRoot, runCli } from '../../test/support/processes.ts';
 import { eventually } from '../../test/support/workers.ts';
 import type { SoakClient } from './client.ts';

@@ -30,7 +30,7 @@ const MYSHOPIFY_DOMAIN = /^([a-z0-9][a-z0-9-]{0,62})\.myshopify\.com$/i;
 
 /**
  * The store's name is its account's name: an API account's own, a Shopify shop's name as Shopify
- * gave it at install (src/shopify/install.ts). A shop whose name could not be read was named after
+ * gave it at install (src/shopify/auth/install.ts). A shop whose name could not be read was named after
  * its domain; its handle, in words, reads better in a message than the domain does.
  */
 export function storeBranding(

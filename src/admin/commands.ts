@@ -7,9 +7,9 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { NotFoundError } from '../errors.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
 import { parseBody } from '../validation.ts';
-import { shopifyAdminCommands } from '../shopify/admin-commands.ts';
+import { shopifyAdminCommands } from '../shopify/admin/commands.ts';
 import type { ShopifyServices } from '../shopify/index.ts';
-import type { TokenCipher } from '../shopify/token-cipher.ts';
+import type { TokenCipher } from '../shopify/auth/token-cipher.ts';
 
 export interface AdminExtras {
   /** The running app's Shopify module (admin socket): lets `webhooks.replay` process at once. */

@@ -35,7 +35,7 @@ import {
   UNINSTALLED_AFTER_ATTEMPT_REASON,
   UNINSTALLED_REASON,
 } from './usage-charges.ts';
-import { signedAdminUrl } from '../shopify/admin-url.ts';
+import { signedAdminUrl } from '../shopify/auth/admin-url.ts';
 
 export type SubscriptionRow = Selectable<ShopifySubscriptionsTable>;
 export type UsageChargeRow = Selectable<ShopifyUsageChargesTable>;

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { BillingJson } from '../shopify/admin/contract.ts';
 import type { ShopifyServices } from '../shopify/services.ts';
-import { currentShop, sessionTokenAuth } from '../shopify/session-auth.ts';
+import { currentShop, sessionTokenAuth } from '../shopify/auth/session-auth.ts';
 import type { ShopifyBilling } from './shopify-billing.ts';
 
 /**

@@ -9,10 +9,9 @@ import { ValidationError } from '../errors.ts';
 import { DataDirLockedError, dataDirHolder } from '../db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { loadShopifyConfig, ShopifyConfigError } from '../shopify/config.ts';
-import { simulateStore } from '../shopify/simulate.ts';
-import { signedAdminUrl } from '../shopify/admin-url.ts';
+import { signedAdminUrl } from '../shopify/auth/admin-url.ts';
 import { parseShopDomain } from '../shopify/shops.ts';
-import { tokenCipherFor } from '../shopify/token-key-file.ts';
+import { tokenCipherFor } from '../shopify/auth/token-key-file.ts';
 import type { MonthBill } from '../billing/shopify-billing.ts';
 import type { Statement } from '../billing/statements.ts';
 
@@ -403,6 +402,8 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write(
           `Shop ${added.shop} (account app id ${added.app_id})${added.api_key ? `, API key ${added.api_key} (shown once)` : ''}\n`,
         );
+        // A development tool: its module (src/shopify/dev/) is loaded only when this command runs.
+        const { simulateStore } = await import('../shopify/dev/simulate.ts');
         const order = await simulateStore({
           shop: added.shop,
           publicUrl: config.publicUrl,

@@ -282,7 +282,7 @@ export interface WebhookReceiptsTable {
   processed_at: Timestamp | null;
 }
 
-/** A shop's test gift (migration 035, written by src/shopify/setup/): never billed, ticks the setup guide. */
+/** A shop's test gift (migration 035, written by src/shopify/admin/setup/): never billed, ticks the setup guide. */
 export interface ShopifyTestGiftsTable {
   order_id: string;
   shop: string;

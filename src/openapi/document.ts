@@ -16,7 +16,7 @@ import {
   timestampJson,
   warningJson,
 } from '../orders/response-schemas.ts';
-import { dataExportJson, dataExportListJson } from '../shopify/data-exports.ts';
+import { dataExportJson, dataExportListJson } from '../shopify/compliance/data-exports.ts';
 import { VIDEO_CONTENT_TYPES } from '../videos/service.ts';
 
 /**

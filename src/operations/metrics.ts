@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { CarrierCall } from '../carriers/clients/types.ts';
 import type { SendOutcome } from '../notifications/dispatcher.ts';
-import type { WebhookOutcome } from '../shopify/webhooks.ts';
+import type { WebhookOutcome } from '../shopify/intake/webhooks.ts';
 import type { Channel, SendKind } from '../vocabulary.ts';
 
 /** What became of one carrier exchange, in words an alert can name. */

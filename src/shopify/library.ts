@@ -42,7 +42,7 @@ export function createShopifyLibrary(config: ShopifyConfig, logger: Logger): Sho
 
 /**
  * Development and tests only: the library always calls `https://{shop}/admin/…`. This points those
- * calls at the Shopify sandbox (src/shopify/sandbox/: mounted in the app on development credentials,
+ * calls at the Shopify sandbox (src/shopify/dev/sandbox/: mounted in the app on development credentials,
  * or on a port of its own in tests) by rewriting the origin, below `baseUrl`'s path, and naming the
  * shop in a header. It replaces the library's process-wide fetch, so production never calls it.
  */

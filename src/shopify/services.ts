@@ -3,22 +3,22 @@ import type { Logger } from '../logger.ts';
 import type { OrderService } from '../orders/service.ts';
 import type { ShopifyConfig } from './config.ts';
 import { createShopifyLibrary, type ShopifyLibrary } from './library.ts';
-import { shopOrderLookUp } from './order-look-up.ts';
-import { ShopifyOrderSync, type ObserveTracking } from './order-sync.ts';
-import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './queue.ts';
-import { IntakeLoad } from './intake-priority.ts';
-import { ReceiptHandOff, type EnqueueReceipts } from './receipt-hand-off.ts';
-import { resealShopTokens } from './stored-tokens.ts';
-import type { TokenCipher } from './token-cipher.ts';
-import { ShopTokens } from './tokens.ts';
-import { pruneUnknownShopReceipts, ShopifyWebhookProcessing, type WebhookObserver } from './webhooks.ts';
+import { shopOrderLookUp } from './orders/order-look-up.ts';
+import { ShopifyOrderSync, type ObserveTracking } from './orders/order-sync.ts';
+import { reenqueueUnprocessedWebhooks, type EnqueueWebhook } from './intake/queue.ts';
+import { IntakeLoad } from './intake/intake-priority.ts';
+import { ReceiptHandOff, type EnqueueReceipts } from './intake/receipt-hand-off.ts';
+import { resealShopTokens } from './auth/stored-tokens.ts';
+import type { TokenCipher } from './auth/token-cipher.ts';
+import { ShopTokens } from './auth/tokens.ts';
+import { pruneUnknownShopReceipts, ShopifyWebhookProcessing, type WebhookObserver } from './intake/webhooks.ts';
 
 export interface ShopifyDeps {
   config: ShopifyConfig;
   db: Db;
   orders: OrderService;
   logger: Logger;
-  /** Seals and opens the shops' tokens at rest (TOKEN_ENCRYPTION_KEY; src/shopify/token-key-file.ts). */
+  /** Seals and opens the shops' tokens at rest (TOKEN_ENCRYPTION_KEY; src/shopify/auth/token-key-file.ts). */
   tokenCipher: TokenCipher;
   now?: () => Date;
   /** Hands a stored receipt to the workers; absent (no Redis yet) → the reconciler picks it up. */

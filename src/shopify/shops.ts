@@ -4,7 +4,7 @@ import { accountSettingsFields, updateAccountSettings, type AccountSettingsUpdat
 import type { Db } from '../db/database.ts';
 import type { ShopsTable } from '../db/schema.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
-import { isCarrierCode } from './carrier-names.ts';
+import { isCarrierCode } from './orders/carrier-names.ts';
 import { GIFT_PACKAGE_MODES, SEND_METHODS } from '../vocabulary.ts';
 import type { Selectable } from 'kysely';
 

@@ -6,7 +6,7 @@ import { adminCommands } from '../../src/admin/commands.ts';
 import { lockShopBilling, ShopifyBilling } from '../../src/billing/shopify-billing.ts';
 import { getShop } from '../../src/shopify/shops.ts';
 import type { UsageChargeStatus } from '../../src/vocabulary.ts';
-import { fakeShopifyId, orderPayload } from '../../src/shopify/dev-payloads.ts';
+import { fakeShopifyId, orderPayload } from '../../src/shopify/dev/webhook-payloads.ts';
 import {
   API_KEY,
   SECRET,

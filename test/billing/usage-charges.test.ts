@@ -17,8 +17,8 @@ import {
   unbillableCurrencyReason,
   usageChargeCents,
 } from '../../src/billing/usage-charges.ts';
-import { CAP_EXCEEDED } from '../../src/shopify/sandbox/index.ts';
-import { needsTokenExchange } from '../../src/shopify/tokens.ts';
+import { CAP_EXCEEDED } from '../../src/shopify/dev/sandbox/index.ts';
+import { needsTokenExchange } from '../../src/shopify/auth/tokens.ts';
 
 describe('the charge of one sent video', () => {
   it('is price × share in whole cents, rounded half up per order; no price is nothing owed', () => {

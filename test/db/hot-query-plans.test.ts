@@ -22,10 +22,10 @@ import {
   updateWithTimelineQuery,
 } from '../../src/orders/service.ts';
 import { timelineQuery } from '../../src/orders/timeline.ts';
-import { fulfillmentsOfOrderQuery, linksOfOrderQuery, orderLinkQuery } from '../../src/shopify/order-sync.ts';
-import { plainTextTokenShopsQuery } from '../../src/shopify/stored-tokens.ts';
-import { takeReceiptQuery, unprocessedWebhooksQuery } from '../../src/shopify/webhooks.ts';
-import { linksOfShopifyOrderQuery } from '../../src/shopify/webhook-shop-check.ts';
+import { fulfillmentsOfOrderQuery, linksOfOrderQuery, orderLinkQuery } from '../../src/shopify/orders/order-sync.ts';
+import { plainTextTokenShopsQuery } from '../../src/shopify/auth/stored-tokens.ts';
+import { takeReceiptQuery, unprocessedWebhooksQuery } from '../../src/shopify/intake/webhooks.ts';
+import { linksOfShopifyOrderQuery } from '../../src/shopify/intake/webhook-shop-check.ts';
 import {
   claimDueTrackingsQuery,
   leasedTrackingsQuery,

@@ -10,8 +10,8 @@ import { fixture } from '../videos/video-test-app.ts';
 import { API_TIMESTAMP } from '../support/formats.ts';
 import { Scrape } from '../support/prometheus.ts';
 import { OPERATOR_PASSWORD_FILE } from '../../src/operations/operator-credentials.ts';
-import { parseTokenKey, tokenKeyId } from '../../src/shopify/token-cipher.ts';
-import { TOKEN_KEY_FILE } from '../../src/shopify/token-key-file.ts';
+import { parseTokenKey, tokenKeyId } from '../../src/shopify/auth/token-cipher.ts';
+import { TOKEN_KEY_FILE } from '../../src/shopify/auth/token-key-file.ts';
 import { outboxMails } from '../support/outbox.ts';
 
 /**

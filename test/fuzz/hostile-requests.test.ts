@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/errors.ts';
 import { openApiDocument } from '../../src/openapi/document.ts';
 import { orderUpdateSchema } from '../../src/orders/request-schemas.ts';
-import { signedWebhook } from '../../src/shopify/dev-payloads.ts';
-import { SHOPIFY_TOPICS } from '../../src/shopify/webhooks.ts';
+import { signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
+import { SHOPIFY_TOPICS } from '../../src/shopify/intake/webhooks.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 /**

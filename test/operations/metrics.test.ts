@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningWorkers } from '../../jobs/start-workers.ts';
-import { signedWebhook } from '../../src/shopify/dev-payloads.ts';
+import { signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
 import { DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { Scrape } from '../support/prometheus.ts';

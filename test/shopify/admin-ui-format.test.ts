@@ -9,9 +9,9 @@ import {
   stageTone,
   STAGE_TAB_LABELS,
   videoIdsFromPicker,
-} from '../../src/shopify/admin-ui/format.ts';
+} from '../../src/shopify/admin/ui/format.ts';
 import { STAGES } from '../../src/shopify/admin/contract.ts';
-import { pathOf, routeOf } from '../../src/shopify/admin-ui/routing.ts';
+import { pathOf, routeOf } from '../../src/shopify/admin/ui/routing.ts';
 
 /** The embedded admin's pure pieces (the page runs them in the browser; here in Node). */
 describe('the admin’s wording', () => {

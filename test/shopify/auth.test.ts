@@ -3,7 +3,7 @@ import { UpdateQueryNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, getJson, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
 import type { FakeShopify } from './fake-shopify.ts';
-import { openStoredToken } from '../../src/shopify/stored-tokens.ts';
+import { openStoredToken } from '../../src/shopify/auth/stored-tokens.ts';
 
 let app: ShopifyTestApp;
 let fake: FakeShopify;
@@ -185,7 +185,7 @@ describe('expiring offline tokens', () => {
     fake.accessTokenLifetime = 60;
     await fetch(`${app.baseUrl}/shopify/app?id_token=${sessionToken(shop)}`);
     fake.accessTokenLifetime = 3600;
-    const { ShopTokens } = await import('../../src/shopify/tokens.ts');
+    const { ShopTokens } = await import('../../src/shopify/auth/tokens.ts');
     const { createLogger } = await import('../../src/logger.ts');
     // The second process's database, watched for the moment its claim on the refresh is refused
     // (the one UPDATE … RETURNING it makes comes back empty): from then on it can only wait.

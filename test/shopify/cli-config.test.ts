@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { signedWebhook } from '../../src/shopify/dev-payloads.ts';
+import { signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
 import { freePort, projectRoot } from '../support/processes.ts';
 import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';
@@ -130,7 +130,7 @@ describe('the Shopify CLI files', () => {
   it('shopify.app.toml has the keys the CLI requires and nothing it no longer accepts', () => {
     expect(appConfigSchema.safeParse(appToml).error?.issues ?? []).toEqual([]);
     expect((appToml as { build?: object }).build).not.toHaveProperty('include_config_on_deploy');
-    // Shopify managed install with the scopes we need (token exchange in src/shopify/routes.ts).
+    // Shopify managed install with the scopes we need (token exchange in src/shopify/auth/routes.ts).
     expect(appConfig.access_scopes.scopes?.split(',').sort()).toEqual([
       'read_fulfillments',
       'read_locales',

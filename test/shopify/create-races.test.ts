@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeShopifyId, orderPayload, signedWebhook } from '../../src/shopify/dev-payloads.ts';
+import { fakeShopifyId, orderPayload, signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
 import { SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
 
 /**

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { APP_BRIDGE_URL, appBridgeStandinScript, type PickerProduct } from '../../src/shopify/app-bridge-standin.ts';
+import { APP_BRIDGE_URL } from '../../src/shopify/admin/page.ts';
+import { appBridgeStandinScript, type PickerProduct } from '../../src/shopify/dev/app-bridge-standin.ts';
 import {
   fakeShopifyId,
   fulfillmentPayload,
   orderPayload,
   randomUpsTrackingNumber,
-} from '../../src/shopify/dev-payloads.ts';
+} from '../../src/shopify/dev/webhook-payloads.ts';
 import { eventually } from '../support/workers.ts';
 import { API_KEY, getJson, SECRET, videoOrderOf, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';

@@ -1,5 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fakeShopifyId, fulfillmentPayload, orderPayload, type GiftLine } from '../../src/shopify/dev-payloads.ts';
+import {
+  fakeShopifyId,
+  fulfillmentPayload,
+  orderPayload,
+  type GiftLine,
+} from '../../src/shopify/dev/webhook-payloads.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { eventually } from '../support/workers.ts';

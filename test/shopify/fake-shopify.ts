@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ShopifySandbox } from '../../src/shopify/sandbox/index.ts';
+import { ShopifySandbox } from '../../src/shopify/dev/sandbox/index.ts';
 
 /**
- * The Shopify sandbox (src/shopify/sandbox/) on a port of its own, for tests: OAuth grants (code,
+ * The Shopify sandbox (src/shopify/dev/sandbox/) on a port of its own, for tests: OAuth grants (code,
  * token exchange, refresh), the Admin GraphQL calls, billing and the approval page. The library's
  * `https://{shop}` calls reach it through routeShopifyRequestsTo. Its hooks (grants,
  * accessTokenLifetime, holdRefreshes, refuseRefreshes, failGraphql, failTokenRequests, subscriptions, usageRecords,

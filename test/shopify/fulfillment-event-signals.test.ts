@@ -5,7 +5,7 @@ import {
   fulfillmentPayload,
   orderPayload,
   randomUpsTrackingNumber,
-} from '../../src/shopify/dev-payloads.ts';
+} from '../../src/shopify/dev/webhook-payloads.ts';
 import { TestClock } from '../support/clock.ts';
 import { startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeShopifyId, fulfillmentPayload } from '../../src/shopify/dev-payloads.ts';
-import { shopifyFulfillment } from '../../src/shopify/payloads.ts';
+import { fakeShopifyId, fulfillmentPayload } from '../../src/shopify/dev/webhook-payloads.ts';
+import { shopifyFulfillment } from '../../src/shopify/orders/payloads.ts';
 import { getShop } from '../../src/shopify/shops.ts';
 import { startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
 

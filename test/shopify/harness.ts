@@ -1,6 +1,6 @@
 import type { Services } from '../../src/app.ts';
 import type { EmailChannel } from '../../src/notifications/email.ts';
-import { signedWebhook } from '../../src/shopify/dev-payloads.ts';
+import { signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
 import type { ShopifyServices } from '../../src/shopify/index.ts';
 import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
 import { registerShop } from '../../src/shopify/shops.ts';

@@ -4,7 +4,7 @@ import { adminCommands } from '../../src/admin/commands.ts';
 import { openPostgres } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
-import { fakeShopifyId, orderPayload, signedWebhook } from '../../src/shopify/dev-payloads.ts';
+import { fakeShopifyId, orderPayload, signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
 import {
   freePort,
@@ -18,7 +18,7 @@ import { eventually } from '../support/workers.ts';
 
 /**
  * The intake answers 200 once the receipt is committed and hands its job to Redis afterwards, in a
- * batch (src/shopify/receipt-hand-off.ts). A web process killed between the two has answered for
+ * batch (src/shopify/intake/receipt-hand-off.ts). A web process killed between the two has answered for
  * receipts that have no job: the reconciler must find them in PostgreSQL and each must be processed
  * exactly once. Real processes: a web process (`WORKERS=off`) whose Redis is unreachable, so no
  * hand-off can succeed before it is SIGKILLed, and then a worker process on a working Redis.

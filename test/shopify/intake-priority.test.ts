@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IntakeLoad, nextProcessingLevel, ProcessingThrottle } from '../../src/shopify/intake-priority.ts';
+import { IntakeLoad, nextProcessingLevel, ProcessingThrottle } from '../../src/shopify/intake/intake-priority.ts';
 
 describe('webhook processing yields to intake (nextProcessingLevel)', () => {
   const pressed = { webhooks: 200, inFlight: 9 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { mapTrackingCompany } from '../../src/shopify/carrier-names.ts';
-import { orderPayload } from '../../src/shopify/dev-payloads.ts';
-import { parseShopifyJson } from '../../src/shopify/json.ts';
+import { mapTrackingCompany } from '../../src/shopify/orders/carrier-names.ts';
+import { orderPayload } from '../../src/shopify/dev/webhook-payloads.ts';
+import { parseShopifyJson } from '../../src/shopify/orders/json.ts';
 import {
   fulfillmentToShipment,
   giftLineItemIds,
@@ -12,10 +12,10 @@ import {
   lineItemPaidCents,
   orderToVideoOrder,
   videoLineItems,
-} from '../../src/shopify/mapping.ts';
+} from '../../src/shopify/orders/mapping.ts';
 import { moneyToCents } from '../../src/money.ts';
-import { isStaleUpdate, planPackages, type PackageState } from '../../src/shopify/packages.ts';
-import { shopifyOrder } from '../../src/shopify/payloads.ts';
+import { isStaleUpdate, planPackages, type PackageState } from '../../src/shopify/orders/packages.ts';
+import { shopifyOrder } from '../../src/shopify/orders/payloads.ts';
 
 const noProducts = { videoProductIds: [], videoVariantIds: [] };
 const order = (raw: unknown) => shopifyOrder.parse(parseShopifyJson(JSON.stringify(raw)));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeShopifyId, orderPayload } from '../../src/shopify/dev-payloads.ts';
+import { fakeShopifyId, orderPayload } from '../../src/shopify/dev/webhook-payloads.ts';
 import { registerShop } from '../../src/shopify/shops.ts';
-import { bindingNeedsShopLookUp, type LinkOfShopifyOrder } from '../../src/shopify/webhook-shop-check.ts';
+import { bindingNeedsShopLookUp, type LinkOfShopifyOrder } from '../../src/shopify/intake/webhook-shop-check.ts';
 import type { FakeShopify } from './fake-shopify.ts';
 import { startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
 

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeShopifyId, orderPayload, type GiftLine } from '../../src/shopify/dev-payloads.ts';
-import { GUEST_LINK_WINDOW_MS } from '../../src/shopify/record-links.ts';
+import { fakeShopifyId, orderPayload, type GiftLine } from '../../src/shopify/dev/webhook-payloads.ts';
+import { GUEST_LINK_WINDOW_MS } from '../../src/shopify/orders/record-links.ts';
 import { TestClock } from '../support/clock.ts';
 import { API_KEY, SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
 

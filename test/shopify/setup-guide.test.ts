@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
-import { productTemplateWithBlock } from '../../src/shopify/sandbox/theme-editor.ts';
+import { productTemplateWithBlock } from '../../src/shopify/dev/sandbox/theme-editor.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { outboxMail } from '../support/outbox.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { productTemplateWithBlock } from '../../src/shopify/sandbox/theme-editor.ts';
-import { setupSteps } from '../../src/shopify/setup/steps.ts';
-import { appBlockActive, themeEditorLink } from '../../src/shopify/setup/theme-block.ts';
+import { productTemplateWithBlock } from '../../src/shopify/dev/sandbox/theme-editor.ts';
+import { setupSteps } from '../../src/shopify/admin/setup/steps.ts';
+import { appBlockActive, themeEditorLink } from '../../src/shopify/admin/setup/theme-block.ts';
 
 describe('appBlockActive', () => {
   const ours = 'shopify://apps/doorstep/blocks/video-gift-message/0a1b2c3d';

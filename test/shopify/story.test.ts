@@ -5,8 +5,8 @@ import {
   orderPayload,
   randomUpsTrackingNumber,
   signedWebhook,
-} from '../../src/shopify/dev-payloads.ts';
-import { reenqueueUnprocessedWebhooks } from '../../src/shopify/queue.ts';
+} from '../../src/shopify/dev/webhook-payloads.ts';
+import { reenqueueUnprocessedWebhooks } from '../../src/shopify/intake/queue.ts';
 import type { SendKind } from '../../src/vocabulary.ts';
 import { eventually } from '../support/workers.ts';
 import { getJson, SECRET, startShopifyTestApp, type ShopifyTestApp, videoOrderOf } from './harness.ts';
@@ -216,8 +216,8 @@ describe('shopify simulate (the CLI story), against the app', () => {
     ['Canada Post', true],
   ] as const) {
     it(`plays order → fulfillment (${company}) → delivery to one delivered order${addOn ? ', the video a non-shipping add-on' : ''}`, async () => {
-      const { simulateStore } = await import('../../src/shopify/simulate.ts');
-      const { shopifyAdminCommands } = await import('../../src/shopify/admin-commands.ts');
+      const { simulateStore } = await import('../../src/shopify/dev/simulate.ts');
+      const { shopifyAdminCommands } = await import('../../src/shopify/admin/commands.ts');
       const commands = shopifyAdminCommands(
         db(),
         app.shopify,

@@ -8,7 +8,7 @@ import {
   TokenDecryptionError,
   tokenKeyId,
   TokenKeyFormatError,
-} from '../../src/shopify/token-cipher.ts';
+} from '../../src/shopify/auth/token-cipher.ts';
 
 const key = randomBytes(32);
 const otherKey = randomBytes(32);

@@ -4,7 +4,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookVerifier } from '../../src/shopify/webhook-hmac.ts';
+import { webhookVerifier } from '../../src/shopify/intake/webhook-hmac.ts';
 
 /**
  * Our webhook check against `@shopify/shopify-api`'s `webhooks.validate` on the same requests: a

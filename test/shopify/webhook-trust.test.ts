@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeShopifyId, orderPayload, signedWebhook } from '../../src/shopify/dev-payloads.ts';
-import { recordReceipt, UNKNOWN_SHOP_RECEIPTS } from '../../src/shopify/webhooks.ts';
+import { fakeShopifyId, orderPayload, signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
+import { recordReceipt, UNKNOWN_SHOP_RECEIPTS } from '../../src/shopify/intake/webhooks.ts';
 import { SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
 
 /**

@@ -7,7 +7,7 @@ import {
   fulfillmentPayload,
   orderPayload,
   randomUpsTrackingNumber,
-} from '../../src/shopify/dev-payloads.ts';
+} from '../../src/shopify/dev/webhook-payloads.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
 import { getJson, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
 
@@ -67,7 +67,7 @@ describe('POST /shopify/webhooks', () => {
     expect(await receipt(wrongSecret.webhookId)).toBeUndefined();
 
     // Signed over one body, sent with another (re-serialized JSON never verifies either).
-    const { signedWebhook } = await import('../../src/shopify/dev-payloads.ts');
+    const { signedWebhook } = await import('../../src/shopify/dev/webhook-payloads.ts');
     const signed = signedWebhook('test-shopify-secret', shop, 'orders/create', payload);
     const response = await fetch(`${app.baseUrl}/shopify/webhooks`, {
       method: 'POST',

@@ -2,8 +2,8 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { AXE_SOURCE } from '../support/axe.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { orderToVideoOrder, videoLineItems } from '../../src/shopify/mapping.ts';
-import { shopifyOrder } from '../../src/shopify/payloads.ts';
+import { orderToVideoOrder, videoLineItems } from '../../src/shopify/orders/mapping.ts';
+import { shopifyOrder } from '../../src/shopify/orders/payloads.ts';
 import {
   fixture,
   openStorefront,

@@ -82,7 +82,7 @@ export async function startTestApp(
     ...serviceOverrides.env,
   });
   templates ??= compileMessageTemplates();
-  const services = createServices(
+  const services = await createServices(
     config,
     createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     database,

@@ -4,7 +4,7 @@
  * No imports, so it runs (and is tested) anywhere `fetch` exists.
  */
 
-/** The server's path (src/shopify/extension-routes.ts). */
+/** The server's path (src/shopify/orders/extension-routes.ts). */
 export const RECORD_LINKS_PATH = '/shopify/extension/record-links';
 
 /**

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 /**
  * Issue 11, cost that does not grow with the data: every web and worker process looks, at start, for
- * shops whose tokens are still plain text (written before tokens were sealed; src/shopify/stored-tokens.ts).
+ * shops whose tokens are still plain text (written before tokens were sealed; src/shopify/auth/stored-tokens.ts).
  * Once sealed, a shop never matches again, so after the first start the look finds nothing — but
  * without an index it read `shops` whole on every start (344,716 rows in the 1,000,000-row bench).
  * This partial index holds only the rows that still need sealing: normally none.

@@ -1,6 +1,6 @@
 /**
  * The embedded admin's JSON API as the page reads it (docs/shopify.md, "The embedded admin's API"):
- * the one module both sides import (issue 32). The page (src/shopify/admin-ui/) reads these shapes;
+ * the one module both sides import (issue 32). The page (src/shopify/admin/ui/) reads these shapes;
  * the API's routes (./routes.ts, src/billing/shopify-routes.ts) declare that what they answer
  * `satisfies` them, so a change on one side that the other does not know is a compile error.
  * Shapes may gain fields; the page reads only these. Browser code imports it: only types from the
@@ -220,7 +220,7 @@ export interface BillingJson {
   notice: string | null;
 }
 
-/** GET /shopify/api/setup (src/shopify/setup/steps.ts). */
+/** GET /shopify/api/setup (src/shopify/admin/setup/steps.ts). */
 export interface SetupJson {
   steps: Array<{
     id: 'theme_block' | 'video_product' | 'plan' | 'test_gift';

@@ -4,7 +4,7 @@ import type { OrderRow } from '../../orders/serializer.ts';
 import { encodeCursor, newestOrdersPageQuery } from '../../orders/service.ts';
 import type { TrackingRow } from '../../tracking/trackings.ts';
 import type { SendRow } from '../../notifications/sends.ts';
-import { giftPackages, NOTICE_TYPES, packageState, type PackageState } from '../packages.ts';
+import { giftPackages, NOTICE_TYPES, packageState, type PackageState } from '../orders/packages.ts';
 import type { OrderStage, StageFacts } from './stage.ts';
 import { stageCondition } from './stage-sql.ts';
 

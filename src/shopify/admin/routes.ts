@@ -12,9 +12,9 @@ import type { OrderService } from '../../orders/service.ts';
 import { sendMethodReaching } from '../../orders/recipient.ts';
 import { fieldErrors, parseBody } from '../../validation.ts';
 import type { EventSource } from '../../vocabulary.ts';
-import { getDataExport, listDataExports } from '../data-exports.ts';
+import { getDataExport, listDataExports } from '../compliance/data-exports.ts';
 import type { ShopifyServices } from '../services.ts';
-import { currentShop, sessionTokenAuth } from '../session-auth.ts';
+import { currentShop, sessionTokenAuth } from '../auth/session-auth.ts';
 import { shopSettingsSchema, updateShopSettings, type ShopRow } from '../shops.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import type {
@@ -28,13 +28,13 @@ import type {
   SetupJson,
 } from './contract.ts';
 import { homeJson } from './home.ts';
-import { sendTestGift, setupGuide } from '../setup/setup.ts';
-import { createVideoProduct } from '../setup/video-product.ts';
+import { sendTestGift, setupGuide } from './setup/setup.ts';
+import { createVideoProduct } from './setup/video-product.ts';
 import type { VideoService } from '../../videos/service.ts';
 import { actionRefusals, orderDetailJson, orderSummaryJson, type AdminAction } from './order-detail.ts';
 import { listOrders, orderContexts } from './order-reads.ts';
 import { adminSettingsJson } from './settings.ts';
-import { shopTimeZone } from '../shop-time-zone.ts';
+import { shopTimeZone } from './shop-time-zone.ts';
 import { ORDER_STAGES } from './stage.ts';
 
 export interface AdminApiDeps {
@@ -45,7 +45,7 @@ export interface AdminApiDeps {
   resend: (accountId: string, orderId: string, source: EventSource) => Promise<OrderRow>;
   publicUrl: string;
   now: () => Date;
-  /** The setup guide's reads and its test gift (src/shopify/setup/). */
+  /** The setup guide's reads and its test gift (src/shopify/admin/setup/). */
   videos: VideoService;
   /** Billing's answer: has the shop approved its plan? */
   planActive: (domain: string) => Promise<boolean>;

@@ -2,7 +2,7 @@ import { findAccountLocale } from '../../accounts/locale.ts';
 import { accountSettingsJson, findAccountSettings } from '../../accounts/settings.ts';
 import type { Db } from '../../db/database.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
-import { carrierForCompanyName, normalizeCompanyName } from '../carrier-names.ts';
+import { carrierForCompanyName, normalizeCompanyName } from '../orders/carrier-names.ts';
 import { shopSettingsJson, type ShopRow } from '../shops.ts';
 
 export interface UnmappedCompany {

@@ -2,7 +2,7 @@ import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import { carrierDisplayName } from '../../carriers/tracking-number.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import type { Channel, OrderStatus, SendStatus, SendTrigger, VideoStatus } from '../../vocabulary.ts';
-import type { Notice } from '../packages.ts';
+import type { Notice } from '../orders/packages.ts';
 import { STAGES, type DisplayStage } from './contract.ts';
 import { merchantWords } from './words.ts';
 

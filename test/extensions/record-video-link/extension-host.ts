@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { fakeShopifyId, orderPayload } from '../../../src/shopify/dev-payloads.ts';
+import { fakeShopifyId, orderPayload } from '../../../src/shopify/dev/webhook-payloads.ts';
 import { launchChromium } from '../../support/chromium.ts';
 import { API_KEY, SECRET, startShopifyTestApp, type ShopifyTestApp } from '../../shopify/harness.ts';
 

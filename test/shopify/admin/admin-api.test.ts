@@ -7,7 +7,7 @@ import {
   fulfillmentPayload,
   orderPayload,
   randomUpsTrackingNumber,
-} from '../../../src/shopify/dev-payloads.ts';
+} from '../../../src/shopify/dev/webhook-payloads.ts';
 import { TestClock } from '../../support/clock.ts';
 import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp, videoOrderOf } from '../harness.ts';
 import type { FakeShopify } from '../fake-shopify.ts';

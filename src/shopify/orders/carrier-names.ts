@@ -1,0 +1,100 @@
+import { CARRIER_CODES, type CarrierCode } from '../../carriers/carrier-code.ts';
+import { detectCarrier, normalizeTrackingNumber } from '../../carriers/tracking-number.ts';
+
+/**
+ * `tracking_company` is free text in practice ("UPS", "ups", "Fed Ex", "Hermes", null). Shopify's own
+ * carrier list spells the three we track `UPS`, `FedEx`, `USPS` (docs/shopify-notes.md); the
+ * rest are the spellings merchants and shipping apps commonly use.
+ */
+const BUILT_IN_ALIASES: Record<string, CarrierCode> = {
+  ups: 'ups',
+  'united parcel service': 'ups',
+  'ups ground': 'ups',
+  'ups express': 'ups',
+  'ups surepost': 'ups',
+  'ups ground saver': 'ups',
+  'ups mail innovations': 'ups',
+  fedex: 'fedex',
+  'fed ex': 'fedex',
+  'federal express': 'fedex',
+  'fedex ground': 'fedex',
+  'fedex express': 'fedex',
+  'fedex home delivery': 'fedex',
+  'fedex smartpost': 'fedex',
+  'fedex ground economy': 'fedex',
+  usps: 'usps',
+  'us postal service': 'usps',
+  'united states postal service': 'usps',
+  'us post office': 'usps',
+  'united states post office': 'usps',
+  'us mail': 'usps',
+  'usps priority mail': 'usps',
+  'usps first class': 'usps',
+  'usps ground advantage': 'usps',
+};
+
+export type CarrierMapping =
+  | { carrier: CarrierCode; via: 'built-in alias' | 'shop alias' | 'tracking number' }
+  | { carrier: null; reason: string };
+
+/** Case, surrounding space, dots and repeated spaces do not matter: "U.S. Postal  Service" = "us postal service". */
+export function normalizeCompanyName(company: string): string {
+  return company
+    .toLowerCase()
+    .replace(/\./g, '')
+    .replace(/[\s_-]+/g, ' ')
+    .trim();
+}
+
+/**
+ * The carrier a tracking company's name stands for — a built-in spelling or the shop's own alias —
+ * or null: the name alone does not say (the tracking number's format may still).
+ */
+export function carrierForCompanyName(company: string, shopAliases: Record<string, string> = {}): CarrierCode | null {
+  const name = normalizeCompanyName(company);
+  if (!name) return null;
+  const builtIn = BUILT_IN_ALIASES[name];
+  if (builtIn) return builtIn;
+  for (const [alias, code] of Object.entries(shopAliases))
+    if (normalizeCompanyName(alias) === name && isCarrierCode(code)) return code;
+  return null;
+}
+
+/**
+ * Which of our carriers a fulfillment ships with: the built-in aliases, then the shop's own mapping
+ * (`{"Royal Mail Tracked": "usps"}`, keys matched the same way), then the tracking number's format.
+ */
+export function mapTrackingCompany(
+  company: string | null | undefined,
+  number: string | null | undefined,
+  shopAliases: Record<string, string> = {},
+): CarrierMapping {
+  if (company) {
+    const builtIn = BUILT_IN_ALIASES[normalizeCompanyName(company)];
+    if (builtIn) return { carrier: builtIn, via: 'built-in alias' };
+    const aliased = carrierForCompanyName(company, shopAliases);
+    if (aliased) return { carrier: aliased, via: 'shop alias' };
+  }
+  const trackingNumber = number ? normalizeTrackingNumber(number) : '';
+  if (trackingNumber) {
+    const detected = detectCarrier(trackingNumber);
+    if (detected) return { carrier: detected, via: 'tracking number' };
+  }
+  if (!trackingNumber)
+    return {
+      carrier: null,
+      reason: company
+        ? `the fulfillment with "${company}" has no tracking number`
+        : 'the fulfillment has no carrier and no tracking number',
+    };
+  return {
+    carrier: null,
+    reason: company
+      ? `Doorstep does not track "${company}" (only UPS, FedEx and USPS) and the tracking number matches none of their formats`
+      : 'the fulfillment names no carrier and its tracking number matches no UPS, FedEx or USPS format',
+  };
+}
+
+export function isCarrierCode(value: string): value is CarrierCode {
+  return (CARRIER_CODES as readonly string[]).includes(value);
+}

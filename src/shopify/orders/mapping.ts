@@ -1,0 +1,419 @@
+import { z } from 'zod';
+import { moneyToCents } from '../../money.ts';
+import { mapTrackingCompany } from './carrier-names.ts';
+import type { CarrierCode } from '../../carriers/carrier-code.ts';
+import type { GiftPackages, SendMethod } from '../../vocabulary.ts';
+import { normalizeTrackingNumber } from '../../carriers/tracking-number.ts';
+import { UNNAMED_RECIPIENT } from '../../orders/recipient.ts';
+import {
+  CONTROL_CHARACTERS,
+  MAX_PRICE_CENTS,
+  orderCreateSchema,
+  type OrderCreate,
+} from '../../orders/request-schemas.ts';
+import { fieldErrors } from '../../validation.ts';
+import type { ShopifyFulfillment, ShopifyLineItem, ShopifyOrder } from './payloads.ts';
+
+/**
+ * Line-item properties the storefront block (extensions/video-gift-message) sets on a video gift,
+ * documented in docs/shopify.md. Names are matched ignoring case, a leading underscore (Shopify
+ * hides `_`-prefixed properties from the shopper's receipt) and `_`/`-` versus space:
+ * `Recipient email` = `_recipient_email`. Themes without app blocks may put the same names in cart
+ * attributes (`note_attributes`); those fill what a line does not say.
+ */
+export const PROPERTY = {
+  marker: 'video message',
+  recipientName: 'recipient name',
+  recipientEmail: 'recipient email',
+  recipientPhone: 'recipient phone',
+  sendTrigger: 'send trigger',
+  sendOn: 'send on',
+  videoTitle: 'video title',
+  /** The same random key on a video add-on line and on the gift line it was added to. */
+  giftKey: 'gift key',
+} as const;
+
+export interface VideoProductSettings {
+  /** Products / variants the merchant chose: every line of them is a video message. */
+  videoProductIds: readonly string[];
+  videoVariantIds: readonly string[];
+}
+
+function normalizePropertyName(name: string): string {
+  return name
+    .trim()
+    .replace(/^_+/, '')
+    .replace(/[\s_-]+/g, ' ')
+    .toLowerCase();
+}
+
+const CONTROL_CHARACTERS_ALL = new RegExp(CONTROL_CHARACTERS.source, 'g');
+
+/**
+ * What a shopper typed reaches names, titles, SMS and logs: a line break or other control character
+ * becomes a space. (The API refuses them instead; here the shopper is not there to fix the text.)
+ */
+function oneLine(value: string): string {
+  return value
+    .replace(CONTROL_CHARACTERS_ALL, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
+}
+
+function propertyMap(pairs: ShopifyLineItem['properties']): Map<string, string> {
+  const properties = new Map<string, string>();
+  for (const { name, value } of pairs) properties.set(normalizePropertyName(name), oneLine(value));
+  return properties;
+}
+
+export function lineItemProperties(item: ShopifyLineItem): Map<string, string> {
+  return propertyMap(item.properties);
+}
+
+/** What the shopper said about a video line: its properties, with the cart attributes filling the gaps. */
+export function messageProperties(
+  order: Pick<ShopifyOrder, 'note_attributes'>,
+  item: ShopifyLineItem,
+): Map<string, string> {
+  const properties = propertyMap(order.note_attributes);
+  for (const [name, value] of lineItemProperties(item))
+    if (value !== '' || !properties.has(name)) properties.set(name, value);
+  return properties;
+}
+
+const FALSE_VALUES = new Set(['', 'false', 'no', '0', 'off']);
+
+function isMarked(properties: Map<string, string>): boolean {
+  const marker = properties.get(PROPERTY.marker);
+  return marker !== undefined && !FALSE_VALUES.has(marker.toLowerCase());
+}
+
+/**
+ * The video message a theme without app blocks left in the cart attributes, when no line item is a
+ * video message: it stands for a line of its own (id `cart`, nothing paid for it, never shipped).
+ */
+export const CART_ATTRIBUTES_LINE_ID = 'cart';
+
+/**
+ * The order's line items that are video messages: marked by `_video_message`, or a product/variant
+ * the merchant chose; else, when the cart attributes are marked, one message for the whole order.
+ */
+export function videoLineItems(
+  order: Pick<ShopifyOrder, 'line_items' | 'note_attributes'>,
+  settings: VideoProductSettings,
+): ShopifyLineItem[] {
+  const lines = order.line_items.filter((item) => isVideoLine(item, settings));
+  const items = lines.filter((item) => !removedByOrderEdit(item));
+  // A video line an edit removed is still the order's video message: no cart-attributes one instead.
+  if (lines.length > 0 || !isMarked(propertyMap(order.note_attributes))) return items;
+  return [
+    {
+      id: CART_ATTRIBUTES_LINE_ID,
+      product_id: null,
+      variant_id: null,
+      title: 'Video message (cart attributes)',
+      quantity: 1,
+      price: '0',
+      total_discount: null,
+      discount_allocations: null,
+      properties: [],
+      requires_shipping: false,
+      current_quantity: null,
+    },
+  ];
+}
+
+function isVideoLine(item: ShopifyLineItem, settings: VideoProductSettings): boolean {
+  if (isMarked(lineItemProperties(item))) return true;
+  if (item.product_id !== null && settings.videoProductIds.includes(item.product_id)) return true;
+  return item.variant_id !== null && settings.videoVariantIds.includes(item.variant_id);
+}
+
+/** An order edit took the line out of the order: it stays listed, with `current_quantity` 0. */
+export function removedByOrderEdit(line: Pick<ShopifyLineItem, 'current_quantity'>): boolean {
+  return line.current_quantity === 0;
+}
+
+/** A count per Shopify line item id: what a gift needs of each line, or what a package carries. */
+export type LineQuantities = Readonly<Record<string, number>>;
+
+/** The quantities of a gift's lines, as the order has them now. */
+export function giftQuantities(
+  order: Pick<ShopifyOrder, 'line_items'>,
+  giftLineItemIds: readonly string[],
+): LineQuantities {
+  const quantities: Record<string, number> = {};
+  for (const line of order.line_items)
+    if (giftLineItemIds.includes(line.id)) quantities[line.id] = line.current_quantity ?? line.quantity;
+  return quantities;
+}
+
+/**
+ * How many of each line one package carries. A line whose quantity Shopify did not send is left out:
+ * the package rules then count that package as carrying all of it.
+ */
+export function packageLineQuantities(fulfillment: Pick<ShopifyFulfillment, 'line_items'>): LineQuantities {
+  const quantities: Record<string, number> = {};
+  const unknown = new Set(fulfillment.line_items.filter((line) => line.quantity === null).map((line) => line.id));
+  for (const line of fulfillment.line_items)
+    if (!unknown.has(line.id)) quantities[line.id] = (quantities[line.id] ?? 0) + line.quantity!;
+  return quantities;
+}
+
+/** The gift a video line waits for: its line ids, and how many of each must ship. */
+export interface Gift {
+  lineItemIds: readonly string[];
+  quantities: LineQuantities;
+}
+
+/** The gift of a video line as this payload has it (after any order edits it tells). */
+export function giftOf(order: Pick<ShopifyOrder, 'line_items'>, videoItem: ShopifyLineItem, mode: GiftPackages): Gift {
+  const lineItemIds = giftLineItemIds(order, videoItem, mode);
+  return { lineItemIds, quantities: giftQuantities(order, lineItemIds) };
+}
+
+/** What an order edit changed in a gift, line by line. */
+export interface GiftChange {
+  removed: string[];
+  added: string[];
+  resized: Array<{ id: string; from: number; to: number }>;
+}
+
+/**
+ * How `next` differs from the stored gift, or null when it does not. A stored gift without
+ * quantities (a link made before they were kept) is compared by its lines only.
+ */
+export function giftChange(
+  stored: { lineItemIds: readonly string[]; quantities: LineQuantities | null },
+  next: Gift,
+): GiftChange | null {
+  const change: GiftChange = {
+    removed: stored.lineItemIds.filter((id) => !next.lineItemIds.includes(id)),
+    added: next.lineItemIds.filter((id) => !stored.lineItemIds.includes(id)),
+    resized: [],
+  };
+  for (const id of next.lineItemIds) {
+    const [from, to] = [stored.quantities?.[id], next.quantities[id]];
+    if (from !== undefined && to !== undefined && from !== to) change.resized.push({ id, from, to });
+  }
+  const changed = change.removed.length + change.added.length + change.resized.length > 0;
+  return changed ? change : null;
+}
+
+/**
+ * The line items whose packages bring the gift a video line belongs to. A video line that ships is
+ * its own gift. A video sold as a non-shipping add-on waits for the order's shipped items: all of
+ * them (the default), or — when the shop chose `gift_item` — the line the storefront block marked
+ * with the same gift key (all shipped items when no line carries it). Empty: nothing ships.
+ */
+export function giftLineItemIds(
+  order: Pick<ShopifyOrder, 'line_items'>,
+  videoItem: ShopifyLineItem,
+  mode: GiftPackages,
+): string[] {
+  if (videoItem.requires_shipping) return [videoItem.id];
+  const shipped = order.line_items.filter(
+    (line) => line.requires_shipping && !removedByOrderEdit(line) && line.id !== videoItem.id,
+  );
+  if (mode === 'gift_item') {
+    const key = lineItemProperties(videoItem).get(PROPERTY.giftKey);
+    const marked = key ? shipped.filter((line) => lineItemProperties(line).get(PROPERTY.giftKey) === key) : [];
+    if (marked.length > 0) return marked.map((line) => line.id);
+  }
+  return shipped.map((line) => line.id);
+}
+
+/** The order's currency as an upper-case code ("EUR"), or null when Shopify sent none: prices are in its minor units. */
+export function orderCurrency(order: Pick<ShopifyOrder, 'currency'>): string | null {
+  return order.currency?.trim().toUpperCase().slice(0, 16) || null;
+}
+
+/**
+ * What the shopper paid for the line, before tax: unit price × quantity minus the line's discounts
+ * (`discount_allocations`, else the older `total_discount`), in the order's currency's cents.
+ */
+export function lineItemPaidCents(item: ShopifyLineItem): number {
+  const gross = moneyToCents(item.price) * item.quantity;
+  const discounts = item.discount_allocations
+    ? item.discount_allocations.reduce((sum, allocation) => sum + moneyToCents(allocation.amount), 0)
+    : item.total_discount
+      ? moneyToCents(item.total_discount)
+      : 0;
+  return Math.min(MAX_PRICE_CENTS, Math.max(0, gross - discounts));
+}
+
+export type VideoOrderMapping =
+  | {
+      ok: true;
+      order: OrderCreate;
+      /** Why the order waits for a recipient (the line came without a usable one), or null. */
+      awaitingRecipient: string | null;
+    }
+  | { ok: false; reason: string; fields: Record<string, string> };
+
+function personName(first: string | null | undefined, last: string | null | undefined): string {
+  return oneLine([first, last].filter((part) => part && part.trim()).join(' '));
+}
+
+const SEND_TRIGGER_WORDS: Record<string, 'package' | 'date' | 'now'> = {
+  package: 'package',
+  delivery: 'package',
+  'on delivery': 'package',
+  date: 'date',
+  'on a date': 'date',
+  now: 'now',
+  immediately: 'now',
+};
+
+/**
+ * One video order per video line item (a quantity above 1 is still one video message; its price is
+ * the whole line). Sender = the customer; recipient from the line's properties (cart attributes
+ * filling gaps), the name falling back to the shipping address (the gift goes there). The result is
+ * validated by the same schema as POST /v1/orders, so a Shopify order can never create what the API
+ * would refuse — except a missing or unusable recipient: that order is still made, waiting for the
+ * sender to supply one, so no video line item is dropped without a trace.
+ *
+ * A line says nothing about how to send; what it gives decides: one channel is that channel, both
+ * follow the shop's default send method (`shops.default_send_method`, a setting in the admin).
+ */
+export function orderToVideoOrder(
+  order: ShopifyOrder,
+  item: ShopifyLineItem,
+  options: { defaultSendMethod?: SendMethod } = {},
+): VideoOrderMapping {
+  const properties = messageProperties(order, item);
+  const customer = order.customer;
+  const senderName =
+    personName(customer?.first_name, customer?.last_name) ||
+    order.billing_address?.name ||
+    personName(order.billing_address?.first_name, order.billing_address?.last_name) ||
+    order.email ||
+    customer?.email ||
+    '';
+  const senderEmail = order.email || customer?.email || order.contact_email || '';
+  // Where the three-day "not watched yet" note can go by SMS (docs/notifications.md).
+  const senderPhone = customer?.phone || order.billing_address?.phone || null;
+  const recipientName =
+    properties.get(PROPERTY.recipientName) ||
+    order.shipping_address?.name ||
+    personName(order.shipping_address?.first_name, order.shipping_address?.last_name) ||
+    UNNAMED_RECIPIENT;
+  const triggerText = properties.get(PROPERTY.sendTrigger)?.toLowerCase();
+  const sendTrigger = triggerText ? (SEND_TRIGGER_WORDS[triggerText] ?? triggerText) : 'package';
+  const candidate: Record<string, unknown> = {
+    name: senderName,
+    email: senderEmail,
+    recipient_name: recipientName,
+    send_trigger: sendTrigger,
+    price: lineItemPaidCents(item),
+  };
+  if (senderPhone) candidate.sender_phone = senderPhone;
+  const recipientEmail = properties.get(PROPERTY.recipientEmail);
+  const recipientPhone = properties.get(PROPERTY.recipientPhone);
+  if (recipientEmail) candidate.recipient_email = recipientEmail;
+  if (recipientPhone) candidate.recipient_phone = recipientPhone;
+  if (recipientEmail && recipientPhone) candidate.send_method = options.defaultSendMethod ?? 'email_and_sms';
+  const sendOn = properties.get(PROPERTY.sendOn);
+  if (sendOn) candidate.send_on = /^\d{4}-\d{2}-\d{2}$/.test(sendOn) ? `${sendOn}T09:00:00Z` : sendOn;
+  const title = properties.get(PROPERTY.videoTitle);
+  if (title) candidate.video_title = title;
+
+  // A recipient the shopper got wrong is not guessed at, and the message is not lost either: the
+  // order waits and the sender is asked again. A broken address drops both channels, so the sender
+  // confirms how to reach the recipient. The reason names fields, never their values (personal data).
+  const unusable: string[] = [];
+  let parsed = orderCreateSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const fields = fieldErrors(parsed.error as z.ZodError);
+    // A sender's phone that is not a mobile number in E.164 only loses the note's SMS: the e-mail remains.
+    if ('sender_phone' in fields) delete candidate.sender_phone;
+    if ('recipient_email' in fields || 'recipient_phone' in fields) {
+      for (const field of ['recipient_email', 'recipient_phone'] as const)
+        if (field in fields) unusable.push(`a ${field} that is not valid`);
+      delete candidate.recipient_email;
+      delete candidate.recipient_phone;
+      delete candidate.send_method;
+    }
+    if ('recipient_name' in fields) {
+      unusable.push('a recipient_name that is not valid');
+      candidate.recipient_name = UNNAMED_RECIPIENT;
+    }
+    parsed = orderCreateSchema.safeParse(candidate);
+  }
+  if (!parsed.success) {
+    const fields = fieldErrors(parsed.error as z.ZodError);
+    return {
+      ok: false,
+      reason: `line item ${item.id} cannot become a video order: ${Object.entries(fields)
+        .map(([f, m]) => `${f} ${m}`)
+        .join('; ')}`,
+      fields,
+    };
+  }
+  if (parsed.data.send_trigger === 'date' && !parsed.data.send_on) {
+    return {
+      ok: false,
+      reason: `line item ${item.id} sends on a date but has no "Send on" property`,
+      fields: { send_on: 'is required when send_trigger is date' },
+    };
+  }
+  const reachable = Boolean(parsed.data.recipient_email || parsed.data.recipient_phone);
+  return {
+    ok: true,
+    order: parsed.data,
+    awaitingRecipient: reachable
+      ? null
+      : `line item ${item.id} came with ${
+          unusable.length > 0 ? unusable.join(' and ') : 'no recipient e-mail or phone'
+        }; the sender is asked for the recipient in the record-link e-mail and on the record page`,
+  };
+}
+
+export type Shipment =
+  | { kind: 'tracked'; carrier: CarrierCode; trackingNumber: string; via: string }
+  | { kind: 'untracked'; reason: string };
+
+/** The fulfillment's tracking numbers, newest last (`tracking_numbers` when present, else `tracking_number`). */
+export function trackingNumbersOf(
+  fulfillment: Pick<ShopifyFulfillment, 'tracking_number' | 'tracking_numbers'>,
+): string[] {
+  const numbers =
+    fulfillment.tracking_numbers.length > 0
+      ? fulfillment.tracking_numbers
+      : fulfillment.tracking_number
+        ? [fulfillment.tracking_number]
+        : [];
+  return numbers.map((number) => number.trim()).filter((number) => number.length > 0);
+}
+
+/**
+ * The package a fulfillment gives the video order, or null when it carries none of the gift items.
+ * With several tracking numbers on one fulfillment the last one is tracked (Shopify appends them);
+ * Shopify's own shipment_status covers the whole fulfillment.
+ */
+export function fulfillmentToShipment(
+  fulfillment: {
+    line_item_ids: readonly string[] | null;
+    tracking_company: string | null;
+    tracking_numbers: readonly string[];
+  },
+  giftLineItemIds: readonly string[],
+  shopAliases: Record<string, string> = {},
+): Shipment | null {
+  if (!fulfillment.line_item_ids?.some((id) => giftLineItemIds.includes(id))) return null;
+  const number = fulfillment.tracking_numbers.at(-1) ?? null;
+  const mapped = mapTrackingCompany(fulfillment.tracking_company, number, shopAliases);
+  if (mapped.carrier === null) return { kind: 'untracked', reason: mapped.reason };
+  if (!number)
+    return {
+      kind: 'untracked',
+      reason: `the ${fulfillment.tracking_company ?? 'carrier'} fulfillment has no tracking number`,
+    };
+  const trackingNumber = normalizeTrackingNumber(number);
+  if (!/^[\x21-\x7E]{1,64}$/.test(trackingNumber))
+    return {
+      kind: 'untracked',
+      reason: `the tracking number "${number.slice(0, 70)}" is not 1 to 64 printable characters`,
+    };
+  return { kind: 'tracked', carrier: mapped.carrier, trackingNumber, via: mapped.via };
+}

@@ -1,0 +1,195 @@
+import type { Selectable } from 'kysely';
+import type { CarrierCode } from '../../carriers/carrier-code.ts';
+import type { ShopifyFulfillmentsTable } from '../../db/schema.ts';
+import { fulfillmentToShipment, type LineQuantities } from './mapping.ts';
+
+/** What we keep per Shopify fulfillment (table shopify_fulfillments). */
+export interface PackageState {
+  fulfillmentId: string;
+  status: string | null;
+  /** Null until the fulfillment itself arrived (an event may come first). */
+  lineItemIds: string[] | null;
+  /** How many of each line it carries; null (older rows), or a line left out: all of that line. */
+  lineQuantities: LineQuantities | null;
+  trackingCompany: string | null;
+  trackingNumbers: string[];
+  createdAt: Date | null;
+  /** Shopify reported the package delivered (shipment_status or a fulfillment event). */
+  deliveredAt: Date | null;
+}
+
+/** A stored fulfillment as the package rules read it. */
+export function packageState(row: Selectable<ShopifyFulfillmentsTable>): PackageState {
+  return {
+    fulfillmentId: row.fulfillment_id,
+    status: row.status,
+    lineItemIds: row.line_item_ids,
+    lineQuantities: row.line_quantities,
+    trackingCompany: row.tracking_company,
+    trackingNumbers: row.tracking_numbers,
+    createdAt: row.shopify_created_at,
+    deliveredAt: row.delivered_at,
+  };
+}
+
+export interface PackageSettings {
+  /** Shopify's `delivered` delivers the order (the shop can switch this off). */
+  fallbackDelivered: boolean;
+  carrierAliases: Record<string, string>;
+}
+
+export type ShipmentPlan =
+  { kind: 'set'; carrier: CarrierCode; trackingNumber: string } | { kind: 'clear' } | { kind: 'keep' };
+
+export interface Notice {
+  type: NoticeType;
+  reason: string;
+}
+
+/** The timeline types a package plan's notice is written as (each distinct reason once). */
+export const NOTICE_TYPES = ['delivery.via_shopify', 'delivery.awaiting_shipment', 'delivery.blocked'] as const;
+export type NoticeType = (typeof NOTICE_TYPES)[number];
+
+export interface PackagePlan {
+  shipment: ShipmentPlan;
+  deliver: { at: Date; fulfillmentIds: string[] } | null;
+  notice: Notice | null;
+}
+
+/** Fulfillments that never ship (or were withdrawn) carry nothing. */
+const DEAD_STATUSES = new Set(['cancelled', 'error', 'failure']);
+
+/** The gift's packages: live fulfillments that carry any of the video order's line items. */
+export function giftPackages(packages: readonly PackageState[], giftLineItemIds: readonly string[]): PackageState[] {
+  return packages.filter(
+    (p) => !DEAD_STATUSES.has(p.status ?? '') && p.lineItemIds?.some((id) => giftLineItemIds.includes(id)),
+  );
+}
+
+/**
+ * The multi-package rule (docs/shopify.md): the video goes when the last package carrying the gift
+ * is delivered.
+ * - Carrier tracking follows one package per order: the newest gift package not yet delivered (the
+ *   one shipped last is the best guess for the one arriving last). When Shopify reports it delivered
+ *   while others are still out, tracking moves to the next one.
+ * - If that package's carrier is not one we track (or it has no number), carrier tracking is cleared
+ *   so an earlier, trackable package cannot send the video early; Shopify's signal decides.
+ * - Shopify's own `delivered` delivers the order only once every gift package is delivered, and only
+ *   when the shop keeps the fallback on.
+ * - A gift line item no package carries yet (a video add-on waiting for several shipped items, one of
+ *   them not fulfilled yet) holds the order: carrier tracking is cleared and nothing delivers it, so
+ *   the packages that did ship cannot send the video before the rest of the gift has left the store.
+ *   The same holds for a line only part of which has shipped (two mugs, one box so far):
+ *   `giftQuantities` says how many must ship; a line without one needs any package of it.
+ */
+export function planPackages(
+  packages: readonly PackageState[],
+  giftLineItemIds: readonly string[],
+  settings: PackageSettings,
+  giftQuantities: LineQuantities = {},
+): PackagePlan {
+  if (giftLineItemIds.length === 0)
+    return {
+      shipment: { kind: 'keep' },
+      deliver: null,
+      notice: {
+        type: 'delivery.blocked',
+        reason:
+          'the Shopify order has no item that ships, so no package can deliver it: the video goes on its send date, or when the order is marked delivered (PUT delivered: 1)',
+      },
+    };
+  const gift = giftPackages(packages, giftLineItemIds);
+  if (gift.length === 0) return { shipment: { kind: 'keep' }, deliver: null, notice: null };
+  const unshipped = giftLineItemIds.flatMap((id) => {
+    const needed = giftQuantities[id] ?? 1;
+    const shipped = gift.reduce(
+      (sum, p) => sum + (p.lineItemIds?.includes(id) ? (p.lineQuantities?.[id] ?? Infinity) : 0),
+      0,
+    );
+    if (shipped >= needed) return [];
+    return [shipped > 0 ? `${id} with ${shipped} of ${needed} shipped` : id];
+  });
+  if (unshipped.length > 0)
+    return {
+      shipment: { kind: 'clear' },
+      deliver: null,
+      notice: {
+        type: 'delivery.awaiting_shipment',
+        reason: `${unshipped.length} of the gift's ${giftLineItemIds.length} items ${
+          unshipped.length === 1 ? 'has' : 'have'
+        } not shipped yet (Shopify line item ${unshipped.join(', ')}): the video waits until every package of the gift is delivered, or the order is marked delivered (PUT delivered: 1)`,
+      },
+    };
+
+  const outstanding = gift.filter((p) => p.deliveredAt === null);
+  if (outstanding.length === 0) {
+    const at = new Date(Math.max(...gift.map((p) => p.deliveredAt!.getTime())));
+    if (settings.fallbackDelivered)
+      return {
+        shipment: { kind: 'keep' },
+        deliver: { at, fulfillmentIds: gift.map((p) => p.fulfillmentId) },
+        notice: null,
+      };
+    return {
+      shipment: { kind: 'keep' },
+      deliver: null,
+      notice: {
+        type: 'delivery.blocked',
+        reason:
+          "Shopify reports every package delivered, but this shop does not let Shopify's delivery status deliver orders; the order is delivered by carrier tracking or a PUT with delivered: 1",
+      },
+    };
+  }
+
+  const latest = [...outstanding].sort(byNewest)[0]!;
+  const shipment = fulfillmentToShipment(
+    {
+      line_item_ids: latest.lineItemIds,
+      tracking_company: latest.trackingCompany,
+      tracking_numbers: latest.trackingNumbers,
+    },
+    giftLineItemIds,
+    settings.carrierAliases,
+  );
+  if (shipment?.kind === 'tracked')
+    return {
+      shipment: { kind: 'set', carrier: shipment.carrier, trackingNumber: shipment.trackingNumber },
+      deliver: null,
+      notice: null,
+    };
+
+  const reason = shipment?.reason ?? 'the package cannot be tracked';
+  return {
+    shipment: { kind: 'clear' },
+    deliver: null,
+    notice: settings.fallbackDelivered
+      ? {
+          type: 'delivery.via_shopify',
+          reason: `${reason}; the video is sent when Shopify reports the package delivered`,
+        }
+      : {
+          type: 'delivery.blocked',
+          reason: `${reason}, and this shop has switched off Shopify's delivery status: the order will not be delivered on its own (mark it delivered with PUT delivered: 1)`,
+        },
+  };
+}
+
+function byNewest(a: PackageState, b: PackageState): number {
+  const at = (a.createdAt?.getTime() ?? 0) - (b.createdAt?.getTime() ?? 0);
+  if (at !== 0) return -at;
+  // Same second: the larger id is the later fulfillment.
+  return compareIds(b.fulfillmentId, a.fulfillmentId);
+}
+
+/** Numeric comparison of Shopify ids kept as text (64-bit, beyond Number). */
+export function compareIds(a: string, b: string): number {
+  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Webhooks arrive out of order and more than once: a fulfillment version is applied only when its
+ * `updated_at` is newer than the stored one (equal = the same version again).
+ */
+export function isStaleUpdate(stored: Date | null, incoming: Date): boolean {
+  return stored !== null && incoming.getTime() <= stored.getTime();
+}
