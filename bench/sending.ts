@@ -26,7 +26,7 @@ import { sql } from 'kysely';
 import { startWorkers } from '../jobs/start-workers.ts';
 import { createServices } from '../src/app.ts';
 import { createLogger } from '../src/logger.ts';
-import { compileMessageTemplates } from '../src/notifications/message-templates.ts';
+import { compileMessageTemplates } from '../src/notifications/messages/message-templates.ts';
 import { startMailServer } from '../test/support/mail-server.ts';
 import { startInProcessBase } from './support/in-process.ts';
 import { scratchDatabase } from './support/scratch-database.ts';

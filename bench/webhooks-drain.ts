@@ -20,7 +20,7 @@ import { startWorkers } from '../jobs/start-workers.ts';
 import { createHttpApp, createServices } from '../src/app.ts';
 import { nodeHandler } from '../src/http/node-handler.ts';
 import { createLogger } from '../src/logger.ts';
-import { compileMessageTemplates } from '../src/notifications/message-templates.ts';
+import { compileMessageTemplates } from '../src/notifications/messages/message-templates.ts';
 import { fakeShopifyId, orderPayload, signedWebhook } from '../src/shopify/dev/webhook-payloads.ts';
 import { registerShop } from '../src/shopify/shops.ts';
 import { startInProcessBase } from './support/in-process.ts';

@@ -1,8 +1,8 @@
 import { createServices, operationsDeps } from '../src/app.ts';
 import { startOperationsServer } from '../src/operations/operations-server.ts';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
-import { compileMessageTemplates } from '../src/notifications/message-templates.ts';
-import { MessageTemplateError } from '../src/notifications/template-errors.ts';
+import { compileMessageTemplates } from '../src/notifications/messages/message-templates.ts';
+import { MessageTemplateError } from '../src/notifications/messages/template-errors.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../jobs/start-workers.ts';

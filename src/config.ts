@@ -17,7 +17,7 @@ import {
   EmailEventConfigError,
   loadEmailEventConfig,
   type EmailEventConfig,
-} from './notifications/email-events-config.ts';
+} from './notifications/email-events/email-events-config.ts';
 import { loadShopifyConfig, ShopifyConfigError, type ShopifyConfig } from './shopify/config.ts';
 import { parseTokenKey, TOKEN_KEY_FORMAT, tokenKeyId, TokenKeyFormatError } from './shopify/auth/token-cipher.ts';
 import { describeVideoConfig, loadVideoConfig, VideoConfigError, type VideoConfig } from './videos/config.ts';

@@ -15,7 +15,7 @@ import { projectRoot, runCli } from '../../test/support/processes.ts';
 import { eventually } from '../../test/support/workers.ts';
 import type { SoakClient } from './client.ts';
 import type { ExpectedOrder, StoryKind } from './verdict.ts';
-import { oneRequestUploadHeaders } from '../../src/videos/resumable-uploads.ts';
+import { oneRequestUploadHeaders } from '../../src/videos/uploads/resumable-uploads.ts';
 
 /**
  * The soak's traffic: whole gift stories, one after another on each of `concurrency` loops, in a

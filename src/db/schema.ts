@@ -213,7 +213,7 @@ export interface SendsTable {
   updated_at: Timestamp;
 }
 
-/** E-mail providers' events (bounces, complaints…), stored raw before they are answered (src/notifications/email-events.ts). */
+/** E-mail providers' events (bounces, complaints…), stored raw before they are answered (src/notifications/email-events/email-events.ts). */
 export interface EmailEventsTable {
   id: string;
   provider: EmailProvider;
@@ -224,7 +224,7 @@ export interface EmailEventsTable {
    * until it is applied; then null (it names the address).
    */
   body: unknown;
-  /** What it says, read once at arrival (src/notifications/email-event-kinds.ts `EmailProviderEvent`). */
+  /** What it says, read once at arrival (src/notifications/email-events/email-event-kinds.ts `EmailProviderEvent`). */
   event: unknown;
   received_at: Timestamp;
   processed_at: Timestamp | null;

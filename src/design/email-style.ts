@@ -2,7 +2,7 @@ import { DEFAULT_ACCENT, onAccent, resolvedBrand, type Brand } from './tokens.ts
 
 /**
  * The e-mails in the store's brand (issue 29). MJML compiles each template once, at start, with
- * Doorstep's own tokens (src/notifications/templates/partials/head.mjml); the store's accent and
+ * Doorstep's own tokens (src/notifications/messages/templates/partials/head.mjml); the store's accent and
  * font are then put in place of those tokens' values in the compiled HTML, so no store's mail is
  * compiled apart and the strict MJML check still holds. The tokens in the MJML are chosen to be
  * unique marks in its output:

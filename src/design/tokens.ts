@@ -1,7 +1,7 @@
 /**
  * Doorstep's design tokens (issue 29): the colours, type scale, spacing, radii and buttons of every
  * page a shopper or a recipient sees, and of the e-mails. One source: the pages' stylesheet
- * (page-style.ts) writes them as CSS custom properties, the e-mails (src/notifications/templates/)
+ * (page-style.ts) writes them as CSS custom properties, the e-mails (src/notifications/messages/templates/)
  * as MJML attributes (email-style.ts). The store's brand (accent colour, a font from a safe set)
  * is the only thing a merchant changes; everything else is ours, so every store's pages stay
  * readable and accessible whatever it picks.

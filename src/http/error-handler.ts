@@ -46,7 +46,7 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
 
 /**
  * What an error answers, logged as errorHandler logs it. For the few handlers that write their own
- * response (the resumable upload protocol, src/videos/resumable-uploads.ts) and so never reach it.
+ * response (the resumable upload protocol, src/videos/uploads/resumable-uploads.ts) and so never reach it.
  */
 export function errorAnswer(
   error: unknown,

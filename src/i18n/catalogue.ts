@@ -10,7 +10,7 @@ import type { Locale } from './locale.ts';
  *
  * French and Spanish: short and warm; French says "vous", Spanish "tú". French puts a no-break space
  * (\u00a0) before `:` `!` `?` and inside « », except in SMS, where it is not in the GSM-7 alphabet and
- * would make the text UCS-2 (src/notifications/sms-segments.ts); for the same reason the Spanish SMS
+ * would make the text UCS-2 (src/notifications/messages/sms-segments.ts); for the same reason the Spanish SMS
  * say "video" without accented á í ó ú, which GSM-7 lacks (é ñ ü it has).
  */
 const en = {

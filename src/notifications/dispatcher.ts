@@ -29,8 +29,8 @@ import {
   type SendRow,
 } from './sends.ts';
 import type { SmsChannel } from './sms.ts';
-import type { MessageTemplates } from './message-templates.ts';
-import { emailTemplateFor, templateValues, thanksValues, type ThanksMessage } from './templates.ts';
+import type { MessageTemplates } from './messages/message-templates.ts';
+import { emailTemplateFor, templateValues, thanksValues, type ThanksMessage } from './messages/templates.ts';
 import { NOT_WATCHED_REASONS } from './not-watched.ts';
 import { eachWithConcurrency } from './each-with-concurrency.ts';
 

@@ -7,7 +7,7 @@ import { maskAddress } from './masked-address.ts';
 import type { Logger } from '../logger.ts';
 import { PermanentSendError } from './errors.ts';
 import { DEFAULT_SMTP_MAX_CONNECTIONS } from './send-policy.ts';
-import { SEND_ID_METADATA_KEY, sendIdFromMessageId } from './email-event-kinds.ts';
+import { SEND_ID_METADATA_KEY, sendIdFromMessageId } from './email-events/email-event-kinds.ts';
 
 export interface EmailMessage {
   to: string;

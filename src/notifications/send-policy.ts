@@ -1,6 +1,6 @@
 import type { OrderRow } from '../orders/serializer.ts';
 import type { Channel, SendKind, SendMethod, SendStatus } from '../vocabulary.ts';
-import { BOUNCE_PHRASES } from './bounce-phrases.ts';
+import { BOUNCE_PHRASES } from './email-events/bounce-phrases.ts';
 
 export interface PlannedSend {
   kind: SendKind;

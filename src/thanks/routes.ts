@@ -6,11 +6,11 @@ import { readJsonObject } from '../http/json-body.ts';
 import { playbackUrl } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';
 import { parseBody } from '../validation.ts';
-import { readPosterBody } from '../videos/poster-body.ts';
-import { servePoster, serveVideo } from '../videos/serve-video.ts';
-import type { VideoStorage } from '../videos/storage.ts';
-import type { UploadLimit } from '../videos/upload-limit.ts';
-import type { ResumableUploads } from '../videos/resumable-uploads.ts';
+import { readPosterBody } from '../videos/uploads/poster-body.ts';
+import { servePoster, serveVideo } from '../videos/storage/serve-video.ts';
+import type { VideoStorage } from '../videos/storage/storage.ts';
+import type { UploadLimit } from '../videos/uploads/upload-limit.ts';
+import type { ResumableUploads } from '../videos/uploads/resumable-uploads.ts';
 import { z } from 'zod';
 import { thanksNotFoundPage, thanksPage } from './pages.ts';
 import type { ThanksService } from './service.ts';
@@ -46,7 +46,7 @@ export function thanksRoutes(deps: ThanksRouteDeps): Router {
     ctx.body = { status: 'saved' };
   });
 
-  // The reply video, resumable like the gift's (src/videos/resumable-uploads.ts).
+  // The reply video, resumable like the gift's (src/videos/uploads/resumable-uploads.ts).
   deps.resumableUploads.mount(router, '/watch/:uuid/thanks/uploads', {
     name: 'thanks',
     order: (uuid) => deps.orders.getByUuid(uuid),

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Db } from '../db/database.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import type { ThanksMessage } from '../notifications/templates.ts';
+import type { ThanksMessage } from '../notifications/messages/templates.ts';
 import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import type { OrderService } from '../orders/service.ts';

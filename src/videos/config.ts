@@ -54,7 +54,7 @@ export const videoEnvironmentSchema = z.object({
   VIDEO_PROCESSING_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /** Days after a video was sent that its original upload is kept (the rendition stays); 0 keeps it until the order is erased. */
   VIDEO_ORIGINAL_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
-  /** Hours an unfinished resumable upload is kept for its page to continue it (src/videos/resumable-uploads.ts). */
+  /** Hours an unfinished resumable upload is kept for its page to continue it (src/videos/uploads/resumable-uploads.ts). */
   VIDEO_UPLOAD_RESUME_HOURS: z.coerce
     .number()
     .int()
@@ -105,7 +105,7 @@ export interface VideoConfig {
   maxSeconds: number;
   /** The recipient's thank-you reply: THANKS_MAX_SECONDS and THANKS_SEND_DELAY_SECONDS. */
   thanks: { maxSeconds: number; sendDelaySeconds: number };
-  /** The public record page's upload budget per hour (src/videos/upload-limit.ts). */
+  /** The public record page's upload budget per hour (src/videos/uploads/upload-limit.ts). */
   uploadLimits: { perOrderPerHour: number; perClientIpPerHour: number };
   /** The playback rendition (src/videos/rendition/): its size cap, a transcode's deadline, per-worker concurrency. */
   rendition: { maxLongSide: number; timeoutMs: number; concurrency: number };

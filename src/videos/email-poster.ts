@@ -1,6 +1,6 @@
 import { onAccent } from '../design/tokens.ts';
 import { ffmpegToBytes } from '../process/run-tool.ts';
-import type { VideoStorage } from './storage.ts';
+import type { VideoStorage } from './storage/storage.ts';
 
 /**
  * The e-mail's poster (issue 29): the video's poster frame with a play button drawn into the image

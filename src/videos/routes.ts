@@ -13,17 +13,17 @@ import type { OrderService } from '../orders/service.ts';
 import { browserAssets, sendAsset } from './browser-assets.ts';
 import { captionCues, TRANSCRIPT_MAX_CHARS, webVtt } from './captions.ts';
 import { notFoundPage, recordPage, watchPage, type WatchView } from './pages.ts';
-import { servePoster, serveVideo } from './serve-video.ts';
-import { readPosterBody } from './poster-body.ts';
+import { servePoster, serveVideo } from './storage/serve-video.ts';
+import { readPosterBody } from './uploads/poster-body.ts';
 import { emailPosterKey, storeEmailPoster } from './email-poster.ts';
 import { resolvedBrand } from '../design/tokens.ts';
 import { assertAcceptsVideo, type VideoService } from './service.ts';
 import type { VideoRow } from './videos.ts';
-import { VideoNotStoredError, type VideoStorage } from './storage.ts';
-import type { UploadLimit } from './upload-limit.ts';
-import { clientStreamError, videoUploadBody } from './upload-body.ts';
-import type { ResumableUploads } from './resumable-uploads.ts';
-import { uploadState } from './upload-state.ts';
+import { VideoNotStoredError, type VideoStorage } from './storage/storage.ts';
+import type { UploadLimit } from './uploads/upload-limit.ts';
+import { clientStreamError, videoUploadBody } from './uploads/upload-body.ts';
+import type { ResumableUploads } from './uploads/resumable-uploads.ts';
+import { uploadState } from './uploads/upload-state.ts';
 import { dateLocale, visitorLocale, type Locale } from '../i18n/locale.ts';
 import type { PageLanguage } from './pages.ts';
 import { needsDeliveryEstimate, whatHappensNext, type DeliveryEstimate } from './what-happens-next.ts';
@@ -109,7 +109,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     });
   });
 
-  // The page's upload, resumable (tus, src/videos/resumable-uploads.ts): a phone's cut connection
+  // The page's upload, resumable (tus, src/videos/uploads/resumable-uploads.ts): a phone's cut connection
   // continues where it stopped.
   deps.resumableUploads.mount(router, '/record/:uuid/uploads', {
     name: 'gift',

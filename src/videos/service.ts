@@ -16,7 +16,7 @@ import type { OrderService } from '../orders/service.ts';
 import { renditionMaxBytes, type RenditionSettings } from './rendition/plan.ts';
 import { UnplayableVideoError } from './rendition/probe.ts';
 import { makeRendition } from './rendition/transcode.ts';
-import { VideoNotStoredError, type VideoStorage } from './storage.ts';
+import { VideoNotStoredError, type VideoStorage } from './storage/storage.ts';
 import { emailPosterKey } from './email-poster.ts';
 import { findVideo, newestPlayable, newestUpload, unsettledVideos, type VideoRow } from './videos.ts';
 
@@ -107,7 +107,7 @@ export class VideoService {
       /** Under the order's row lock, before the row is written: may the upload still be taken? */
       accepts?: (order: OrderRow) => void;
       /**
-       * The id, when the caller names the upload (a resumable upload's, src/videos/resumable-uploads.ts):
+       * The id, when the caller names the upload (a resumable upload's, src/videos/uploads/resumable-uploads.ts):
        * handing the same bytes over again then returns the first row instead of a second upload.
        */
       id?: string;

@@ -10,9 +10,9 @@ import {
   toLocale,
   visitorLocale,
 } from '../../src/i18n/locale.ts';
-import { compileMessageTemplates } from '../../src/notifications/message-templates.ts';
-import { smsSegments } from '../../src/notifications/sms-segments.ts';
-import { localizedValues, type TemplateValues } from '../../src/notifications/templates.ts';
+import { compileMessageTemplates } from '../../src/notifications/messages/message-templates.ts';
+import { smsSegments } from '../../src/notifications/messages/sms-segments.ts';
+import { localizedValues, type TemplateValues } from '../../src/notifications/messages/templates.ts';
 import { UNNAMED_RECIPIENT } from '../../src/orders/recipient.ts';
 
 const english = CATALOGUE.en;

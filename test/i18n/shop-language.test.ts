@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAccountLocale, setAccountLocale } from '../../src/accounts/locale.ts';
-import { compileMessageTemplates } from '../../src/notifications/message-templates.ts';
-import { smsSegments } from '../../src/notifications/sms-segments.ts';
-import type { TemplateValues } from '../../src/notifications/templates.ts';
+import { compileMessageTemplates } from '../../src/notifications/messages/message-templates.ts';
+import { smsSegments } from '../../src/notifications/messages/sms-segments.ts';
+import type { TemplateValues } from '../../src/notifications/messages/templates.ts';
 import { decodedMail, startMailServer, type ReceivedMail } from '../support/mail-server.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';

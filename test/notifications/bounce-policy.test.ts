@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { serverMessageId } from '../../src/notifications/email.ts';
-import { sendIdFromMessageId, shortReason } from '../../src/notifications/email-event-kinds.ts';
-import { loadEmailEventConfig } from '../../src/notifications/email-events-config.ts';
-import { snsUrlAllowed } from '../../src/notifications/providers/ses.ts';
+import { sendIdFromMessageId, shortReason } from '../../src/notifications/email-events/email-event-kinds.ts';
+import { loadEmailEventConfig } from '../../src/notifications/email-events/email-events-config.ts';
+import { snsUrlAllowed } from '../../src/notifications/email-events/providers/ses.ts';
 import { resendPlan } from '../../src/notifications/send-policy.ts';
 
 describe('reading provider events', () => {

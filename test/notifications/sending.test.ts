@@ -3,7 +3,7 @@ import { openPostgres } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
 import { SendDispatcher } from '../../src/notifications/dispatcher.ts';
 import { createEmailChannel } from '../../src/notifications/email.ts';
-import { compileMessageTemplates } from '../../src/notifications/message-templates.ts';
+import { compileMessageTemplates } from '../../src/notifications/messages/message-templates.ts';
 import { createSmsChannel } from '../../src/notifications/sms.ts';
 import { TestClock } from '../support/clock.ts';
 import { usingRealPostgres } from '../support/database.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { smsSegments } from '../../src/notifications/sms-segments.ts';
+import { smsSegments } from '../../src/notifications/messages/sms-segments.ts';
 
 // The published limits (3GPP TS 23.038 / 23.040, as carriers' calculators state them):
 // GSM-7 160 in one SMS, 153 per part (154–306 → 2, 307 → 3); UCS-2 70, then 67 per part

@@ -7,10 +7,10 @@ import {
   compileMessageTemplates,
   TEMPLATE_DIR,
   type MessageTemplates,
-} from '../../src/notifications/message-templates.ts';
-import { smsSegments } from '../../src/notifications/sms-segments.ts';
-import { MessageTemplateError, UnknownPlaceholderError } from '../../src/notifications/template-errors.ts';
-import { render, TEMPLATE_NAMES, type TemplateValues } from '../../src/notifications/templates.ts';
+} from '../../src/notifications/messages/message-templates.ts';
+import { smsSegments } from '../../src/notifications/messages/sms-segments.ts';
+import { MessageTemplateError, UnknownPlaceholderError } from '../../src/notifications/messages/template-errors.ts';
+import { render, TEMPLATE_NAMES, type TemplateValues } from '../../src/notifications/messages/templates.ts';
 
 const uuid = '0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21';
 /** What a real order sends: a store, a sender, a recipient, a title, our public URLs. */

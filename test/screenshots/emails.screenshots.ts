@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/message-templates.ts';
-import type { TemplateName, TemplateValues } from '../../src/notifications/templates.ts';
+import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/messages/message-templates.ts';
+import type { TemplateName, TemplateValues } from '../../src/notifications/messages/templates.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { projectRoot } from '../support/processes.ts';
 

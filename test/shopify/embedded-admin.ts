@@ -11,7 +11,7 @@ import {
 import { eventually } from '../support/workers.ts';
 import { API_KEY, getJson, SECRET, videoOrderOf, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';
-import { oneRequestUploadHeaders } from '../../src/videos/resumable-uploads.ts';
+import { oneRequestUploadHeaders } from '../../src/videos/uploads/resumable-uploads.ts';
 
 /** What the stand-in's resource picker answers in the tests and screenshots. */
 export const PICKED_PRODUCTS: PickerProduct[] = [

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomUUID, sign, X509Certificate, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { snsStringToSign, type SnsEnvelope } from '../../src/notifications/providers/ses.ts';
+import { snsStringToSign, type SnsEnvelope } from '../../src/notifications/email-events/providers/ses.ts';
 
 /**
  * Amazon SES's bounce and complaint notifications as Amazon SNS delivers them to an HTTP subscriber

@@ -1,7 +1,7 @@
-import { oneRequestUploadHeaders } from '../../src/videos/resumable-uploads.ts';
+import { oneRequestUploadHeaders } from '../../src/videos/uploads/resumable-uploads.ts';
 import type { TestApp, TestResponse } from './test-app.ts';
 
-/** The tus headers that create an upload of these bytes (src/videos/resumable-uploads.ts), without any. */
+/** The tus headers that create an upload of these bytes (src/videos/uploads/resumable-uploads.ts), without any. */
 export function creationHeaders(length: number, type: string): Record<string, string> {
   const { 'Content-Type': _bytesFollow, ...headers } = oneRequestUploadHeaders(length, type);
   return headers;

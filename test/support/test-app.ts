@@ -11,7 +11,7 @@ import { createAccount } from '../../src/accounts/accounts.ts';
 import { createHttpApp, createServices, type ServiceOverrides, type Services } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/message-templates.ts';
+import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/messages/message-templates.ts';
 import { eventually } from './workers.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
 

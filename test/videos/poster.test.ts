@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VideoNotStoredError } from '../../src/videos/storage.ts';
+import { VideoNotStoredError } from '../../src/videos/storage/storage.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 import { sendInOneRequest } from '../support/resumable-upload.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideRange } from '../../src/videos/range.ts';
+import { decideRange } from '../../src/videos/storage/range.ts';
 
 describe('HTTP Range decisions (RFC 9110 §14)', () => {
   it.each([

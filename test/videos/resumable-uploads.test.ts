@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import { ResumableUploads } from '../../src/videos/resumable-uploads.ts';
+import { ResumableUploads } from '../../src/videos/uploads/resumable-uploads.ts';
 import { creationHeaders, sendInOneRequest } from '../support/resumable-upload.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 
 /**
- * Issue 27: the pages' uploads resume (tus, src/videos/resumable-uploads.ts). The connection is
+ * Issue 27: the pages' uploads resume (tus, src/videos/uploads/resumable-uploads.ts). The connection is
  * really cut mid-body (a raw socket destroyed after 60% of the bytes), and the upload continues
  * from where the server says it stopped.
  */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import type { VideoService, VideoProcessingQueue } from '../../src/videos/service.ts';
-import type { VideoStorage } from '../../src/videos/storage.ts';
+import type { VideoStorage } from '../../src/videos/storage/storage.ts';
 import type { TestClock } from '../support/clock.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { startTestWorkers } from '../support/workers.ts';

@@ -1,7 +1,7 @@
 import { CARRIER_CODES, type CarrierCode } from '../../carriers/carrier-code.ts';
 import { carrierDisplayName } from '../../carriers/tracking-number.ts';
 import type { EventSource, TimelineEventType } from '../../vocabulary.ts';
-import { BOUNCE_PHRASES } from '../../notifications/bounce-phrases.ts';
+import { BOUNCE_PHRASES } from '../../notifications/email-events/bounce-phrases.ts';
 import { merchantWords } from './words.ts';
 
 /** Who a timeline entry came from, as the merchant calls them. */

@@ -7,7 +7,7 @@ import {
   randomUpsTrackingNumber,
   signedWebhook,
 } from './webhook-payloads.ts';
-import { oneRequestUploadHeaders } from '../../videos/resumable-uploads.ts';
+import { oneRequestUploadHeaders } from '../../videos/uploads/resumable-uploads.ts';
 
 export interface SimulateOptions {
   shop: string;

@@ -52,7 +52,7 @@ export interface ThanksFormData {
 }
 
 /**
- * Where the record page's sent video stands (`GET /record/{uuid}/videos/{id}`, src/videos/upload-state.ts),
+ * Where the record page's sent video stands (`GET /record/{uuid}/videos/{id}`, src/videos/uploads/upload-state.ts),
  * which the page follows until it is ready or failed.
  */
 export type UploadState =

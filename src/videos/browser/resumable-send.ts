@@ -25,7 +25,7 @@ const CHUNK_BYTES = 8 * 1024 * 1024;
 const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000, 20_000, 30_000, 60_000, 60_000, 60_000, 60_000];
 
 /**
- * Sends a video with the tus resumable upload protocol (src/videos/resumable-uploads.ts): a
+ * Sends a video with the tus resumable upload protocol (src/videos/uploads/resumable-uploads.ts): a
  * connection cut at 60% continues from 60%, in this page and, for a chosen file, after a reload
  * (tus-js-client remembers the upload's URL in localStorage until it succeeds). Never rejects.
  */

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import { readBodyBytes } from '../http/body-reads.ts';
-import { HttpError } from '../http/errors.ts';
-import { POSTER_MAX_BYTES } from './service.ts';
+import { readBodyBytes } from '../../http/body-reads.ts';
+import { HttpError } from '../../http/errors.ts';
+import { POSTER_MAX_BYTES } from '../service.ts';
 
 /**
  * The body of a poster-frame upload (the gift's or the thank-you reply's): a small JPEG the page drew

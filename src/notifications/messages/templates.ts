@@ -1,12 +1,12 @@
-import type { StoreBranding } from '../accounts/store-branding.ts';
-import { keysStartingWith, phraseOf } from '../i18n/catalogue.ts';
-import { placeholdersOf } from '../i18n/interpolate.ts';
-import type { Locale } from '../i18n/locale.ts';
-import { phrase } from '../i18n/phrases.ts';
-import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
-import type { OrderRow } from '../orders/serializer.ts';
-import { playbackUrl, recordUrl } from '../orders/serializer.ts';
-import { SEND_KINDS, type SendKind } from '../vocabulary.ts';
+import type { StoreBranding } from '../../accounts/store-branding.ts';
+import { keysStartingWith, phraseOf } from '../../i18n/catalogue.ts';
+import { placeholdersOf } from '../../i18n/interpolate.ts';
+import type { Locale } from '../../i18n/locale.ts';
+import { phrase } from '../../i18n/phrases.ts';
+import { UNNAMED_RECIPIENT } from '../../orders/recipient.ts';
+import type { OrderRow } from '../../orders/serializer.ts';
+import { playbackUrl, recordUrl } from '../../orders/serializer.ts';
+import { SEND_KINDS, type SendKind } from '../../vocabulary.ts';
 import { smsSegments } from './sms-segments.ts';
 import { MessageTemplateError, UnknownPlaceholderError } from './template-errors.ts';
 

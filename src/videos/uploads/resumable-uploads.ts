@@ -8,14 +8,14 @@ import type Router from '@koa/router';
 import { FileStore } from '@tus/file-store';
 import { EVENTS, Metadata, Server, type Upload } from '@tus/server';
 import type { Context } from 'koa';
-import { NotFoundError } from '../errors.ts';
-import { errorAnswer } from '../http/error-handler.ts';
-import { HttpError } from '../http/errors.ts';
-import type { Logger } from '../logger.ts';
-import type { OrderRow } from '../orders/serializer.ts';
-import type { VideoPurpose } from '../vocabulary.ts';
-import { VIDEO_CONTENT_TYPES } from './service.ts';
-import type { VideoRow } from './videos.ts';
+import { NotFoundError } from '../../errors.ts';
+import { errorAnswer } from '../../http/error-handler.ts';
+import { HttpError } from '../../http/errors.ts';
+import type { Logger } from '../../logger.ts';
+import type { OrderRow } from '../../orders/serializer.ts';
+import type { VideoPurpose } from '../../vocabulary.ts';
+import { VIDEO_CONTENT_TYPES } from '../service.ts';
+import type { VideoRow } from '../videos.ts';
 
 /**
  * Uploads that survive a phone's network (issue 27): the record page and the thank-you reply send

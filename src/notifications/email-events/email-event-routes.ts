@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { readBodyBytes } from '../http/body-reads.ts';
-import { HttpError } from '../http/errors.ts';
-import { JSON_BODY_LIMIT_BYTES, parseJsonText } from '../http/json-body.ts';
-import type { Logger } from '../logger.ts';
-import { sameText } from '../tracking/push-credentials.ts';
+import { readBodyBytes } from '../../http/body-reads.ts';
+import { HttpError } from '../../http/errors.ts';
+import { JSON_BODY_LIMIT_BYTES, parseJsonText } from '../../http/json-body.ts';
+import type { Logger } from '../../logger.ts';
+import { sameText } from '../../tracking/push-credentials.ts';
 import type { EmailProviderEvent } from './email-event-kinds.ts';
 import type { EmailEventConfig } from './email-events-config.ts';
 import type { EmailEvents } from './email-events.ts';

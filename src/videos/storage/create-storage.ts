@@ -1,4 +1,4 @@
-import type { VideoConfig } from './config.ts';
+import type { VideoConfig } from '../config.ts';
 import { LocalDiskStorage } from './local-disk-storage.ts';
 import { S3Storage } from './s3-storage.ts';
 import type { VideoStorage } from './storage.ts';

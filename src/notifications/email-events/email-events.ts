@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { Db } from '../db/database.ts';
-import type { EmailEventsTable } from '../db/schema.ts';
-import type { Logger } from '../logger.ts';
-import { recordTimeline } from '../orders/timeline.ts';
-import type { EmailEventOutcome } from '../vocabulary.ts';
+import type { Db } from '../../db/database.ts';
+import type { EmailEventsTable } from '../../db/schema.ts';
+import type { Logger } from '../../logger.ts';
+import { recordTimeline } from '../../orders/timeline.ts';
+import type { EmailEventOutcome } from '../../vocabulary.ts';
 import { BOUNCE_PHRASES } from './bounce-phrases.ts';
 import { failsTheSend, sendIdFromMessageId, type EmailProviderEvent } from './email-event-kinds.ts';
-import { findEmailSend, markSendBounced, queueSend, type SendRow } from './sends.ts';
+import { findEmailSend, markSendBounced, queueSend, type SendRow } from '../sends.ts';
 
 type EmailEventRow = Selectable<EmailEventsTable>;
 

@@ -1,7 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Context } from 'koa';
-import { HttpError } from '../http/errors.ts';
-import { VIDEO_CONTENT_TYPES } from './service.ts';
+import { HttpError } from '../../http/errors.ts';
+import { VIDEO_CONTENT_TYPES } from '../service.ts';
 
 /**
  * The HTTP edge of an upload: the declared content type (415), the size limit (413, from

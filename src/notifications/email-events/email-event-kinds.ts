@@ -1,4 +1,4 @@
-import type { EmailProvider } from '../vocabulary.ts';
+import type { EmailProvider } from '../../vocabulary.ts';
 
 /**
  * What an e-mail provider's event means to us, whatever the provider's words:

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import escapeHtml from 'escape-html';
 import mjml2html from 'mjml';
-import type { SendKind } from '../vocabulary.ts';
-import { brandEmailHtml } from '../design/email-style.ts';
-import type { Brand } from '../design/tokens.ts';
-import { DEFAULT_LOCALE, LOCALES, type Locale } from '../i18n/locale.ts';
+import type { SendKind } from '../../vocabulary.ts';
+import { brandEmailHtml } from '../../design/email-style.ts';
+import type { Brand } from '../../design/tokens.ts';
+import { DEFAULT_LOCALE, LOCALES, type Locale } from '../../i18n/locale.ts';
 import { MessageTemplateError, UnknownPlaceholderError } from './template-errors.ts';
 import {
   OPTIONAL_VALUES,

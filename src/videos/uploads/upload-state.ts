@@ -1,5 +1,5 @@
-import type { UploadState } from './browser/page-data.ts';
-import type { VideoRow } from './videos.ts';
+import type { UploadState } from '../browser/page-data.ts';
+import type { VideoRow } from '../videos.ts';
 
 /** What the record page is told of the upload it sent, while it waits. */
 export function uploadState(video: Pick<VideoRow, 'status' | 'failure_reason' | 'duration_tenths'>): UploadState {

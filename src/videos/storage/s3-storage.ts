@@ -13,7 +13,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { S3StorageConfig } from './config.ts';
+import type { S3StorageConfig } from '../config.ts';
 import { assertSafeKey, VideoNotStoredError, type ByteRange, type StoredVideo, type VideoStorage } from './storage.ts';
 
 /**

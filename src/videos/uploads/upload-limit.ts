@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Context } from 'koa';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../../http/errors.ts';
 
 /** How many uploads the public record page takes in an hour, per order and per client address. */
 export interface UploadLimits {

@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../../http/errors.ts';
 import { decideRange } from './range.ts';
 import type { VideoStorage } from './storage.ts';
-import { playbackFile, type VideoRow } from './videos.ts';
+import { playbackFile, type VideoRow } from '../videos.ts';
 
 /**
  * Answers a GET or HEAD for one stored video: a redirect to object storage, or the bytes with Range
