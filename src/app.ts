@@ -1,4 +1,3 @@
-import path from 'node:path';
 import Koa from 'koa';
 import type { Locale } from './i18n/locale.ts';
 import { logoRoutes } from './accounts/logo-routes.ts';
@@ -8,9 +7,8 @@ import { findStoreBranding } from './accounts/store-branding.ts';
 import type { Config } from './config.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import { carrierVerifier } from './carriers/carrier-verifier.ts';
-import { createCarrierClients } from './carriers/clients.ts';
 import type { CarrierClient } from './carriers/clients/types.ts';
-import { createCarrierSandbox, type CarrierSandbox } from './carriers/sandbox/index.ts';
+import type { CarrierSandbox } from './carriers/sandbox/index.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import type { Redis } from 'ioredis';
 import { basicAuth } from './http/basic-auth.ts';
@@ -24,20 +22,19 @@ import { bodyReadLimits } from './http/body-reads.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestContext } from './http/request-context.ts';
 import type { Logger } from './logger.ts';
-import { SendDispatcher } from './notifications/dispatcher.ts';
-import { createEmailChannel, type EmailChannel } from './notifications/email.ts';
+import type { SendDispatcher } from './notifications/dispatcher.ts';
+import type { EmailChannel } from './notifications/email.ts';
 import type { MessageTemplates } from './notifications/messages/message-templates.ts';
 import { resendRoutes } from './notifications/routes.ts';
 import { emailEventRoutes } from './notifications/email-events/email-event-routes.ts';
-import { EmailEvents } from './notifications/email-events/email-events.ts';
-import { createSmsChannel } from './notifications/sms.ts';
-import { notificationsSubscriber } from './notifications/order-subscriber.ts';
+import type { EmailEvents } from './notifications/email-events/email-events.ts';
+import { createNotifications } from './notifications/module.ts';
 import { recipientVideoInProgress, thanksSendStarted } from './notifications/sends.ts';
 import type { OrderRow } from './orders/serializer.ts';
 import { thanksSection } from './thanks/pages.ts';
 import { thanksRoutes } from './thanks/routes.ts';
 import { ThanksService } from './thanks/service.ts';
-import { NotWatchedNotes } from './notifications/not-watched.ts';
+import type { NotWatchedNotes } from './notifications/not-watched.ts';
 import { apiReferenceRoutes } from './openapi/routes.ts';
 import { OrderOutbox } from './orders/outbox.ts';
 import { orderRoutes } from './orders/routes.ts';
@@ -74,26 +71,13 @@ import { UploadLimit } from './videos/uploads/upload-limit.ts';
 import { VideoService, type VideoProcessingQueue } from './videos/service.ts';
 import type { VideoStorage } from './videos/storage/storage.ts';
 import { OrderService, type TrackingNumberVerifier } from './orders/service.ts';
-import { TrackingPoller } from './tracking/poller.ts';
-import { DEMO_POLL_INTERVAL_MS, type ScheduleOptions } from './tracking/schedule.ts';
-import { carrierEstimate, trackingSubscriber } from './tracking/trackings.ts';
-import { generatedPushCredentials, type PushCredentials } from './tracking/push-credentials.ts';
-import { PushEvents } from './tracking/push-events.ts';
-import { pushRoutes, UPS_TRACK_ALERT_PATH, UPS_TRACK_ALERT_TOKEN_PATH } from './tracking/push-routes.ts';
-import { PushSubscriptions } from './tracking/push-subscriptions.ts';
-import { upsEventResult, upsTrackingEventSchema } from './carriers/clients/ups-track-alert.ts';
-import {
-  createUspsSubscriptions,
-  generatedUspsPushSecret,
-  uspsNotificationResult,
-} from './carriers/clients/usps-subscriptions.ts';
-import { USPS_SUBSCRIPTIONS_TRACKING_PATH } from './tracking/push-routes-usps.ts';
-import {
-  createFedexAivSubscriptions,
-  fedexPushResult,
-  generatedFedexSecurityToken,
-} from './carriers/clients/fedex-aiv.ts';
-import { FEDEX_AIV_WEBHOOK_PATH } from './tracking/push-routes-fedex.ts';
+import { carrierEstimate } from './tracking/trackings.ts';
+import { createCarrierAccess, createTracking } from './tracking/module.ts';
+import type { TrackingPoller } from './tracking/poller.ts';
+import type { PushEvents } from './tracking/push-events.ts';
+import type { PushSubscriptions } from './tracking/push-subscriptions.ts';
+import type { PushCredentials } from './tracking/push-credentials.ts';
+import { pushRoutes } from './tracking/push-routes.ts';
 
 /** Everything the processes share, built once by the composition root. */
 export interface Services {
@@ -190,74 +174,16 @@ export async function createServices(
     throw new Error('createServices needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
   const producer = createRedisConnection(config.redisUrl, 'producer');
   const metrics = new Metrics();
-  const { clients, sandboxed, quota } = createCarrierClients(config, sandboxBaseUrl, logger, producer, (call) =>
-    metrics.carrierCall(call),
-  );
-  // USPS Subscriptions-Tracking with USPS_PUSH_SECRET, or the sandboxed USPS with a throw-away
-  // secret; the listener is $PUBLIC_URL's route (the sandbox's calls back over loopback, as UPS's).
-  const uspsPushSecret =
-    !config.carrierPush.enabled || !config.carrierPush.usps.enabled
-      ? null
-      : (config.carrierPush.usps.secret ?? (sandboxed.includes('usps') ? generatedUspsPushSecret() : null));
-  const uspsPush = uspsPushSecret ? { secret: uspsPushSecret } : null;
-  if (uspsPush) {
-    const real = config.carriers.usps;
-    const listenerBase = real
-      ? config.publicUrl
-      : (overrides.pushCallbackBaseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
-    clients.usps = {
-      ...clients.usps,
-      push: createUspsSubscriptions({
-        ...(real ?? {
-          baseUrl: `${sandboxBaseUrl}/usps`,
-          clientId: 'doorstep-sandbox',
-          clientSecret: 'doorstep-sandbox',
-        }),
-        listenerUrl: `${listenerBase}${USPS_SUBSCRIPTIONS_TRACKING_PATH}`,
-        secret: uspsPush.secret,
-        onCall: (call) => {
-          logger.debug({ carrierCall: call }, 'carrier call');
-          metrics.carrierCall(call);
-        },
-      }),
-    };
-  }
-  // FedEx Advanced Integrated Visibility with FEDEX_PUSH_SECURITY_TOKEN, or the sandboxed FedEx with a
-  // throw-away token; FedEx posts to $PUBLIC_URL's route, entered on the AIV project in FedEx's portal.
-  const fedexPushSettings = config.carrierPush.fedex;
-  const fedexPushToken =
-    !config.carrierPush.enabled || !fedexPushSettings.enabled
-      ? null
-      : (fedexPushSettings.securityToken ?? (sandboxed.includes('fedex') ? generatedFedexSecurityToken() : null));
-  const fedexPush = fedexPushToken ? { securityToken: fedexPushToken } : null;
-  if (fedexPush) {
-    const real = config.carriers.fedex;
-    clients.fedex = {
-      ...clients.fedex,
-      push: createFedexAivSubscriptions({
-        ...(real
-          ? { baseUrl: real.baseUrl, ...(fedexPushSettings.client ?? real) }
-          : { baseUrl: `${sandboxBaseUrl}/fedex`, clientId: 'doorstep-sandbox', clientSecret: 'doorstep-sandbox' }),
-        // loadConfig requires the account with real FedEx credentials; the sandbox takes any 9 digits.
-        accountNumber: fedexPushSettings.accountNumber ?? '000000000',
-        projectId: fedexPushSettings.projectId,
-        onCall: (call) => {
-          logger.debug({ carrierCall: call }, 'carrier call');
-          metrics.carrierCall(call);
-        },
-      }),
-    };
-  }
-  const demo: ScheduleOptions = {
-    profile: 'demo',
-    demoIntervalMs: overrides.sandboxPollIntervalMs ?? DEMO_POLL_INTERVAL_MS,
-  };
-  const schedules = {
-    ups: {},
-    fedex: {},
-    usps: {},
-    ...(overrides.sandboxSchedule === 'carrier' ? {} : Object.fromEntries(sandboxed.map((carrier) => [carrier, demo]))),
-  } as Record<CarrierCode, ScheduleOptions>;
+  const carriers = createCarrierAccess(config, {
+    sandboxBaseUrl,
+    pushCallbackBaseUrl: overrides.pushCallbackBaseUrl,
+    sandboxPollIntervalMs: overrides.sandboxPollIntervalMs,
+    sandboxSchedule: overrides.sandboxSchedule,
+    logger,
+    redis: producer,
+    observeCall: (call) => metrics.carrierCall(call),
+  });
+  const { clients, quota } = carriers;
 
   const orderOutbox = new OrderOutbox({ db: database.db, logger, now });
   const orders = new OrderService({
@@ -268,95 +194,25 @@ export async function createServices(
     sendInProgress: recipientVideoInProgress,
     now,
   });
-  const poller = new TrackingPoller({ db: database.db, orders, clients, schedules, logger, now });
-  const carrierSandbox = sandboxed.length > 0 ? createCarrierSandbox() : null;
-
-  // Push where the carrier has a documented one and we hold webhook credentials for it: UPS Track
-  // Alert with UPS_PUSH_CLIENT_ID/SECRET, or the sandboxed UPS with throw-away ones.
-  const upsPush = !config.carrierPush.enabled
-    ? null
-    : (config.carrierPush.ups ?? (sandboxed.includes('ups') ? generatedPushCredentials() : null));
-  const pushEvents = new PushEvents({
-    db: database.db,
-    logger,
-    now,
-    readers: {
-      ups: (body) => upsEventResult(upsTrackingEventSchema.parse(body)),
-      usps: (body) => uspsNotificationResult(body),
-      fedex: (body) => fedexPushResult(body),
-    },
-    apply: (carrier, result) => poller.applyPushed(carrier, result),
-  });
-  const pushSubscriptions = new PushSubscriptions({
-    db: database.db,
-    clients,
-    enabled: [
-      ...(upsPush ? (['ups'] as const) : []),
-      ...(uspsPush ? (['usps'] as const) : []),
-      ...(fedexPush ? (['fedex'] as const) : []),
-    ],
-    logger,
-    now,
-    accepts: { ups: (number) => /^1[ZR][0-9A-Z]+$/.test(number) },
-  });
-  if (carrierSandbox && upsPush && sandboxed.includes('ups')) {
-    // The sandbox lives in this process: it calls back over loopback, as the clients reach it, so a
-    // PUBLIC_URL that is a tunnel (shopify app dev) or not reachable from here cannot silence it.
-    // A real UPS is given PUBLIC_URL's routes out of band (docs/tracking.md "Push").
-    const base = (overrides.pushCallbackBaseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
-    carrierSandbox.state.push.register('ups', {
-      url: `${base}${UPS_TRACK_ALERT_PATH}`,
-      tokenUrl: `${base}${UPS_TRACK_ALERT_TOKEN_PATH}`,
-      ...upsPush,
-    });
-  }
-  if (carrierSandbox && fedexPush && sandboxed.includes('fedex')) {
-    // The AIV project's destination URL and security token, as entered on FedEx's portal; over loopback as UPS's.
-    const base = (overrides.pushCallbackBaseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
-    carrierSandbox.state.push.fedex.register({ url: `${base}${FEDEX_AIV_WEBHOOK_PATH}`, ...fedexPush });
-  }
-  const outboxDir = path.join(config.dataDir, 'outbox');
-  const email =
-    overrides.email ??
-    createEmailChannel({
-      smtpUrl: config.smtpUrl,
-      from: config.emailFrom,
-      outboxDir,
-      logger,
-      maxConnections: config.smtpMaxConnections,
-    });
-  const dispatcher = new SendDispatcher({
+  const tracking = createTracking({ db: database.db, orders, carriers, logger, now });
+  const { poller } = tracking;
+  const notifications = createNotifications({
+    config,
     db: database.db,
     orders,
-    email,
-    // As many messages in flight as the SMTP pool has connections: each gets one, none queues in it.
-    concurrency: config.smtpMaxConnections,
-    sms: createSmsChannel({ provider: config.sms, outboxDir, logger }),
     templates,
-    publicUrl: config.publicUrl,
     logger,
     now,
     observer: metrics,
-    // `videos` is made below; the dispatcher asks only when it sends, long after.
+    email: overrides.email,
+    // `queues`, `videos` and `thanks` are made below; the notifications ask only when they send, long after.
+    onMessagesQueued: () => queues.dispatchSendsNow(),
     hasPoster: (orderId) => videos.hasPoster(orderId),
     thanksMessage: (orderId) => thanks.message(orderId),
     thanksSent: (trx, orderId, at) => thanks.markSent(trx, orderId, at),
-    timing: config.sendTiming,
-    emailEventsOn: Boolean(config.emailEvents.postmark || config.emailEvents.ses || config.emailEvents.sendgrid),
-    // `queues` is made below; an uncertain send is queued again only on a reconciler run, long after.
-    onMessagesQueued: () => queues.dispatchSendsNow(),
   });
-
-  const notWatched = new NotWatchedNotes({ db: database.db, logger, now });
-
+  const { dispatcher, emailEvents, notWatched, email } = notifications;
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
-  const emailEvents = new EmailEvents({
-    db: database.db,
-    logger,
-    now,
-    onMessagesQueued: () => queues.dispatchSendsNow(),
-    thanksSent: (trx, orderId, at) => thanks.markSent(trx, orderId, at),
-  });
   const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
   const videoStorage = createVideoStorage(config.videos);
   const videos = new VideoService({
@@ -412,14 +268,8 @@ export async function createServices(
   });
 
   // Every module that reacts to order changes, in one list: each owns the tables it writes.
-  orderOutbox.subscribe(trackingSubscriber({ now, schedules }));
-  orderOutbox.subscribe(
-    notificationsSubscriber({
-      now,
-      onMessagesQueued: () => queues.dispatchSendsNow(),
-      thanksSendDelayMs: config.videos.thanks.sendDelaySeconds * 1000,
-    }),
-  );
+  orderOutbox.subscribe(tracking.subscriber);
+  orderOutbox.subscribe(notifications.subscriber);
   orderOutbox.subscribe(videos.orderSubscriber());
   orderOutbox.subscribe(thanks.orderSubscriber());
   orderOutbox.subscribe(billing.orderSubscriber());
@@ -433,10 +283,10 @@ export async function createServices(
     orders,
     orderOutbox,
     poller,
-    push: { subscriptions: pushSubscriptions, events: pushEvents, ups: upsPush, usps: uspsPush, fedex: fedexPush },
+    push: { subscriptions: tracking.pushSubscriptions, events: tracking.pushEvents, ...carriers.push },
     carriers: clients,
-    sandboxedCarriers: sandboxed,
-    carrierSandbox,
+    sandboxedCarriers: carriers.sandboxed,
+    carrierSandbox: carriers.sandbox,
     dispatcher,
     emailEvents,
     notWatched,
