@@ -61,14 +61,12 @@ import { Metrics } from './operations/metrics.ts';
 import { operationsRoutes, QUEUE_DASHBOARD_PATH, queueDashboard } from './operations/routes.ts';
 import { registerScrapeGauges } from './operations/scrape.ts';
 import type { ShopifyDevelopment } from './shopify/dev/index.ts';
-import { createVideoStorage } from './videos/storage/create-storage.ts';
-import { DEFAULT_RENDITION } from './videos/rendition/plan.ts';
-import { bullmqVideoQueue } from './videos/processing-queue.ts';
+import { createVideos } from './videos/module.ts';
 import { videoApiRoutes, videoPageRoutes } from './videos/routes.ts';
 import { ResumableUploads } from './videos/uploads/resumable-uploads.ts';
 import { sitePageRoutes } from './site/pages.ts';
 import { UploadLimit } from './videos/uploads/upload-limit.ts';
-import { VideoService, type VideoProcessingQueue } from './videos/service.ts';
+import type { VideoService, VideoProcessingQueue } from './videos/service.ts';
 import type { VideoStorage } from './videos/storage/storage.ts';
 import { OrderService, type TrackingNumberVerifier } from './orders/service.ts';
 import { carrierEstimate } from './tracking/trackings.ts';
@@ -213,24 +211,18 @@ export async function createServices(
   });
   const { dispatcher, emailEvents, notWatched, email } = notifications;
   const queues = new Queues(producer, { prefix: config.queuePrefix, logger });
-  const videoQueue = overrides.videoQueue ?? bullmqVideoQueue(queues.videoProcessing);
-  const videoStorage = createVideoStorage(config.videos);
-  const videos = new VideoService({
+  const videosModule = createVideos({
+    config,
     db: database.db,
     orders,
-    storage: videoStorage,
-    queue: videoQueue,
     logger,
-    maxSeconds: config.videos.maxSeconds,
-    thanksMaxSeconds: config.videos.thanks.maxSeconds,
-    rendition: {
-      settings: { ...DEFAULT_RENDITION, maxLongSide: config.videos.rendition.maxLongSide },
-      timeoutMs: config.videos.rendition.timeoutMs,
-    },
-    // `thanks` is made just below; processing asks only long after.
-    onReplyProcessed: (video): Promise<boolean> => thanks.replyProcessed(video),
     now,
+    processingQueue: queues.videoProcessing,
+    queue: overrides.videoQueue,
+    // `thanks` is made just below; processing asks only long after.
+    onReplyProcessed: (video) => thanks.replyProcessed(video),
   });
+  const { service: videos, storage: videoStorage, queue: videoQueue } = videosModule;
   const thanks: ThanksService = new ThanksService({
     db: database.db,
     orders,
