@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { usingRealPostgres } from './support/database.ts';
-import { freePort, runCli, startServerProcess } from './support/processes.ts';
+import { freePort, runCli, startDoorstep } from './support/processes.ts';
 
 const dirs: string[] = [];
 function tempDataDir(): string {
@@ -52,9 +52,9 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', { timeout: 12
   });
 
   it('goes through the running server, whose API then accepts the new credentials', async () => {
-    const port = await freePort();
-    const env = { DATA_DIR: tempDataDir(), PORT: String(port), LOG_LEVEL: 'warn' };
-    const server = await startServerProcess(env);
+    const doorstep = await startDoorstep({ name: 'cli', env: { LOG_LEVEL: 'warn' } });
+    const { env, proc: server } = doorstep;
+    const port = env.PORT;
     try {
       const created = await runCli(['accounts', 'create', '--name', 'Live Shop', '--json'], env);
       // It says which database it used: the server's, through its admin socket.
@@ -73,7 +73,7 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', { timeout: 12
       expect(response.status).toBe(200);
       expect(server.output()).not.toContain(api_key);
     } finally {
-      await server.stop();
+      await doorstep.stop();
     }
   });
 

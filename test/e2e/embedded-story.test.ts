@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { launchChromium } from '../support/chromium.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort, runCli, startServerProcess } from '../support/processes.ts';
+import { runCli, startDoorstep, type RunningDoorstep } from '../support/processes.ts';
 import { eventually } from '../support/workers.ts';
 import { decodedMail } from '../support/mail-server.ts';
 import { fixture } from '../videos/video-test-app.ts';
@@ -20,33 +19,30 @@ import { outboxMails } from '../support/outbox.ts';
  * sandbox tracking number → sandbox delivers → exactly one recipient e-mail in the outbox with the
  * playback link → the link plays in Chromium and sets viewed_at.
  */
+let doorstep: RunningDoorstep;
 let dataDir: string;
-let server: Awaited<ReturnType<typeof startServerProcess>>;
+let server: RunningDoorstep['proc'];
 let base: string;
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-e2e-'));
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  // The embedded story is about the defaults: no DATABASE_URL, no REDIS_URL, no SMTP.
-  const env = {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    PUBLIC_URL: base,
-    // Every line the process can log, so the privacy check at the end sees all of them.
-    LOG_LEVEL: 'debug',
-    DATABASE_URL: '',
-    REDIS_URL: '',
-    SMTP_URL: '',
-    // The embedded default generates the Shopify token key (`npm run test:postgres` sets one).
-    TOKEN_ENCRYPTION_KEY: '',
-    TOKEN_ENCRYPTION_PREVIOUS_KEYS: '',
-  };
-  server = await startServerProcess(env);
+  // The embedded story is about the defaults: no DATABASE_URL, no REDIS_URL, no SMTP (the carrier
+  // sandbox startDoorstep turns on is the development default too).
+  doorstep = await startDoorstep({
+    name: 'e2e',
+    env: {
+      // Every line the process can log, so the privacy check at the end sees all of them.
+      LOG_LEVEL: 'debug',
+      DATABASE_URL: '',
+      SMTP_URL: '',
+      // The embedded default generates the Shopify token key (`npm run test:postgres` sets one).
+      TOKEN_ENCRYPTION_KEY: '',
+      TOKEN_ENCRYPTION_PREVIOUS_KEYS: '',
+    },
+  });
+  ({ dataDir, base, proc: server } = doorstep);
 }, 90_000);
 afterAll(async () => {
-  await server?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await doorstep?.stop();
 });
 
 it('plays the whole story on the embedded defaults', async () => {
