@@ -25,6 +25,9 @@ export interface SmsAttempt {
  * Message list (filtered by `To` and `From`, newest first, `PageSize` per page, `date_created` in
  * RFC 2822), over every message taken since start — `messages` may be cleared by a test, this is not.
  * `now` is the fake's clock (the app's test clock, as if the two were in sync).
+ * `hold('taken')` takes each new message and never answers (the sender dies waiting, the message
+ * goes out); `hold('dropped')` never answers and never takes it (the message is lost with the
+ * sender); `hold(null)` answers again. `held()` counts the calls left hanging.
  */
 export async function startFakeSmsApi(
   credentials = { sid: 'AC_test', token: 'secret' },
@@ -37,6 +40,8 @@ export async function startFakeSmsApi(
   const invalidNumbers = new Set<string>();
   const attempts: SmsAttempt[] = [];
   let outage: number | null = null;
+  let holding: 'taken' | 'dropped' | null = null;
+  const held: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -84,6 +89,10 @@ export async function startFakeSmsApi(
       }
       const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
       const to = form.get('To') ?? '';
+      if (holding === 'dropped') {
+        held.push(res);
+        return;
+      }
       attempts.push({ to, at: Date.now(), status: outage ?? (invalidNumbers.has(to) ? 400 : 201) });
       if (outage !== null)
         return reply(outage, {
@@ -103,6 +112,10 @@ export async function startFakeSmsApi(
       messages.push(message);
       const sid = `SM${(taken.length + 1).toString().padStart(32, '0')}`;
       taken.push({ ...message, sid });
+      if (holding === 'taken') {
+        held.push(res);
+        return;
+      }
       reply(201, {
         sid,
         status: 'queued',
@@ -130,6 +143,8 @@ export async function startFakeSmsApi(
     /** How many times the Message list was asked. */
     lookups: () => lookups,
     failWith: (status: number | null) => (outage = status),
+    hold: (mode: 'taken' | 'dropped' | null) => (holding = mode),
+    held: () => held.length,
     markInvalid: (number: string) => invalidNumbers.add(number),
     close: () =>
       new Promise<void>((resolve) => {
