@@ -509,6 +509,53 @@ export function checkFamily(rows: readonly FamilyRow[]): TargetCheck[] {
 }
 
 /** The family's section: distribution and worst world per figure, then every world beside its floor. */
+/** The family's distribution, figure by figure: median, p90 and worst world. */
+function familyTable(rows: readonly FamilyRow[]): string[] {
+  const lines = ['| figure | median world | p90 world | worst world | worst is |', '|---|---:|---:|---:|---|'];
+  for (const f of FAMILY_FIGURES) {
+    const d = familyDistribution(rows, f.value);
+    lines.push(
+      `| ${f.name} | ${f.format(d.median)} | ${f.format(d.p90)} | ${f.format(d.worst)} | ${d.worstRow.metrics.name} |`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * The same family with Shopify's free events (simulate.ts `ShopifyFeed`): every package a Shopify
+ * fulfillment whose events arrive `delay` after the carrier's scan. Context, not judged: the targets
+ * are for the schedule without help, and a store's orders may come through the API instead.
+ */
+export function renderShopifyFedFamily(
+  variants: ReadonlyArray<{ delay: string; rows: readonly FamilyRow[]; plain: readonly FamilyRow[] }>,
+): string[] {
+  const lines: string[] = [];
+  lines.push('### Shopify-fed (issue 30, 2): the same worlds with Shopify’s free events');
+  lines.push('');
+  lines.push(
+    'Every package a Shopify fulfillment: each carrier scan reaches us as `fulfillment_events/create` a drawn delay later ' +
+      '(Shopify does not publish its feed’s delay; the delays below are assumptions), read as production reads them — a status or ' +
+      'estimate is an observation the schedule acts on at no call, and `delivered` delivers the order. A delivery the carrier never ' +
+      'scanned out for delivery has no such event either. Not judged: orders from the API have no such feed.',
+  );
+  lines.push('');
+  for (const variant of variants) {
+    lines.push(`Shopify’s delay ${variant.delay}:`);
+    lines.push('');
+    lines.push(...familyTable(variant.rows));
+    const change = variant.rows
+      .map((row, i) => row.metrics.callsPerDelivered - variant.plain[i]!.metrics.callsPerDelivered)
+      .sort((a, b) => a - b);
+    const signed = (v: number): string => `${v >= 0 ? '+' : '−'}${fmt(Math.abs(v))}`;
+    lines.push('');
+    lines.push(
+      `Calls per delivered package against the same world without the feed: median ${signed(percentile(change, 0.5))}, from ${signed(change[0] ?? Number.NaN)} to ${signed(change[change.length - 1] ?? Number.NaN)}.`,
+    );
+    lines.push('');
+  }
+  return lines;
+}
+
 export function renderFamily(rows: readonly FamilyRow[], packages: number, seed: number, seconds: number): string[] {
   const lines: string[] = [];
   lines.push(`## The world family (bench/tracking/family.ts, issue 30)`);
@@ -519,14 +566,7 @@ export function renderFamily(rows: readonly FamilyRow[], packages: number, seed:
       `Targets in every world: p95 ≤ ${TARGETS.lagP95Minutes} min, max lag ≤ ${TARGETS.lagMaxHours} h, 0 missed; calls ≤ ${FAMILY_TARGETS.callsMedianWorld} at the median world, ≤ ${FAMILY_TARGETS.callsWorstWorld} at the worst.`,
   );
   lines.push('');
-  lines.push('| figure | median world | p90 world | worst world | worst is |');
-  lines.push('|---|---:|---:|---:|---|');
-  for (const f of FAMILY_FIGURES) {
-    const d = familyDistribution(rows, f.value);
-    lines.push(
-      `| ${f.name} | ${f.format(d.median)} | ${f.format(d.p90)} | ${f.format(d.worst)} | ${d.worstRow.metrics.name} |`,
-    );
-  }
+  lines.push(...familyTable(rows));
   const floorSorted = rows.map((r) => r.floor).sort((a, b) => a - b);
   lines.push(
     `| floor (floor.ts) | ${fmt(percentile(floorSorted, 0.5))} | ${fmt(percentile(floorSorted, 0.9))} | ${fmt(floorSorted[floorSorted.length - 1] ?? Number.NaN)} | |`,

@@ -18,6 +18,7 @@ import {
   measure,
   renderFamily,
   renderReport,
+  renderShopifyFedFamily,
   type FamilyRow,
   type Metrics,
   type RunTime,
@@ -41,8 +42,19 @@ const { values } = parseArgs({
     family: { type: 'string', default: '100' },
     'family-packages': { type: 'string', default: '2000' },
     'family-only': { type: 'boolean', default: false },
+    // Shopify's feed delays (minutes, "min-max", comma-separated) for the Shopify-fed family; "" skips it.
+    'shopify-delays': { type: 'string', default: '5-60,60-240' },
   },
 });
+const shopifyDelays = values['shopify-delays']
+  .split(',')
+  .filter((text) => text.trim() !== '')
+  .map((text) => {
+    const [min, max] = text.split('-').map(Number);
+    if (!Number.isFinite(min) || !Number.isFinite(max) || min! > max!)
+      throw new Error(`--shopify-delays takes "min-max" minutes, comma-separated; got "${text}"`);
+    return { label: `${min}–${max} min`, feed: { minDelayMs: min! * 60_000, maxDelayMs: max! * 60_000 } };
+  });
 const familySize = Number(values.family);
 const familyPackages = Number(values['family-packages']);
 const packages = Number(values.packages);
@@ -97,34 +109,50 @@ const run = (
   return metrics;
 };
 
-// The world family (issue 30): the judged policy in each drawn world, beside the world's floor.
+// The world family (issue 30): the judged policy in each drawn world, beside the world's floor; then
+// the same worlds Shopify-fed (each delay assumption), as context.
 const familyStarted = performance.now();
+const shopifyFedRows: FamilyRow[][] = shopifyDelays.map(() => []);
 const familyRows: FamilyRow[] = drawFamily(familySize, seed).map((world) => {
   const journeys = fleet(world.fleet, seed, familyPackages);
-  const metrics = measure(
-    world.name,
-    'world',
-    journeys,
-    simulate(journeys, adaptiveSchedule, {
-      seed,
-      ...world.simulation,
-      history: history(world.fleet, world.simulation, familyPackages),
-    }),
-  );
+  const options: SimulationOptions = {
+    seed,
+    ...world.simulation,
+    history: history(world.fleet, world.simulation, familyPackages),
+  };
+  const metrics = measure(world.name, 'world', journeys, simulate(journeys, adaptiveSchedule, options));
   const ofdFloor = outForDeliveryFloor(journeys, floorLateBudget());
   const before = beforeScanFloor(journeys, world.earlyDays);
+  const floor = ofdFloor.callsPerDelivered + before.callsPerDelivered;
+  shopifyDelays.forEach(({ feed }, v) => {
+    const fed = measure(
+      world.name,
+      'world',
+      journeys,
+      simulate(journeys, adaptiveSchedule, { ...options, shopifyFeed: feed }),
+    );
+    shopifyFedRows[v]!.push({ metrics: fed, floor, summary: world.summary });
+  });
   fleets.delete(JSON.stringify({ ...world.fleet, fleetSeed: seed, size: familyPackages }));
   return {
     metrics: { ...metrics, outForDeliveryFloor: ofdFloor, beforeScanFloor: before },
-    floor: ofdFloor.callsPerDelivered + before.callsPerDelivered,
+    floor,
     summary: world.summary,
   };
 });
 const familySeconds = (performance.now() - familyStarted) / 1000;
 process.stderr.write(`family of ${familySize} worlds × ${familyPackages} packages: ${familySeconds.toFixed(1)} s\n`);
+const familySection = [
+  ...renderFamily(familyRows, familyPackages, seed, familySeconds),
+  ...(shopifyDelays.length === 0
+    ? []
+    : renderShopifyFedFamily(
+        shopifyDelays.map(({ label }, v) => ({ delay: label, rows: shopifyFedRows[v]!, plain: familyRows })),
+      )),
+];
 if (values['family-only']) {
   if (values.write) throw new Error('--family-only is for tuning; RESULTS.md needs the full run');
-  process.stdout.write(renderFamily(familyRows, familyPackages, seed, familySeconds).join('\n') + '\n');
+  process.stdout.write(familySection.join('\n') + '\n');
   process.exit(0);
 }
 
@@ -214,7 +242,7 @@ const report = renderReport({
   seed,
   runTime,
   assumptions: describeWorld(LABEL_DAYS),
-  family: renderFamily(familyRows, familyPackages, seed, familySeconds),
+  family: familySection,
 });
 process.stdout.write(report);
 if (values.write) {

@@ -7,11 +7,14 @@
  */
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
 import { newTrackingState, type PollDecision, type TrackingState } from '../../src/tracking/schedule.ts';
+import { OBSERVED_STATUSES, applyObservation, type ObservedStatus } from '../../src/tracking/observation.ts';
 import { SLOTS_PER_DAY, deliverySlot, learnHours, type LearnedHours } from '../../src/tracking/delivery-hours.ts';
 import type { Journey } from './journey.ts';
 import { seededRandom } from './prng.ts';
 
 const MINUTE = 60_000;
+/** `liveDue` of a package taken for this tick's poll: it has no entry in the queue until the poll decides. */
+const IN_FLIGHT = -1;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
@@ -49,6 +52,22 @@ export interface SimulationOptions {
   history?: FleetSlots;
   /** Share of deliveries left before the dense cadence (delivery-hours.ts RARE_EARLY_SHARE); for levers.ts. */
   rareEarlyShare?: number;
+  /** The Shopify-fed variant (issue 30 item 2): see ShopifyFeed. */
+  shopifyFeed?: ShopifyFeed;
+}
+
+/**
+ * Every package is a Shopify fulfillment, and Shopify's own carrier feed sends its events
+ * (`fulfillment_events/create`) for free, each `minDelayMs`..`maxDelayMs` after the carrier's scan
+ * (drawn per event; Shopify's feed keeps the carrier's order). As production reads them: a status or
+ * estimate is an observation (src/tracking/observation.ts `applyObservation`, then the policy decides
+ * again, as `TrackingPoller.observe` does), and `delivered` delivers the order through the package
+ * rules' path, tracking stopping there. Shopify's feed sees only what the carrier scanned: a
+ * delivery without an out-for-delivery scan has no out-for-delivery event either.
+ */
+export interface ShopifyFeed {
+  minDelayMs: number;
+  maxDelayMs: number;
 }
 
 /** Per carrier, deliveries after an out-for-delivery scan and pickup collections in local 15-min slots. */
@@ -137,6 +156,22 @@ export function simulate(
   const context = (carrier: CarrierCode): PolicyContext => ({ carrier, hours: learned[carrier] });
   const queue = new DueQueue();
   const ceilTick = (at: number): number => Math.ceil(at / tick) * tick;
+  // A package's one live entry in `queue`: an observation can move its next poll, leaving the old
+  // entry behind, which is skipped when it comes up (NaN: stopped).
+  const liveDue = new Float64Array(n).fill(Number.NaN);
+  const schedule = (i: number, at: number): void => {
+    liveDue[i] = at;
+    queue.push(at, i);
+  };
+  const stop = (i: number, reason: 'delivered' | 'expired' | 'returned'): void => {
+    result.stops[reason]++;
+    liveDue[i] = Number.NaN;
+  };
+  // What the carrier last told us (its scan's time), and Shopify's estimate kept apart as the row keeps
+  // it: the schedule reads the carrier's estimate, else Shopify's (docs/tracking.md "Free signals").
+  const lastEventAt = new Float64Array(n).fill(Number.NaN);
+  const observedEstimate = new Float64Array(n).fill(Number.NaN);
+  const feed = options.shopifyFeed ? shopifyEvents(journeys, options.shopifyFeed, options.seed ?? 1) : null;
 
   let endMs = 0;
   for (let i = 0; i < n; i++) {
@@ -153,7 +188,7 @@ export function simulate(
     states.push(state);
     // Tracking starts when the number is set: the caller asks the schedule right then.
     const decision = policy(state, new Date(journey.startedAt), context(journey.carrier));
-    if (decision.kind === 'poll') queue.push(ceilTick(Math.max(decision.at.getTime(), journey.startedAt)), i);
+    if (decision.kind === 'poll') schedule(i, ceilTick(Math.max(decision.at.getTime(), journey.startedAt)));
   }
 
   const due: Record<CarrierCode, number[]> = { ups: [], fedex: [], usps: [] };
@@ -178,7 +213,10 @@ export function simulate(
       const snapshot = snapshots[k]!;
       state.status = snapshot.status;
       state.lastChangedAt = new Date(snapshot.at);
-      state.estimatedDeliveryAt = snapshot.estimatedDeliveryAt === null ? null : new Date(snapshot.estimatedDeliveryAt);
+      lastEventAt[i] = snapshot.at;
+      const estimate =
+        snapshot.estimatedDeliveryAt ?? (Number.isNaN(observedEstimate[i]!) ? null : observedEstimate[i]!);
+      state.estimatedDeliveryAt = estimate === null ? null : new Date(estimate);
       state.estimatedWindowStartAt = snapshot.windowStartAt === null ? null : new Date(snapshot.windowStartAt);
       state.consecutiveErrors = 0;
       if (snapshot.status === 'delivered' && Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null) {
@@ -190,11 +228,49 @@ export function simulate(
       }
     }
     const decision = policy(state, new Date(now), context(journey.carrier));
-    if (decision.kind === 'stop') result.stops[decision.reason]++;
-    else queue.push(ceilTick(Math.max(decision.at.getTime(), now + 1)), i);
+    if (decision.kind === 'stop') stop(i, decision.reason);
+    else schedule(i, ceilTick(Math.max(decision.at.getTime(), now + 1)));
+  };
+  /** One Shopify event, heard at `now`: what production's webhook path does with it. */
+  const hearShopify = (i: number, k: number): void => {
+    if (Number.isNaN(liveDue[i]!)) return;
+    const journey = journeys[i]!;
+    const snapshot = journey.snapshots[k]!;
+    if (snapshot.status === 'delivered') {
+      if (Number.isNaN(lagMs[i]!) && journey.deliveredAt !== null) lagMs[i] = now - journey.deliveredAt;
+      stop(i, 'delivered');
+      return;
+    }
+    const state = states[i]!;
+    const observedStatus = (OBSERVED_STATUSES as readonly string[]).includes(snapshot.status)
+      ? (snapshot.status as ObservedStatus)
+      : null;
+    const carrierEstimate = state.estimatedDeliveryAt !== null && Number.isNaN(observedEstimate[i]!);
+    const next = applyObservation(
+      state,
+      {
+        source: 'shopify',
+        at: new Date(snapshot.at),
+        status: observedStatus,
+        estimatedDeliveryAt: snapshot.estimatedDeliveryAt === null ? null : new Date(snapshot.estimatedDeliveryAt),
+      },
+      new Date(now),
+      {
+        estimateObserved: !carrierEstimate && state.estimatedDeliveryAt !== null,
+        lastEventAt: Number.isNaN(lastEventAt[i]!) ? null : new Date(lastEventAt[i]!),
+      },
+    );
+    if (next === state) return;
+    if (next.estimatedDeliveryAt !== state.estimatedDeliveryAt && next.estimatedDeliveryAt !== null)
+      observedEstimate[i] = next.estimatedDeliveryAt.getTime();
+    states[i] = next;
+    const decision = policy(next, new Date(now), context(journey.carrier));
+    if (decision.kind === 'stop') stop(i, decision.reason);
+    else schedule(i, ceilTick(Math.max(decision.at.getTime(), now + 1)));
   };
   while (queue.size > 0) {
-    now = Math.max(now + tick, ceilTick(queue.peekDue()));
+    const nextDue = feed && feed.size > 0 ? Math.min(queue.peekDue(), feed.peekDue()) : queue.peekDue();
+    now = Math.max(now + tick, ceilTick(nextDue));
     if (now > endMs) {
       result.unfinished = queue.size;
       break;
@@ -203,8 +279,15 @@ export function simulate(
       learnedHour = Math.floor(now / HOUR);
       for (const carrier of CARRIERS) learned[carrier] = learn(carrier);
     }
+    while (feed && feed.size > 0 && feed.peekDue() <= now) {
+      const event = feed.pop();
+      hearShopify(feed.journeyOf(event), feed.snapshotOf(event));
+    }
     while (queue.size > 0 && queue.peekDue() <= now) {
+      const dueAt = queue.peekDue();
       const i = queue.pop();
+      if (dueAt !== liveDue[i]) continue; // moved by an observation, or stopped
+      liveDue[i] = IN_FLIGHT; // an entry left behind at the same time is not the live one
       due[journeys[i]!.carrier].push(i);
     }
     for (const carrier of CARRIERS) {
@@ -225,10 +308,42 @@ export function simulate(
       list.length = 0;
     }
   }
+  // Stale entries (moved or stopped packages) do not count as unfinished.
+  if (result.unfinished > 0) result.unfinished = liveDue.filter((at) => !Number.isNaN(at)).length;
   for (const carrier of CARRIERS)
     result.peakRequestsPerHour[carrier] = Math.max(0, ...requestsPerHour[carrier].values());
   result.learnedSlots = { deliveries: deliverySlots, pickups: pickupSlots };
   return result;
+}
+
+/**
+ * Shopify's events for every package, as a queue by the time they reach us: each snapshot after the
+ * first (the label) is an event, `delay` after its scan, never before the journey's previous event.
+ */
+function shopifyEvents(journeys: readonly Journey[], feed: ShopifyFeed, seed: number) {
+  const rng = seededRandom((seed ^ 0x5409f1ed) >>> 0);
+  const journeyOf: number[] = [];
+  const snapshotOf: number[] = [];
+  const events = new DueQueue();
+  journeys.forEach((journey, i) => {
+    let previous = -Infinity;
+    for (let k = 1; k < journey.snapshots.length; k++) {
+      const heardAt = Math.max(previous, journey.snapshots[k]!.at + rng.between(feed.minDelayMs, feed.maxDelayMs));
+      previous = heardAt;
+      journeyOf.push(i);
+      snapshotOf.push(k);
+      events.push(heardAt, journeyOf.length - 1);
+    }
+  });
+  return {
+    get size() {
+      return events.size;
+    },
+    peekDue: () => events.peekDue(),
+    pop: () => events.pop(),
+    journeyOf: (event: number) => journeyOf[event]!,
+    snapshotOf: (event: number) => snapshotOf[event]!,
+  };
 }
 
 /** A binary min-heap of (due time, package index). Ties pop in heap order, which is deterministic. */
