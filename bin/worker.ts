@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { createServices, operationsDeps } from '../src/app.ts';
 import { startOperationsServer } from '../src/operations/operations-server.ts';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
@@ -23,6 +24,9 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel).child({ process: 'worker' });
   logger.info({ config: describeConfig(config) }, 'starting doorstep worker');
+  // Throughput, not latency: on a shared machine the web processes' intake gets the CPU first
+  // (in one process, src/shopify/intake/intake-priority.ts does the same between its own parts).
+  os.setPriority(Math.max(os.getPriority(), config.workerNice));
   const templates = await compileMessageTemplates();
   const database = await openConfiguredDatabase(config, logger);
   const services = await createServices(config, logger, database, templates);

@@ -158,6 +158,7 @@ const environmentSchema = z.object({
   CARRIER_VALIDATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(2_500),
   WORKERS: z.enum(['on', 'off']).default('on'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Crash recovery and backoff of sends (docs/notifications.md); the defaults are the production values. */
   SEND_CLAIM_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(DEFAULT_SEND_TIMING.claimTimeoutMs),
   SEND_SENDING_TIMEOUT_MS: z.coerce
@@ -285,6 +286,11 @@ export interface Config {
   workers: boolean;
   /** How long SIGTERM/SIGINT waits for in-flight requests and jobs before the process exits with 1. */
   shutdownTimeoutMs: number;
+  /**
+   * The niceness `npm run worker` gives itself: on a machine it shares with web processes, webhook
+   * intake (answered within Shopify's 5 s) gets the CPU before the backlog's processing does.
+   */
+  workerNice: number;
   /** When an interrupted send is recovered and how a failed one backs off (src/notifications/send-policy.ts). */
   sendTiming: SendTiming;
   /** How often a worker process runs the reconciler. */
@@ -472,6 +478,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     carrierValidationTimeoutMs: value.CARRIER_VALIDATION_TIMEOUT_MS,
     workers: value.WORKERS === 'on',
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+    workerNice: value.WORKER_NICE,
     sendTiming: {
       claimTimeoutMs: value.SEND_CLAIM_TIMEOUT_MS,
       sendingTimeoutMs: value.SEND_SENDING_TIMEOUT_MS,
@@ -553,6 +560,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
       : 'off',
     workers: config.workers,
     shutdownTimeoutMs: config.shutdownTimeoutMs,
+    workerNice: config.workerNice,
     sendTiming: config.sendTiming,
     reconcileEveryMs: config.reconcileEveryMs,
     shopifyWebhookConcurrency: config.shopifyWebhookConcurrency,

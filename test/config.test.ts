@@ -87,6 +87,13 @@ describe('loadConfig', () => {
     expect(loadConfig({}).carriers.ups).toBeNull();
   });
 
+  it('gives npm run worker a niceness of 10 unless WORKER_NICE says another (0–19), and names a bad one', () => {
+    expect(loadConfig({}).workerNice).toBe(10);
+    expect(loadConfig({ WORKER_NICE: '0' }).workerNice).toBe(0);
+    expect(() => loadConfig({ WORKER_NICE: '20' })).toThrow(/WORKER_NICE/);
+    expect(() => loadConfig({ WORKER_NICE: 'low' })).toThrow(/WORKER_NICE/);
+  });
+
   it('reads per-carrier quotas like USPS_QUOTA=3/minute, and names a bad one', () => {
     expect(loadConfig({ USPS_QUOTA: '3/minute', FEDEX_QUOTA: '140/10s' }).carrierQuotas).toEqual({
       ups: null,

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NOT_WATCHED_AFTER_MS } from '../../src/notifications/not-watched.ts';
 import { TestClock } from '../support/clock.ts';
 import { decodedMail } from '../support/mail-server.ts';
-import { startMessagingTestApp, type MessagingTestApp } from '../support/messaging-test-app.ts';
+import { messagingTestAppForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';
 
@@ -20,13 +20,14 @@ let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
 const clock = new TestClock();
 
-beforeAll(async () => {
-  messaging = await startMessagingTestApp({ now: clock.now });
-  ({ app, mail, sms } = messaging);
-  store = await app.createAccount('Maple & Thread');
-});
-afterAll(() => messaging?.close());
-beforeEach(() => messaging.clearMessages());
+messagingTestAppForFile(
+  'Maple & Thread',
+  (started) => {
+    ({ messaging, store } = started);
+    ({ app, mail, sms } = messaging);
+  },
+  { now: clock.now },
+);
 
 const decide = () => app.services.notWatched.decideDue();
 const dispatch = () => app.services.dispatcher.dispatchDue(100);

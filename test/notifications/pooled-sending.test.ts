@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dispatchWhileDue } from '../../jobs/dispatch-sends.ts';
 import { TestClock } from '../support/clock.ts';
-import { startMessagingTestApp, type MessagingTestApp } from '../support/messaging-test-app.ts';
+import { messagingTestAppForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 /**
@@ -16,13 +16,14 @@ let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
 const clock = new TestClock();
 
-beforeAll(async () => {
-  messaging = await startMessagingTestApp({ now: clock.now });
-  ({ app, mail, sms } = messaging);
-  store = await app.createAccount('Pooled Store');
-});
-afterAll(() => messaging?.close());
-beforeEach(() => messaging.clearMessages());
+messagingTestAppForFile(
+  'Pooled Store',
+  (started) => {
+    ({ messaging, store } = started);
+    ({ app, mail, sms } = messaging);
+  },
+  { now: clock.now },
+);
 
 /** What one run of the dispatch job does (jobs/dispatch-sends.ts), with a budget that never ends it early. */
 const dispatchRun = () => dispatchWhileDue(app.services.dispatcher, 60_000);

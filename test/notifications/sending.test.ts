@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
 import { SendDispatcher } from '../../src/notifications/dispatcher.ts';
@@ -10,7 +10,7 @@ import { usingRealPostgres } from '../support/database.ts';
 import { decodedMail } from '../support/mail-server.ts';
 import { sampleVideo } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
-import { startMessagingTestApp, type MessagingTestApp } from '../support/messaging-test-app.ts';
+import { messagingTestAppForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 let messaging: MessagingTestApp;
@@ -20,13 +20,14 @@ let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
 const clock = new TestClock();
 
-beforeAll(async () => {
-  messaging = await startMessagingTestApp({ now: clock.now });
-  ({ app, mail, sms } = messaging);
-  store = await app.createAccount('Maple & Thread');
-});
-afterAll(() => messaging?.close());
-beforeEach(() => messaging.clearMessages());
+messagingTestAppForFile(
+  'Maple & Thread',
+  (started) => {
+    ({ messaging, store } = started);
+    ({ app, mail, sms } = messaging);
+  },
+  { now: clock.now },
+);
 
 const dispatch = () => app.services.dispatcher.dispatchDue(100);
 const mailTo = (address: string) => mail.messages.filter((m) => m.to.includes(address));

@@ -2,36 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { TestClock } from '../support/clock.ts';
 import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { API_TIMESTAMP } from '../support/formats.ts';
+import { API_TIMESTAMP, SPEC_ORDER_FIELDS } from '../support/formats.ts';
 
-const SPEC_FIELDS = [
-  'id',
-  'uuid',
-  'name',
-  'email',
-  'recipient_name',
-  'recipient_email',
-  'recipient_phone',
-  'record_url',
-  'playback_url',
-  'send_method',
-  'send_trigger',
-  'send_on',
-  'carrier',
-  'tracking_number',
-  'delivered',
-  'video_title',
-  'video_duration',
-  'video_processed',
-  'price',
-  'status',
-  'created_at',
-  'updated_at',
-  'recorded_at',
-  'delivered_at',
-  'sent_at',
-  'viewed_at',
-];
 const VALID_UPS = '1Z5R89390357567127';
 const INVALID_UPS = '1Z1111111111111111';
 
@@ -57,7 +29,7 @@ describe('POST /v1/orders', () => {
   it('creates an order with exactly the spec fields in the spec order', async () => {
     const response = await store.request('POST', '/v1/orders', validOrder);
     expect(response.status).toBe(201);
-    expect(Object.keys(response.body)).toEqual(SPEC_FIELDS);
+    expect(Object.keys(response.body)).toEqual(SPEC_ORDER_FIELDS);
     expect(response.headers.get('location')).toBe(`/v1/orders/${response.body.id}`);
     const order = response.body;
     expect(order).toMatchObject({
@@ -153,7 +125,7 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
       tracking_number: INVALID_UPS,
     });
     expect(response.status).toBe(200);
-    expect(Object.keys(response.body)).toEqual(['warning', ...SPEC_FIELDS]);
+    expect(Object.keys(response.body)).toEqual(['warning', ...SPEC_ORDER_FIELDS]);
     expect(response.text.startsWith('{"warning":{"type":"request","message":')).toBe(true);
     expect(response.body.warning.message).toContain('UPS');
     expect(response.body).toMatchObject({ carrier: 'ups', tracking_number: INVALID_UPS });

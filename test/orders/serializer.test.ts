@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SPEC_ORDER_FIELDS } from '../support/formats.ts';
 import {
   formatDuration,
   formatTimestamp,
@@ -70,34 +71,7 @@ describe('serializeOrder', () => {
       viewed_at: null,
     });
     expect(JSON.stringify(Object.keys(serializeOrder(row, 'https://d.example')))).toBe(
-      JSON.stringify([
-        'id',
-        'uuid',
-        'name',
-        'email',
-        'recipient_name',
-        'recipient_email',
-        'recipient_phone',
-        'record_url',
-        'playback_url',
-        'send_method',
-        'send_trigger',
-        'send_on',
-        'carrier',
-        'tracking_number',
-        'delivered',
-        'video_title',
-        'video_duration',
-        'video_processed',
-        'price',
-        'status',
-        'created_at',
-        'updated_at',
-        'recorded_at',
-        'delivered_at',
-        'sent_at',
-        'viewed_at',
-      ]),
+      JSON.stringify(SPEC_ORDER_FIELDS),
     );
   });
 

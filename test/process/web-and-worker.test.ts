@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { afterAll, expect, inject, it } from 'vitest';
 import { startMailServer } from '../support/mail-server.ts';
 import { startDoorstep, waitForExit, type RunningDoorstep } from '../support/processes.ts';
@@ -39,6 +40,9 @@ it.skipIf(!databaseUrl)(
     const { proc: web, base, env: shared } = doorstep;
     const worker = await doorstep.startWorker();
     expect(web.output()).not.toMatch(/"msg":"workers started"/);
+    // The worker yields the CPU to the web process's intake (WORKER_NICE, default 10).
+    expect(os.getPriority(worker.child.pid!)).toBe(Math.max(10, os.getPriority()));
+    expect(os.getPriority(web.child.pid!)).toBe(os.getPriority());
 
     const store = await createStore(base, shared);
     const order = await deliverOneOrder(base, store, 'topology@example.com', '1Z410E7W0392751591');

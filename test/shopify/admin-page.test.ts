@@ -4,18 +4,12 @@ import { DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET } from '../../src/shopify/c
 import { registerShop } from '../../src/shopify/shops.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { embeddedUrl } from './embedded-admin.ts';
-import { API_KEY, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
+import { API_KEY, shopifyTestAppForFile, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';
 
 /** The embedded admin's shell, assets and policy as HTTP; what it does in a browser: embedded-admin.test.ts. */
 let app: ShopifyTestApp;
-let close: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  ({ app, close } = await startShopifyTestAppWithFakeShopify());
-});
-afterAll(async () => {
-  await close?.();
-});
+shopifyTestAppForFile((started) => ({ app } = started));
 
 const shop = `page-${Date.now()}.myshopify.com`;
 

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
 import { runCli } from '../support/processes.ts';
 import type { FakeShopify } from './fake-shopify.ts';
-import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
+import { API_KEY, SECRET, shopifyTestAppForFile, type ShopifyTestApp } from './harness.ts';
 
 /** `npm run cli -- shopify admin-url <shop>`: a signed URL that opens the embedded admin locally. */
 let app: ShopifyTestApp;
 let fake: FakeShopify;
-let close: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify());
-});
-afterAll(async () => {
-  await close?.();
-});
+shopifyTestAppForFile((started) => ({ app, fake } = started));
 
 const decode = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
 

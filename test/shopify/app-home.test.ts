@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { FakeShopify } from './fake-shopify.ts';
-import { API_KEY, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
+import { API_KEY, SECRET, shopifyTestAppForFile, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';
 
 let app: ShopifyTestApp;
 let fake: FakeShopify;
-let close: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify());
-});
-afterAll(async () => {
-  await close?.();
-});
+shopifyTestAppForFile((started) => ({ app, fake } = started));
 
 // The library answers bots (any non-browser User-Agent, like fetch's) with 410 during OAuth.
 const browser = {

@@ -1,19 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { UpdateQueryNode } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, getJson, SECRET, startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { API_KEY, getJson, SECRET, shopifyTestAppForFile, type ShopifyTestApp } from './harness.ts';
 import type { FakeShopify } from './fake-shopify.ts';
 import { openStoredToken } from '../../src/shopify/auth/stored-tokens.ts';
 
 let app: ShopifyTestApp;
 let fake: FakeShopify;
-let close: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify());
-});
-afterAll(async () => {
-  await close?.();
-});
+shopifyTestAppForFile((started) => ({ app, fake } = started));
 
 const db = () => app.services.database.db;
 // The library answers bots (any non-browser User-Agent, like fetch's) with 410 during OAuth.

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { Services } from '../../src/app.ts';
 import type { EmailChannel } from '../../src/notifications/email.ts';
 import { signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
@@ -192,4 +193,23 @@ export async function startShopifyTestAppWithFakeShopify(
       await fake.close();
     },
   };
+}
+
+/**
+ * The file's app and fake Shopify: started before its tests (beforeAll), stopped after them (afterAll);
+ * `use` receives them to assign to the file's own variables.
+ */
+export function shopifyTestAppForFile(
+  use: (started: { app: ShopifyTestApp; fake: FakeShopify }) => void,
+  options: Parameters<typeof startShopifyTestApp>[0] = {},
+): void {
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const started = await startShopifyTestAppWithFakeShopify(options);
+    close = started.close;
+    use(started);
+  });
+  afterAll(async () => {
+    await close?.();
+  });
 }

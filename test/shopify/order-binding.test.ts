@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fakeShopifyId, orderPayload } from '../../src/shopify/dev/webhook-payloads.ts';
 import { registerShop } from '../../src/shopify/shops.ts';
 import { bindingNeedsShopLookUp, type LinkOfShopifyOrder } from '../../src/shopify/intake/webhook-shop-check.ts';
 import type { FakeShopify } from './fake-shopify.ts';
-import { startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harness.ts';
+import { shopifyTestAppForFile, type ShopifyTestApp } from './harness.ts';
 
 /**
  * Issue 31 item 1: Shopify signs the body, not the X-Shopify-Shop-Domain header. A genuinely signed
@@ -14,13 +14,7 @@ import { startShopifyTestAppWithFakeShopify, type ShopifyTestApp } from './harne
  */
 let app: ShopifyTestApp;
 let fake: FakeShopify;
-let close: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  ({ app, fake, close } = await startShopifyTestAppWithFakeShopify());
-});
-afterAll(async () => {
-  await close?.();
-});
+shopifyTestAppForFile((started) => ({ app, fake } = started));
 
 const db = () => app.services.database.db;
 let counter = 0;

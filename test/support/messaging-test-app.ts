@@ -1,7 +1,8 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { startFakeSmsApi } from './fake-sms.ts';
 import { startMailServer } from './mail-server.ts';
-import { startTestApp, type TestApp } from './test-app.ts';
+import { startTestApp, type TestAccount, type TestApp } from './test-app.ts';
 
 export type MessagingTestApp = Awaited<ReturnType<typeof startMessagingTestApp>>;
 
@@ -32,4 +33,22 @@ export async function startMessagingTestApp(overrides: Parameters<typeof startTe
       await sms.close();
     },
   };
+}
+
+/**
+ * The file's messaging app and one store account: started before its tests, stopped after them, the
+ * inbox and the SMS list emptied before each; `use` receives them to assign to the file's variables.
+ */
+export function messagingTestAppForFile(
+  storeName: string,
+  use: (started: { messaging: MessagingTestApp; store: TestAccount }) => void,
+  overrides: Parameters<typeof startTestApp>[0] = {},
+): void {
+  let messaging: MessagingTestApp | undefined;
+  beforeAll(async () => {
+    messaging = await startMessagingTestApp(overrides);
+    use({ messaging, store: await messaging.app.createAccount(storeName) });
+  });
+  afterAll(() => messaging?.close());
+  beforeEach(() => messaging?.clearMessages());
 }

@@ -1,8 +1,33 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
 import type { TestAccount, TestApp } from './test-app.ts';
-import { validOrder } from './test-app.ts';
-import { eventually } from './workers.ts';
+import { startTestApp, validOrder } from './test-app.ts';
+import { eventually, startTestWorkers } from './workers.ts';
+
+/**
+ * The push tests' app for the file: polling slowed to once a minute (so a delivery seen within
+ * seconds can only have come by push), workers dispatching every 200 ms, one store account; stopped
+ * after the file once the sandbox's pushes in flight have settled. `use` receives them.
+ */
+export function pushTestAppForFile(
+  use: (started: { app: TestApp; workers: RunningWorkers; store: TestAccount }) => void,
+  /** The app's settings, read when it starts (after the file's own beforeAll hooks registered before this). */
+  env: () => Record<string, string> = () => ({}),
+): void {
+  let started: { app: TestApp; workers: RunningWorkers; store: TestAccount } | undefined;
+  beforeAll(async () => {
+    const app = await startTestApp({ sandboxPollIntervalMs: 60_000, env: env() });
+    const workers = await startTestWorkers(app.services, { dispatchEveryMs: 200 });
+    started = { app, workers, store: await app.createAccount() };
+    use(started);
+  });
+  afterAll(async () => {
+    await started?.workers.close();
+    await started?.app.services.carrierSandbox?.state.push.settled();
+    await started?.app.close();
+  });
+}
 
 /**
  * What the carriers' push tests (UPS, USPS, FedEx) do alike, for one carrier on a test app: script

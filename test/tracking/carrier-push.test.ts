@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import { startMailServer } from '../support/mail-server.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { eventually } from '../support/workers.ts';
+import { pushTestAppForFile } from '../support/push-story.ts';
 import { OpenApiSpec } from '../carriers/sandbox/support/openapi.ts';
 
 /**
@@ -20,16 +21,15 @@ let mail: Awaited<ReturnType<typeof startMailServer>>;
 
 beforeAll(async () => {
   mail = await startMailServer();
-  app = await startTestApp({ sandboxPollIntervalMs: 60_000, env: { SMTP_URL: mail.url } });
-  workers = await startTestWorkers(app.services, { dispatchEveryMs: 200 });
-  store = await app.createAccount();
 });
+// Registered first, so it runs last (after hooks run as a stack): the app stops before its inbox.
 afterAll(async () => {
-  await workers.close();
-  await app.services.carrierSandbox?.state.push.settled();
-  await app.close();
   await mail.close();
 });
+pushTestAppForFile(
+  (started) => ({ app, workers, store } = started),
+  () => ({ SMTP_URL: mail.url }),
+);
 
 const sandbox = () => app.services.carrierSandbox!.state;
 

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/start-workers.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createFedexAivSubscriptions,
   fedexSignature,
@@ -13,9 +12,9 @@ import {
   REFUSED_RETRY_MS,
   RENEW_BEFORE_MS,
 } from '../../src/tracking/push-subscriptions.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { pushStory } from '../support/push-story.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import type { TestAccount, TestApp } from '../support/test-app.ts';
+import { pushStory, pushTestAppForFile } from '../support/push-story.ts';
+import { eventually } from '../support/workers.ts';
 
 /**
  * FedEx Advanced Integrated Visibility (tracking-number subscription) end to end on real
@@ -27,19 +26,9 @@ import { eventually, startTestWorkers } from '../support/workers.ts';
  */
 
 let app: TestApp;
-let workers: RunningWorkers;
 let store: TestAccount;
 
-beforeAll(async () => {
-  app = await startTestApp({ sandboxPollIntervalMs: 60_000 });
-  workers = await startTestWorkers(app.services, { dispatchEveryMs: 200 });
-  store = await app.createAccount();
-});
-afterAll(async () => {
-  await workers.close();
-  await app.services.carrierSandbox?.state.push.settled();
-  await app.close();
-});
+pushTestAppForFile((started) => ({ app, store } = started));
 beforeEach(() => {
   aiv().holdJobs = false;
   aiv().failNextJobs = 0;

@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/start-workers.ts';
+import { describe, expect, it } from 'vitest';
 import {
   createUspsSubscriptions,
   uspsSignature,
   USPS_PUSH_LIFETIME_MS,
 } from '../../src/carriers/clients/usps-subscriptions.ts';
 import { PushSubscriptions, RENEW_BEFORE_MS } from '../../src/tracking/push-subscriptions.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { pushStory } from '../support/push-story.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import type { TestAccount, TestApp } from '../support/test-app.ts';
+import { pushStory, pushTestAppForFile } from '../support/push-story.ts';
+import { eventually } from '../support/workers.ts';
 
 /**
  * USPS Subscriptions-Tracking end to end on real PGlite/PostgreSQL, Redis and HTTP: the service
@@ -18,19 +17,9 @@ import { eventually, startTestWorkers } from '../support/workers.ts';
  */
 
 let app: TestApp;
-let workers: RunningWorkers;
 let store: TestAccount;
 
-beforeAll(async () => {
-  app = await startTestApp({ sandboxPollIntervalMs: 60_000 });
-  workers = await startTestWorkers(app.services, { dispatchEveryMs: 200 });
-  store = await app.createAccount();
-});
-afterAll(async () => {
-  await workers.close();
-  await app.services.carrierSandbox?.state.push.settled();
-  await app.close();
-});
+pushTestAppForFile((started) => ({ app, store } = started));
 
 const sandbox = () => app.services.carrierSandbox!.state;
 const { script, shippedOrder, tracking, subscribed, storedEvents } = pushStory(
