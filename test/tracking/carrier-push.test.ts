@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
@@ -15,7 +14,6 @@ import { OpenApiSpec } from '../carriers/sandbox/support/openapi.ts';
 const trackAlert = await OpenApiSpec.load('ups-track-alert.openapi.yaml');
 
 let app: TestApp;
-let workers: RunningWorkers;
 let store: TestAccount;
 let mail: Awaited<ReturnType<typeof startMailServer>>;
 
@@ -27,7 +25,7 @@ afterAll(async () => {
   await mail.close();
 });
 pushTestAppForFile(
-  (started) => ({ app, workers, store } = started),
+  (started) => ({ app, store } = started),
   () => ({ SMTP_URL: mail.url }),
 );
 
