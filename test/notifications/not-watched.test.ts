@@ -13,21 +13,15 @@ import { eventually, startTestWorkers } from '../support/workers.ts';
  * the clock is moved by hand.
  */
 
-let messaging: MessagingTestApp;
 let app: TestApp;
 let store: TestAccount;
 let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
 const clock = new TestClock();
 
-messagingTestAppForFile(
-  'Maple & Thread',
-  (started) => {
-    ({ messaging, store } = started);
-    ({ app, mail, sms } = messaging);
-  },
-  { now: clock.now },
-);
+messagingTestAppForFile('Maple & Thread', (started) => ({ store, app, mail, sms } = started), {
+  now: clock.now,
+});
 
 const decide = () => app.services.notWatched.decideDue();
 const dispatch = () => app.services.dispatcher.dispatchDue(100);

@@ -9,21 +9,15 @@ import { validOrder, type TestAccount, type TestApp } from '../support/test-app.
  * once (issue 11: sending keeps pace with a burst). The app runs with the default
  * SMTP_MAX_CONNECTIONS (5) against a real SMTP server and the Twilio-format fake.
  */
-let messaging: MessagingTestApp;
 let app: TestApp;
 let store: TestAccount;
 let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
 const clock = new TestClock();
 
-messagingTestAppForFile(
-  'Pooled Store',
-  (started) => {
-    ({ messaging, store } = started);
-    ({ app, mail, sms } = messaging);
-  },
-  { now: clock.now },
-);
+messagingTestAppForFile('Pooled Store', (started) => ({ store, app, mail, sms } = started), {
+  now: clock.now,
+});
 
 /** What one run of the dispatch job does (jobs/dispatch-sends.ts), with a budget that never ends it early. */
 const dispatchRun = () => dispatchWhileDue(app.services.dispatcher, 60_000);

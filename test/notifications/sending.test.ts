@@ -13,21 +13,15 @@ import { eventually } from '../support/workers.ts';
 import { messagingTestAppForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
-let messaging: MessagingTestApp;
 let app: TestApp;
 let store: TestAccount;
 let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
 const clock = new TestClock();
 
-messagingTestAppForFile(
-  'Maple & Thread',
-  (started) => {
-    ({ messaging, store } = started);
-    ({ app, mail, sms } = messaging);
-  },
-  { now: clock.now },
-);
+messagingTestAppForFile('Maple & Thread', (started) => ({ store, app, mail, sms } = started), {
+  now: clock.now,
+});
 
 const dispatch = () => app.services.dispatcher.dispatchDue(100);
 const mailTo = (address: string) => mail.messages.filter((m) => m.to.includes(address));

@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, expect, inject, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { startFakeSmsApi } from '../support/fake-sms.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
 import {
-  outputWithoutAccessLog,
+  printOutputOnFailure,
   startDoorstep,
   waitForExit,
   type DoorstepProcess,
@@ -28,7 +28,6 @@ let postgres: PostgresServer;
 let doorstep: RunningDoorstep;
 let store: StoreClient;
 let db: pg.Client;
-const workers: DoorstepProcess[] = [];
 
 beforeAll(async () => {
   sms = await startFakeSmsApi();
@@ -59,20 +58,6 @@ afterAll(async () => {
   await sms?.close();
   postgres?.destroy();
 });
-
-async function startWorker(): Promise<DoorstepProcess> {
-  const worker = await doorstep.startWorker();
-  workers.push(worker);
-  return worker;
-}
-
-function printOutputOnFailure(): void {
-  onTestFailed(() => {
-    console.error(`web:\n${outputWithoutAccessLog(doorstep.proc, 8_000)}`);
-    for (const [index, worker] of workers.entries())
-      console.error(`worker ${index + 1}:\n${outputWithoutAccessLog(worker, 8_000)}`);
-  });
-}
 
 const smsTo = (phone: string) => sms.messages.filter((message) => message.to === phone);
 
@@ -127,16 +112,16 @@ async function killed(worker: DoorstepProcess): Promise<void> {
 }
 
 it('a worker killed while Twilio holds a message it took: a new worker finds it in the Message list and records it sent; nothing is sent twice', async () => {
-  printOutputOnFailure();
+  printOutputOnFailure(doorstep);
   const phone = '+14155550101';
   sms.hold('taken');
-  const first = await startWorker();
+  const first = await doorstep.startWorker();
   const id = await giftStuckAtTheProvider(phone);
   await killed(first);
   sms.hold(null);
   expect(smsTo(phone)).toHaveLength(1);
 
-  const second = await startWorker();
+  const second = await doorstep.startWorker();
   const resolved = await eventually(
     async () => (await timeline(id)).find((event) => event.type === 'send.resolved'),
     60_000,
@@ -159,16 +144,16 @@ it('a worker killed while Twilio holds a message it took: a new worker finds it 
 }, 240_000);
 
 it('a worker killed while its message call hangs and Twilio never took it: a new worker finds nothing in the Message list and sends it once', async () => {
-  printOutputOnFailure();
+  printOutputOnFailure(doorstep);
   const phone = '+14155550102';
   sms.hold('dropped');
-  const first = await startWorker();
+  const first = await doorstep.startWorker();
   const id = await giftStuckAtTheProvider(phone);
   await killed(first);
   sms.hold(null);
   expect(smsTo(phone)).toHaveLength(0);
 
-  const second = await startWorker();
+  const second = await doorstep.startWorker();
   await eventually(async () => (smsTo(phone).length > 0 ? true : undefined), 60_000, 'the recipient SMS');
   expect((await timeline(id)).find((event) => event.type === 'send.resolved')?.data).toMatchObject({
     outcome: 'resent',

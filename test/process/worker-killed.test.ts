@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, expect, inject, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { startMailServer } from '../support/mail-server.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
 import {
-  outputWithoutAccessLog,
+  printOutputOnFailure,
   startDoorstep,
   waitForExit,
   type DoorstepProcess,
@@ -27,12 +27,10 @@ const CLAIM_TIMEOUT_MS = 3_000;
 let mail: Awaited<ReturnType<typeof startMailServer>>;
 let postgres: PostgresServer;
 let doorstep: RunningDoorstep;
-let web: DoorstepProcess;
 let base: string;
 let env: RunningDoorstep['env'];
 let store: StoreClient;
 let db: pg.Client;
-const workers: DoorstepProcess[] = [];
 
 beforeAll(async () => {
   mail = await startMailServer();
@@ -54,7 +52,7 @@ beforeAll(async () => {
       WORKERS: 'off',
     },
   });
-  ({ proc: web, base, env } = doorstep);
+  ({ base, env } = doorstep);
   store = await createStore(base, env);
   db = new pg.Client({ connectionString: postgres.url });
   await db.connect();
@@ -67,24 +65,9 @@ afterAll(async () => {
   postgres?.destroy();
 });
 
-/** `npm run worker`, resolved once its workers run. */
-async function startWorker(): Promise<DoorstepProcess> {
-  const worker = await doorstep.startWorker();
-  workers.push(worker);
-  return worker;
-}
-
 async function sigkill(worker: DoorstepProcess): Promise<void> {
   worker.child.kill('SIGKILL');
   expect(await waitForExit(worker.child, 10_000)).toMatchObject({ signal: 'SIGKILL' });
-}
-
-function printOutputOnFailure(): void {
-  onTestFailed(() => {
-    console.error(`web:\n${outputWithoutAccessLog(web, 8_000)}`);
-    for (const [index, worker] of workers.entries())
-      console.error(`worker ${index + 1}:\n${outputWithoutAccessLog(worker, 8_000)}`);
-  });
 }
 
 const inbox = (address: string) => mail.messages.filter((message) => message.to.includes(address));
@@ -122,9 +105,9 @@ async function recipientSend(orderId: string) {
 }
 
 it('a worker killed while it holds a send claim: the claim returns to pending, the recipient gets one e-mail, and the timeline says why', async () => {
-  printOutputOnFailure();
+  printOutputOnFailure(doorstep);
   const recipient = 'claim-held@example.com';
-  const first = await startWorker();
+  const first = await doorstep.startWorker();
   // A date far ahead: the video waits as a pending send while the test sets the moment it is due.
   const id = await orderWithProcessedVideo({
     recipient_email: recipient,
@@ -168,7 +151,7 @@ it('a worker killed while it holds a send claim: the claim returns to pending, t
   expect(inbox(recipient)).toHaveLength(0);
 
   // A new worker's reconciler returns the abandoned claim after SEND_CLAIM_TIMEOUT_MS; it is sent once.
-  const second = await startWorker();
+  const second = await doorstep.startWorker();
   await eventually(async () => (inbox(recipient).length > 0 ? true : undefined), 60_000, 'the recipient e-mail');
   await eventually(
     async () => ((await store.api('GET', `/v1/orders/${id}`)).body.sent_at ? true : undefined),
@@ -198,7 +181,7 @@ it('a worker killed while it holds a send claim: the claim returns to pending, t
 }, 180_000);
 
 it('a worker killed while its carrier call is in flight: a new worker polls the package again, sees it delivered once, and one e-mail goes out', async () => {
-  printOutputOnFailure();
+  printOutputOnFailure(doorstep);
   const recipient = 'mid-poll@example.com';
   const trackingNumber = '1Z410E7W0392751591';
   const sandbox = (method: string, url: string, body?: unknown) =>
@@ -212,7 +195,7 @@ it('a worker killed while its carrier call is in flight: a new worker polls the 
 
   const senderNotes = () => inbox('ann@example.com').filter((m) => /was sent/i.test(m.raw)).length;
   const notesBefore = senderNotes();
-  const first = await startWorker();
+  const first = await doorstep.startWorker();
   const id = await orderWithProcessedVideo({ recipient_email: recipient });
   expect((await store.api('PUT', `/v1/orders/${id}`, { carrier: 'ups', tracking_number: trackingNumber })).status).toBe(
     200,
@@ -233,7 +216,7 @@ it('a worker killed while its carrier call is in flight: a new worker polls the 
 
   // BullMQ gives the stalled poll job (its lock lapsed with the worker) to the new worker, under the
   // same lease: the package is polled again, seen delivered, and the video goes out.
-  const second = await startWorker();
+  const second = await doorstep.startWorker();
   await eventually(async () => (inbox(recipient).length > 0 ? true : undefined), 150_000, 'the recipient e-mail');
   await eventually(
     async () => ((await store.api('GET', `/v1/orders/${id}`)).body.sent_at ? true : undefined),

@@ -41,13 +41,16 @@ export async function startMessagingTestApp(overrides: Parameters<typeof startTe
  */
 export function messagingTestAppForFile(
   storeName: string,
-  use: (started: { messaging: MessagingTestApp; store: TestAccount }) => void,
+  use: (
+    started: { messaging: MessagingTestApp; store: TestAccount } & Pick<MessagingTestApp, 'app' | 'mail' | 'sms'>,
+  ) => void,
   overrides: Parameters<typeof startTestApp>[0] = {},
 ): void {
   let messaging: MessagingTestApp | undefined;
   beforeAll(async () => {
     messaging = await startMessagingTestApp(overrides);
-    use({ messaging, store: await messaging.app.createAccount(storeName) });
+    const { app, mail, sms } = messaging;
+    use({ messaging, app, mail, sms, store: await app.createAccount(storeName) });
   });
   afterAll(() => messaging?.close());
   beforeEach(() => messaging?.clearMessages());

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { onTestFailed } from 'vitest';
 import { freePort } from '../../src/net/free-port.ts';
 import { withDeadline } from '../../src/process/deadline.ts';
 
@@ -203,6 +204,8 @@ export interface RunningDoorstep {
    * reaching the web process's carrier sandbox; resolves once its workers run. Stopped by `stop()`.
    */
   startWorker(env?: Record<string, string>): Promise<DoorstepProcess>;
+  /** The worker processes `startWorker` started, in order (killed ones too). */
+  workers: readonly DoorstepProcess[];
   /** Stops its workers and the process (SIGTERM, SIGKILL after a grace), and removes its data directory. */
   stop(): Promise<void>;
 }
@@ -236,6 +239,7 @@ export async function startDoorstep(
       base,
       dataDir,
       env,
+      workers,
       startWorker: async (extra = {}) => {
         // Its own PORT: a worker listens on nothing, and its sandbox URL must not come from it.
         const worker = spawnDoorstep('bin/worker.ts', {
@@ -261,4 +265,16 @@ export async function startDoorstep(
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * Prints the web process's output and each worker's when the current test fails (their access logs
+ * left out): what a process test that kills and restarts processes needs to be read afterwards.
+ */
+export function printOutputOnFailure(doorstep: RunningDoorstep): void {
+  onTestFailed(() => {
+    console.error(`web:\n${outputWithoutAccessLog(doorstep.proc, 8_000)}`);
+    for (const [index, worker] of doorstep.workers.entries())
+      console.error(`worker ${index + 1}:\n${outputWithoutAccessLog(worker, 8_000)}`);
+  });
 }
