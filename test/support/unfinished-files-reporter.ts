@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Reporter, TestModule } from 'vitest/node';
 
 /**
@@ -19,5 +20,15 @@ export default class UnfinishedFilesReporter implements Reporter {
     });
     if (lines.length === 0) return;
     process.stderr.write(`\nTest files that never finished (their worker process died):\n${lines.join('\n')}\n`);
+    // .ci/run reads the list to run those files once more (see there why).
+    const out = process.env.UNFINISHED_FILES_OUT;
+    if (out)
+      fs.writeFileSync(
+        out,
+        testModules
+          .filter((module) => lines.some((line) => line.startsWith(`  ${module.relativeModuleId}:`)))
+          .map((module) => `${module.relativeModuleId}\n`)
+          .join(''),
+      );
   }
 }
