@@ -15,6 +15,16 @@ export interface CarrierClients {
   sandboxed: CarrierCode[];
   /** Each carrier's shared call budget (./quota.ts), read by the operators' metrics. */
   quota: Record<CarrierCode, CarrierCallBudget>;
+  /** What every call reports to (the debug log line, then `observe`): for the carriers' other clients, such as push. */
+  onCall: (call: CarrierCall) => void;
+}
+
+/** Where a carrier without credentials is reached, with the sandbox's throw-away credentials. */
+export function sandboxEndpoint(
+  sandboxBaseUrl: string,
+  carrier: CarrierCode,
+): { baseUrl: string; clientId: string; clientSecret: string } {
+  return { baseUrl: `${sandboxBaseUrl}/${carrier}`, clientId: 'doorstep-sandbox', clientSecret: 'doorstep-sandbox' };
 }
 
 const factories: Record<CarrierCode, (options: CarrierClientOptions) => CarrierClient> = {
@@ -49,15 +59,9 @@ export function createCarrierClients(
       const credentials = config.carriers[carrier];
       const options: CarrierClientOptions = credentials
         ? { ...credentials, onCall, budget: quota[carrier] }
-        : {
-            baseUrl: `${sandboxBaseUrl}/${carrier}`,
-            clientId: 'doorstep-sandbox',
-            clientSecret: 'doorstep-sandbox',
-            onCall,
-            budget: quota[carrier],
-          };
+        : { ...sandboxEndpoint(sandboxBaseUrl, carrier), onCall, budget: quota[carrier] };
       return [carrier, factories[carrier](options)];
     }),
   ) as Record<CarrierCode, CarrierClient>;
-  return { clients, sandboxed, quota };
+  return { clients, sandboxed, quota, onCall };
 }

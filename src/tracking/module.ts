@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
-import { createCarrierClients } from '../carriers/clients.ts';
+import { createCarrierClients, sandboxEndpoint } from '../carriers/clients.ts';
 import {
   createFedexAivSubscriptions,
   fedexPushResult,
@@ -73,26 +73,17 @@ export interface CarrierAccessOptions {
 
 export function createCarrierAccess(config: Config, options: CarrierAccessOptions): CarrierAccess {
   const { sandboxBaseUrl, logger } = options;
-  const { clients, sandboxed, quota } = createCarrierClients(
+  const { clients, sandboxed, quota, onCall } = createCarrierClients(
     config,
     sandboxBaseUrl,
     logger,
     options.redis,
     options.observeCall,
   );
-  const onCall = (call: CarrierCall) => {
-    logger.debug({ carrierCall: call }, 'carrier call');
-    options.observeCall(call);
-  };
   // The in-process sandbox calls back over loopback, as the clients reach it, so a PUBLIC_URL that is
   // a tunnel (shopify app dev) or not reachable from here cannot silence it. Real carriers are given
   // PUBLIC_URL's routes (docs/tracking.md "Push").
   const loopbackBase = (options.pushCallbackBaseUrl ?? `http://127.0.0.1:${config.port}`).replace(/\/+$/, '');
-  const sandboxClient = (carrier: CarrierCode) => ({
-    baseUrl: `${sandboxBaseUrl}/${carrier}`,
-    clientId: 'doorstep-sandbox',
-    clientSecret: 'doorstep-sandbox',
-  });
 
   // USPS Subscriptions-Tracking with USPS_PUSH_SECRET, or the sandboxed USPS with a throw-away secret.
   const uspsPushSecret =
@@ -105,7 +96,7 @@ export function createCarrierAccess(config: Config, options: CarrierAccessOption
     clients.usps = {
       ...clients.usps,
       push: createUspsSubscriptions({
-        ...(real ?? sandboxClient('usps')),
+        ...(real ?? sandboxEndpoint(sandboxBaseUrl, 'usps')),
         listenerUrl: `${real ? config.publicUrl : loopbackBase}${USPS_SUBSCRIPTIONS_TRACKING_PATH}`,
         secret: uspsPush.secret,
         onCall,
@@ -126,7 +117,9 @@ export function createCarrierAccess(config: Config, options: CarrierAccessOption
     clients.fedex = {
       ...clients.fedex,
       push: createFedexAivSubscriptions({
-        ...(real ? { baseUrl: real.baseUrl, ...(fedexPushSettings.client ?? real) } : sandboxClient('fedex')),
+        ...(real
+          ? { baseUrl: real.baseUrl, ...(fedexPushSettings.client ?? real) }
+          : sandboxEndpoint(sandboxBaseUrl, 'fedex')),
         // loadConfig requires the account with real FedEx credentials; the sandbox takes any 9 digits.
         accountNumber: fedexPushSettings.accountNumber ?? '000000000',
         projectId: fedexPushSettings.projectId,
