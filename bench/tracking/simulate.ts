@@ -171,6 +171,9 @@ export function simulate(
   // it: the schedule reads the carrier's estimate, else Shopify's (docs/tracking.md "Free signals").
   const lastEventAt = new Float64Array(n).fill(Number.NaN);
   const observedEstimate = new Float64Array(n).fill(Number.NaN);
+  // Whether the carrier's last answer had an estimate: then the state's estimate is the carrier's,
+  // which an observation never replaces.
+  const carrierGaveEstimate = new Uint8Array(n);
   const feed = options.shopifyFeed ? shopifyEvents(journeys, options.shopifyFeed, options.seed ?? 1) : null;
 
   let endMs = 0;
@@ -214,6 +217,7 @@ export function simulate(
       state.status = snapshot.status;
       state.lastChangedAt = new Date(snapshot.at);
       lastEventAt[i] = snapshot.at;
+      carrierGaveEstimate[i] = snapshot.estimatedDeliveryAt === null ? 0 : 1;
       const estimate =
         snapshot.estimatedDeliveryAt ?? (Number.isNaN(observedEstimate[i]!) ? null : observedEstimate[i]!);
       state.estimatedDeliveryAt = estimate === null ? null : new Date(estimate);
@@ -245,7 +249,6 @@ export function simulate(
     const observedStatus = (OBSERVED_STATUSES as readonly string[]).includes(snapshot.status)
       ? (snapshot.status as ObservedStatus)
       : null;
-    const carrierEstimate = state.estimatedDeliveryAt !== null && Number.isNaN(observedEstimate[i]!);
     const next = applyObservation(
       state,
       {
@@ -256,7 +259,7 @@ export function simulate(
       },
       new Date(now),
       {
-        estimateObserved: !carrierEstimate && state.estimatedDeliveryAt !== null,
+        estimateObserved: state.estimatedDeliveryAt !== null && carrierGaveEstimate[i] === 0,
         lastEventAt: Number.isNaN(lastEventAt[i]!) ? null : new Date(lastEventAt[i]!),
       },
     );
