@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { expect, it } from 'vitest';
+import { testAppForFile, type TestApp } from '../support/test-app.ts';
 
 /** Issue 13, a newcomer's walk: the root is a page that points onward, and the tab icon exists. */
 let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(async () => {
-  await app?.close();
-});
+testAppForFile((started) => (app = started));
 
 it('GET / in a browser is a small page linking to the API reference and the operators’ endpoints', async () => {
   const response = await fetch(`${app.baseUrl}/`, { headers: { Accept: 'text/html' } });

@@ -1,9 +1,9 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.ts';
+import { describe, expect, it } from 'vitest';
+import { chromiumForFile } from '../support/chromium.ts';
 import { AXE_SOURCE, seriousViolations as seriousViolationsIn } from '../support/axe.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
+import { fixture, videoTestAppForFile, type VideoTestApp } from '../videos/video-test-app.ts';
 import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 /**
@@ -16,15 +16,8 @@ let app: VideoTestApp;
 let store: TestAccount;
 let browser: Browser;
 
-beforeAll(async () => {
-  app = await startVideoTestApp({ queue: 'manual' });
-  store = await app.createAccount();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+videoTestAppForFile({ queue: 'manual' }, (started) => ({ app, store } = started));
+chromiumForFile((launched) => (browser = launched));
 
 const seriousViolations = (url: string) => seriousViolationsIn(browser, url);
 

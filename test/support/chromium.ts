@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { forFile } from './for-file.ts';
 
 /** Debian's Chromium (postinstall installs it), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -24,6 +25,11 @@ export async function launchChromium(extraArgs: readonly string[] = []): Promise
   if (!fs.existsSync(CHROMIUM))
     throw new Error(`The browser tests need Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH).`);
   return chromium.launch({ executablePath: CHROMIUM, args: [...QUIET_HEADLESS, ...extraArgs] });
+}
+
+/** The file's browser: launched before its tests and closed after them; `use` receives it. */
+export function chromiumForFile(use: (browser: Browser) => void, extraArgs: readonly string[] = []): void {
+  forFile(() => launchChromium(extraArgs), use, (browser) => browser.close());
 }
 
 /**

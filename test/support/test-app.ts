@@ -14,6 +14,7 @@ import { createLogger } from '../../src/logger.ts';
 import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/messages/message-templates.ts';
 import { eventually } from './workers.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
+import { forFile } from './for-file.ts';
 
 /** Compiled once per test file, as a process compiles them once at start. */
 let templates: Promise<MessageTemplates> | undefined;
@@ -148,6 +149,11 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** The file's test app: started before its tests and closed after them; `use` receives it. */
+export function testAppForFile(use: (app: TestApp) => void, overrides: Parameters<typeof startTestApp>[0] = {}): void {
+  forFile(() => startTestApp(overrides), use, (app) => app.close());
 }
 
 export const validOrder = {

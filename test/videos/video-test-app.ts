@@ -4,7 +4,8 @@ import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import type { VideoService, VideoProcessingQueue } from '../../src/videos/service.ts';
 import type { VideoStorage } from '../../src/videos/storage/storage.ts';
 import type { TestClock } from '../support/clock.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { forFile } from '../support/for-file.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts';
 import { startTestWorkers } from '../support/workers.ts';
 
 export interface VideoTestApp extends TestApp {
@@ -43,6 +44,21 @@ export async function startVideoTestApp(options: {
       await app.close();
     },
   };
+}
+
+/** The file's video app and one store account: started before its tests, closed after them; `use` receives them. */
+export function videoTestAppForFile(
+  options: Parameters<typeof startVideoTestApp>[0],
+  use: (started: { app: VideoTestApp; store: TestAccount }) => void,
+): void {
+  forFile(
+    async () => {
+      const app = await startVideoTestApp(options);
+      return { app, store: await app.createAccount() };
+    },
+    use,
+    ({ app }) => app.close(),
+  );
 }
 
 export const fixture = (name: string): Buffer => fs.readFileSync(path.join(import.meta.dirname, 'fixtures', name));
