@@ -1,30 +1,17 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { expect, it } from 'vitest';
+import { chromiumForFile, pageWatchingProblems } from '../support/chromium.ts';
+import { testAppForFile, type TestApp } from '../support/test-app.ts';
 
 let app: TestApp;
 let browser: Browser;
-
-beforeAll(async () => {
-  app = await startTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+testAppForFile((started) => (app = started));
+chromiumForFile((launched) => (browser = launched));
 
 it('renders the API reference at /docs from our own origin, under its CSP, without credentials', async () => {
-  const page = await browser.newPage();
-  const problems: string[] = [];
+  // Chromium reports CSP and integrity refusals as console errors: among the page's problems.
+  const { page, problems } = await pageWatchingProblems(browser);
   const elsewhere: string[] = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  // Chromium reports CSP and integrity refusals as console errors.
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico'))
-      problems.push(`console: ${message.text()} (${message.location().url})`);
-  });
   page.on('request', (request) => {
     if (!request.url().startsWith(app.baseUrl) && !request.url().startsWith('data:')) elsewhere.push(request.url());
   });

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/messages/message-templates.ts';
 import type { TemplateName, TemplateValues } from '../../src/notifications/messages/templates.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { chromiumForFile } from '../support/chromium.ts';
 import { projectRoot } from '../support/processes.ts';
 
 /**
@@ -31,11 +31,8 @@ let browser: Browser;
 let templates: MessageTemplates;
 beforeAll(async () => {
   templates = await compileMessageTemplates();
-  browser = await launchChromium();
 });
-afterAll(async () => {
-  await browser?.close();
-});
+chromiumForFile((launched) => (browser = launched));
 
 it('the recipient video, record-link and not-watched e-mails on a phone and a desktop', async () => {
   for (const [name, file] of shots) {

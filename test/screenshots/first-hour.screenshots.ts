@@ -1,16 +1,12 @@
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { startFirstHourWorld, walkFirstHour } from '../shopify/first-hour.ts';
+import { forFile } from '../support/for-file.ts';
 import { projectRoot } from '../support/processes.ts';
 
 /** A merchant's first hour, pictured for docs/shopify.md (`npm run screenshots`): the same walk as test/shopify/first-hour.test.ts. */
 let world: Awaited<ReturnType<typeof startFirstHourWorld>>;
-beforeAll(async () => {
-  world = await startFirstHourWorld();
-});
-afterAll(async () => {
-  await world?.close();
-});
+forFile(startFirstHourWorld, (started) => (world = started), (started) => started.close());
 
 it('install, setup guide, test gift, watch page', async () => {
   const { problems } = await walkFirstHour(

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium.ts';
+import { expect, it } from 'vitest';
+import { chromiumForFile } from '../support/chromium.ts';
 import { projectRoot } from '../support/processes.ts';
 import { fixture, openStorefront, renderStorefrontPage, type Cart, type Product } from '../storefront/storefront.ts';
 
@@ -59,12 +59,7 @@ const devices = {
 const out = (name: string) => path.join(projectRoot, 'docs', 'screenshots', `${name}.png`);
 
 let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+chromiumForFile((launched) => (browser = launched));
 
 it('the storefront block on a product page, on a phone and a desktop', async () => {
   const html = await renderStorefrontPage('dawn-product-page', {

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { unsettledVideos } from '../../src/videos/videos.ts';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { fixture, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
 import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 const WEBM = fixture('recorded-vp8-opus.webm');
@@ -12,12 +12,10 @@ let app: VideoTestApp;
 let store: TestAccount;
 let other: TestAccount;
 
+videoTestAppForFile({ queue: 'bullmq', maxBytes: 64 * 1024 }, (started) => ({ app, store } = started));
 beforeAll(async () => {
-  app = await startVideoTestApp({ queue: 'bullmq', maxBytes: 64 * 1024 });
-  store = await app.createAccount();
   other = await app.createAccount('Another store');
 });
-afterAll(() => app.close());
 
 async function newOrder(): Promise<{ id: string; uuid: string }> {
   const response = await store.request('POST', '/v1/orders', validOrder);
@@ -161,11 +159,7 @@ describe('PUT /v1/orders/{id}/video', () => {
 describe('re-uploads: the latest upload wins', () => {
   let manual: VideoTestApp;
   let shop: TestAccount;
-  beforeAll(async () => {
-    manual = await startVideoTestApp({ queue: 'manual' });
-    shop = await manual.createAccount();
-  });
-  afterAll(() => manual.close());
+  videoTestAppForFile({ queue: 'manual' }, (started) => ({ app: manual, store: shop } = started));
 
   async function manualOrder() {
     return (await shop.request('POST', '/v1/orders', validOrder)).body as { id: string; uuid: string };

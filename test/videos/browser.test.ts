@@ -5,11 +5,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { startCuttingProxy } from '../support/cutting-proxy.ts';
-import { launchChromium, pageWatchingProblems } from '../support/chromium.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumForFile, pageWatchingProblems } from '../support/chromium.ts';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { fixture, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
 
 /**
  * The record and watch pages in a real (headless) Chromium against the real app. These must not
@@ -19,20 +19,12 @@ let app: VideoTestApp;
 let store: TestAccount;
 let browser: Browser;
 
-beforeAll(async () => {
-  app = await startVideoTestApp({ queue: 'bullmq' });
-  store = await app.createAccount();
-  // A fake camera and microphone, allowed without a prompt; play() without a click.
-  browser = await launchChromium([
-    '--use-fake-device-for-media-stream',
-    '--use-fake-ui-for-media-stream',
-    '--autoplay-policy=no-user-gesture-required',
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+videoTestAppForFile({ queue: 'bullmq' }, (started) => ({ app, store } = started));
+// A fake camera and microphone, allowed without a prompt; play() without a click.
+chromiumForFile(
+  (launched) => (browser = launched),
+  ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
+);
 
 const getOrder = async (id: string) => (await store.request('GET', `/v1/orders/${id}`)).body;
 

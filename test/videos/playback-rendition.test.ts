@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeVideo, rotationOf } from '../../src/videos/rendition/probe.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { topLevelBoxes } from './mp4-boxes.ts';
-import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { fixture, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
 
 /**
  * Issue 27, "done when": a portrait HEVC .mov and a VP9/Opus WebM uploaded through
@@ -17,13 +17,11 @@ let app: VideoTestApp;
 let store: TestAccount;
 let work: string;
 
-beforeAll(async () => {
-  app = await startVideoTestApp({ queue: 'bullmq' });
-  store = await app.createAccount();
+videoTestAppForFile({ queue: 'bullmq' }, (started) => ({ app, store } = started));
+beforeAll(() => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-playback-test-'));
 });
-afterAll(async () => {
-  await app?.close();
+afterAll(() => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VideoNotStoredError } from '../../src/videos/storage/storage.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { fixture, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
 import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 /**
@@ -10,12 +10,7 @@ import { sendInOneRequest } from '../support/resumable-upload.ts';
  */
 let app: VideoTestApp;
 let store: TestAccount;
-
-beforeAll(async () => {
-  app = await startVideoTestApp({ queue: 'manual' });
-  store = await app.createAccount();
-});
-afterAll(() => app.close());
+videoTestAppForFile({ queue: 'manual' }, (started) => ({ app, store } = started));
 
 /** A JPEG as far as anyone checks without decoding it: SOI, an APP0 JFIF segment, then data. */
 const JPEG = Buffer.concat([

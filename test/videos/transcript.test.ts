@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { fixture, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
 import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 /** Issue 14, captions: the transcript the record page sends after its upload, and the track it becomes. */
 let app: VideoTestApp;
 let store: TestAccount;
-
-beforeAll(async () => {
-  app = await startVideoTestApp({ queue: 'manual' });
-  store = await app.createAccount();
-});
-afterAll(() => app.close());
+videoTestAppForFile({ queue: 'manual' }, (started) => ({ app, store } = started));
 
 /** The record page's upload, processed: the answer's transcript URL. */
 async function sentFromRecordPage(uuid: string): Promise<string> {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UNNAMED_RECIPIENT } from '../../src/orders/recipient.ts';
 import { whatHappensNext } from '../../src/videos/what-happens-next.ts';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
 
 const order = {
   recipient_name: 'Grandpa Joe',
@@ -49,11 +49,7 @@ describe('whatHappensNext', () => {
 describe('the record page', () => {
   let app: VideoTestApp;
   let store: TestAccount;
-  beforeAll(async () => {
-    app = await startVideoTestApp({ queue: 'manual' });
-    store = await app.createAccount();
-  });
-  afterAll(() => app.close());
+  videoTestAppForFile({ queue: 'manual' }, (started) => ({ app, store } = started));
 
   it('tells the sender when the recipient gets the video, from the carrier’s estimate', async () => {
     const number = '1Z879E930346834451';
