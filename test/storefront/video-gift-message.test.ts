@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { AXE_SOURCE } from '../support/axe.ts';
-import { launchChromium } from '../support/chromium.ts';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumForFile } from '../support/chromium.ts';
+import { afterEach, describe, expect, it } from 'vitest';
 import { orderToVideoOrder, videoLineItems } from '../../src/shopify/orders/mapping.ts';
 import { shopifyOrder } from '../../src/shopify/orders/payloads.ts';
 import {
@@ -36,15 +36,10 @@ const cart = fixture<Cart>('cart.json');
 let browser: Browser;
 let context: BrowserContext | undefined;
 
-beforeAll(async () => {
-  browser = await launchChromium();
-});
+chromiumForFile((launched) => (browser = launched));
 afterEach(async () => {
   await context?.close();
   context = undefined;
-});
-afterAll(async () => {
-  await browser?.close();
 });
 
 /** A shopper in Berlin at 10:00 on TODAY, on one storefront page (the test's previous page closed). */
@@ -110,6 +105,23 @@ async function announcementOf(
 }
 
 const addToCart = (page: Page) => page.getByRole('button', { name: 'Add to cart' }).click();
+/** Adds to cart and waits for the theme's "Added to cart" confirmation. */
+const addedToCart = async (page: Page) => {
+  await addToCart(page);
+  await page.getByText('Added to cart').waitFor();
+};
+
+/** What a Dawn-like theme's own form posts for the gift (the fixture's variant 40001), with these fields after. */
+const dawnGiftForm = (...fields: Array<[string, unknown]>) => ({
+  path: '/cart/add',
+  body: [['form_type', 'product'], ['id', '40001'], ...fields],
+});
+
+/** What the block posts to add one video message add-on (the fixture's variant 50001) carrying these properties. */
+const addOnRequest = (properties: Record<string, unknown>) => ({
+  path: '/cart/add.js',
+  body: { items: [{ id: 50001, quantity: 1, properties }] },
+});
 
 /** The `properties[…]` of a posted form, as a property object. */
 function propertiesOf(pairs: unknown): Record<string, string> {
@@ -286,21 +298,15 @@ describe('setup 1: the message rides on the gift line', () => {
   it("a Dawn-like theme's own add-to-cart posts the message properties with the gift", async () => {
     const { page, store } = await visit('dawn-product-page', { videoProduct: null });
     await fillMessage(page, { name: '  Bob Example ', email: 'bob@example.com' });
-    await addToCart(page);
-    await page.getByText('Added to cart').waitFor();
+    await addedToCart(page);
 
     expect(store.cartRequests).toEqual([
-      {
-        path: '/cart/add',
-        body: [
-          ['form_type', 'product'],
-          ['id', '40001'],
-          ['properties[Recipient name]', 'Bob Example'],
-          ['properties[_recipient_email]', 'bob@example.com'],
-          ['properties[_send_trigger]', 'package'],
-          ['properties[_video_message]', 'yes'],
-        ],
-      },
+      dawnGiftForm(
+        ['properties[Recipient name]', 'Bob Example'],
+        ['properties[_recipient_email]', 'bob@example.com'],
+        ['properties[_send_trigger]', 'package'],
+        ['properties[_video_message]', 'yes'],
+      ),
     ]);
     // The server's mapping makes exactly this line a video order, with the shopper's answers.
     const order = orderWithLines([{ id: 11, variantId: 40001, properties: propertiesOf(store.cartRequests[0]!.body) }]);
@@ -348,17 +354,8 @@ describe('setup 1: the message rides on the gift line', () => {
     const { page, store } = await visit('dawn-product-page', { videoProduct: null });
     await fillMessage(page, { email: 'bob@example.com' });
     await page.getByLabel('Add a video message').uncheck();
-    await addToCart(page);
-    await page.getByText('Added to cart').waitFor();
-    expect(store.cartRequests).toEqual([
-      {
-        path: '/cart/add',
-        body: [
-          ['form_type', 'product'],
-          ['id', '40001'],
-        ],
-      },
-    ]);
+    await addedToCart(page);
+    expect(store.cartRequests).toEqual([dawnGiftForm()]);
     expect(store.problems).toEqual([]);
   });
 });
@@ -372,41 +369,24 @@ describe('setup 2: a video message add-on product', () => {
       phone: '+1 415-555-0123',
       trigger: 'Right after I record it',
     });
-    await addToCart(page);
-    await page.getByText('Added to cart').waitFor();
+    await addedToCart(page);
 
     expect(store.cartRequests).toHaveLength(2);
     const [addOn, gift] = store.cartRequests;
     const giftPairs = gift!.body as Array<[string, string]>;
     const key = propertiesOf(giftPairs)._gift_key;
     expect(key).toMatch(GIFT_KEY);
-    expect(addOn).toEqual({
-      path: '/cart/add.js',
-      body: {
-        items: [
-          {
-            id: 50001,
-            quantity: 1,
-            properties: {
-              _video_message: 'yes',
-              'Recipient name': 'Bob Example',
-              _recipient_email: 'bob@example.com',
-              _recipient_phone: '+14155550123',
-              _send_trigger: 'now',
-              _gift_key: key,
-            },
-          },
-        ],
-      },
-    });
-    expect(gift).toEqual({
-      path: '/cart/add',
-      body: [
-        ['form_type', 'product'],
-        ['id', '40001'],
-        ['properties[_gift_key]', key],
-      ],
-    });
+    expect(addOn).toEqual(
+      addOnRequest({
+        _video_message: 'yes',
+        'Recipient name': 'Bob Example',
+        _recipient_email: 'bob@example.com',
+        _recipient_phone: '+14155550123',
+        _send_trigger: 'now',
+        _gift_key: key,
+      }),
+    );
+    expect(gift).toEqual(dawnGiftForm(['properties[_gift_key]', key]));
 
     // The add-on's line is the video order; the gift's line is not, and only carries the key.
     const order = orderWithLines([
@@ -426,8 +406,7 @@ describe('setup 2: a video message add-on product', () => {
 
     // The next gift gets a key of its own (and its own add-on).
     await page.getByText('Added to cart').evaluate((status) => (status.textContent = ''));
-    await addToCart(page);
-    await page.getByText('Added to cart').waitFor();
+    await addedToCart(page);
     expect(store.cartRequests).toHaveLength(4);
     const secondKey = propertiesOf(store.cartRequests[3]!.body)._gift_key;
     expect(secondKey).toMatch(GIFT_KEY);
@@ -504,24 +483,15 @@ describe('setup 2: a video message add-on product', () => {
         properties: { Engraving: 'For Bob', _gift_wrap: 'yes', _gift_key: key },
       },
     });
-    expect(addOn).toEqual({
-      path: '/cart/add.js',
-      body: {
-        items: [
-          {
-            id: 50001,
-            quantity: 1,
-            properties: {
-              _video_message: 'yes',
-              'Recipient name': 'Bob Example',
-              _recipient_email: 'bob@example.com',
-              _send_trigger: 'package',
-              _gift_key: key,
-            },
-          },
-        ],
-      },
-    });
+    expect(addOn).toEqual(
+      addOnRequest({
+        _video_message: 'yes',
+        'Recipient name': 'Bob Example',
+        _recipient_email: 'bob@example.com',
+        _send_trigger: 'package',
+        _gift_key: key,
+      }),
+    );
     expect(store.problems).toEqual([]);
   });
 
@@ -608,8 +578,7 @@ describe('validation in the browser', () => {
       // a request from the blocked attempt would have been recorded before it.
       await fillMessage(page, { email: 'bob@example.com', phone: '', trigger: 'On a date', sendOn: TODAY });
       expect(await errorText.isVisible()).toBe(false);
-      await addToCart(page);
-      await page.getByText('Added to cart').waitFor();
+      await addedToCart(page);
       expect(store.cartRequests).toHaveLength(1);
       expect(propertiesOf(store.cartRequests[0]!.body)).toMatchObject({
         _recipient_email: 'bob@example.com',
@@ -625,8 +594,7 @@ describe('validation in the browser', () => {
     await addToCart(page);
     await page.getByText('Enter the mobile number with its country code').waitFor();
     await fillMessage(page, { phone: '+49 151 23456789' });
-    await addToCart(page);
-    await page.getByText('Added to cart').waitFor();
+    await addedToCart(page);
     expect(store.cartRequests.map((request) => request.path)).toEqual(['/cart/add.js', '/cart/add']);
     expect(store.problems).toEqual([]);
   });
