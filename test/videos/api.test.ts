@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { unsettledVideos } from '../../src/videos/videos.ts';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { fixture, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
+import { fixture, receivedAnswer, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
 import { sendInOneRequest } from '../support/resumable-upload.ts';
 
 const WEBM = fixture('recorded-vp8-opus.webm');
@@ -136,13 +136,7 @@ describe('PUT /v1/orders/{id}/video', () => {
     expect(response.status).toBe(201);
     const videoId = response.body.video_id as string;
     expect(videoId).toMatch(/^vid_[0-9a-f]{24}$/);
-    expect(response.body).toEqual({
-      status: 'received',
-      video_id: videoId,
-      poster_upload_url: `/record/${order.uuid}/videos/${videoId}/poster`,
-      transcript_url: `/record/${order.uuid}/videos/${videoId}/transcript`,
-      status_url: `/record/${order.uuid}/videos/${videoId}`,
-    });
+    expect(response.body).toEqual(receivedAnswer(order.uuid, videoId));
     expect(await processed(order.id)).toMatchObject({ video_duration: '2', status: 'recorded' });
     expect((await app.request('GET', response.body.status_url)).body).toEqual({ status: 'ready', duration_seconds: 2 });
     const unknown = await sendInOneRequest(

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VideoNotStoredError } from '../../src/videos/storage/storage.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { fixture, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
-import { sendInOneRequest } from '../support/resumable-upload.ts';
+import { uploadFromRecordPage, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
 
 /**
  * Issue 14, the poster frame: what the record page uploads after a video, and where it shows; and
@@ -21,13 +20,7 @@ const JPEG = Buffer.concat([
 ]);
 
 async function sentFromRecordPage(uuid: string, options: { process: boolean } = { process: true }): Promise<string> {
-  const response = await sendInOneRequest(
-    app,
-    `/record/${uuid}/uploads`,
-    fixture('recorded-vp8-opus.webm'),
-    'video/webm',
-  );
-  expect(response.status).toBe(201);
+  const response = await uploadFromRecordPage(app, uuid);
   expect(response.body).toMatchObject({
     status: 'received',
     poster_upload_url: expect.stringMatching(/\/poster$/),
@@ -36,6 +29,14 @@ async function sentFromRecordPage(uuid: string, options: { process: boolean } = 
   if (options.process) expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
   return response.body.poster_upload_url as string;
 }
+
+/** The order's video's poster key, as stored. */
+const posterOf = (orderId: string) =>
+  app.services.database.db
+    .selectFrom('videos')
+    .select('poster_key')
+    .where('order_id', '=', orderId)
+    .executeTakeFirstOrThrow();
 
 const putPoster = (url: string, body: Buffer, type = 'image/jpeg') =>
   app.request('PUT', url, { rawBody: body, headers: { 'Content-Type': type } });
@@ -53,11 +54,7 @@ describe('the poster frame', () => {
       return Buffer.from(await response.arrayBuffer());
     };
     expect((await putPoster(url, JPEG)).status).toBe(409);
-    const pagePoster = await app.services.database.db
-      .selectFrom('videos')
-      .select('poster_key')
-      .where('order_id', '=', order.id)
-      .executeTakeFirstOrThrow();
+    const pagePoster = await posterOf(order.id);
 
     expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
     const frame = await served();
@@ -89,19 +86,11 @@ describe('the poster frame', () => {
   it('leaves storage with the video it belongs to when a newer video replaces it', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
     expect((await putPoster(await sentFromRecordPage(order.uuid), JPEG)).status).toBe(200);
-    const first = await app.services.database.db
-      .selectFrom('videos')
-      .select('poster_key')
-      .where('order_id', '=', order.id)
-      .executeTakeFirstOrThrow();
+    const first = await posterOf(order.id);
     await sentFromRecordPage(order.uuid);
     await expect(app.storage.get(first.poster_key!)).rejects.toBeInstanceOf(VideoNotStoredError);
     // The new video shows its own frame.
-    const second = await app.services.database.db
-      .selectFrom('videos')
-      .select('poster_key')
-      .where('order_id', '=', order.id)
-      .executeTakeFirstOrThrow();
+    const second = await posterOf(order.id);
     expect(second.poster_key).not.toBe(first.poster_key);
     expect((await app.request('GET', `/watch/${order.uuid}/poster`)).status).toBe(200);
   });

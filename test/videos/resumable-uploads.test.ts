@@ -7,7 +7,7 @@ import { ResumableUploads } from '../../src/videos/uploads/resumable-uploads.ts'
 import { creationHeaders, sendInOneRequest } from '../support/resumable-upload.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
-import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { fixture, receivedAnswer, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 
 /**
  * Issue 27: the pages' uploads resume (tus, src/videos/uploads/resumable-uploads.ts). The connection is
@@ -104,13 +104,7 @@ describe('a resumable upload', () => {
     const rest = await patch(upload, offset, VIDEO.subarray(offset));
     expect(rest.status).toBe(200);
     const videoId = `vid_${upload.split('/').at(-1)}`;
-    expect(rest.body).toEqual({
-      status: 'received',
-      video_id: videoId,
-      poster_upload_url: `/record/${order.uuid}/videos/${videoId}/poster`,
-      transcript_url: `/record/${order.uuid}/videos/${videoId}/transcript`,
-      status_url: `/record/${order.uuid}/videos/${videoId}`,
-    });
+    expect(rest.body).toEqual(receivedAnswer(order.uuid, videoId));
     expect(app.enqueued).toContain(videoId);
     const row = await app.services.database.db
       .selectFrom('videos')

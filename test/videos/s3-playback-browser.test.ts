@@ -4,7 +4,7 @@ import { launchChromium } from '../support/chromium.ts';
 import { startFakeS3 } from '../support/fake-s3.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
-import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
+import { fixture, s3VideoEnv, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 
 /**
  * With S3_BUCKET set, the watch page's player is redirected to a presigned URL and Chromium fetches
@@ -22,13 +22,7 @@ beforeAll(async () => {
   s3 = await startFakeS3([BUCKET]);
   app = await startVideoTestApp({
     queue: 'manual',
-    env: {
-      S3_BUCKET: BUCKET,
-      S3_ENDPOINT: s3.endpoint,
-      S3_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
-      S3_PRESIGNED_URL_SECONDS: '120',
-    },
+    env: { ...s3VideoEnv(s3, BUCKET), S3_PRESIGNED_URL_SECONDS: '120' },
   });
   store = await app.createAccount();
   browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);

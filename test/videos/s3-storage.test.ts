@@ -6,7 +6,7 @@ import { S3Storage } from '../../src/videos/storage/s3-storage.ts';
 import { VideoNotStoredError } from '../../src/videos/storage/storage.ts';
 import { startFakeS3 } from '../support/fake-s3.ts';
 import { validOrder } from '../support/test-app.ts';
-import { fixture, startVideoTestApp } from './video-test-app.ts';
+import { fixture, s3VideoEnv, startVideoTestApp } from './video-test-app.ts';
 
 // S3Storage with the real @aws-sdk/client-s3 against a local S3-compatible server (wire format,
 // signatures, Range), the way a MinIO or R2 deployment configures it: endpoint + path-style.
@@ -148,15 +148,7 @@ describe('S3Storage against an S3-compatible server', () => {
 describe('the app with S3_BUCKET set', () => {
   it('stores an upload in the bucket, processes it from there, and serves the watch page’s Range requests from it', async () => {
     const webm = fixture('recorded-vp8-opus.webm');
-    const app = await startVideoTestApp({
-      queue: 'manual',
-      env: {
-        S3_BUCKET: BUCKET,
-        S3_ENDPOINT: s3.endpoint,
-        S3_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-        S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
-      },
-    });
+    const app = await startVideoTestApp({ queue: 'manual', env: s3VideoEnv(s3, BUCKET) });
     try {
       const store = await app.createAccount();
       const order = (await store.request('POST', '/v1/orders', validOrder)).body;

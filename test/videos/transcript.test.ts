@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/workers.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { fixture, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
-import { sendInOneRequest } from '../support/resumable-upload.ts';
+import { uploadFromRecordPage, videoTestAppForFile, type VideoTestApp } from './video-test-app.ts';
 
 /** Issue 14, captions: the transcript the record page sends after its upload, and the track it becomes. */
 let app: VideoTestApp;
@@ -11,13 +10,7 @@ videoTestAppForFile({ queue: 'manual' }, (started) => ({ app, store } = started)
 
 /** The record page's upload, processed: the answer's transcript URL. */
 async function sentFromRecordPage(uuid: string): Promise<string> {
-  const response = await sendInOneRequest(
-    app,
-    `/record/${uuid}/uploads`,
-    fixture('recorded-vp8-opus.webm'),
-    'video/webm',
-  );
-  expect(response.status).toBe(201);
+  const response = await uploadFromRecordPage(app, uuid);
   expect(response.body.transcript_url).toMatch(new RegExp(`^/record/${uuid}/videos/vid_[0-9a-f]+/transcript$`));
   expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
   return response.body.transcript_url as string;
