@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startCuttingProxy } from '../support/cutting-proxy.ts';
 import { chromiumForFile, pageWatchingProblems } from '../support/chromium.ts';
 import { describe, expect, it } from 'vitest';
@@ -23,12 +23,39 @@ videoTestAppForFile({ queue: 'bullmq' }, (started) => ({ app, store } = started)
 // A fake camera and microphone, allowed without a prompt; play() without a click.
 chromiumForFile(
   (launched) => (browser = launched),
-  ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--autoplay-policy=no-user-gesture-required'],
+  [
+    '--use-fake-device-for-media-stream',
+    '--use-fake-ui-for-media-stream',
+    '--autoplay-policy=no-user-gesture-required',
+  ],
 );
 
 const getOrder = async (id: string) => (await store.request('GET', `/v1/orders/${id}`)).body;
 
-const newPage = () => pageWatchingProblems(browser);
+/** Opens `url` in a new page that watches for problems, runs `use` on it, and closes it whatever happens. */
+async function onPage(url: string, use: (watched: { page: Page; problems: string[] }) => Promise<void>): Promise<void> {
+  const watched = await pageWatchingProblems(browser);
+  try {
+    await watched.page.goto(url);
+    await use(watched);
+  } finally {
+    await watched.page.close();
+  }
+}
+
+/** Chooses a video file on the record page, as the sender's file picker does. */
+const chooseFile = (page: Page, name: string, mimeType: string, buffer: Buffer) =>
+  page.locator('#file').setInputFiles({ name, mimeType, buffer });
+
+/** Waits until the record page's Send button can be pressed: the video is ready to go. */
+const sendable = (page: Page) =>
+  expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
+
+/** Presses Send video and waits until the record page's status says `outcome`. */
+async function send(page: Page, outcome: string, timeout: number): Promise<void> {
+  await page.getByRole('button', { name: 'Send video' }).click();
+  await page.getByRole('status').filter({ hasText: outcome }).waitFor({ timeout });
+}
 
 /**
  * Waits until the order's video is processed, then records it as sent to the recipient (no real
@@ -51,9 +78,7 @@ async function processedAndSent(orderId: string): Promise<void> {
 describe('in a browser', () => {
   it('records with the camera on the record page, sends it, and the order is recorded', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-    const { page, problems } = await newPage();
-    try {
-      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
+    await onPage(`${app.baseUrl}/record/${order.uuid}`, async ({ page, problems }) => {
       await page.getByRole('button', { name: 'Use the camera' }).click();
       // Record 2.5 s of the camera's own media clock (the preview plays the same stream), rather
       // than 2.5 s of wall time a busy machine may not give the browser.
@@ -65,20 +90,14 @@ describe('in a browser', () => {
       const startedAt = await mediaTime();
       await expect.poll(mediaTime, { timeout: 15_000 }).toBeGreaterThanOrEqual(startedAt + 2.5);
       await page.getByRole('button', { name: 'Stop recording' }).click();
-      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
-      await page.getByRole('button', { name: 'Send video' }).click();
-      await page
-        .getByRole('status')
-        .filter({ hasText: 'Thank you! Your video was received.' })
-        .waitFor({ timeout: 15_000 });
+      await sendable(page);
+      await send(page, 'Thank you! Your video was received.', 15_000);
       // The confirmation replaced the form: nothing left to press; then the video is ready.
       expect(await page.locator('#send').isHidden()).toBe(true);
       expect(await page.getByText('Choose a video file').isHidden()).toBe(true);
       await expect.poll(() => page.locator('#recorder').getAttribute('data-state'), { timeout: 60_000 }).toBe('sent');
       expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
     const recorded = await eventually(
       async () => {
         const current = await getOrder(order.id);
@@ -109,24 +128,14 @@ describe('in a browser', () => {
 
   it('shows a clear failure on the record page when the upload is refused', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-    const { page, problems } = await newPage();
-    try {
-      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
-      await page
-        .locator('#file')
-        .setInputFiles({ name: 'message.webm', mimeType: 'video/webm', buffer: fixture('recorded-vp8-opus.webm') });
-      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
+    await onPage(`${app.baseUrl}/record/${order.uuid}`, async ({ page, problems }) => {
+      await chooseFile(page, 'message.webm', 'video/webm', fixture('recorded-vp8-opus.webm'));
+      await sendable(page);
       await app.services.orders.cancel(order.id, 'api', 'test'); // cancelled while the sender watched the preview
-      await page.getByRole('button', { name: 'Send video' }).click();
-      await page
-        .getByRole('status')
-        .filter({ hasText: 'Your video was not sent: The order is cancelled' })
-        .waitFor({ timeout: 10_000 });
+      await send(page, 'Your video was not sent: The order is cancelled', 10_000);
       // The refused upload itself is the one error Chromium logs (a failed request), nothing else.
       expect(problems.filter((problem) => !/status of 409/.test(problem))).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   });
 
   it('asks the sender who the video is for when the order came without a recipient, and saves it', async () => {
@@ -135,9 +144,7 @@ describe('in a browser', () => {
       { name: 'Ann Sender', email: 'ann@example.com', recipient_name: 'your recipient' },
       { source: 'shopify', awaitingRecipient: { reason: 'the line item came without one' } },
     );
-    const { page, problems } = await newPage();
-    try {
-      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
+    await onPage(`${app.baseUrl}/record/${order.uuid}`, async ({ page, problems }) => {
       await page.getByRole('heading', { name: 'Who is your video message for?' }).waitFor();
       // The placeholder name is not offered as the recipient's name.
       expect(await page.getByLabel('Their name').inputValue()).toBe('');
@@ -149,9 +156,7 @@ describe('in a browser', () => {
       // Saved: the page reloads as the record page for Eve.
       await page.getByRole('heading', { name: 'Record a video message for Eve Doe' }).waitFor({ timeout: 10_000 });
       expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
     expect(await getOrder(order.id)).toMatchObject({
       recipient_name: 'Eve Doe',
       recipient_phone: '+14155550100',
@@ -167,9 +172,7 @@ describe('in a browser', () => {
     });
     await processedAndSent(order.id);
 
-    const { page, problems } = await newPage();
-    try {
-      await page.goto(`${app.baseUrl}/watch/${order.uuid}`);
+    await onPage(`${app.baseUrl}/watch/${order.uuid}`, async ({ page, problems }) => {
       await expect.poll(() => page.locator('h1').textContent()).toBe('For you');
       expect(await page.locator('#sender').textContent()).toBe('Ann Sender');
       // The page loaded and the browser fetched the video's metadata: not a view yet.
@@ -179,37 +182,23 @@ describe('in a browser', () => {
       await page.evaluate("document.getElementById('message').play()");
       await eventually(async () => ((await getOrder(order.id)).viewed_at ? true : undefined), 10_000, 'viewed_at');
       expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
   });
 
   it('sends the typed transcript with the video, and the watch page plays it as captions, by keyboard', async () => {
     const order = (await store.request('POST', '/v1/orders', { ...validOrder, video_title: 'With words' })).body;
     const said = 'Happy birthday, Bob! We hope you love it.';
-    const { page, problems } = await newPage();
-    try {
-      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
-      await page
-        .locator('#file')
-        .setInputFiles({ name: 'message.webm', mimeType: 'video/webm', buffer: fixture('recorded-vp8-opus.webm') });
+    await onPage(`${app.baseUrl}/record/${order.uuid}`, async ({ page, problems }) => {
+      await chooseFile(page, 'message.webm', 'video/webm', fixture('recorded-vp8-opus.webm'));
       await page.getByLabel('What you say (shown as captions)').fill(said);
-      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
-      await page.getByRole('button', { name: 'Send video' }).click();
-      await page
-        .getByRole('status')
-        .filter({ hasText: 'Thank you! Your video was received.' })
-        .waitFor({ timeout: 15_000 });
+      await sendable(page);
+      await send(page, 'Thank you! Your video was received.', 15_000);
       expect(await page.getByRole('status').textContent()).not.toContain('captions could not be saved');
       expect(problems).toEqual([]);
-    } finally {
-      await page.close();
-    }
+    });
     await processedAndSent(order.id);
 
-    const watch = await newPage();
-    try {
-      await watch.page.goto(`${app.baseUrl}/watch/${order.uuid}`);
+    await onPage(`${app.baseUrl}/watch/${order.uuid}`, async (watch) => {
       // The track loaded (readyState 2) and is shown by default: its cues are the transcript's.
       await watch.page.waitForFunction("document.querySelector('#message track').readyState === 2", undefined, {
         timeout: 10_000,
@@ -249,9 +238,7 @@ describe('in a browser', () => {
       await watch.page.keyboard.press('Space');
       await eventually(async () => ((await getOrder(order.id)).viewed_at ? true : undefined), 10_000, 'played');
       expect(watch.problems).toEqual([]);
-    } finally {
-      await watch.page.close();
-    }
+    });
   });
 });
 
@@ -261,27 +248,25 @@ describe('on a network that drops', () => {
     const video = await videoOfAboutOneMegabyte();
     // The first PATCH is cut once 60% of the video has gone through.
     const proxy = await startCuttingProxy(new URL(app.baseUrl), 'PATCH ', Math.floor(video.length * 0.6));
-    const { page, problems } = await newPage();
     try {
-      await page.goto(`${proxy.url}/record/${order.uuid}`);
-      await page.locator('#file').setInputFiles({ name: 'message.mp4', mimeType: 'video/mp4', buffer: video });
-      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
-      await page.getByRole('button', { name: 'Send video' }).click();
-      await page.getByRole('status').filter({ hasText: 'Your video is ready' }).waitFor({ timeout: 60_000 });
-      expect(proxy.cuts()).toBe(1);
-      // Resumed, not restarted: after the cut (and Chromium's own resend of the request, which the
-      // server refuses as the wrong offset), the last PATCH starts where the server's bytes end.
-      const offsets = proxy.offsets();
-      expect(offsets[0]).toBe(0);
-      const resumedFrom = offsets.at(-1)!;
-      expect(resumedFrom).toBeGreaterThan(video.length * 0.3);
-      expect(resumedFrom).toBeLessThanOrEqual(Math.floor(video.length * 0.6));
-      // The cut request is the one failure Chromium reports.
-      expect(
-        problems.filter((problem) => !/ERR_CONNECTION|ERR_EMPTY_RESPONSE|Failed to load resource/.test(problem)),
-      ).toEqual([]);
+      await onPage(`${proxy.url}/record/${order.uuid}`, async ({ page, problems }) => {
+        await chooseFile(page, 'message.mp4', 'video/mp4', video);
+        await sendable(page);
+        await send(page, 'Your video is ready', 60_000);
+        expect(proxy.cuts()).toBe(1);
+        // Resumed, not restarted: after the cut (and Chromium's own resend of the request, which the
+        // server refuses as the wrong offset), the last PATCH starts where the server's bytes end.
+        const offsets = proxy.offsets();
+        expect(offsets[0]).toBe(0);
+        const resumedFrom = offsets.at(-1)!;
+        expect(resumedFrom).toBeGreaterThan(video.length * 0.3);
+        expect(resumedFrom).toBeLessThanOrEqual(Math.floor(video.length * 0.6));
+        // The cut request is the one failure Chromium reports.
+        expect(
+          problems.filter((problem) => !/ERR_CONNECTION|ERR_EMPTY_RESPONSE|Failed to load resource/.test(problem)),
+        ).toEqual([]);
+      });
     } finally {
-      await page.close();
       await proxy.close();
     }
     const recorded = await getOrder(order.id);
@@ -293,25 +278,15 @@ describe('on a network that drops', () => {
 describe('after the upload', () => {
   it('says on the record page why a video could not be prepared', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-    const { page } = await newPage();
-    try {
-      await page.goto(`${app.baseUrl}/record/${order.uuid}`);
-      await page
-        .locator('#file')
-        .setInputFiles({ name: 'broken.mp4', mimeType: 'video/mp4', buffer: fixture('uploads/corrupt.mp4') });
-      await expect.poll(() => page.getByRole('button', { name: 'Send video' }).isEnabled()).toBe(true);
-      await page.getByRole('button', { name: 'Send video' }).click();
-      await page
-        .getByRole('status')
-        .filter({ hasText: 'We could not prepare your video:' })
-        .waitFor({ timeout: 60_000 });
+    await onPage(`${app.baseUrl}/record/${order.uuid}`, async ({ page }) => {
+      await chooseFile(page, 'broken.mp4', 'video/mp4', fixture('uploads/corrupt.mp4'));
+      await sendable(page);
+      await send(page, 'We could not prepare your video:', 60_000);
       // Back to the first screen: record again or choose another video; nothing to send.
       expect(await page.locator('#send').isDisabled()).toBe(true);
       expect(await page.locator('#send').isHidden()).toBe(true);
       expect(await page.getByText('Choose a video file').isVisible()).toBe(true);
-    } finally {
-      await page.close();
-    }
+    });
   });
 });
 
