@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TestClock } from '../support/clock.ts';
-import { startMailServer } from '../support/mail-server.ts';
 import { sampleVideo } from '../../src/videos/sample-video.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
-import { fixture, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
+import { fixture, type VideoTestApp } from '../videos/video-test-app.ts';
 import { sendInOneRequest } from '../support/resumable-upload.ts';
+import { thanksTestAppForFile, type MailServer } from './thanks-test-app.ts';
 
 /**
  * The thank-you reply's rules on real PGlite, real HTTP and a real SMTP server, processing and
@@ -13,28 +13,24 @@ import { sendInOneRequest } from '../support/resumable-upload.ts';
  */
 let app: VideoTestApp;
 let store: TestAccount;
-let mail: Awaited<ReturnType<typeof startMailServer>>;
+let mail: MailServer;
 const clock = new TestClock();
 
-beforeAll(async () => {
-  mail = await startMailServer();
-  app = await startVideoTestApp({
-    queue: 'manual',
-    clock,
-    env: { SMTP_URL: mail.url, THANKS_SEND_DELAY_SECONDS: '300' },
-  });
-  store = await app.createAccount('Maple & Thread');
-});
-afterAll(async () => {
-  await app?.close();
-  await mail?.close();
-});
+thanksTestAppForFile({ queue: 'manual', clock, sendDelaySeconds: 300 }, (started) => ({ app, store, mail } = started));
 
 const dispatch = () => app.services.dispatcher.dispatchDue(100);
 const types = async (orderId: string): Promise<string[]> =>
   (await store.request('GET', `/v1/orders/${orderId}/events`)).body.data.map((e: { type: string }) => e.type);
 const note = (uuid: string, text: unknown) =>
   app.request('PUT', `/watch/${uuid}/thanks/note`, { body: { note: text } });
+/** The order's thank-you reply, as stored. */
+const replyOf = (orderId: string) =>
+  app.services.database.db.selectFrom('thanks').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
+/** The recipient's reply video, sent from the watch page in one request: the id it was queued under. */
+async function replyVideo(uuid: string): Promise<string> {
+  await sendInOneRequest(app, `/watch/${uuid}/thanks/uploads`, fixture('recorded-vp8-opus.webm'), 'video/webm');
+  return app.enqueued.at(-1)!;
+}
 
 async function sentGift(
   extra: Record<string, unknown> = {},
@@ -91,44 +87,26 @@ describe('the thank-you reply', () => {
 
   it('keeps a note written while the reply video was processing: the newest reply stands', async () => {
     const order = await sentGift();
-    await sendInOneRequest(app, `/watch/${order.uuid}/thanks/uploads`, fixture('recorded-vp8-opus.webm'), 'video/webm');
-    const videoId = app.enqueued.at(-1)!;
+    const videoId = await replyVideo(order.uuid);
     clock.advance(1_000);
     expect((await note(order.uuid, 'Words after all')).status).toBe(200);
     expect(await app.videos.process(videoId)).toBe('superseded');
-    const reply = await app.services.database.db
-      .selectFrom('thanks')
-      .selectAll()
-      .where('order_id', '=', order.id)
-      .executeTakeFirstOrThrow();
+    const reply = await replyOf(order.id);
     expect(reply).toMatchObject({ reply: 'note', note: 'Words after all', video_id: null });
   });
 
   it('leaves the sent reply whole when a replacement finishes processing after the e-mail left', async () => {
     const sender = `late-${Date.now()}@example.com`;
     const order = await sentGift({ email: sender });
-    const upload = async () => {
-      await sendInOneRequest(
-        app,
-        `/watch/${order.uuid}/thanks/uploads`,
-        fixture('recorded-vp8-opus.webm'),
-        'video/webm',
-      );
-      return app.enqueued.at(-1)!;
-    };
-    const first = await upload();
+    const first = await replyVideo(order.uuid);
     expect(await app.videos.process(first)).toBe('recorded');
-    const late = await upload(); // accepted: the e-mail has not left yet
+    const late = await replyVideo(order.uuid); // accepted: the e-mail has not left yet
     clock.advance(301_000);
     await dispatch();
     expect(mail.messages.filter((m) => m.to.includes(sender) && m.raw.includes('thank-you'))).toHaveLength(1);
     expect(await app.videos.process(late)).toBe('order_cancelled');
     // The video the sender's e-mail and page show is still there, and plays.
-    const reply = await app.services.database.db
-      .selectFrom('thanks')
-      .selectAll()
-      .where('order_id', '=', order.id)
-      .executeTakeFirstOrThrow();
+    const reply = await replyOf(order.id);
     expect(reply.video_id).toBe(first);
     expect((await app.request('GET', `/thanks/${reply.key}`)).status).toBe(200);
     expect((await app.request('GET', `/thanks/${reply.key}/video`)).status).toBe(200);
@@ -173,13 +151,12 @@ describe('the thank-you reply', () => {
 
   it('is erased with the order: the note, the reply video and its files, and the sender link', async () => {
     const order = await sentGift();
-    await sendInOneRequest(app, `/watch/${order.uuid}/thanks/uploads`, fixture('recorded-vp8-opus.webm'), 'video/webm');
-    const videoId = app.enqueued.at(-1)!;
+    const videoId = await replyVideo(order.uuid);
     const db = app.services.database.db;
     const video = await db.selectFrom('videos').selectAll().where('id', '=', videoId).executeTakeFirstOrThrow();
     expect(video.purpose).toBe('thanks');
     expect((await note(order.uuid, 'Thanks!')).status).toBe(200);
-    const reply = await db.selectFrom('thanks').selectAll().where('order_id', '=', order.id).executeTakeFirstOrThrow();
+    const reply = await replyOf(order.id);
     const senderPage = await app.request('GET', `/thanks/${reply.key}`);
     expect(senderPage.status).toBe(200);
     // The sender reads the recipient's note: it is labelled as theirs, not "Your note".

@@ -1,11 +1,12 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seriousViolations } from '../support/axe.ts';
-import { launchChromium, pageWatchingProblems } from '../support/chromium.ts';
-import { decodedMail, startMailServer } from '../support/mail-server.ts';
+import { chromiumForFile, pageWatchingProblems } from '../support/chromium.ts';
+import { decodedMail } from '../support/mail-server.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
-import { fixture, fixturePath, startVideoTestApp, type VideoTestApp } from '../videos/video-test-app.ts';
+import { fixture, fixturePath, type VideoTestApp } from '../videos/video-test-app.ts';
+import { thanksTestAppForFile, type MailServer } from './thanks-test-app.ts';
 
 /**
  * Issue 14, "Done when": the thank-you flow end to end in a real Chromium against the real app, its
@@ -15,25 +16,16 @@ import { fixture, fixturePath, startVideoTestApp, type VideoTestApp } from '../v
 let app: VideoTestApp;
 let store: TestAccount;
 let browser: Browser;
-let mail: Awaited<ReturnType<typeof startMailServer>>;
+let mail: MailServer;
 
-beforeAll(async () => {
-  mail = await startMailServer();
-  // A short undo window (the default is 5 minutes; the delay has its own test). Not none: the page
-  // sends the reply's poster right after the upload, while the worker already processes the video,
-  // and the e-mail, which shows the poster, must not win that race (in production the window does).
-  app = await startVideoTestApp({
-    queue: 'bullmq',
-    env: { SMTP_URL: mail.url, THANKS_SEND_DELAY_SECONDS: '5' },
-  });
-  store = await app.createAccount('Maple & Thread');
-  browser = await launchChromium(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']);
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await mail?.close();
-});
+// A short undo window (the default is 5 minutes; the delay has its own test). Not none: the page
+// sends the reply's poster right after the upload, while the worker already processes the video,
+// and the e-mail, which shows the poster, must not win that race (in production the window does).
+thanksTestAppForFile({ queue: 'bullmq', sendDelaySeconds: 5 }, (started) => ({ app, store, mail } = started));
+chromiumForFile(
+  (launched) => (browser = launched),
+  ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],
+);
 
 /** An order whose gift video went to its recipient: the watch page then offers "Say thank you". */
 async function sentGift(sender: string): Promise<{ id: string; uuid: string }> {
