@@ -6,7 +6,11 @@ import { projectRoot } from '../support/processes.ts';
 
 /** A merchant's first hour, pictured for docs/shopify.md (`npm run screenshots`): the same walk as test/shopify/first-hour.test.ts. */
 let world: Awaited<ReturnType<typeof startFirstHourWorld>>;
-forFile(startFirstHourWorld, (started) => (world = started), (started) => started.close());
+forFile(
+  startFirstHourWorld,
+  (started) => (world = started),
+  (started) => started.close(),
+);
 
 it('install, setup guide, test gift, watch page', async () => {
   const { problems } = await walkFirstHour(
