@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   fakeShopifyId,
-  fulfillmentPayload,
   orderPayload,
   randomUpsTrackingNumber,
   signedWebhook,
@@ -9,7 +8,15 @@ import {
 import { reenqueueUnprocessedWebhooks } from '../../src/shopify/intake/queue.ts';
 import type { SendKind } from '../../src/vocabulary.ts';
 import { eventually } from '../support/workers.ts';
-import { getJson, SECRET, startShopifyTestApp, type ShopifyTestApp, videoOrderOf } from './harness.ts';
+import {
+  getJson,
+  placeOneLineOrder,
+  SECRET,
+  sendFulfillmentCreated,
+  startShopifyTestApp,
+  type ShopifyTestApp,
+  videoOrderOf,
+} from './harness.ts';
 
 let app: ShopifyTestApp;
 beforeAll(async () => {
@@ -29,17 +36,7 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
   it('orders/create → fulfillments/create (UPS) → sandbox delivery: delivered once; replays change nothing', async () => {
     const shop = `story-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
-    const shopifyOrderId = fakeShopifyId();
-    const lineItemId = fakeShopifyId();
-    expect(
-      (
-        await app.webhook(
-          shop,
-          'orders/create',
-          orderPayload({ id: shopifyOrderId, lines: [{ id: lineItemId, recipientEmail: 'bob@example.com' }] }),
-        )
-      ).status,
-    ).toBe(200);
+    const { shopifyOrderId, lineItemId } = await placeOneLineOrder(app, shop);
     const orderId = await videoOrderOf(app, shop, shopifyOrderId);
     const sends = (kind: SendKind) =>
       db()
@@ -57,18 +54,12 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
     await app.services.orders.markRecorded(orderId, { durationTenths: 60 });
 
     const number = randomUpsTrackingNumber();
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: fakeShopifyId(),
-        orderId: shopifyOrderId,
-        lineItemIds: [lineItemId],
-        trackingCompany: 'UPS',
-        trackingNumber: number,
-        updatedAt: new Date().toISOString(),
-      }),
-    );
+    await sendFulfillmentCreated(app, shop, {
+      orderId: shopifyOrderId,
+      lineItemIds: [lineItemId],
+      trackingCompany: 'UPS',
+      trackingNumber: number,
+    });
     await eventually(
       async () =>
         (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body.tracking_number === number ? true : undefined,
