@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  fakeShopifyId,
-  fulfillmentEventPayload,
-  randomUpsTrackingNumber,
-} from '../../src/shopify/dev/webhook-payloads.ts';
+import { fakeShopifyId, randomUpsTrackingNumber } from '../../src/shopify/dev/webhook-payloads.ts';
 import { TestClock } from '../support/clock.ts';
-import { placeOneLineOrder, sendFulfillmentCreated, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import {
+  placeOneLineOrder,
+  sendFulfillmentCreated,
+  sendFulfillmentEvent,
+  startShopifyTestApp,
+  type ShopifyTestApp,
+} from './harness.ts';
 
 /**
  * Free signals (docs/tracking.md "Free signals"): Shopify's fulfillment events feed the tracking
@@ -69,18 +71,13 @@ async function shippedGift() {
   const fulfillmentId = fakeShopifyId();
   const trackingNumber = randomUpsTrackingNumber();
   const event = (status: string, options: { estimatedDeliveryAt?: string; happenedAt?: string } = {}) =>
-    app.webhook(
-      shop,
-      'fulfillment_events/create',
-      fulfillmentEventPayload({
-        id: fakeShopifyId(),
-        fulfillmentId,
-        orderId: shopifyOrderId,
-        status,
-        happenedAt: options.happenedAt ?? iso(-5 * MINUTE),
-        estimatedDeliveryAt: options.estimatedDeliveryAt ?? null,
-      }),
-    );
+    sendFulfillmentEvent(app, shop, {
+      fulfillmentId,
+      orderId: shopifyOrderId,
+      status,
+      happenedAt: options.happenedAt ?? iso(-5 * MINUTE),
+      estimatedDeliveryAt: options.estimatedDeliveryAt ?? null,
+    });
   const ship = async () =>
     expect(
       (

@@ -3,6 +3,7 @@ import type { Services } from '../../src/app.ts';
 import type { EmailChannel } from '../../src/notifications/email.ts';
 import {
   fakeShopifyId,
+  fulfillmentEventPayload,
   fulfillmentPayload,
   orderPayload,
   signedWebhook,
@@ -203,6 +204,26 @@ export function sendFulfillmentCreated(
     'fulfillments/create',
     fulfillmentPayload({ id: fakeShopifyId(), updatedAt: new Date().toISOString(), ...fulfillment }),
   );
+}
+
+/** Sends fulfillment_events/create: a new event (fresh id) on a fulfillment of a Shopify order. */
+export function sendFulfillmentEvent(
+  app: ShopifyTestApp,
+  shop: string,
+  event: Omit<Parameters<typeof fulfillmentEventPayload>[0], 'id'>,
+): ReturnType<ShopifyTestApp['webhook']> {
+  return app.webhook(shop, 'fulfillment_events/create', fulfillmentEventPayload({ id: fakeShopifyId(), ...event }));
+}
+
+/** Processes every webhook the shop was sent once more, oldest first, as a replay (a replay must change nothing). */
+export async function replayEveryWebhook(app: ShopifyTestApp, shop: string): Promise<void> {
+  const receipts = await app.services.database.db
+    .selectFrom('webhook_receipts')
+    .select('webhook_id')
+    .where('shop', '=', shop)
+    .orderBy('id')
+    .execute();
+  for (const r of receipts) await app.shopify.processing.process(r.webhook_id, { replay: true });
 }
 
 /**

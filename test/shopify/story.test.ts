@@ -11,6 +11,7 @@ import { eventually } from '../support/workers.ts';
 import {
   getJson,
   placeOneLineOrder,
+  replayEveryWebhook,
   SECRET,
   sendFulfillmentCreated,
   startShopifyTestApp,
@@ -111,13 +112,7 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
         .orderBy('id')
         .execute();
     const sendsBefore = await allSends();
-    const receipts = await db()
-      .selectFrom('webhook_receipts')
-      .select('webhook_id')
-      .where('shop', '=', shop)
-      .orderBy('id')
-      .execute();
-    for (const r of receipts) await app.shopify.processing.process(r.webhook_id, { replay: true });
+    await replayEveryWebhook(app, shop);
     expect(await timeline()).toEqual(before);
     // Every message is a row before any provider is called, so a message the replays queued would
     // already be here (no waiting needed to catch one): nothing new, nothing changed.

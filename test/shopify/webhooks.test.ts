@@ -3,13 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fakeShopifyId,
   type GiftLine,
-  fulfillmentEventPayload,
   fulfillmentPayload,
   orderPayload,
   randomUpsTrackingNumber,
 } from '../../src/shopify/dev/webhook-payloads.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
-import { getJson, sendFulfillmentCreated, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import {
+  getJson,
+  replayEveryWebhook,
+  sendFulfillmentCreated,
+  sendFulfillmentEvent,
+  startShopifyTestApp,
+  type ShopifyTestApp,
+} from './harness.ts';
 
 let app: ShopifyTestApp;
 beforeAll(async () => {
@@ -307,17 +313,12 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
     const fulfillmentId = fakeShopifyId();
-    await app.webhook(
-      shop,
-      'fulfillment_events/create',
-      fulfillmentEventPayload({
-        id: fakeShopifyId(),
-        fulfillmentId,
-        orderId: shopifyOrderId,
-        status: 'delivered',
-        happenedAt: '2026-12-05T11:00:00Z',
-      }),
-    );
+    await sendFulfillmentEvent(app, shop, {
+      fulfillmentId,
+      orderId: shopifyOrderId,
+      status: 'delivered',
+      happenedAt: '2026-12-05T11:00:00Z',
+    });
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'created' });
     await app.webhook(
       shop,
@@ -652,13 +653,7 @@ describe('replay', () => {
       events: await events(orderIds[0]!),
       links: await links(shop, shopifyOrderId),
     };
-    const receipts = await db()
-      .selectFrom('webhook_receipts')
-      .select('webhook_id')
-      .where('shop', '=', shop)
-      .orderBy('id')
-      .execute();
-    for (const r of receipts) await app.shopify.processing.process(r.webhook_id, { replay: true });
+    await replayEveryWebhook(app, shop);
     expect({
       order: await order(orderIds[0]!),
       events: await events(orderIds[0]!),
