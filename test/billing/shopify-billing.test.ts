@@ -53,10 +53,12 @@ async function billingApi(shop: string, method = 'GET', route = '/shopify/api/bi
 }
 
 /** The shop's account (with /v1 credentials), installed by the first embedded load, which also creates the subscription. */
-async function installShop(shop: string) {
+/** Installs the shop and reads its billing; with a `decision`, the merchant then answers the plan's approval page. */
+async function installShop(shop: string, decision?: 'approve' | 'decline') {
   const { auth } = await app.addShop(shop);
   const billing = await billingApi(shop);
   expect(billing.status).toBe(200);
+  if (decision) await answerApproval(billing.body.subscription.confirmation_url, decision);
   return { auth, billing: billing.body };
 }
 
@@ -232,8 +234,7 @@ describe('one plan at a time', () => {
 
   it('two processes subscribing at once leave one plan to approve', async () => {
     const shop = newShop('two-processes');
-    const { billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    await installShop(shop, 'decline');
     const shopRow = await getShop(db(), shop);
     const [first, second] = await Promise.all([
       app.services.billing.subscribe(shopRow),
@@ -252,8 +253,7 @@ describe('one plan at a time', () => {
 
   it('a newer plan that is not active does not hide the approved one from charges', async () => {
     const shop = newShop('newer-declined');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const { auth } = await installShop(shop, 'approve');
     const active = await db()
       .selectFrom('shopify_subscriptions')
       .selectAll()
@@ -284,8 +284,7 @@ describe('a plan activated while a charge is being marked unbilled', () => {
   // it exists, and is tested, only on PostgreSQL (npm run test:postgres).
   it.skipIf(!usingRealPostgres)('the charge waits for the activation and is charged, not left unbilled', async () => {
     const shop = newShop('race');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    const { auth } = await installShop(shop, 'decline');
     const orderId = await sentOrder(auth, 2000);
     await settled(orderId, 'unbilled');
     // The charge is pending again, its job not yet run (it runs below, by hand).
@@ -351,8 +350,7 @@ describe('a plan activated while a charge is being marked unbilled', () => {
 describe('Shopify failing', () => {
   it('subscribing while Shopify answers 5xx is a 503 in words, not a 500', async () => {
     const shop = newShop('down-subscribe');
-    const { billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    await installShop(shop, 'decline');
     // Two calls fail: the plan's question (answered from the setting instead) and the creation.
     fake.failGraphql(503, 2);
     const answer = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
@@ -509,8 +507,7 @@ describe('usage charges', () => {
 describe('monthly statements', () => {
   it("a Shopify shop's orders are left out of /v1/billing/statements (billed through Shopify), and counted", async () => {
     const shop = newShop('statement');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const { auth } = await installShop(shop, 'approve');
     const orderId = await sentOrder(auth, 2000);
     await settled(orderId, 'recorded');
     // The account also on a revenue share of its own: still nothing owed on the statement.
@@ -540,8 +537,7 @@ async function apiAccountAuth() {
 describe('the cap', () => {
   it('over the capped amount the video is sent anyway, the shortfall recorded and the cap shown', async () => {
     const shop = newShop('cap');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const { auth } = await installShop(shop, 'approve');
     const within = await sentOrder(auth, 10_000); // $5.00 of $10.00
     await settled(within, 'recorded');
     const over = await sentOrder(auth, 20_000); // $10.00 more: past the cap
@@ -583,8 +579,7 @@ describe('the cap', () => {
 describe('declined', () => {
   it('sending continues, the debt is shown, and approving a new plan this month bills it once', async () => {
     const shop = newShop('declined');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'decline');
+    const { auth, billing } = await installShop(shop, 'decline');
     const declined = (await billingApi(shop)).body;
     expect(declined.subscription).toMatchObject({ status: 'declined', confirmation_url: null });
 
@@ -638,8 +633,7 @@ describe('a plan that changed at Shopify', () => {
 
   it('frozen: the refusal refreshes our plan (frozen, shown); unfrozen, the next page open bills the debt once', async () => {
     const shop = newShop('frozen');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const { auth } = await installShop(shop, 'approve');
     fakePlanOf(shop).status = 'FROZEN'; // the store's own Shopify bill is unpaid
     const orderId = await sentOrder(auth, 2000);
     const row = await settled(orderId, 'unbilled');
@@ -657,8 +651,7 @@ describe('a plan that changed at Shopify', () => {
 
   it('cancelled: the plan shows cancelled, a new plan can be subscribed, and approving it bills the debt', async () => {
     const shop = newShop('cancelled');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const { auth } = await installShop(shop, 'approve');
     fakePlanOf(shop).status = 'CANCELLED';
     const orderId = await sentOrder(auth, 2000);
     await settled(orderId, 'unbilled');
@@ -674,8 +667,7 @@ describe('a plan that changed at Shopify', () => {
 describe('currencies', () => {
   it('a Shopify order in another currency is not charged (unbilled, with the reason shown); a USD one is', async () => {
     const shop = newShop('currency');
-    const { billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    await installShop(shop, 'approve');
     const sentShopifyOrder = async (currency: string) => {
       const id = fakeShopifyId();
       const payload = orderPayload({
@@ -708,8 +700,7 @@ describe('currencies', () => {
 describe('uninstall', () => {
   it('a video sent after the shop uninstalled is unbilled (Shopify cancelled the plan); reinstalling shows the plan cancelled', async () => {
     const shop = newShop('uninstall');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const { auth } = await installShop(shop, 'approve');
     await app.webhook(shop, 'app/uninstalled', { id: 1 });
     // What Shopify does to an app's subscriptions at uninstall.
     for (const subscription of fake.subscriptions.values())
@@ -728,8 +719,7 @@ describe('uninstall', () => {
 describe('uninstall during a retry', () => {
   it('a charge whose earlier attempt may have reached Shopify is not re-opened by a later plan', async () => {
     const shop = newShop('uninstall-retry');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const { auth } = await installShop(shop, 'approve');
     fake.failGraphql(503, 100); // Shopify fails (after maybe recording): the job retries
     try {
       const orderId = await sentOrder(auth, 2000);
@@ -766,8 +756,7 @@ describe('the reconciler', () => {
 
   it('leaves a charge waiting out its backoff alone, and re-adds one whose job is gone', async () => {
     const shop = newShop('reconcile');
-    const { auth, billing } = await installShop(shop);
-    await answerApproval(billing.subscription.confirmation_url, 'approve');
+    const { auth } = await installShop(shop, 'approve');
     fake.failGraphql(503, 100);
     try {
       const orderId = await sentOrder(auth, 2000);
@@ -801,8 +790,7 @@ describe('token care', () => {
     // Tokens live 60 s, inside the refresh margin: every use refreshes.
     fake.accessTokenLifetime = 60;
     try {
-      const { auth, billing } = await installShop(shop);
-      await answerApproval(billing.subscription.confirmation_url, 'approve');
+      const { auth } = await installShop(shop, 'approve');
       fake.refuseRefreshes = true;
       const orderId = await sentOrder(auth, 2000);
       // The job tries, Shopify refuses the refresh: the charge waits, pending, with the reason.

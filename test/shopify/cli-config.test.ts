@@ -126,19 +126,22 @@ const webConfigSchema = z
 const appConfig = appConfigSchema.safeParse(appToml).data ?? (appToml as z.infer<typeof appConfigSchema>);
 const webConfig = webConfigSchema.safeParse(webToml).data ?? (webToml as z.infer<typeof webConfigSchema>);
 
+/** The Admin API scopes the app asks for, sorted: the toml declares them and the OAuth redirect asks for them. */
+const SCOPES = [
+  'read_fulfillments',
+  'read_locales',
+  'read_orders',
+  'read_themes',
+  'write_products',
+  'write_publications',
+];
+
 describe('the Shopify CLI files', () => {
   it('shopify.app.toml has the keys the CLI requires and nothing it no longer accepts', () => {
     expect(appConfigSchema.safeParse(appToml).error?.issues ?? []).toEqual([]);
     expect((appToml as { build?: object }).build).not.toHaveProperty('include_config_on_deploy');
     // Shopify managed install with the scopes we need (token exchange in src/shopify/auth/routes.ts).
-    expect(appConfig.access_scopes.scopes?.split(',').sort()).toEqual([
-      'read_fulfillments',
-      'read_locales',
-      'read_orders',
-      'read_themes',
-      'write_products',
-      'write_publications',
-    ]);
+    expect(appConfig.access_scopes.scopes?.split(',').sort()).toEqual(SCOPES);
     expect(appConfig.access_scopes.use_legacy_install_flow).toBe(false);
     expect(appConfig.embedded).toBe(true);
   });
@@ -313,14 +316,7 @@ describe('`shopify app dev` runs the web command with the environment the CLI gi
     const authorize = new URL(begin.headers.get('location')!);
     expect(authorize.searchParams.get('client_id')).toBe('cli-given-client-id');
     expect(authorize.searchParams.get('redirect_uri')).toBe(`${tunnel}${webConfig.auth_callback_path as string}`);
-    expect(authorize.searchParams.get('scope')!.split(',').sort()).toEqual([
-      'read_fulfillments',
-      'read_locales',
-      'read_orders',
-      'read_themes',
-      'write_products',
-      'write_publications',
-    ]);
+    expect(authorize.searchParams.get('scope')!.split(',').sort()).toEqual(SCOPES);
 
     // The CLI's test webhook, signed with the secret it passed: accepted at webhooks_path.
     const signed = signedWebhook(secret, 'cli-dev.myshopify.com', 'app/uninstalled', { id: 1 });

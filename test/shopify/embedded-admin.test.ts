@@ -46,6 +46,8 @@ afterAll(async () => {
 });
 
 const db = () => app.services.database.db;
+/** The test shop's row as saved now (the settings tests poll it until the page's save lands). */
+const savedShop = () => db().selectFrom('shops').selectAll().where('domain', '=', shop).executeTakeFirstOrThrow();
 
 /** Opens the admin at `path`; after the test, no script error or CSP refusal may have happened. */
 async function withAdmin(path: string, use: (admin: EmbeddedAdmin) => Promise<void>): Promise<void> {
@@ -295,36 +297,14 @@ describe('the embedded admin in a browser', () => {
       await quickMap.waitFor({ timeout: 15_000 });
       await quickMap.selectOption('usps');
       await page.locator('.app-bridge-toast', { hasText: 'Settings saved' }).waitFor();
-      await expect
-        .poll(
-          async () =>
-            (
-              await db()
-                .selectFrom('shops')
-                .select('carrier_aliases')
-                .where('domain', '=', shop)
-                .executeTakeFirstOrThrow()
-            ).carrier_aliases,
-        )
-        .toEqual({ 'Canada Post': 'usps' });
+      await expect.poll(async () => (await savedShop()).carrier_aliases).toEqual({ 'Canada Post': 'usps' });
       // Mapped: it leaves the unmapped list and is a row of the form.
       await expect.poll(() => page.getByLabel('Map Canada Post to…').count()).toBe(0);
       await expect.poll(() => page.getByLabel('Tracking company').inputValue()).toBe('Canada Post');
 
       await page.getByLabel('Carrier').selectOption('fedex');
       await page.getByRole('button', { name: 'Save', exact: true }).click();
-      await expect
-        .poll(
-          async () =>
-            (
-              await db()
-                .selectFrom('shops')
-                .select('carrier_aliases')
-                .where('domain', '=', shop)
-                .executeTakeFirstOrThrow()
-            ).carrier_aliases,
-        )
-        .toEqual({ 'Canada Post': 'fedex' });
+      await expect.poll(async () => (await savedShop()).carrier_aliases).toEqual({ 'Canada Post': 'fedex' });
       await page.reload();
       await expect.poll(() => page.getByLabel('Carrier').inputValue(), { timeout: 15_000 }).toBe('fedex');
     });
@@ -446,17 +426,6 @@ describe('the embedded admin in a browser', () => {
       await page.getByRole('button', { name: 'Save', exact: true }).click();
       await page.locator('.app-bridge-toast', { hasText: 'Settings saved' }).waitFor();
     });
-    await expect
-      .poll(
-        async () =>
-          (
-            await db()
-              .selectFrom('shops')
-              .select('video_product_ids')
-              .where('domain', '=', shop)
-              .executeTakeFirstOrThrow()
-          ).video_product_ids,
-      )
-      .toEqual(['7001', '7002']);
+    await expect.poll(async () => (await savedShop()).video_product_ids).toEqual(['7001', '7002']);
   });
 });

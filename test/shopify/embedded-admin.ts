@@ -2,14 +2,9 @@ import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { APP_BRIDGE_URL } from '../../src/shopify/admin/page.ts';
 import { appBridgeStandinScript, type PickerProduct } from '../../src/shopify/dev/app-bridge-standin.ts';
-import {
-  fakeShopifyId,
-  fulfillmentPayload,
-  orderPayload,
-  randomUpsTrackingNumber,
-} from '../../src/shopify/dev/webhook-payloads.ts';
+import { fakeShopifyId, orderPayload, randomUpsTrackingNumber } from '../../src/shopify/dev/webhook-payloads.ts';
 import { eventually } from '../support/workers.ts';
-import { API_KEY, getJson, SECRET, videoOrderOf, type ShopifyTestApp } from './harness.ts';
+import { API_KEY, getJson, SECRET, sendFulfillmentCreated, videoOrderOf, type ShopifyTestApp } from './harness.ts';
 import { sessionToken } from './session-token.ts';
 import { oneRequestUploadHeaders } from '../../src/videos/uploads/resumable-uploads.ts';
 
@@ -190,18 +185,12 @@ export async function seedStore(app: ShopifyTestApp, shop: string, auth: string)
     let trackingNumber: string | null = null;
     if (seed.carrier) {
       trackingNumber = randomUpsTrackingNumber();
-      await app.webhook(
-        shop,
-        'fulfillments/create',
-        fulfillmentPayload({
-          id: fakeShopifyId(),
-          orderId: shopifyOrderId,
-          lineItemIds: [lineItemId],
-          trackingCompany: seed.carrier,
-          trackingNumber,
-          updatedAt: new Date().toISOString(),
-        }),
-      );
+      await sendFulfillmentCreated(app, shop, {
+        orderId: shopifyOrderId,
+        lineItemIds: [lineItemId],
+        trackingCompany: seed.carrier,
+        trackingNumber,
+      });
     }
     if (seed.delivered && trackingNumber) {
       await eventually(

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  fakeShopifyId,
-  fulfillmentEventPayload,
-  fulfillmentPayload,
-  orderPayload,
-  randomUpsTrackingNumber,
-} from '../../src/shopify/dev/webhook-payloads.ts';
+import { fakeShopifyId, randomUpsTrackingNumber } from '../../src/shopify/dev/webhook-payloads.ts';
 import { TestClock } from '../support/clock.ts';
-import { startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import {
+  placeOneLineOrder,
+  sendFulfillmentCreated,
+  sendFulfillmentEvent,
+  startShopifyTestApp,
+  type ShopifyTestApp,
+} from './harness.ts';
 
 /**
  * Free signals (docs/tracking.md "Free signals"): Shopify's fulfillment events feed the tracking
@@ -61,17 +61,7 @@ async function upsSays(trackingNumber: string, status: string, estimatedDelivery
 async function shippedGift() {
   const shop = `signals-${Date.now()}-${shopCounter++}.myshopify.com`;
   await app.addShop(shop);
-  const shopifyOrderId = fakeShopifyId();
-  const lineItemId = fakeShopifyId();
-  expect(
-    (
-      await app.webhook(
-        shop,
-        'orders/create',
-        orderPayload({ id: shopifyOrderId, lines: [{ id: lineItemId, recipientEmail: 'bob@example.com' }] }),
-      )
-    ).status,
-  ).toBe(200);
+  const { shopifyOrderId, lineItemId } = await placeOneLineOrder(app, shop);
   const link = await db()
     .selectFrom('shopify_order_links')
     .select('order_id')
@@ -81,33 +71,24 @@ async function shippedGift() {
   const fulfillmentId = fakeShopifyId();
   const trackingNumber = randomUpsTrackingNumber();
   const event = (status: string, options: { estimatedDeliveryAt?: string; happenedAt?: string } = {}) =>
-    app.webhook(
-      shop,
-      'fulfillment_events/create',
-      fulfillmentEventPayload({
-        id: fakeShopifyId(),
-        fulfillmentId,
-        orderId: shopifyOrderId,
-        status,
-        happenedAt: options.happenedAt ?? iso(-5 * MINUTE),
-        estimatedDeliveryAt: options.estimatedDeliveryAt ?? null,
-      }),
-    );
+    sendFulfillmentEvent(app, shop, {
+      fulfillmentId,
+      orderId: shopifyOrderId,
+      status,
+      happenedAt: options.happenedAt ?? iso(-5 * MINUTE),
+      estimatedDeliveryAt: options.estimatedDeliveryAt ?? null,
+    });
   const ship = async () =>
     expect(
       (
-        await app.webhook(
-          shop,
-          'fulfillments/create',
-          fulfillmentPayload({
-            id: fulfillmentId,
-            orderId: shopifyOrderId,
-            lineItemIds: [lineItemId],
-            trackingCompany: 'UPS',
-            trackingNumber,
-            updatedAt: iso(-HOUR),
-          }),
-        )
+        await sendFulfillmentCreated(app, shop, {
+          id: fulfillmentId,
+          orderId: shopifyOrderId,
+          lineItemIds: [lineItemId],
+          trackingCompany: 'UPS',
+          trackingNumber,
+          updatedAt: iso(-HOUR),
+        })
       ).status,
     ).toBe(200);
   return { orderId: link.order_id, trackingNumber, event, ship };

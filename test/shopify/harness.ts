@@ -1,7 +1,13 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Services } from '../../src/app.ts';
 import type { EmailChannel } from '../../src/notifications/email.ts';
-import { signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
+import {
+  fakeShopifyId,
+  fulfillmentEventPayload,
+  fulfillmentPayload,
+  orderPayload,
+  signedWebhook,
+} from '../../src/shopify/dev/webhook-payloads.ts';
 import type { ShopifyServices } from '../../src/shopify/index.ts';
 import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
 import { registerShop } from '../../src/shopify/shops.ts';
@@ -169,6 +175,55 @@ export function videoOrderOf(app: ShopifyTestApp, shop: string, shopifyOrderId: 
     15_000,
     'the video order',
   );
+}
+
+/** Sends orders/create for a new Shopify order with one video line for bob@example.com, and expects it accepted. */
+export async function placeOneLineOrder(
+  app: ShopifyTestApp,
+  shop: string,
+): Promise<{ shopifyOrderId: number; lineItemId: number }> {
+  const shopifyOrderId = fakeShopifyId();
+  const lineItemId = fakeShopifyId();
+  const sent = await app.webhook(
+    shop,
+    'orders/create',
+    orderPayload({ id: shopifyOrderId, lines: [{ id: lineItemId, recipientEmail: 'bob@example.com' }] }),
+  );
+  expect(sent.status).toBe(200);
+  return { shopifyOrderId, lineItemId };
+}
+
+/** Sends fulfillments/create for a Shopify order's line items: a new fulfillment (fresh id) updated now, unless given. */
+export function sendFulfillmentCreated(
+  app: ShopifyTestApp,
+  shop: string,
+  fulfillment: Omit<Parameters<typeof fulfillmentPayload>[0], 'id' | 'updatedAt'> & { id?: number; updatedAt?: string },
+): ReturnType<ShopifyTestApp['webhook']> {
+  return app.webhook(
+    shop,
+    'fulfillments/create',
+    fulfillmentPayload({ id: fakeShopifyId(), updatedAt: new Date().toISOString(), ...fulfillment }),
+  );
+}
+
+/** Sends fulfillment_events/create: a new event (fresh id) on a fulfillment of a Shopify order. */
+export function sendFulfillmentEvent(
+  app: ShopifyTestApp,
+  shop: string,
+  event: Omit<Parameters<typeof fulfillmentEventPayload>[0], 'id'>,
+): ReturnType<ShopifyTestApp['webhook']> {
+  return app.webhook(shop, 'fulfillment_events/create', fulfillmentEventPayload({ id: fakeShopifyId(), ...event }));
+}
+
+/** Processes every webhook the shop was sent once more, oldest first, as a replay (a replay must change nothing). */
+export async function replayEveryWebhook(app: ShopifyTestApp, shop: string): Promise<void> {
+  const receipts = await app.services.database.db
+    .selectFrom('webhook_receipts')
+    .select('webhook_id')
+    .where('shop', '=', shop)
+    .orderBy('id')
+    .execute();
+  for (const r of receipts) await app.shopify.processing.process(r.webhook_id, { replay: true });
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { findShop } from '../../src/shopify/shops.ts';
-import { launchChromium, pageWatchingProblems } from '../support/chromium.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { chromiumForFile, pageWatchingProblems } from '../support/chromium.ts';
+import { testAppForFile, type TestApp } from '../support/test-app.ts';
 
 /**
  * Issue 28: a merchant installs from the front page. On the development credentials (`npm start`)
@@ -11,14 +11,9 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
  */
 let app: TestApp;
 let browser: Browser;
-beforeAll(async () => {
-  app = await startTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+// The browser's hooks come second, so it closes before the app.
+testAppForFile((started) => (app = started));
+chromiumForFile((launched) => (browser = launched));
 
 it('goes from the front page’s Install form to the install page, then into the installed app', async () => {
   expect(app.services.config.shopify.development).toBe(true);

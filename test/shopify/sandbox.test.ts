@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
 import { registerShop } from '../../src/shopify/shops.ts';
 import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { eventually } from '../support/workers.ts';
+import { testAppWithWorkersForFile } from './app-with-workers.ts';
 import { sessionToken } from './session-token.ts';
 
 /**
@@ -12,15 +13,7 @@ import { sessionToken } from './session-token.ts';
  */
 describe('the Shopify sandbox on development credentials', () => {
   let app: TestApp;
-  let workers: Awaited<ReturnType<typeof startTestWorkers>>;
-  beforeAll(async () => {
-    app = await startTestApp();
-    workers = await startTestWorkers(app.services);
-  });
-  afterAll(async () => {
-    await workers?.close();
-    await app?.close();
-  });
+  testAppWithWorkersForFile((started) => (app = started));
 
   it('shops add → embedded load (token exchange) → subscription approved on the sandbox page → a sent video is one usage record', async () => {
     expect(app.services.config.shopify.development).toBe(true);

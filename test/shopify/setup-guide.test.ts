@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
 import { productTemplateWithBlock } from '../../src/shopify/dev/sandbox/theme-editor.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import type { TestApp } from '../support/test-app.ts';
 import { outboxMail } from '../support/outbox.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { eventually } from '../support/workers.ts';
+import { testAppWithWorkersForFile } from './app-with-workers.ts';
 import { sessionToken } from './session-token.ts';
 
 /**
@@ -12,15 +13,7 @@ import { sessionToken } from './session-token.ts';
  * sandbox (its theme, its settings), and "Send a test gift to yourself" to the outbox.
  */
 let app: TestApp;
-let workers: Awaited<ReturnType<typeof startTestWorkers>>;
-beforeAll(async () => {
-  app = await startTestApp();
-  workers = await startTestWorkers(app.services);
-});
-afterAll(async () => {
-  await workers?.close();
-  await app?.close();
-});
+testAppWithWorkersForFile((started) => (app = started));
 
 const adminApi = async (shop: string, method: 'GET' | 'POST', route: string, body?: unknown) =>
   app.request(method, `/shopify/api${route}`, {

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   fakeShopifyId,
-  fulfillmentPayload,
   orderPayload,
   randomUpsTrackingNumber,
   signedWebhook,
@@ -9,7 +8,16 @@ import {
 import { reenqueueUnprocessedWebhooks } from '../../src/shopify/intake/queue.ts';
 import type { SendKind } from '../../src/vocabulary.ts';
 import { eventually } from '../support/workers.ts';
-import { getJson, SECRET, startShopifyTestApp, type ShopifyTestApp, videoOrderOf } from './harness.ts';
+import {
+  getJson,
+  placeOneLineOrder,
+  replayEveryWebhook,
+  SECRET,
+  sendFulfillmentCreated,
+  startShopifyTestApp,
+  type ShopifyTestApp,
+  videoOrderOf,
+} from './harness.ts';
 
 let app: ShopifyTestApp;
 beforeAll(async () => {
@@ -29,17 +37,7 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
   it('orders/create → fulfillments/create (UPS) → sandbox delivery: delivered once; replays change nothing', async () => {
     const shop = `story-${Date.now()}.myshopify.com`;
     const { auth } = await app.addShop(shop);
-    const shopifyOrderId = fakeShopifyId();
-    const lineItemId = fakeShopifyId();
-    expect(
-      (
-        await app.webhook(
-          shop,
-          'orders/create',
-          orderPayload({ id: shopifyOrderId, lines: [{ id: lineItemId, recipientEmail: 'bob@example.com' }] }),
-        )
-      ).status,
-    ).toBe(200);
+    const { shopifyOrderId, lineItemId } = await placeOneLineOrder(app, shop);
     const orderId = await videoOrderOf(app, shop, shopifyOrderId);
     const sends = (kind: SendKind) =>
       db()
@@ -57,18 +55,12 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
     await app.services.orders.markRecorded(orderId, { durationTenths: 60 });
 
     const number = randomUpsTrackingNumber();
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: fakeShopifyId(),
-        orderId: shopifyOrderId,
-        lineItemIds: [lineItemId],
-        trackingCompany: 'UPS',
-        trackingNumber: number,
-        updatedAt: new Date().toISOString(),
-      }),
-    );
+    await sendFulfillmentCreated(app, shop, {
+      orderId: shopifyOrderId,
+      lineItemIds: [lineItemId],
+      trackingCompany: 'UPS',
+      trackingNumber: number,
+    });
     await eventually(
       async () =>
         (await getJson(app.baseUrl, `/v1/orders/${orderId}`, auth)).body.tracking_number === number ? true : undefined,
@@ -120,13 +112,7 @@ describe('a store story through the real queue, workers and carrier sandbox', ()
         .orderBy('id')
         .execute();
     const sendsBefore = await allSends();
-    const receipts = await db()
-      .selectFrom('webhook_receipts')
-      .select('webhook_id')
-      .where('shop', '=', shop)
-      .orderBy('id')
-      .execute();
-    for (const r of receipts) await app.shopify.processing.process(r.webhook_id, { replay: true });
+    await replayEveryWebhook(app, shop);
     expect(await timeline()).toEqual(before);
     // Every message is a row before any provider is called, so a message the replays queued would
     // already be here (no waiting needed to catch one): nothing new, nothing changed.

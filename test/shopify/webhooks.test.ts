@@ -3,13 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fakeShopifyId,
   type GiftLine,
-  fulfillmentEventPayload,
   fulfillmentPayload,
   orderPayload,
   randomUpsTrackingNumber,
 } from '../../src/shopify/dev/webhook-payloads.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
-import { getJson, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
+import {
+  getJson,
+  replayEveryWebhook,
+  sendFulfillmentCreated,
+  sendFulfillmentEvent,
+  startShopifyTestApp,
+  type ShopifyTestApp,
+} from './harness.ts';
 
 let app: ShopifyTestApp;
 beforeAll(async () => {
@@ -57,6 +63,10 @@ async function placeOrder(
     orderIds: lines.flatMap((l) => orderOf.get(String(l.id)) ?? []),
   };
 }
+
+/** Sends fulfillments/create for those line items, last updated on 2 December (a fresh fulfillment id unless given). */
+const fulfill = (shop: string, fulfillment: Parameters<typeof sendFulfillmentCreated>[2]) =>
+  sendFulfillmentCreated(app, shop, { updatedAt: '2026-12-02T10:00:00Z', ...fulfillment });
 
 describe('POST /shopify/webhooks', () => {
   it('rejects a tampered body or a wrong secret with 401 and stores nothing', async () => {
@@ -182,18 +192,12 @@ describe('fulfillments', () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
     const number = randomUpsTrackingNumber();
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: fakeShopifyId(),
-        orderId: shopifyOrderId,
-        lineItemIds,
-        trackingCompany: 'United Parcel Service',
-        trackingNumber: number,
-        updatedAt: '2026-12-02T10:00:00Z',
-      }),
-    );
+    await fulfill(shop, {
+      orderId: shopifyOrderId,
+      lineItemIds,
+      trackingCompany: 'United Parcel Service',
+      trackingNumber: number,
+    });
     expect(await order(orderIds[0]!)).toMatchObject({ carrier: 'ups', tracking_number: number });
     expect((await events(orderIds[0]!)).some((e) => e.type === 'shipment.set' && e.source === 'shopify')).toBe(true);
   });
@@ -201,18 +205,12 @@ describe('fulfillments', () => {
   it('ignores a fulfillment without gift items', async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, orderIds } = await placeOrder(shop);
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: fakeShopifyId(),
-        orderId: shopifyOrderId,
-        lineItemIds: [123],
-        trackingCompany: 'UPS',
-        trackingNumber: randomUpsTrackingNumber(),
-        updatedAt: '2026-12-02T10:00:00Z',
-      }),
-    );
+    await fulfill(shop, {
+      orderId: shopifyOrderId,
+      lineItemIds: [123],
+      trackingCompany: 'UPS',
+      trackingNumber: randomUpsTrackingNumber(),
+    });
     expect(await order(orderIds[0]!)).toMatchObject({ carrier: null, tracking_number: null });
   });
 
@@ -220,32 +218,20 @@ describe('fulfillments', () => {
     const { shop } = await newShop();
     await updateShopSettings(db(), shop, { carrier_aliases: { 'Royal Mail Tracked': 'usps' } }, new Date());
     const a = await placeOrder(shop);
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: fakeShopifyId(),
-        orderId: a.shopifyOrderId,
-        lineItemIds: a.lineItemIds,
-        trackingCompany: 'ROYAL MAIL TRACKED',
-        trackingNumber: '9400111899223817240935',
-        updatedAt: '2026-12-02T10:00:00Z',
-      }),
-    );
+    await fulfill(shop, {
+      orderId: a.shopifyOrderId,
+      lineItemIds: a.lineItemIds,
+      trackingCompany: 'ROYAL MAIL TRACKED',
+      trackingNumber: '9400111899223817240935',
+    });
     expect(await order(a.orderIds[0]!)).toMatchObject({ carrier: 'usps' });
     const b = await placeOrder(shop);
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: fakeShopifyId(),
-        orderId: b.shopifyOrderId,
-        lineItemIds: b.lineItemIds,
-        trackingCompany: 'Other',
-        trackingNumber: '986578788855',
-        updatedAt: '2026-12-02T10:00:00Z',
-      }),
-    );
+    await fulfill(shop, {
+      orderId: b.shopifyOrderId,
+      lineItemIds: b.lineItemIds,
+      trackingCompany: 'Other',
+      trackingNumber: '986578788855',
+    });
     expect(await order(b.orderIds[0]!)).toMatchObject({ carrier: 'fedex', tracking_number: '986578788855' });
   });
 
@@ -277,18 +263,7 @@ describe('fulfillments', () => {
     const id = fakeShopifyId();
     const lineItemId = fakeShopifyId();
     const number = randomUpsTrackingNumber();
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: fakeShopifyId(),
-        orderId: id,
-        lineItemIds: [lineItemId],
-        trackingCompany: 'UPS',
-        trackingNumber: number,
-        updatedAt: '2026-12-02T10:00:00Z',
-      }),
-    );
+    await fulfill(shop, { orderId: id, lineItemIds: [lineItemId], trackingCompany: 'UPS', trackingNumber: number });
     await app.webhook(
       shop,
       'orders/create',
@@ -338,17 +313,12 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
     const fulfillmentId = fakeShopifyId();
-    await app.webhook(
-      shop,
-      'fulfillment_events/create',
-      fulfillmentEventPayload({
-        id: fakeShopifyId(),
-        fulfillmentId,
-        orderId: shopifyOrderId,
-        status: 'delivered',
-        happenedAt: '2026-12-05T11:00:00Z',
-      }),
-    );
+    await sendFulfillmentEvent(app, shop, {
+      fulfillmentId,
+      orderId: shopifyOrderId,
+      status: 'delivered',
+      happenedAt: '2026-12-05T11:00:00Z',
+    });
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'created' });
     await app.webhook(
       shop,
@@ -469,18 +439,12 @@ describe('orders/cancelled and app/uninstalled', () => {
   it('cancels the video orders of a cancelled Shopify order (tracking and pending send stop)', async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: fakeShopifyId(),
-        orderId: shopifyOrderId,
-        lineItemIds,
-        trackingCompany: 'UPS',
-        trackingNumber: randomUpsTrackingNumber(),
-        updatedAt: '2026-12-02T10:00:00Z',
-      }),
-    );
+    await fulfill(shop, {
+      orderId: shopifyOrderId,
+      lineItemIds,
+      trackingCompany: 'UPS',
+      trackingNumber: randomUpsTrackingNumber(),
+    });
     await app.webhook(shop, 'orders/cancelled', {
       ...orderPayload({ id: shopifyOrderId, lines: [] }),
       cancelled_at: '2026-12-02T11:00:00Z',
@@ -637,18 +601,13 @@ describe('compliance topics', () => {
   it("shop/redact deletes the shop's data", async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: 3,
-        orderId: shopifyOrderId,
-        lineItemIds,
-        trackingCompany: 'Hermes',
-        trackingNumber: 'H',
-        updatedAt: '2026-12-02T10:00:00Z',
-      }),
-    );
+    await fulfill(shop, {
+      id: 3,
+      orderId: shopifyOrderId,
+      lineItemIds,
+      trackingCompany: 'Hermes',
+      trackingNumber: 'H',
+    });
     await app.webhook(shop, 'app/uninstalled', { id: 1 });
     const sent = await app.webhook(shop, 'shop/redact', { shop_id: 1, shop_domain: shop });
     expect((await receipt(sent.webhookId))?.status).toBe('processed');
@@ -669,18 +628,13 @@ describe('replay', () => {
   it('replaying every webhook of a story changes nothing', async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
-    await app.webhook(
-      shop,
-      'fulfillments/create',
-      fulfillmentPayload({
-        id: 61,
-        orderId: shopifyOrderId,
-        lineItemIds,
-        trackingCompany: 'Canada Post',
-        trackingNumber: 'CP61',
-        updatedAt: '2026-12-02T10:00:00Z',
-      }),
-    );
+    await fulfill(shop, {
+      id: 61,
+      orderId: shopifyOrderId,
+      lineItemIds,
+      trackingCompany: 'Canada Post',
+      trackingNumber: 'CP61',
+    });
     await app.webhook(
       shop,
       'fulfillments/update',
@@ -699,13 +653,7 @@ describe('replay', () => {
       events: await events(orderIds[0]!),
       links: await links(shop, shopifyOrderId),
     };
-    const receipts = await db()
-      .selectFrom('webhook_receipts')
-      .select('webhook_id')
-      .where('shop', '=', shop)
-      .orderBy('id')
-      .execute();
-    for (const r of receipts) await app.shopify.processing.process(r.webhook_id, { replay: true });
+    await replayEveryWebhook(app, shop);
     expect({
       order: await order(orderIds[0]!),
       events: await events(orderIds[0]!),

@@ -66,16 +66,15 @@ const pending = { status: 200, body: { status: 'pending' } };
 const bob = { recipient_name: 'Bob', record_url: 'https://doorstep.test/record/u-1', recorded: false };
 const carol = { recipient_name: 'Carol', record_url: 'https://doorstep.test/record/u-2', recorded: true };
 
+/** Loads ORDER's record links from `appUrl`: fresh tokens and quick retries unless the test says otherwise. */
+const load = (appUrl: string, options: Partial<Parameters<typeof loadRecordLinks>[0]> = {}) =>
+  loadRecordLinks({ appUrl, orderId: ORDER, getSessionToken: tokens().get, retryDelaysMs: FAST, ...options });
+
 describe('loadRecordLinks', () => {
   it('asks the endpoint with the order id and a fresh Bearer token, and shows each message', async () => {
     const server = await scriptedServer([ready([bob, carol])]);
     const token = tokens();
-    const view = await loadRecordLinks({
-      appUrl: server.url,
-      orderId: ORDER,
-      getSessionToken: token.get,
-      retryDelaysMs: FAST,
-    });
+    const view = await load(server.url, { getSessionToken: token.get });
     expect(view).toEqual({
       show: 'messages',
       messages: [
@@ -89,36 +88,21 @@ describe('loadRecordLinks', () => {
   it('asks again while the answer is pending (the webhook is late), with a new token each time', async () => {
     const server = await scriptedServer([pending, pending, ready([bob])]);
     const token = tokens();
-    const view = await loadRecordLinks({
-      appUrl: server.url,
-      orderId: ORDER,
-      getSessionToken: token.get,
-      retryDelaysMs: FAST,
-    });
+    const view = await load(server.url, { getSessionToken: token.get });
     expect(view).toMatchObject({ show: 'messages', messages: [{ recipientName: 'Bob' }] });
     expect(server.requests.map((r) => r.authorization)).toEqual(['Bearer token-1', 'Bearer token-2', 'Bearer token-3']);
   });
 
   it('gives up after the last delay and shows nothing (an order without a video message stays pending)', async () => {
     const server = await scriptedServer([pending]);
-    const view = await loadRecordLinks({
-      appUrl: server.url,
-      orderId: ORDER,
-      getSessionToken: tokens().get,
-      retryDelaysMs: [5, 5, 5],
-    });
+    const view = await load(server.url, { retryDelaysMs: [5, 5, 5] });
     expect(view).toEqual({ show: 'nothing' });
     expect(server.requests).toHaveLength(4);
   });
 
   it('asks again after a server error, a 429 or a dropped connection', async () => {
     const server = await scriptedServer([{ status: 503 }, { status: 429 }, 'hang up', ready([bob])]);
-    const view = await loadRecordLinks({
-      appUrl: server.url,
-      orderId: ORDER,
-      getSessionToken: tokens().get,
-      retryDelaysMs: FAST,
-    });
+    const view = await load(server.url);
     expect(view).toMatchObject({ show: 'messages', messages: [{ recipientName: 'Bob' }] });
     expect(server.requests).toHaveLength(4);
   });
@@ -130,23 +114,13 @@ describe('loadRecordLinks', () => {
       if (++calls === 1) throw new Error('no token yet');
       return 'token';
     };
-    const view = await loadRecordLinks({
-      appUrl: server.url,
-      orderId: ORDER,
-      getSessionToken: flakyToken,
-      retryDelaysMs: FAST,
-    });
+    const view = await load(server.url, { getSessionToken: flakyToken });
     expect(view).toMatchObject({ show: 'messages' });
     expect(server.requests).toHaveLength(1);
 
     const gone = await scriptedServer([ready([bob])]);
     await gone.close();
-    const unreachable = await loadRecordLinks({
-      appUrl: gone.url,
-      orderId: ORDER,
-      getSessionToken: tokens().get,
-      retryDelaysMs: [5, 5],
-    });
+    const unreachable = await load(gone.url, { retryDelaysMs: [5, 5] });
     expect(unreachable).toEqual({ show: 'nothing' });
   });
 
@@ -158,12 +132,7 @@ describe('loadRecordLinks', () => {
       { status: 200, body: 'not an object' },
     ]) {
       const server = await scriptedServer([answer]);
-      const view = await loadRecordLinks({
-        appUrl: server.url,
-        orderId: ORDER,
-        getSessionToken: tokens().get,
-        retryDelaysMs: FAST,
-      });
+      const view = await load(server.url);
       expect({ answer, view, requests: server.requests.length }).toEqual({
         answer,
         view: { show: 'nothing' },
@@ -182,12 +151,7 @@ describe('loadRecordLinks', () => {
         carol,
       ]),
     ]);
-    const view = await loadRecordLinks({
-      appUrl: server.url,
-      orderId: ORDER,
-      getSessionToken: tokens().get,
-      retryDelaysMs: FAST,
-    });
+    const view = await load(server.url);
     expect(view).toEqual({
       show: 'messages',
       messages: [{ recipientName: 'Carol', recordUrl: carol.record_url, recorded: true }],
@@ -213,13 +177,7 @@ describe('loadRecordLinks', () => {
   it('stops waiting when the extension goes away (aborted), showing nothing', async () => {
     const server = await scriptedServer([pending]);
     const controller = new AbortController();
-    const loading = loadRecordLinks({
-      appUrl: server.url,
-      orderId: ORDER,
-      getSessionToken: tokens().get,
-      retryDelaysMs: [60_000],
-      signal: controller.signal,
-    });
+    const loading = load(server.url, { retryDelaysMs: [60_000], signal: controller.signal });
     while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     const started = Date.now();
     controller.abort();

@@ -101,6 +101,13 @@ async function createOrder(auth: string, fields: Record<string, unknown> = {}): 
 const record = (orderId: string) => app.services.orders.markRecorded(orderId, { durationTenths: 52 });
 const markDeliveredByApi = async (auth: string, orderId: string) =>
   expect((await v1(auth, 'PUT', `/v1/orders/${orderId}`, { delivered: 1 })).status).toBe(200);
+/** An API order whose video is recorded and whose package the API marked delivered: its message is due. */
+async function dueOrder(auth: string, fields: Record<string, unknown> = {}): Promise<string> {
+  const orderId = await createOrder(auth, fields);
+  await record(orderId);
+  await markDeliveredByApi(auth, orderId);
+  return orderId;
+}
 /** What the dispatch tick does: sends what is due. */
 const dispatch = () => app.services.dispatcher.dispatchDue(100);
 
@@ -176,20 +183,14 @@ describe('GET /shopify/api/home', () => {
     await createOrder(auth); // too old to count
     clock.set(start);
 
-    const first = await createOrder(auth);
-    await record(first);
-    await markDeliveredByApi(auth, first);
+    const first = await dueOrder(auth);
     clock.advance(90_000);
     await dispatch();
-    const second = await createOrder(auth);
-    await record(second);
-    await markDeliveredByApi(auth, second);
+    await dueOrder(auth); // sent 30 s after its delivery
     clock.advance(30_000);
     await dispatch();
     await createOrder(auth); // awaiting its video
-    const bounced = await createOrder(auth, { recipient_email: 'bounce@example.com' });
-    await record(bounced);
-    await markDeliveredByApi(auth, bounced);
+    await dueOrder(auth, { recipient_email: 'bounce@example.com' });
     await dispatch();
     await app.services.orders.markViewed(first);
 
@@ -258,19 +259,13 @@ describe('orders', () => {
   beforeAll(async () => {
     ({ shop, auth } = await newShop('orders'));
     // Orders that need sending first (dispatch sends every due message), the rest after.
-    ids.sent = await createOrder(auth, { name: 'Sam Sent', recipient_email: 'sent@example.com' });
-    await record(ids.sent);
-    await markDeliveredByApi(auth, ids.sent);
-    ids.viewed = await createOrder(auth, { name: 'Vera Viewed' });
-    await record(ids.viewed);
-    await markDeliveredByApi(auth, ids.viewed);
-    ids.needs_attention = await createOrder(auth, {
+    ids.sent = await dueOrder(auth, { name: 'Sam Sent', recipient_email: 'sent@example.com' });
+    ids.viewed = await dueOrder(auth, { name: 'Vera Viewed' });
+    ids.needs_attention = await dueOrder(auth, {
       name: 'Fay Failed',
       recipient_name: 'Bea Bounce',
       recipient_email: 'bounce@example.com',
     });
-    await record(ids.needs_attention);
-    await markDeliveredByApi(auth, ids.needs_attention);
     await dispatch();
     await app.services.orders.markViewed(ids.viewed);
 
@@ -290,9 +285,7 @@ describe('orders', () => {
     trackingNumber = randomUpsTrackingNumber();
     ids.tracking = await createOrder(auth, { name: 'Tom Tracked', carrier: 'ups', tracking_number: trackingNumber });
     await record(ids.tracking);
-    ids.delivered = await createOrder(auth, { name: 'Dee Delivered' });
-    await record(ids.delivered);
-    await markDeliveredByApi(auth, ids.delivered);
+    ids.delivered = await dueOrder(auth, { name: 'Dee Delivered' });
     ids.scheduled = await createOrder(auth, {
       name: 'Sid Scheduled',
       send_trigger: 'date',
