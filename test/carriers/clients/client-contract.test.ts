@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CarrierCode } from '../../../src/carriers/carrier-code.ts';
 import {
   CarrierAuthError,
@@ -9,8 +9,9 @@ import { createFedexClient } from '../../../src/carriers/clients/fedex.ts';
 import type { CarrierCall, CarrierClient, CarrierClientOptions } from '../../../src/carriers/clients/types.ts';
 import { createUpsClient } from '../../../src/carriers/clients/ups.ts';
 import { createUspsClient } from '../../../src/carriers/clients/usps.ts';
-import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
-import { ManualClock, SandboxControl } from '../sandbox/support/control.ts';
+import type { RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import { ManualClock, type SandboxControl } from '../sandbox/support/control.ts';
+import { carrierSandboxForFile } from '../sandbox/support/sandbox-for-file.ts';
 
 /** The behaviour every carrier client promises, each run against the sandbox speaking that carrier's wire format. */
 interface ClientCase {
@@ -48,13 +49,11 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
   let clientClock: ManualClock;
   let calls: CarrierCall[];
 
-  beforeAll(async () => {
-    running = await startCarrierSandbox({ now: () => serverClock.now(), tokenTtlSeconds: TOKEN_TTL_SECONDS });
-    control = new SandboxControl(running.baseUrl);
+  carrierSandboxForFile((started) => ({ running, control } = started), {
+    now: () => serverClock.now(),
+    tokenTtlSeconds: TOKEN_TTL_SECONDS,
   });
-  afterAll(() => running.close());
   beforeEach(() => {
-    running.sandbox.reset();
     serverClock = new ManualClock(START);
     clientClock = new ManualClock(START);
     calls = [];

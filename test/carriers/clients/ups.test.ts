@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { CarrierUnexpectedResponseError } from '../../../src/carriers/clients/errors.ts';
 import { createUpsClient } from '../../../src/carriers/clients/ups.ts';
-import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
-import { SandboxControl } from '../sandbox/support/control.ts';
+import type { RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import type { SandboxControl } from '../sandbox/support/control.ts';
+import { carrierSandboxForFile } from '../sandbox/support/sandbox-for-file.ts';
 
 describe('UPS client', () => {
   let running: RunningCarrierSandbox;
   let control: SandboxControl;
   const requests: { url: string; headers: Headers }[] = [];
 
-  beforeAll(async () => {
-    running = await startCarrierSandbox();
-    control = new SandboxControl(running.baseUrl);
-  });
-  afterAll(() => running.close());
+  carrierSandboxForFile((started) => ({ running, control } = started));
   beforeEach(() => {
-    running.sandbox.reset();
     requests.length = 0;
   });
 

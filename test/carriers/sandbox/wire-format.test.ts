@@ -1,11 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  SANDBOX_STATUSES,
-  startCarrierSandbox,
-  type RunningCarrierSandbox,
-} from '../../../src/carriers/sandbox/index.ts';
-import { SandboxControl } from './support/control.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { SANDBOX_STATUSES, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import type { SandboxControl } from './support/control.ts';
 import { OpenApiSpec } from './support/openapi.ts';
+import { carrierSandboxForFile } from './support/sandbox-for-file.ts';
 
 /**
  * Every body the fake carriers send is checked against the carrier's published OpenAPI schema, for
@@ -27,13 +24,8 @@ describe('sandbox wire formats', () => {
   let control: SandboxControl;
   const tokens = { ups: '', fedex: '', usps: '' };
 
-  beforeAll(async () => {
-    running = await startCarrierSandbox();
-    control = new SandboxControl(running.baseUrl);
-  });
-  afterAll(() => running.close());
-  beforeEach(async () => {
-    running.sandbox.reset();
+  carrierSandboxForFile((started) => ({ running, control } = started));
+  beforeEach(() => {
     tokens.ups = running.sandbox.state.tokens.issue('ups').accessToken;
     tokens.fedex = running.sandbox.state.tokens.issue('fedex').accessToken;
     tokens.usps = running.sandbox.state.tokens.issue('usps').accessToken;
