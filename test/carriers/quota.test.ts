@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import {
   CARRIER_BUDGETS,
   carrierBudgets,
@@ -14,11 +14,12 @@ import { CarrierQuotaError, CarrierRateLimitedError } from '../../src/carriers/c
 import type { CarrierClient } from '../../src/carriers/clients/types.ts';
 import { createUspsClient } from '../../src/carriers/clients/usps.ts';
 import { createCarrierQuota } from '../../src/carriers/quota.ts';
-import { startCarrierSandbox, type RunningCarrierSandbox } from '../../src/carriers/sandbox/index.ts';
+import type { RunningCarrierSandbox } from '../../src/carriers/sandbox/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createRedisConnection } from '../../src/redis/connection.ts';
 import { eventually } from '../support/workers.ts';
-import { SandboxControl } from './sandbox/support/control.ts';
+import type { SandboxControl } from './sandbox/support/control.ts';
+import { carrierSandboxForFile } from './sandbox/support/sandbox-for-file.ts';
 
 const NUMBER = '9400111899223197428490';
 const logger = createLogger('silent');
@@ -27,12 +28,7 @@ let running: RunningCarrierSandbox;
 let control: SandboxControl;
 const connections: Redis[] = [];
 
-beforeAll(async () => {
-  running = await startCarrierSandbox();
-  control = new SandboxControl(running.baseUrl);
-});
-afterAll(() => running.close());
-beforeEach(() => running.sandbox.reset());
+carrierSandboxForFile((started) => ({ running, control } = started));
 afterEach(() => {
   for (const redis of connections.splice(0)) redis.disconnect();
 });

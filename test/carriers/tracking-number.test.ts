@@ -90,29 +90,26 @@ describe('IMpb numbers on UPS and FedEx orders', () => {
 });
 
 describe('detectCarrier', () => {
-  it('detects UPS 1Z numbers', () => {
-    expect(detectCarrier('1Z5R89390357567127')).toBe('ups');
-    expect(detectCarrier('1z 879e 9303 4683 4440')).toBe('ups');
-  });
-
-  it('detects FedEx Express and Ground numbers', () => {
-    expect(detectCarrier('986578788855')).toBe('fedex');
-    expect(detectCarrier('041441760228964')).toBe('fedex');
-    expect(detectCarrier('9611020987654312345672')).toBe('fedex');
-  });
-
-  it('detects USPS IMpb numbers, with or without the 420+ZIP prefix', () => {
-    expect(detectCarrier('9400111206206406260787')).toBe('usps');
-    expect(detectCarrier('420787459400111206206406260787')).toBe('usps');
-  });
-
-  it('gives IMpb numbers sold by UPS or FedEx to USPS, which delivers them', () => {
-    expect(detectCarrier('9261292700768711948021')).toBe('usps');
-    expect(detectCarrier('4201002334249200190132607600833457')).toBe('usps');
-  });
-
-  it('detects S10 international numbers as USPS', () => {
-    expect(detectCarrier('RB123456785US')).toBe('usps');
+  it.each([
+    ['detects UPS 1Z numbers', 'ups', ['1Z5R89390357567127', '1z 879e 9303 4683 4440']],
+    [
+      'detects FedEx Express and Ground numbers',
+      'fedex',
+      ['986578788855', '041441760228964', '9611020987654312345672'],
+    ],
+    [
+      'detects USPS IMpb numbers, with or without the 420+ZIP prefix',
+      'usps',
+      ['9400111206206406260787', '420787459400111206206406260787'],
+    ],
+    [
+      'gives IMpb numbers sold by UPS or FedEx to USPS, which delivers them',
+      'usps',
+      ['9261292700768711948021', '4201002334249200190132607600833457'],
+    ],
+    ['detects S10 international numbers as USPS', 'usps', ['RB123456785US']],
+  ] as const)('%s', (_name, carrier, numbers) => {
+    for (const number of numbers) expect(detectCarrier(number), number).toBe(carrier);
   });
 
   it('returns null when no format matches', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMailServer } from '../support/mail-server.ts';
-import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import type { TestAccount, TestApp } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
-import { pushTestAppForFile } from '../support/push-story.ts';
+import { pushStory, pushTestAppForFile } from '../support/push-story.ts';
 import { OpenApiSpec } from '../carriers/sandbox/support/openapi.ts';
 
 /**
@@ -30,35 +30,11 @@ pushTestAppForFile(
 );
 
 const sandbox = () => app.services.carrierSandbox!.state;
-
-async function script(trackingNumber: string, body: Record<string, unknown>) {
-  const response = await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/${trackingNumber}/events`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(201);
-}
-
-async function shippedOrder(trackingNumber: string, recipientEmail = 'bob@example.com') {
-  const order = (await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: recipientEmail })).body;
-  const update = await store.request('PUT', `/v1/orders/${order.id}`, {
-    carrier: 'ups',
-    tracking_number: trackingNumber,
-  });
-  expect(update.status).toBe(200);
-  return order as { id: string; playback_url: string };
-}
-
-const tracking = (orderId: string) =>
-  app.services.database.db
-    .selectFrom('trackings')
-    .selectAll()
-    .where('order_id', '=', orderId)
-    .executeTakeFirstOrThrow();
-
-const subscribed = (orderId: string) =>
-  eventually(async () => ((await tracking(orderId)).push_until ? true : undefined), 15_000, 'the push subscription');
+const { script, shippedOrder, tracking, subscribed, storedEvents } = pushStory(
+  () => app,
+  () => store,
+  'ups',
+);
 
 async function pushToken(clientId: string, clientSecret: string) {
   return fetch(`${app.baseUrl}/carriers/ups/track-alert/token`, {
@@ -86,17 +62,24 @@ function postEvent(body: unknown, headers: Record<string, string>) {
   });
 }
 
-const storedEvents = async (trackingNumber: string) =>
-  app.services.database.db
-    .selectFrom('carrier_push_events')
-    .selectAll()
-    .where('tracking_number', '=', trackingNumber)
-    .execute();
+/** A subscription request to the sandboxed UPS Track Alert API, as our client sends it. */
+function subscribePackages(token: string, body: Record<string, unknown>) {
+  return fetch(`${app.baseUrl}/sandbox/ups/api/track/v2/subscription/standard/package`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      transId: 'abc',
+      transactionSrc: 'test',
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(body),
+  });
+}
 
 describe('UPS Track Alert push', () => {
   it('a pushed delivery delivers the order within seconds and the recipient e-mail follows, in ≤ 3 carrier calls', async () => {
     const number = '1Z879E930346834441';
-    const order = await shippedOrder(number, 'push-gift@example.com');
+    const order = await shippedOrder(number, { recipient_email: 'push-gift@example.com' });
     await app.services.orders.markRecorded(order.id, { durationTenths: 80 });
     await subscribed(order.id);
     expect(sandbox().push.isSubscribed('ups', number)).toBe(true);
@@ -150,16 +133,7 @@ describe('UPS Track Alert push', () => {
         trackingNumberList: ['1Z879E930346834442'],
       }),
     ).toEqual([]);
-    const response = await fetch(`${app.baseUrl}/sandbox/ups/api/track/v2/subscription/standard/package`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        transId: 'abc',
-        transactionSrc: 'test',
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    });
+    const response = await subscribePackages(token, body);
     expect(response.status).toBe(200);
     const answer = (await response.json()) as unknown;
     expect(trackAlert.validate(trackAlert.responseSchema('/subscription/{type}/package', 'post', 200), answer)).toEqual(
@@ -167,18 +141,9 @@ describe('UPS Track Alert push', () => {
     );
     expect(answer).toEqual({ validTrackingNumbers: ['1Z879E930346834442'], invalidTrackingNumbers: ['1Z1234567$8'] });
 
-    const tooMany = await fetch(`${app.baseUrl}/sandbox/ups/api/track/v2/subscription/standard/package`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        transId: 'abc',
-        transactionSrc: 'test',
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({
-        locale: 'en_US',
-        trackingNumberList: Array.from({ length: 101 }, () => '1Z879E930346834442'),
-      }),
+    const tooMany = await subscribePackages(token, {
+      locale: 'en_US',
+      trackingNumberList: Array.from({ length: 101 }, () => '1Z879E930346834442'),
     });
     expect(tooMany.status).toBe(400);
     const error = (await tooMany.json()) as { response: { errors: Array<{ code: string }> } };

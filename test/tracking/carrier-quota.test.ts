@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/start-workers.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { expect, it } from 'vitest';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { eventually } from '../support/workers.ts';
+import { deliveredOrder, trackingAppForFile } from './tracking-app.ts';
 
 // Polling spends the same budget as validation (src/carriers/quota.ts): the real workers on real
 // Redis, a USPS budget of one call per 4 s, and the sandbox counting what reaches it.
 let app: TestApp;
-let workers: RunningWorkers;
 let store: TestAccount;
 
-beforeAll(async () => {
+trackingAppForFile((started) => ({ app, store } = started), {
   // Polling only: a pushed delivery (USPS Subscriptions-Tracking) would need no poll at all.
-  app = await startTestApp({ env: { USPS_QUOTA: '1/4s', USPS_PUSH: 'off' }, sandboxPollIntervalMs: 200 });
-  workers = await startTestWorkers(app.services);
-  store = await app.createAccount();
-});
-afterAll(async () => {
-  await workers.close();
-  await app.close();
+  env: { USPS_QUOTA: '1/4s', USPS_PUSH: 'off' },
+  sandboxPollIntervalMs: 200,
 });
 
 const NUMBER = '9400111899223817240140';
@@ -59,14 +53,7 @@ it('a due poll with the budget spent does not call the carrier; the package is p
   expect(held.consecutive_errors).toBe(0);
 
   await sandbox('POST', `packages/${NUMBER}/events`, { status: 'delivered' });
-  const delivered = await eventually(
-    async () => {
-      const current = (await store.request('GET', `/v1/orders/${order.id}`)).body;
-      return current.status === 'delivered' ? current : undefined;
-    },
-    20_000,
-    'the poll after the window to deliver the order',
-  );
+  const delivered = await deliveredOrder(store, order.id, 20_000, 'the poll after the window to deliver the order');
   expect(delivered.delivered).toBe('1');
   // Exactly one poll reached USPS: the held-back ones never left the process.
   expect(await trackCalls()).toBe(2);

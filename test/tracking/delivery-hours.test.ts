@@ -30,27 +30,17 @@ describe('learnDeliveryHours', () => {
   it("starts where the fleet's early deliveries stop being rare", () => {
     // 1,000 deliveries: 3 at 08:10, 2 at 09:05, the rest from 11:00 on, plus the prior's 100 spread over
     // 08:00–21:00 (~1.9 a slot). 0.5% of 1,100 is 5.5: the 08:00 slot holds 4.9, the 08:15 slot tips it.
-    const learned = learnDeliveryHours(
-      counts([
-        [8 * 60 + 10, 3],
-        [9 * 60 + 5, 2],
-        [11 * 60, 500],
-        [14 * 60, 495],
-      ]),
-      0.005,
-    );
+    const fleet = counts([
+      [8 * 60 + 10, 3],
+      [9 * 60 + 5, 2],
+      [11 * 60, 500],
+      [14 * 60, 495],
+    ]);
+    const learned = learnDeliveryHours(fleet, 0.005);
     expect(learned.observed).toBe(1000);
     expect(learned.denseFromMinute).toBe(8 * 60 + 15);
     // 3% (33) is not reached before the 500 at 11:00.
-    const lenient = learnDeliveryHours(
-      counts([
-        [8 * 60 + 10, 3],
-        [9 * 60 + 5, 2],
-        [11 * 60, 500],
-        [14 * 60, 495],
-      ]),
-      0.03,
-    );
+    const lenient = learnDeliveryHours(fleet, 0.03);
     expect(lenient.denseFromMinute).toBe(11 * 60);
   });
 

@@ -6,14 +6,9 @@ import {
   FEDEX_AIV_LIFETIME_MS,
   FEDEX_SIGNATURE_HEADER,
 } from '../../src/carriers/clients/fedex-aiv.ts';
-import {
-  FAILED_RETRY_MS,
-  PushSubscriptions,
-  REFUSED_RETRY_MS,
-  RENEW_BEFORE_MS,
-} from '../../src/tracking/push-subscriptions.ts';
+import { FAILED_RETRY_MS, REFUSED_RETRY_MS, RENEW_BEFORE_MS } from '../../src/tracking/push-subscriptions.ts';
 import type { TestAccount, TestApp } from '../support/test-app.ts';
-import { pushStory, pushTestAppForFile } from '../support/push-story.ts';
+import { expectRefusedPush, pushStory, pushSubscriptionsAt, pushTestAppForFile } from '../support/push-story.ts';
 import { eventually } from '../support/workers.ts';
 
 /**
@@ -35,7 +30,7 @@ beforeEach(() => {
 });
 
 const sandbox = () => app.services.carrierSandbox!.state;
-const { script, shippedOrder, tracking, subscribed, storedEvents } = pushStory(
+const { shippedOrder, tracking, subscribed, storedEvents, deliveredByPush } = pushStory(
   () => app,
   () => store,
   'fedex',
@@ -48,6 +43,17 @@ const jobsFor = (trackingNumber: string) =>
   aiv()
     .jobs()
     .filter((job) => job.trackingNumbers.includes(trackingNumber));
+
+/** The order's row once the number's first job has reached `status` and the row waits on no job any more. */
+const afterFirstJob = (orderId: string, trackingNumber: string, status: string, what: string) =>
+  eventually(
+    async () => {
+      const row = await tracking(orderId);
+      return jobsFor(trackingNumber)[0]?.status === status && row.push_job_id === null ? row : undefined;
+    },
+    15_000,
+    what,
+  );
 
 function post(raw: string, headers: Record<string, string>) {
   return fetch(webhook(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
@@ -111,17 +117,7 @@ describe('FedEx AIV push', () => {
 
   it('a signed push delivers the order within seconds (polling is once a minute)', async () => {
     const number = '797843158299';
-    const order = await shippedOrder(number);
-    await subscribed(order.id);
-    const deliveredAt = new Date(Date.now() - 5_000);
-    deliveredAt.setUTCMilliseconds(0);
-    const scriptedAt = Date.now();
-    await script(number, { status: 'delivered', at: deliveredAt.toISOString() });
-    await eventually(
-      async () => ((await tracking(order.id)).status === 'delivered' ? true : undefined),
-      15_000,
-      'the pushed delivery',
-    );
+    const { order, deliveredAt, scriptedAt } = await deliveredByPush(number);
     expect(Date.now() - scriptedAt).toBeLessThan(15_000);
     expect((await tracking(order.id)).last_pushed_at).not.toBeNull();
     expect((await storedEvents(number)).map((e) => e.outcome)).toEqual(['applied']);
@@ -151,13 +147,7 @@ describe('FedEx AIV push', () => {
       ['body changed', { [FEDEX_SIGNATURE_HEADER]: fedexSignature(token(), raw.replace('DL', 'OD')) }],
       ['not base64', { [FEDEX_SIGNATURE_HEADER]: 'not a signature' }],
     ];
-    for (const [name, headers] of cases) {
-      const response = await post(raw, headers);
-      expect(response.status, name).toBe(401);
-      expect(response.headers.get('content-type'), name).toContain('application/json');
-      const body = (await response.json()) as { error?: { message?: string } };
-      expect(body.error?.message, name).toBeTruthy();
-    }
+    for (const [name, headers] of cases) await expectRefusedPush(await post(raw, headers), name);
     expect(await storedEvents(number)).toHaveLength(0);
     const after = await tracking(order.id);
     expect(after.status).toBe(before.status);
@@ -181,14 +171,7 @@ describe('FedEx AIV push', () => {
     aiv().failNextJobs = 1;
     const number = '790535312317';
     const order = await shippedOrder(number);
-    const failed = await eventually(
-      async () => {
-        const row = await tracking(order.id);
-        return jobsFor(number)[0]?.status === 'FAILED' && row.push_job_id === null ? row : undefined;
-      },
-      15_000,
-      'the failed job given up',
-    );
+    const failed = await afterFirstJob(order.id, number, 'FAILED', 'the failed job given up');
     expect(failed.push_until).toBeNull();
     expect(failed.next_poll_at).not.toBeNull();
     const retryAt = new Date(failed.push_renew_at!).getTime();
@@ -198,13 +181,7 @@ describe('FedEx AIV push', () => {
 
     // Past the retry delay: a new job, asked about on the next tick, completes.
     const later = new Date(retryAt + 1_000);
-    const retrier = new PushSubscriptions({
-      db: app.services.database.db,
-      clients: app.services.carriers,
-      enabled: ['fedex'],
-      logger: app.services.logger,
-      now: () => later,
-    });
+    const retrier = pushSubscriptionsAt(app, 'fedex', later);
     expect(await retrier.subscribeDue('fedex')).toBe(0);
     expect(jobsFor(number)).toHaveLength(2);
     expect((await tracking(order.id)).push_job_id).toBe(jobsFor(number)[1]!.jobId);
@@ -219,14 +196,7 @@ describe('FedEx AIV push', () => {
     const number = '477179081230';
     aiv().refuse.add(number);
     const order = await shippedOrder(number);
-    const refused = await eventually(
-      async () => {
-        const row = await tracking(order.id);
-        return jobsFor(number)[0]?.status === 'COMPLETED' && row.push_job_id === null ? row : undefined;
-      },
-      15_000,
-      'the refusing report read',
-    );
+    const refused = await afterFirstJob(order.id, number, 'COMPLETED', 'the refusing report read');
     expect(jobsFor(number)[0]!.results[0]).toMatchObject({ trackingNumber: number, status: 'FAILURE' });
     expect(refused.push_until).toBeNull();
     const retryAt = new Date(refused.push_renew_at!).getTime();

@@ -1,27 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/start-workers.ts';
+import { describe, expect, it } from 'vitest';
 import type { CarrierLook } from '../../src/orders/order-events.ts';
 import { nextPoll } from '../../src/tracking/schedule.ts';
 import { firstLookState } from '../../src/tracking/trackings.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { eventually } from '../support/workers.ts';
+import { deliveredOrder, scriptPackage, trackingAppForFile } from './tracking-app.ts';
 
 /** The sandbox's poll cadence here: long enough to tell "the next scheduled look" from "at once". */
 const POLL_INTERVAL_MS = 2_000;
 
 let app: TestApp;
-let workers: RunningWorkers;
 let store: TestAccount;
 
-beforeAll(async () => {
-  app = await startTestApp({ sandboxPollIntervalMs: POLL_INTERVAL_MS });
-  workers = await startTestWorkers(app.services);
-  store = await app.createAccount();
-});
-afterAll(async () => {
-  await workers.close();
-  await app.close();
-});
+trackingAppForFile((started) => ({ app, store } = started), { sandboxPollIntervalMs: POLL_INTERVAL_MS });
 
 async function trackCalls(carrier: string): Promise<number> {
   const response = await fetch(`${app.baseUrl}/sandbox/carriers/${carrier}/stats`);
@@ -85,21 +76,10 @@ describe('a new number costs one carrier call, not two', () => {
 
   it('a package the carrier already calls delivered is handed to the poller at once, which delivers the order', async () => {
     const number = '1Z879E930346834458';
-    await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/${number}/events`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ status: 'delivered' }),
-    });
+    await scriptPackage(app, 'ups', number, { status: 'delivered' });
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
     await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: number });
-    const delivered = await eventually(
-      async () => {
-        const current = (await store.request('GET', `/v1/orders/${order.id}`)).body;
-        return current.status === 'delivered' ? current : undefined;
-      },
-      15_000,
-      'the order delivered',
-    );
+    const delivered = await deliveredOrder(store, order.id, 15_000, 'the order delivered');
     expect(delivered.delivered).toBe('1');
   });
 });

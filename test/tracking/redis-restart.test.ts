@@ -5,7 +5,8 @@ import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import { freePort } from '../support/processes.ts';
 import { startRedisServer } from '../support/redis-server.ts';
 import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { startTestWorkers } from '../support/workers.ts';
+import { deliveredOrder, scriptPackage } from './tracking-app.ts';
 
 let app: TestApp;
 let workers: RunningWorkers;
@@ -43,18 +44,7 @@ it('loses no tracked order when Redis is killed and comes back empty', async () 
   await new Promise((resolve) => redis.once('exit', resolve));
   redis = await startRedisServer(port, dirs);
 
-  await fetch(`${app.baseUrl}/sandbox/carriers/ups/packages/1ZXX3150YW44070023/events`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ status: 'delivered' }),
-  });
-  const delivered = await eventually(
-    async () => {
-      const current = (await store.request('GET', `/v1/orders/${order.id}`)).body;
-      return current.status === 'delivered' ? current : undefined;
-    },
-    30_000,
-    'delivery after the Redis restart',
-  );
+  await scriptPackage(app, 'ups', '1ZXX3150YW44070023', { status: 'delivered' });
+  const delivered = await deliveredOrder(store, order.id, 30_000, 'delivery after the Redis restart');
   expect(delivered.delivered).toBe('1');
 }, 60_000);

@@ -11,6 +11,7 @@ import {
   newTrackingState,
   nextPoll,
   type PollDecision,
+  type ScheduleOptions,
   type TrackingState,
 } from '../../src/tracking/schedule.ts';
 
@@ -39,6 +40,11 @@ function pollAt(decision: PollDecision): Date {
   return decision.at;
 }
 
+/** When a package just polled at `now` is to be polled next (the question most of these tests ask). */
+function pollAfterPolledAt(now: Date, overrides: Partial<TrackingState>, options?: ScheduleOptions): Date {
+  return pollAt(nextPoll(polledAt(now, overrides), now, options));
+}
+
 function minutesBetween(from: Date, to: Date): number {
   return (to.getTime() - from.getTime()) / MINUTE;
 }
@@ -51,9 +57,7 @@ describe('nextPoll', () => {
   describe('delivery hours', () => {
     it('does not poll at 03:00 local: an out-for-delivery package waits for 08:00', () => {
       const now = local('2026-04-14 03:00');
-      const at = pollAt(
-        nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 02:55') }), now),
-      );
+      const at = pollAfterPolledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 02:55') });
       expect(at).toEqual(local('2026-04-14 08:00'));
     });
 
@@ -70,7 +74,7 @@ describe('nextPoll', () => {
       for (const status of statuses) {
         for (let hour = 0; hour < 24; hour++) {
           const now = new Date(local('2026-04-14 00:17').getTime() + hour * HOUR);
-          const at = pollAt(nextPoll(polledAt(now, { status, estimatedDeliveryAt: local('2026-04-14 23:59') }), now));
+          const at = pollAfterPolledAt(now, { status, estimatedDeliveryAt: local('2026-04-14 23:59') });
           const clock = localClock(at);
           expect(clock >= '08:00' && clock <= '21:10', `${status} at ${localClock(now)} → ${clock}`).toBe(true);
         }
@@ -79,9 +83,11 @@ describe('nextPoll', () => {
 
     it('uses the union of US delivery hours (12:00–07:10 UTC) when the destination zone is unknown', () => {
       const now = new Date(Date.UTC(2026, 3, 14, 9, 0));
-      const at = pollAt(
-        nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, utcOffsetMinutes: undefined }), now),
-      );
+      const at = pollAfterPolledAt(now, {
+        status: 'out_for_delivery',
+        lastChangedAt: now,
+        utcOffsetMinutes: undefined,
+      });
       expect(at).toEqual(new Date(Date.UTC(2026, 3, 14, 12, 0)));
       const lateEvening = new Date(Date.UTC(2026, 3, 15, 6, 50)); // 20:50 in Hawaii, still delivering
       const next = pollAt(
@@ -102,9 +108,7 @@ describe('nextPoll', () => {
     it('polls every 15 min during the day without a window, so a delivery is seen within 15 min', () => {
       let now = local('2026-04-14 08:00');
       for (let i = 0; i < 40; i++) {
-        const at = pollAt(
-          nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') }), now),
-        );
+        const at = pollAfterPolledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') });
         expect(minutesBetween(now, at)).toBeGreaterThan(0);
         expect(minutesBetween(now, at)).toBeLessThanOrEqual(15);
         now = at;
@@ -137,10 +141,10 @@ describe('nextPoll', () => {
 
     it('polls every 10 min when the operator asks for a 10-min cadence', () => {
       const now = local('2026-04-14 13:00');
-      const at = pollAt(
-        nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') }), now, {
-          policy: { deliveryDayIntervalMs: 10 * MINUTE },
-        }),
+      const at = pollAfterPolledAt(
+        now,
+        { status: 'out_for_delivery', lastChangedAt: local('2026-04-14 07:12') },
+        { policy: { deliveryDayIntervalMs: 10 * MINUTE } },
       );
       expect(minutesBetween(now, at)).toBe(10);
     });
@@ -184,9 +188,7 @@ describe('nextPoll', () => {
 
     it('polls a label that is not scanned yet once a morning', () => {
       const now = local('2026-04-10 10:30');
-      const at = pollAt(
-        nextPoll(polledAt(now, { status: 'pre_transit', lastChangedAt: local('2026-04-10 10:00') }), now),
-      );
+      const at = pollAfterPolledAt(now, { status: 'pre_transit', lastChangedAt: local('2026-04-10 10:00') });
       expect(at).toEqual(local('2026-04-11 09:00'));
     });
 
@@ -196,9 +198,7 @@ describe('nextPoll', () => {
       const startedAt = local('2026-04-01 10:00');
       for (const day of ['2026-04-11', '2026-04-21']) {
         const now = local(`${day} 09:00`);
-        const next = pollAt(
-          nextPoll(polledAt(now, { status: 'pre_transit', startedAt, lastChangedAt: startedAt }), now),
-        );
+        const next = pollAfterPolledAt(now, { status: 'pre_transit', startedAt, lastChangedAt: startedAt });
         expect(minutesBetween(now, next)).toBe(24 * 60);
       }
     });
@@ -210,7 +210,7 @@ describe('nextPoll', () => {
       const looks: string[] = [];
       let now = local('2026-04-10 09:00');
       while (now < local('2026-04-13 10:00')) {
-        now = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now));
+        now = pollAfterPolledAt(now, { estimatedDeliveryAt });
         looks.push(new Date(now.getTime() + CDT * MINUTE).toISOString().slice(5, 16).replace('T', ' '));
       }
       expect(looks.slice(0, 6)).toEqual([
@@ -229,7 +229,7 @@ describe('nextPoll', () => {
       let now = local('2026-04-13 09:00');
       while (now < local('2026-04-14 00:00')) {
         looks.push(localClock(now));
-        now = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now));
+        now = pollAfterPolledAt(now, { estimatedDeliveryAt });
       }
       expect(looks).toEqual(['09:00', '21:00']);
       expect(now).toEqual(local('2026-04-14 08:00'));
@@ -246,7 +246,7 @@ describe('nextPoll', () => {
         const gaps: number[] = [];
         let now = local('2026-04-14 11:00');
         while (now < local('2026-04-14 14:00')) {
-          const next = pollAt(nextPoll(polledAt(now, { estimatedDeliveryAt }), now, options));
+          const next = pollAfterPolledAt(now, { estimatedDeliveryAt }, options);
           gaps.push(minutesBetween(now, next));
           now = next;
         }
@@ -294,7 +294,7 @@ describe('nextPoll', () => {
       const looks: string[] = [];
       let now = local('2026-04-14 14:30');
       while (now < local('2026-04-15 11:00')) {
-        now = pollAt(nextPoll(polledAt(now, held), now, { pickupHours }));
+        now = pollAfterPolledAt(now, held, { pickupHours });
         looks.push(localClock(now));
       }
       // Every 15 min to 18:00, the 21:00 watch look, the 09:00 one, then every 15 min from 10:00.
@@ -309,7 +309,7 @@ describe('nextPoll', () => {
       const polls: string[] = [];
       let now = local('2026-04-14 08:00');
       while (now < local('2026-04-15 08:00')) {
-        now = pollAt(nextPoll(polledAt(now, { status: 'failure', lastChangedAt: local('2026-04-14 07:00') }), now));
+        now = pollAfterPolledAt(now, { status: 'failure', lastChangedAt: local('2026-04-14 07:00') });
         if (now < local('2026-04-15 08:00')) polls.push(localClock(now));
       }
       expect(polls.length).toBeGreaterThanOrEqual(2);
@@ -321,7 +321,7 @@ describe('nextPoll', () => {
     it('retries a failed look after 5 min, doubling while it keeps failing, capped at 2 h', () => {
       const now = local('2026-04-14 10:00');
       const delays = [1, 2, 3, 4, 5, 6, 7, 12].map((errors) =>
-        minutesBetween(now, pollAt(nextPoll(polledAt(now, { status: 'pre_transit', consecutiveErrors: errors }), now))),
+        minutesBetween(now, pollAfterPolledAt(now, { status: 'pre_transit', consecutiveErrors: errors })),
       );
       expect(delays).toEqual([5, 10, 20, 40, 80, 120, 120, 120]);
     });
@@ -331,17 +331,15 @@ describe('nextPoll', () => {
       // 20 min late. The second failure in a row backs off as usual (10 min), never slower than 15 min.
       const now = local('2026-04-14 13:00');
       const ofd = { status: 'out_for_delivery' as const, lastChangedAt: local('2026-04-14 07:00') };
-      expect(minutesBetween(now, pollAt(nextPoll(polledAt(now, { ...ofd, consecutiveErrors: 1 }), now)))).toBe(1);
-      expect(minutesBetween(now, pollAt(nextPoll(polledAt(now, { ...ofd, consecutiveErrors: 2 }), now)))).toBe(10);
-      expect(minutesBetween(now, pollAt(nextPoll(polledAt(now, { ...ofd, consecutiveErrors: 6 }), now)))).toBe(15);
+      expect(minutesBetween(now, pollAfterPolledAt(now, { ...ofd, consecutiveErrors: 1 }))).toBe(1);
+      expect(minutesBetween(now, pollAfterPolledAt(now, { ...ofd, consecutiveErrors: 2 }))).toBe(10);
+      expect(minutesBetween(now, pollAfterPolledAt(now, { ...ofd, consecutiveErrors: 6 }))).toBe(15);
     });
 
     it("does not poll before a 429's Retry-After, even when the package is out for delivery", () => {
       const now = local('2026-04-14 13:00');
       const rateLimitedUntil = local('2026-04-14 13:37');
-      const at = pollAt(
-        nextPoll(polledAt(now, { status: 'out_for_delivery', lastChangedAt: now, rateLimitedUntil }), now),
-      );
+      const at = pollAfterPolledAt(now, { status: 'out_for_delivery', lastChangedAt: now, rateLimitedUntil });
       expect(at).toEqual(rateLimitedUntil);
     });
 
@@ -389,9 +387,7 @@ describe('nextPoll', () => {
       const lastChangedAt = local('2026-04-01 10:00');
       // Half an hour before the expiry (pre-transit labels are looked at every morning since issue 30).
       const now = new Date(lastChangedAt.getTime() + 30 * DAY - 30 * MINUTE);
-      const at = pollAt(
-        nextPoll(polledAt(now, { status: 'pre_transit', startedAt: lastChangedAt, lastChangedAt }), now),
-      );
+      const at = pollAfterPolledAt(now, { status: 'pre_transit', startedAt: lastChangedAt, lastChangedAt });
       expect(at.getTime()).toBeGreaterThanOrEqual(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY);
       expect(minutesBetween(new Date(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY), at)).toBeLessThanOrEqual(
         60,
@@ -422,7 +418,7 @@ describe('nextPoll', () => {
     it('polls a new demo package at once and keeps its cadence through errors', () => {
       const now = local('2026-04-14 03:00');
       expect(pollAt(nextPoll(state({ status: null, startedAt: now }), now, { profile: 'demo' }))).toEqual(now);
-      const at = pollAt(nextPoll(polledAt(now, { consecutiveErrors: 3 }), now, { profile: 'demo' }));
+      const at = pollAfterPolledAt(now, { consecutiveErrors: 3 }, { profile: 'demo' });
       expect(at.getTime() - now.getTime()).toBe(5_000);
     });
   });

@@ -1,30 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/start-workers.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { describe, expect, it } from 'vitest';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { deliveredOrder, scriptPackage, trackingAppForFile } from './tracking-app.ts';
 
 let app: TestApp;
-let workers: RunningWorkers;
 let store: TestAccount;
 
-beforeAll(async () => {
-  app = await startTestApp({ sandboxPollIntervalMs: 200 });
-  workers = await startTestWorkers(app.services);
-  store = await app.createAccount();
-});
-afterAll(async () => {
-  await workers.close();
-  await app.close();
-});
-
-async function sandboxEvent(carrier: string, trackingNumber: string, body: Record<string, unknown>) {
-  const response = await fetch(`${app.baseUrl}/sandbox/carriers/${carrier}/packages/${trackingNumber}/events`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(201);
-}
+trackingAppForFile((started) => ({ app, store } = started), { sandboxPollIntervalMs: 200 });
 
 async function orderWithShipment(carrier: string, trackingNumber: string) {
   const order = (await store.request('POST', '/v1/orders', validOrder)).body;
@@ -33,15 +14,18 @@ async function orderWithShipment(carrier: string, trackingNumber: string) {
   return update.body;
 }
 
-const deliveredOrder = (id: string) =>
-  eventually(
-    async () => {
-      const order = (await store.request('GET', `/v1/orders/${id}`)).body;
-      return order.status === 'delivered' ? order : undefined;
-    },
-    20_000,
-    `order ${id} to be delivered`,
-  );
+const untilDelivered = (id: string) => deliveredOrder(store, id, 20_000, `order ${id} to be delivered`);
+
+/** A delivered order's tracking is done: stopped for the delivery, with no poll due. */
+async function expectTrackingStoppedByDelivery(orderId: string) {
+  const tracking = await app.services.database.db
+    .selectFrom('trackings')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .executeTakeFirstOrThrow();
+  expect(tracking.next_poll_at).toBeNull();
+  expect(tracking.stopped_reason).toBe('order_delivered');
+}
 
 describe('Standard Carrier Shipping, end to end on real Redis and the carrier sandboxes', () => {
   it('validates with the carrier: a number it does not know yet is stored with a warning', async () => {
@@ -51,7 +35,7 @@ describe('Standard Carrier Shipping, end to end on real Redis and the carrier sa
   });
 
   it('validates with the carrier: a number it knows gets no warning, whatever its format', async () => {
-    await sandboxEvent('fedex', 'SANDBOX-FEDEX-1', { status: 'pre_transit' });
+    await scriptPackage(app, 'fedex', 'SANDBOX-FEDEX-1', { status: 'pre_transit' });
     const update = await orderWithShipment('fedex', 'SANDBOX-FEDEX-1');
     expect(update.warning).toBeUndefined();
   });
@@ -63,16 +47,19 @@ describe('Standard Carrier Shipping, end to end on real Redis and the carrier sa
   ] as const) {
     it(`delivers a ${carrier} order when the carrier reports delivery, with the carrier's delivery time`, async () => {
       const order = await orderWithShipment(carrier, number);
-      await sandboxEvent(carrier, number, { status: 'in_transit', at: new Date(Date.now() - 3_600_000).toISOString() });
-      await sandboxEvent(carrier, number, {
+      await scriptPackage(app, carrier, number, {
+        status: 'in_transit',
+        at: new Date(Date.now() - 3_600_000).toISOString(),
+      });
+      await scriptPackage(app, carrier, number, {
         status: 'out_for_delivery',
         at: new Date(Date.now() - 600_000).toISOString(),
       });
       const deliveredAt = new Date(Date.now() - 90_000);
       deliveredAt.setUTCMilliseconds(0);
-      await sandboxEvent(carrier, number, { status: 'delivered', at: deliveredAt.toISOString() });
+      await scriptPackage(app, carrier, number, { status: 'delivered', at: deliveredAt.toISOString() });
 
-      const delivered = await deliveredOrder(order.id);
+      const delivered = await untilDelivered(order.id);
       expect(delivered).toMatchObject({ delivered: '1', carrier, tracking_number: number });
       expect(delivered.delivered_at).toBe(deliveredAt.toISOString().replace('.000Z', 'Z'));
 
@@ -85,13 +72,7 @@ describe('Standard Carrier Shipping, end to end on real Redis and the carrier sa
             e.type === 'tracking.status' && e.data.status === 'delivered',
         ),
       ).toBe(true);
-      const tracking = await app.services.database.db
-        .selectFrom('trackings')
-        .selectAll()
-        .where('order_id', '=', order.id)
-        .executeTakeFirstOrThrow();
-      expect(tracking.next_poll_at).toBeNull();
-      expect(tracking.stopped_reason).toBe('order_delivered');
+      await expectTrackingStoppedByDelivery(order.id);
     });
   }
 
@@ -103,8 +84,8 @@ describe('Standard Carrier Shipping, end to end on real Redis and the carrier sa
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ rate_limit: 4, retry_after_seconds: 1 }),
     });
-    await sandboxEvent('fedex', number, { status: 'delivered' });
-    const delivered = await deliveredOrder(order.id);
+    await scriptPackage(app, 'fedex', number, { status: 'delivered' });
+    const delivered = await untilDelivered(order.id);
     expect(delivered.status).toBe('delivered');
     await fetch(`${app.baseUrl}/sandbox/carriers/fedex/faults`, { method: 'DELETE' });
   });
@@ -112,20 +93,14 @@ describe('Standard Carrier Shipping, end to end on real Redis and the carrier sa
   it('stops tracking when the client marks the order delivered itself', async () => {
     const order = await orderWithShipment('usps', '9400111899223817240936');
     await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-    const tracking = await app.services.database.db
-      .selectFrom('trackings')
-      .selectAll()
-      .where('order_id', '=', order.id)
-      .executeTakeFirstOrThrow();
-    expect(tracking.next_poll_at).toBeNull();
-    expect(tracking.stopped_reason).toBe('order_delivered');
+    await expectTrackingStoppedByDelivery(order.id);
   });
 
   it('re-tracks from scratch when the tracking number changes', async () => {
     const order = await orderWithShipment('ups', '1Z410E7W0392751591');
     await store.request('PUT', `/v1/orders/${order.id}`, { tracking_number: '1Z8V92A70367203024' });
-    await sandboxEvent('ups', '1Z8V92A70367203024', { status: 'delivered' });
-    const delivered = await deliveredOrder(order.id);
+    await scriptPackage(app, 'ups', '1Z8V92A70367203024', { status: 'delivered' });
+    const delivered = await untilDelivered(order.id);
     expect(delivered.tracking_number).toBe('1Z8V92A70367203024');
   });
 });

@@ -4,10 +4,9 @@ import {
   uspsSignature,
   USPS_PUSH_LIFETIME_MS,
 } from '../../src/carriers/clients/usps-subscriptions.ts';
-import { PushSubscriptions, RENEW_BEFORE_MS } from '../../src/tracking/push-subscriptions.ts';
+import { RENEW_BEFORE_MS } from '../../src/tracking/push-subscriptions.ts';
 import type { TestAccount, TestApp } from '../support/test-app.ts';
-import { pushStory, pushTestAppForFile } from '../support/push-story.ts';
-import { eventually } from '../support/workers.ts';
+import { expectRefusedPush, pushStory, pushSubscriptionsAt, pushTestAppForFile } from '../support/push-story.ts';
 
 /**
  * USPS Subscriptions-Tracking end to end on real PGlite/PostgreSQL, Redis and HTTP: the service
@@ -22,7 +21,7 @@ let store: TestAccount;
 pushTestAppForFile((started) => ({ app, store } = started));
 
 const sandbox = () => app.services.carrierSandbox!.state;
-const { script, shippedOrder, tracking, subscribed, storedEvents } = pushStory(
+const { shippedOrder, tracking, subscribed, storedEvents, deliveredByPush } = pushStory(
   () => app,
   () => store,
   'usps',
@@ -66,17 +65,7 @@ describe('USPS Subscriptions-Tracking push', () => {
 
   it('a signed notification delivers the order within seconds (polling is once a minute)', async () => {
     const number = '9400111899223197101499';
-    const order = await shippedOrder(number);
-    await subscribed(order.id);
-    const deliveredAt = new Date(Date.now() - 5_000);
-    deliveredAt.setUTCMilliseconds(0);
-    const scriptedAt = Date.now();
-    await script(number, { status: 'delivered', at: deliveredAt.toISOString() });
-    await eventually(
-      async () => ((await tracking(order.id)).status === 'delivered' ? true : undefined),
-      15_000,
-      'the pushed delivery',
-    );
+    const { order, deliveredAt, scriptedAt } = await deliveredByPush(number);
     expect(Date.now() - scriptedAt).toBeLessThan(15_000);
     const row = await tracking(order.id);
     expect(row.last_pushed_at).not.toBeNull();
@@ -95,13 +84,7 @@ describe('USPS Subscriptions-Tracking push', () => {
       ['stale', signed(raw, new Date(Date.now() - 10 * 60_000))],
       ['body changed', signed(raw.replace('Delivered', 'Dlivered'))],
     ];
-    for (const [name, headers] of cases) {
-      const response = await post(raw, headers);
-      expect(response.status, name).toBe(401);
-      expect(response.headers.get('content-type'), name).toContain('application/json');
-      const body = (await response.json()) as { error?: { message?: string } };
-      expect(body.error?.message, name).toBeTruthy();
-    }
+    for (const [name, headers] of cases) await expectRefusedPush(await post(raw, headers), name);
     expect(await storedEvents(number)).toHaveLength(0);
 
     const good = await post(raw, signed(raw));
@@ -150,13 +133,7 @@ describe('USPS Subscriptions-Tracking push', () => {
       .filter((s) => s.trackingNumbers.includes(number)).length;
 
     const later = new Date(new Date(first.push_renew_at!).getTime() + 1_000);
-    const renewer = new PushSubscriptions({
-      db: app.services.database.db,
-      clients: app.services.carriers,
-      enabled: ['usps'],
-      logger: app.services.logger,
-      now: () => later,
-    });
+    const renewer = pushSubscriptionsAt(app, 'usps', later);
     expect(await renewer.subscribeDue('usps')).toBeGreaterThanOrEqual(1);
     const renewed = await tracking(order.id);
     expect(new Date(renewed.push_until!).getTime()).toBe(later.getTime() + USPS_PUSH_LIFETIME_MS);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { CarrierCode } from '../../../src/carriers/carrier-code.ts';
 import {
   CarrierAuthError,
@@ -9,8 +9,10 @@ import { createFedexClient } from '../../../src/carriers/clients/fedex.ts';
 import type { CarrierCall, CarrierClient, CarrierClientOptions } from '../../../src/carriers/clients/types.ts';
 import { createUpsClient } from '../../../src/carriers/clients/ups.ts';
 import { createUspsClient } from '../../../src/carriers/clients/usps.ts';
-import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
-import { ManualClock, SandboxControl } from '../sandbox/support/control.ts';
+import type { RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import { ManualClock, type SandboxControl } from '../sandbox/support/control.ts';
+import { carrierSandboxForFile } from '../sandbox/support/sandbox-for-file.ts';
+import { notFoundResult } from './not-found-result.ts';
 
 /** The behaviour every carrier client promises, each run against the sandbox speaking that carrier's wire format. */
 interface ClientCase {
@@ -48,13 +50,11 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
   let clientClock: ManualClock;
   let calls: CarrierCall[];
 
-  beforeAll(async () => {
-    running = await startCarrierSandbox({ now: () => serverClock.now(), tokenTtlSeconds: TOKEN_TTL_SECONDS });
-    control = new SandboxControl(running.baseUrl);
+  carrierSandboxForFile((started) => ({ running, control } = started), {
+    now: () => serverClock.now(),
+    tokenTtlSeconds: TOKEN_TTL_SECONDS,
   });
-  afterAll(() => running.close());
   beforeEach(() => {
-    running.sandbox.reset();
     serverClock = new ManualClock(START);
     clientClock = new ManualClock(START);
     calls = [];
@@ -78,16 +78,7 @@ describe.each(cases)('$name client against the sandbox', ({ carrier, trackingNum
 
   it('follows a package from unknown to delivered, with the scripted times', async () => {
     const tracker = client();
-    expect(await trackOne(tracker)).toEqual({
-      trackingNumber,
-      status: 'not_found',
-      deliveredAt: null,
-      estimatedDeliveryAt: null,
-      estimatedWindowStartAt: null,
-      lastEventAt: null,
-      description: expect.any(String),
-      destination: null,
-    });
+    expect(await trackOne(tracker)).toEqual(notFoundResult(trackingNumber, expect.any(String)));
 
     await control.event(carrier, trackingNumber, { status: 'pre_transit', at: '2025-06-02T09:15:00Z' });
     expect(await trackOne(tracker)).toMatchObject({

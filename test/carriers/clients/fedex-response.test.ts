@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseFedexTrackResponse } from '../../../src/carriers/clients/fedex-response.ts';
 import { FEDEX_STATUS_CODES, normalizeFedexStatus } from '../../../src/carriers/clients/fedex-status.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
+import { notFoundResult } from './not-found-result.ts';
 
 const spec = await OpenApiSpec.load('fedex-track.openapi.json');
 const responseSchema = spec.responseSchema('/track/v1/trackingnumbers', 'post', 200);
@@ -133,16 +134,10 @@ describe('parseFedexTrackResponse', () => {
         description: 'Picked up',
         destination: { countryCode: 'US', state: 'TX', postalCode: '75063' },
       },
-      {
-        trackingNumber: '920241085725456',
-        status: 'not_found',
-        deliveredAt: null,
-        estimatedDeliveryAt: null,
-        estimatedWindowStartAt: null,
-        lastEventAt: null,
-        description: 'Tracking number cannot be found. Please correct the tracking number and try again.',
-        destination: null,
-      },
+      notFoundResult(
+        '920241085725456',
+        'Tracking number cannot be found. Please correct the tracking number and try again.',
+      ),
     ]);
   });
 

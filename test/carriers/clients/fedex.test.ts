@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createFedexClient, FEDEX_MAX_BATCH_SIZE } from '../../../src/carriers/clients/fedex.ts';
-import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
-import { SandboxControl } from '../sandbox/support/control.ts';
+import type { RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import type { SandboxControl } from '../sandbox/support/control.ts';
+import { carrierSandboxForFile } from '../sandbox/support/sandbox-for-file.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 
 const spec = await OpenApiSpec.load('fedex-track.openapi.json');
@@ -11,13 +12,8 @@ describe('FedEx client', () => {
   let control: SandboxControl;
   const requests: { url: string; body: unknown }[] = [];
 
-  beforeAll(async () => {
-    running = await startCarrierSandbox();
-    control = new SandboxControl(running.baseUrl);
-  });
-  afterAll(() => running.close());
+  carrierSandboxForFile((started) => ({ running, control } = started));
   beforeEach(() => {
-    running.sandbox.reset();
     requests.length = 0;
   });
 

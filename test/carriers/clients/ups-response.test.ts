@@ -3,6 +3,7 @@ import { CarrierUnexpectedResponseError } from '../../../src/carriers/clients/er
 import { activityInstant, parseUpsTrackResponse } from '../../../src/carriers/clients/ups-response.ts';
 import { normalizeUpsStatus, upsPackageStatus } from '../../../src/carriers/clients/ups-status.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
+import { notFoundResult } from './not-found-result.ts';
 
 const spec = await OpenApiSpec.load('ups-tracking.openapi.yaml');
 const trackResponseSchema = spec.responseSchema('/track/v1/details/{inquiryNumber}', 'get', 200);
@@ -58,16 +59,9 @@ describe('parseUpsTrackResponse', () => {
       },
     };
     expect(spec.validate(trackResponseSchema, body)).toEqual([]);
-    expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toEqual({
-      trackingNumber: '1Z023E2X0214323462',
-      status: 'not_found',
-      deliveredAt: null,
-      estimatedDeliveryAt: null,
-      estimatedWindowStartAt: null,
-      lastEventAt: null,
-      description: 'Tracking Information Not Found',
-      destination: null,
-    });
+    expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toEqual(
+      notFoundResult('1Z023E2X0214323462', 'Tracking Information Not Found'),
+    );
   });
 
   it('reads a package built from the spec examples', () => {

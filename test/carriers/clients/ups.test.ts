@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { CarrierUnexpectedResponseError } from '../../../src/carriers/clients/errors.ts';
 import { createUpsClient } from '../../../src/carriers/clients/ups.ts';
-import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
-import { SandboxControl } from '../sandbox/support/control.ts';
+import type { RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import type { SandboxControl } from '../sandbox/support/control.ts';
+import { carrierSandboxForFile } from '../sandbox/support/sandbox-for-file.ts';
+import { notFoundResult } from './not-found-result.ts';
 
 describe('UPS client', () => {
   let running: RunningCarrierSandbox;
   let control: SandboxControl;
   const requests: { url: string; headers: Headers }[] = [];
 
-  beforeAll(async () => {
-    running = await startCarrierSandbox();
-    control = new SandboxControl(running.baseUrl);
-  });
-  afterAll(() => running.close());
+  carrierSandboxForFile((started) => ({ running, control } = started));
   beforeEach(() => {
-    running.sandbox.reset();
     requests.length = 0;
   });
 
@@ -59,16 +56,7 @@ describe('UPS client', () => {
       response: { errors: [{ code: '151044', message: 'No tracking information available' }] },
     });
     expect(await client(notFound).track(['1Z999AA10123456784'])).toEqual([
-      {
-        trackingNumber: '1Z999AA10123456784',
-        status: 'not_found',
-        deliveredAt: null,
-        estimatedDeliveryAt: null,
-        estimatedWindowStartAt: null,
-        lastEventAt: null,
-        description: 'No tracking information available',
-        destination: null,
-      },
+      notFoundResult('1Z999AA10123456784', 'No tracking information available'),
     ]);
   });
 

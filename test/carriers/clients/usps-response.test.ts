@@ -6,6 +6,7 @@ import {
 } from '../../../src/carriers/clients/usps-response.ts';
 import { normalizeUspsStatus } from '../../../src/carriers/clients/usps-status.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
+import { notFoundResult } from './not-found-result.ts';
 
 const v3 = await OpenApiSpec.load('usps-tracking-v3.openapi.yaml');
 const v3r2 = await OpenApiSpec.load('usps-tracking-v3r2.openapi.yaml');
@@ -142,16 +143,7 @@ describe('parseUspsV3r2Response', () => {
 
   it('reads a multi-status answer item by item, in the order asked', () => {
     expect(parseUspsV3r2Response(['9400111899223197420000', '9400111899223197428490'], [found, missing])).toEqual([
-      {
-        trackingNumber: '9400111899223197420000',
-        status: 'not_found',
-        deliveredAt: null,
-        estimatedDeliveryAt: null,
-        estimatedWindowStartAt: null,
-        lastEventAt: null,
-        description: 'Tracking number not found',
-        destination: null,
-      },
+      notFoundResult('9400111899223197420000', 'Tracking number not found'),
       {
         trackingNumber: '9400111899223197428490',
         status: 'out_for_delivery',

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createUspsClient, USPS_V3R2_MAX_BATCH_SIZE } from '../../../src/carriers/clients/usps.ts';
-import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
-import { SandboxControl } from '../sandbox/support/control.ts';
+import type { RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import type { SandboxControl } from '../sandbox/support/control.ts';
+import { carrierSandboxForFile } from '../sandbox/support/sandbox-for-file.ts';
 import { OpenApiSpec } from '../sandbox/support/openapi.ts';
 
 const v3r2Spec = await OpenApiSpec.load('usps-tracking-v3r2.openapi.yaml');
@@ -11,13 +12,8 @@ describe('USPS client', () => {
   let control: SandboxControl;
   const requests: { method: string; url: string; body: unknown }[] = [];
 
-  beforeAll(async () => {
-    running = await startCarrierSandbox();
-    control = new SandboxControl(running.baseUrl);
-  });
-  afterAll(() => running.close());
+  carrierSandboxForFile((started) => ({ running, control } = started));
   beforeEach(() => {
-    running.sandbox.reset();
     requests.length = 0;
   });
 

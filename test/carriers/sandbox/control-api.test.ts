@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startCarrierSandbox, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
-import { ManualClock, SandboxControl } from './support/control.ts';
+import { describe, expect, it } from 'vitest';
+import type { RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import { ManualClock, type SandboxControl } from './support/control.ts';
+import { carrierSandboxForFile } from './support/sandbox-for-file.ts';
 
 describe('sandbox control API', () => {
   const clock = new ManualClock(Date.parse('2025-06-02T12:00:00Z'));
   let running: RunningCarrierSandbox;
   let control: SandboxControl;
 
-  beforeAll(async () => {
-    running = await startCarrierSandbox({ now: clock.now });
-    control = new SandboxControl(running.baseUrl);
-  });
-  afterAll(() => running.close());
-  beforeEach(() => running.sandbox.reset());
+  carrierSandboxForFile((started) => ({ running, control } = started), { now: clock.now });
 
   const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as unknown });
 

@@ -1,11 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  SANDBOX_STATUSES,
-  startCarrierSandbox,
-  type RunningCarrierSandbox,
-} from '../../../src/carriers/sandbox/index.ts';
-import { SandboxControl } from './support/control.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { SANDBOX_STATUSES, type RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
+import type { SandboxControl } from './support/control.ts';
 import { OpenApiSpec } from './support/openapi.ts';
+import { carrierSandboxForFile } from './support/sandbox-for-file.ts';
 
 /**
  * Every body the fake carriers send is checked against the carrier's published OpenAPI schema, for
@@ -27,13 +24,8 @@ describe('sandbox wire formats', () => {
   let control: SandboxControl;
   const tokens = { ups: '', fedex: '', usps: '' };
 
-  beforeAll(async () => {
-    running = await startCarrierSandbox();
-    control = new SandboxControl(running.baseUrl);
-  });
-  afterAll(() => running.close());
-  beforeEach(async () => {
-    running.sandbox.reset();
+  carrierSandboxForFile((started) => ({ running, control } = started));
+  beforeEach(() => {
     tokens.ups = running.sandbox.state.tokens.issue('ups').accessToken;
     tokens.fedex = running.sandbox.state.tokens.issue('fedex').accessToken;
     tokens.usps = running.sandbox.state.tokens.issue('usps').accessToken;
@@ -44,6 +36,16 @@ describe('sandbox wire formats', () => {
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as unknown) : null };
   };
+  /** A token request to the sandboxed UPS as the client sends it: HTTP Basic `credentials` (id:secret), a form body. */
+  const upsToken = (credentials: string, grantType = 'client_credentials') =>
+    call('/ups/security/v1/oauth/token', {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: `grant_type=${grantType}`,
+    });
   const upsTrack = (number: string, headers: Record<string, string> = {}) =>
     call(`/ups/api/track/v1/details/${number}`, {
       headers: { authorization: `Bearer ${tokens.ups}`, transId: 'a'.repeat(32), transactionSrc: 'test', ...headers },
@@ -80,14 +82,7 @@ describe('sandbox wire formats', () => {
 
   describe('UPS', () => {
     it('issues tokens as tokenSuccessResponse', async () => {
-      const response = await call('/ups/security/v1/oauth/token', {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from('id:secret').toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: 'grant_type=client_credentials',
-      });
+      const response = await upsToken('id:secret');
       expect(response.status).toBe(200);
       expect(
         upsOauth.validate(upsOauth.responseSchema('/security/v1/oauth/token', 'post', 200), response.body),
@@ -97,24 +92,10 @@ describe('sandbox wire formats', () => {
 
     it('rejects bad credentials and a wrong grant as tokenErrorResponse', async () => {
       const path = '/security/v1/oauth/token';
-      const badSecret = await call(`/ups${path}`, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from('id:invalid').toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: 'grant_type=client_credentials',
-      });
+      const badSecret = await upsToken('id:invalid');
       expect(badSecret.status).toBe(401);
       expect(upsOauth.validate(upsOauth.responseSchema(path, 'post', 401), badSecret.body)).toEqual([]);
-      const badGrant = await call(`/ups${path}`, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from('id:secret').toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: 'grant_type=password',
-      });
+      const badGrant = await upsToken('id:secret', 'password');
       expect(badGrant.status).toBe(400);
       expect(upsOauth.validate(upsOauth.responseSchema(path, 'post', 400), badGrant.body)).toEqual([]);
     });
