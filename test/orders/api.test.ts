@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatVerifier } from '../../src/carriers/format-verifier.ts';
+import { describe, expect, it } from 'vitest';
 import { TestClock } from '../support/clock.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 import { API_TIMESTAMP, SPEC_ORDER_FIELDS } from '../support/formats.ts';
+import { orderTestAppForFile } from './order-test-app.ts';
 
 const VALID_UPS = '1Z5R89390357567127';
 const INVALID_UPS = '1Z1111111111111111';
@@ -11,13 +11,7 @@ let app: TestApp;
 let store: TestAccount;
 const clock = new TestClock();
 
-beforeAll(async () => {
-  // Format validation only: asking the carrier is covered by test/tracking; here the spec's
-  // order fields and rules are under test.
-  app = await startTestApp({ now: clock.now, verifier: formatVerifier });
-  store = await app.createAccount();
-});
-afterAll(() => app.close());
+orderTestAppForFile((started) => ({ app, store } = started), clock);
 
 async function newOrder(extra: Record<string, unknown> = {}) {
   const response = await store.request('POST', '/v1/orders', { ...validOrder, ...extra });
