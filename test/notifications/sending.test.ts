@@ -7,23 +7,19 @@ import { SendDispatcher } from '../../src/notifications/dispatcher.ts';
 import { createEmailChannel } from '../../src/notifications/email.ts';
 import { compileMessageTemplates } from '../../src/notifications/messages/message-templates.ts';
 import { createSmsChannel } from '../../src/notifications/sms.ts';
-import { TestClock } from '../support/clock.ts';
 import { usingRealPostgres } from '../support/database.ts';
 import { decodedMail } from '../support/mail-server.ts';
 import { sampleVideo } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
-import { messagingTestAppForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
+import { messagingTestAppOnClockForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 let app: TestApp;
 let store: TestAccount;
 let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
-const clock = new TestClock();
 
-messagingTestAppForFile('Maple & Thread', (started) => ({ store, app, mail, sms } = started), {
-  now: clock.now,
-});
+const clock = messagingTestAppOnClockForFile('Maple & Thread', (started) => ({ store, app, mail, sms } = started));
 
 const dispatch = () => app.services.dispatcher.dispatchDue(100);
 const mailTo = (address: string) => mail.messages.filter((m) => m.to.includes(address));
