@@ -35,3 +35,12 @@ export function inboxAppForFile(
     },
   );
 }
+
+/** For the file's tests: a real SMTP server (the inbox), stopped after them. */
+export function mailServerForFile(use: (mail: InboxApp['mail']) => void): void {
+  forFile(
+    () => startMailServer(),
+    use,
+    (mail) => mail.close(),
+  );
+}

@@ -1,11 +1,10 @@
 import pg from 'pg';
 import { expect, it } from 'vitest';
-import { forFile } from '../support/for-file.ts';
-import { startMailServer } from '../support/mail-server.ts';
 import type { PostgresServer } from '../support/postgres-server.ts';
 import { printOutputOnFailure, type RunningDoorstep } from '../support/processes.ts';
 import type { StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
+import { mailServerForFile, type InboxApp } from '../notifications/inbox-app.ts';
 import {
   doorstepOnPostgresForFile,
   orderSent,
@@ -26,18 +25,14 @@ import {
  */
 const CLAIM_TIMEOUT_MS = 3_000;
 
-let mail: Awaited<ReturnType<typeof startMailServer>>;
+let mail: InboxApp['mail'];
 let postgres: PostgresServer;
 let doorstep: RunningDoorstep;
 let base: string;
 let store: StoreClient;
 let db: pg.Client;
 
-forFile(
-  () => startMailServer(),
-  (started) => (mail = started),
-  (started) => started.close(),
-);
+mailServerForFile((started) => (mail = started));
 doorstepOnPostgresForFile(
   'worker-killed',
   () => ({
