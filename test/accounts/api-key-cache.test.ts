@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { authenticateCached, createAccount, rotateApiKey, type Account } from '../../src/accounts/accounts.ts';
 import { API_KEY_CACHE_TTL_MS, ApiKeyCache } from '../../src/accounts/api-key-cache.ts';
 import type { Db } from '../../src/db/database.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { forFile } from '../support/for-file.ts';
 import { QueryCounter } from '../support/query-counter.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { testAppForFile, type TestApp } from '../support/test-app.ts';
 
 const account = (id: string): Account => ({
   id,
@@ -50,15 +51,15 @@ describe('authenticating API keys through the cache', () => {
   let counter: QueryCounter;
   let counted: Db;
 
-  beforeAll(async () => {
-    database = await openTestDatabase();
-    counter = new QueryCounter();
-    counted = database.db.withPlugin(counter);
-  });
-
-  afterAll(async () => {
-    await database?.close();
-  });
+  forFile(
+    () => openTestDatabase(),
+    (opened) => {
+      database = opened;
+      counter = new QueryCounter();
+      counted = database.db.withPlugin(counter);
+    },
+    (opened) => opened.close(),
+  );
 
   it('a second request with the same key does not ask the database', async () => {
     const { account: created, apiKey } = await createAccount(database.db, { name: 'Cached store' });
@@ -120,13 +121,7 @@ describe('authenticating API keys through the cache', () => {
 describe('the /v1 API after a key rotation', () => {
   let app: TestApp;
 
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await app?.close();
-  });
+  testAppForFile((started) => (app = started));
 
   it('refuses the old key on the very next request and accepts the new one', async () => {
     const store = await app.createAccount('Rotated over HTTP');

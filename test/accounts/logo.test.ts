@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LOGO_MAX_HEIGHT, LOGO_MAX_WIDTH } from '../../src/accounts/logo.ts';
 import { testImage as image } from '../support/images.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { testAppForFile, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 /**
  * Issue 28: the merchant uploads the store's logo (the Storefront API's `shop.brand` is not read any
@@ -10,12 +10,9 @@ import { startTestApp, validOrder, type TestAccount, type TestApp } from '../sup
 let app: TestApp;
 let store: TestAccount;
 
+testAppForFile((started) => (app = started));
 beforeAll(async () => {
-  app = await startTestApp();
   store = await app.createAccount('Maple & Thread');
-});
-afterAll(async () => {
-  await app?.close();
 });
 
 const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) });

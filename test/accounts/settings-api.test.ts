@@ -3,6 +3,14 @@ import { startTestApp, validOrder, type TestAccount, type TestApp } from '../sup
 
 /** An account that never set its brand or contact address. */
 const NO_BRAND = { accent_color: null, font: null, contact_email: null };
+/** The settings an account answers with: the defaults (no logo, the note on, English, no brand) but for `changed`. */
+const settingsWith = (changed: Record<string, unknown> = {}) => ({
+  logo_url: null,
+  not_watched_note: true,
+  locale: 'en',
+  ...NO_BRAND,
+  ...changed,
+});
 
 let app: TestApp;
 let store: TestAccount;
@@ -21,28 +29,20 @@ describe('GET and PUT /v1/account/settings', () => {
   it('answers the defaults before anything was set: no logo, the not-watched note on', async () => {
     const response = await other.request('GET', '/v1/account/settings');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ logo_url: null, not_watched_note: true, locale: 'en', ...NO_BRAND });
+    expect(response.body).toEqual(settingsWith());
   });
 
   it('changes only the fields sent, and each account keeps its own', async () => {
     const logo = 'https://cdn.maplethread.example/logo.png';
     const set = await store.request('PUT', '/v1/account/settings', { logo_url: logo });
     expect(set.status).toBe(200);
-    expect(set.body).toEqual({ logo_url: logo, not_watched_note: true, locale: 'en', ...NO_BRAND });
+    expect(set.body).toEqual(settingsWith({ logo_url: logo }));
     const off = await store.request('PUT', '/v1/account/settings', { not_watched_note: false });
-    expect(off.body).toEqual({ logo_url: logo, not_watched_note: false, locale: 'en', ...NO_BRAND });
-    expect((await store.request('GET', '/v1/account/settings')).body).toEqual({
-      logo_url: logo,
-      not_watched_note: false,
-      locale: 'en',
-      ...NO_BRAND,
-    });
-    expect((await other.request('GET', '/v1/account/settings')).body).toEqual({
-      logo_url: null,
-      not_watched_note: true,
-      locale: 'en',
-      ...NO_BRAND,
-    });
+    expect(off.body).toEqual(settingsWith({ logo_url: logo, not_watched_note: false }));
+    expect((await store.request('GET', '/v1/account/settings')).body).toEqual(
+      settingsWith({ logo_url: logo, not_watched_note: false }),
+    );
+    expect((await other.request('GET', '/v1/account/settings')).body).toEqual(settingsWith());
   });
 
   it('refuses what is not an https URL or a boolean, with one message per field, and changes nothing', async () => {
@@ -71,7 +71,7 @@ describe('GET and PUT /v1/account/settings', () => {
     const polyglot = await app.createAccount('Maison Polyglotte');
     const set = await polyglot.request('PUT', '/v1/account/settings', { locale: 'fr-CA' });
     expect(set.status).toBe(200);
-    expect(set.body).toEqual({ logo_url: null, not_watched_note: true, locale: 'fr', ...NO_BRAND });
+    expect(set.body).toEqual(settingsWith({ locale: 'fr' }));
     expect((await polyglot.request('GET', '/v1/account/settings')).body.locale).toBe('fr');
     const order = (await polyglot.request('POST', '/v1/orders', validOrder)).body;
     const record = await app.request('GET', new URL(order.record_url).pathname);
@@ -92,12 +92,7 @@ describe('GET and PUT /v1/account/settings', () => {
       );
     }
     // Nothing changed, not even the field sent alongside.
-    expect((await german.request('GET', '/v1/account/settings')).body).toEqual({
-      logo_url: null,
-      not_watched_note: true,
-      locale: 'es',
-      ...NO_BRAND,
-    });
+    expect((await german.request('GET', '/v1/account/settings')).body).toEqual(settingsWith({ locale: 'es' }));
   });
 
   it("sets the store's accent, font and contact address; the pages are drawn in them", async () => {

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOT_TABLES } from '../../src/db/migrations/032-vacuum-hot-tables.ts';
 import { openTestDatabase, type TestDatabase } from '../support/database.ts';
+import { forFile } from '../support/for-file.ts';
 
 /**
  * Migration 032: the tables whose newest rows change all day are vacuumed after 1,000 + 1% of their
@@ -9,12 +10,11 @@ import { openTestDatabase, type TestDatabase } from '../support/database.ts';
  * thousands of dead versions along; docs/scaling.md).
  */
 let database: TestDatabase;
-beforeAll(async () => {
-  database = await openTestDatabase();
-});
-afterAll(async () => {
-  await database?.close();
-});
+forFile(
+  () => openTestDatabase(),
+  (opened) => (database = opened),
+  (opened) => opened.close(),
+);
 
 describe('autovacuum of the hot tables', () => {
   it.each(HOT_TABLES)('%s is vacuumed after 1,000 + 1%% of its rows changed', async (table) => {

@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/start-workers.ts';
-import { startMailServer } from '../support/mail-server.ts';
-import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { expect, it } from 'vitest';
+import { validOrder, type TestApp } from '../support/test-app.ts';
+import { eventually } from '../support/workers.ts';
+import { inboxAppForFile, type InboxApp } from './inbox-app.ts';
 
 let app: TestApp;
-let workers: RunningWorkers;
-let mail: Awaited<ReturnType<typeof startMailServer>>;
+let mail: InboxApp['mail'];
 
-beforeAll(async () => {
-  mail = await startMailServer();
-  app = await startTestApp({ sandboxPollIntervalMs: 200, env: { SMTP_URL: mail.url } });
-  workers = await startTestWorkers(app.services, { dispatchEveryMs: 200 });
-});
-afterAll(async () => {
-  await workers.close();
-  await app.close();
-  await mail.close();
-});
+inboxAppForFile({ sandboxPollIntervalMs: 200 }, { dispatchEveryMs: 200 }, (started) => ({ app, mail } = started));
 
 it('carrier reports delivery → within seconds exactly one e-mail reaches the recipient', async () => {
   const store = await app.createAccount();

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/start-workers.ts';
-import { startMailServer } from '../support/mail-server.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { eventually } from '../support/workers.ts';
+import { inboxAppForFile, type InboxApp } from './inbox-app.ts';
 
 /**
  * A delivery asks the dispatcher to run the moment its reaction commits; the one-second tick is only
@@ -11,20 +10,12 @@ import { eventually, startTestWorkers } from '../support/workers.ts';
 const TICK_MS = 10 * 60_000;
 
 let app: TestApp;
-let workers: RunningWorkers;
 let store: TestAccount;
-let mail: Awaited<ReturnType<typeof startMailServer>>;
+let mail: InboxApp['mail'];
 
+inboxAppForFile({}, { dispatchEveryMs: TICK_MS }, (started) => ({ app, mail } = started));
 beforeAll(async () => {
-  mail = await startMailServer();
-  app = await startTestApp({ env: { SMTP_URL: mail.url } });
-  workers = await startTestWorkers(app.services, { dispatchEveryMs: TICK_MS });
   store = await app.createAccount();
-});
-afterAll(async () => {
-  await workers.close();
-  await app.close();
-  await mail.close();
 });
 
 async function recordedOrder(recipient: string): Promise<{ id: string }> {

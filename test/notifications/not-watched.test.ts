@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NOT_WATCHED_AFTER_MS } from '../../src/notifications/not-watched.ts';
-import { TestClock } from '../support/clock.ts';
 import { decodedMail } from '../support/mail-server.ts';
-import { messagingTestAppForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
+import { messagingTestAppOnClockForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';
 
@@ -17,11 +16,8 @@ let app: TestApp;
 let store: TestAccount;
 let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
-const clock = new TestClock();
 
-messagingTestAppForFile('Maple & Thread', (started) => ({ store, app, mail, sms } = started), {
-  now: clock.now,
-});
+const clock = messagingTestAppOnClockForFile('Maple & Thread', (started) => ({ store, app, mail, sms } = started));
 
 const decide = () => app.services.notWatched.decideDue();
 const dispatch = () => app.services.dispatcher.dispatchDue(100);

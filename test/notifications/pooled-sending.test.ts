@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dispatchWhileDue } from '../../jobs/dispatch-sends.ts';
-import { TestClock } from '../support/clock.ts';
-import { messagingTestAppForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
+import { messagingTestAppOnClockForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 /**
@@ -13,11 +12,8 @@ let app: TestApp;
 let store: TestAccount;
 let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
-const clock = new TestClock();
 
-messagingTestAppForFile('Pooled Store', (started) => ({ store, app, mail, sms } = started), {
-  now: clock.now,
-});
+messagingTestAppOnClockForFile('Pooled Store', (started) => ({ store, app, mail, sms } = started));
 
 /** What one run of the dispatch job does (jobs/dispatch-sends.ts), with a budget that never ends it early. */
 const dispatchRun = () => dispatchWhileDue(app.services.dispatcher, 60_000);

@@ -1,27 +1,25 @@
+import type { Updateable } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db/database.ts';
+import type { SendsTable } from '../../src/db/schema.ts';
 import { createLogger } from '../../src/logger.ts';
 import { SendDispatcher } from '../../src/notifications/dispatcher.ts';
 import { createEmailChannel } from '../../src/notifications/email.ts';
 import { compileMessageTemplates } from '../../src/notifications/messages/message-templates.ts';
 import { createSmsChannel } from '../../src/notifications/sms.ts';
-import { TestClock } from '../support/clock.ts';
 import { usingRealPostgres } from '../support/database.ts';
 import { decodedMail } from '../support/mail-server.ts';
 import { sampleVideo } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
-import { messagingTestAppForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
+import { messagingTestAppOnClockForFile, type MessagingTestApp } from '../support/messaging-test-app.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 
 let app: TestApp;
 let store: TestAccount;
 let mail: MessagingTestApp['mail'];
 let sms: MessagingTestApp['sms'];
-const clock = new TestClock();
 
-messagingTestAppForFile('Maple & Thread', (started) => ({ store, app, mail, sms } = started), {
-  now: clock.now,
-});
+const clock = messagingTestAppOnClockForFile('Maple & Thread', (started) => ({ store, app, mail, sms } = started));
 
 const dispatch = () => app.services.dispatcher.dispatchDue(100);
 const mailTo = (address: string) => mail.messages.filter((m) => m.to.includes(address));
@@ -30,6 +28,28 @@ async function recordedOrder(extra: Record<string, unknown> = {}) {
   const order = (await store.request('POST', '/v1/orders', { ...validOrder, ...extra })).body;
   await app.services.orders.markRecorded(order.id, { durationTenths: 100 });
   return order as { id: string; playback_url: string; recipient_email: string };
+}
+
+/** A recorded order whose package is delivered: its recipient's video is due now. */
+async function deliveredOrder(extra: Record<string, unknown> = {}) {
+  const order = await recordedOrder(extra);
+  await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+  return order;
+}
+
+/**
+ * A delivered order with a recorded video whose recipient's send row is then set to `left`: what
+ * another worker holding it, or a process that died mid-send, leaves behind.
+ */
+async function deliveredWithSendLeft(left: Updateable<SendsTable>, extra: Record<string, unknown> = {}) {
+  const order = await deliveredOrder(extra);
+  await app.services.database.db
+    .updateTable('sends')
+    .set(left)
+    .where('order_id', '=', order.id)
+    .where('kind', '=', 'recipient_video')
+    .execute();
+  return order;
 }
 
 async function timeline(orderId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
@@ -121,8 +141,7 @@ describe('sending on delivery (send_trigger package)', () => {
 
   it('never sends a cancelled or deleted order', async () => {
     const recipient = `gone-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const order = await deliveredOrder({ recipient_email: recipient });
     await store.request('DELETE', `/v1/orders/${order.id}`);
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
@@ -150,13 +169,13 @@ describe('other triggers', () => {
 });
 
 describe('a queued message follows the order', () => {
+  /** A recorded order whose recipient's message is queued for a date years away. */
+  const queuedForLater = (fields: Record<string, unknown>) =>
+    recordedOrder({ send_trigger: 'date', send_on: '2030-12-24T09:00:00Z', ...fields });
+
   it('moves when the trigger changes from a future date to now', async () => {
     const recipient = `moved-${Date.now()}@example.com`;
-    const order = await recordedOrder({
-      recipient_email: recipient,
-      send_trigger: 'date',
-      send_on: '2030-12-24T09:00:00Z',
-    });
+    const order = await queuedForLater({ recipient_email: recipient });
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
     await store.request('PUT', `/v1/orders/${order.id}`, { send_trigger: 'now' });
@@ -166,11 +185,7 @@ describe('a queued message follows the order', () => {
 
   it('is withdrawn, with a reason, when the trigger changes to package before delivery', async () => {
     const recipient = `withdrawn-${Date.now()}@example.com`;
-    const order = await recordedOrder({
-      recipient_email: recipient,
-      send_trigger: 'date',
-      send_on: '2030-12-24T09:00:00Z',
-    });
+    const order = await queuedForLater({ recipient_email: recipient });
     await store.request('PUT', `/v1/orders/${order.id}`, { send_trigger: 'package' });
     expect((await timeline(order.id)).find((e) => e.type === 'send.withdrawn')?.data.reason).toMatch(/not delivered/);
     clock.advance(5 * 366 * 24 * 3_600_000);
@@ -183,11 +198,9 @@ describe('a queued message follows the order', () => {
 
   it('drops a channel the send_method no longer uses', async () => {
     const recipient = `switch-${Date.now()}@example.com`;
-    const order = await recordedOrder({
+    const order = await queuedForLater({
       recipient_email: recipient,
       recipient_phone: '+14155550177',
-      send_trigger: 'date',
-      send_on: '2030-12-24T09:00:00Z',
       send_method: 'email_and_sms',
     });
     await store.request('PUT', `/v1/orders/${order.id}`, { send_method: 'sms', send_trigger: 'now' });
@@ -200,16 +213,12 @@ describe('a queued message follows the order', () => {
 describe('stopping an order while it sends', () => {
   it('cancels a claimed message before it reaches the provider', async () => {
     const recipient = `claimed-cancel-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-    const db = app.services.database.db;
-    await db
-      .updateTable('sends')
-      .set({ status: 'claimed', claimed_at: clock.now(), claim_token: 'other-worker' })
-      .where('order_id', '=', order.id)
-      .execute();
+    const order = await deliveredWithSendLeft(
+      { status: 'claimed', claimed_at: clock.now(), claim_token: 'other-worker' },
+      { recipient_email: recipient },
+    );
     expect((await store.request('DELETE', `/v1/orders/${order.id}`)).status).toBe(204);
-    const row = await db
+    const row = await app.services.database.db
       .selectFrom('sends')
       .select('status')
       .where('order_id', '=', order.id)
@@ -219,14 +228,11 @@ describe('stopping an order while it sends', () => {
   });
 
   it('refuses to stop an order whose video is being handed to the provider right now (409), changing nothing', async () => {
-    const order = await recordedOrder();
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-    const db = app.services.database.db;
-    await db
-      .updateTable('sends')
-      .set({ status: 'sending', claimed_at: clock.now(), claim_token: 'other-worker' })
-      .where('order_id', '=', order.id)
-      .execute();
+    const order = await deliveredWithSendLeft({
+      status: 'sending',
+      claimed_at: clock.now(),
+      claim_token: 'other-worker',
+    });
     const response = await store.request('DELETE', `/v1/orders/${order.id}`);
     expect(response.status).toBe(409);
     expect(response.body.error.message).toMatch(/being sent/);
@@ -237,12 +243,11 @@ describe('stopping an order while it sends', () => {
 describe('SMS', () => {
   it('sends both channels for email_and_sms', async () => {
     const recipient = `both-${Date.now()}@example.com`;
-    const order = await recordedOrder({
+    const order = await deliveredOrder({
       recipient_email: recipient,
       recipient_phone: '+14155550100',
       send_method: 'email_and_sms',
     });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(1);
     expect(sms.messages.filter((m) => m.to === '+14155550100')).toHaveLength(1);
@@ -253,8 +258,7 @@ describe('SMS', () => {
 
   it('marks an invalid phone as a failed send with the reason, and resends once the number is fixed', async () => {
     sms.markInvalid('+14155550999');
-    const order = await recordedOrder({ recipient_email: null, recipient_phone: '+14155550999', send_method: 'sms' });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const order = await deliveredOrder({ recipient_email: null, recipient_phone: '+14155550999', send_method: 'sms' });
     await dispatch();
     const failed = (await timeline(order.id)).find((e) => e.type === 'send.failed');
     expect(failed?.data.reason).toMatch(/21211/);
@@ -274,8 +278,7 @@ describe('failures are visible and retried correctly', () => {
   it('fails for good on a permanent SMTP rejection (550), with the reason on the timeline', async () => {
     const recipient = `bounce-${Date.now()}@example.com`;
     mail.rejectRecipient(recipient, 550);
-    const order = await recordedOrder({ recipient_email: recipient });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const order = await deliveredOrder({ recipient_email: recipient });
     await dispatch();
     clock.advance(3_600_000);
     await dispatch();
@@ -287,8 +290,7 @@ describe('failures are visible and retried correctly', () => {
   it('retries a temporary SMTP refusal (451) with backoff and then sends once', async () => {
     const recipient = `greylist-${Date.now()}@example.com`;
     mail.rejectRecipient(recipient, 451, 1);
-    const order = await recordedOrder({ recipient_email: recipient });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const order = await deliveredOrder({ recipient_email: recipient });
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
     expect((await timeline(order.id)).some((e) => e.type === 'send.retry_scheduled')).toBe(true);
@@ -306,8 +308,7 @@ describe('exactly once', () => {
   // takes more than one statement (read, then update) — the mistake this guards against.
   it('sends once when several dispatchers race for the same due message', async () => {
     const recipient = `race-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await deliveredOrder({ recipient_email: recipient });
 
     // Separate dispatchers, as in separate worker processes; on real PostgreSQL each has its own pool.
     const handles = usingRealPostgres
@@ -343,16 +344,11 @@ describe('exactly once', () => {
 
   it('a crash mid-send becomes "uncertain" with a reason and is not re-sent until the merchant asks', async () => {
     const recipient = `crash-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     // What a process killed during the SMTP conversation leaves behind.
-    const db = app.services.database.db;
-    await db
-      .updateTable('sends')
-      .set({ status: 'sending', claimed_at: clock.now(), claim_token: 'dead-process' })
-      .where('order_id', '=', order.id)
-      .where('kind', '=', 'recipient_video')
-      .execute();
+    const order = await deliveredWithSendLeft(
+      { status: 'sending', claimed_at: clock.now(), claim_token: 'dead-process' },
+      { recipient_email: recipient },
+    );
     clock.advance(10 * 60_000);
     const reconciled = await app.services.dispatcher.reconcileStuck();
     expect(reconciled.uncertain).toBeGreaterThanOrEqual(1);
@@ -369,22 +365,17 @@ describe('exactly once', () => {
 
   it('a crash after the provider accepted but before the order recorded it is repaired, never re-sent', async () => {
     const recipient = `accepted-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     // What a process killed right after the provider's acceptance leaves behind: the row is sent,
     // the order does not know yet.
-    const db = app.services.database.db;
-    await db
-      .updateTable('sends')
-      .set({
+    const order = await deliveredWithSendLeft(
+      {
         status: 'sent',
         sent_at: clock.now(),
         provider_message_id: 'accepted-before-crash',
         claim_token: 'dead-process',
-      })
-      .where('order_id', '=', order.id)
-      .where('kind', '=', 'recipient_video')
-      .execute();
+      },
+      { recipient_email: recipient },
+    );
     // Not re-sent, not "uncertain", and resend refuses: the row is the truth.
     clock.advance(10 * 60_000);
     expect((await app.services.dispatcher.reconcileStuck()).uncertain).toBe(0);
@@ -399,7 +390,7 @@ describe('exactly once', () => {
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
     // The sender's note follows from the repaired order, once.
-    const notes = await db
+    const notes = await app.services.database.db
       .selectFrom('sends')
       .select('status')
       .where('order_id', '=', order.id)
@@ -410,15 +401,10 @@ describe('exactly once', () => {
 
   it('a crash after claiming but before calling the provider is retried safely', async () => {
     const recipient = `claimed-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-    const db = app.services.database.db;
-    await db
-      .updateTable('sends')
-      .set({ status: 'claimed', claimed_at: clock.now(), claim_token: 'dead-process' })
-      .where('order_id', '=', order.id)
-      .where('kind', '=', 'recipient_video')
-      .execute();
+    await deliveredWithSendLeft(
+      { status: 'claimed', claimed_at: clock.now(), claim_token: 'dead-process' },
+      { recipient_email: recipient },
+    );
     await dispatch();
     expect(mailTo(recipient)).toHaveLength(0);
     clock.advance(5 * 60_000);
@@ -428,8 +414,7 @@ describe('exactly once', () => {
   });
 
   it('cannot queue a second live send for the same order and channel, whatever calls it', async () => {
-    const order = await recordedOrder();
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const order = await deliveredOrder();
     const db = app.services.database.db;
     const insert = db.insertInto('sends').values({
       id: `snd_dup_${Date.now()}`,
@@ -457,20 +442,16 @@ describe('exactly once', () => {
           .executeTakeFirstOrThrow()
       ).order_recorded;
 
-    const sent = await recordedOrder();
-    await store.request('PUT', `/v1/orders/${sent.id}`, { delivered: 1 });
+    const sent = await deliveredOrder();
     await dispatch();
     await eventually(async () => ((await recordedFlag(sent.id)) ? true : undefined), 5_000, 'the send marked recorded');
 
     // The process stopped after the provider took the message and the row said so, before the order did.
-    const crashed = await recordedOrder();
-    await store.request('PUT', `/v1/orders/${crashed.id}`, { delivered: 1 });
-    await db
-      .updateTable('sends')
-      .set({ status: 'sent', sent_at: new Date(clock.now().getTime() - 120_000), provider_message_id: 'pm-1' })
-      .where('order_id', '=', crashed.id)
-      .where('kind', '=', 'recipient_video')
-      .execute();
+    const crashed = await deliveredWithSendLeft({
+      status: 'sent',
+      sent_at: new Date(clock.now().getTime() - 120_000),
+      provider_message_id: 'pm-1',
+    });
     expect(await recordedFlag(crashed.id)).toBe(false);
     expect(await app.services.dispatcher.recordUnrecordedSends()).toBe(1);
     expect((await store.request('GET', `/v1/orders/${crashed.id}`)).body.sent_at).not.toBeNull();
@@ -507,8 +488,7 @@ describe('exactly once', () => {
         .execute();
     }
     const recipient = `first-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: recipient });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await deliveredOrder({ recipient_email: recipient });
 
     expect(await app.services.dispatcher.dispatchDue(1)).toBe(1);
     expect(mailTo(recipient)).toHaveLength(1);
@@ -525,8 +505,7 @@ describe('resending to a corrected address', () => {
   it('sends once to the new address, keeps the old send on record, and never twice to one address', async () => {
     const wrong = `wrong-${Date.now()}@example.com`;
     const right = `right-${Date.now()}@example.com`;
-    const order = await recordedOrder({ recipient_email: wrong });
-    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    const order = await deliveredOrder({ recipient_email: wrong });
     await dispatch();
     expect(mailTo(wrong)).toHaveLength(1);
     const sentAt = (await store.request('GET', `/v1/orders/${order.id}`)).body.sent_at;

@@ -102,6 +102,20 @@ async function diedMidCall(sendId: string, destination: string) {
     .execute();
 }
 
+/** An SMS channel of its own to the Twilio-format fake, on the app's account and number: another process sending. */
+function anotherSmsChannel() {
+  return createSmsChannel({
+    provider: {
+      baseUrl: sms.url,
+      accountSid: sms.credentials.sid,
+      authToken: sms.credentials.token,
+      from: sms.env.SMS_FROM,
+    },
+    outboxDir: '/nonexistent',
+    logger: createLogger('silent'),
+  });
+}
+
 async function sendRow(sendId: string) {
   return db().selectFrom('sends').selectAll().where('id', '=', sendId).executeTakeFirstOrThrow();
 }
@@ -159,16 +173,7 @@ describe('an uncertain send the provider can vouch for', () => {
   it("an SMS in Twilio's Message list becomes sent, with Twilio's SID, and is not sent again", async () => {
     const phone = `+1415555${String(1000 + ++sequence)}`;
     const { orderId, sendId, playback } = await deliveredOrder({ recipient_phone: phone, send_method: 'sms' });
-    const deadProcess = createSmsChannel({
-      provider: {
-        baseUrl: sms.url,
-        accountSid: sms.credentials.sid,
-        authToken: sms.credentials.token,
-        from: sms.env.SMS_FROM,
-      },
-      outboxDir: '/nonexistent',
-      logger: createLogger('silent'),
-    });
+    const deadProcess = anotherSmsChannel();
     const { providerMessageId } = await deadProcess.send({
       to: phone,
       body: `Bob, a video: ${playback}`,
@@ -220,16 +225,7 @@ describe('an uncertain send the provider never got', () => {
     const phone = `+1415555${String(3000 + ++sequence)}`;
     const { orderId, sendId } = await deliveredOrder({ recipient_phone: phone, send_method: 'sms' });
     // Someone else's message to the same number, from our number, while our call was open.
-    const other = createSmsChannel({
-      provider: {
-        baseUrl: sms.url,
-        accountSid: sms.credentials.sid,
-        authToken: sms.credentials.token,
-        from: sms.env.SMS_FROM,
-      },
-      outboxDir: '/nonexistent',
-      logger: createLogger('silent'),
-    });
+    const other = anotherSmsChannel();
     await other.send({ to: phone, body: 'Your order has shipped.', reference: 'other' });
     await diedMidCall(sendId, phone);
     await crashRecovered();

@@ -1,33 +1,22 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { RunningWorkers } from '../../jobs/start-workers.ts';
+import { expect, it } from 'vitest';
 import { signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
 import { DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
-import { startMailServer } from '../support/mail-server.ts';
 import { Scrape } from '../support/prometheus.ts';
-import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { validOrder, type TestApp } from '../support/test-app.ts';
+import { eventually } from '../support/workers.ts';
+import { inboxAppForFile } from '../notifications/inbox-app.ts';
 
 const OPERATOR_PASSWORD = 'metrics-test-password-0123456789';
 const operator = `Basic ${Buffer.from(`operator:${OPERATOR_PASSWORD}`).toString('base64')}`;
 
 let app: TestApp;
-let workers: RunningWorkers;
-let mail: Awaited<ReturnType<typeof startMailServer>>;
 
-beforeAll(async () => {
-  mail = await startMailServer();
-  app = await startTestApp({
-    sandboxPollIntervalMs: 200,
-    // Polling only: the story counts the polls that see the delivery (a push would need none).
-    env: { SMTP_URL: mail.url, OPERATOR_PASSWORD, USPS_PUSH: 'off' },
-  });
-  workers = await startTestWorkers(app.services, { dispatchEveryMs: 200 });
-});
-afterAll(async () => {
-  await workers?.close();
-  await app?.close();
-  await mail?.close();
-});
+inboxAppForFile(
+  // Polling only: the story counts the polls that see the delivery (a push would need none).
+  { sandboxPollIntervalMs: 200, env: { OPERATOR_PASSWORD, USPS_PUSH: 'off' } },
+  { dispatchEveryMs: 200 },
+  (started) => (app = started.app),
+);
 
 async function scrape(): Promise<Scrape> {
   const response = await fetch(`${app.baseUrl}/metrics`, { headers: { Authorization: operator } });

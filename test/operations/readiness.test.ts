@@ -24,6 +24,17 @@ afterAll(async () => {
 
 const readyz = () => app.request('GET', '/readyz');
 
+/** Asks /readyz until it answers `status`: the app notices Redis leaving and coming back in its own time. */
+const readyzAnswering = (status: number, timeoutMs: number) =>
+  eventually(
+    async () => {
+      const response = await readyz();
+      return response.status === status ? response : undefined;
+    },
+    timeoutMs,
+    `/readyz to answer ${status}`,
+  );
+
 it('is ready when PostgreSQL and Redis answer and every migration is applied', async () => {
   const response = await readyz();
   expect(response.status).toBe(200);
@@ -37,14 +48,7 @@ it('flips to 503 naming redis while Redis is stopped, and back to 200 when it re
   redis.kill('SIGKILL');
   await new Promise((resolve) => redis.once('exit', resolve));
 
-  const down = await eventually(
-    async () => {
-      const response = await readyz();
-      return response.status === 503 ? response : undefined;
-    },
-    10_000,
-    '/readyz to answer 503',
-  );
+  const down = await readyzAnswering(503, 10_000);
   expect(down.body.status).toBe('not_ready');
   expect(down.body.failing).toEqual(['redis']);
   expect(down.body.checks.redis.status).toBe('failing');
@@ -55,14 +59,7 @@ it('flips to 503 naming redis while Redis is stopped, and back to 200 when it re
   expect((await app.request('GET', '/healthz')).status).toBe(200);
 
   redis = await startRedisServer(port, dirs);
-  const up = await eventually(
-    async () => {
-      const response = await readyz();
-      return response.status === 200 ? response : undefined;
-    },
-    20_000,
-    '/readyz to answer 200 again',
-  );
+  const up = await readyzAnswering(200, 20_000);
   expect(up.body.status).toBe('ready');
 }, 40_000);
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatVerifier } from '../../src/carriers/format-verifier.ts';
+import { describe, expect, it } from 'vitest';
 import { TestClock } from '../support/clock.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 import { API_TIMESTAMP, SPEC_ORDER_FIELDS } from '../support/formats.ts';
+import { orderTestAppForFile } from './order-test-app.ts';
 
 const VALID_UPS = '1Z5R89390357567127';
 const INVALID_UPS = '1Z1111111111111111';
@@ -11,18 +11,27 @@ let app: TestApp;
 let store: TestAccount;
 const clock = new TestClock();
 
-beforeAll(async () => {
-  // Format validation only: asking the carrier is covered by test/tracking; here the spec's
-  // order fields and rules are under test.
-  app = await startTestApp({ now: clock.now, verifier: formatVerifier });
-  store = await app.createAccount();
-});
-afterAll(() => app.close());
+orderTestAppForFile((started) => ({ app, store } = started), clock);
 
 async function newOrder(extra: Record<string, unknown> = {}) {
   const response = await store.request('POST', '/v1/orders', { ...validOrder, ...extra });
   expect(response.status).toBe(201);
   return response.body as Record<string, unknown> & { id: string };
+}
+
+/** PUTs `body` to the order and expects it taken (200); the answer. */
+async function acceptedChange(order: { id: string }, body: Record<string, unknown>) {
+  const response = await store.request('PUT', `/v1/orders/${order.id}`, body);
+  expect(response.status).toBe(200);
+  return response;
+}
+
+/** PUTs `body` to the order and expects a 422 that changed nothing: the order reads back as it was. */
+async function refusedChange(order: { id: string }, body: Record<string, unknown>) {
+  const response = await store.request('PUT', `/v1/orders/${order.id}`, body);
+  expect(response.status).toBe(422);
+  expect((await store.request('GET', `/v1/orders/${order.id}`)).body).toEqual(order);
+  return response;
 }
 
 describe('POST /v1/orders', () => {
@@ -104,11 +113,10 @@ describe('POST /v1/orders', () => {
 describe('PUT /v1/orders/{id} — spec §4', () => {
   it('stores carrier and a valid tracking number without a warning', async () => {
     const order = await newOrder();
-    const response = await store.request('PUT', `/v1/orders/${order.id}`, {
+    const response = await acceptedChange(order, {
       carrier: 'ups',
       tracking_number: VALID_UPS,
     });
-    expect(response.status).toBe(200);
     expect(response.body.warning).toBeUndefined();
     expect(response.body).toMatchObject({
       carrier: 'ups',
@@ -120,11 +128,10 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
 
   it('stores an invalid tracking number and puts the warning before the order fields', async () => {
     const order = await newOrder();
-    const response = await store.request('PUT', `/v1/orders/${order.id}`, {
+    const response = await acceptedChange(order, {
       carrier: 'ups',
       tracking_number: INVALID_UPS,
     });
-    expect(response.status).toBe(200);
     expect(Object.keys(response.body)).toEqual(['warning', ...SPEC_ORDER_FIELDS]);
     expect(response.text.startsWith('{"warning":{"type":"request","message":')).toBe(true);
     expect(response.body.warning.message).toContain('UPS');
@@ -144,11 +151,8 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
 
   it('rejects an unsupported carrier naming the three, and changes nothing', async () => {
     const order = await newOrder();
-    const response = await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'dhl', tracking_number: '123' });
-    expect(response.status).toBe(422);
+    const response = await refusedChange(order, { carrier: 'dhl', tracking_number: '123' });
     expect(response.body.error.fields.carrier).toBe('must be one of ups, fedex, usps');
-    const after = await store.request('GET', `/v1/orders/${order.id}`);
-    expect(after.body).toEqual(order);
   });
 
   it('accepts a tracking number alone when a carrier is stored, and rejects it when none is', async () => {
@@ -157,16 +161,14 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     expect(alone.status).toBe(422);
     expect(alone.body.error.fields).toHaveProperty('carrier');
     await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: INVALID_UPS });
-    const changed = await store.request('PUT', `/v1/orders/${order.id}`, { tracking_number: VALID_UPS });
-    expect(changed.status).toBe(200);
+    const changed = await acceptedChange(order, { tracking_number: VALID_UPS });
     expect(changed.body).toMatchObject({ carrier: 'ups', tracking_number: VALID_UPS });
   });
 
   it('marks delivered with delivered: 1, leaving carrier and tracking null (rules 3 and 4)', async () => {
     const order = await newOrder();
     clock.advance(60_000);
-    const response = await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
-    expect(response.status).toBe(200);
+    const response = await acceptedChange(order, { delivered: 1 });
     expect(response.body).toMatchObject({ delivered: '1', status: 'delivered', carrier: null, tracking_number: null });
     expect(response.body.delivered_at).toMatch(API_TIMESTAMP);
     expect(response.body.delivered_at).toBe(response.body.updated_at);
@@ -177,8 +179,7 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     const order = await newOrder();
     const first = await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
     clock.advance(60_000);
-    const second = await store.request('PUT', `/v1/orders/${order.id}`, { delivered: true });
-    expect(second.status).toBe(200);
+    const second = await acceptedChange(order, { delivered: true });
     expect(second.body).toEqual(first.body);
   });
 
@@ -254,14 +255,13 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
 
   it('rejects unknown fields, bad e-mails, bad phones and bad enums with one error per field', async () => {
     const order = await newOrder();
-    const response = await store.request('PUT', `/v1/orders/${order.id}`, {
+    const response = await refusedChange(order, {
       colour: 'red',
       email: 'not-an-email',
       recipient_phone: '555-0123',
       send_method: 'pigeon',
       send_on: 'tomorrow',
     });
-    expect(response.status).toBe(422);
     expect(Object.keys(response.body.error.fields).sort()).toEqual([
       'colour',
       'email',
@@ -269,8 +269,6 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
       'send_method',
       'send_on',
     ]);
-    const after = await store.request('GET', `/v1/orders/${order.id}`);
-    expect(after.body).toEqual(order);
   });
 
   it('refuses a change that would leave the order unable to send', async () => {

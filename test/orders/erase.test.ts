@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { formatVerifier } from '../../src/carriers/format-verifier.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { expect, it } from 'vitest';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { orderTestAppForFile } from './order-test-app.ts';
 
 let app: TestApp;
 let store: TestAccount;
-beforeAll(async () => {
-  app = await startTestApp({ verifier: formatVerifier });
-  store = await app.createAccount();
-});
-afterAll(() => app.close());
+orderTestAppForFile((started) => ({ app, store } = started));
 
 it('erases personal data, cancels an unsent order and removes it from the API, keeping price and dates', async () => {
   const order = (

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { createLogger } from '../../src/logger.ts';
 import { notificationsSubscriber } from '../../src/notifications/order-subscriber.ts';
@@ -7,19 +7,14 @@ import type { DeliveredOrderEvent, OrderEventSubscriber } from '../../src/orders
 import { OrderOutbox, outboxRetryDelayMs } from '../../src/orders/outbox.ts';
 import { OrderService } from '../../src/orders/service.ts';
 import { TestClock } from '../support/clock.ts';
-import { startTestApp, validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
+import { orderTestAppForFile } from './order-test-app.ts';
 
 let app: TestApp;
 let store: TestAccount;
 const clock = new TestClock();
 
-beforeAll(async () => {
-  app = await startTestApp({ now: clock.now, verifier: formatVerifier });
-  store = await app.createAccount();
-});
-afterAll(async () => {
-  await app.close();
-});
+orderTestAppForFile((started) => ({ app, store } = started), clock);
 
 /** A subscriber of the test's own: records what it was handed, and fails while `failures` > 0. */
 function probe(name: string, events: OrderEventSubscriber['events']) {

@@ -5,40 +5,23 @@ import {
   formatTimestamp,
   serializeOrder,
   serializeUpdateResponse,
-  type OrderRow,
 } from '../../src/orders/serializer.ts';
+import { orderRow } from './order-row.ts';
 
-const row: OrderRow = {
-  id: 'ord_1',
-  seq: 1,
-  account_id: 'acc_1',
+/** A delivered, shipped order with a price. */
+const row = orderRow({
   uuid: '6b4a51ad-1eba-4478-af38-02d4660202d3',
   status: 'delivered',
-  name: 'Ann',
-  email: 'ann@example.com',
-  recipient_name: 'Bob',
-  recipient_email: 'bob@example.com',
-  recipient_phone: null,
-  send_method: 'email',
-  send_trigger: 'package',
-  send_on: null,
   carrier: 'ups',
   tracking_number: '1Z5R89390357567127',
   delivered: true,
-  video_title: 'Hi',
   video_duration_tenths: 124,
-  video_processed: true,
   price: 550,
   created_at: new Date('2026-12-01T10:00:00.123Z'),
   updated_at: new Date('2026-12-02T11:30:00.999Z'),
   recorded_at: new Date('2026-12-01T10:05:00Z'),
   delivered_at: new Date('2026-12-02T11:30:00.999Z'),
-  sent_at: null,
-  viewed_at: null,
-  cancelled_at: null,
-  deleted_at: null,
-  sender_phone: null,
-};
+});
 
 describe('serializeOrder', () => {
   it("produces exactly the spec's 26 fields, in order, with the spec's types", () => {

@@ -1,14 +1,15 @@
-import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
-import { startMailServer } from '../support/mail-server.ts';
+import { expect, it, onTestFailed } from 'vitest';
+import { forFile } from '../support/for-file.ts';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
 import {
+  doorstepForFile,
   outputWithoutAccessLog,
-  startDoorstep,
   type DoorstepProcess,
   type RunningDoorstep,
 } from '../support/processes.ts';
 import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
+import { mailServerForFile, type InboxApp } from '../notifications/inbox-app.ts';
 
 /**
  * Issue 13, "PostgreSQL restarted under load": `npm start` on a private PostgreSQL server that is
@@ -18,27 +19,22 @@ import { eventually } from '../support/workers.ts';
  * every order a 201 announced is there whole, no order exists that no one was told about, a failed
  * POST replayed with its Idempotency-Key creates its order once, and each gift goes out once.
  */
-let mail: Awaited<ReturnType<typeof startMailServer>>;
+let mail: InboxApp['mail'];
 let postgres: PostgresServer;
-let doorstep: RunningDoorstep;
 let proc: DoorstepProcess;
 let base: string;
 let env: RunningDoorstep['env'];
 
-beforeAll(async () => {
-  mail = await startMailServer();
-  postgres = await startPostgresServer();
-  doorstep = await startDoorstep({
-    name: 'postgres-restarts',
-    env: { ...postgres.doorstepEnv, SMTP_URL: mail.url },
-  });
-  ({ proc, base, env } = doorstep);
-}, 120_000);
-afterAll(async () => {
-  await doorstep?.stop();
-  await mail?.close();
-  postgres?.destroy();
-});
+mailServerForFile((started) => (mail = started));
+forFile(
+  () => startPostgresServer(),
+  (started) => (postgres = started),
+  async (started) => started.destroy(),
+);
+doorstepForFile(
+  () => ({ name: 'postgres-restarts', env: { ...postgres.doorstepEnv, SMTP_URL: mail.url } }),
+  (started) => ({ proc, base, env } = started),
+);
 
 interface Answer {
   what: string;

@@ -1,33 +1,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { PRIVATE_REDIS_PID_FILE } from '../../src/redis/private-redis.ts';
-import { startMailServer } from '../support/mail-server.ts';
-import { startDoorstep, waitForOutput, type DoorstepProcess, type RunningDoorstep } from '../support/processes.ts';
+import { doorstepForFile, waitForOutput, type DoorstepProcess, type RunningDoorstep } from '../support/processes.ts';
 import { createStore, sampleVideo } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
+import { mailServerForFile, type InboxApp } from '../notifications/inbox-app.ts';
 
 /**
  * Issue 13, "Redis killed and restarted": `npm start`'s private redis-server is killed while
  * delivered orders wait to be sent. The process starts it again on the same port and data, and
  * every recipient gets exactly one e-mail — none lost, none twice.
  */
-let mail: Awaited<ReturnType<typeof startMailServer>>;
-let doorstep: RunningDoorstep;
+let mail: InboxApp['mail'];
 let proc: DoorstepProcess;
 let dataDir: string;
 let base: string;
 let env: RunningDoorstep['env'];
 
-beforeAll(async () => {
-  mail = await startMailServer();
-  doorstep = await startDoorstep({ name: 'redis-dies', env: { SMTP_URL: mail.url } });
-  ({ proc, dataDir, base, env } = doorstep);
-}, 90_000);
-afterAll(async () => {
-  await doorstep?.stop();
-  await mail?.close();
-});
+mailServerForFile((started) => (mail = started));
+doorstepForFile(
+  () => ({ name: 'redis-dies', env: { SMTP_URL: mail.url } }),
+  (started) => ({ proc, dataDir, base, env } = started),
+);
 
 it('a killed private Redis comes back by itself and every waiting send goes out exactly once', async () => {
   const store = await createStore(base, env);

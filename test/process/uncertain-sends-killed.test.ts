@@ -1,16 +1,17 @@
-import pg from 'pg';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import type pg from 'pg';
+import { expect, it } from 'vitest';
 import { startFakeSmsApi } from '../support/fake-sms.ts';
-import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
-import {
-  printOutputOnFailure,
-  startDoorstep,
-  waitForExit,
-  type DoorstepProcess,
-  type RunningDoorstep,
-} from '../support/processes.ts';
-import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
+import { forFile } from '../support/for-file.ts';
+import { printOutputOnFailure, type RunningDoorstep } from '../support/processes.ts';
+import type { StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
+import {
+  doorstepOnPostgresForFile,
+  orderSent,
+  orderWithProcessedVideo,
+  sigkill,
+  webOnlyWithQuickRecovery,
+} from './doorstep-on-postgres.ts';
 
 /**
  * Issue 31, item 9, with real processes: "Killing the app mid-delivery left sends `uncertain`, and
@@ -24,40 +25,25 @@ import { eventually } from '../support/workers.ts';
  * after 3 s, the reconciler runs every second); their defaults are minutes.
  */
 let sms: Awaited<ReturnType<typeof startFakeSmsApi>>;
-let postgres: PostgresServer;
 let doorstep: RunningDoorstep;
 let store: StoreClient;
 let db: pg.Client;
 
-beforeAll(async () => {
-  sms = await startFakeSmsApi();
-  postgres = await startPostgresServer();
-  doorstep = await startDoorstep({
-    name: 'uncertain-killed',
-    env: {
-      ...postgres.doorstepEnv,
-      ...sms.env,
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_PREFIX: `uncertain-killed-${process.pid}`,
-      SEND_CLAIM_TIMEOUT_MS: '3000',
-      SEND_SENDING_TIMEOUT_MS: '3000',
-      RECONCILE_EVERY_MS: '1000',
-      SHUTDOWN_TIMEOUT_MS: '5000',
-      METRICS_PORT: '0',
-      WORKERS: 'off',
-    },
-  });
-  store = await createStore(doorstep.base, doorstep.env);
-  db = new pg.Client({ connectionString: postgres.url });
-  await db.connect();
-}, 120_000);
-
-afterAll(async () => {
-  await db?.end();
-  await doorstep?.stop();
-  await sms?.close();
-  postgres?.destroy();
-});
+forFile(
+  () => startFakeSmsApi(),
+  (started) => (sms = started),
+  (started) => started.close(),
+);
+doorstepOnPostgresForFile(
+  'uncertain-killed',
+  () => ({
+    ...webOnlyWithQuickRecovery('uncertain-killed'),
+    ...sms.env,
+    SEND_CLAIM_TIMEOUT_MS: '3000',
+    SEND_SENDING_TIMEOUT_MS: '3000',
+  }),
+  (started) => ({ doorstep, store, db } = started),
+);
 
 const smsTo = (phone: string) => sms.messages.filter((message) => message.to === phone);
 
@@ -78,24 +64,13 @@ async function timeline(orderId: string) {
 
 /**
  * An SMS gift whose video is processed, then delivered (custom tracking), with the provider holding
- * the call: resolves once the worker's call to Twilio hangs there, the send in `sending`.
+ * the call (`hold`, see test/support/fake-sms.ts): once the worker's call to Twilio hangs there, the
+ * send in `sending`, the worker is SIGKILLed and the provider answers again. Resolves with the order.
  */
-async function giftStuckAtTheProvider(phone: string): Promise<string> {
-  const created = await store.api('POST', '/v1/orders', {
-    name: 'Ann',
-    email: 'ann@example.com',
-    recipient_name: 'Bob',
-    recipient_phone: phone,
-    send_method: 'sms',
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const id = created.body.id as string;
-  expect((await store.api('PUT', `/v1/orders/${id}/video`, sampleVideo(), 'video/webm')).status).toBe(200);
-  await eventually(
-    async () => ((await store.api('GET', `/v1/orders/${id}`)).body.video_processed === '1' ? true : undefined),
-    60_000,
-    'the video processed',
-  );
+async function giftWhoseWorkerDiedAtTheProvider(phone: string, hold: 'taken' | 'dropped'): Promise<string> {
+  sms.hold(hold);
+  const worker = await doorstep.startWorker();
+  const id = await orderWithProcessedVideo(store, { recipient_phone: phone, send_method: 'sms' });
   const heldBefore = sms.held();
   expect((await store.api('PUT', `/v1/orders/${id}`, { delivered: 1 })).status).toBe(200);
   await eventually(
@@ -103,22 +78,15 @@ async function giftStuckAtTheProvider(phone: string): Promise<string> {
     60_000,
     'the recipient SMS held open at the provider',
   );
+  await sigkill(worker);
+  sms.hold(null);
   return id;
-}
-
-async function killed(worker: DoorstepProcess): Promise<void> {
-  worker.child.kill('SIGKILL');
-  expect(await waitForExit(worker.child, 10_000)).toMatchObject({ signal: 'SIGKILL' });
 }
 
 it('a worker killed while Twilio holds a message it took: a new worker finds it in the Message list and records it sent; nothing is sent twice', async () => {
   printOutputOnFailure(doorstep);
   const phone = '+14155550101';
-  sms.hold('taken');
-  const first = await doorstep.startWorker();
-  const id = await giftStuckAtTheProvider(phone);
-  await killed(first);
-  sms.hold(null);
+  const id = await giftWhoseWorkerDiedAtTheProvider(phone, 'taken');
   expect(smsTo(phone)).toHaveLength(1);
 
   const second = await doorstep.startWorker();
@@ -129,11 +97,7 @@ it('a worker killed while Twilio holds a message it took: a new worker finds it 
   );
   expect(resolved.data).toMatchObject({ outcome: 'sent', channel: 'sms' });
   expect(await recipientSend(id)).toMatchObject({ status: 'sent', provider_message_id: expect.stringMatching(/^SM/) });
-  await eventually(
-    async () => ((await store.api('GET', `/v1/orders/${id}`)).body.sent_at ? true : undefined),
-    30_000,
-    'sent_at',
-  );
+  await orderSent(store, id);
   // A few reconciler rounds later, still one message and no alert for the merchant.
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   expect(smsTo(phone)).toHaveLength(1);
@@ -146,11 +110,7 @@ it('a worker killed while Twilio holds a message it took: a new worker finds it 
 it('a worker killed while its message call hangs and Twilio never took it: a new worker finds nothing in the Message list and sends it once', async () => {
   printOutputOnFailure(doorstep);
   const phone = '+14155550102';
-  sms.hold('dropped');
-  const first = await doorstep.startWorker();
-  const id = await giftStuckAtTheProvider(phone);
-  await killed(first);
-  sms.hold(null);
+  const id = await giftWhoseWorkerDiedAtTheProvider(phone, 'dropped');
   expect(smsTo(phone)).toHaveLength(0);
 
   const second = await doorstep.startWorker();

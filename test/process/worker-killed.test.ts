@@ -1,16 +1,17 @@
 import pg from 'pg';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { startMailServer } from '../support/mail-server.ts';
-import { startPostgresServer, type PostgresServer } from '../support/postgres-server.ts';
-import {
-  printOutputOnFailure,
-  startDoorstep,
-  waitForExit,
-  type DoorstepProcess,
-  type RunningDoorstep,
-} from '../support/processes.ts';
-import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
+import { expect, it } from 'vitest';
+import type { PostgresServer } from '../support/postgres-server.ts';
+import { printOutputOnFailure, type RunningDoorstep } from '../support/processes.ts';
+import type { StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
+import { mailServerForFile, type InboxApp } from '../notifications/inbox-app.ts';
+import {
+  doorstepOnPostgresForFile,
+  orderSent,
+  orderWithProcessedVideo,
+  sigkill,
+  webOnlyWithQuickRecovery,
+} from './doorstep-on-postgres.ts';
 
 /**
  * Issue 13, "A worker killed with SIGKILL while holding a send claim, and while mid-poll: the work
@@ -24,72 +25,31 @@ import { eventually } from '../support/workers.ts';
  */
 const CLAIM_TIMEOUT_MS = 3_000;
 
-let mail: Awaited<ReturnType<typeof startMailServer>>;
+let mail: InboxApp['mail'];
 let postgres: PostgresServer;
 let doorstep: RunningDoorstep;
 let base: string;
-let env: RunningDoorstep['env'];
 let store: StoreClient;
 let db: pg.Client;
 
-beforeAll(async () => {
-  mail = await startMailServer();
-  postgres = await startPostgresServer();
-  doorstep = await startDoorstep({
-    name: 'worker-killed',
-    env: {
-      ...postgres.doorstepEnv,
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_PREFIX: `worker-killed-${process.pid}`,
-      SMTP_URL: mail.url,
-      // Polling only: a pushed delivery would reach the order without the poll this test interrupts.
-      CARRIER_PUSH: 'off',
-      SEND_CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS),
-      RECONCILE_EVERY_MS: '1000',
-      SHUTDOWN_TIMEOUT_MS: '5000',
-      // Several workers over the file's life: each its own metrics port.
-      METRICS_PORT: '0',
-      WORKERS: 'off',
-    },
-  });
-  ({ base, env } = doorstep);
-  store = await createStore(base, env);
-  db = new pg.Client({ connectionString: postgres.url });
-  await db.connect();
-}, 120_000);
-
-afterAll(async () => {
-  await db?.end();
-  await doorstep?.stop();
-  await mail?.close();
-  postgres?.destroy();
-});
-
-async function sigkill(worker: DoorstepProcess): Promise<void> {
-  worker.child.kill('SIGKILL');
-  expect(await waitForExit(worker.child, 10_000)).toMatchObject({ signal: 'SIGKILL' });
-}
+mailServerForFile((started) => (mail = started));
+doorstepOnPostgresForFile(
+  'worker-killed',
+  () => ({
+    ...webOnlyWithQuickRecovery('worker-killed'),
+    SMTP_URL: mail.url,
+    // Polling only: a pushed delivery would reach the order without the poll this test interrupts.
+    CARRIER_PUSH: 'off',
+    SEND_CLAIM_TIMEOUT_MS: String(CLAIM_TIMEOUT_MS),
+  }),
+  (started) => {
+    ({ postgres, doorstep, store, db } = started);
+    base = doorstep.base;
+  },
+);
 
 const inbox = (address: string) => mail.messages.filter((message) => message.to.includes(address));
 const seconds = (at: Date) => at.toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-async function orderWithProcessedVideo(fields: Record<string, unknown>): Promise<string> {
-  const created = await store.api('POST', '/v1/orders', {
-    name: 'Ann',
-    email: 'ann@example.com',
-    recipient_name: 'Bob',
-    ...fields,
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(201);
-  const id = created.body.id as string;
-  expect((await store.api('PUT', `/v1/orders/${id}/video`, sampleVideo(), 'video/webm')).status).toBe(200);
-  await eventually(
-    async () => ((await store.api('GET', `/v1/orders/${id}`)).body.video_processed === '1' ? true : undefined),
-    60_000,
-    'the video processed',
-  );
-  return id;
-}
 
 async function timelineTypes(id: string): Promise<string[]> {
   const events = await store.api('GET', `/v1/orders/${id}/events`);
@@ -109,7 +69,7 @@ it('a worker killed while it holds a send claim: the claim returns to pending, t
   const recipient = 'claim-held@example.com';
   const first = await doorstep.startWorker();
   // A date far ahead: the video waits as a pending send while the test sets the moment it is due.
-  const id = await orderWithProcessedVideo({
+  const id = await orderWithProcessedVideo(store, {
     recipient_email: recipient,
     send_trigger: 'date',
     send_on: seconds(new Date(Date.now() + 86_400_000)),
@@ -153,11 +113,7 @@ it('a worker killed while it holds a send claim: the claim returns to pending, t
   // A new worker's reconciler returns the abandoned claim after SEND_CLAIM_TIMEOUT_MS; it is sent once.
   const second = await doorstep.startWorker();
   await eventually(async () => (inbox(recipient).length > 0 ? true : undefined), 60_000, 'the recipient e-mail');
-  await eventually(
-    async () => ((await store.api('GET', `/v1/orders/${id}`)).body.sent_at ? true : undefined),
-    30_000,
-    'sent_at',
-  );
+  await orderSent(store, id);
   await eventually(
     async () => (inbox('ann@example.com').some((m) => /was sent/i.test(m.raw)) ? true : undefined),
     30_000,
@@ -196,7 +152,7 @@ it('a worker killed while its carrier call is in flight: a new worker polls the 
   const senderNotes = () => inbox('ann@example.com').filter((m) => /was sent/i.test(m.raw)).length;
   const notesBefore = senderNotes();
   const first = await doorstep.startWorker();
-  const id = await orderWithProcessedVideo({ recipient_email: recipient });
+  const id = await orderWithProcessedVideo(store, { recipient_email: recipient });
   expect((await store.api('PUT', `/v1/orders/${id}`, { carrier: 'ups', tracking_number: trackingNumber })).status).toBe(
     200,
   );
@@ -218,11 +174,7 @@ it('a worker killed while its carrier call is in flight: a new worker polls the 
   // same lease: the package is polled again, seen delivered, and the video goes out.
   const second = await doorstep.startWorker();
   await eventually(async () => (inbox(recipient).length > 0 ? true : undefined), 150_000, 'the recipient e-mail');
-  await eventually(
-    async () => ((await store.api('GET', `/v1/orders/${id}`)).body.sent_at ? true : undefined),
-    30_000,
-    'sent_at',
-  );
+  await orderSent(store, id);
   await eventually(async () => (senderNotes() > notesBefore ? true : undefined), 30_000, "the sender's note");
   expect(inbox(recipient)).toHaveLength(1);
   expect(await recipientSend(id)).toMatchObject([{ status: 'sent', attempts: 1 }]);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
+import { TestClock } from './clock.ts';
 import { startFakeSmsApi } from './fake-sms.ts';
 import { startMailServer } from './mail-server.ts';
 import { startTestApp, type TestAccount, type TestApp } from './test-app.ts';
@@ -54,4 +55,17 @@ export function messagingTestAppForFile(
   });
   afterAll(() => messaging?.close());
   beforeEach(() => messaging?.clearMessages());
+}
+
+/**
+ * messagingTestAppForFile on a test clock of its own (the app's and the SMS fake's): time stands still
+ * unless a test moves it to reach a send's due time, a retry or a reminder. Returns that clock.
+ */
+export function messagingTestAppOnClockForFile(
+  storeName: string,
+  use: Parameters<typeof messagingTestAppForFile>[1],
+): TestClock {
+  const clock = new TestClock();
+  messagingTestAppForFile(storeName, use, { now: clock.now });
+  return clock;
 }

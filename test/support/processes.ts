@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { onTestFailed } from 'vitest';
+import { afterAll, beforeAll, onTestFailed } from 'vitest';
 import { freePort } from '../../src/net/free-port.ts';
 import { withDeadline } from '../../src/process/deadline.ts';
 
@@ -265,6 +265,25 @@ export async function startDoorstep(
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * For the file's tests: Doorstep started as a process with `options()` (read once the file's earlier
+ * starters ran: a provider's URL, a database), stopped after them. Its own hook timeout: a first start
+ * on a loaded machine takes longer than the suite's default.
+ */
+export function doorstepForFile(
+  options: () => Parameters<typeof startDoorstep>[0],
+  use: (doorstep: RunningDoorstep) => void,
+): void {
+  let doorstep: RunningDoorstep | undefined;
+  beforeAll(async () => {
+    doorstep = await startDoorstep(options());
+    use(doorstep);
+  }, 120_000);
+  afterAll(async () => {
+    await doorstep?.stop();
+  });
 }
 
 /**
