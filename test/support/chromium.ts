@@ -29,7 +29,11 @@ export async function launchChromium(extraArgs: readonly string[] = []): Promise
 
 /** The file's browser: launched before its tests and closed after them; `use` receives it. */
 export function chromiumForFile(use: (browser: Browser) => void, extraArgs: readonly string[] = []): void {
-  forFile(() => launchChromium(extraArgs), use, (browser) => browser.close());
+  forFile(
+    () => launchChromium(extraArgs),
+    use,
+    (browser) => browser.close(),
+  );
 }
 
 /**

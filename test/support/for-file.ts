@@ -5,7 +5,11 @@ import { afterAll, beforeAll } from 'vitest';
  * to the file's variables. The tests' `…ForFile` helpers (the test app, the browser, the video app)
  * are this with their own start.
  */
-export function forFile<T>(start: () => Promise<T>, use: (started: T) => void, stop: (started: T) => Promise<unknown>): void {
+export function forFile<T>(
+  start: () => Promise<T>,
+  use: (started: T) => void,
+  stop: (started: T) => Promise<unknown>,
+): void {
   let started: T | undefined;
   beforeAll(async () => {
     started = await start();

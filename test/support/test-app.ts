@@ -153,7 +153,11 @@ function parseJson(text: string): unknown {
 
 /** The file's test app: started before its tests and closed after them; `use` receives it. */
 export function testAppForFile(use: (app: TestApp) => void, overrides: Parameters<typeof startTestApp>[0] = {}): void {
-  forFile(() => startTestApp(overrides), use, (app) => app.close());
+  forFile(
+    () => startTestApp(overrides),
+    use,
+    (app) => app.close(),
+  );
 }
 
 export const validOrder = {
