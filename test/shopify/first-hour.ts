@@ -1,8 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { launchChromium, pageWatchingProblems } from '../support/chromium.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { startTestWorkers } from '../support/workers.ts';
+import { startTestAppWithWorkers } from '../support/app-with-workers.ts';
+import type { TestApp } from '../support/test-app.ts';
 import { decodedMail } from '../support/mail-server.ts';
 import { outboxMail } from '../support/outbox.ts';
 
@@ -14,16 +14,14 @@ import { outboxMail } from '../support/outbox.ts';
  */
 /** What the walk runs against: `npm start`'s embedded defaults (the app, its workers) and a Chromium. */
 export async function startFirstHourWorld(): Promise<{ app: TestApp; browser: Browser; close(): Promise<void> }> {
-  const app = await startTestApp();
-  const workers = await startTestWorkers(app.services);
+  const { app, close } = await startTestAppWithWorkers();
   const browser = await launchChromium();
   return {
     app,
     browser,
     async close() {
       await browser.close();
-      await workers.close();
-      await app.close();
+      await close();
     },
   };
 }

@@ -3,7 +3,7 @@ import { DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET } from '../../src/shopify/c
 import { registerShop } from '../../src/shopify/shops.ts';
 import { startTestApp, validOrder, type TestApp } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
-import { testAppWithWorkersForFile } from './app-with-workers.ts';
+import { testAppWithWorkersForFile } from '../support/app-with-workers.ts';
 import { sessionToken } from './session-token.ts';
 
 /**
@@ -13,7 +13,7 @@ import { sessionToken } from './session-token.ts';
  */
 describe('the Shopify sandbox on development credentials', () => {
   let app: TestApp;
-  testAppWithWorkersForFile((started) => (app = started));
+  testAppWithWorkersForFile((started) => ({ app } = started));
 
   it('shops add → embedded load (token exchange) → subscription approved on the sandbox page → a sent video is one usage record', async () => {
     expect(app.services.config.shopify.development).toBe(true);

@@ -5,7 +5,7 @@ import { updateShopSettings } from '../../src/shopify/shops.ts';
 import type { TestApp } from '../support/test-app.ts';
 import { outboxMail } from '../support/outbox.ts';
 import { eventually } from '../support/workers.ts';
-import { testAppWithWorkersForFile } from './app-with-workers.ts';
+import { testAppWithWorkersForFile } from '../support/app-with-workers.ts';
 import { sessionToken } from './session-token.ts';
 
 /**
@@ -13,7 +13,7 @@ import { sessionToken } from './session-token.ts';
  * sandbox (its theme, its settings), and "Send a test gift to yourself" to the outbox.
  */
 let app: TestApp;
-testAppWithWorkersForFile((started) => (app = started));
+testAppWithWorkersForFile((started) => ({ app } = started));
 
 const adminApi = async (shop: string, method: 'GET' | 'POST', route: string, body?: unknown) =>
   app.request(method, `/shopify/api${route}`, {

@@ -1,8 +1,9 @@
 import { expect } from 'vitest';
 import type { RunningWorkers } from '../../jobs/start-workers.ts';
 import { forFile } from '../support/for-file.ts';
-import { startTestApp, type TestAccount, type TestApp } from '../support/test-app.ts';
-import { eventually, startTestWorkers } from '../support/workers.ts';
+import { startTestAppWithWorkers } from '../support/app-with-workers.ts';
+import type { startTestApp, TestAccount, TestApp } from '../support/test-app.ts';
+import { eventually } from '../support/workers.ts';
 
 /**
  * The tracking tests' app for the file with its workers (claiming, polling, dispatching) and one
@@ -14,15 +15,11 @@ export function trackingAppForFile(
 ): void {
   forFile(
     async () => {
-      const app = await startTestApp(overrides);
-      const workers = await startTestWorkers(app.services);
-      return { app, workers, store: await app.createAccount() };
+      const started = await startTestAppWithWorkers(overrides);
+      return { ...started, store: await started.app.createAccount() };
     },
     use,
-    async ({ app, workers }) => {
-      await workers.close();
-      await app.close();
-    },
+    (started) => started.close(),
   );
 }
 
