@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { Services } from '../../src/app.ts';
 import type { EmailChannel } from '../../src/notifications/email.ts';
 import {
@@ -13,6 +13,7 @@ import { routeShopifyRequestsTo } from '../../src/shopify/library.ts';
 import { registerShop } from '../../src/shopify/shops.ts';
 import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
 import type { TestDatabase } from '../support/database.ts';
+import { forFile } from '../support/for-file.ts';
 import { startTestApp } from '../support/test-app.ts';
 import { eventually, startTestWorkers } from '../support/workers.ts';
 
@@ -251,20 +252,16 @@ export async function startShopifyTestAppWithFakeShopify(
 }
 
 /**
- * The file's app and fake Shopify: started before its tests (beforeAll), stopped after them (afterAll);
+ * The file's app and fake Shopify: started before its tests, stopped after them;
  * `use` receives them to assign to the file's own variables.
  */
 export function shopifyTestAppForFile(
   use: (started: { app: ShopifyTestApp; fake: FakeShopify }) => void,
   options: Parameters<typeof startShopifyTestApp>[0] = {},
 ): void {
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    const started = await startShopifyTestAppWithFakeShopify(options);
-    close = started.close;
-    use(started);
-  });
-  afterAll(async () => {
-    await close?.();
-  });
+  forFile(
+    () => startShopifyTestAppWithFakeShopify(options),
+    use,
+    (started) => started.close(),
+  );
 }
