@@ -32,7 +32,20 @@ forFile(
   async (started) => started.destroy(),
 );
 doorstepForFile(
-  () => ({ name: 'postgres-restarts', env: { ...postgres.doorstepEnv, SMTP_URL: mail.url } }),
+  () => ({
+    name: 'postgres-restarts',
+    env: {
+      ...postgres.doorstepEnv,
+      SMTP_URL: mail.url,
+      // A send claimed just as the database went away (its message read failed, so no provider was
+      // called) stays claimed until the reconciler returns it: production's 60 s run and 2 min claim
+      // timeout would put that past this test's wait (it did once, in a full run on a loaded machine).
+      // The sending timeout stays production's, so a send whose provider call straddled the outage is
+      // still recorded when the database is back, not declared uncertain.
+      RECONCILE_EVERY_MS: '2000',
+      SEND_CLAIM_TIMEOUT_MS: '10000',
+    },
+  }),
   (started) => ({ proc, base, env } = started),
 );
 
