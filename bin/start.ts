@@ -2,6 +2,7 @@ import { nodeHandler } from '../src/http/node-handler.ts';
 import http from 'node:http';
 import path from 'node:path';
 import { startWorkers, type RunningWorkers } from '../jobs/start-workers.ts';
+import { startIntakeReporter } from '../src/shopify/intake/intake-reports.ts';
 import { startAdminSocket } from '../src/admin/socket.ts';
 import { createHttpApp, createServices } from '../src/app.ts';
 import { resolveOperatorCredentials } from '../src/operations/operator-credentials.ts';
@@ -101,6 +102,9 @@ async function main(): Promise<void> {
   server.headersTimeout = 20_000;
   server.requestTimeout = 300_000;
 
+  // The worker processes yield to this intake while it queues (src/shopify/intake/intake-reports.ts).
+  const intakeReporter = startIntakeReporter(services.intakeReports, services.shopify.intakeLoad);
+
   // Installed before listening, so a SIGTERM during start-up (an orchestrator that gives up on a
   // slow start) also shuts down in order rather than by the signal's default.
   let workersStarting: Promise<RunningWorkers> | null = null;
@@ -113,6 +117,7 @@ async function main(): Promise<void> {
       // Synchronously, as the signal is handled: redis-server may have got the same signal.
       { name: 'expect the private redis to stop', run: async () => redis?.expectStop() },
       { name: 'http server', run: () => closeHttpServer(server) },
+      { name: 'intake reports', run: () => intakeReporter.stop() },
       // The private Redis may be gone already, or go while we wait (the whole group was
       // signalled): a job's result cannot be recorded any more, so from then on the running
       // processors finish and nothing waits on Redis; its append-only file still holds the jobs as

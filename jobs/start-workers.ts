@@ -6,6 +6,7 @@ import { CARRIER_CODES } from '../src/carriers/carrier-code.ts';
 import { EVERY_MS, jobIds, QUEUE_NAMES, trackingQueueName } from '../src/queues/queues.ts';
 import { RedisStateLog } from '../src/queues/redis-state-log.ts';
 import { ProcessingThrottle } from '../src/shopify/intake/intake-priority.ts';
+import { OtherIntakes } from '../src/shopify/intake/intake-reports.ts';
 import { createRedisConnection } from '../src/redis/connection.ts';
 import { claimTrackingProcessor } from './claim-tracking.ts';
 import { deliverOrderEventsProcessor } from './deliver-order-events.ts';
@@ -85,10 +86,14 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   startWorker(QUEUE_NAMES.videoProcessing, processVideoProcessor(services.videos, logger), {
     concurrency: services.config.videos.rendition.concurrency,
   });
-  // Webhook processing steps aside while this process's intake is busy (intake-priority.ts).
+  // Webhook processing steps aside while an intake is busy: this process's (intake-priority.ts) and
+  // the web processes', as they report it (intake-reports.ts).
+  const otherIntakes = new OtherIntakes(services.intakeReports);
   const webhookThrottle = new ProcessingThrottle({
     max: services.config.shopifyWebhookConcurrency,
     intake: services.shopify.intakeLoad,
+    elsewhere: otherIntakes,
+    observeLevel: (level) => services.metrics.webhookProcessingLevel.set(level),
     // Called from its timer, first after the worker below exists.
     setConcurrency: (concurrency) => (webhookWorker.concurrency = concurrency),
   });
@@ -171,6 +176,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
       // An encode running now is killed rather than waited for; its job runs again on the next start.
       services.videos.stop();
       webhookThrottle.stop();
+      await otherIntakes.stop();
       if (force) {
         // Redis is gone: recording a result there would wait forever (BullMQ's own close included).
         // Let the running processors finish their PostgreSQL work (a send marked sent), then drop

@@ -43,6 +43,7 @@ import { ShopifyBilling } from './billing/shopify-billing.ts';
 import { shopifyBillingRoutes } from './billing/shopify-routes.ts';
 import { enqueueUsageCharge, Queues } from './queues/queues.ts';
 import { createRedisConnection } from './redis/connection.ts';
+import { IntakeReportBoard } from './shopify/intake/intake-reports.ts';
 import {
   adminApiRoutes,
   appHomeRoutes,
@@ -126,6 +127,8 @@ export interface Services {
   queues: Queues;
   /** The fail-fast Redis connection of the queue producers, the API rate limit and the carrier quota. */
   redis: Redis;
+  /** Where web processes report their webhook intake and worker processes read it (intake-reports.ts). */
+  intakeReports: IntakeReportBoard;
   /** This process's Prometheus instruments, on its own registry (src/operations/metrics.ts). */
   metrics: Metrics;
   /** The clock every service reads (the `now` override in tests). */
@@ -292,6 +295,7 @@ export async function createServices(
     shopifySandbox: shopifyDevelopment?.sandbox ?? null,
     queues,
     redis: producer,
+    intakeReports: new IntakeReportBoard(producer, config.queuePrefix),
     metrics,
     now,
     async close() {

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CarrierCall } from '../carriers/clients/types.ts';
 import type { SendOutcome } from '../notifications/dispatcher.ts';
 import type { WebhookOutcome } from '../shopify/intake/webhooks.ts';
@@ -60,6 +60,12 @@ export class Metrics {
     name: 'doorstep_webhook_receipts_total',
     help: 'Shopify webhooks by topic and outcome: stored, duplicate or rejected at the endpoint; processed, skipped, retry or failed in processing.',
     labelNames: ['topic', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookProcessingLevel = new Gauge({
+    name: 'doorstep_webhook_processing_level',
+    help: "Shopify webhooks this process's worker may process at once now: SHOPIFY_WEBHOOK_CONCURRENCY, lower (down to 0) while a webhook intake is queueing (docs/scaling.md).",
     registers: [this.registry],
   });
 

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { afterAll, expect, inject, it } from 'vitest';
+import { createRedisConnection } from '../../src/redis/connection.ts';
 import { startMailServer } from '../support/mail-server.ts';
 import { startDoorstep, waitForExit, type RunningDoorstep } from '../support/processes.ts';
 import { createStore, deliverOneOrder } from '../support/story.ts';
@@ -53,9 +54,23 @@ it.skipIf(!databaseUrl)(
     );
     expect(message.raw.replace(/=\r?\n/g, '')).toContain(order.playback_url);
 
-    for (const proc of [worker, web]) {
-      proc.child.kill('SIGTERM');
-      expect(await waitForExit(proc.child, 15_000)).toMatchObject({ code: 0, signal: null });
+    // The web process reports its webhook intake for the worker to yield to (intake-reports.ts),
+    // even for a webhook it refuses, and withdraws the report when it stops.
+    const reports = `${shared.QUEUE_PREFIX}:shopify-intake-reports`;
+    const redis = createRedisConnection(inject('redisUrl'), 'worker');
+    try {
+      const refused = await fetch(`${base}/shopify/webhooks`, { method: 'POST', body: '{}' });
+      expect(refused.status).toBe(400);
+      expect(
+        await eventually(async () => ((await redis.hlen(reports)) === 1 ? true : undefined), 5_000, 'the report'),
+      ).toBe(true);
+      for (const proc of [worker, web]) {
+        proc.child.kill('SIGTERM');
+        expect(await waitForExit(proc.child, 15_000)).toMatchObject({ code: 0, signal: null });
+      }
+      expect(await redis.exists(reports)).toBe(0);
+    } finally {
+      redis.disconnect();
     }
   },
   240_000,

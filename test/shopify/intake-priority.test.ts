@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { IntakeLoad, nextProcessingLevel, ProcessingThrottle } from '../../src/shopify/intake/intake-priority.ts';
+import {
+  IntakeLoad,
+  levelAcross,
+  nextProcessingLevel,
+  ProcessingThrottle,
+  type IntakeInterval,
+} from '../../src/shopify/intake/intake-priority.ts';
 
 describe('webhook processing yields to intake (nextProcessingLevel)', () => {
   const pressed = { webhooks: 200, inFlight: 9 };
@@ -34,6 +40,23 @@ describe('webhook processing yields to intake (nextProcessingLevel)', () => {
   });
 });
 
+describe('yielding to several intakes (levelAcross)', () => {
+  const idle = { webhooks: 0, inFlight: 0, utilization: 0.1 };
+  const queueing = { webhooks: 300, inFlight: 9, utilization: 0.97 };
+  const unpressed = { webhooks: 40, inFlight: 1, utilization: 0.5 };
+
+  it('follows the most pressed intake: a web process queueing halves a worker whose own intake is idle', () => {
+    expect(levelAcross(8, 8, [idle, queueing])).toBe(4);
+    expect(levelAcross(8, 8, [idle, unpressed, queueing])).toBe(4);
+  });
+
+  it('takes one more job at a time while webhooks arrive unpressed elsewhere, and all of them once none arrive', () => {
+    expect(levelAcross(2, 8, [idle, unpressed])).toBe(3);
+    expect(levelAcross(2, 8, [idle])).toBe(8);
+    expect(levelAcross(2, 8, [])).toBe(8);
+  });
+});
+
 describe('IntakeLoad', () => {
   it('counts webhooks and the time they spent in the handler, also when the handler throws', async () => {
     const load = new IntakeLoad();
@@ -49,16 +72,22 @@ describe('ProcessingThrottle', () => {
     const intake = new IntakeLoad();
     let utilization = 0;
     const concurrencies: number[] = [];
+    const levels: number[] = [];
+    const elsewhere: IntakeInterval[] = [];
     const t = new ProcessingThrottle({
       max: 4,
       intake,
+      elsewhere: { intervals: () => elsewhere },
       setConcurrency: (c) => concurrencies.push(c),
+      observeLevel: (level) => levels.push(level),
       utilization: () => utilization,
       timer: false,
     });
     return {
       t,
       concurrencies,
+      levels,
+      elsewhere,
       /** One interval: `webhooks` answered, each in the handler for `eachMs`, at this utilisation. */
       interval(webhooks: number, eachMs: number, elu: number) {
         intake.webhooks += webhooks;
@@ -92,6 +121,17 @@ describe('ProcessingThrottle', () => {
     await waiting;
     expect(admitted).toBe(true);
     expect(t.current).toBe(4);
+  });
+
+  it("yields to another process's intake as reported, with nothing arriving here, and tells every level", () => {
+    const { t, levels, elsewhere, interval } = throttle();
+    elsewhere.push({ webhooks: 300, inFlight: 9, utilization: 0.97 });
+    for (let i = 0; i < 3; i++) interval(0, 0, 0.1);
+    expect(t.current).toBe(0);
+    // The report is gone (that intake went quiet): full concurrency at once.
+    elsewhere.length = 0;
+    interval(0, 0, 0.1);
+    expect(levels).toEqual([4, 2, 1, 0, 4]);
   });
 
   it('lets held jobs go when stopped (shutdown waits for active jobs)', async () => {

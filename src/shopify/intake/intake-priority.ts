@@ -15,7 +15,8 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
  * queue, it takes one more job. A fixed-rate burst that the intake answers quickly (500/s in a few
  * milliseconds each) keeps few in flight, so processing keeps its concurrency and the backlog still
  * drains within the burst's length after it ends; if answers slow down, processing steps aside
- * until they are quick again (docs/scaling.md "Webhook intake").
+ * until they are quick again (docs/scaling.md "Webhook intake"). Worker processes yield the same way
+ * to the web processes' intakes, which report to Redis (intake-reports.ts).
  */
 export const INTAKE_PRIORITY = {
   /** How often the level is decided. Short: a 2-second burst must see processing step aside early. */
@@ -33,17 +34,29 @@ export const INTAKE_PRIORITY = {
   inFlight: 4,
 } as const;
 
+/** One interval of an intake: webhooks answered, their mean number in flight, the event loop's utilisation. */
+export interface IntakeInterval {
+  webhooks: number;
+  inFlight: number;
+  utilization: number;
+}
+
 /** The pure decision: the next concurrency level (0 = no job starts) from the last interval. */
-export function nextProcessingLevel(
-  level: number,
-  max: number,
-  interval: { webhooks: number; inFlight: number; utilization: number },
-): number {
+export function nextProcessingLevel(level: number, max: number, interval: IntakeInterval): number {
   if (interval.webhooks === 0) return max;
   const pressed = interval.inFlight >= INTAKE_PRIORITY.inFlight;
   if (pressed && interval.utilization > INTAKE_PRIORITY.high) return Math.floor(level / 2);
   if (!pressed || interval.utilization < INTAKE_PRIORITY.low) return Math.min(max, level + 1);
   return level;
+}
+
+/**
+ * The decision over every intake processing shares its cores with (this process's, and the web
+ * processes' reports: intake-reports.ts): the lowest level any of them calls for, so the most
+ * pressed intake is the one that is yielded to. An intake with no webhooks calls for full concurrency.
+ */
+export function levelAcross(level: number, max: number, intervals: readonly IntakeInterval[]): number {
+  return Math.min(max, ...intervals.map((interval) => nextProcessingLevel(level, max, interval)));
 }
 
 /**
@@ -66,13 +79,45 @@ export class IntakeLoad {
   }
 }
 
+/**
+ * Turns an intake's running totals into successive intervals: what arrived since the last call, the
+ * mean number in flight over it (Little's law), and the thread's utilisation over it.
+ */
+export class IntakeIntervals {
+  private lastWebhooks: number;
+  private lastBusyMs: number;
+  private lastAt = performance.now();
+
+  constructor(
+    private readonly intake: IntakeLoad | null,
+    private readonly utilization: () => number = eventLoopUtilization(),
+  ) {
+    this.lastWebhooks = intake?.webhooks ?? 0;
+    this.lastBusyMs = intake?.busyMs ?? 0;
+  }
+
+  next(): IntakeInterval {
+    const now = performance.now();
+    const webhooks = (this.intake?.webhooks ?? 0) - this.lastWebhooks;
+    const inFlight = ((this.intake?.busyMs ?? 0) - this.lastBusyMs) / Math.max(1, now - this.lastAt);
+    this.lastWebhooks = this.intake?.webhooks ?? 0;
+    this.lastBusyMs = this.intake?.busyMs ?? 0;
+    this.lastAt = now;
+    return { webhooks, inFlight, utilization: this.utilization() };
+  }
+}
+
 export interface ProcessingThrottleOptions {
   /** The configured concurrency (SHOPIFY_WEBHOOK_CONCURRENCY): the level without intake. */
   max: number;
-  /** The intake of this process (absent in a worker-only process: nothing to yield to). */
+  /** The intake of this process (absent in a worker-only process). */
   intake: IntakeLoad | null;
+  /** The other processes' intakes, as they last reported (intake-reports.ts); absent: this process's only. */
+  elsewhere?: { intervals(): readonly IntakeInterval[] };
   /** Applies a concurrency to the worker (at least 1: level 0 is the admission gate below). */
   setConcurrency: (concurrency: number) => void;
+  /** Told every level, the first included (the operators' gauge). */
+  observeLevel?: (level: number) => void;
   /** The thread's utilisation since the last call; default: node:perf_hooks' event-loop utilisation. */
   utilization?: () => number;
   /** Decide on a timer (default); false for a test that calls `tick()` itself. */
@@ -96,19 +141,15 @@ function eventLoopUtilization(): () => number {
  */
 export class ProcessingThrottle {
   private level: number;
-  private lastWebhooks: number;
-  private lastBusyMs: number;
-  private lastTick = performance.now();
-  private readonly utilization: () => number;
+  private readonly intervals: IntakeIntervals;
   private opened: (() => void) | null = null;
   private gate: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout | null;
 
   constructor(private readonly options: ProcessingThrottleOptions) {
     this.level = options.max;
-    this.lastWebhooks = options.intake?.webhooks ?? 0;
-    this.lastBusyMs = options.intake?.busyMs ?? 0;
-    this.utilization = options.utilization ?? eventLoopUtilization();
+    this.intervals = new IntakeIntervals(options.intake, options.utilization);
+    options.observeLevel?.(this.level);
     this.timer = options.timer === false ? null : setInterval(() => this.tick(), INTAKE_PRIORITY.everyMs);
     this.timer?.unref();
   }
@@ -131,21 +172,14 @@ export class ProcessingThrottle {
 
   /** One decision on the interval since the last one (the timer calls it). */
   tick(): void {
-    const { intake } = this.options;
-    const now = performance.now();
-    const webhooks = (intake?.webhooks ?? 0) - this.lastWebhooks;
-    const inFlight = ((intake?.busyMs ?? 0) - this.lastBusyMs) / Math.max(1, now - this.lastTick);
-    this.lastWebhooks = intake?.webhooks ?? 0;
-    this.lastBusyMs = intake?.busyMs ?? 0;
-    this.lastTick = now;
-    this.apply(
-      nextProcessingLevel(this.level, this.options.max, { webhooks, inFlight, utilization: this.utilization() }),
-    );
+    const intervals = [this.intervals.next(), ...(this.options.elsewhere?.intervals() ?? [])];
+    this.apply(levelAcross(this.level, this.options.max, intervals));
   }
 
   private apply(level: number): void {
     if (level === this.level) return;
     this.level = level;
+    this.options.observeLevel?.(level);
     this.options.setConcurrency(Math.max(1, level));
     if (level === 0 && !this.gate) {
       this.gate = new Promise((resolve) => (this.opened = resolve));
