@@ -1,13 +1,14 @@
 import type { RunningWorkers, WorkerOptions } from '../../jobs/start-workers.ts';
 import { forFile } from '../support/for-file.ts';
 import { startMailServer } from '../support/mail-server.ts';
+import type { MailServer } from '../support/mail-server-for-file.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { startTestWorkers } from '../support/workers.ts';
 
 export interface InboxApp {
   app: TestApp;
   /** The in-process SMTP server the app sends to: the inbox the test reads. */
-  mail: Awaited<ReturnType<typeof startMailServer>>;
+  mail: MailServer;
   workers: RunningWorkers;
 }
 
@@ -33,14 +34,5 @@ export function inboxAppForFile(
       await app.close();
       await mail.close();
     },
-  );
-}
-
-/** For the file's tests: a real SMTP server (the inbox), stopped after them. */
-export function mailServerForFile(use: (mail: InboxApp['mail']) => void): void {
-  forFile(
-    () => startMailServer(),
-    use,
-    (mail) => mail.close(),
   );
 }

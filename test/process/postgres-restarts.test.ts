@@ -9,7 +9,7 @@ import {
 } from '../support/processes.ts';
 import { createStore, sampleVideo, type StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
-import { mailServerForFile, type InboxApp } from '../notifications/inbox-app.ts';
+import { mailServerForFile, type MailServer } from '../support/mail-server-for-file.ts';
 
 /**
  * Issue 13, "PostgreSQL restarted under load": `npm start` on a private PostgreSQL server that is
@@ -19,7 +19,7 @@ import { mailServerForFile, type InboxApp } from '../notifications/inbox-app.ts'
  * every order a 201 announced is there whole, no order exists that no one was told about, a failed
  * POST replayed with its Idempotency-Key creates its order once, and each gift goes out once.
  */
-let mail: InboxApp['mail'];
+let mail: MailServer;
 let postgres: PostgresServer;
 let proc: DoorstepProcess;
 let base: string;

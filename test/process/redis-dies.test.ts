@@ -5,14 +5,14 @@ import { PRIVATE_REDIS_PID_FILE } from '../../src/redis/private-redis.ts';
 import { doorstepForFile, waitForOutput, type DoorstepProcess, type RunningDoorstep } from '../support/processes.ts';
 import { createStore, sampleVideo } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
-import { mailServerForFile, type InboxApp } from '../notifications/inbox-app.ts';
+import { mailServerForFile, type MailServer } from '../support/mail-server-for-file.ts';
 
 /**
  * Issue 13, "Redis killed and restarted": `npm start`'s private redis-server is killed while
  * delivered orders wait to be sent. The process starts it again on the same port and data, and
  * every recipient gets exactly one e-mail — none lost, none twice.
  */
-let mail: InboxApp['mail'];
+let mail: MailServer;
 let proc: DoorstepProcess;
 let dataDir: string;
 let base: string;

@@ -4,7 +4,7 @@ import type { PostgresServer } from '../support/postgres-server.ts';
 import { printOutputOnFailure, type RunningDoorstep } from '../support/processes.ts';
 import type { StoreClient } from '../support/story.ts';
 import { eventually } from '../support/workers.ts';
-import { mailServerForFile, type InboxApp } from '../notifications/inbox-app.ts';
+import { mailServerForFile, type MailServer } from '../support/mail-server-for-file.ts';
 import {
   doorstepOnPostgresForFile,
   orderSent,
@@ -25,7 +25,7 @@ import {
  */
 const CLAIM_TIMEOUT_MS = 3_000;
 
-let mail: InboxApp['mail'];
+let mail: MailServer;
 let postgres: PostgresServer;
 let doorstep: RunningDoorstep;
 let base: string;
