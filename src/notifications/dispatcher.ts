@@ -126,9 +126,37 @@ export class SendDispatcher {
    * two messages of one order meet only at the order's row lock, as they would in two processes.
    */
   async dispatchDue(limit = 25): Promise<number> {
+    await this.giveBackClaims();
     const claimed = await claimDueSends(this.deps.db, limit, this.now());
-    await eachWithConcurrency(claimed, this.concurrency, (send) => this.deliver(send));
+    try {
+      await eachWithConcurrency(claimed, this.concurrency, (send) => this.deliver(send));
+    } catch (error) {
+      // Every lane has stopped: the claim's messages that did not get to `sending` are still ours.
+      if (isDependencyUnavailable(error)) for (const send of claimed) this.claimsToGiveBack.set(send.id, send);
+      throw error;
+    }
     return claimed.length;
+  }
+
+  /**
+   * Messages this dispatcher claimed when the database went away (the claim answered, a later step
+   * did not). They go back to `pending` on the first run after it answers again, seconds later,
+   * rather than when the reconciler finds the claim older than SEND_CLAIM_TIMEOUT_MS (about three
+   * minutes on the defaults). Only a message still `claimed` under this claim's token moves, so one
+   * that reached `sending` (or was sent) is never touched; if this process stops first, the
+   * reconciler still returns them.
+   */
+  private readonly claimsToGiveBack = new Map<string, SendRow>();
+
+  private async giveBackClaims(): Promise<void> {
+    let givenBack = 0;
+    for (const [id, send] of this.claimsToGiveBack) {
+      if (await moveSend(this.deps.db, send, 'claimed', { status: 'pending', claim_token: null }, this.now()))
+        givenBack++;
+      this.claimsToGiveBack.delete(id);
+    }
+    if (givenBack > 0)
+      this.deps.logger.info({ givenBack }, 'the database is back; messages claimed before it went away are due again');
   }
 
   private async deliver(send: SendRow): Promise<void> {
