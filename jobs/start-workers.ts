@@ -93,7 +93,7 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
     max: services.config.shopifyWebhookConcurrency,
     intake: services.shopify.intakeLoad,
     elsewhere: otherIntakes,
-    observeLevel: (level) => services.metrics.webhookProcessingLevel.set(level),
+    observeLevel: (level) => services.metrics.webhookProcessingLevel.set({ queue: QUEUE_NAMES.shopifyWebhooks }, level),
     // Called from its timer, first after the worker below exists.
     setConcurrency: (concurrency) => (webhookWorker.concurrency = concurrency),
   });

@@ -113,6 +113,16 @@ export class SendDispatcher {
   /** How many claimed messages are delivered at once. */
   readonly concurrency: number;
 
+  /**
+   * Messages this dispatcher claimed when the database went away (the claim answered, a later step
+   * did not). They go back to `pending` on the first run after it answers again, seconds later,
+   * rather than when the reconciler finds the claim older than SEND_CLAIM_TIMEOUT_MS (about three
+   * minutes on the defaults). Only a message still `claimed` under this claim's token moves, so one
+   * that reached `sending` (or was sent) is never touched; if this process stops first, the
+   * reconciler still returns them.
+   */
+  private readonly claimsToGiveBack = new Map<string, SendRow>();
+
   constructor(private readonly deps: SendDispatcherDeps) {
     this.now = deps.now ?? (() => new Date());
     this.timing = deps.timing ?? DEFAULT_SEND_TIMING;
@@ -137,16 +147,6 @@ export class SendDispatcher {
     }
     return claimed.length;
   }
-
-  /**
-   * Messages this dispatcher claimed when the database went away (the claim answered, a later step
-   * did not). They go back to `pending` on the first run after it answers again, seconds later,
-   * rather than when the reconciler finds the claim older than SEND_CLAIM_TIMEOUT_MS (about three
-   * minutes on the defaults). Only a message still `claimed` under this claim's token moves, so one
-   * that reached `sending` (or was sent) is never touched; if this process stops first, the
-   * reconciler still returns them.
-   */
-  private readonly claimsToGiveBack = new Map<string, SendRow>();
 
   private async giveBackClaims(): Promise<void> {
     let givenBack = 0;

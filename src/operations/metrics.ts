@@ -63,9 +63,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * Labelled by queue so that a process without workers (a web process) shows no sample: an
+   * unlabelled gauge reads 0 until set, which would say "processing stepped aside" where none runs.
+   */
   readonly webhookProcessingLevel = new Gauge({
     name: 'doorstep_webhook_processing_level',
     help: "Shopify webhooks this process's worker may process at once now: SHOPIFY_WEBHOOK_CONCURRENCY, lower (down to 0) while a webhook intake is queueing (docs/scaling.md).",
+    labelNames: ['queue'] as const,
     registers: [this.registry],
   });
 

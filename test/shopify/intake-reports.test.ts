@@ -9,6 +9,7 @@ import {
 } from '../../src/shopify/intake/intake-reports.ts';
 import { createRedisConnection } from '../../src/redis/connection.ts';
 import { startTestAppWithWorkers } from '../support/app-with-workers.ts';
+import { startTestApp } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
 
 /**
@@ -113,6 +114,16 @@ describe("a worker process yielding to the web processes' intake", () => {
       reporting = false;
       await reports;
       await close();
+    }
+  });
+
+  it('shows no processing level in a process whose workers do not run (a web process)', async () => {
+    const app = await startTestApp();
+    try {
+      expect((await app.services.metrics.webhookProcessingLevel.get()).values).toEqual([]);
+      expect(await app.services.metrics.text()).not.toMatch(/^doorstep_webhook_processing_level/m);
+    } finally {
+      await app.close();
     }
   });
 

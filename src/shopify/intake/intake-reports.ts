@@ -86,16 +86,12 @@ function safeJson(value: string): unknown {
   }
 }
 
-export interface Stoppable {
-  stop(): Promise<void>;
-}
-
 /**
  * The web side: every interval in which webhooks arrived, this process's intake is reported. One
  * write at a time (a slow Redis skips intervals rather than piling writes up); on stop the report
  * is withdrawn, so the workers take their full concurrency back at once.
  */
-export function startIntakeReporter(board: IntakeReportBoard, intake: IntakeLoad): Stoppable {
+export function startIntakeReporter(board: IntakeReportBoard, intake: IntakeLoad): { stop(): Promise<void> } {
   const intervals = new IntakeIntervals(intake);
   let writing: Promise<void> | null = null;
   const timer = setInterval(() => {
@@ -118,24 +114,24 @@ export function startIntakeReporter(board: IntakeReportBoard, intake: IntakeLoad
 }
 
 /**
- * The worker side: the other processes' fresh reports, read every interval and kept for the
- * throttle's synchronous tick. A read that fails counts as no report (failing open).
+ * The worker side: the other processes' fresh reports for the throttle's synchronous tick. Each call
+ * returns what the last read found and begins the next read, so the reads follow the throttle's own
+ * timer (one interval behind) and stop with it. A read that fails counts as no report (failing open).
  */
-export class OtherIntakes implements Stoppable {
+export class OtherIntakes {
   private latest: IntakeInterval[] = [];
   private reading: Promise<void> | null = null;
-  private readonly timer: NodeJS.Timeout;
+  private stopped = false;
 
-  constructor(private readonly board: IntakeReportBoard) {
-    this.timer = setInterval(() => void this.refresh(), INTAKE_PRIORITY.everyMs);
-    this.timer.unref();
-  }
+  constructor(private readonly board: IntakeReportBoard) {}
 
   intervals(): readonly IntakeInterval[] {
+    if (this.stopped) return [];
+    void this.refresh();
     return this.latest;
   }
 
-  /** One read now (the timer's step; tests call it to skip the wait). */
+  /** One read now, unless one is under way (tests call it to wait for a read). */
   refresh(): Promise<void> {
     this.reading ??= this.board
       .othersFresh()
@@ -147,9 +143,9 @@ export class OtherIntakes implements Stoppable {
     return this.reading;
   }
 
+  /** No more reads; waits for the one under way (its Redis connection closes after this). */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.stopped = true;
     await this.reading;
-    this.latest = [];
   }
 }
