@@ -9,17 +9,19 @@ export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
 
 /**
- * Residential deliveries happen 08:00–21:00 local: UPS and FedEx Home Delivery deliver until 20:00–21:00
- * in peak season, USPS carriers rarely before 08:00. Outside these hours a poll cannot reveal a delivery.
+ * Residential deliveries happen 08:00–21:30 local: UPS and FedEx Home Delivery deliver until 20:00–21:00
+ * in peak season and later on a bad day, USPS carriers rarely before 08:00. Outside these hours a poll
+ * cannot reveal a delivery. (Issue 30: with polls ending at 21:10, a delivery at 21:05–21:30 waited for
+ * the next morning, 11 h; in worlds delivering that late it was most of the p95.)
  */
 export const DELIVERY_OPENS_AT_MINUTE = 8 * 60;
-export const DELIVERY_CLOSES_AT_MINUTE = 21 * 60;
+export const DELIVERY_CLOSES_AT_MINUTE = 21 * 60 + 30;
 
 /**
- * Polling continues one out-for-delivery interval (10 min) past the last delivery, so a package dropped
- * at 20:59 is still announced that evening rather than at 08:00 the next day.
+ * Polling continues one out-for-delivery interval (15 min) past the last delivery, so a package dropped
+ * at 21:29 is still announced that evening (at the 21:45 look) rather than at 08:00 the next day.
  */
-const POLLING_GRACE_MINUTES = 10;
+const POLLING_GRACE_MINUTES = 15;
 
 /** The out-for-delivery scan is posted by 09:00 local for most packages (driver loads at 06:00–08:30). */
 const MORNING_CHECK_MINUTE = 9 * 60;
@@ -37,13 +39,15 @@ const LATE_MORNING_MINUTE = 11 * 60;
  * morning look it bounds the lag of an unannounced delivery (no out-for-delivery scan, or one posted
  * after the morning look) to 12 h instead of a day.
  */
-const EVENING_CHECK_MINUTE = DELIVERY_CLOSES_AT_MINUTE;
+const EVENING_CHECK_MINUTE = 21 * 60;
+// Not the close (21:30): a look at 21:30 would leave a delivery just after the 09:00 look 12.5 h unseen.
+// A delivery after 21:00 waits for the 09:00 look instead, under 12 h.
 /** On the unknown-zone clock (HST), a look between the late morning and the evening. */
 const UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE = 14 * 60 + 30;
 
 /**
  * When the destination's offset is unknown, polls follow the union of the 50 states' delivery hours:
- * it opens at 08:00 in the first zone to wake (EDT, UTC−4) and closes at 21:10 in the last (HST, UTC−10).
+ * it opens at 08:00 in the first zone to wake (EDT, UTC−4) and closes at 21:45 in the last (HST, UTC−10).
  * Puerto Rico (UTC−4) falls inside; in winter (EST) the union opens an hour early, which costs little.
  */
 export const US_EASTMOST_OFFSET_MINUTES = -240;
@@ -94,7 +98,7 @@ const UNKNOWN_ZONE: DeliveryZone = {
     onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
   ],
   lateMorningMinute: onWestmostClock(LATE_MORNING_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
-  // The union of delivery hours spans 13 h (08:00 EDT to 21:00 HST), so one look between the late
+  // The union of delivery hours spans 13.5 h (08:00 EDT to 21:30 HST), so one look between the late
   // morning and the evening keeps the gaps under 12 h.
   watchChecks: [
     onWestmostClock(MORNING_CHECK_MINUTE, US_EASTMOST_OFFSET_MINUTES),

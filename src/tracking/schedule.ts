@@ -6,13 +6,16 @@
  * The policy: look once soon after tracking starts. While the label is not scanned, look once a
  * morning (09:00 local, when the out-for-delivery scan of a next-day package is already posted). In
  * transit, look at 09:00 and 21:00 every day before the estimated one (early arrivals, announced or
- * not, seen within 12 h). On the estimated day wait for the out-for-delivery scan
- * every 15 min all day (a delivery without a scan is seen within it).
+ * not, seen within 12 h). On the estimated day, and on the next delivery day if the carrier let the
+ * estimate pass in silence, look at the opening and 09:00 for the out-for-delivery scan, then every
+ * 15 min from the hour the fleet's deliveries stop being rare (a delivery without a scan is seen
+ * within it).
  * Once out for delivery, look every 15 min — but when the carrier gives a delivery window, only every
  * 2 h until 15 min before it opens. With no estimate, or once it has passed, watch the package at
  * 09:00, 11:00 and 21:00: a delivery nobody announced is then seen within 12 h, not a day later.
- * Pickups, exceptions and long silences back off to a few looks a day, then fewer. Nothing is polled
- * outside 08:00–21:10 destination time.
+ * A package held at a pickup point is watched every 15 min in the hours collections happen. Exceptions
+ * and long silences back off to a few looks a day, then fewer. Nothing is polled outside 08:00–21:45
+ * destination time.
  * A failed look is retried after 5 min, doubling up to 2 h (never slower than the phase's own
  * cadence) — while out for delivery, the first retry comes at the next claim (1 min); a Retry-After is
  * honoured; 30 days without news stops tracking.
@@ -25,7 +28,7 @@
  * ~30% more calls (bench/tracking/RESULTS.md has both).
  */
 import type { TrackingStatus } from '../vocabulary.ts';
-import type { LearnedDeliveryHours, LearnedPickupHours } from './delivery-hours.ts';
+import { UNLEARNED_PICKUP_HOURS, type LearnedDeliveryHours, type LearnedPickupHours } from './delivery-hours.ts';
 import {
   DAY_MS,
   HOUR_MS,
@@ -100,10 +103,10 @@ export interface PollPolicy {
    */
   deliveryDayIntervalMs: number;
   /**
-   * On the estimated day, waiting for the out-for-delivery scan: the truck leaves at least 30 min after
-   * the scan, so a look this often sees the scan before the first delivery and the dense cadence starts
-   * in time; a delivery without a scan is seen within it. All day since issue 30 (no relaxing after
-   * late morning): 15 min, the delivery-day cadence, because a delivery without the scan is otherwise late.
+   * On a day the package is expected (the estimated day, and the next delivery day when the estimate
+   * passed in silence), still in transit: a delivery without an out-for-delivery scan is seen within
+   * this. All day since issue 30 (no relaxing after late morning): 15 min, the delivery-day cadence,
+   * because a delivery without the scan is otherwise late.
    */
   awaitingScanIntervalMs: number;
   /** Dense polling starts this long before the carrier's window opens (windows are estimates). */
@@ -116,11 +119,6 @@ export interface PollPolicy {
    * and a look before that could only reveal a delay, which the later look reveals as well.
    */
   estimateLookaheadDays: number;
-  /** Held at a pickup point: the recipient comes when they come. */
-  pickupIntervalMs: number;
-  /** …and after this long, less often still. */
-  pickupSlowAfterMs: number;
-  pickupSlowIntervalMs: number;
   /** Exceptions (weather, address, damage) resolve in days, not minutes. */
   exceptionIntervalMs: number;
   /**
@@ -153,9 +151,6 @@ export const CARRIER_POLICY: Readonly<PollPolicy> = {
   awaitingScanIntervalMs: 15 * MINUTE_MS,
   beforeWindowIntervalMs: 2 * HOUR_MS,
   estimateLookaheadDays: 1,
-  pickupIntervalMs: HOUR_MS,
-  pickupSlowAfterMs: DAY_MS,
-  pickupSlowIntervalMs: 3 * HOUR_MS,
   exceptionIntervalMs: 4 * HOUR_MS,
   silenceBackoffAfterMs: 7 * DAY_MS,
   silenceBackoffFraction: 1 / 3,
@@ -184,7 +179,8 @@ export interface ScheduleOptions {
   /**
    * When the carrier's pickups are collected, as the fleet has seen it (delivery-hours.ts): a package
    * held at a pickup point is polled every 15 min inside these local hours and only at the ≤ 12 h watch
-   * looks outside them. Without it (or null: too few seen yet), hourly, then every 3 h.
+   * looks outside them. Without it (or null: too few seen yet), the hours pickup points keep
+   * (UNLEARNED_PICKUP_HOURS).
    */
   pickupHours?: Pick<LearnedPickupHours, 'fromMinute' | 'untilMinute'> | null;
 }
@@ -222,7 +218,7 @@ export function nextPoll(state: TrackingState, now: Date, options: ScheduleOptio
       zone,
       policy,
       denseFromMinute: denseFromOnClock(options.deliveryHours?.denseFromMinute, state.utcOffsetMinutes),
-      pickupHours: pickupHoursOnClock(options.pickupHours ?? null, state.utcOffsetMinutes),
+      pickupHours: pickupHoursOnClock(options.pickupHours ?? UNLEARNED_PICKUP_HOURS, state.utcOffsetMinutes),
     });
 
   // A failed look told us nothing, so it is retried sooner than a sparse phase would look (a failed
@@ -248,7 +244,7 @@ interface Context {
   zone: DeliveryZone;
   policy: Readonly<PollPolicy>;
   denseFromMinute: number | null;
-  pickupHours: { fromMinute: number; untilMinute: number } | null;
+  pickupHours: { fromMinute: number; untilMinute: number };
 }
 
 function byPhase(c: Context): number {
@@ -257,12 +253,8 @@ function byPhase(c: Context): number {
       return outForDelivery(c);
     case 'in_transit':
       return inTransit(c);
-    case 'available_for_pickup': {
-      if (c.pickupHours) return pickupWatch(c, c.pickupHours);
-      const waiting = c.nowMs - (c.state.lastChangedAt?.getTime() ?? c.lastPolledAt);
-      const step = waiting < c.policy.pickupSlowAfterMs ? c.policy.pickupIntervalMs : c.policy.pickupSlowIntervalMs;
-      return nextGridTick(afterSilence(c), step);
-    }
+    case 'available_for_pickup':
+      return pickupWatch(c, c.pickupHours);
     case 'failure':
       return nextGridTick(afterSilence(c), c.policy.exceptionIntervalMs);
     case 'delivered':
@@ -309,13 +301,8 @@ function inTransit(c: Context): number {
   const today = localDay(c.nowMs, zone);
   const estimate = state.estimatedDeliveryAt?.getTime() ?? null;
   const estimatedDay = estimate === null ? null : localDay(estimate, zone);
-  if (estimatedDay === today) {
-    // The estimated day: wait for the out-for-delivery scan (posted 05:30–10:00), or, when the carrier
-    // skips that scan, for the delivery itself, every 15 min all day. Issue 30: it relaxed to 30 min,
-    // then hourly after 11:00; with up to 30% of deliveries lacking the scan (the world family) those
-    // were seen up to an hour late and p95 missed in most worlds.
-    return nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
-  }
+  if (estimatedDay !== null && (estimatedDay === today || nextDeliveryDay(estimatedDay) === today))
+    return awaitingDelivery(c, today);
   // No estimate, or the carrier is late and silent: it may come any day, announced or not.
   if (estimatedDay === null || estimatedDay < today) return nextLocalTimeAfter(afterSilence(c), watchChecks(c), zone);
   // Days away: watched from the lookahead day on (early arrivals come a day early, not always with an
@@ -334,6 +321,27 @@ function inTransit(c: Context): number {
   // late in the world family) instead of letting it wait for the estimate (issue 30 item 4).
   const evening = nextLocalTimeAfter(lastPolledAt, zone.eveChecks, zone);
   return Math.min(check, evening, atLocal(estimatedDay, opens, zone));
+}
+
+/**
+ * A day the package is expected and not yet out for delivery: the estimated day, or the next delivery
+ * day when the carrier let the estimate pass without a word (issue 30: such packages, delivered the day
+ * after without an out-for-delivery scan, waited for the 21:00 watch look — the biggest cause of late
+ * deliveries in the world family). Either the out-for-delivery scan comes (posted 05:30–10:00, seen by
+ * the opening or 09:00 look, in time for a window that opens early), or the carrier skips the scan and
+ * the delivery itself must be seen within 15 min: every 15 min from the hour the fleet's deliveries stop
+ * being rare (`denseFromMinute`, as out for delivery), all day. Issue 30: it relaxed to 30 min, then
+ * hourly after 11:00; with up to 30% of deliveries lacking the scan those were seen up to an hour late.
+ */
+function awaitingDelivery(c: Context, today: number): number {
+  const { zone, policy, lastPolledAt } = c;
+  const next = nextGridTick(lastPolledAt, policy.awaitingScanIntervalMs);
+  if (c.denseFromMinute === null) return next;
+  const denseFrom = gridFloor(atLocal(today, c.denseFromMinute, zone), policy.awaitingScanIntervalMs);
+  if (next >= denseFrom) return next;
+  const opening = atLocal(today, zone.opensAtMinute, zone);
+  const scanLook = lastPolledAt < opening ? opening : nextLocalTimeAfter(lastPolledAt, zone.morningChecks, zone);
+  return Math.min(scanLook, denseFrom);
 }
 
 function watchChecks(c: Context): readonly number[] {
@@ -372,16 +380,20 @@ function pickupWatch(c: Context, hours: { fromMinute: number; untilMinute: numbe
 
 /** Pickup hours on the unknown-zone clock (HST): from the first zone to open (EDT) to the last (HST). */
 function pickupHoursOnClock(
-  hours: { fromMinute: number; untilMinute: number } | null,
+  hours: { fromMinute: number; untilMinute: number },
   utcOffsetMinutes: number | undefined,
-): { fromMinute: number; untilMinute: number } | null {
-  if (hours === null) return null;
+): { fromMinute: number; untilMinute: number } {
   if (utcOffsetMinutes === undefined || !Number.isFinite(utcOffsetMinutes))
     return {
       fromMinute: hours.fromMinute - (US_EASTMOST_OFFSET_MINUTES - US_WESTMOST_OFFSET_MINUTES),
       untilMinute: hours.untilMinute,
     };
   return hours;
+}
+
+/** The day after `day`, Sunday skipped (the bench's carriers, and most US residential routes, deliver none). */
+function nextDeliveryDay(day: number): number {
+  return isSunday(day + 1) ? day + 2 : day + 1;
 }
 
 /** Local day numbers count from Thursday 1970-01-01. */

@@ -12,20 +12,22 @@ const MINUTE = 60_000;
 const utc = (text: string): number => Date.parse(`${text.replace(' ', 'T')}:00Z`);
 
 describe('delivery hours', () => {
-  it('moves a time before 08:00 or after 21:10 local to the next 08:00, and keeps daytime', () => {
+  it('moves a time before 08:00 or after 21:45 local to the next 08:00, and keeps daytime', () => {
     const eastern = deliveryZone(-240);
     expect(intoPollingHours(utc('2026-04-14 07:00'), eastern)).toBe(utc('2026-04-14 12:00')); // 03:00 EDT
-    expect(intoPollingHours(utc('2026-04-15 01:30'), eastern)).toBe(utc('2026-04-15 12:00')); // 21:30 EDT
+    expect(intoPollingHours(utc('2026-04-15 01:50'), eastern)).toBe(utc('2026-04-15 12:00')); // 21:50 EDT
     expect(intoPollingHours(utc('2026-04-14 16:00'), eastern)).toBe(utc('2026-04-14 16:00'));
-    expect(isPollingHour(utc('2026-04-15 01:10'), eastern)).toBe(true); // 21:10 EDT, the last look
+    // Deliveries until 21:30 (issue 30's world family), and one 15-min look after the last of them.
+    expect(isPollingHour(utc('2026-04-15 01:45'), eastern)).toBe(true); // 21:45 EDT, the last look
+    expect(isPollingHour(utc('2026-04-15 01:46'), eastern)).toBe(false);
   });
 
   it('opens when Eastern opens and closes when Hawaii closes when the zone is unknown', () => {
     const unknown = deliveryZone(undefined);
     expect(isPollingHour(utc('2026-04-14 11:59'), unknown)).toBe(false);
     expect(isPollingHour(utc('2026-04-14 12:00'), unknown)).toBe(true); // 08:00 EDT
-    expect(isPollingHour(utc('2026-04-15 07:10'), unknown)).toBe(true); // 21:10 HST
-    expect(isPollingHour(utc('2026-04-15 07:11'), unknown)).toBe(false);
+    expect(isPollingHour(utc('2026-04-15 07:45'), unknown)).toBe(true); // 21:45 HST
+    expect(isPollingHour(utc('2026-04-15 07:46'), unknown)).toBe(false);
   });
 
   it("puts every US zone's end of an estimated day on the same day when the zone is unknown", () => {

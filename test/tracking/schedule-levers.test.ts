@@ -71,8 +71,9 @@ describe('schedule levers (PollPolicy knobs)', () => {
   });
 
   it('keeps the 11:00 watch look, and thins pickups inside their hours', () => {
-    const passed = inTransit('2026-04-16 09:00');
-    expect(next(passed, '2026-04-16 09:00')).toBe('2026-04-16 11:00');
+    // Estimated for Wednesday: Thursday is still an expected day, Friday is watched.
+    const passed = inTransit('2026-04-17 09:00');
+    expect(next(passed, '2026-04-17 09:00')).toBe('2026-04-17 11:00');
     const pickup = inTransit('2026-04-16 12:00', { status: 'available_for_pickup', estimatedDeliveryAt: null });
     expect(next(pickup, '2026-04-16 12:00')).toBe('2026-04-16 12:15');
     expect(next(pickup, '2026-04-16 12:00', { pickupDenseIntervalMs: 30 * MINUTE })).toBe('2026-04-16 12:30');

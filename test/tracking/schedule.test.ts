@@ -61,7 +61,7 @@ describe('nextPoll', () => {
       expect(at).toEqual(local('2026-04-14 08:00'));
     });
 
-    it('never schedules a poll outside 08:00–21:10 destination time, whatever the status', () => {
+    it('never schedules a poll outside 08:00–21:45 destination time, whatever the status', () => {
       const statuses: TrackingStatus[] = [
         'pre_transit',
         'not_found',
@@ -76,12 +76,12 @@ describe('nextPoll', () => {
           const now = new Date(local('2026-04-14 00:17').getTime() + hour * HOUR);
           const at = pollAfterPolledAt(now, { status, estimatedDeliveryAt: local('2026-04-14 23:59') });
           const clock = localClock(at);
-          expect(clock >= '08:00' && clock <= '21:10', `${status} at ${localClock(now)} → ${clock}`).toBe(true);
+          expect(clock >= '08:00' && clock <= '21:45', `${status} at ${localClock(now)} → ${clock}`).toBe(true);
         }
       }
     });
 
-    it('uses the union of US delivery hours (12:00–07:10 UTC) when the destination zone is unknown', () => {
+    it('uses the union of US delivery hours (12:00–07:45 UTC) when the destination zone is unknown', () => {
       const now = new Date(Date.UTC(2026, 3, 14, 9, 0));
       const at = pollAfterPolledAt(now, {
         status: 'out_for_delivery',
@@ -254,29 +254,58 @@ describe('nextPoll', () => {
       }
     });
 
-    it('watches a package whose estimate has passed three times a day, never more than 12 h apart in delivery hours', () => {
+    // Intended change (issue 30): the first delivery day after a silently passed estimate is watched like
+    // the estimated day. Late packages delivered then without an out-for-delivery scan waited for the
+    // 21:00 watch look: the biggest cause of late deliveries in the world family.
+    it('watches the delivery day after a silently passed estimate like the estimated day, Sunday skipped', () => {
+      const looksOn = (day: string, estimate: string, options?: ScheduleOptions): string[] => {
+        const looks: string[] = [];
+        let now = local(`${day} 07:00`);
+        while (now < local(`${day} 23:00`)) {
+          now = pollAfterPolledAt(
+            now,
+            { estimatedDeliveryAt: local(`${estimate} 23:59`), lastChangedAt: local(`${estimate} 03:00`) },
+            options,
+          );
+          if (now < local(`${day} 23:00`)) looks.push(localClock(now));
+        }
+        return looks;
+      };
+      // Learned hours: the opening and 09:00 looks for the scan, then every 15 min from the dense start.
+      const learned = { deliveryHours: { denseFromMinute: 10 * 60 } };
+      const wednesday = looksOn('2026-04-15', '2026-04-14', learned);
+      expect(wednesday.slice(0, 5)).toEqual(['08:00', '09:00', '10:00', '10:15', '10:30']);
+      expect(wednesday.at(-1)).toBe('21:45');
+      expect(wednesday).toHaveLength(2 + 48);
+      // Without them, every 15 min from the opening.
+      expect(looksOn('2026-04-15', '2026-04-14').slice(0, 3)).toEqual(['08:00', '08:15', '08:30']);
+      // Estimated for Saturday 04-18: Monday is the next delivery day, Sunday is not.
+      expect(looksOn('2026-04-20', '2026-04-18', learned).slice(0, 3)).toEqual(['08:00', '09:00', '10:00']);
+    });
+
+    it('watches a package whose estimate has passed by more than a day three times a day, never more than 12 h apart in delivery hours', () => {
       const looks: string[] = [];
-      let now = local('2026-04-15 08:00');
-      while (now < local('2026-04-16 08:00')) {
+      let now = local('2026-04-16 08:00');
+      while (now < local('2026-04-17 08:00')) {
         now = pollAt(
           nextPoll(
             polledAt(now, { estimatedDeliveryAt: local('2026-04-14 23:59'), lastChangedAt: local('2026-04-15 03:00') }),
             now,
           ),
         );
-        if (now < local('2026-04-16 08:00')) looks.push(localClock(now));
+        if (now < local('2026-04-17 08:00')) looks.push(localClock(now));
       }
       expect(looks).toEqual(['09:00', '11:00', '21:00']);
     });
 
     it('keeps looks on an unannounced day under 12 h apart across US delivery hours when the zone is unknown', () => {
-      // Unknown zone: delivery hours are the union, 12:00 UTC (08:00 EDT) to 07:00 UTC (21:00 HST).
+      // Unknown zone: delivery hours are the union, 12:00 UTC (08:00 EDT) to 07:30 UTC (21:30 HST).
       const noEstimate = (at: Date): TrackingState => ({
         ...polledAt(at, { lastChangedAt: new Date(at.getTime() - HOUR) }),
         utcOffsetMinutes: undefined,
       });
       const opens = new Date('2026-04-15T12:00:00Z');
-      const closes = new Date('2026-04-16T07:00:00Z');
+      const closes = new Date('2026-04-16T07:30:00Z');
       let now = new Date('2026-04-15T11:00:00Z');
       let lastLook = now;
       let widest = 0;
@@ -300,9 +329,16 @@ describe('nextPoll', () => {
       // Every 15 min to 18:00, the 21:00 watch look, the 09:00 one, then every 15 min from 10:00.
       expect(looks.slice(0, 2)).toEqual(['14:45', '15:00']);
       expect(looks.slice(13)).toEqual(['18:00', '21:00', '09:00', '10:00', '10:15', '10:30', '10:45', '11:00']);
-      // Without learned hours (too few collections seen): hourly, as before.
-      const before = local('2026-04-14 14:30');
-      expect(localClock(pollAt(nextPoll(polledAt(before, held), before, { pickupHours: null })))).toBe('15:00');
+      // Intended change (issue 30): without learned hours (too few collections seen), the hours pickup
+      // points keep, 09:00–20:00, not hourly looks (which saw most collections over 15 min late).
+      const unlearned: string[] = [];
+      now = local('2026-04-14 14:30');
+      while (now < local('2026-04-15 09:30')) {
+        now = pollAfterPolledAt(now, held, { pickupHours: null });
+        unlearned.push(localClock(now));
+      }
+      expect(unlearned.slice(0, 2)).toEqual(['14:45', '15:00']);
+      expect(unlearned.slice(21)).toEqual(['20:00', '21:00', '09:00', '09:15', '09:30']);
     });
 
     it('backs an exception off to a few polls a day', () => {
