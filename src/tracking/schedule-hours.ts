@@ -33,15 +33,21 @@ const MORNING_CHECK_MINUTE = 9 * 60;
 const LATE_MORNING_MINUTE = 11 * 60;
 
 /**
- * On a day a package may arrive without the schedule watching densely (the day before its estimate, or
- * any day once the estimate has passed or when there is none), a last look just after the last delivery
- * of the day (on the hour, so packages of a zone share the claim and FedEx/USPS batches fill): with the
- * morning look it bounds the lag of an unannounced delivery (no out-for-delivery scan, or one posted
- * after the morning look) to 12 h instead of a day.
+ * On a day a package may arrive without the schedule watching densely (the days before its estimate, or
+ * any day once the estimate has passed or when there is none), a last look once the day's deliveries are
+ * done (on the half hour, so packages of a zone share the claim and FedEx/USPS batches fill), and early
+ * enough that a failed look is retried before polls end at 21:45 (a retry pushed to the next morning
+ * left a delivery ~20 h unseen). With the watch morning look 12 h before it, an unannounced delivery (no
+ * out-for-delivery scan, or one posted after the morning look) is seen within 12 h, not a day later.
  */
-const EVENING_CHECK_MINUTE = 21 * 60;
-// Not the close (21:30): a look at 21:30 would leave a delivery just after the 09:00 look 12.5 h unseen.
-// A delivery after 21:00 waits for the 09:00 look instead, under 12 h.
+const EVENING_CHECK_MINUTE = 21 * 60 + 30;
+/**
+ * The morning look of a watched day: 12 h before the evening look, so no delivery between them waits
+ * longer. Later than the 09:00 scan look, which also helps: in worlds whose out-for-delivery scans come
+ * up to 2 h late (issue 30's family), a package delivered early without notice shows its scan by 09:30
+ * more often than by 09:00 and is watched densely from then, instead of waiting for the evening look.
+ */
+const WATCH_MORNING_CHECK_MINUTE = EVENING_CHECK_MINUTE - 12 * 60;
 /** On the unknown-zone clock (HST), a look between the late morning and the evening. */
 const UNKNOWN_ZONE_MIDDAY_CHECK_MINUTE = 14 * 60 + 30;
 
@@ -123,8 +129,8 @@ export function deliveryZone(utcOffsetMinutes: number | undefined): DeliveryZone
     closesAtMinute: DELIVERY_CLOSES_AT_MINUTE + POLLING_GRACE_MINUTES,
     morningChecks: [MORNING_CHECK_MINUTE],
     lateMorningMinute: LATE_MORNING_MINUTE,
-    watchChecks: [MORNING_CHECK_MINUTE, LATE_MORNING_MINUTE, EVENING_CHECK_MINUTE],
-    eveChecks: [MORNING_CHECK_MINUTE, EVENING_CHECK_MINUTE],
+    watchChecks: [WATCH_MORNING_CHECK_MINUTE, LATE_MORNING_MINUTE, EVENING_CHECK_MINUTE],
+    eveChecks: [WATCH_MORNING_CHECK_MINUTE, EVENING_CHECK_MINUTE],
   };
 }
 

@@ -5,14 +5,14 @@
  *
  * The policy: look once soon after tracking starts. While the label is not scanned, look once a
  * morning (09:00 local, when the out-for-delivery scan of a next-day package is already posted). In
- * transit, look at 09:00 and 21:00 every day before the estimated one (early arrivals, announced or
+ * transit, look at 09:30 and 21:30 every day before the estimated one (early arrivals, announced or
  * not, seen within 12 h). On the estimated day, and on the next delivery day if the carrier let the
  * estimate pass in silence, look at the opening and 09:00 for the out-for-delivery scan, then every
  * 15 min from the hour the fleet's deliveries stop being rare (a delivery without a scan is seen
  * within it).
  * Once out for delivery, look every 15 min — but when the carrier gives a delivery window, only every
- * 2 h until 15 min before it opens. With no estimate, or once it has passed, watch the package at
- * 09:00, 11:00 and 21:00: a delivery nobody announced is then seen within 12 h, not a day later.
+ * 2 h until 15 min before it opens. With no estimate, or a day after it has passed, watch the package at
+ * 09:30, 11:00 and 21:30: a delivery nobody announced is then seen within 12 h, not a day later.
  * A package held at a pickup point is watched every 15 min in the hours collections happen. Exceptions
  * and long silences back off to a few looks a day, then fewer. Nothing is polled outside 08:00–21:45
  * destination time.
@@ -314,7 +314,7 @@ function inTransit(c: Context): number {
   firstLookDay = Math.max(today, firstLookDay);
   const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.eveChecks, zone);
   const opens = zone.opensAtMinute;
-  // Before the lookahead day too, a look each morning and evening (09:00, 21:00): a package in transit is
+  // Before the lookahead day too, a look each morning and evening (09:30, 21:30): a package in transit is
   // past its minimum transit time (the first scan is an evening's, the fastest journey delivers the next
   // day), and carriers do deliver days before their estimate without saying so; the pair bounds such a
   // delivery's lag by 12 h (an evening look alone left deliveries before 09:00 or after 21:00 13–18 h
@@ -326,7 +326,7 @@ function inTransit(c: Context): number {
 /**
  * A day the package is expected and not yet out for delivery: the estimated day, or the next delivery
  * day when the carrier let the estimate pass without a word (issue 30: such packages, delivered the day
- * after without an out-for-delivery scan, waited for the 21:00 watch look — the biggest cause of late
+ * after without an out-for-delivery scan, waited for the evening watch look — the biggest cause of late
  * deliveries in the world family). Either the out-for-delivery scan comes (posted 05:30–10:00, seen by
  * the opening or 09:00 look, in time for a window that opens early), or the carrier skips the scan and
  * the delivery itself must be seen within 15 min: every 15 min from the hour the fleet's deliveries stop

@@ -22,9 +22,9 @@ const inTransit = (o: Partial<TrackingState> = {}): TrackingState => ({
 
 describe('applyObservation', () => {
   it('out for delivery is news: the next poll comes on the dense cadence, not at the evening look', () => {
-    const now = at('2026-12-03T14:05:00Z');
-    // Its morning look (09:00 local) done minutes ago.
-    const state = inTransit({ lastPolledAt: at('2026-12-03T14:01:00Z') });
+    const now = at('2026-12-03T14:35:00Z');
+    // Its morning look (09:30 local) done minutes ago.
+    const state = inTransit({ lastPolledAt: at('2026-12-03T14:31:00Z') });
     const before = nextPoll(state, now);
     // The carrier expects it Saturday: in transit, the next look is hours away (this evening's).
     expect(before.kind === 'poll' && before.at.getTime()).toBeGreaterThan(now.getTime() + 3_600_000);

@@ -66,14 +66,14 @@ describe('schedule levers (PollPolicy knobs)', () => {
       '2026-04-15 10:30',
     );
     expect(next(inTransit('2026-04-15 13:00'), '2026-04-15 13:00')).toBe('2026-04-15 13:15');
-    expect(next(inTransit('2026-04-14 21:00'), '2026-04-14 21:00')).toBe('2026-04-15 08:00');
-    expect(next(inTransit('2026-04-13 21:00'), '2026-04-13 21:00')).toBe('2026-04-14 09:00');
+    expect(next(inTransit('2026-04-14 21:30'), '2026-04-14 21:30')).toBe('2026-04-15 08:00');
+    expect(next(inTransit('2026-04-13 21:30'), '2026-04-13 21:30')).toBe('2026-04-14 09:30');
   });
 
   it('keeps the 11:00 watch look, and thins pickups inside their hours', () => {
     // Estimated for Wednesday: Thursday is still an expected day, Friday is watched.
-    const passed = inTransit('2026-04-17 09:00');
-    expect(next(passed, '2026-04-17 09:00')).toBe('2026-04-17 11:00');
+    const passed = inTransit('2026-04-17 09:30');
+    expect(next(passed, '2026-04-17 09:30')).toBe('2026-04-17 11:00');
     const pickup = inTransit('2026-04-16 12:00', { status: 'available_for_pickup', estimatedDeliveryAt: null });
     expect(next(pickup, '2026-04-16 12:00')).toBe('2026-04-16 12:15');
     expect(next(pickup, '2026-04-16 12:00', { pickupDenseIntervalMs: 30 * MINUTE })).toBe('2026-04-16 12:30');

@@ -203,8 +203,10 @@ describe('nextPoll', () => {
       }
     });
 
-    // Intended change (issue 30 item 4): in transit, every day before the estimated one is watched at 09:00
-    // and 21:00 (an evening look alone left deliveries before 09:00 or after 21:00 seen 13–18 h late).
+    // Intended change (issue 30 item 4): in transit, every day before the estimated one is watched at 09:30
+    // and 21:30 (an evening look alone left deliveries before 09:00 or after 21:00 seen 13–18 h late; the
+    // pair moved from 09:00/21:00 when deliveries until 21:30 came into the world family: 12 h apart, and
+    // a failed 21:30 look is retried before polls end at 21:45).
     it('looks each morning and evening at a package in transit whose estimated day is days away', () => {
       const estimatedDeliveryAt = local('2026-04-14 23:59');
       const looks: string[] = [];
@@ -214,24 +216,25 @@ describe('nextPoll', () => {
         looks.push(new Date(now.getTime() + CDT * MINUTE).toISOString().slice(5, 16).replace('T', ' '));
       }
       expect(looks.slice(0, 6)).toEqual([
-        '04-10 21:00',
-        '04-11 09:00',
-        '04-11 21:00',
-        '04-12 09:00',
-        '04-12 21:00',
-        '04-13 09:00',
+        '04-10 09:30',
+        '04-10 21:30',
+        '04-11 09:30',
+        '04-11 21:30',
+        '04-12 09:30',
+        '04-12 21:30',
       ]);
     });
 
     it('watches the day before the estimated day morning and evening, so an unannounced early delivery is seen that day', () => {
       const estimatedDeliveryAt = local('2026-04-14 23:59');
       const looks: string[] = [];
-      let now = local('2026-04-13 09:00');
-      while (now < local('2026-04-14 00:00')) {
-        looks.push(localClock(now));
+      let now = local('2026-04-13 08:00');
+      for (;;) {
         now = pollAfterPolledAt(now, { estimatedDeliveryAt });
+        if (now >= local('2026-04-14 00:00')) break;
+        looks.push(localClock(now));
       }
-      expect(looks).toEqual(['09:00', '21:00']);
+      expect(looks).toEqual(['09:30', '21:30']);
       expect(now).toEqual(local('2026-04-14 08:00'));
     });
 
@@ -295,7 +298,7 @@ describe('nextPoll', () => {
         );
         if (now < local('2026-04-17 08:00')) looks.push(localClock(now));
       }
-      expect(looks).toEqual(['09:00', '11:00', '21:00']);
+      expect(looks).toEqual(['09:30', '11:00', '21:30']);
     });
 
     it('keeps looks on an unannounced day under 12 h apart across US delivery hours when the zone is unknown', () => {
@@ -326,9 +329,9 @@ describe('nextPoll', () => {
         now = pollAfterPolledAt(now, held, { pickupHours });
         looks.push(localClock(now));
       }
-      // Every 15 min to 18:00, the 21:00 watch look, the 09:00 one, then every 15 min from 10:00.
+      // Every 15 min to 18:00, the 21:30 watch look, the 09:30 one, then every 15 min from 10:00.
       expect(looks.slice(0, 2)).toEqual(['14:45', '15:00']);
-      expect(looks.slice(13)).toEqual(['18:00', '21:00', '09:00', '10:00', '10:15', '10:30', '10:45', '11:00']);
+      expect(looks.slice(13)).toEqual(['18:00', '21:30', '09:30', '10:00', '10:15', '10:30', '10:45', '11:00']);
       // Intended change (issue 30): without learned hours (too few collections seen), the hours pickup
       // points keep, 09:00–20:00, not hourly looks (which saw most collections over 15 min late).
       const unlearned: string[] = [];
@@ -338,7 +341,7 @@ describe('nextPoll', () => {
         unlearned.push(localClock(now));
       }
       expect(unlearned.slice(0, 2)).toEqual(['14:45', '15:00']);
-      expect(unlearned.slice(21)).toEqual(['20:00', '21:00', '09:00', '09:15', '09:30']);
+      expect(unlearned.slice(21)).toEqual(['20:00', '21:30', '09:00', '09:15', '09:30']);
     });
 
     it('backs an exception off to a few polls a day', () => {
