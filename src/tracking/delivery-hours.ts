@@ -27,7 +27,7 @@ export const SLOTS_PER_DAY = (24 * 60) / SLOT_MINUTES;
 export const RARE_EARLY_SHARE = 0.04;
 
 /**
- * A flat prior over the delivery hours (08:00–21:00), worth this many observed deliveries: it pulls the
+ * A flat prior over the delivery hours (08:00–21:30), worth this many observed deliveries: it pulls the
  * learned start of a young fleet towards the opening (the safe side); a few thousand deliveries of a
  * carrier outweigh it.
  */
@@ -105,7 +105,7 @@ export const PICKUP_TAIL_SHARE = 0.005;
  * OnSite counters (pharmacies, groceries) close 19:00–21:00. Issue 30: the hourly looks used before
  * saw most collections over 15 min late, ~2% of all deliveries in the world family (pickups are rare,
  * so the fleet learns their hours slowly), enough on its own to break p95 in a tenth of its worlds.
- * A collection after 20:00 is seen by the 21:00 watch look.
+ * A collection after 20:00 is seen by the 21:30 watch look.
  */
 export const UNLEARNED_PICKUP_HOURS: Readonly<Pick<LearnedPickupHours, 'fromMinute' | 'untilMinute'>> = {
   fromMinute: 9 * 60,

@@ -1,7 +1,7 @@
 /**
  * Where a package is going, as the carriers tell us (UPS `packageAddress` of type DESTINATION, FedEx
  * `lastUpdatedDestinationAddress` / `recipientInformation.address`, USPS `destinationState` /
- * `destinationZIP`), turned into the destination's time zone. The schedule's hours (08:00–21:10,
+ * `destinationZIP`), turned into the destination's time zone. The schedule's hours (08:00–21:45,
  * the 09:00 look, the out-for-delivery cadence) are the destination's local hours; without a zone
  * it falls back to hours that cover every US zone at once, which costs calls and lag
  * (bench/tracking: "destination zone unknown for half").

@@ -26,15 +26,12 @@ const POLLING_GRACE_MINUTES = 15;
 /** The out-for-delivery scan is posted by 09:00 local for most packages (driver loads at 06:00–08:30). */
 const MORNING_CHECK_MINUTE = 9 * 60;
 
-/**
- * By 11:00 local a package that is not on a truck yet is most likely not coming today: the estimated
- * day stops waiting densely for its scan; on watched days this look catches late out-for-delivery scans.
- */
+/** On watched days, a look at 11:00 local catches out-for-delivery scans posted after the morning look. */
 const LATE_MORNING_MINUTE = 11 * 60;
 
 /**
- * On a day a package may arrive without the schedule watching densely (the days before its estimate, or
- * any day once the estimate has passed or when there is none), a last look once the day's deliveries are
+ * On a day a package may arrive without the schedule watching densely (the days before its estimate,
+ * the days from the second after a passed estimate, or any day when there is none), a last look once the day's deliveries are
  * done (on the half hour, so packages of a zone share the claim and FedEx/USPS batches fill), and early
  * enough that a failed look is retried before polls end at 21:45 (a retry pushed to the next morning
  * left a delivery ~20 h unseen). With the watch morning look 12 h before it, an unannounced delivery (no
@@ -76,8 +73,6 @@ export interface DeliveryZone {
   readonly closesAtMinute: number;
   /** Minutes of the day at which sparse phases look for a morning out-for-delivery scan. */
   readonly morningChecks: readonly number[];
-  /** After this minute of an estimated delivery day without an out-for-delivery scan, slow down. */
-  readonly lateMorningMinute: number;
   /**
    * Looks on a day a package may be delivered unannounced; consecutive looks are at most 12 h apart
    * across the delivery hours, so no delivery waits longer than that to be seen.
@@ -103,9 +98,8 @@ const UNKNOWN_ZONE: DeliveryZone = {
     onWestmostClock(MORNING_CHECK_MINUTE, US_EASTMOST_OFFSET_MINUTES),
     onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
   ],
-  lateMorningMinute: onWestmostClock(LATE_MORNING_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
-  // The union of delivery hours spans 13.5 h (08:00 EDT to 21:30 HST), so one look between the late
-  // morning and the evening keeps the gaps under 12 h.
+  // The union of delivery hours runs from 08:00 EDT (02:00 HST) to 21:30 HST, 19.5 h: the mainland
+  // mornings, the late morning, a midday look and the evening keep every gap under 12 h.
   watchChecks: [
     onWestmostClock(MORNING_CHECK_MINUTE, US_EASTMOST_OFFSET_MINUTES),
     onWestmostClock(MORNING_CHECK_MINUTE, US_MAINLAND_WESTMOST_OFFSET_MINUTES),
@@ -128,7 +122,6 @@ export function deliveryZone(utcOffsetMinutes: number | undefined): DeliveryZone
     opensAtMinute: DELIVERY_OPENS_AT_MINUTE,
     closesAtMinute: DELIVERY_CLOSES_AT_MINUTE + POLLING_GRACE_MINUTES,
     morningChecks: [MORNING_CHECK_MINUTE],
-    lateMorningMinute: LATE_MORNING_MINUTE,
     watchChecks: [WATCH_MORNING_CHECK_MINUTE, LATE_MORNING_MINUTE, EVENING_CHECK_MINUTE],
     eveChecks: [WATCH_MORNING_CHECK_MINUTE, EVENING_CHECK_MINUTE],
   };

@@ -304,7 +304,14 @@ function inTransit(c: Context): number {
   if (estimatedDay !== null && (estimatedDay === today || nextDeliveryDay(estimatedDay) === today))
     return awaitingDelivery(c, today);
   // No estimate, or the carrier is late and silent: it may come any day, announced or not.
-  if (estimatedDay === null || estimatedDay < today) return nextLocalTimeAfter(afterSilence(c), watchChecks(c), zone);
+  if (estimatedDay === null) return nextLocalTimeAfter(afterSilence(c), watchChecks(c), zone);
+  if (estimatedDay < today) {
+    // A Saturday estimate passed: Sunday is watched, and Monday, the day it is expected again, opens
+    // with its scan looks (the watch looks, or a long silence's backoff, would skip them).
+    const watch = nextLocalTimeAfter(afterSilence(c), watchChecks(c), zone);
+    const expectedAgain = nextDeliveryDay(estimatedDay);
+    return expectedAgain > today ? Math.min(watch, atLocal(expectedAgain, zone.opensAtMinute, zone)) : watch;
+  }
   // Days away: watched from the lookahead day on (early arrivals come a day early, not always with an
   // out-for-delivery scan by the morning look), then the opening of the estimated day. UPS does not
   // deliver on Sundays and USPS/FedEx only in some areas, so a Monday package that comes early comes on
@@ -360,8 +367,9 @@ function denseFromOnClock(minute: number | undefined, utcOffsetMinutes: number |
 }
 
 /**
- * Held at a pickup point, with the fleet's pickup hours known: every 15 min inside them (a collection is
- * seen within 15 min), the watch looks outside them (a collection at an odd hour within 12 h).
+ * Held at a pickup point, with the fleet's pickup hours (or, until it has learned them, the hours pickup
+ * points keep): every 15 min inside them (a collection is seen within 15 min), the watch looks outside
+ * them (a collection at an odd hour within 12 h).
  */
 function pickupWatch(c: Context, hours: { fromMinute: number; untilMinute: number }): number {
   const { zone, policy, lastPolledAt } = c;

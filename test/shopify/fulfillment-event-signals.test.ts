@@ -141,7 +141,7 @@ describe('fulfillment_events/create as free observations', () => {
     const filled = await tracking(without.orderId);
     expect(filled.estimated_delivery_at).toBeNull(); // the carrier's column stays the carrier's
     expect(filled.observed_estimated_delivery_at).toEqual(new Date('2026-12-08T23:59:59Z'));
-    // Days before the estimate an in-transit package keeps its two looks a day (09:00 and 21:00, so
+    // Days before the estimate an in-transit package keeps its two looks a day (09:30 and 21:30, so
     // an early delivery is seen within 12 h): the estimate moves nothing yet; it decides when the
     // estimated day's dense looks come (test/tracking/observation.test.ts, schedule.test.ts).
     expect(filled.next_poll_at).toEqual(before.next_poll_at);

@@ -29,7 +29,7 @@ describe('learnDeliveryHours', () => {
 
   it("starts where the fleet's early deliveries stop being rare", () => {
     // 1,000 deliveries: 3 at 08:10, 2 at 09:05, the rest from 11:00 on, plus the prior's 100 spread over
-    // 08:00–21:00 (~1.9 a slot). 0.5% of 1,100 is 5.5: the 08:00 slot holds 4.9, the 08:15 slot tips it.
+    // 08:00–21:30 (~1.85 a slot). 0.5% of 1,100 is 5.5: the 08:00 slot holds 4.85, the 08:15 slot tips it.
     const fleet = counts([
       [8 * 60 + 10, 3],
       [9 * 60 + 5, 2],

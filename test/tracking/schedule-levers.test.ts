@@ -55,6 +55,10 @@ describe('schedule levers (PollPolicy knobs)', () => {
       'eveMorningLook',
       'watchLateMorningLook',
       'noScanIntervalMs',
+      // Pickups without learned hours are watched in UNLEARNED_PICKUP_HOURS, not hourly then every 3 h.
+      'pickupIntervalMs',
+      'pickupSlowAfterMs',
+      'pickupSlowIntervalMs',
     ])
       expect(CARRIER_POLICY).not.toHaveProperty(retired);
     expect(CARRIER_POLICY.pickupDenseIntervalMs).toBe(15 * MINUTE);

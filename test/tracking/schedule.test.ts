@@ -282,8 +282,24 @@ describe('nextPoll', () => {
       expect(wednesday).toHaveLength(2 + 48);
       // Without them, every 15 min from the opening.
       expect(looksOn('2026-04-15', '2026-04-14').slice(0, 3)).toEqual(['08:00', '08:15', '08:30']);
-      // Estimated for Saturday 04-18: Monday is the next delivery day, Sunday is not.
+      // The estimated day itself opens the same way.
+      expect(looksOn('2026-04-14', '2026-04-14', learned).slice(0, 4)).toEqual(['08:00', '09:00', '10:00', '10:15']);
+      // Estimated for Saturday 04-18: Monday is the next delivery day; Sunday is only watched.
+      expect(looksOn('2026-04-19', '2026-04-18', learned)).toEqual(['09:30', '11:00', '21:30']);
       expect(looksOn('2026-04-20', '2026-04-18', learned).slice(0, 3)).toEqual(['08:00', '09:00', '10:00']);
+    });
+
+    it("walks from a Saturday estimate's last look to Monday's scan looks, even after a long silence", () => {
+      const learned = { deliveryHours: { denseFromMinute: 10 * 60 } };
+      for (const lastChangedAt of [local('2026-04-18 03:00'), local('2026-04-05 03:00')]) {
+        const looks: string[] = [];
+        let now = local('2026-04-18 21:45');
+        while (now < local('2026-04-20 10:00')) {
+          now = pollAfterPolledAt(now, { estimatedDeliveryAt: local('2026-04-18 23:59'), lastChangedAt }, learned);
+          looks.push(new Date(now.getTime() + CDT * MINUTE).toISOString().slice(5, 16).replace('T', ' '));
+        }
+        expect(looks.slice(-3)).toEqual(['04-20 08:00', '04-20 09:00', '04-20 10:00']);
+      }
     });
 
     it('watches a package whose estimate has passed by more than a day three times a day, never more than 12 h apart in delivery hours', () => {
@@ -342,6 +358,10 @@ describe('nextPoll', () => {
       }
       expect(unlearned.slice(0, 2)).toEqual(['14:45', '15:00']);
       expect(unlearned.slice(21)).toEqual(['20:00', '21:30', '09:00', '09:15', '09:30']);
+      // Zone unknown: from 09:00 in the first zone to open (EDT, 13:00 UTC), every 15 min.
+      const eastern9 = new Date('2026-04-15T13:00:00Z');
+      const unknownZone = { ...polledAt(eastern9, held), utcOffsetMinutes: undefined };
+      expect(pollAt(nextPoll(unknownZone, eastern9, { pickupHours: null }))).toEqual(new Date('2026-04-15T13:15:00Z'));
     });
 
     it('backs an exception off to a few polls a day', () => {
