@@ -101,7 +101,7 @@ export const MIN_PICKUPS = 50;
 export const PICKUP_TAIL_SHARE = 0.005;
 
 /**
- * Until then, the hours pickup points keep: Post Offices open around 09:00; UPS Access Points and FedEx
+ * Until the fleet has seen MIN_PICKUPS collections of a carrier, the hours pickup points keep: Post Offices open around 09:00; UPS Access Points and FedEx
  * OnSite counters (pharmacies, groceries) close 19:00–21:00. Issue 30: the hourly looks used before
  * saw most collections over 15 min late, ~2% of all deliveries in the world family (pickups are rare,
  * so the fleet learns their hours slowly), enough on its own to break p95 in a tenth of its worlds.

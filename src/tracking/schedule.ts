@@ -301,17 +301,19 @@ function inTransit(c: Context): number {
   const today = localDay(c.nowMs, zone);
   const estimate = state.estimatedDeliveryAt?.getTime() ?? null;
   const estimatedDay = estimate === null ? null : localDay(estimate, zone);
-  if (estimatedDay !== null && (estimatedDay === today || nextDeliveryDay(estimatedDay) === today))
-    return awaitingDelivery(c, today);
-  // No estimate, or the carrier is late and silent: it may come any day, announced or not.
+  // No estimate: it may come any day, announced or not.
   if (estimatedDay === null) return nextLocalTimeAfter(afterSilence(c), watchChecks(c), zone);
-  if (estimatedDay < today) {
-    // A Saturday estimate passed: Sunday is watched, and Monday, the day it is expected again, opens
-    // with its scan looks (the watch looks, or a long silence's backoff, would skip them).
-    const watch = nextLocalTimeAfter(afterSilence(c), watchChecks(c), zone);
-    const expectedAgain = nextDeliveryDay(estimatedDay);
-    return expectedAgain > today ? Math.min(watch, atLocal(expectedAgain, zone.opensAtMinute, zone)) : watch;
-  }
+  const expectedAgain = nextDeliveryDay(estimatedDay);
+  if (today === estimatedDay || today === expectedAgain) return awaitingDelivery(c, today);
+  // The next day the package is expected opens with its scan looks, whatever sparse looks come before it
+  // (the days before the estimate; the Sunday after a Saturday estimate, whose watch looks, or a long
+  // silence's backoff, would otherwise skip Monday's).
+  const nextExpectedDay = estimatedDay > today ? estimatedDay : expectedAgain > today ? expectedAgain : null;
+  const nextExpectedOpens =
+    nextExpectedDay === null ? Number.POSITIVE_INFINITY : atLocal(nextExpectedDay, zone.opensAtMinute, zone);
+  // The carrier is late and silent: it may come any day, announced or not.
+  if (estimatedDay < today)
+    return Math.min(nextLocalTimeAfter(afterSilence(c), watchChecks(c), zone), nextExpectedOpens);
   // Days away: watched from the lookahead day on (early arrivals come a day early, not always with an
   // out-for-delivery scan by the morning look), then the opening of the estimated day. UPS does not
   // deliver on Sundays and USPS/FedEx only in some areas, so a Monday package that comes early comes on
@@ -320,14 +322,13 @@ function inTransit(c: Context): number {
   if (isSunday(firstLookDay)) firstLookDay--;
   firstLookDay = Math.max(today, firstLookDay);
   const check = nextLocalTimeAfter(Math.max(lastPolledAt, atLocal(firstLookDay, 0, zone)), zone.eveChecks, zone);
-  const opens = zone.opensAtMinute;
   // Before the lookahead day too, a look each morning and evening (09:30, 21:30): a package in transit is
   // past its minimum transit time (the first scan is an evening's, the fastest journey delivers the next
   // day), and carriers do deliver days before their estimate without saying so; the pair bounds such a
   // delivery's lag by 12 h (an evening look alone left deliveries before 09:00 or after 21:00 13–18 h
   // late in the world family) instead of letting it wait for the estimate (issue 30 item 4).
   const evening = nextLocalTimeAfter(lastPolledAt, zone.eveChecks, zone);
-  return Math.min(check, evening, atLocal(estimatedDay, opens, zone));
+  return Math.min(check, evening, nextExpectedOpens);
 }
 
 /**
