@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeBranding } from '../../src/accounts/store-branding.ts';
 import {
   compileMessageTemplates,
@@ -208,8 +208,14 @@ describe('the recipient SMS', () => {
 });
 
 describe('compileMessageTemplates', () => {
+  const copies: string[] = [];
+  afterAll(() => {
+    for (const dir of copies) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   function brokenCopy(file: string, edit: (text: string) => string): string {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doorstep-templates-'));
+    copies.push(dir);
     fs.cpSync(TEMPLATE_DIR, dir, { recursive: true });
     const target = path.join(dir, file);
     fs.writeFileSync(target, edit(fs.readFileSync(target, 'utf8')));
