@@ -5,7 +5,7 @@
 import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
 import type { BeforeScanFloor, OutForDeliveryFloor } from './floor.ts';
 import type { Journey } from './journey.ts';
-import { BATCH_SIZES, type SimulationResult } from './simulate.ts';
+import { BATCH_SIZES, POLL_PHASES, type PollPhase, type SimulationResult } from './simulate.ts';
 
 const MINUTE = 60_000;
 /** "The default hourly quota is small (reported as 60/h)" (docs/carriers/NOTES.md). */
@@ -48,6 +48,8 @@ export interface Metrics {
   troubledPackageShare: number;
   /** Calls per delivered package by the status the schedule acted on. */
   callsByStatus: Record<string, number>;
+  /** Calls per delivered package by what they were for (simulate.ts pollPhase). */
+  callsByPhase: Record<PollPhase, number>;
   /** Mean calls of delivered packages with and without a carrier window on the day. */
   callsWithWindow: number;
   callsWithoutWindow: number;
@@ -129,6 +131,9 @@ export function measure(name: string, kind: RowKind, fleet: readonly Journey[], 
     troubledCallShare: troubledCalls / Math.max(1, result.polls),
     troubledPackageShare: troubledPackages / Math.max(1, result.packages),
     callsByStatus: Object.fromEntries(Object.entries(result.pollsByStatus).map(([k, v]) => [k, perDelivered(v)])),
+    callsByPhase: Object.fromEntries(
+      POLL_PHASES.map((phase) => [phase, perDelivered(result.pollsByPhase[phase])]),
+    ) as Record<PollPhase, number>,
     callsWithWindow: windowCalls.with / Math.max(1, windowCalls.withCount),
     callsWithoutWindow: windowCalls.without / Math.max(1, windowCalls.withoutCount),
     withoutWindowShare: windowCalls.withoutCount / Math.max(1, windowCalls.withCount + windowCalls.withoutCount),
@@ -503,9 +508,70 @@ export function checkFamily(rows: readonly FamilyRow[]): TargetCheck[] {
       target: `family: ≤ ${FAMILY_TARGETS.callsMedianWorld} calls per delivered package at the median world, ≤ ${FAMILY_TARGETS.callsWorstWorld} at the worst (no push)`,
       value: `median ${fmt(calls.median)}, worst ${fmt(calls.worst)} (${calls.worstRow.metrics.name}, floor ${fmt(calls.worstRow.floor)})`,
       pass: calls.median <= FAMILY_TARGETS.callsMedianWorld && calls.worst <= FAMILY_TARGETS.callsWorstWorld,
-      why: "see the family table: calls beside each world's floor",
+      why: familyCallsWhy(rows),
     },
   ];
+}
+
+/** The world at the median of calls per delivered package (the lower middle of an even count). */
+function medianCallsRow(rows: readonly FamilyRow[]): FamilyRow {
+  const sorted = [...rows].sort((a, b) => a.metrics.callsPerDelivered - b.metrics.callsPerDelivered);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+/**
+ * Why each phase's calls cannot simply be cut: the lag target each one holds. Shown beside the calls of
+ * the median and the worst world, so a reader sees where a 25-call schedule would have to save.
+ */
+const PHASE_HOLDS: Record<PollPhase, string> = {
+  'first look': 'validates the number when it is set (one per package, delivered or not)',
+  'retry of a failed look': 'a failed look told nothing; 1 min while out for delivery, then backing off',
+  'label not scanned yet':
+    'one look a morning: a label scanned in the evening may be out for delivery the next morning (max lag ≤ 12 h)',
+  'in transit, days before the estimate':
+    'looks at 09:30 and 21:30: carriers deliver days early without notice (max lag ≤ 12 h)',
+  'in transit, on its delivery day (no scan seen yet)':
+    'the opening and 09:00 looks for the scan, then every 15 min: deliveries without an out-for-delivery scan (p95 ≤ 15 min)',
+  'in transit, on or after the estimate, not delivered that day':
+    'the same looks, spent on a package that is late: before it happens a schedule cannot tell it from a delivery without a scan',
+  'in transit, no estimate': 'the watch looks (max lag ≤ 12 h)',
+  'out for delivery, with a window': 'every 2 h, then every 15 min from 15 min before the window opens (p95 ≤ 15 min)',
+  'out for delivery, without a window': "every 15 min from the fleet's learned start of deliveries (p95 ≤ 15 min)",
+  'held for pickup': 'every 15 min in pickup hours (p95 ≤ 15 min), watch looks outside them',
+  exception: 'every 4 h, backing off with silence',
+};
+
+function familyCallsWhy(rows: readonly FamilyRow[]): string {
+  const median = medianCallsRow(rows);
+  const phases = median.metrics.callsByPhase;
+  const biggest = (Object.entries(phases) as Array<[PollPhase, number]>)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([phase, calls]) => `${phase} (${fmt(calls)})`)
+    .join('; ');
+  return (
+    `at the median world (${median.metrics.name}, ${fmt(median.metrics.callsPerDelivered)} calls, floor ${fmt(median.floor)}) the most go to: ${biggest}. ` +
+    'Each holds a lag target (the family section: where the calls go). The floor is a generous lower bound: deliveries with a carrier ' +
+    'window, without a scan or from a pickup point cost it nothing on their delivery day, and it knows which packages come that day, which no schedule can'
+  );
+}
+
+/** Calls by phase in the median and the worst world (by calls), with what each phase holds. */
+function familyPhaseTable(rows: readonly FamilyRow[]): string[] {
+  const median = medianCallsRow(rows);
+  const worst = familyDistribution(rows, (m) => m.callsPerDelivered).worstRow;
+  const lines = [
+    `| calls per delivered package for | ${median.metrics.name} (median) | ${worst.metrics.name} (worst) | what they hold |`,
+    '|---|---:|---:|---|',
+  ];
+  for (const phase of POLL_PHASES)
+    lines.push(
+      `| ${phase} | ${fmt(median.metrics.callsByPhase[phase])} | ${fmt(worst.metrics.callsByPhase[phase])} | ${PHASE_HOLDS[phase]} |`,
+    );
+  lines.push(
+    `| **all** | **${fmt(median.metrics.callsPerDelivered)}** | **${fmt(worst.metrics.callsPerDelivered)}** | floor ${fmt(median.floor)} / ${fmt(worst.floor)} |`,
+  );
+  return lines;
 }
 
 /** The family's section: distribution and worst world per figure, then every world beside its floor. */
@@ -571,6 +637,12 @@ export function renderFamily(rows: readonly FamilyRow[], packages: number, seed:
   lines.push(
     `| floor (floor.ts) | ${fmt(percentile(floorSorted, 0.5))} | ${fmt(percentile(floorSorted, 0.9))} | ${fmt(floorSorted[floorSorted.length - 1] ?? Number.NaN)} | |`,
   );
+  lines.push('');
+  lines.push(
+    'Where the calls go (bench/tracking/simulate.ts `pollPhase`; the bench knows which packages come that day, production does not):',
+  );
+  lines.push('');
+  lines.push(...familyPhaseTable(rows));
   lines.push('');
   lines.push('Worst worlds, by figure:');
   lines.push('');

@@ -9,6 +9,7 @@ import type { CarrierCode } from '../../src/carriers/carrier-code.ts';
 import { newTrackingState, type PollDecision, type TrackingState } from '../../src/tracking/schedule.ts';
 import { OBSERVED_STATUSES, applyObservation, type ObservedStatus } from '../../src/tracking/observation.ts';
 import { SLOTS_PER_DAY, deliverySlot, learnHours, type LearnedHours } from '../../src/tracking/delivery-hours.ts';
+import { deliveryZone, localDay } from '../../src/tracking/schedule-hours.ts';
 import type { Journey } from './journey.ts';
 import { seededRandom } from './prng.ts';
 
@@ -95,6 +96,8 @@ export interface SimulationResult {
   pollsByPackage: Int32Array;
   /** Polls by the status the schedule acted on (what it knew before the poll). */
   pollsByStatus: Record<string, number>;
+  /** Polls by what they were for, judged with the journey's truth (pollPhase): where the calls go. */
+  pollsByPhase: Record<PollPhase, number>;
   stops: Record<'delivered' | 'expired' | 'returned', number>;
   /** Packages still scheduled when the simulation ended (a policy that never stops). */
   unfinished: number;
@@ -129,6 +132,7 @@ export function simulate(
     peakRequestsPerHour: { ups: 0, fedex: 0, usps: 0 },
     pollsByPackage,
     pollsByStatus: {},
+    pollsByPhase: zeroByPhase(),
     stops: { delivered: 0, expired: 0, returned: 0 },
     unfinished: 0,
     learnedSlots: { deliveries: { ups: [], fedex: [], usps: [] }, pickups: { ups: [], fedex: [], usps: [] } },
@@ -202,6 +206,7 @@ export function simulate(
     const state = states[i]!;
     const known = state.status ?? 'none';
     result.pollsByStatus[known] = (result.pollsByStatus[known] ?? 0) + 1;
+    result.pollsByPhase[pollPhase(state, journey, now)]++;
     result.polls++;
     result.pollsByCarrier[journey.carrier]++;
     pollsByPackage[i]!++;
@@ -317,6 +322,59 @@ export function simulate(
     result.peakRequestsPerHour[carrier] = Math.max(0, ...requestsPerHour[carrier].values());
   result.learnedSlots = { deliveries: deliverySlots, pickups: pickupSlots };
   return result;
+}
+
+/**
+ * What a poll was for, from what the schedule knew before it and, for a package in transit on or after
+ * its estimated day, whether it was in fact delivered that (local) day: the bench can tell the calls
+ * a schedule spends on a package that does not come that day from those on one that comes without an
+ * out-for-delivery scan, which production cannot.
+ */
+export const POLL_PHASES = [
+  'first look',
+  'retry of a failed look',
+  'label not scanned yet',
+  'in transit, days before the estimate',
+  'in transit, on its delivery day (no scan seen yet)',
+  'in transit, on or after the estimate, not delivered that day',
+  'in transit, no estimate',
+  'out for delivery, with a window',
+  'out for delivery, without a window',
+  'held for pickup',
+  'exception',
+] as const;
+export type PollPhase = (typeof POLL_PHASES)[number];
+
+export function zeroByPhase(): Record<PollPhase, number> {
+  return Object.fromEntries(POLL_PHASES.map((phase) => [phase, 0])) as Record<PollPhase, number>;
+}
+
+export function pollPhase(state: TrackingState, journey: Journey, now: number): PollPhase {
+  if (state.lastPolledAt === null) return 'first look';
+  if (state.consecutiveErrors > 0 || state.status === null) return 'retry of a failed look';
+  switch (state.status) {
+    case 'pre_transit':
+    case 'not_found':
+    case 'unknown':
+      return 'label not scanned yet';
+    case 'out_for_delivery':
+      return state.estimatedWindowStartAt ? 'out for delivery, with a window' : 'out for delivery, without a window';
+    case 'available_for_pickup':
+      return 'held for pickup';
+    case 'failure':
+    case 'delivered':
+    case 'return_to_sender':
+      return 'exception';
+    case 'in_transit': {
+      if (state.estimatedDeliveryAt === null) return 'in transit, no estimate';
+      const zone = deliveryZone(state.utcOffsetMinutes);
+      const today = localDay(now, zone);
+      if (today < localDay(state.estimatedDeliveryAt.getTime(), zone)) return 'in transit, days before the estimate';
+      return journey.deliveredAt !== null && localDay(journey.deliveredAt, zone) === today
+        ? 'in transit, on its delivery day (no scan seen yet)'
+        : 'in transit, on or after the estimate, not delivered that day';
+    }
+  }
 }
 
 /**

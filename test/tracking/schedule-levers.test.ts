@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkTargets, type Metrics } from '../../bench/tracking/report.ts';
+import { zeroByPhase } from '../../bench/tracking/simulate.ts';
 import {
   CARRIER_POLICY,
   newTrackingState,
@@ -104,6 +105,7 @@ describe('the calls MISS line (bench/tracking/report.ts)', () => {
     troubledCallShare: 0.05,
     troubledPackageShare: 0.05,
     callsByStatus: { out_for_delivery: 17.8 },
+    callsByPhase: zeroByPhase(),
     callsWithWindow: 0,
     callsWithoutWindow: 27.4,
     withoutWindowShare: 1,
