@@ -22,14 +22,30 @@ export interface StatementPeriod {
   end: Date;
 }
 
+/**
+ * Statement months start at the Unix epoch (nothing is billed before it) and end where the next month's
+ * first instant still has a four-digit year (the API's timestamp format).
+ */
+const FIRST_STATEMENT_MONTH = '1970-01';
+const LAST_STATEMENT_MONTH = '9999-11';
+
 /** `2026-11` → [2026-11-01T00:00:00Z, 2026-12-01T00:00:00Z). Throws ValidationError otherwise. */
 export function statementPeriod(month: string): StatementPeriod {
   const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
-  if (!match)
-    throw new ValidationError('The statement month is not valid.', { month: 'must be a month like 2026-11 (YYYY-MM)' });
+  if (!match || month < FIRST_STATEMENT_MONTH || month > LAST_STATEMENT_MONTH)
+    throw new ValidationError('The statement month is not valid.', {
+      month: `must be a month like 2026-11 (YYYY-MM), from ${FIRST_STATEMENT_MONTH} to ${LAST_STATEMENT_MONTH}`,
+    });
   const year = Number(match[1]);
   const monthIndex = Number(match[2]) - 1;
-  return { month, start: new Date(Date.UTC(year, monthIndex, 1)), end: new Date(Date.UTC(year, monthIndex + 1, 1)) };
+  return { month, start: utcMonthStart(year, monthIndex), end: utcMonthStart(year, monthIndex + 1) };
+}
+
+/** Date.UTC reads years 0–99 as 1900–1999; setUTCFullYear does not (the range check above keeps them out too). */
+function utcMonthStart(year: number, monthIndex: number): Date {
+  const start = new Date(0);
+  start.setUTCFullYear(year, monthIndex, 1);
+  return start;
 }
 
 /**

@@ -21,7 +21,10 @@ describe('statement math', () => {
       end: new Date('2027-01-01T00:00:00Z'),
     });
     expect(statementPeriod('2028-02').end).toEqual(new Date('2028-03-01T00:00:00Z'));
-    for (const bad of ['2026-13', '2026-1', '2026-00', 'November', '2026-11-01'])
+    expect(statementPeriod('1970-01').start).toEqual(new Date(0));
+    expect(statementPeriod('9999-11').end).toEqual(new Date('9999-12-01T00:00:00Z'));
+    // Years 0000–0099 once summed 1900–1999 (Date.UTC's two-digit years); 9999-12 ends in year 10000.
+    for (const bad of ['2026-13', '2026-1', '2026-00', 'November', '2026-11-01', '0026-11', '0099-12', '1969-12', '9999-12'])
       expect(() => statementPeriod(bad), bad).toThrow('The statement month is not valid.');
   });
 });
@@ -101,9 +104,13 @@ describe('GET /v1/billing/statements/{YYYY-MM}', () => {
   });
 
   it('refuses a month that is not YYYY-MM with a 422 that says so, and needs credentials', async () => {
-    const bad = await store.request('GET', '/v1/billing/statements/2026-13');
-    expect(bad.status).toBe(422);
-    expect(bad.body.error.fields).toEqual({ month: 'must be a month like 2026-11 (YYYY-MM)' });
+    for (const month of ['2026-13', '0026-11', '9999-12']) {
+      const bad = await store.request('GET', `/v1/billing/statements/${month}`);
+      expect(bad.status, month).toBe(422);
+      expect(bad.body.error.fields).toEqual({
+        month: 'must be a month like 2026-11 (YYYY-MM), from 1970-01 to 9999-11',
+      });
+    }
     expect((await app.request('GET', '/v1/billing/statements/2026-11')).status).toBe(401);
   });
 
