@@ -5,20 +5,47 @@ import { ValidationError, type FieldErrors } from './errors.ts';
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  throw new ValidationError(`The ${what} is not valid.`, fieldErrors(result.error));
+  throw new ValidationError(`The ${what} is not valid.`, fieldErrors(result.error, { input: body }));
 }
 
-export function fieldErrors(error: z.ZodError): FieldErrors {
-  const fields: FieldErrors = {};
+export interface FieldErrorOptions {
+  /** What was parsed: a field absent from it is "is required" rather than its type's message. */
+  input?: unknown;
+  /** The message for a key the schema does not know (a body's fields by default). */
+  unknownKey?: string;
+}
+
+/**
+ * One message per field, the first issue of each. Collected in a Map: keys come from the client, and a
+ * field called `constructor` or `__proto__` must be named like any other (on a plain object `??=` found
+ * Object.prototype's and the 422 named no field).
+ */
+export function fieldErrors(error: z.ZodError, options: FieldErrorOptions = {}): FieldErrors {
+  const fields = new Map<string, string>();
+  const first = (key: string, message: string): void => {
+    if (!fields.has(key)) fields.set(key, message);
+  };
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) fields[key] ??= 'is not a field that can be set';
+      for (const key of issue.keys) first(key, options.unknownKey ?? 'is not a field that can be set');
       continue;
     }
     const key = issue.path.length > 0 ? issue.path.map(String).join('.') : '_';
-    fields[key] ??= issue.message;
+    const missing =
+      issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(options.input, issue.path) === undefined;
+    first(key, missing && options.input !== undefined ? 'is required' : issue.message);
   }
-  return fields;
+  return Object.fromEntries(fields);
+}
+
+/** The value at `path` in a parsed JSON input, own properties only (undefined when absent). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { readBodyText } from './body-reads.ts';
+import { readBodyBytes } from './body-reads.ts';
 import { HttpError } from './errors.ts';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -12,16 +12,48 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   if (!ctx.is('application/json')) {
     throw new HttpError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
-  const text = await readBodyText(
+  // JSON travels as UTF-8 (RFC 8259 §8.1). A body in another charset, or bytes that are not UTF-8, used
+  // to be decoded with U+FFFD in place of what did not fit: a Latin-1 "Zoë" was stored as "Zo\uFFFD" and
+  // sent on to the recipient. They are refused instead, as are escaped lone surrogates, which the
+  // database would store the same broken way.
+  const charset = ctx.request.charset;
+  if (charset && !UTF8_NAMES.has(charset.toLowerCase()))
+    throw new HttpError(415, 'unsupported_media_type', `Send JSON as UTF-8; the body says charset=${charset}.`);
+  const bytes = await readBodyBytes(
     ctx,
     JSON_BODY_LIMIT_BYTES,
     `JSON bodies are limited to ${JSON_BODY_LIMIT_BYTES} bytes.`,
   );
-  const value = parseJsonText(text);
+  const value = parseJsonText(decodeUtf8(bytes));
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new HttpError(400, 'invalid_json', 'The request body must be a JSON object.');
   }
+  if (!wellFormed(value))
+    throw new HttpError(
+      400,
+      'invalid_json',
+      'The request body has a string with a lone surrogate (\\uD800–\\uDFFF unpaired).',
+    );
   return value as Record<string, unknown>;
+}
+
+const UTF8_NAMES = new Set(['utf-8', 'utf8']);
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'The request body is not valid UTF-8.');
+  }
+}
+
+/** Every string in a parsed JSON value (keys included) is well-formed Unicode. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed();
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) return value.every(wellFormed);
+  return Object.entries(value).every(([key, item]) => key.isWellFormed() && wellFormed(item));
 }
 
 /**

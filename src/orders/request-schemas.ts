@@ -135,7 +135,10 @@ export const orderListQuerySchema = z.strictObject({
     .min(1, 'must be from 1 to 100')
     .max(100, 'must be from 1 to 100')
     .default(20),
-  cursor: z.string().min(1).optional(),
+  cursor: z
+    .string({ error: 'must be the next_cursor of a previous page' })
+    .min(1, 'must be the next_cursor of a previous page')
+    .optional(),
   status: z.enum(ORDER_STATUSES, { error: `must be one of ${ORDER_STATUSES.join(', ')}` }).optional(),
   delivered: z
     .enum(['0', '1'], { error: 'must be "0" or "1"' })

@@ -26,7 +26,11 @@ export function orderRoutes(orders: OrderService, publicUrl: string): Router {
 
   router.get('/', async (ctx) => {
     const parsed = orderListQuerySchema.safeParse(ctx.query);
-    if (!parsed.success) throw new ValidationError('The query parameters are not valid.', fieldErrors(parsed.error));
+    if (!parsed.success)
+      throw new ValidationError(
+        'The query parameters are not valid.',
+        fieldErrors(parsed.error, { unknownKey: 'is not a query parameter of this list' }),
+      );
     const page = await orders.list(currentAccount(ctx).id, parsed.data);
     ctx.body = {
       data: page.orders.map((o) => serializeOrder(o, publicUrl)),

@@ -24,7 +24,17 @@ describe('statement math', () => {
     expect(statementPeriod('1970-01').start).toEqual(new Date(0));
     expect(statementPeriod('9999-11').end).toEqual(new Date('9999-12-01T00:00:00Z'));
     // Years 0000–0099 once summed 1900–1999 (Date.UTC's two-digit years); 9999-12 ends in year 10000.
-    for (const bad of ['2026-13', '2026-1', '2026-00', 'November', '2026-11-01', '0026-11', '0099-12', '1969-12', '9999-12'])
+    for (const bad of [
+      '2026-13',
+      '2026-1',
+      '2026-00',
+      'November',
+      '2026-11-01',
+      '0026-11',
+      '0099-12',
+      '1969-12',
+      '9999-12',
+    ])
       expect(() => statementPeriod(bad), bad).toThrow('The statement month is not valid.');
   });
 });

@@ -271,6 +271,25 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     ]);
   });
 
+  // A probe sent fields named after Object.prototype's members: the 422 named none of them.
+  it('names a field called constructor or __proto__ like any other, and says which fields a new order lacks', async () => {
+    const order = await newOrder();
+    for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const response = await app.request('PUT', `/v1/orders/${order.id}`, {
+        rawBody: `{"price":5,"${key}":{}}`,
+        headers: { Authorization: auth(store), 'Content-Type': 'application/json' },
+      });
+      expect(response.status, key).toBe(422);
+      expect(response.body.error.fields, key).toEqual({ [key]: 'is not a field that can be set' });
+    }
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.price).toBeNull();
+    const empty = await store.request('POST', '/v1/orders', {});
+    expect(empty.status).toBe(422);
+    expect(empty.body.error.fields).toMatchObject({ name: 'is required', email: 'is required' });
+    const wrongType = await store.request('POST', '/v1/orders', { ...validOrder, name: 5 });
+    expect(wrongType.body.error.fields).toEqual({ name: 'must be a string' });
+  });
+
   it('refuses a change that would leave the order unable to send', async () => {
     const order = await newOrder();
     const response = await store.request('PUT', `/v1/orders/${order.id}`, { recipient_email: null });
@@ -310,6 +329,31 @@ describe('bad requests', () => {
     });
     expect(response.status).toBe(400);
     expect(response.body.error.type).toBe('invalid_json');
+  });
+
+  // A black-box probe stored a Latin-1 "Zoë" as "Zo\uFFFD" and sent it on: bytes that are not UTF-8, a
+  // charset other than UTF-8 and escaped lone surrogates are refused, and the order keeps its name.
+  it('refuses JSON that is not UTF-8, says which, and changes nothing', async () => {
+    const order = await newOrder({ name: 'Ann' });
+    const put = (rawBody: string | Buffer, contentType = 'application/json') =>
+      app.request('PUT', `/v1/orders/${order.id}`, {
+        rawBody,
+        headers: { Authorization: auth(store), 'Content-Type': contentType },
+      });
+    const latin1 = await put(Buffer.from('{"name":"Zo\xEB"}', 'latin1'));
+    expect(latin1.status).toBe(400);
+    expect(latin1.body.error).toMatchObject({ type: 'invalid_json', message: 'The request body is not valid UTF-8.' });
+    const declared = await put('{"name":"Zoe"}', 'application/json; charset=iso-8859-1');
+    expect(declared.status).toBe(415);
+    expect(declared.body.error.message).toContain('charset=iso-8859-1');
+    const surrogate = await put('{"name":"a\\ud800b"}');
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.body.error.message).toContain('lone surrogate');
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.name).toBe('Ann');
+    // UTF-8, declared or not, passes, astral characters included.
+    const zoe = await put(Buffer.from('{"name":"Zoë 🎁"}', 'utf8'), 'application/json; charset=UTF-8');
+    expect(zoe.status).toBe(200);
+    expect(zoe.body.name).toBe('Zoë 🎁');
   });
 
   it('answers a JSON array body with 400', async () => {
@@ -420,6 +464,13 @@ describe('reading, listing and deleting', () => {
       const response = await store.request('GET', `/v1/orders?${query}`);
       expect(response.status, query).toBe(422);
     }
+    // Each named in words meant for a query, not a body or a library's.
+    const named = await store.request('GET', '/v1/orders?sort=asc&cursor=&constructor=1');
+    expect(named.body.error.fields).toEqual({
+      sort: 'is not a query parameter of this list',
+      constructor: 'is not a query parameter of this list',
+      cursor: 'must be the next_cursor of a previous page',
+    });
   });
 
   it('deletes an order: 204, then gone from the API', async () => {

@@ -140,7 +140,11 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
 
   router.get('/orders', async (ctx) => {
     const parsed = listQuerySchema.safeParse(ctx.query);
-    if (!parsed.success) throw new ValidationError('The query parameters are not valid.', fieldErrors(parsed.error));
+    if (!parsed.success)
+      throw new ValidationError(
+        'The query parameters are not valid.',
+        fieldErrors(parsed.error, { unknownKey: 'is not a query parameter of this list' }),
+      );
     const page = await listOrders(db, currentShop(ctx).account_id, parsed.data);
     ctx.body = {
       data: page.orders.map(orderSummaryJson),
