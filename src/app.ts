@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import { basicAuth } from './http/basic-auth.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { refuseUnknownMethods } from './http/known-methods.ts';
+import { allowedMethodsOf } from './http/method-not-allowed.ts';
 import { noStoreUnder } from './http/no-store.ts';
 import { outside } from './http/outside.ts';
 import { FailedAuthLimit } from './http/failed-auth-limit.ts';
@@ -465,15 +466,19 @@ export function createHttpApp(services: Services): Koa {
   };
   const videoApi = videoApiRoutes(videoDeps);
   app.use(videoApi.routes());
-  app.use(videoApi.allowedMethods({ throw: true }));
+  app.use(allowedMethodsOf(videoApi));
   const orders = orderRoutes(services.orders, services.config.publicUrl);
   app.use(orders.routes());
-  app.use(resendRoutes(services.dispatcher, services.config.publicUrl).routes());
-  app.use(statementRoutes(services.database.db, services.now).routes());
+  const resend = resendRoutes(services.dispatcher, services.config.publicUrl);
+  app.use(resend.routes());
+  app.use(allowedMethodsOf(resend));
+  const statements = statementRoutes(services.database.db, services.now);
+  app.use(statements.routes());
+  app.use(allowedMethodsOf(statements));
   const accountSettings = accountSettingsRoutes(services.database.db, services.now, services.config.publicUrl);
   app.use(accountSettings.routes());
-  app.use(accountSettings.allowedMethods({ throw: true }));
-  app.use(orders.allowedMethods({ throw: true }));
+  app.use(allowedMethodsOf(accountSettings));
+  app.use(allowedMethodsOf(orders));
 
   // The recipient's thank-you reply and the sender's page of it (src/thanks/).
   const thanksPages = thanksRoutes({
@@ -482,12 +487,12 @@ export function createHttpApp(services: Services): Koa {
     storeUrl: (accountId) => shopStorefrontUrl(services.database.db, accountId),
   });
   app.use(thanksPages.routes());
-  app.use(thanksPages.allowedMethods({ throw: true }));
+  app.use(allowedMethodsOf(thanksPages));
 
   // The record and watch pages: public, the uuid in the path is the capability.
   const pages = videoPageRoutes(videoDeps);
   app.use(pages.routes());
-  app.use(pages.allowedMethods({ throw: true }));
+  app.use(allowedMethodsOf(pages));
   return app;
 }
 

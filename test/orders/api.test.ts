@@ -423,11 +423,28 @@ describe('bad requests', () => {
     expect((await store.request('GET', `/v1/orders/${order.id}`)).body.name).toBe(order.name);
   });
 
-  it('answers an unsupported method with 405', async () => {
+  it("answers an unsupported method with 405, the route's own Allow header and a message naming them", async () => {
     const order = await newOrder();
     const response = await store.request('PATCH', `/v1/orders/${order.id}`, { price: 1 });
     expect(response.status).toBe(405);
-    expect(response.body.error.type).toBe('method_not_allowed');
+    expect(response.headers.get('allow')).toBe('HEAD, GET, PUT, DELETE');
+    expect(response.body.error).toMatchObject({
+      type: 'method_not_allowed',
+      message: 'This URL answers HEAD, GET, PUT, DELETE, not PATCH.',
+    });
+    const cases: Array<[string, string, string]> = [
+      ['GET', `/v1/orders/${order.id}/resend`, 'POST'],
+      ['DELETE', '/v1/orders', 'HEAD, GET, POST'],
+      ['POST', '/v1/billing/statements/2026-11', 'HEAD, GET'],
+      ['DELETE', `/v1/orders/${order.id}/events`, 'HEAD, GET'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const refused = await store.request(method, path);
+      expect(refused.status, `${method} ${path}`).toBe(405);
+      const sorted = (list: string | null) => (list ?? '').split(', ').sort();
+      expect(sorted(refused.headers.get('allow')), `${method} ${path}`).toEqual(sorted(allow));
+      expect(refused.body.error.type).toBe('method_not_allowed');
+    }
   });
 
   it('echoes a request id on every response', async () => {
