@@ -88,7 +88,23 @@ export function timelineEntryJson(row: TimelineRowJson): TimelineEntryJson {
     id: `evt_${row.id}`,
     type: row.type,
     source: row.source,
-    data: row.data,
+    data: inContractTimestamps(row.data) as Record<string, unknown>,
     created_at: formatTimestamp(new Date(row.created_at)),
   };
+}
+
+const ISO_WITH_FRACTION = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.\d+Z$/;
+
+/**
+ * Instants inside an entry's data in the contract's `YYYY-MM-DDTHH:MM:SSZ`, like every other timestamp
+ * of the API. The data is stored as its recorder wrote it (`JSON.stringify` of a Date keeps the
+ * milliseconds, and rows written so far have them), so the API answer is where they go, as
+ * formatTimestamp drops them (truncated, not rounded).
+ */
+function inContractTimestamps(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(ISO_WITH_FRACTION, '$1Z');
+  if (Array.isArray(value)) return value.map(inContractTimestamps);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inContractTimestamps(item)]));
+  return value;
 }

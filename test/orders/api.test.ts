@@ -512,6 +512,12 @@ describe('reading, listing and deleting', () => {
       'system:send.waiting',
     ]);
     expect(events.body.data.every((e: { created_at: string }) => API_TIMESTAMP.test(e.created_at))).toBe(true);
+    // Instants inside the entries' data are in the contract's format too (they kept milliseconds).
+    const instants = events.body.data
+      .flatMap((e: { data: Record<string, unknown> }) => Object.values(e.data))
+      .filter((value: unknown): value is string => typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value));
+    expect(instants.length).toBeGreaterThan(0);
+    for (const instant of instants) expect(instant).toMatch(API_TIMESTAMP);
   });
 });
 
