@@ -33,6 +33,7 @@ import * as accountBrand from './migrations/038-account-brand.ts';
 import * as carrierPushJobs from './migrations/040-carrier-push-jobs.ts';
 import * as freeSignals from './migrations/041-free-signals.ts';
 import * as sendsAttention from './migrations/043-sends-attention.ts';
+import * as sendOnOnlyScheduled from './migrations/044-send-on-only-scheduled.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '040-carrier-push-jobs': carrierPushJobs,
   '041-free-signals': freeSignals,
   '043-sends-attention': sendsAttention,
+  '044-send-on-only-scheduled': sendOnOnlyScheduled,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

@@ -56,6 +56,18 @@ export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): Upd
     changedDetails.push(field);
   }
 
+  // send_on is "null when sending is not scheduled" (spec §3): a trigger that leaves "date" takes the
+  // date with it, unless the same request sends one (then the check below refuses the pair).
+  if (
+    update.send_trigger !== undefined &&
+    update.send_trigger !== 'date' &&
+    update.send_on === undefined &&
+    order.send_on !== null
+  ) {
+    changes.send_on = null;
+    changedDetails.push('send_on');
+  }
+
   const shipment = planShipment(order, update);
   if (shipment?.kind === 'set') {
     changes.carrier = shipment.carrier;
@@ -160,6 +172,9 @@ export function consistencyProblems(
   }
   if (order.send_trigger === 'date' && order.send_on === null) {
     problems.send_on = 'is required when send_trigger is "date"';
+  }
+  if (order.send_trigger !== 'date' && order.send_on !== null) {
+    problems.send_on = `is only used when send_trigger is "date" (it is "${order.send_trigger}"): send both, or send_on null`;
   }
   return problems;
 }

@@ -73,4 +73,25 @@ describe('planUpdate', () => {
       new Date('2026-12-24T09:00:00Z'),
     );
   });
+
+  // Spec: send_on is "null when sending is not scheduled". A probe left a date on a package order.
+  it('keeps send_on only while sending is scheduled for a date', () => {
+    const scheduled = { send_trigger: 'date' as const, send_on: new Date('2026-12-24T09:00:00Z') };
+    const leaving = plan(scheduled, { send_trigger: 'package' });
+    expect(leaving.changes).toMatchObject({ send_trigger: 'package', send_on: null });
+    expect(leaving.changedDetails).toEqual(['send_trigger', 'send_on']);
+    expect(plan(scheduled, { send_trigger: 'now', send_on: null }).changes).toMatchObject({ send_on: null });
+    const refused = (order: Partial<OrderRow>, body: unknown) => {
+      try {
+        plan(order, body);
+      } catch (error) {
+        return (error as ValidationError).fields;
+      }
+      throw new Error('expected a ValidationError');
+    };
+    expect(refused({}, { send_on: '2026-12-24T09:00:00Z' }).send_on).toMatch(/only used when send_trigger is "date"/);
+    expect(refused(scheduled, { send_trigger: 'package', send_on: '2026-12-25T09:00:00Z' }).send_on).toMatch(
+      /only used when send_trigger is "date"/,
+    );
+  });
 });

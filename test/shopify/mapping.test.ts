@@ -143,6 +143,23 @@ describe('videoLineItems and orderToVideoOrder', () => {
     });
   });
 
+  it('takes a "Send on" date only for a line sent on a date (send_on is null when nothing is scheduled)', () => {
+    const mapWith = (sendTrigger: string) => {
+      const raw = orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@example.com', sendTrigger }] });
+      const line = (raw.line_items as Array<{ properties: Array<{ name: string; value: string }> }>)[0]!;
+      line.properties.push({ name: 'Send on', value: '2026-12-24' });
+      const parsed = order(raw);
+      return orderToVideoOrder(parsed, parsed.line_items[0]!);
+    };
+    expect(mapWith('On a date')).toMatchObject({
+      ok: true,
+      order: { send_trigger: 'date', send_on: new Date('2026-12-24T09:00:00Z') },
+    });
+    const onDelivery = mapWith('On delivery');
+    expect(onDelivery).toMatchObject({ ok: true, order: { send_trigger: 'package' } });
+    expect(onDelivery.ok && onDelivery.order).not.toHaveProperty('send_on');
+  });
+
   it("takes the sender's phone from the customer, else the billing address, and drops one that is not a phone", () => {
     const base = orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@example.com' }] });
     const mapWith = (raw: Record<string, unknown>) => {

@@ -314,7 +314,10 @@ export function orderToVideoOrder(
   if (recipientPhone) candidate.recipient_phone = recipientPhone;
   if (recipientEmail && recipientPhone) candidate.send_method = options.defaultSendMethod ?? 'email_and_sms';
   const sendOn = properties.get(PROPERTY.sendOn);
-  if (sendOn) candidate.send_on = /^\d{4}-\d{2}-\d{2}$/.test(sendOn) ? `${sendOn}T09:00:00Z` : sendOn;
+  // A date only schedules a "date" order (send_on is null when nothing is scheduled); on any other
+  // trigger it is left out rather than refusing the line item.
+  if (sendOn && sendTrigger === 'date')
+    candidate.send_on = /^\d{4}-\d{2}-\d{2}$/.test(sendOn) ? `${sendOn}T09:00:00Z` : sendOn;
   const title = properties.get(PROPERTY.videoTitle);
   if (title) candidate.video_title = title;
 
