@@ -9,8 +9,8 @@ import { HttpError } from './errors.ts';
  * - Each small body (JSON, webhooks, forms) must arrive within `deadlineMs`.
  * - At most `maxInFlight` bodies are read at once. Once half of them are taken, a client that
  *   holds `maxInFlightPerClient` already (its address; a webhook's claimed shop, since every shop's
- *   webhooks come from Shopify's addresses) is refused with 429, while everyone else still gets a
- *   slot: one abuser holds at most half of them.
+ *   webhooks come from Shopify's addresses, and then its address at most half of all slots) is
+ *   refused with 429, while everyone else still gets a slot: one abuser holds at most half of them.
  * - At most `maxBytesInFlight` bytes are held for bodies being read, counting each at its declared
  *   length (the cap of its route when it declares none): a body that would pass it is refused at
  *   once with 503, before any of it is buffered, and its bytes are let go when its read ends.
@@ -52,7 +52,12 @@ export function bodyReadLimits(limits: BodyReadLimits) {
 
 /** How a read is counted against a client's fair share: its address unless the route knows better. */
 export interface BodyReadOptions {
-  /** e.g. `shop:{domain}` for webhooks, which all arrive from Shopify's addresses. */
+  /**
+   * e.g. `shop:{domain}` for webhooks, which all arrive from Shopify's addresses: the read then takes
+   * the shop's share, and its address may hold at most half of all slots, not a client's share. The
+   * shop is only claimed (the header is not signed), so without the address's cap one address naming
+   * a new shop on every connection took every slot (a black-box probe, issue 31 item 2).
+   */
   client?: string;
 }
 
@@ -90,23 +95,29 @@ async function readBody(
   const bytes = ctx.get('Content-Length') && Number.isSafeInteger(declared) && declared >= 0 ? declared : limitBytes;
   const reserved = Math.min(bytes, limitBytes);
   if (inFlight.count >= reads.maxInFlight) throw refusedBusy('Too many request bodies are arriving at once.');
-  const client = options.client ?? `ip:${ctx.ip}`;
-  const ofClient = inFlight.byClient.get(client) ?? 0;
+  const address = `ip:${ctx.ip}`;
+  const shares: ReadonlyArray<readonly [client: string, max: number]> = options.client
+    ? [
+        [options.client, reads.maxInFlightPerClient],
+        [address, Math.max(reads.maxInFlightPerClient, Math.floor(reads.maxInFlight / 2))],
+      ]
+    : [[address, reads.maxInFlightPerClient]];
   // The share binds only when the slots are contended (half taken): a busy client alone on a quiet
   // server is not slowed, and an abuser holds at most half, leaving the rest to everyone else.
   const contended = inFlight.count >= reads.maxInFlight / 2;
-  if (contended && reads.maxInFlightPerClient > 0 && ofClient >= reads.maxInFlightPerClient)
+  const over = shares.find(([client, max]) => (inFlight.byClient.get(client) ?? 0) >= max);
+  if (contended && reads.maxInFlightPerClient > 0 && over)
     throw new HttpError(
       429,
       'rate_limited',
-      `Too many request bodies from this client are arriving at once (at most ${reads.maxInFlightPerClient}). Retry when one has been answered.`,
+      `Too many request bodies from this client are arriving at once (at most ${over[1]}). Retry when one has been answered.`,
       { 'Retry-After': '1', Connection: 'close' },
     );
   if (inFlight.bytes + reserved > reads.maxBytesInFlight)
     throw refusedBusy('Too many request bytes are arriving at once.');
   inFlight.count++;
   inFlight.bytes += reserved;
-  inFlight.byClient.set(client, ofClient + 1);
+  for (const [client] of shares) inFlight.byClient.set(client, (inFlight.byClient.get(client) ?? 0) + 1);
   let timer: NodeJS.Timeout | undefined;
   const reading: Promise<string | Buffer> = getRawBody(ctx.req, {
     limit: limitBytes,
@@ -145,9 +156,11 @@ async function readBody(
     clearTimeout(timer);
     inFlight.count--;
     inFlight.bytes -= reserved;
-    const left = (inFlight.byClient.get(client) ?? 1) - 1;
-    if (left > 0) inFlight.byClient.set(client, left);
-    else inFlight.byClient.delete(client);
+    for (const [client] of shares) {
+      const left = (inFlight.byClient.get(client) ?? 1) - 1;
+      if (left > 0) inFlight.byClient.set(client, left);
+      else inFlight.byClient.delete(client);
+    }
   }
 }
 

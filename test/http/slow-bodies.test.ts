@@ -150,10 +150,24 @@ describe('bodies in flight, shared fairly and bounded in bytes', () => {
   it("one shop's webhooks get 429 beyond its share, while another shop's are read", async () => {
     const flood = Array.from({ length: 30 }, () => silentOn('flood.myshopify.com'));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const other = await silentOn('quiet.myshopify.com');
+    // Another shop, from another of Shopify's addresses (the flood's address holds half the slots).
+    const other = await silentOn('quiet.myshopify.com', 1000, '127.0.0.3');
     expect(other.status).toBe(408); // read (it was let in), then timed out like the flood's first ones
     const statuses = (await Promise.all(flood)).map((answer) => answer.status);
     expect(statuses.filter((status) => status === 429)).toHaveLength(10);
+  });
+
+  // Issue 31 item 2, found again by a black-box probe: the shop is only claimed, so one address naming
+  // a new shop on every connection took all the slots and a store's POST /v1/orders got 503.
+  it('one address claiming a new shop on every webhook holds at most half of the slots; another client is answered', async () => {
+    const store = await fair.createAccount('Rotating shops');
+    const flood = Array.from({ length: 45 }, (_, i) => silentOn(`rotate-${i}.myshopify.com`, 1000, '127.0.0.4'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const legit = await store.request('POST', '/v1/orders', { body: {} });
+    expect([400, 422]).toContain(legit.status);
+    const statuses = (await Promise.all(flood)).map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 408)).toHaveLength(20);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25);
   });
 
   it('bodies that would pass the bytes in flight are refused at once with 503, and the bytes are let go', async () => {

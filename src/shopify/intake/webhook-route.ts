@@ -37,7 +37,8 @@ export function shopifyWebhookIntake(shopify: ShopifyServices): Middleware {
           { Connection: 'close' },
         );
       }
-      // Every shop's webhooks come from Shopify's addresses: the fair share is the claimed shop's.
+      // Every shop's webhooks come from Shopify's addresses: the fair share is the claimed shop's, and
+      // one address may hold at most half of the slots however many shops it claims (body-reads.ts).
       const claimed = claimedWebhookShop(ctx.req.headers);
       const rawBody = await readBodyText(ctx, WEBHOOK_BODY_LIMIT_BYTES, 'The webhook body is too large.', {
         ...(claimed ? { client: `shop:${claimed}` } : {}),
