@@ -16,6 +16,17 @@ export class ToolFailedError extends Error {
   }
 }
 
+/**
+ * The tool was killed because its caller is stopping (a worker's shutdown), not because of its input:
+ * the job that ran it runs again elsewhere, and the stop is not a failure to log as one.
+ */
+export class ToolStoppedError extends ToolFailedError {
+  override name = 'ToolStoppedError';
+  constructor(tool: string, started: boolean) {
+    super(started ? `${tool} was stopped: the worker is stopping` : `${tool} was not started: stopping`, null, false);
+  }
+}
+
 export class ToolMissingError extends Error {
   override name = 'ToolMissingError';
   constructor(tool: string) {
@@ -42,7 +53,7 @@ export function runTool(
   options: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    if (options.signal?.aborted) return reject(new ToolFailedError(`${tool} was not started: stopping`, null, false));
+    if (options.signal?.aborted) return reject(new ToolStoppedError(tool, false));
     const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -73,6 +84,7 @@ export function runTool(
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', kill);
       if (code === 0) return resolve({ stdout, stderr });
+      if (options.signal?.aborted && !timedOut) return reject(new ToolStoppedError(tool, true));
       const why = timedOut
         ? `did not finish within ${Math.round(options.timeoutMs / 1000)} s`
         : signal
