@@ -63,12 +63,17 @@ export function orderRoutes(orders: OrderService, publicUrl: string): Router {
   return router;
 }
 
+/**
+ * The key, or undefined when the header is absent. A header sent empty is refused, not read as absent:
+ * the client meant to make the create safe to retry, and a retry would otherwise create a second order.
+ * Node joins repeated headers with ", ", which the key's characters (no spaces) then refuse.
+ */
 function readIdempotencyKey(ctx: Context): string | undefined {
+  if (ctx.req.headers['idempotency-key'] === undefined) return undefined;
   const header = ctx.get('Idempotency-Key');
-  if (header === '') return undefined;
   if (!idempotencyKeySchema.safeParse(header).success) {
     throw new ValidationError('The Idempotency-Key header is not valid.', {
-      'Idempotency-Key': 'must be 1 to 255 printable characters',
+      'Idempotency-Key': 'must be one header of 1 to 255 printable ASCII characters, without spaces',
     });
   }
   return header;

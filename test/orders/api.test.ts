@@ -108,6 +108,26 @@ describe('POST /v1/orders', () => {
     const response = await store.request('POST', '/v1/orders', { ...validOrder, name: 'Someone else' }, headers);
     expect(response.status).toBe(409);
   });
+
+  // A probe's empty key created an order as if none were sent: its retry would create a second one.
+  it('refuses an Idempotency-Key sent empty or twice, creating nothing', async () => {
+    const fresh = await app.createAccount('Idempotency keys');
+    const empty = await fresh.request('POST', '/v1/orders', validOrder, { 'Idempotency-Key': '' });
+    expect(empty.status).toBe(422);
+    expect(empty.body.error.fields['Idempotency-Key']).toMatch(/one header of 1 to 255/);
+    const twice = await fetch(`${app.baseUrl}/v1/orders`, {
+      method: 'POST',
+      headers: [
+        ['Authorization', auth(fresh)],
+        ['Content-Type', 'application/json'],
+        ['Idempotency-Key', 'a'],
+        ['Idempotency-Key', 'b'],
+      ],
+      body: JSON.stringify(validOrder),
+    });
+    expect(twice.status).toBe(422);
+    expect((await fresh.request('GET', '/v1/orders')).body.data).toEqual([]);
+  });
 });
 
 describe('PUT /v1/orders/{id} — spec §4', () => {
