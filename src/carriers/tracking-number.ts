@@ -19,7 +19,9 @@ export function carrierDisplayName(carrier: CarrierCode): string {
 
 /** Strips all whitespace and upper-cases: labels print numbers in spaced groups, people paste them. */
 export function normalizeTrackingNumber(raw: string): string {
-  return raw.replace(/\s+/g, '').toUpperCase();
+  // Carriers print numbers in groups, with spaces or (USPS receipts, merchants' spreadsheets) dashes;
+  // no format of any of the three has either.
+  return raw.replace(/[\s-]+/g, '').toUpperCase();
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -145,6 +147,21 @@ const FORMATS: readonly TrackingFormat[] = [
     name: 'FedEx Ground (SSCC-18)',
     pattern: /^\d{2}(?<body>\d{15})(?<check>\d)$/,
     checkDigit: (b) => mod10(b, 3, 1),
+  },
+  // The same SSCC-18 as its barcode's human-readable line prints it: GS1 application identifier (00) first.
+  {
+    carrier: 'fedex',
+    name: 'FedEx Ground (SSCC-18, AI 00)',
+    pattern: /^00\d{2}(?<body>\d{15})(?<check>\d)$/,
+    checkDigit: (b) => mod10(b, 3, 1),
+  },
+  // Ground Economy (SmartPost) as FedEx shows it: the IMpb "92 612 9…" without its application identifier
+  // "92", which the check digit still covers (as USPS's 20-digit legacy form omits "91").
+  {
+    carrier: 'fedex',
+    name: 'FedEx Ground Economy (20)',
+    pattern: /^(?<body>612\d{16})(?<check>\d)$/,
+    checkDigit: (b) => mod10('92' + b, 3, 1),
   },
   // 96 + SCNC (2) + service (3) + the 15-digit Ground number.
   {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
+import { normalizeTrackingNumber } from '../carriers/tracking-number.ts';
 import { ORDER_STATUSES, SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
 import { emailAddress } from '../validation.ts';
 
@@ -62,14 +63,14 @@ const carrier = z
   .transform((value): CarrierCode => value)
   .meta({ description: `One of ${CARRIER_CODES.join(', ')}, in any case.`, examples: ['ups'] });
 
-/** Spaces are stripped and letters upper-cased: carriers print numbers in groups, in any case. */
+/** Spaces and dashes are stripped and letters upper-cased: carriers print numbers in groups, in any case. */
 const trackingNumber = z
   .string({ error: 'must be a string' })
-  .transform((value) => value.replace(/\s+/g, '').toUpperCase())
+  .transform(normalizeTrackingNumber)
   .pipe(z.string().regex(/^[\x21-\x7E]{1,64}$/, 'must be 1 to 64 printable characters'))
   .meta({
     description:
-      'Spaces are removed and letters upper-cased; a number that does not validate is stored with a warning.',
+      'Spaces and dashes are removed and letters upper-cased; a number that does not validate is stored with a warning.',
     examples: ['1Z5R89390357567127'],
   });
 

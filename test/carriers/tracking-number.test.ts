@@ -52,6 +52,11 @@ describe('normalizeTrackingNumber', () => {
     expect(normalizeTrackingNumber('9400\u00A01112 0108 0805 4830 16')).toBe('9400111201080805483016');
   });
 
+  it('strips dashes too (USPS receipts and spreadsheets print them)', () => {
+    expect(normalizeTrackingNumber('9400-1112-0620-6406-2607-87')).toBe('9400111206206406260787');
+    expect(validateTrackingNumber('usps', '9400-1112-0620-6406-2607-87').valid).toBe(true);
+  });
+
   it('is applied before validating', () => {
     expect(validateTrackingNumber('ups', ' 1z5r8939 0357567127 ')).toEqual({ valid: true, format: 'UPS' });
   });
@@ -69,6 +74,22 @@ describe('IMpb numbers on UPS and FedEx orders', () => {
   it('accepts 94… and 420+ZIP-prefixed IMpb numbers on UPS and FedEx orders', () => {
     expect(validateTrackingNumber('ups', '9400111206206406260787').valid).toBe(true);
     expect(validateTrackingNumber('fedex', '420787459400111206206406260787').valid).toBe(true);
+  });
+
+  // A probe's FedEx numbers that were flagged: Ground Economy as FedEx shows it (the IMpb without its
+  // "92"), and an SSCC-18 with its (00) application identifier, as its barcode's line prints it.
+  it('accepts the 20-digit forms FedEx prints: Ground Economy without "92" and SSCC-18 after (00)', () => {
+    expect(validateTrackingNumber('fedex', '61299995669352455464')).toEqual({
+      valid: true,
+      format: 'FedEx Ground Economy (20)',
+    });
+    expect(validateTrackingNumber('fedex', '9261299995669352455464').valid).toBe(true);
+    expect(validateTrackingNumber('fedex', '61299995669352455465').valid).toBe(false);
+    expect(validateTrackingNumber('fedex', '00000123450000000027')).toEqual({
+      valid: true,
+      format: 'FedEx Ground (SSCC-18, AI 00)',
+    });
+    expect(validateTrackingNumber('fedex', '00000123450000000028').valid).toBe(false);
   });
 
   it('still checks the IMpb check digit', () => {
@@ -135,7 +156,7 @@ describe('validation reasons', () => {
   it('says the number does not look like the carrier’s when no format fits', () => {
     expect(validateTrackingNumber('fedex', 'abc-123')).toEqual({
       valid: false,
-      reason: '"ABC-123" does not look like a FedEx tracking number.',
+      reason: '"ABC123" does not look like a FedEx tracking number.',
     });
   });
 
