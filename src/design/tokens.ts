@@ -59,7 +59,8 @@ export interface Brand {
   font: BrandFont | null;
 }
 
-export const HEX_COLOR = /^#[0-9a-f]{6}$/i;
+/** Both cases spelled out rather than an `i` flag: the OpenAPI document carries the pattern, not its flags. */
+export const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
 /**
  * The text colour on the accent: white or ink, whichever contrasts more (WCAG 2 relative

@@ -104,6 +104,13 @@ describe('GET and PUT /v1/account/settings', () => {
     });
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ accent_color: '#1a5e63', font: 'classic', contact_email: 'hello@teal.example' });
+    // The OpenAPI document says what the server takes: its pattern (flags are not carried) allows upper case.
+    const documented = await (await fetch(`${app.baseUrl}/v1/openapi.json`)).text();
+    const patterns = [...documented.matchAll(/"pattern":"(\^#[^"]*)"/g)].map(
+      (match) => new RegExp(JSON.parse(`"${match[1]}"`)),
+    );
+    expect(patterns.length).toBeGreaterThan(0);
+    for (const pattern of patterns) expect(pattern.test('#1A5E63'), String(pattern)).toBe(true);
     const order = (await brandStore.request('POST', '/v1/orders', validOrder)).body;
     const page = await app.request('GET', new URL(order.record_url).pathname);
     expect(page.text).toContain('--accent: #1a5e63;');
