@@ -25,9 +25,14 @@ export function fieldErrors(error: z.ZodError, options: FieldErrorOptions = {}):
   const first = (key: string, message: string): void => {
     if (!fields.has(key)) fields.set(key, message);
   };
+  let unknown = 0;
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) first(key, options.unknownKey ?? 'is not a field that can be set');
+      for (const key of issue.keys) {
+        // A body of 50,000 unknown keys answered a 2 MB error naming each: the first few say enough.
+        if (++unknown > MAX_UNKNOWN_KEYS_NAMED) continue;
+        first(key, options.unknownKey ?? 'is not a field that can be set');
+      }
       continue;
     }
     const key = issue.path.length > 0 ? issue.path.map(String).join('.') : '_';
@@ -35,8 +40,11 @@ export function fieldErrors(error: z.ZodError, options: FieldErrorOptions = {}):
       issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(options.input, issue.path) === undefined;
     first(key, missing && options.input !== undefined ? 'is required' : issue.message);
   }
+  if (unknown > MAX_UNKNOWN_KEYS_NAMED) first('_', `and ${unknown - MAX_UNKNOWN_KEYS_NAMED} more unknown fields`);
   return Object.fromEntries(fields);
 }
+
+const MAX_UNKNOWN_KEYS_NAMED = 20;
 
 /** The value at `path` in a parsed JSON input, own properties only (undefined when absent). */
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

@@ -16,6 +16,15 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   // to be decoded with U+FFFD in place of what did not fit: a Latin-1 "Zoë" was stored as "Zo\uFFFD" and
   // sent on to the recipient. They are refused instead, as are escaped lone surrogates, which the
   // database would store the same broken way.
+  // Compressed bodies are not read (no route needs them, and inflating is where a small body gets large):
+  // a gzip body used to answer "not valid JSON", and a br one was read as if uncompressed.
+  const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity')
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `Send the JSON uncompressed; Content-Encoding ${encoding.slice(0, 32)} is not accepted.`,
+    );
   const charset = ctx.request.charset;
   if (charset && !UTF8_NAMES.has(charset.toLowerCase()))
     throw new HttpError(415, 'unsupported_media_type', `Send JSON as UTF-8; the body says charset=${charset}.`);

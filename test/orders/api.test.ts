@@ -376,6 +376,24 @@ describe('bad requests', () => {
     expect(zoe.body.name).toBe('Zoë 🎁');
   });
 
+  it('refuses a compressed body with 415, and names only the first 20 of many unknown fields', async () => {
+    const order = await newOrder();
+    for (const encoding of ['gzip', 'br']) {
+      const compressed = await app.request('PUT', `/v1/orders/${order.id}`, {
+        rawBody: '{"price":5}',
+        headers: { Authorization: auth(store), 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+      });
+      expect(compressed.status, encoding).toBe(415);
+      expect(compressed.body.error.message).toContain(`Content-Encoding ${encoding}`);
+    }
+    const many = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`unknown_${i}`, 1]));
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, many);
+    expect(response.status).toBe(422);
+    expect(Object.keys(response.body.error.fields)).toHaveLength(21);
+    expect(response.body.error.fields._).toBe('and 4980 more unknown fields');
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.price).toBeNull();
+  });
+
   it('answers a JSON array body with 400', async () => {
     const order = await newOrder();
     const response = await store.request('PUT', `/v1/orders/${order.id}`, [1, 2]);
