@@ -12,27 +12,35 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   if (!ctx.is('application/json')) {
     throw new HttpError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
-  // JSON travels as UTF-8 (RFC 8259 §8.1). A body in another charset, or bytes that are not UTF-8, used
-  // to be decoded with U+FFFD in place of what did not fit: a Latin-1 "Zoë" was stored as "Zo\uFFFD" and
-  // sent on to the recipient. They are refused instead, as are escaped lone surrogates, which the
-  // database would store the same broken way.
   // Compressed bodies are not read (no route needs them, and inflating is where a small body gets large):
-  // a gzip body used to answer "not valid JSON", and a br one was read as if uncompressed.
-  const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'identity')
+  // a gzip body used to answer "not valid JSON", and a br one was read as if uncompressed. Only codings
+  // that compress are refused: a sender that misuses the header (a charset named there) is read as before.
+  const encodings = ctx
+    .get('Content-Encoding')
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim());
+  const compressed = encodings.find((coding) => COMPRESSING_CODINGS.has(coding));
+  if (compressed)
     throw new HttpError(
       415,
       'unsupported_media_type',
-      `Send the JSON uncompressed; Content-Encoding ${encoding.slice(0, 32)} is not accepted.`,
+      `Send the JSON uncompressed; Content-Encoding ${compressed} is not accepted.`,
     );
-  const charset = ctx.request.charset;
-  if (charset && !UTF8_NAMES.has(charset.toLowerCase()))
-    throw new HttpError(415, 'unsupported_media_type', `Send JSON as UTF-8; the body says charset=${charset}.`);
   const bytes = await readBodyBytes(
     ctx,
     JSON_BODY_LIMIT_BYTES,
     `JSON bodies are limited to ${JSON_BODY_LIMIT_BYTES} bytes.`,
   );
+  // JSON travels as UTF-8 (RFC 8259 §8.1). A body in another charset, or bytes that are not UTF-8, used
+  // to be decoded with U+FFFD in place of what did not fit: a Latin-1 "Zoë" was stored as "Zo\uFFFD"
+  // and sent on to the recipient. They are refused instead, as are escaped lone surrogates, which the
+  // database would store the same broken way. A charset other than UTF-8 matters only when the body
+  // has bytes beyond ASCII, which that charset reads otherwise: then it is refused rather than
+  // guessed (ASCII reads the same in all of them).
+  const charset = ctx.request.charset;
+  if (charset && !UTF8_NAMES.has(charset.toLowerCase()) && !isAscii(bytes))
+    throw new HttpError(415, 'unsupported_media_type', `Send JSON as UTF-8; the body says charset=${charset}.`);
   const value = parseJsonText(decodeUtf8(bytes));
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new HttpError(400, 'invalid_json', 'The request body must be a JSON object.');
@@ -47,7 +55,26 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
 }
 
 const UTF8_NAMES = new Set(['utf-8', 'utf8']);
+/** The content codings of the IANA registry that compress (RFC 9110 §8.4.1). */
+const COMPRESSING_CODINGS = new Set([
+  'gzip',
+  'x-gzip',
+  'deflate',
+  'br',
+  'compress',
+  'x-compress',
+  'zstd',
+  'dcb',
+  'dcz',
+  'aes128gcm',
+  'exi',
+  'pack200-gzip',
+]);
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isAscii(bytes: Buffer): boolean {
+  return bytes.every((byte) => byte < 0x80);
+}
 
 function decodeUtf8(bytes: Buffer): string {
   try {
