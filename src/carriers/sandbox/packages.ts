@@ -1,5 +1,6 @@
 import type { CarrierCode } from '../carrier-code.ts';
 import type { TrackingStatus } from '../../vocabulary.ts';
+import { normalizeTrackingNumber } from '../tracking-number.ts';
 
 /** What a test or demo can script; `not_found` and `unknown` are what the clients conclude, not events. */
 export type SandboxStatus = Exclude<TrackingStatus, 'not_found' | 'unknown'>;
@@ -39,9 +40,8 @@ export interface PackageSnapshot {
   estimatedDeliveryAt: Date | null;
 }
 
-export function normalizeTrackingNumber(trackingNumber: string): string {
-  return trackingNumber.replace(/\s+/g, '').toUpperCase();
-}
+/** The sandbox plays the carriers, which know a number however a merchant spaced or dashed it: our one normalisation. */
+export { normalizeTrackingNumber };
 
 /** The sandbox's packages, per carrier. Unknown numbers are simply absent. */
 export class PackageStore {
