@@ -37,8 +37,11 @@ export function fieldErrors(error: z.ZodError, options: FieldErrorOptions = {}):
     }
     const key = issue.path.length > 0 ? issue.path.map(String).join('.') : '_';
     const missing =
-      issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(options.input, issue.path) === undefined;
-    first(key, missing && options.input !== undefined ? 'is required' : issue.message);
+      options.input !== undefined &&
+      issue.code === 'invalid_type' &&
+      issue.path.length > 0 &&
+      valueAt(options.input, issue.path) === undefined;
+    first(key, missing ? 'is required' : issue.message);
   }
   if (unknown > MAX_UNKNOWN_KEYS_NAMED) first('_', `and ${unknown - MAX_UNKNOWN_KEYS_NAMED} more unknown fields`);
   return Object.fromEntries(fields);

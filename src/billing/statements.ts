@@ -38,14 +38,8 @@ export function statementPeriod(month: string): StatementPeriod {
     });
   const year = Number(match[1]);
   const monthIndex = Number(match[2]) - 1;
-  return { month, start: utcMonthStart(year, monthIndex), end: utcMonthStart(year, monthIndex + 1) };
-}
-
-/** Date.UTC reads years 0–99 as 1900–1999; setUTCFullYear does not (the range check above keeps them out too). */
-function utcMonthStart(year: number, monthIndex: number): Date {
-  const start = new Date(0);
-  start.setUTCFullYear(year, monthIndex, 1);
-  return start;
+  // Date.UTC reads years 0–99 as 1900–1999; the range above keeps them out (they once summed the wrong century).
+  return { month, start: new Date(Date.UTC(year, monthIndex, 1)), end: new Date(Date.UTC(year, monthIndex + 1, 1)) };
 }
 
 /**

@@ -12,20 +12,21 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   if (!ctx.is('application/json')) {
     throw new HttpError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
-  // Compressed bodies are not read (no route needs them, and inflating is where a small body gets large):
-  // a gzip body used to answer "not valid JSON", and a br one was read as if uncompressed. Only codings
-  // that compress are refused: a sender that misuses the header (a charset named there) is read as before.
+  // A body in a content coding (gzip, br, …) is not read: no route needs one, and inflating is where a
+  // small body gets large. A gzip body used to answer "not valid JSON", and a br one was read as if
+  // plain. Only registered codings are refused: a sender that misuses the header (a charset named
+  // there) is read as before.
   const encodings = ctx
     .get('Content-Encoding')
     .toLowerCase()
     .split(',')
     .map((coding) => coding.trim());
-  const compressed = encodings.find((coding) => COMPRESSING_CODINGS.has(coding));
-  if (compressed)
+  const coded = encodings.find((coding) => CONTENT_CODINGS.has(coding));
+  if (coded)
     throw new HttpError(
       415,
       'unsupported_media_type',
-      `Send the JSON uncompressed; Content-Encoding ${compressed} is not accepted.`,
+      `Send the JSON uncompressed; Content-Encoding ${coded} is not accepted.`,
     );
   const bytes = await readBodyBytes(
     ctx,
@@ -55,8 +56,8 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
 }
 
 const UTF8_NAMES = new Set(['utf-8', 'utf8']);
-/** The content codings of the IANA registry that compress (RFC 9110 §8.4.1). */
-const COMPRESSING_CODINGS = new Set([
+/** The IANA registry's content codings other than identity (RFC 9110 §8.4.1): compressions, and aes128gcm. */
+const CONTENT_CODINGS = new Set([
   'gzip',
   'x-gzip',
   'deflate',
