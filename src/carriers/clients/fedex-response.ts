@@ -4,6 +4,7 @@ import { normalizeFedexStatus } from './fedex-status.ts';
 import { destinationOf, emptyResult, textOrNull, trackingKey } from './results.ts';
 import { latestOf, parseCarrierTimestamp, utcOffsetOf } from './time.ts';
 import type { TrackingResult } from './types.ts';
+import type { TrackingStatus } from '../../vocabulary.ts';
 
 // The parts of fedex-track.openapi.json `TrkcResponseVO_TrackingNumber` we read; nothing in it is
 // required by the spec, unknown fields pass through.
@@ -94,8 +95,8 @@ function resultFor(trackingNumber: string, results: FedexTrackResult[]): Trackin
 
 function convert(trackingNumber: string, result: FedexTrackResult): TrackingResult {
   const detail = result.latestStatusDetail;
-  const status = normalizeFedexStatus(detail?.code, detail?.derivedCode);
   const scans = result.scanEvents ?? [];
+  const status = returnedThenDelivered(normalizeFedexStatus(detail?.code, detail?.derivedCode), scans);
   const dates = result.dateAndTimes ?? [];
   // dateAndTimes may lack an offset (spec example '2007-09-27T00:00:00'); scan dates carry the package's.
   const offset = scans.map((scan) => utcOffsetOf(scan.date)).find((candidate) => candidate !== null) ?? null;
@@ -133,6 +134,22 @@ function convert(trackingNumber: string, result: FedexTrackResult): TrackingResu
     description: textOrNull(detail?.description) ?? textOrNull(detail?.statusByLocale),
     destination: fedexDestination(result),
   };
+}
+
+/**
+ * A package FedEx returned to its shipper ends "delivered" — to the shipper. A return-to-shipper scan
+ * (RS) in its history before that delivery means the recipient never got the gift: a return, not a
+ * delivery, so no video is sent (a poll that caught it while RS already stopped; one after did not).
+ */
+function returnedThenDelivered(
+  status: TrackingStatus,
+  scans: readonly { eventType?: string | null; derivedStatusCode?: string | null }[],
+): TrackingStatus {
+  if (status !== 'delivered') return status;
+  const returned = scans.some((scan) =>
+    [scan.eventType, scan.derivedStatusCode].some((code) => code?.trim().toUpperCase() === 'RS'),
+  );
+  return returned ? 'return_to_sender' : status;
 }
 
 /** After a redirect `lastUpdatedDestinationAddress` is where the package now goes. */

@@ -19,11 +19,15 @@ export const USPS_STATUS_CATEGORIES: ReadonlyMap<string, TrackingStatus> = new M
   ['return to sender', 'return_to_sender'],
 ]);
 
-const RETURN_TO_SENDER = /\breturn(ed)? to sender\b/i;
+/**
+ * A return in USPS's status text: "Return to Sender Processed" (under "Alert"), "Returned to Sender",
+ * and "Delivered, To Original Sender", which USPS files under "Delivered" although the gift went back.
+ */
+const RETURN_TO_SENDER = /\breturn(ed|ing)? to sender\b|\bto original sender\b/i;
 
 /**
- * `status` is the finer text ("Return to Sender Processed" under category "Alert"), consulted only
- * to recognise a return, which the category alone does not always show.
+ * `status` is the finer text, consulted only to recognise a return, which the category alone does not
+ * always show — and which must win over "Delivered": the recipient never got the gift.
  */
 export function normalizeUspsStatus(statusCategory: string | null | undefined, status?: string | null): TrackingStatus {
   if (RETURN_TO_SENDER.test(status ?? '')) return 'return_to_sender';

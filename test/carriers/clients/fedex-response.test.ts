@@ -165,6 +165,30 @@ describe('parseFedexTrackResponse', () => {
     });
   });
 
+  it('reads a delivery after a return-to-shipper scan as a return: the shipper got it back (probe finding)', () => {
+    const returned = (scanEvents: { date: string; eventType: string }[]) => ({
+      output: {
+        completeTrackResults: [
+          {
+            trackingNumber: '123456789012',
+            trackResults: [{ latestStatusDetail: { code: 'DL', description: 'Delivered' }, scanEvents }],
+          },
+        ],
+      },
+    });
+    const backToShipper = returned([
+      { date: '2018-02-09T10:00:00-07:00', eventType: 'DL' },
+      { date: '2018-02-05T09:00:00-07:00', eventType: 'RS' },
+      { date: '2018-02-03T14:05:00-07:00', eventType: 'DE' },
+    ]);
+    expect(parseFedexTrackResponse(['123456789012'], backToShipper)[0]).toMatchObject({
+      status: 'return_to_sender',
+      deliveredAt: null,
+    });
+    const delivered = returned([{ date: '2018-02-03T14:05:00-07:00', eventType: 'DL' }]);
+    expect(parseFedexTrackResponse(['123456789012'], delivered)[0]?.status).toBe('delivered');
+  });
+
   it('picks the most recently active shipment when FedEx returns duplicates', () => {
     const result = (code: string, date: string) => ({ latestStatusDetail: { code }, scanEvents: [{ date }] });
     const duplicates = {

@@ -35,6 +35,12 @@ describe('normalizeUspsStatus', () => {
     expect(normalizeUspsStatus('Alert', 'Return to Sender Processed')).toBe('return_to_sender');
     expect(normalizeUspsStatus('Alert', 'Delivery Exception, Animal Interference')).toBe('failure');
   });
+
+  it('reads a delivery back to the sender as a return, not a delivery (probe finding: it sent the video)', () => {
+    expect(normalizeUspsStatus('Delivered', 'Delivered, To Original Sender')).toBe('return_to_sender');
+    expect(normalizeUspsStatus('Delivered', 'Returned to Sender')).toBe('return_to_sender');
+    expect(normalizeUspsStatus('Delivered', 'Delivered, In/At Mailbox')).toBe('delivered');
+  });
 });
 
 describe('parseUspsV3Response', () => {
