@@ -101,7 +101,10 @@ function packageResult(trackingNumber: string, pkg: UpsPackage): TrackingResult 
   if (status === 'delivered') {
     const deliveryActivity = activities.find((activity) => normalizeUpsStatus(activity.status) === 'delivered');
     deliveredAt =
-      (deliveryActivity && activityInstant(deliveryActivity)) ?? deliveredFromDeliveryDate(pkg, offset) ?? lastEventAt;
+      (deliveryActivity && activityInstant(deliveryActivity)) ??
+      deliveredFromDeliveryDate(pkg, offset) ??
+      lastEventAt ??
+      endOfActivityDay(deliveryActivity, offset);
   }
 
   return {
@@ -139,6 +142,15 @@ export function activityInstant(activity: UpsActivity): Date | null {
   const time = parseTimeParts(activity.time);
   if (date && time) return instantFromParts(date, time, parseUtcOffset(activity.gmtOffset));
   return null;
+}
+
+/**
+ * A delivery activity with a date and no time: the end of that day, as FedEx's date-only ACTUAL_DELIVERY
+ * is read (a delivery today is then capped at now when recorded), rather than the moment we polled.
+ */
+function endOfActivityDay(activity: UpsActivity | undefined, offset: number | null): Date | null {
+  const date = parseDateParts(activity?.date ?? activity?.gmtDate);
+  return date ? instantFromParts(date, END_OF_DAY, offset) : null;
 }
 
 /** deliveryDate type DEL with deliveryTime type DEL (its endTime is the delivered time, per the yaml). */

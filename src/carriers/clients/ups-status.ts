@@ -8,6 +8,7 @@ import type { TrackingStatus } from '../../vocabulary.ts';
 export interface UpsStatusFields {
   type?: string | null;
   code?: string | null;
+  description?: string | null;
 }
 
 /** Status types. */
@@ -35,11 +36,18 @@ export const UPS_STATUS_CODES: ReadonlyMap<string, TrackingStatus> = new Map<str
   ['2Q', 'available_for_pickup'],
 ]);
 
+/**
+ * "Delivered to UPS Access Point, awaiting customer pickup": a D whose code is not one of the above
+ * still says in words that the recipient has yet to collect it. Not "picked up", which is the delivery.
+ */
+const AWAITING_PICKUP = /\b(awaiting|ready for|available for)\b.*\bpick ?up\b/i;
+
 export function normalizeUpsStatus(status: UpsStatusFields | null | undefined): TrackingStatus {
   if (!status) return 'unknown';
   const byCode = UPS_STATUS_CODES.get(status.code?.trim().toUpperCase() ?? '');
   if (byCode) return byCode;
-  return UPS_STATUS_TYPES.get(status.type?.trim().toUpperCase() ?? '') ?? 'unknown';
+  const byType = UPS_STATUS_TYPES.get(status.type?.trim().toUpperCase() ?? '') ?? 'unknown';
+  return byType === 'delivered' && AWAITING_PICKUP.test(status.description ?? '') ? 'available_for_pickup' : byType;
 }
 
 /**

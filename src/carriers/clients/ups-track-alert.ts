@@ -44,7 +44,8 @@ export function parseUpsSubscriptionResponse(
 }
 
 const date = z.string().regex(/^\d{8}$/);
-const time = z.string().regex(/^\d{6}$/);
+// HHMMSS; UPS's own examples drop leading zeros ('74700' is 07:47:00), so 1–6 digits are read (parseTimeParts pads).
+const time = z.string().regex(/^\d{1,6}$/);
 
 /** `TrackingEventRequest`: trackingNumber and activityStatus are required, everything else optional. */
 export const upsTrackingEventSchema = z.looseObject({
@@ -99,9 +100,11 @@ export function upsEventResult(event: UpsTrackingEvent): TrackingResult {
   const offset = eventOffset(event);
   const deliveredDate = parseDateParts(event.actualDeliveryDate);
   const deliveredTime = parseTimeParts(event.actualDeliveryTime);
+  // actualDeliveryDate/Time are local: without an offset they would be read as UTC, hours off, so
+  // the activity's GMT instant (the same moment, on a delivery message) comes first then.
   const deliveredAt =
     status === 'delivered'
-      ? deliveredDate && deliveredTime
+      ? deliveredDate && deliveredTime && (offset !== null || at === null)
         ? instantFromParts(deliveredDate, deliveredTime, offset)
         : at
       : null;
@@ -133,7 +136,26 @@ export function upsEventKey(event: UpsTrackingEvent, rawBody: unknown): string {
   return createHash('sha256').update(identity.join('\n')).digest('base64url');
 }
 
-/** gmtOffset is '(-/+)HH.MM' in this spec ('-04.00'). */
+/**
+ * gmtOffset is '(-/+)HH.MM' in this spec ('-04.00'). It is optional (the spec's delivery example has
+ * none); then the local and GMT activity times, when both are given, say it.
+ */
 function eventOffset(event: UpsTrackingEvent): number | null {
-  return parseUtcOffset(event.gmtOffset?.replace('.', ':'));
+  return parseUtcOffset(event.gmtOffset?.replace('.', ':')) ?? offsetBetweenLocalAndGmt(event);
+}
+
+const QUARTER_HOUR_MINUTES = 15;
+const LONGEST_OFFSET_MINUTES = 14 * 60;
+
+/** Local minus GMT activity time, to the quarter hour (every UTC offset in use is one), else null. */
+function offsetBetweenLocalAndGmt(event: UpsTrackingEvent): number | null {
+  const localDate = parseDateParts(event.localActivityDate);
+  const localTime = parseTimeParts(event.localActivityTime);
+  const gmtDate = parseDateParts(event.gmtActivityDate);
+  const gmtTime = parseTimeParts(event.gmtActivityTime);
+  if (!localDate || !localTime || !gmtDate || !gmtTime) return null;
+  const minutes =
+    (instantFromParts(localDate, localTime, 0).getTime() - instantFromParts(gmtDate, gmtTime, 0).getTime()) / 60_000;
+  const offset = Math.round(minutes / QUARTER_HOUR_MINUTES) * QUARTER_HOUR_MINUTES;
+  return Math.abs(offset) <= LONGEST_OFFSET_MINUTES ? offset : null;
 }

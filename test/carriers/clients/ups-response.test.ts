@@ -20,6 +20,12 @@ describe('normalizeUpsStatus', () => {
     [{ type: 'RS' }, 'return_to_sender'],
     [{ type: 'D', code: '2Q' }, 'available_for_pickup'],
     [{ type: 'X', code: '1Z' }, 'available_for_pickup'],
+    // An Access Point code we do not list: the words say the recipient has yet to collect it.
+    [
+      { type: 'D', code: 'KB', description: 'Delivered to UPS Access Point™ - Awaiting Customer Pickup' },
+      'available_for_pickup',
+    ],
+    [{ type: 'D', code: 'FS', description: 'Picked up by the receiver at UPS Access Point™' }, 'delivered'],
     [{ type: 'NA' }, 'unknown'],
     [{ type: 'Q' }, 'unknown'],
     [{ type: 'd', code: ' ot ' }, 'out_for_delivery'],
@@ -166,6 +172,24 @@ describe('parseUpsTrackResponse', () => {
     expect(parseUpsTrackResponse('1Z', delivered({ gmtOffset: '-04:00' })).deliveredAt).toEqual(
       new Date('2025-06-04T17:42:17Z'),
     );
+  });
+
+  it('dates a delivery UPS gives only a day for at the end of that day, not at the moment of the poll', () => {
+    const body = {
+      trackResponse: {
+        shipment: [
+          {
+            package: [
+              {
+                currentStatus: { type: 'D', description: 'DELIVERED' },
+                activity: [{ date: '20250604', gmtOffset: '-04:00', status: { type: 'D', description: 'DELIVERED' } }],
+              },
+            ],
+          },
+        ],
+      },
+    };
+    expect(parseUpsTrackResponse('1Z', body).deliveredAt).toEqual(new Date('2025-06-05T03:59:59Z'));
   });
 
   it('prefers the rescheduled date, and the end of that day when no window is given', () => {

@@ -46,8 +46,8 @@ describe('UPS Track Alert events', () => {
       lastEventAt: new Date('2024-04-23T13:15:19Z'),
       description: 'Out for Delivery',
     });
-    // No gmtOffset in this example: the local end of day is read as UTC, as the other UPS readers do.
-    expect(result.estimatedDeliveryAt).toEqual(new Date('2024-04-23T23:59:59Z'));
+    // No gmtOffset in this example: local 09:15:19 at GMT 13:15:19 says UTC−4, so the local end of day.
+    expect(result.estimatedDeliveryAt).toEqual(new Date('2024-04-24T03:59:59Z'));
   });
 
   it('delivered: the actual local delivery time at the gmtOffset', () => {
@@ -55,6 +55,19 @@ describe('UPS Track Alert events', () => {
     expect(result.status).toBe('delivered');
     expect(result.deliveredAt).toEqual(new Date('2024-04-23T13:50:04Z'));
     expect(result.estimatedDeliveryAt).toBeNull();
+  });
+
+  it("delivered without gmtOffset (the spec's second delivery example): the GMT instant, not local time read as UTC", () => {
+    const { gmtOffset: _omitted, ...withoutOffset } = delivered;
+    const result = upsEventResult(upsTrackingEventSchema.parse(withoutOffset));
+    expect(result.deliveredAt).toEqual(new Date('2024-04-23T13:50:04Z'));
+    const gmtOnly = { ...withoutOffset, localActivityDate: undefined, localActivityTime: undefined };
+    expect(upsEventResult(upsTrackingEventSchema.parse(gmtOnly)).deliveredAt).toEqual(new Date('2024-04-23T13:50:04Z'));
+  });
+
+  it("reads UPS's unpadded GMT time ('74700' is 07:47:00) instead of refusing the post", () => {
+    const early = { ...outForDelivery, localActivityTime: '34700', gmtActivityTime: '74700' };
+    expect(upsEventResult(upsTrackingEventSchema.parse(early)).lastEventAt).toEqual(new Date('2024-04-23T07:47:00Z'));
   });
 
   it('an Access Point delivery (D, 2Q) is a pickup, not the recipient holding the gift', () => {
