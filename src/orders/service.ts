@@ -345,7 +345,10 @@ export class OrderService {
       shipment?: { carrier: CarrierCode; trackingNumber: string };
     },
   ): Promise<{ order: OrderRow; changed: boolean }> {
-    return this.applyTransition(orderId, 'delivered', signal.source, (order) => {
+    return this.applyTransition(orderId, 'delivered', signal.source, (order, now) => {
+      // A delivery time after now (a carrier's skewed clock, a local time read at the wrong offset) is
+      // now: delivered_at, and the billing month it falls in, must not be in the future.
+      const at = signal.at.getTime() > now.getTime() ? now : signal.at;
       const otherPackage =
         signal.shipment !== undefined &&
         (order.carrier !== signal.shipment.carrier || order.tracking_number !== signal.shipment.trackingNumber);
@@ -355,9 +358,9 @@ export class OrderService {
           ? 'order cancelled'
           : 'already delivered';
       return {
-        changes: { status: 'delivered', delivered: true, delivered_at: signal.at },
-        timeline: [{ type: 'order.delivered', data: { delivered_at: signal.at.toISOString(), ...signal.detail } }],
-        events: [{ type: 'order.delivered', delivered_at: signal.at.toISOString() }],
+        changes: { status: 'delivered', delivered: true, delivered_at: at },
+        timeline: [{ type: 'order.delivered', data: { delivered_at: at.toISOString(), ...signal.detail } }],
+        events: [{ type: 'order.delivered', delivered_at: at.toISOString() }],
         ignoredEntry: { type: 'delivery.signal_ignored', data: { reason, ...signal.detail } },
         notApplicable: otherPackage,
       };

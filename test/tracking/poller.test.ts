@@ -95,6 +95,15 @@ describe('TrackingPoller', () => {
     expect(after.delivery).toEqual(before.delivery);
   });
 
+  it("records a delivery the carrier dates in the future as delivered now (the order's month must not lie ahead)", async () => {
+    const id = await tracked('fedex', '012301230147');
+    await sandbox('fedex/packages/012301230147/events', { status: 'delivered', at: '2027-12-12T17:00:00Z' });
+    await pollRound('fedex');
+    const order = (await store.request('GET', `/v1/orders/${id}`)).body;
+    expect(order.delivered).toBe('1');
+    expect(order.delivered_at).toBe(clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  });
+
   it('stops with a visible reason when the package goes back to the sender', async () => {
     const id = await tracked('ups', '1Z5R89390357567127');
     await sandbox('ups/packages/1Z5R89390357567127/events', {
