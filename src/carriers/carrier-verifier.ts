@@ -47,7 +47,7 @@ export function carrierVerifier(
         if (error instanceof CarrierQuotaError) {
           const why =
             error.reason === 'spent'
-              ? `our ${name} request budget is used up for now`
+              ? `our request budget for ${name} is used up for now, or ${name} asked us to wait`
               : `our ${name} request budget could not be checked just now`;
           const notAsked = `${name} was not asked: ${why}. It is stored and will be checked by the next poll.`;
           return warning(

@@ -47,7 +47,7 @@ it('with a USPS quota of 3 a minute, the fourth PUT answers at once with a warni
   expect(fourth.body.tracking_number).toBe(NUMBERS[3]);
   expect(fourth.body.warning).toEqual({
     type: 'request',
-    message: `The tracking number "${NUMBERS[3]}" looks right, but USPS was not asked: our USPS request budget is used up for now. It is stored and will be checked by the next poll.`,
+    message: `The tracking number "${NUMBERS[3]}" looks right, but USPS was not asked: our request budget for USPS is used up for now, or USPS asked us to wait. It is stored and will be checked by the next poll.`,
   });
   expect((await sandbox('GET', 'usps/stats'))!.track_calls).toBe(3);
 

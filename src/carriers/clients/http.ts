@@ -115,16 +115,21 @@ export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOp
 
 const IMF_FIXDATE = /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
-/** Retry-After is delta-seconds or an HTTP-date (RFC 9110 §10.2.3); anything else is ignored. */
+/**
+ * Retry-After is delta-seconds or an HTTP-date (RFC 9110 §10.2.3); anything else is ignored, and so is
+ * a wait of nothing ("0", a date already past: the clocks disagree): "wait 0 ms" would call again on
+ * every claim, so the default hold-off applies instead.
+ */
 export function parseRetryAfter(value: string | null | undefined, now: Date): number | null {
   const trimmed = value?.trim();
   if (!trimmed) return null;
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) > 0 ? Number(trimmed) * 1000 : null;
   // Only the IMF-fixdate form: Date.parse alone would also accept things like "1.5".
   if (!IMF_FIXDATE.test(trimmed)) return null;
   const at = Date.parse(trimmed);
   if (Number.isNaN(at)) return null;
-  return Math.max(0, at - now.getTime());
+  const wait = at - now.getTime();
+  return wait > 0 ? wait : null;
 }
 
 function parseBody(text: string): unknown {

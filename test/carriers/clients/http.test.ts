@@ -8,9 +8,9 @@ const NOW = new Date('2025-06-02T12:00:00Z');
 describe('parseRetryAfter', () => {
   it.each([
     ['30', 30_000],
-    ['0', 0],
+    ['0', null], // a wait of nothing: the default hold-off, not a call on every claim
     ['Mon, 02 Jun 2025 12:00:45 GMT', 45_000],
-    ['Mon, 02 Jun 2025 11:00:00 GMT', 0], // already past
+    ['Mon, 02 Jun 2025 11:00:00 GMT', null], // already past (probe finding: it was 0, so every claim called again)
     ['1.5', null],
     ['soon', null],
     ['', null],
