@@ -379,8 +379,16 @@ describe('planPackages (the multi-package rule)', () => {
     );
     expect(plan.deliver).toEqual({ at: new Date('2026-12-06T00:00:00Z'), fulfillmentIds: ['1', '2'] });
   });
-  it('ignores cancelled fulfillments', () => {
-    expect(planPackages([pkg('1', { status: 'cancelled' })], ['L1'], on)).toEqual({
+  it("stops tracking a gift package whose fulfillment was cancelled, and says the order waits (probe finding: its number's delivery sent the video)", () => {
+    const plan = planPackages([pkg('1', { status: 'cancelled' })], ['L1'], on);
+    expect(plan).toMatchObject({ shipment: { kind: 'clear' }, deliver: null });
+    expect(plan.notice).toEqual({
+      type: 'delivery.awaiting_shipment',
+      reason: expect.stringContaining("the gift's fulfillment was cancelled in Shopify"),
+    });
+  });
+  it('keeps what the order tracks when only packages of other items were cancelled', () => {
+    expect(planPackages([pkg('1', { status: 'cancelled', lineItemIds: ['OTHER'] })], ['L1'], on)).toEqual({
       shipment: { kind: 'keep' },
       deliver: null,
       notice: null,

@@ -258,6 +258,33 @@ describe('fulfillments', () => {
     expect(await order(orderIds[0]!)).toMatchObject({ tracking_number: newest });
   });
 
+  it("stops tracking a cancelled fulfillment's number and says the order waits for a new one (probe finding)", async () => {
+    const { shop } = await newShop();
+    const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
+    const fulfillmentId = fakeShopifyId();
+    const number = randomUpsTrackingNumber();
+    const version = (status: string, updatedAt: string) =>
+      fulfillmentPayload({
+        id: fulfillmentId,
+        orderId: shopifyOrderId,
+        lineItemIds,
+        trackingCompany: 'UPS',
+        trackingNumber: number,
+        status,
+        updatedAt,
+      });
+    await app.webhook(shop, 'fulfillments/create', version('success', '2026-12-02T10:00:00Z'));
+    expect(await order(orderIds[0]!)).toMatchObject({ carrier: 'ups', tracking_number: number });
+    const cancelled = await app.webhook(shop, 'fulfillments/update', version('cancelled', '2026-12-02T11:00:00Z'));
+    expect(cancelled.status).toBe(200);
+    expect(await order(orderIds[0]!)).toMatchObject({ carrier: null, tracking_number: null, status: 'created' });
+    expect((await events(orderIds[0]!)).filter((e) => e.type === 'delivery.awaiting_shipment')).toEqual([
+      expect.objectContaining({
+        data: expect.objectContaining({ reason: expect.stringContaining('cancelled in Shopify') }),
+      }),
+    ]);
+  });
+
   it('applies fulfillments that arrive before their order', async () => {
     const { shop } = await newShop();
     const id = fakeShopifyId();

@@ -99,7 +99,24 @@ export function planPackages(
       },
     };
   const gift = giftPackages(packages, giftLineItemIds);
-  if (gift.length === 0) return { shipment: { kind: 'keep' }, deliver: null, notice: null };
+  if (gift.length === 0) {
+    // Nothing of the gift has shipped: what the order tracks (nothing, or a number the API set) stays.
+    // But when its only packages were cancelled (a voided label, an order pulled back), the number
+    // they gave must stop: its delivery would send the video with nothing on its way.
+    const withdrawn = packages.some(
+      (p) => DEAD_STATUSES.has(p.status ?? '') && p.lineItemIds?.some((id) => giftLineItemIds.includes(id)),
+    );
+    if (!withdrawn) return { shipment: { kind: 'keep' }, deliver: null, notice: null };
+    return {
+      shipment: { kind: 'clear' },
+      deliver: null,
+      notice: {
+        type: 'delivery.awaiting_shipment',
+        reason:
+          "the gift's fulfillment was cancelled in Shopify, so its package is no longer tracked: the video waits for a new fulfillment to be delivered, or the order to be marked delivered (PUT delivered: 1)",
+      },
+    };
+  }
   const unshipped = giftLineItemIds.flatMap((id) => {
     const needed = giftQuantities[id] ?? 1;
     const shipped = gift.reduce(
