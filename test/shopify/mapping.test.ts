@@ -54,6 +54,28 @@ describe('mapTrackingCompany', () => {
     expect(mapTrackingCompany(null, '9400111899223817240935', {})).toEqual({ carrier: 'usps', via: 'tracking number' });
   });
 
+  it("does not guess from the number when the store names a carrier that delivers on its own (probe finding: Royal Mail's S10 went to USPS)", () => {
+    for (const [company, number] of [
+      ['Royal Mail', 'RR123456785GB'],
+      ['Deutsche Post', 'LX123456785DE'],
+      ['China Post', 'LK123456785CN'],
+      ['Canada Post', '123456789012'],
+    ] as const)
+      expect(mapTrackingCompany(company, number, {})).toEqual({
+        carrier: null,
+        reason: `Doorstep does not track "${company}" (only UPS, FedEx and USPS)`,
+      });
+    // A consolidator whose last mile is USPS is still found by its number.
+    expect(mapTrackingCompany('DHL eCommerce', '9400111899223817240935', {})).toEqual({
+      carrier: 'usps',
+      via: 'tracking number',
+    });
+    // A shop that maps the name itself still decides.
+    expect(mapTrackingCompany('Royal Mail', 'RR123456785GB', { 'royal mail': 'usps' })).toMatchObject({
+      carrier: 'usps',
+    });
+  });
+
   it('gives a reason when nothing matches, or there is no number', () => {
     const canada = mapTrackingCompany('Canada Post', '7023210039414604', {});
     expect(canada.carrier).toBeNull();

@@ -33,6 +33,72 @@ const BUILT_IN_ALIASES: Record<string, CarrierCode> = {
   'usps ground advantage': 'usps',
 };
 
+/**
+ * Carriers that deliver on their own (Shopify's carrier list and common spellings): when the store names
+ * one, the tracking number's format says nothing — a Royal Mail or Deutsche Post number is a UPU S10
+ * that also fits USPS, a Canada Post one fits FedEx — and asking USPS would spend the shared budget on
+ * a package it will never carry. Not the consolidators whose last mile is USPS (DHL eCommerce,
+ * Asendia, Passport, …): their numbers are found by format.
+ */
+const CARRIERS_WE_DO_NOT_TRACK = new Set(
+  [
+    'Royal Mail',
+    'Parcelforce',
+    'Evri',
+    'Hermes',
+    'Yodel',
+    'DPD',
+    'DPD UK',
+    'GLS',
+    'Canada Post',
+    'Postes Canada',
+    'Purolator',
+    'Canpar',
+    'Australia Post',
+    'StarTrack',
+    'Sendle',
+    'Aramex',
+    'New Zealand Post',
+    'NZ Post',
+    'Deutsche Post',
+    'DHL Express',
+    'DHL Parcel',
+    'DHL Paket',
+    'PostNL',
+    'bpost',
+    'La Poste',
+    'Colissimo',
+    'Chronopost',
+    'Correos',
+    'CTT',
+    'Poste Italiane',
+    'Swiss Post',
+    'Austrian Post',
+    'Österreichische Post',
+    'PostNord',
+    'Posten Norge',
+    'Bring',
+    'Posti',
+    'An Post',
+    'Japan Post',
+    'Yamato',
+    'Sagawa',
+    'China Post',
+    'China EMS',
+    'EMS',
+    'Hongkong Post',
+    'Singapore Post',
+    'Korea Post',
+    'India Post',
+    'Correios',
+    'Correos de Mexico',
+    'Estafeta',
+    'TNT',
+    'Poczta Polska',
+    'InPost',
+  ].map(normalizeCompanyName),
+);
+
 export type CarrierMapping =
   | { carrier: CarrierCode; via: 'built-in alias' | 'shop alias' | 'tracking number' }
   | { carrier: null; reason: string };
@@ -76,6 +142,8 @@ export function mapTrackingCompany(
     if (aliased) return { carrier: aliased, via: 'shop alias' };
   }
   const trackingNumber = number ? normalizeTrackingNumber(number) : '';
+  if (company && trackingNumber && CARRIERS_WE_DO_NOT_TRACK.has(normalizeCompanyName(company)))
+    return { carrier: null, reason: `Doorstep does not track "${company}" (only UPS, FedEx and USPS)` };
   if (trackingNumber) {
     const detected = detectCarrier(trackingNumber);
     if (detected) return { carrier: detected, via: 'tracking number' };
