@@ -15,10 +15,15 @@ import { pathOf, routeOf } from '../../src/shopify/admin/ui/routing.ts';
 
 /** The embedded admin's pure pieces (the page runs them in the browser; here in Node). */
 describe('the admin’s wording', () => {
-  it('money is integer cents in dollars', () => {
+  it('money is integer minor units of its currency', () => {
     expect(formatMoney(0)).toBe('$0.00');
     expect(formatMoney(1234)).toBe('$12.34');
     expect(formatMoney(500_000)).toBe('$5,000.00');
+    // In the order's currency's minor units (probe finding: a EUR order showed "$", ¥1,500 "$1,500.00").
+    expect(formatMoney(2000, 'EUR')).toBe('€20.00');
+    expect(formatMoney(1500, 'JPY')).toBe('¥1,500');
+    expect(formatMoney(1250, 'KWD')).toMatch(/^KWD\s1\.250$/);
+    expect(formatMoney(1250, 'NOT A CODE')).toBe('12.50 NOT A CODE');
   });
 
   it("dates are written in the shop's time zone, named, whatever the browser's", () => {

@@ -13,7 +13,7 @@ import {
   orderToVideoOrder,
   videoLineItems,
 } from '../../src/shopify/orders/mapping.ts';
-import { moneyToCents } from '../../src/money.ts';
+import { currencyDecimals, moneyToCents, moneyToMinorUnits } from '../../src/money.ts';
 import { isStaleUpdate, planPackages, type PackageState } from '../../src/shopify/orders/packages.ts';
 import { shopifyOrder } from '../../src/shopify/orders/payloads.ts';
 
@@ -275,6 +275,19 @@ describe('videoLineItems and orderToVideoOrder', () => {
       line_items: [{ ...raw.line_items[0], price: '19.99', quantity: 3, discount_allocations: [{ amount: '5.00' }] }],
     });
     expect(lineItemPaidCents(parsed.line_items[0]!)).toBe(5497);
+  });
+
+  it("keeps a price in its currency's minor units: yen have none, dinars have three (probe finding: ¥1,500 became 150000)", () => {
+    expect(moneyToMinorUnits('1500', currencyDecimals('JPY'))).toBe(1500);
+    expect(moneyToMinorUnits('1500.00', currencyDecimals('JPY'))).toBe(1500);
+    expect(moneyToMinorUnits('1.250', currencyDecimals('KWD'))).toBe(1250);
+    expect(moneyToMinorUnits('20.00', currencyDecimals('EUR'))).toBe(2000);
+    expect(currencyDecimals('NOT-A-CODE')).toBe(2);
+    const line = (price: string) => order({ ...raw, line_items: [{ ...raw.line_items[0], price, quantity: 1 }] });
+    expect(lineItemPaidCents(line('1500').line_items[0]!, 'JPY')).toBe(1500);
+    expect(lineItemPaidCents(line('1.250').line_items[0]!, 'KWD')).toBe(1250);
+    const yen = order({ ...raw, currency: 'JPY', line_items: [{ ...raw.line_items[0], price: '1500', quantity: 1 }] });
+    expect(orderToVideoOrder(yen, yen.line_items[0]!)).toMatchObject({ ok: true, order: { price: 1500 } });
   });
 });
 

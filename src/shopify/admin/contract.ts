@@ -117,6 +117,8 @@ export interface OrderDetail extends InShopTime {
   timeline: TimelineEntry[];
   /** `shopify://admin/orders/{id}`: App Bridge opens the Shopify order in the admin. */
   shopify_order_url: string | null;
+  /** The currency `order.price` is in (its minor units): the Shopify order's, else USD. */
+  price_currency: string;
   /** The video as the recipient plays it; null until it is processed. */
   video_url: string | null;
 }

@@ -155,6 +155,8 @@ export interface OrderDetailJson {
   }>;
   /** The Shopify order in the shop's admin (App Bridge opens `shopify://admin/…` there); null without one. */
   shopify_order_url: string | null;
+  /** The currency `order.price` is in (its minor units): the Shopify order's, else USD. */
+  price_currency: string;
   /** The video as the recipient plays it (the playback rendition), for the page's player; null until processed. */
   video_url: string | null;
 }
@@ -197,6 +199,7 @@ export function orderDetailJson(
         : {}),
     })),
     shopify_order_url: context.shopifyOrderId ? `shopify://admin/orders/${context.shopifyOrderId}` : null,
+    price_currency: context.currency ?? 'USD',
     // Relative: the admin page is served by this app, whichever address Shopify knows it by.
     video_url: order.video_processed ? `/watch/${order.uuid}/video` : null,
   };

@@ -18,6 +18,8 @@ export interface OrderContext {
   shopifyOrderName: string | null;
   /** The Shopify order's numeric id, for the link to it in the shop's admin. */
   shopifyOrderId: string | null;
+  /** The Shopify order's currency, which the price's minor units are of; null: none given (USD). */
+  currency: string | null;
   tracking: TrackingRow | null;
   sends: SendRow[];
 }
@@ -88,6 +90,7 @@ export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promis
         'gift_line_item_ids',
         'shopify_order_name',
         'notice',
+        'currency',
       ])
       .where('order_id', 'in', ids)
       .execute(),
@@ -147,6 +150,7 @@ export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promis
       facts,
       shopifyOrderName: link?.shopify_order_name ?? null,
       shopifyOrderId: link ? String(link.shopify_order_id) : null,
+      currency: link?.currency ?? null,
       tracking,
       sends: orderSends,
     };

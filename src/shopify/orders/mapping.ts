@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { moneyToCents } from '../../money.ts';
+import { currencyDecimals, moneyToMinorUnits } from '../../money.ts';
 import { mapTrackingCompany } from './carrier-names.ts';
 import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import type { GiftPackages, SendMethod } from '../../vocabulary.ts';
@@ -230,14 +230,17 @@ export function orderCurrency(order: Pick<ShopifyOrder, 'currency'>): string | n
 
 /**
  * What the shopper paid for the line, before tax: unit price × quantity minus the line's discounts
- * (`discount_allocations`, else the older `total_discount`), in the order's currency's cents.
+ * (`discount_allocations`, else the older `total_discount`), in the minor units of the order's
+ * currency (cents; yen for JPY, fils for KWD — "1500" yen was 150000 when every currency had cents).
  */
-export function lineItemPaidCents(item: ShopifyLineItem): number {
-  const gross = moneyToCents(item.price) * item.quantity;
+export function lineItemPaidCents(item: ShopifyLineItem, currency: string | null = null): number {
+  const decimals = currencyDecimals(currency);
+  const minor = (amount: string) => moneyToMinorUnits(amount, decimals);
+  const gross = minor(item.price) * item.quantity;
   const discounts = item.discount_allocations
-    ? item.discount_allocations.reduce((sum, allocation) => sum + moneyToCents(allocation.amount), 0)
+    ? item.discount_allocations.reduce((sum, allocation) => sum + minor(allocation.amount), 0)
     : item.total_discount
-      ? moneyToCents(item.total_discount)
+      ? minor(item.total_discount)
       : 0;
   return Math.min(MAX_PRICE_CENTS, Math.max(0, gross - discounts));
 }
@@ -305,7 +308,7 @@ export function orderToVideoOrder(
     email: senderEmail,
     recipient_name: recipientName,
     send_trigger: sendTrigger,
-    price: lineItemPaidCents(item),
+    price: lineItemPaidCents(item, orderCurrency(order)),
   };
   if (senderPhone) candidate.sender_phone = senderPhone;
   const recipientEmail = properties.get(PROPERTY.recipientEmail);

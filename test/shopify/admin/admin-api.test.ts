@@ -490,6 +490,19 @@ describe('orders', () => {
     });
   });
 
+  it("shows a Shopify order's price in its own currency: yen have no cents (probe finding: ¥1,500 was 150000 and shown in dollars)", async () => {
+    const { shop: yenShop } = await newShop('yen');
+    const shopifyOrderId = fakeShopifyId();
+    const payload = orderPayload({
+      id: shopifyOrderId,
+      lines: [{ id: fakeShopifyId(), recipientName: 'Kei', recipientEmail: 'kei@example.com', price: '1500' }],
+    });
+    await app.webhook(yenShop, 'orders/create', { ...payload, currency: 'JPY', presentment_currency: 'JPY' });
+    const detail = await admin(yenShop, 'GET', `/orders/${await videoOrderOf(app, yenShop, shopifyOrderId)}`);
+    expect(detail.body).toMatchObject({ order: { price: 1500 }, price_currency: 'JPY' });
+    expect((await admin(shop, 'GET', `/orders/${ids.awaiting_video}`)).body.price_currency).toBe('USD');
+  });
+
   it('says how many of the gift’s packages arrived while it waits for the last', async () => {
     const { shop: giftShop } = await newShop('packages');
     const [video, candle, vase] = [fakeShopifyId(), fakeShopifyId(), fakeShopifyId()];

@@ -1,11 +1,18 @@
 /**
  * Pure wording and conversions of the embedded admin (unit-tested in test/shopify/admin-ui-format.test.ts).
  */
+import { currencyDecimals } from '../../../money.ts';
 import type { DisplayStage, Stage } from '../contract.ts';
 
-/** Integer cents as money in words a merchant reads: 1234 → "$12.34". */
-export function formatMoney(cents: number, currency = 'USD'): string {
-  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(cents / 100);
+/** Integer minor units as money in words a merchant reads: 1234 → "$12.34", 1500 JPY → "¥1,500". */
+export function formatMoney(minorUnits: number, currency = 'USD'): string {
+  const amount = minorUnits / 10 ** currencyDecimals(currency);
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);
+  } catch {
+    // A code the browser does not know (Shopify sent it; the page must still render).
+    return `${amount.toFixed(2)} ${currency}`;
+  }
 }
 
 /** 5400 → "1 h 30 min"; under a minute → "less than a minute"; null → "—" (nothing measured yet). */

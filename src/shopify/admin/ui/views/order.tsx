@@ -233,7 +233,7 @@ function OrderBody({ data }: { data: OrderDetail }) {
                 </Text>
               )}
               <Text as="p" id="order-price">
-                Price: {order.price === null ? 'none (not billed)' : formatMoney(order.price)}
+                Price: {order.price === null ? 'none (not billed)' : formatMoney(order.price, data.price_currency)}
               </Text>
               {data.shopify_order_url && (
                 <Button url={data.shopify_order_url} variant="plain" id="shopify-order-link">
