@@ -289,6 +289,17 @@ describe('videoLineItems and orderToVideoOrder', () => {
     const yen = order({ ...raw, currency: 'JPY', line_items: [{ ...raw.line_items[0], price: '1500', quantity: 1 }] });
     expect(orderToVideoOrder(yen, yen.line_items[0]!)).toMatchObject({ ok: true, order: { price: 1500 } });
   });
+
+  it('gives a Shopify test order no price, so its video is never billed (probe finding: it was charged)', () => {
+    const test = order({ ...raw, test: true });
+    const mapped = orderToVideoOrder(test, test.line_items[0]!);
+    expect(mapped.ok && mapped.order.price).toBeUndefined();
+    const real = order({ ...raw, test: false });
+    expect(orderToVideoOrder(real, real.line_items[0]!)).toMatchObject({
+      ok: true,
+      order: { price: expect.any(Number) },
+    });
+  });
 });
 
 describe('giftLineItemIds (which packages a video waits for)', () => {

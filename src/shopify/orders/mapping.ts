@@ -308,8 +308,10 @@ export function orderToVideoOrder(
     email: senderEmail,
     recipient_name: recipientName,
     send_trigger: sendTrigger,
-    price: lineItemPaidCents(item, orderCurrency(order)),
   };
+  // A Shopify test order took no money, so its video is not billed: it has no price, like the setup
+  // guide's test gift (the admin shows "none (not billed)").
+  if (order.test !== true) candidate.price = lineItemPaidCents(item, orderCurrency(order));
   if (senderPhone) candidate.sender_phone = senderPhone;
   const recipientEmail = properties.get(PROPERTY.recipientEmail);
   const recipientPhone = properties.get(PROPERTY.recipientPhone);

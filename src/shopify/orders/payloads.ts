@@ -74,6 +74,8 @@ export const shopifyOrder = z.object({
   email: nullableText,
   contact_email: nullableText,
   currency: z.string().nullish(),
+  /** A test order (Shopify's Bogus Gateway, a test-mode payment): no money changed hands. */
+  test: z.boolean().nullish(),
   cancelled_at: nullableText,
   customer: shopifyCustomer.nullish().transform((v) => v ?? null),
   billing_address: address,
