@@ -6,6 +6,11 @@ import { DEFAULT_RENDITION, renditionArguments, renditionSize } from '../../src/
 import { probeVideo, rotationOf, UnplayableVideoError } from '../../src/videos/rendition/probe.ts';
 import { makeRendition, type TranscodeLimits } from '../../src/videos/rendition/transcode.ts';
 import { topLevelBoxes } from './mp4-boxes.ts';
+import { runTool } from '../../src/process/run-tool.ts';
+
+/** A test input made on the spot (small and short: milliseconds of ffmpeg). */
+const ffmpeg = (args: string[]) =>
+  runTool('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args], { timeoutMs: 30_000 });
 
 /**
  * Issue 27: one playback rendition from any upload. Real uploads made by ffmpeg
@@ -102,6 +107,45 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
     fs.writeFileSync(text, 'not a video, only words');
     await expect(makeRendition(text, work, limits)).rejects.toThrow('The file is not a video we can read');
   });
+
+  it('a still picture — a photo, a one-frame video, a photo with a voice memo — is refused with a reason, not retried (probe finding)', async () => {
+    const png = path.join(work, 'photo.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=64x64', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', png]);
+    const voiceMemo = path.join(work, 'photo-and-voice.mp4');
+    await ffmpeg(
+      ['-f', 'lavfi', '-i', 'color=c=blue:s=64x64', '-f', 'lavfi', '-i', 'sine=d=3', '-frames:v', '1'].concat([
+        '-c:v',
+        'libx264',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        voiceMemo,
+      ]),
+    );
+    for (const file of [png, voiceMemo]) {
+      const outcome = await makeRendition(file, fs.mkdtempSync(path.join(work, 'still-')), limits).catch((e) => e);
+      expect(outcome).toBeInstanceOf(UnplayableVideoError);
+      expect(outcome.message).toBe('The file is a still picture, not a video; please choose a video.');
+    }
+  }, 60_000);
+
+  it('a video whose frames all come before the poster’s moment gets its poster from the first frame', async () => {
+    const early = path.join(work, 'early-frames.mp4');
+    await ffmpeg(
+      ['-f', 'lavfi', '-i', 'testsrc2=s=64x64:r=30', '-f', 'lavfi', '-i', 'sine=d=3', '-frames:v', '3'].concat([
+        '-c:v',
+        'libx264',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        early,
+      ]),
+    );
+    const rendition = await makeRendition(early, work, limits);
+    expect(fs.readFileSync(rendition.posterFile).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+  }, 60_000);
 
   it('a video longer than the limit fails before any encoding, saying both lengths', async () => {
     await expect(makeRendition(path.join(uploads, 'eight-seconds.mp4'), work, limits)).rejects.toThrow(

@@ -19,6 +19,8 @@ const stream = z.object({
   avg_frame_rate: z.string().optional(),
   r_frame_rate: z.string().optional(),
   duration: z.string().optional(),
+  /** Frames in the stream, where the container counts them (MP4 does: the rendition always has it). */
+  nb_frames: z.string().optional(),
   tags: z.record(z.string(), z.string()).optional(),
   side_data_list: z.array(z.object({ rotation: z.number().optional() }).loose()).optional(),
 });

@@ -79,28 +79,12 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
   // Stopped at -t: the source was longer than the limit, though its container did not say.
   if (made.durationSeconds > longest - 0.05 && source.durationSeconds === null)
     throw tooLong(made.durationSeconds, limits, 'more than ');
+  // A photo (or a photo with a voice memo) encodes as one frame: nothing moves, and players differ
+  // on a one-frame track. It is refused with a reason, not stored.
+  if (Number(made.videoStream.nb_frames) <= 1) throw new UnplayableVideoError(STILL_PICTURE);
   await fs.promises.rename(partial, file);
 
-  await runTool(
-    'ffmpeg',
-    [
-      '-hide_banner',
-      '-nostdin',
-      '-loglevel',
-      'error',
-      '-y',
-      '-ss',
-      String(Math.min(1, made.durationSeconds / 3)),
-      '-i',
-      file,
-      '-frames:v',
-      '1',
-      '-q:v',
-      '3',
-      posterFile,
-    ],
-    probeOptions,
-  );
+  await writePoster(file, posterFile, made.durationSeconds, probeOptions, limits.signal);
   return {
     file,
     posterFile,
@@ -109,6 +93,51 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
     height: made.height,
     bytes: (await fs.promises.stat(file)).size,
   };
+}
+
+const STILL_PICTURE = 'The file is a still picture, not a video; please choose a video.';
+
+/**
+ * A JPEG frame for the poster: one second in (or a third of a short video), else the first frame when
+ * the seek finds none (a video whose frames all come early). A poster that cannot be made after the
+ * video was is a reason for the sender, not a failure to retry forever.
+ */
+async function writePoster(
+  video: string,
+  posterFile: string,
+  durationSeconds: number,
+  options: { timeoutMs: number; signal?: AbortSignal },
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (const seekSeconds of [Math.min(1, durationSeconds / 3), 0]) {
+    try {
+      await runTool(
+        'ffmpeg',
+        [
+          '-hide_banner',
+          '-nostdin',
+          '-loglevel',
+          'error',
+          '-y',
+          '-ss',
+          String(seekSeconds),
+          '-i',
+          video,
+          '-frames:v',
+          '1',
+          '-q:v',
+          '3',
+          posterFile,
+        ],
+        options,
+      );
+    } catch (error) {
+      if (signal?.aborted || !(error instanceof ToolFailedError)) throw error;
+      continue;
+    }
+    if (fs.existsSync(posterFile)) return;
+  }
+  throw new UnplayableVideoError('The video could not be converted for playback; the file may be damaged.');
 }
 
 function tooLong(seconds: number, limits: TranscodeLimits, atLeast = ''): UnplayableVideoError {
