@@ -8,6 +8,21 @@ import { makeRendition, type TranscodeLimits } from '../../src/videos/rendition/
 import { topLevelBoxes } from './mp4-boxes.ts';
 import { runTool } from '../../src/process/run-tool.ts';
 
+/** The first frame's mean chroma saturation (ffmpeg's signalstats SATAVG). */
+async function meanSaturation(file: string): Promise<number> {
+  const { stdout } = await runTool(
+    'ffmpeg',
+    ['-hide_banner', '-loglevel', 'error', '-i', file, '-frames:v', '1', '-vf'].concat([
+      'signalstats,metadata=print:key=lavfi.signalstats.SATAVG:file=-',
+      '-f',
+      'null',
+      '-',
+    ]),
+    { timeoutMs: 30_000 },
+  );
+  return Number(/SATAVG=([\d.]+)/.exec(stdout)?.[1]);
+}
+
 /** A test input made on the spot (small and short: milliseconds of ffmpeg). */
 const ffmpeg = (args: string[]) =>
   runTool('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args], { timeoutMs: 30_000 });
@@ -146,6 +161,30 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
     const rendition = await makeRendition(early, work, limits);
     expect(fs.readFileSync(rendition.posterFile).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
   }, 60_000);
+
+  it.each([
+    { transfer: 'smpte2084', what: 'PQ (HDR10)' },
+    { transfer: 'arib-std-b67', what: "HLG (an iPhone's HDR)" },
+  ])(
+    '$what is tone-mapped to SDR BT.709, not cut to 8 bits grey and washed out (probe finding)',
+    async ({ transfer }) => {
+      const hdr = path.join(work, `hdr-${transfer}.mov`);
+      await ffmpeg(
+        ['-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=30:d=2', '-vf']
+          .concat([`zscale=tin=bt709:t=${transfer}:pin=bt709:p=bt2020:min=bt709:m=bt2020nc:npl=100,format=yuv420p10le`])
+          .concat(['-c:v', 'libx265', '-x265-params', 'log-level=error', '-tag:v', 'hvc1'])
+          .concat(['-color_primaries', 'bt2020', '-color_trc', transfer, '-colorspace', 'bt2020nc', hdr]),
+      );
+      expect((await probeVideo(hdr, { timeoutMs: 30_000 })).hdr).toBe(true);
+      const rendition = await makeRendition(hdr, work, limits);
+      const made = await probeVideo(rendition.file, { timeoutMs: 30_000 });
+      expect(made).toMatchObject({ hdr: false, videoStream: { pix_fmt: 'yuv420p', color_transfer: 'bt709' } });
+      // The test pattern's colours, which an SDR encode of it shows at a mean saturation of ~108: cut
+      // to 8 bits untouched they fall to ~22, tone-mapped they stay ~85.
+      expect(await meanSaturation(rendition.file)).toBeGreaterThan(60);
+    },
+    60_000,
+  );
 
   it('a video longer than the limit fails before any encoding, saying both lengths', async () => {
     await expect(makeRendition(path.join(uploads, 'eight-seconds.mp4'), work, limits)).rejects.toThrow(

@@ -42,7 +42,28 @@ export interface ProbedVideo {
   /** Frames per second, when the container says. */
   fps: number | null;
   hasAudio: boolean;
+  /**
+   * High dynamic range (PQ or HLG: an iPhone's HDR and Dolby Vision clips): absent or false for SDR.
+   * Cut to 8 bits as it is, it plays grey and washed out; it is tone-mapped to SDR BT.709 instead.
+   */
+  hdr?: boolean;
 }
+
+/**
+ * HDR → SDR BT.709 (ffmpeg's zscale, from libzimg, and tonemap): to linear light with 100 nits as
+ * SDR white, BT.2020 primaries to BT.709, then Möbius, which keeps colours within SDR's range as
+ * they are and compresses only the highlights above it (Hable dimmed everything by a third, a plain
+ * clip blows out highlights), and back to BT.709's transfer in TV range.
+ */
+const HDR_TO_SDR = [
+  'zscale=t=linear:npl=100',
+  'format=gbrpf32le',
+  'zscale=p=bt709',
+  'tonemap=tonemap=mobius:desat=0',
+  'zscale=t=bt709:m=bt709:r=tv',
+];
+/** What the tone-mapped rendition says it is, so players do not read it as HDR. */
+const BT709_TAGS = ['-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709'];
 
 /** The upright size of the rendition: rotation applied, the long side capped, both sides even (yuv420p needs it). */
 export function renditionSize(video: ProbedVideo, settings: RenditionSettings): { width: number; height: number } {
@@ -77,6 +98,8 @@ export function renditionArguments(options: {
     `scale=${size.width}:${size.height}:flags=bicubic`,
     // Only ever down: a 15 fps clip keeps its 15, a 60 fps one becomes 30.
     ...(video.fps === null || video.fps > settings.maxFps ? [`fps=${settings.maxFps}`] : []),
+    // After the scale, on the smaller frames.
+    ...(video.hdr ? HDR_TO_SDR : []),
     'format=yuv420p',
   ];
   return [
@@ -103,6 +126,7 @@ export function renditionArguments(options: {
     'veryfast',
     '-crf',
     '23',
+    ...(video.hdr ? BT709_TAGS : []),
     '-maxrate',
     `${settings.maxVideoKbps}k`,
     '-bufsize',

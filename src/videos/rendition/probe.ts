@@ -14,6 +14,7 @@ const stream = z.object({
   codec_name: z.string().optional(),
   profile: z.string().optional(),
   pix_fmt: z.string().optional(),
+  color_transfer: z.string().optional(),
   width: z.number().int().optional(),
   height: z.number().int().optional(),
   avg_frame_rate: z.string().optional(),
@@ -70,12 +71,16 @@ export async function probeVideo(file: string, options: { timeoutMs: number; sig
     rotation: rotationOf(video),
     fps: frameRate(video.avg_frame_rate) ?? frameRate(video.r_frame_rate),
     hasAudio: audio !== null,
+    hdr: HDR_TRANSFERS.has(video.color_transfer ?? ''),
     durationSeconds: Number.isFinite(duration) && duration > 0 ? duration : null,
     formatName: parsed.data.format?.format_name ?? '',
     videoStream: video,
     audioStream: audio,
   };
 }
+
+/** PQ (HDR10, Dolby Vision 8.1) and HLG (an iPhone's HDR, Dolby Vision 8.4). */
+const HDR_TRANSFERS = new Set(['smpte2084', 'arib-std-b67']);
 
 /** The display rotation: the display matrix's (newer files) or the `rotate` tag's (older muxers). */
 export function rotationOf(video: ProbeStream): number {
