@@ -60,7 +60,15 @@ export function thanksRoutes(deps: ThanksRouteDeps): Router {
       status: 'received',
       video_id: video.id,
       poster_upload_url: `/watch/${order.uuid}/thanks/videos/${video.id}/poster`,
+      // The page follows it, and says so when the reply could not be prepared (it said "sent" at once).
+      status_url: `/watch/${order.uuid}/thanks/videos/${video.id}`,
     }),
+  });
+
+  router.get('/watch/:uuid/thanks/videos/:videoId', async (ctx) => {
+    const order = await deps.orders.getByUuid(ctx.params.uuid!);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await deps.thanks.replyVideoState(order, ctx.params.videoId!);
   });
 
   router.put('/watch/:uuid/thanks/videos/:videoId/poster', async (ctx) => {

@@ -8,6 +8,8 @@ import type { OrderService } from '../orders/service.ts';
 import type { VideoService } from '../videos/service.ts';
 import { isUuid } from '../validation.ts';
 import type { VideoRow } from '../videos/videos.ts';
+import type { UploadState } from '../videos/browser/page-data.ts';
+import { uploadState } from '../videos/uploads/upload-state.ts';
 import { findThanks, findThanksByKey, forgetThanks, markThanksSent, saveReply, type ThanksRow } from './thanks.ts';
 
 /** A note is a few sentences, not a letter: the page counts down to it, the route refuses more (422). */
@@ -82,6 +84,14 @@ export class ThanksService {
         if (!acceptsReplies(current)) throw new ConflictError(closedReason(current));
       },
     });
+  }
+
+  /** Where a reply video the watch page sent stands: processing, ready, or failed with the reason. */
+  async replyVideoState(order: OrderRow, videoId: string): Promise<UploadState> {
+    const video = await this.deps.videos.find(videoId);
+    if (!video || video.order_id !== order.id || video.purpose !== 'thanks')
+      throw new NotFoundError(`No thank-you video with id "${videoId}" on this order.`);
+    return uploadState(video);
   }
 
   /** The reply video's poster frame, drawn by the watch page's recorder like the record page's. */

@@ -133,11 +133,27 @@ describe('the thank-you reply', () => {
     const order = await sentGift();
     const reply = async (seconds: number) =>
       sendInOneRequest(app, `/watch/${order.uuid}/thanks/uploads`, await sampleVideo(seconds), 'video/mp4');
-    expect((await reply(60.5)).status).toBe(201);
+    const fittingAnswer = await reply(60.5);
+    expect(fittingAnswer.status).toBe(201);
     const fitting = app.enqueued.at(-1)!;
+    // The page follows the reply's preparation (probe finding: it said "sent" even when it failed).
+    const state = async (answer: { body: { status_url?: string } }) =>
+      (await app.request('GET', answer.body.status_url!)).body;
+    expect(fittingAnswer.body.status_url).toBe(`/watch/${order.uuid}/thanks/videos/${fitting}`);
+    expect(await state(fittingAnswer)).toEqual({ status: 'processing' });
     expect(await app.videos.process(fitting)).toBe('recorded');
-    expect((await reply(62.5)).status).toBe(201);
+    expect(await state(fittingAnswer)).toMatchObject({ status: 'ready' });
+    const tooLong = await reply(62.5);
+    expect(tooLong.status).toBe(201);
     expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('failed');
+    expect(await state(tooLong)).toEqual({
+      status: 'failed',
+      reason: expect.stringMatching(/1:02 long; .* up to 1:00/),
+    });
+    // Another order's watch link cannot read this one's reply, nor the gift's status route the reply.
+    const other = await sentGift();
+    expect((await app.request('GET', `/watch/${other.uuid}/thanks/videos/${fitting}`)).status).toBe(404);
+    expect((await app.request('GET', `/record/${order.uuid}/videos/${fitting}`)).status).toBe(404);
     const failed = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data.filter(
       (e: { type: string }) => e.type === 'video.processing_failed',
     );

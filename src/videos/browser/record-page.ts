@@ -22,6 +22,7 @@ setUpRecorder({
   types,
   t,
   received: t('script_received'),
+  ready: t('script_ready'),
   async afterUpload(answerUrl) {
     const transcript = transcriptInput.value.trim();
     if (transcript === '') return null;

@@ -20,6 +20,8 @@ export interface RecorderOptions {
   t: Translate;
   /** Said once the upload (and its poster) arrived. */
   received: string;
+  /** Said once the server prepared it, when the upload's answer names a `status_url` to follow. */
+  ready: string;
   /**
    * Runs once the upload arrived, before its poster and the thank-you (the gift's transcript goes
    * here): given the URLs the upload's answer names, it may return a sentence to add to `received`.
@@ -294,7 +296,7 @@ export function setUpRecorder(options: RecorderOptions): void {
       followProcessing(statusUrl, (state) => {
         if (state.status === 'ready') {
           show('sent');
-          return say(addendum ? `${t('script_ready')} ${addendum}` : t('script_ready'), 'ok');
+          return say(addendum ? `${options.ready} ${addendum}` : options.ready, 'ok');
         }
         say(t('script_processing_failed', { reason: state.reason }), 'error');
         sendBtn.disabled = true;

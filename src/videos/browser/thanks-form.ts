@@ -15,6 +15,7 @@ export function setUpThanksForm(data: ThanksFormData, t: Translate): void {
     types: data.types,
     t,
     received: data.receivedText,
+    ready: data.receivedText,
   });
 
   const form = byId('thanks-note', HTMLFormElement);
