@@ -1,3 +1,5 @@
+import { isolateDirectionality } from './bidi.ts';
+
 /**
  * Fills a catalogue phrase's `{name}` placeholders, once: a value that itself holds `{x}` stays as it
  * is. A placeholder without a value throws (a sentence with a hole never reaches anyone; the catalogue
@@ -8,7 +10,7 @@ export function interpolate(phrase: string, values: Readonly<Record<string, stri
   return phrase.replace(/\{([a-z_]+)\}/g, (_whole, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`the phrase "${phrase}" needs a value for {${name}}`);
-    return String(value);
+    return isolateDirectionality(String(value));
   });
 }
 

@@ -1,4 +1,5 @@
 import escapeHtml from 'escape-html';
+import { isolateDirectionality } from '../i18n/bidi.ts';
 
 /**
  * HTML escaping for every value interpolated into the pages is the `escape-html` package (the one
@@ -29,6 +30,14 @@ export function jsonScriptContent(value: unknown): SafeHtml {
   return new SafeHtml(JSON.stringify(value).replaceAll('<', '\\u003c'));
 }
 
+/**
+ * A value as page text: escaped, and isolated when it holds directional formatting (a name with an
+ * RLO must not turn the sentence around it: src/i18n/bidi.ts).
+ */
+function textOf(value: string): string {
+  return escapeHtml(isolateDirectionality(value));
+}
+
 /** A tagged template that escapes every interpolation unless it is already `SafeHtml`. */
 export function html(
   strings: TemplateStringsArray,
@@ -40,7 +49,7 @@ export function html(
       ? value.map((v) => v.value).join('')
       : value instanceof SafeHtml
         ? value.value
-        : escapeHtml(String(value));
+        : textOf(String(value));
     out += text + (strings[index + 1] ?? '');
   });
   return new SafeHtml(out);
@@ -59,7 +68,7 @@ export function phraseHtml(phrase: string, values: Readonly<Record<string, strin
         if (index % 2 === 0) return escapeHtml(part);
         const value = values[part];
         if (value === undefined) throw new Error(`the phrase "${phrase}" needs a value for {${part}}`);
-        return value instanceof SafeHtml ? value.value : escapeHtml(value);
+        return value instanceof SafeHtml ? value.value : textOf(value);
       })
       .join(''),
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, html, jsonScriptContent } from '../../src/videos/html.ts';
+import { escapeHtml, html, jsonScriptContent, phraseHtml } from '../../src/videos/html.ts';
 
 describe('escaping values put into the pages', () => {
   it('replaces the five characters that matter in text and quoted attributes', () => {
@@ -14,6 +14,18 @@ describe('escaping values put into the pages', () => {
     expect(html`<p title="${name}">${inner}</p>`.value).toBe(
       '<p title="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"><b>&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</b></p>',
     );
+  });
+
+  it('isolates a value holding directional formatting, so it cannot turn the sentence around it (probe finding)', () => {
+    const name = 'Ann \u202E<b>evil';
+    expect(html`<p>${name}, with a gift from Probe Store</p>`.value).toBe(
+      '<p>\u2068Ann \u202E&lt;b&gt;evil\u2069, with a gift from Probe Store</p>',
+    );
+    expect(phraseHtml('{sender_name} sent you a video', { sender_name: name }).value).toBe(
+      '\u2068Ann \u202E&lt;b&gt;evil\u2069 sent you a video',
+    );
+    // Right-to-left names without formatting characters read as they are.
+    expect(html`<p>${'سارة'}</p>`.value).toBe('<p>سارة</p>');
   });
 
   it('puts JSON into a data block that no value can close, and that parses back unchanged', () => {

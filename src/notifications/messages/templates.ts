@@ -1,5 +1,6 @@
 import type { StoreBranding } from '../../accounts/store-branding.ts';
 import { keysStartingWith, phraseOf } from '../../i18n/catalogue.ts';
+import { isolateDirectionality } from '../../i18n/bidi.ts';
 import { placeholdersOf } from '../../i18n/interpolate.ts';
 import type { Locale } from '../../i18n/locale.ts';
 import { phrase } from '../../i18n/phrases.ts';
@@ -116,7 +117,7 @@ export function render(
     const name = inner.trim();
     const value = /^[a-z_]+$/.test(name) ? values[name] : undefined;
     if (value === undefined) throw new UnknownPlaceholderError(`{{${name}}} has no value`);
-    return escape(value);
+    return escape(isolateDirectionality(value));
   });
 }
 
