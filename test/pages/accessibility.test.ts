@@ -55,6 +55,31 @@ describe('axe finds no serious accessibility violation', () => {
     expect(await seriousViolations(`${app.baseUrl}/watch/${order.uuid}`)).toEqual([]);
   });
 
+  it('fits a phone with a long unbroken name and title: nothing scrolls sideways (probe finding)', async () => {
+    const long = 'A'.repeat(150);
+    const order = (
+      await store.request('POST', '/v1/orders', { ...validOrder, name: long, recipient_name: long, video_title: long })
+    ).body;
+    await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
+      'Content-Type': 'video/webm',
+    });
+    expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      for (const path of [`/record/${order.uuid}`, `/watch/${order.uuid}`]) {
+        await page.goto(`${app.baseUrl}${path}`);
+        const widths = await page.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth,
+          client: document.documentElement.clientWidth,
+        }));
+        expect({ path, ...widths }).toEqual({ path, scroll: widths.client, client: widths.client });
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it('and the check itself catches a page that has one', async () => {
     // A page axe must fault (an image without alt text, an unlabeled input): proves the check runs.
     const context = await browser.newContext();
