@@ -116,6 +116,35 @@ describe('GET /watch/{uuid}/video — HTTP Range', () => {
   });
 });
 
+describe('caching the video and its poster (probe finding: a re-upload played stale for an hour)', () => {
+  // As a browser revalidates: fetch() would otherwise add "Cache-Control: no-cache" to a conditional
+  // request (the Fetch standard), which asks the server for the whole answer.
+  const revalidate = (etag: string) => ({ 'If-None-Match': etag, 'Cache-Control': 'max-age=0' });
+
+  it('is revalidated every time: 304 while unchanged, the new video and poster once the sender recorded again', async () => {
+    const order = await orderWithVideo();
+    const first: Record<string, string> = {};
+    for (const part of ['video', 'poster']) {
+      const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/${part}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('private, no-cache');
+      first[part] = response.headers.get('etag')!;
+      expect(first[part]).toMatch(/^"[^"]+"$/);
+      const again = await fetch(`${app.baseUrl}/watch/${order.uuid}/${part}`, { headers: revalidate(first[part]) });
+      expect({ part, status: again.status }).toEqual({ part, status: 304 });
+    }
+    expect(
+      (await store.request('PUT', `/v1/orders/${order.id}/video`, WEBM, { 'Content-Type': 'video/webm' })).status,
+    ).toBe(200);
+    expect(await app.videos.process(app.enqueued.at(-1)!)).toBe('recorded');
+    for (const part of ['video', 'poster']) {
+      const response = await fetch(`${app.baseUrl}/watch/${order.uuid}/${part}`, { headers: revalidate(first[part]!) });
+      expect({ part, status: response.status }).toEqual({ part, status: 200 });
+      expect(response.headers.get('etag')).not.toBe(first[part]);
+    }
+  });
+});
+
 describe('viewed_at', () => {
   it('is set by the first play beacon only — never by page views, HEAD or fetching the video', async () => {
     const order = await orderWithVideo();

@@ -1,8 +1,23 @@
+import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.ts';
 import { decideRange } from './range.ts';
 import type { VideoStorage } from './storage.ts';
 import { playbackFile, type VideoRow } from '../videos.ts';
+
+/**
+ * The video and poster of a watch link keep their URL when the sender records again, so a cache must
+ * ask each time (a 304 when unchanged, by the ETag): `max-age=3600` showed the old video for an hour.
+ */
+const REVALIDATE = 'private, no-cache';
+
+/** A conditional GET or HEAD whose ETag still matches (Koa's `fresh`): 304, no body. */
+function notModified(ctx: Context): boolean {
+  ctx.status = 200;
+  if (!ctx.fresh) return false;
+  ctx.status = 304;
+  return true;
+}
 
 /**
  * Answers a GET or HEAD for one stored video: a redirect to object storage, or the bytes with Range
@@ -24,10 +39,11 @@ export async function serveVideo(ctx: Context, storage: VideoStorage, video: Vid
   ctx.set({
     'Accept-Ranges': 'bytes',
     ETag: etag,
-    'Cache-Control': 'private, max-age=3600',
+    'Cache-Control': REVALIDATE,
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
   });
+  if (notModified(ctx)) return;
   const ifRange = ctx.get('If-Range');
   const decision =
     ifRange && ifRange !== etag ? { kind: 'full' as const } : decideRange(ctx.get('Range') || undefined, file.bytes);
@@ -58,12 +74,15 @@ export async function serveVideo(ctx: Context, storage: VideoStorage, video: Vid
  * storage): the watch page's and the sender's thank-you page's.
  */
 export async function servePoster(ctx: Context, storage: VideoStorage, posterKey: string): Promise<void> {
-  const stored = await storage.get(posterKey);
   ctx.set({
-    'Cache-Control': 'private, max-age=3600',
+    // Each upload's poster has a key of its own: a new video's poster is another entity.
+    ETag: `"${createHash('sha256').update(posterKey).digest('base64url').slice(0, 22)}"`,
+    'Cache-Control': REVALIDATE,
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
   });
+  if (notModified(ctx)) return;
+  const stored = await storage.get(posterKey);
   ctx.type = 'image/jpeg';
   ctx.length = stored.size;
   ctx.body = stored.stream;
