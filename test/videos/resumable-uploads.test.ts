@@ -171,6 +171,10 @@ describe('a resumable upload', () => {
     expect([garbled.status, garbled.body.error.type]).toEqual([400, 'invalid_request']);
     const notVideo = await refused(creationHeaders(1000, 'application/pdf'));
     expect([notVideo.status, notVideo.body.error.type]).toEqual([415, 'unsupported_media_type']);
+    // No metadata names no type (probe finding: it answered 400 "must be tus metadata").
+    const { 'Upload-Metadata': _metadata, ...untyped } = valid;
+    const noMetadata = await refused(untyped);
+    expect([noMetadata.status, noMetadata.body.error.type]).toEqual([415, 'unsupported_media_type']);
     const empty = await refused(creationHeaders(0, 'video/webm'));
     expect(empty.status).toBe(422);
     const noProtocol = await refused({ ...valid, 'Tus-Resumable': '' });
@@ -179,6 +183,21 @@ describe('a resumable upload', () => {
     const upload = await create(base, VIDEO);
     const wrongOffset = await patch(upload, 10, VIDEO.subarray(10, 20));
     expect([wrongOffset.status, wrongOffset.body.error.type]).toEqual([409, 'upload_protocol_error']);
+    // What tus checks before any hook, said in JSON too (probe finding: plain-text 400 "Invalid content-type").
+    const bytes = (headers: Record<string, string>) =>
+      app.request('PATCH', upload, {
+        rawBody: VIDEO.subarray(0, 10),
+        headers: {
+          'Tus-Resumable': '1.0.0',
+          'Upload-Offset': '0',
+          'Content-Type': 'application/offset+octet-stream',
+          ...headers,
+        },
+      });
+    const octets = await bytes({ 'Content-Type': 'application/octet-stream' });
+    expect([octets.status, octets.body.error.type]).toEqual([415, 'unsupported_media_type']);
+    const noOffset = await bytes({ 'Upload-Offset': 'ten' });
+    expect([noOffset.status, noOffset.body.error.type]).toEqual([400, 'invalid_request']);
     const early = await app.request('POST', `${upload}/complete`);
     expect([early.status, early.body.error.type]).toEqual([409, 'upload_incomplete']);
     expect((await app.request('GET', upload)).status).toBe(405);
