@@ -69,10 +69,9 @@ describe('axe finds no serious accessibility violation', () => {
       const page = await context.newPage();
       for (const path of [`/record/${order.uuid}`, `/watch/${order.uuid}`]) {
         await page.goto(`${app.baseUrl}${path}`);
-        const widths = await page.evaluate(() => ({
-          scroll: document.documentElement.scrollWidth,
-          client: document.documentElement.clientWidth,
-        }));
+        const widths = await page.evaluate<{ scroll: number; client: number }>(
+          '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+        );
         expect({ path, ...widths }).toEqual({ path, scroll: widths.client, client: widths.client });
       }
     } finally {

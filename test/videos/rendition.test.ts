@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_RENDITION, renditionArguments, renditionSize } from '../../src/videos/rendition/plan.ts';
+import {
+  DEFAULT_RENDITION,
+  renditionArguments,
+  renditionSize,
+  type ProbedVideo,
+} from '../../src/videos/rendition/plan.ts';
 import { probeVideo, rotationOf, UnplayableVideoError } from '../../src/videos/rendition/probe.ts';
 import { makeRendition, type TranscodeLimits } from '../../src/videos/rendition/transcode.ts';
 import { topLevelBoxes } from './mp4-boxes.ts';
@@ -217,7 +222,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
 });
 
 describe('the rendition plan', () => {
-  const video = { width: 3840, height: 2160, rotation: -90, fps: 60, hasAudio: true };
+  const video: ProbedVideo = { width: 3840, height: 2160, rotation: -90, fps: 60, hasAudio: true };
 
   it('turns a rotated 4K frame upright and caps its long side, with even sides', () => {
     expect(renditionSize(video, DEFAULT_RENDITION)).toEqual({ width: 720, height: 1280 });
@@ -245,6 +250,9 @@ describe('the rendition plan', () => {
     expect(args({ fps: 24 })).not.toContain('fps=');
     expect(args({})).toContain('-map 0:a:0');
     expect(args({ hasAudio: false })).toContain('-an');
+    // A 96 kHz recording is lowered to the 48 kHz every AAC decoder takes (probe finding); 44.1 kHz stays.
+    expect(args({ audioSampleRate: 96_000 })).toContain('-ar 48000');
+    expect(args({ audioSampleRate: 44_100 })).not.toContain('-ar ');
     expect(args({ hasAudio: false })).not.toContain('0:a:0');
     expect(args({})).toContain('-movflags +faststart');
     expect(args({})).toContain('-maxrate 2000k');

@@ -42,6 +42,8 @@ export interface ProbedVideo {
   /** Frames per second, when the container says. */
   fps: number | null;
   hasAudio: boolean;
+  /** The audio's sample rate (Hz), when there is audio and the container says. */
+  audioSampleRate?: number | null;
   /**
    * High dynamic range (PQ or HLG: an iPhone's HDR and Dolby Vision clips): absent or false for SDR.
    * Cut to 8 bits as it is, it plays grey and washed out; it is tone-mapped to SDR BT.709 instead.
@@ -62,6 +64,8 @@ const HDR_TO_SDR = [
   'tonemap=tonemap=mobius:desat=0',
   'zscale=t=bt709:m=bt709:r=tv',
 ];
+const MAX_AUDIO_SAMPLE_RATE = 48_000;
+
 /** What the tone-mapped rendition says it is, so players do not read it as HDR. */
 const BT709_TAGS = ['-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709'];
 
@@ -132,6 +136,11 @@ export function renditionArguments(options: {
     '-bufsize',
     `${settings.maxVideoKbps * 2}k`,
     ...(video.hasAudio ? ['-c:a', 'aac', '-b:a', `${settings.audioKbps}k`, '-ac', '2'] : ['-an']),
+    // Windows' AAC decoder (Firefox and Edge play AAC through it) takes at most 48 kHz: a 96 kHz
+    // recording is lowered to it; anything at or below stays as it is.
+    ...(video.hasAudio && (video.audioSampleRate ?? 0) > MAX_AUDIO_SAMPLE_RATE
+      ? ['-ar', String(MAX_AUDIO_SAMPLE_RATE)]
+      : []),
     '-movflags',
     '+faststart',
     '-t',
