@@ -34,6 +34,7 @@ import * as carrierPushJobs from './migrations/040-carrier-push-jobs.ts';
 import * as freeSignals from './migrations/041-free-signals.ts';
 import * as sendsAttention from './migrations/043-sends-attention.ts';
 import * as sendOnOnlyScheduled from './migrations/044-send-on-only-scheduled.ts';
+import * as shopifyCancelledFirst from './migrations/045-shopify-cancelled-first.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '041-free-signals': freeSignals,
   '043-sends-attention': sendsAttention,
   '044-send-on-only-scheduled': sendOnOnlyScheduled,
+  '045-shopify-cancelled-first': shopifyCancelledFirst,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

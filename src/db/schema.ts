@@ -289,6 +289,13 @@ export interface ShopifyTestGiftsTable {
   created_at: Timestamp;
 }
 
+/** Shopify orders cancelled before their orders/create was processed (migration 045). */
+export interface ShopifyCancelledOrdersTable {
+  shop: string;
+  shopify_order_id: string;
+  cancelled_at: Timestamp;
+}
+
 export interface ShopifyOrderLinksTable {
   shop: string;
   shopify_order_id: string;
@@ -478,6 +485,7 @@ export interface Database {
   webhook_receipts: WebhookReceiptsTable;
   shopify_order_links: ShopifyOrderLinksTable;
   shopify_test_gifts: ShopifyTestGiftsTable;
+  shopify_cancelled_orders: ShopifyCancelledOrdersTable;
   shopify_fulfillments: ShopifyFulfillmentsTable;
   shopify_data_exports: ShopifyDataExportsTable;
   sends: SendsTable;

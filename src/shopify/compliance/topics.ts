@@ -116,6 +116,7 @@ export async function redactShop(
     await eraseVideoOrder(deps, link.account_id, link.order_id, 'shop data erased (Shopify shop/redact)');
   await deps.db.deleteFrom('shopify_order_links').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_fulfillments').where('shop', '=', shop).execute();
+  await deps.db.deleteFrom('shopify_cancelled_orders').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_data_exports').where('shop', '=', shop).execute();
   await deps.db
     .deleteFrom('webhook_receipts')

@@ -78,6 +78,10 @@ export class ShopifyOrderSync {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
+    if (links.length === 0 && (await this.cancelledBeforeSeen(shop, order.id))) {
+      outcome.problems.push(CANCELLED_FIRST);
+      return outcome;
+    }
     const edited = await this.applyOrderEdits(shop, order, links, outcome);
     // Each line's package-plan inputs, known without another read.
     const known: KnownLine[] = [];
@@ -631,10 +635,32 @@ export class ShopifyOrderSync {
   }
 
   /** orders/cancelled: every video order of the Shopify order stops tracking and never sends. */
+  private async cancelledBeforeSeen(shop: ShopRow, shopifyOrderId: string): Promise<boolean> {
+    const row = await this.deps.db
+      .selectFrom('shopify_cancelled_orders')
+      .select('shop')
+      .where('shop', '=', shop.domain)
+      .where('shopify_order_id', '=', shopifyOrderId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async cancelShopifyOrder(shop: ShopRow, shopifyOrderId: string, reason: string): Promise<string[]> {
     // A fixed order: the notes end up on the receipt, and a replay must write the same text.
     const links = await linksOfOrderQuery(this.deps.db, shop.domain, shopifyOrderId).execute();
     const notes: string[] = [];
+    if (links.length === 0) {
+      // Before its orders/create (Shopify's webhooks come in any order): remembered, so the create
+      // that follows makes no live video order of a cancelled one.
+      await this.deps.db
+        .insertInto('shopify_cancelled_orders')
+        .values({ shop: shop.domain, shopify_order_id: shopifyOrderId, cancelled_at: this.deps.now() })
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+      notes.push(
+        'no video order of this Shopify order yet: the cancellation is kept, so a later orders/create makes none',
+      );
+    }
     for (const link of links) {
       try {
         await this.deps.orders.cancel(link.order_id, 'shopify', reason);
@@ -647,6 +673,9 @@ export class ShopifyOrderSync {
     return notes;
   }
 }
+
+const CANCELLED_FIRST =
+  'the Shopify order was cancelled before Doorstep saw it (orders/cancelled came first): no video order is made';
 
 const LOST_INSERT_RACE = Symbol('lost the insert race');
 
