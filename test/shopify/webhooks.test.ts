@@ -17,6 +17,8 @@ import {
   type ShopifyTestApp,
 } from './harness.ts';
 
+// Dates in these payloads lie in the past: a delivery dated after now is recorded as delivered now
+// (OrderService.markDelivered), so a future date would not be the delivered_at a test expects.
 let app: ShopifyTestApp;
 beforeAll(async () => {
   app = await startShopifyTestApp();
@@ -66,7 +68,7 @@ async function placeOrder(
 
 /** Sends fulfillments/create for those line items, last updated on 2 December (a fresh fulfillment id unless given). */
 const fulfill = (shop: string, fulfillment: Parameters<typeof sendFulfillmentCreated>[2]) =>
-  sendFulfillmentCreated(app, shop, { updatedAt: '2026-12-02T10:00:00Z', ...fulfillment });
+  sendFulfillmentCreated(app, shop, { updatedAt: '2026-10-02T10:00:00Z', ...fulfillment });
 
 describe('POST /shopify/webhooks', () => {
   it('rejects a tampered body or a wrong secret with 401 and stores nothing', async () => {
@@ -249,12 +251,12 @@ describe('fulfillments', () => {
         trackingNumber,
         updatedAt,
       });
-    await app.webhook(shop, 'fulfillments/update', version(newNumber, '2026-12-02T12:00:00Z'));
-    const stale = await app.webhook(shop, 'fulfillments/create', version(oldNumber, '2026-12-02T10:00:00Z'));
+    await app.webhook(shop, 'fulfillments/update', version(newNumber, '2026-10-02T12:00:00Z'));
+    const stale = await app.webhook(shop, 'fulfillments/create', version(oldNumber, '2026-10-02T10:00:00Z'));
     expect(await order(orderIds[0]!)).toMatchObject({ tracking_number: newNumber });
     expect((await receipt(stale.webhookId))?.note).toContain('stale');
     const newest = randomUpsTrackingNumber();
-    await app.webhook(shop, 'fulfillments/update', version(newest, '2026-12-02T13:00:00Z'));
+    await app.webhook(shop, 'fulfillments/update', version(newest, '2026-10-02T13:00:00Z'));
     expect(await order(orderIds[0]!)).toMatchObject({ tracking_number: newest });
   });
 
@@ -273,9 +275,9 @@ describe('fulfillments', () => {
         status,
         updatedAt,
       });
-    await app.webhook(shop, 'fulfillments/create', version('success', '2026-12-02T10:00:00Z'));
+    await app.webhook(shop, 'fulfillments/create', version('success', '2026-10-02T10:00:00Z'));
     expect(await order(orderIds[0]!)).toMatchObject({ carrier: 'ups', tracking_number: number });
-    const cancelled = await app.webhook(shop, 'fulfillments/update', version('cancelled', '2026-12-02T11:00:00Z'));
+    const cancelled = await app.webhook(shop, 'fulfillments/update', version('cancelled', '2026-10-02T11:00:00Z'));
     expect(cancelled.status).toBe(200);
     expect(await order(orderIds[0]!)).toMatchObject({ carrier: null, tracking_number: null, status: 'created' });
     expect((await events(orderIds[0]!)).filter((e) => e.type === 'delivery.awaiting_shipment')).toEqual([
@@ -312,10 +314,10 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
         lineItemIds,
         trackingCompany: 'Canada Post',
         trackingNumber: '7023210039414604',
-        createdAt: '2026-12-02T09:00:00Z',
+        createdAt: '2026-10-02T09:00:00Z',
         ...over,
       });
-    await app.webhook(shop, 'fulfillments/create', fulfillment({ updatedAt: '2026-12-02T09:00:00Z' }));
+    await app.webhook(shop, 'fulfillments/create', fulfillment({ updatedAt: '2026-10-02T09:00:00Z' }));
     expect(await order(orderIds[0]!)).toMatchObject({ carrier: null, status: 'created' });
     expect((await events(orderIds[0]!)).find((e) => e.type === 'delivery.via_shopify')?.data).toMatchObject({
       reason: expect.stringContaining('Canada Post'),
@@ -324,12 +326,12 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
     await app.webhook(
       shop,
       'fulfillments/update',
-      fulfillment({ shipmentStatus: 'delivered', updatedAt: '2026-12-04T15:30:00Z' }),
+      fulfillment({ shipmentStatus: 'delivered', updatedAt: '2026-10-04T15:30:00Z' }),
     );
     expect(await order(orderIds[0]!)).toMatchObject({
       status: 'delivered',
       delivered: true,
-      delivered_at: new Date('2026-12-04T15:30:00Z'),
+      delivered_at: new Date('2026-10-04T15:30:00Z'),
     });
     expect((await events(orderIds[0]!)).filter((e) => e.type === 'order.delivered')).toEqual([
       expect.objectContaining({ source: 'shopify' }),
@@ -344,7 +346,7 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
       fulfillmentId,
       orderId: shopifyOrderId,
       status: 'delivered',
-      happenedAt: '2026-12-05T11:00:00Z',
+      happenedAt: '2026-10-05T11:00:00Z',
     });
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'created' });
     await app.webhook(
@@ -356,12 +358,12 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
         lineItemIds,
         trackingCompany: 'DHL Express',
         trackingNumber: 'JD0001',
-        updatedAt: '2026-12-03T10:00:00Z',
+        updatedAt: '2026-10-03T10:00:00Z',
       }),
     );
     expect(await order(orderIds[0]!)).toMatchObject({
       status: 'delivered',
-      delivered_at: new Date('2026-12-05T11:00:00Z'),
+      delivered_at: new Date('2026-10-05T11:00:00Z'),
     });
   });
 
@@ -379,7 +381,7 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
         trackingCompany: 'Canada Post',
         trackingNumber: 'CP1',
         shipmentStatus: 'delivered',
-        updatedAt: '2026-12-04T10:00:00Z',
+        updatedAt: '2026-10-04T10:00:00Z',
       }),
     );
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'created' });
@@ -406,24 +408,24 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
         updatedAt: over.updatedAt ?? createdAt,
         ...(over.shipmentStatus ? { shipmentStatus: over.shipmentStatus } : {}),
       });
-    await app.webhook(shop, 'fulfillments/create', pkg(1, n1, '2026-12-02T09:00:00Z'));
-    await app.webhook(shop, 'fulfillments/create', pkg(2, n2, '2026-12-03T09:00:00Z'));
+    await app.webhook(shop, 'fulfillments/create', pkg(1, n1, '2026-10-02T09:00:00Z'));
+    await app.webhook(shop, 'fulfillments/create', pkg(2, n2, '2026-10-03T09:00:00Z'));
     expect(await order(orderIds[0]!)).toMatchObject({ tracking_number: n2 });
     // The later package arrives first: tracking moves to the one still out; nothing is sent yet.
     await app.webhook(
       shop,
       'fulfillments/update',
-      pkg(2, n2, '2026-12-03T09:00:00Z', { shipmentStatus: 'delivered', updatedAt: '2026-12-04T09:00:00Z' }),
+      pkg(2, n2, '2026-10-03T09:00:00Z', { shipmentStatus: 'delivered', updatedAt: '2026-10-04T09:00:00Z' }),
     );
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'created', tracking_number: n1 });
     await app.webhook(
       shop,
       'fulfillments/update',
-      pkg(1, n1, '2026-12-02T09:00:00Z', { shipmentStatus: 'delivered', updatedAt: '2026-12-05T09:00:00Z' }),
+      pkg(1, n1, '2026-10-02T09:00:00Z', { shipmentStatus: 'delivered', updatedAt: '2026-10-05T09:00:00Z' }),
     );
     expect(await order(orderIds[0]!)).toMatchObject({
       status: 'delivered',
-      delivered_at: new Date('2026-12-05T09:00:00Z'),
+      delivered_at: new Date('2026-10-05T09:00:00Z'),
     });
   });
 
@@ -437,7 +439,7 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
       trackingCompany: 'Hermes',
       trackingNumber: 'H1',
       shipmentStatus: 'delivered',
-      updatedAt: '2026-12-04T10:00:00Z',
+      updatedAt: '2026-10-04T10:00:00Z',
     });
     await app.webhook(shop, 'fulfillments/update', delivered);
     const before = await events(orderIds[0]!);
@@ -447,7 +449,7 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
       shipment_status: 'in_transit',
       tracking_number: 'H2',
       tracking_numbers: ['H2'],
-      updated_at: '2026-12-03T10:00:00Z',
+      updated_at: '2026-10-03T10:00:00Z',
     });
     await app.webhook(shop, 'fulfillments/update', {
       ...delivered,
@@ -455,7 +457,7 @@ describe("Shopify's delivered status (custom shipment tracking)", () => {
       tracking_company: 'UPS',
       tracking_number: randomUpsTrackingNumber(),
       tracking_numbers: [],
-      updated_at: '2026-12-06T10:00:00Z',
+      updated_at: '2026-10-06T10:00:00Z',
     });
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'delivered', carrier: null });
     expect(await events(orderIds[0]!)).toEqual(before);
@@ -474,7 +476,7 @@ describe('orders/cancelled and app/uninstalled', () => {
     });
     await app.webhook(shop, 'orders/cancelled', {
       ...orderPayload({ id: shopifyOrderId, lines: [] }),
-      cancelled_at: '2026-12-02T11:00:00Z',
+      cancelled_at: '2026-10-02T11:00:00Z',
     });
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'cancelled' });
     const tracking = await db()
@@ -483,6 +485,22 @@ describe('orders/cancelled and app/uninstalled', () => {
       .where('order_id', '=', orderIds[0]!)
       .executeTakeFirst();
     expect(tracking?.next_poll_at ?? null).toBeNull();
+  });
+
+  it('makes no video order when the cancellation is processed before the order (probe finding: it made a live one)', async () => {
+    const { shop } = await newShop();
+    const id = fakeShopifyId();
+    const payload = orderPayload({ id, lines: [{ id: fakeShopifyId(), recipientEmail: 'bob@example.com' }] });
+    const cancelled = await app.webhook(shop, 'orders/cancelled', { ...payload, cancelled_at: '2026-10-02T11:00:00Z' });
+    expect((await receipt(cancelled.webhookId))?.note).toContain('the cancellation is kept');
+    const created = await app.webhook(shop, 'orders/create', payload);
+    expect(created.status).toBe(200);
+    expect(await links(shop, id)).toEqual([]);
+    expect((await receipt(created.webhookId))?.note).toContain('cancelled before Doorstep saw it');
+    // Another shop's order of the same id is its own.
+    const { shop: other } = await newShop();
+    await app.webhook(other, 'orders/create', payload);
+    expect(await links(other, id)).toHaveLength(1);
   });
 
   it('marks the shop inactive on uninstall; paid video orders still deliver, new ones are not created', async () => {
@@ -503,7 +521,7 @@ describe('orders/cancelled and app/uninstalled', () => {
         trackingCompany: 'Hermes',
         trackingNumber: 'H9',
         shipmentStatus: 'delivered',
-        updatedAt: '2026-12-04T10:00:00Z',
+        updatedAt: '2026-10-04T10:00:00Z',
       }),
     );
     expect(await order(orderIds[0]!)).toMatchObject({ status: 'delivered' });
@@ -559,7 +577,7 @@ describe('compliance topics', () => {
     // The first gift has captions the sender typed and a thank-you note back, stored as the record
     // page and the thanks module store them (the upload and reply flows have their own tests).
     const [withWords, account] = [orderIds[0]!, (await order(orderIds[0]!)).account_id];
-    const at = new Date('2026-12-03T10:00:00Z');
+    const at = new Date('2026-10-03T10:00:00Z');
     const videoId = randomUUID();
     await db()
       .insertInto('videos')
@@ -614,7 +632,7 @@ describe('compliance topics', () => {
     // The customers' own words are theirs to see: the gift's captions and the thank-you note.
     expect(data.body.video_orders[0]).toMatchObject({
       video_transcript: 'Happy birthday, Bob!',
-      thank_you: { reply: 'note', note: 'Thank you, Ann!', recorded_at: '2026-12-03T10:00:00Z' },
+      thank_you: { reply: 'note', note: 'Thank you, Ann!', recorded_at: '2026-10-03T10:00:00Z' },
     });
     expect(data.body.video_orders[1]).toMatchObject({ video_transcript: null, thank_you: null });
     // Another account cannot read it.
@@ -672,7 +690,7 @@ describe('replay', () => {
         trackingCompany: 'Canada Post',
         trackingNumber: 'CP61',
         shipmentStatus: 'delivered',
-        updatedAt: '2026-12-04T10:00:00Z',
+        updatedAt: '2026-10-04T10:00:00Z',
       }),
     );
     const before = {
