@@ -296,6 +296,16 @@ export interface ShopifyCancelledOrdersTable {
   cancelled_at: Timestamp;
 }
 
+/** Video line items that could not become video orders, with why (migration 046). */
+export interface ShopifyRefusedLinesTable {
+  shop: string;
+  shopify_order_id: string;
+  line_item_id: string;
+  shopify_order_name: string | null;
+  reason: string;
+  refused_at: Timestamp;
+}
+
 export interface ShopifyOrderLinksTable {
   shop: string;
   shopify_order_id: string;
@@ -486,6 +496,7 @@ export interface Database {
   shopify_order_links: ShopifyOrderLinksTable;
   shopify_test_gifts: ShopifyTestGiftsTable;
   shopify_cancelled_orders: ShopifyCancelledOrdersTable;
+  shopify_refused_lines: ShopifyRefusedLinesTable;
   shopify_fulfillments: ShopifyFulfillmentsTable;
   shopify_data_exports: ShopifyDataExportsTable;
   sends: SendsTable;

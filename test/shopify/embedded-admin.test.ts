@@ -8,6 +8,7 @@ import {
   BOUNCING_RECIPIENT,
   openEmbeddedAdmin,
   PICKED_PRODUCTS,
+  REFUSED_ORDER_NAME,
   seedStore,
   type EmbeddedAdmin,
   type SeededStore,
@@ -99,6 +100,10 @@ describe('the embedded admin in a browser', () => {
       expect(await count('sent')).toBe('1');
       expect(await count('viewed')).toBe('0');
       expect(await count('needs-attention')).toBe('1');
+      // The paid video line that made no video order, with its reason (rule 3 in the merchant's sight).
+      const refused = await page.locator('#refused-lines').innerText();
+      expect(refused).toContain(REFUSED_ORDER_NAME);
+      expect(refused).toMatch(/cannot become a video order: email/);
       // Every call carried a fresh session token minted by (the stand-in of) App Bridge.
       expect(authorizations.length).toBeGreaterThan(0);
       for (const header of authorizations) expect(header).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);

@@ -224,8 +224,23 @@ export async function seedStore(app: ShopifyTestApp, shop: string, auth: string)
     }
     seeded[seed.key] = { orderId, trackingNumber };
   }
+  // A video line that cannot become a video order (no e-mail for the sender): the home says so.
+  const refused = orderPayload({
+    id: fakeShopifyId(),
+    lines: [{ id: fakeShopifyId(), recipientEmail: 'rae@example.com' }],
+  });
+  await app.webhook(shop, 'orders/create', {
+    ...refused,
+    name: REFUSED_ORDER_NAME,
+    email: null,
+    contact_email: null,
+    customer: { ...refused.customer, email: null },
+  });
   return seeded;
 }
+
+/** The seeded Shopify order whose video line made no video order. */
+export const REFUSED_ORDER_NAME = '#1099';
 
 /** The sender's upload at the record link, processed by the app's video worker. */
 async function recordAtTheRecordLink(app: ShopifyTestApp, orderId: string, auth: string): Promise<void> {

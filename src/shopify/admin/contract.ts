@@ -37,6 +37,13 @@ export interface HomeJson extends InShopTime {
   period: { from: string; to: string };
   counts: { video_orders: number; delivered: number; sent: number; viewed: number; needs_attention: number };
   median_delivery_to_sent_seconds: number | null;
+  /** Video line items of the period's Shopify orders that did not become video orders, and why (newest first, at most 20). */
+  refused_lines: Array<{
+    shopify_order_id: string;
+    shopify_order_name: string | null;
+    reason: string;
+    refused_at: string;
+  }>;
 }
 
 export interface OrderSummary {

@@ -45,6 +45,7 @@ export async function homeJson(db: Db, shop: ShopRow, now: Date) {
     .where(sql<boolean>`orders.delivered_at <= orders.sent_at`)
     .executeTakeFirst();
   const account = await findAccount(db, shop.account_id);
+  const refused = await refusedLines(db, shop.domain, from);
   return {
     shop: { domain: shop.domain, name: account?.name ?? shop.domain },
     period: { from: formatTimestamp(from), to: formatTimestamp(now) },
@@ -57,5 +58,40 @@ export async function homeJson(db: Db, shop: ShopRow, now: Date) {
     },
     median_delivery_to_sent_seconds:
       median?.seconds === null || median?.seconds === undefined ? null : Math.round(Number(median.seconds)),
+    refused_lines: refused.map((line) => ({
+      shopify_order_id: line.shopify_order_id,
+      shopify_order_name: line.shopify_order_name,
+      reason: line.reason,
+      refused_at: formatTimestamp(line.refused_at),
+    })),
   };
+}
+
+/** The most the home lists: a shop with more has a pattern to fix, which the newest already show. */
+export const REFUSED_LINES_SHOWN = 20;
+
+/**
+ * The video line items of the period's Shopify orders that did not become video orders, newest
+ * first — except those a later version of the order turned into one (a link exists now).
+ */
+function refusedLines(db: Db, shop: string, from: Date) {
+  return db
+    .selectFrom('shopify_refused_lines as r')
+    .select(['r.shopify_order_id', 'r.shopify_order_name', 'r.reason', 'r.refused_at'])
+    .where('r.shop', '=', shop)
+    .where('r.refused_at', '>=', from)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('shopify_order_links as l')
+            .select('l.order_id')
+            .whereRef('l.shop', '=', 'r.shop')
+            .whereRef('l.shopify_order_id', '=', 'r.shopify_order_id')
+            .whereRef('l.line_item_id', '=', 'r.line_item_id'),
+        ),
+      ),
+    )
+    .orderBy('r.refused_at', 'desc')
+    .limit(REFUSED_LINES_SHOWN)
+    .execute();
 }

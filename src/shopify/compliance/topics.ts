@@ -117,6 +117,7 @@ export async function redactShop(
   await deps.db.deleteFrom('shopify_order_links').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_fulfillments').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_cancelled_orders').where('shop', '=', shop).execute();
+  await deps.db.deleteFrom('shopify_refused_lines').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_data_exports').where('shop', '=', shop).execute();
   await deps.db
     .deleteFrom('webhook_receipts')

@@ -93,8 +93,12 @@ export class ShopifyOrderSync {
     // lines, in the order Shopify lists them, are taken; the rest are refused and said so.
     const limit = this.deps.maxVideoLinesPerOrder;
     for (const item of items.slice(limit))
-      outcome.problems.push(
+      await this.refuseLine(
+        shop,
+        order,
+        item.id,
         `line item ${item.id}: refused, the order has ${items.length} video line items and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
+        outcome,
       );
     for (const item of items.slice(0, limit)) {
       const link = links.find((candidate) => candidate.shop === shop.domain && candidate.line_item_id === item.id);
@@ -118,14 +122,18 @@ export class ShopifyOrderSync {
         continue;
       }
       if (!shop.active) {
-        outcome.problems.push(
-          `line item ${item.id}: the shop has uninstalled Doorstep; no new video orders are created`,
+        await this.refuseLine(
+          shop,
+          order,
+          item.id,
+          `line item ${item.id}: the shop had uninstalled Doorstep; no new video orders are created`,
+          outcome,
         );
         continue;
       }
       const mapped = orderToVideoOrder(order, item, { defaultSendMethod: shop.default_send_method });
       if (!mapped.ok) {
-        outcome.problems.push(mapped.reason);
+        await this.refuseLine(shop, order, item.id, mapped.reason, outcome);
         continue;
       }
       // The idempotency key makes concurrent deliveries (orders/create racing orders/updated, a
@@ -635,6 +643,40 @@ export class ShopifyOrderSync {
   }
 
   /** orders/cancelled: every video order of the Shopify order stops tracking and never sends. */
+  /**
+   * A video line that cannot become a video order: said on the webhook's receipt, and kept for the
+   * admin's home with its Shopify order's name (rule 3: no silent non-send; the reasons name fields,
+   * never their values). The newest reason stands when a later version is refused again.
+   */
+  private async refuseLine(
+    shop: ShopRow,
+    order: ShopifyOrder,
+    lineItemId: string,
+    reason: string,
+    outcome: CreateOutcome,
+  ): Promise<void> {
+    outcome.problems.push(reason);
+    const row = {
+      shop: shop.domain,
+      shopify_order_id: order.id,
+      line_item_id: lineItemId,
+      shopify_order_name: order.name?.trim() || null,
+      reason,
+      refused_at: this.deps.now(),
+    };
+    await this.deps.db
+      .insertInto('shopify_refused_lines')
+      .values(row)
+      .onConflict((conflict) =>
+        conflict.columns(['shop', 'shopify_order_id', 'line_item_id']).doUpdateSet({
+          reason: row.reason,
+          shopify_order_name: row.shopify_order_name,
+          refused_at: row.refused_at,
+        }),
+      )
+      .execute();
+  }
+
   private async cancelledBeforeSeen(shop: ShopRow, shopifyOrderId: string): Promise<boolean> {
     const row = await this.deps.db
       .selectFrom('shopify_cancelled_orders')

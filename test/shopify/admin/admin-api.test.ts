@@ -206,6 +206,7 @@ describe('GET /shopify/api/home', () => {
       counts: { video_orders: 4, delivered: 3, sent: 2, viewed: 1, needs_attention: 1 },
       // 90 s and 30 s from delivery to send.
       median_delivery_to_sent_seconds: 60,
+      refused_lines: [],
       time_zone: 'America/New_York',
     });
     expect(home.headers.get('content-security-policy')).toBe(
@@ -219,6 +220,36 @@ describe('GET /shopify/api/home', () => {
     const home = await admin(shop, 'GET', '/home');
     expect(home.body.counts).toEqual({ video_orders: 1, delivered: 0, sent: 0, viewed: 0, needs_attention: 0 });
     expect(home.body.median_delivery_to_sent_seconds).toBeNull();
+  });
+});
+
+describe('video lines that made no video order', () => {
+  it("are listed on the home with their Shopify order's name and the reason, until a corrected update takes them (probe finding)", async () => {
+    const { shop } = await newShop('refused');
+    const shopifyOrderId = fakeShopifyId();
+    const lineItemId = fakeShopifyId();
+    const payload = {
+      ...orderPayload({ id: shopifyOrderId, lines: [{ id: lineItemId, recipientEmail: 'kim@example.com' }] }),
+      name: '#2042',
+    };
+    // No e-mail anywhere for the sender: the line cannot become a video order.
+    const noSender = { ...payload, email: null, contact_email: null, customer: { ...payload.customer, email: null } };
+    await app.webhook(shop, 'orders/create', noSender);
+    const home = await admin(shop, 'GET', '/home');
+    expect(home.body.refused_lines).toEqual([
+      {
+        shopify_order_id: String(shopifyOrderId),
+        shopify_order_name: '#2042',
+        reason: expect.stringContaining('email'),
+        refused_at: expect.stringMatching(API_TIMESTAMP),
+      },
+    ]);
+    // The reason names the field, never the customer's data.
+    expect(home.body.refused_lines[0].reason).not.toContain('kim@');
+    // The merchant adds the e-mail in Shopify: orders/updated makes the video order, and the line leaves the list.
+    await app.webhook(shop, 'orders/updated', payload);
+    expect(await videoOrderOf(app, shop, shopifyOrderId)).toMatch(/^ord_/);
+    expect((await admin(shop, 'GET', '/home')).body.refused_lines).toEqual([]);
   });
 });
 

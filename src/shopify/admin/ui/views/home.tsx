@@ -42,6 +42,9 @@ export function HomeView() {
               </Banner>
             )}
             <Counts home={home.data} loading={home.loading} />
+            {home.data && home.data.refused_lines.length > 0 && (
+              <RefusedLines lines={home.data.refused_lines} timeZone={home.data.time_zone} />
+            )}
           </BlockStack>
         </Layout.Section>
         <Layout.Section>
@@ -49,6 +52,28 @@ export function HomeView() {
         </Layout.Section>
       </Layout>
     </Page>
+  );
+}
+
+/** Rule 3 in the merchant's sight: a paid video line that made no video order says why. */
+function RefusedLines({ lines, timeZone }: { lines: HomeJson['refused_lines']; timeZone: string }) {
+  return (
+    <Banner tone="warning" title="Video messages Doorstep could not take">
+      <BlockStack gap="200">
+        <p>
+          These Shopify orders have a video line that did not become a video order. Correct the order in Shopify (its
+          next update is taken) or contact the customer.
+        </p>
+        <ul id="refused-lines">
+          {lines.map((line) => (
+            <li key={`${line.shopify_order_id}-${line.refused_at}-${line.reason}`}>
+              <strong>{line.shopify_order_name ?? `Order ${line.shopify_order_id}`}</strong> (
+              {formatTime(line.refused_at, timeZone)}): {line.reason}
+            </li>
+          ))}
+        </ul>
+      </BlockStack>
+    </Banner>
   );
 }
 
