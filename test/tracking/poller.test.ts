@@ -101,7 +101,12 @@ describe('TrackingPoller', () => {
     await pollRound('fedex');
     const order = (await store.request('GET', `/v1/orders/${id}`)).body;
     expect(order.delivered).toBe('1');
-    expect(order.delivered_at).toBe(clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    expect(order.delivered_at).toBe(
+      clock
+        .now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z'),
+    );
   });
 
   it('stops with a visible reason when the package goes back to the sender', async () => {
