@@ -13,6 +13,20 @@ import { makeRendition, type TranscodeLimits } from '../../src/videos/rendition/
 import { topLevelBoxes } from './mp4-boxes.ts';
 import { runTool } from '../../src/process/run-tool.ts';
 
+/** `frames` frames of a lavfi source beside 3 s of tone, as H.264 + AAC. */
+const framesWithTone = (source: string, frames: number, output: string) =>
+  ffmpeg(
+    ['-f', 'lavfi', '-i', source, '-f', 'lavfi', '-i', 'sine=d=3', '-frames:v', String(frames)].concat([
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      output,
+    ]),
+  );
+
 /** The first frame's mean chroma saturation (ffmpeg's signalstats SATAVG). */
 async function meanSaturation(file: string): Promise<number> {
   const { stdout } = await runTool(
@@ -132,17 +146,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
     const png = path.join(work, 'photo.mp4');
     await ffmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=64x64', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', png]);
     const voiceMemo = path.join(work, 'photo-and-voice.mp4');
-    await ffmpeg(
-      ['-f', 'lavfi', '-i', 'color=c=blue:s=64x64', '-f', 'lavfi', '-i', 'sine=d=3', '-frames:v', '1'].concat([
-        '-c:v',
-        'libx264',
-        '-pix_fmt',
-        'yuv420p',
-        '-c:a',
-        'aac',
-        voiceMemo,
-      ]),
-    );
+    await framesWithTone('color=c=blue:s=64x64', 1, voiceMemo);
     for (const file of [png, voiceMemo]) {
       const outcome = await makeRendition(file, fs.mkdtempSync(path.join(work, 'still-')), limits).catch((e) => e);
       expect(outcome).toBeInstanceOf(UnplayableVideoError);
@@ -152,17 +156,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
 
   it('a video whose frames all come before the poster’s moment gets its poster from the first frame', async () => {
     const early = path.join(work, 'early-frames.mp4');
-    await ffmpeg(
-      ['-f', 'lavfi', '-i', 'testsrc2=s=64x64:r=30', '-f', 'lavfi', '-i', 'sine=d=3', '-frames:v', '3'].concat([
-        '-c:v',
-        'libx264',
-        '-pix_fmt',
-        'yuv420p',
-        '-c:a',
-        'aac',
-        early,
-      ]),
-    );
+    await framesWithTone('testsrc2=s=64x64:r=30', 3, early);
     const rendition = await makeRendition(early, work, limits);
     expect(fs.readFileSync(rendition.posterFile).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
   }, 60_000);
