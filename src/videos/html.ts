@@ -30,14 +30,6 @@ export function jsonScriptContent(value: unknown): SafeHtml {
   return new SafeHtml(JSON.stringify(value).replaceAll('<', '\\u003c'));
 }
 
-/**
- * A value as page text: escaped, and isolated when it holds directional formatting (a name with an
- * RLO must not turn the sentence around it: src/i18n/bidi.ts).
- */
-function textOf(value: string): string {
-  return escapeHtml(isolateDirectionality(value));
-}
-
 /** A tagged template that escapes every interpolation unless it is already `SafeHtml`. */
 export function html(
   strings: TemplateStringsArray,
@@ -49,7 +41,7 @@ export function html(
       ? value.map((v) => v.value).join('')
       : value instanceof SafeHtml
         ? value.value
-        : textOf(String(value));
+        : escapeHtml(String(value));
     out += text + (strings[index + 1] ?? '');
   });
   return new SafeHtml(out);
@@ -68,7 +60,8 @@ export function phraseHtml(phrase: string, values: Readonly<Record<string, strin
         if (index % 2 === 0) return escapeHtml(part);
         const value = values[part];
         if (value === undefined) throw new Error(`the phrase "${phrase}" needs a value for {${part}}`);
-        return value instanceof SafeHtml ? value.value : textOf(value);
+        // A value in a sentence is isolated when it holds directional formatting (src/i18n/bidi.ts).
+        return value instanceof SafeHtml ? value.value : escapeHtml(isolateDirectionality(value));
       })
       .join(''),
   );

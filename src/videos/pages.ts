@@ -1,3 +1,4 @@
+import { isolateDirectionality } from '../i18n/bidi.ts';
 import { pageStylesheet } from '../design/page-style.ts';
 import { pageHeaders } from '../http/page-headers.ts';
 import { randomBytes } from 'node:crypto';
@@ -296,7 +297,7 @@ export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void 
     title: order.video_title,
     store,
     body: html`<div class="reveal-in">
-<p class="from">${phraseHtml(phraseOf(locale, 'page_watch_from'), { sender_name: html`<strong id="sender">${order.name}</strong>`, store_name: store.name })}</p>
+<p class="from">${phraseHtml(phraseOf(locale, 'page_watch_from'), { sender_name: html`<strong id="sender">${isolateDirectionality(order.name)}</strong>`, store_name: store.name })}</p>
 <h1 class="title">${order.video_title}</h1>
 ${sentOn}</div>
 <div class="stage" id="stage">

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isolateDirectionality } from '../../src/i18n/bidi.ts';
 import { escapeHtml, html, jsonScriptContent, phraseHtml } from '../../src/videos/html.ts';
 
 describe('escaping values put into the pages', () => {
@@ -16,16 +17,17 @@ describe('escaping values put into the pages', () => {
     );
   });
 
-  it('isolates a value holding directional formatting, so it cannot turn the sentence around it (probe finding)', () => {
+  it('isolates a value holding directional formatting in a sentence, so it cannot turn the sentence around it (probe finding)', () => {
     const name = 'Ann \u202E<b>evil';
-    expect(html`<p>${name}, with a gift from Probe Store</p>`.value).toBe(
-      '<p>\u2068Ann \u202E&lt;b&gt;evil\u2069, with a gift from Probe Store</p>',
-    );
     expect(phraseHtml('{sender_name} sent you a video', { sender_name: name }).value).toBe(
-      '\u2068Ann \u202E&lt;b&gt;evil\u2069 sent you a video',
+      '\u2068Ann &lt;b&gt;evil\u2069 sent you a video',
     );
+    // A value opening with its own PDI cannot close our isolate early: the characters are removed.
+    expect(isolateDirectionality('\u2069\u202Eevil')).toBe('\u2068evil\u2069');
     // Right-to-left names without formatting characters read as they are.
-    expect(html`<p>${'سارة'}</p>`.value).toBe('<p>سارة</p>');
+    expect(isolateDirectionality('سارة')).toBe('سارة');
+    // An attribute value is only escaped: a form's value must not grow on every save.
+    expect(html`<input value="${name}">`.value).toBe('<input value="Ann \u202E&lt;b&gt;evil">');
   });
 
   it('puts JSON into a data block that no value can close, and that parses back unchanged', () => {
