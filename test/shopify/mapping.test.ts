@@ -426,19 +426,21 @@ describe('planPackages (the multi-package rule)', () => {
     expect(plan.deliver).toEqual({ at: new Date('2026-12-06T00:00:00Z'), fulfillmentIds: ['1', '2'] });
   });
   it("stops tracking a gift package whose fulfillment was cancelled, and says the order waits (probe finding: its number's delivery sent the video)", () => {
-    const plan = planPackages([pkg('1', { status: 'cancelled' })], ['L1'], on);
+    const cancelled = pkg('1', { status: 'cancelled' });
+    const plan = planPackages([cancelled], ['L1'], on, {}, cancelled.trackingNumbers[0]!);
     expect(plan).toMatchObject({ shipment: { kind: 'clear' }, deliver: null });
     expect(plan.notice).toEqual({
       type: 'delivery.awaiting_shipment',
       reason: expect.stringContaining("the gift's fulfillment was cancelled in Shopify"),
     });
   });
-  it('keeps what the order tracks when only packages of other items were cancelled', () => {
-    expect(planPackages([pkg('1', { status: 'cancelled', lineItemIds: ['OTHER'] })], ['L1'], on)).toEqual({
-      shipment: { kind: 'keep' },
-      deliver: null,
-      notice: null,
-    });
+  it('keeps what the order tracks when only packages of other items were cancelled, or the number is not theirs', () => {
+    const keep = { shipment: { kind: 'keep' }, deliver: null, notice: null };
+    const other = pkg('1', { status: 'cancelled', lineItemIds: ['OTHER'] });
+    expect(planPackages([other], ['L1'], on, {}, other.trackingNumbers[0]!)).toEqual(keep);
+    // A number the merchant set through the API after the cancellation stays, and no notice repeats.
+    expect(planPackages([pkg('1', { status: 'cancelled' })], ['L1'], on, {}, '1Z999AA10123456784')).toEqual(keep);
+    expect(planPackages([pkg('1', { status: 'cancelled' })], ['L1'], on)).toEqual(keep);
   });
   it('clears carrier tracking when the newest package cannot be tracked, and says why', () => {
     const plan = planPackages(

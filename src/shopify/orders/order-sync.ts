@@ -578,6 +578,7 @@ export class ShopifyOrderSync {
         link.gift_line_item_ids ?? [link.line_item_id],
         { fallbackDelivered: shop.fallback_delivered, carrierAliases: shop.carrier_aliases },
         link.gift_quantities ?? {},
+        order.tracking_number,
       );
 
       try {

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import type { ShopifyFulfillmentsTable } from '../../db/schema.ts';
+import { normalizeTrackingNumber } from '../../carriers/tracking-number.ts';
 import { fulfillmentToShipment, type LineQuantities } from './mapping.ts';
 
 /** What we keep per Shopify fulfillment (table shopify_fulfillments). */
@@ -87,6 +88,8 @@ export function planPackages(
   giftLineItemIds: readonly string[],
   settings: PackageSettings,
   giftQuantities: LineQuantities = {},
+  /** The number the order tracks now (normalised), if any: a cancelled package stops only its own. */
+  trackedNumber: string | null = null,
 ): PackagePlan {
   if (giftLineItemIds.length === 0)
     return {
@@ -101,10 +104,14 @@ export function planPackages(
   const gift = giftPackages(packages, giftLineItemIds);
   if (gift.length === 0) {
     // Nothing of the gift has shipped: what the order tracks (nothing, or a number the API set) stays.
-    // But when its only packages were cancelled (a voided label, an order pulled back), the number
-    // they gave must stop: its delivery would send the video with nothing on its way.
+    // But when it tracks the number of a gift package that was cancelled (a voided label, an order
+    // pulled back), that number must stop: its delivery would send the video with nothing on its way.
     const withdrawn = packages.some(
-      (p) => DEAD_STATUSES.has(p.status ?? '') && p.lineItemIds?.some((id) => giftLineItemIds.includes(id)),
+      (p) =>
+        DEAD_STATUSES.has(p.status ?? '') &&
+        p.lineItemIds?.some((id) => giftLineItemIds.includes(id)) &&
+        trackedNumber !== null &&
+        p.trackingNumbers.some((number) => normalizeTrackingNumber(number) === trackedNumber),
     );
     if (!withdrawn) return { shipment: { kind: 'keep' }, deliver: null, notice: null };
     return {
