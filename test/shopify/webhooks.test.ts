@@ -501,6 +501,19 @@ describe('orders/cancelled and app/uninstalled', () => {
     const { shop: other } = await newShop();
     await app.webhook(other, 'orders/create', payload);
     expect(await links(other, id)).toHaveLength(1);
+    // A cancelled order without video lines is not remembered: nothing to keep from being made.
+    const plain = orderPayload({ id: fakeShopifyId(), lines: [{ id: fakeShopifyId(), marker: false }] });
+    const plainCancelled = await app.webhook(shop, 'orders/cancelled', {
+      ...plain,
+      cancelled_at: '2026-10-02T11:00:00Z',
+    });
+    expect((await receipt(plainCancelled.webhookId))?.note ?? null).toBeNull();
+    const kept = await db()
+      .selectFrom('shopify_cancelled_orders')
+      .select('shopify_order_id')
+      .where('shop', '=', shop)
+      .execute();
+    expect(kept.map((row) => row.shopify_order_id)).toEqual([String(id)]);
   });
 
   it('marks the shop inactive on uninstall; paid video orders still deliver, new ones are not created', async () => {

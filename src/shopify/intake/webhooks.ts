@@ -289,7 +289,7 @@ export class ShopifyWebhookProcessing {
       case 'orders/updated': {
         const order = parse(shopifyOrder, body, topic);
         if (order.cancelled_at) {
-          await sync.cancelShopifyOrder(shop, order.id, 'the Shopify order was cancelled');
+          await sync.cancelShopifyOrder(shop, order.id, 'the Shopify order was cancelled', hasVideoLines(shop, order));
           return undefined;
         }
         await this.confirmOrderOfShop(shop, order, body, links);
@@ -298,7 +298,15 @@ export class ShopifyWebhookProcessing {
       }
       case 'orders/cancelled': {
         const order = parse(shopifyOrder.pick({ id: true }), body, topic);
-        const notes = await sync.cancelShopifyOrder(shop, order.id, 'the Shopify order was cancelled');
+        // The whole order when it reads as one (Shopify sends it whole): only one with video lines is
+        // remembered if its orders/create has not come yet; one that does not read is remembered anyway.
+        const whole = shopifyOrder.safeParse(body);
+        const notes = await sync.cancelShopifyOrder(
+          shop,
+          order.id,
+          'the Shopify order was cancelled',
+          whole.success ? hasVideoLines(shop, whole.data) : true,
+        );
         return notes.length > 0 ? notes.join('\n') : undefined;
       }
       case 'fulfillments/create':
@@ -348,4 +356,12 @@ export class ShopifyWebhookProcessing {
         `Refused: the Admin API of ${shop.domain} does not know Shopify order ${order.id}, so this payload is not that shop's (Shopify signs the body, not the X-Shopify-Shop-Domain header).`,
       );
   }
+}
+
+/** Whether a Shopify order has line items that are video messages, by the shop's settings. */
+function hasVideoLines(shop: ShopRow, order: ShopifyOrder): boolean {
+  return (
+    videoLineItems(order, { videoProductIds: shop.video_product_ids, videoVariantIds: shop.video_variant_ids }).length >
+    0
+  );
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { ConflictError, GoneError, NotFoundError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
@@ -78,10 +79,6 @@ export class ShopifyOrderSync {
     const { db, orders } = this.deps;
     const outcome: CreateOutcome = { created: [], existing: [], problems: [] };
     if (order.cancelled_at) return outcome;
-    if (links.length === 0 && (await this.cancelledBeforeSeen(shop, order.id))) {
-      outcome.problems.push(CANCELLED_FIRST);
-      return outcome;
-    }
     const edited = await this.applyOrderEdits(shop, order, links, outcome);
     // Each line's package-plan inputs, known without another read.
     const known: KnownLine[] = [];
@@ -169,11 +166,18 @@ export class ShopifyOrderSync {
           source: 'shopify',
           // The link commits with its order: no order without its link, and one commit, not two.
           alongside: async (trx, created) => {
+            // Under the Shopify order's lock, as a cancellation's look for links is: one of the two
+            // sees the other (rolled back here when the cancellation came first).
+            if (await cancelledBeforeSeen(trx, shop.domain, order.id)) throw new CancelledBeforeSeenError();
             await writeLink(trx, created.id);
           },
           ...(mapped.awaitingRecipient ? { awaitingRecipient: { reason: mapped.awaitingRecipient } } : {}),
         });
       } catch (error) {
+        if (error instanceof CancelledBeforeSeenError) {
+          outcome.problems.push(CANCELLED_FIRST);
+          continue;
+        }
         // Its video order was made, then deleted through the API before the link was written.
         if (error instanceof GoneError) {
           outcome.problems.push(`line item ${item.id}: its video order was deleted`);
@@ -643,7 +647,6 @@ export class ShopifyOrderSync {
     });
   }
 
-  /** orders/cancelled: every video order of the Shopify order stops tracking and never sends. */
   /**
    * A video line that cannot become a video order: said on the webhook's receipt, and kept for the
    * admin's home with its Shopify order's name (rule 3: no silent non-send; the reasons name fields,
@@ -678,32 +681,36 @@ export class ShopifyOrderSync {
       .execute();
   }
 
-  private async cancelledBeforeSeen(shop: ShopRow, shopifyOrderId: string): Promise<boolean> {
-    const row = await this.deps.db
-      .selectFrom('shopify_cancelled_orders')
-      .select('shop')
-      .where('shop', '=', shop.domain)
-      .where('shopify_order_id', '=', shopifyOrderId)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  async cancelShopifyOrder(shop: ShopRow, shopifyOrderId: string, reason: string): Promise<string[]> {
+  /**
+   * orders/cancelled (or an update with `cancelled_at`): every video order of the Shopify order stops
+   * tracking and never sends. A Shopify order that has
+   * none yet, but whose payload has video lines (or could not be read for them), is remembered
+   * (Shopify's webhooks come in any order), so the orders/create that follows makes no live video
+   * order of a cancelled one.
+   */
+  async cancelShopifyOrder(
+    shop: ShopRow,
+    shopifyOrderId: string,
+    reason: string,
+    mayHaveVideoLines: boolean,
+  ): Promise<string[]> {
     // A fixed order: the notes end up on the receipt, and a replay must write the same text.
-    const links = await linksOfOrderQuery(this.deps.db, shop.domain, shopifyOrderId).execute();
+    const links = await this.deps.db.transaction().execute(async (trx) => {
+      await lockShopifyOrder(trx, shop.domain, shopifyOrderId);
+      const found = await linksOfOrderQuery(trx, shop.domain, shopifyOrderId).execute();
+      if (found.length === 0 && mayHaveVideoLines)
+        await trx
+          .insertInto('shopify_cancelled_orders')
+          .values({ shop: shop.domain, shopify_order_id: shopifyOrderId, cancelled_at: this.deps.now() })
+          .onConflict((conflict) => conflict.doNothing())
+          .execute();
+      return found;
+    });
     const notes: string[] = [];
-    if (links.length === 0) {
-      // Before its orders/create (Shopify's webhooks come in any order): remembered, so the create
-      // that follows makes no live video order of a cancelled one.
-      await this.deps.db
-        .insertInto('shopify_cancelled_orders')
-        .values({ shop: shop.domain, shopify_order_id: shopifyOrderId, cancelled_at: this.deps.now() })
-        .onConflict((conflict) => conflict.doNothing())
-        .execute();
+    if (links.length === 0 && mayHaveVideoLines)
       notes.push(
         'no video order of this Shopify order yet: the cancellation is kept, so a later orders/create makes none',
       );
-    }
     for (const link of links) {
       try {
         await this.deps.orders.cancel(link.order_id, 'shopify', reason);
@@ -715,6 +722,31 @@ export class ShopifyOrderSync {
     }
     return notes;
   }
+}
+
+/** A create rolled back: the Shopify order was cancelled before it was seen (shopify_cancelled_orders). */
+class CancelledBeforeSeenError extends Error {
+  override name = 'CancelledBeforeSeenError';
+}
+
+/**
+ * One Shopify order's create and cancellation, one at a time (a transaction-scoped advisory lock: the
+ * create's link does not exist yet to be locked).
+ */
+async function lockShopifyOrder(trx: Db, shop: string, shopifyOrderId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`shopify-order:${shop}:${shopifyOrderId}`}))`.execute(trx);
+}
+
+/** Under the Shopify order's lock: was it cancelled before its video orders were made? */
+async function cancelledBeforeSeen(trx: Db, shop: string, shopifyOrderId: string): Promise<boolean> {
+  await lockShopifyOrder(trx, shop, shopifyOrderId);
+  const row = await trx
+    .selectFrom('shopify_cancelled_orders')
+    .select('shop')
+    .where('shop', '=', shop)
+    .where('shopify_order_id', '=', shopifyOrderId)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 const CANCELLED_FIRST =
