@@ -24,14 +24,41 @@ export function moneyToMinorUnits(amount: string, decimals: number): number {
 }
 
 /**
- * How many decimals a currency's minor unit has (ISO 4217, from the runtime's ICU tables: JPY and KRW 0,
- * KWD and BHD 3, most 2), and 2 for a code ICU does not know. Pure: the embedded admin's page uses it too.
+ * ISO 4217's minor-unit exponents other than 2 (the standard's list, active codes). Fixed here, not read
+ * from the runtime's ICU: ICU follows CLDR, which gives HUF, IDR and COP no decimals and IQD none, and
+ * changes between versions — a stored price must mean the same to every process and every browser.
+ */
+const CURRENCY_EXPONENTS: Readonly<Record<string, number>> = {
+  ...Object.fromEntries(
+    [
+      'BIF',
+      'CLP',
+      'DJF',
+      'GNF',
+      'ISK',
+      'JPY',
+      'KMF',
+      'KRW',
+      'PYG',
+      'RWF',
+      'UGX',
+      'UYI',
+      'VND',
+      'VUV',
+      'XAF',
+      'XOF',
+      'XPF',
+    ].map((code) => [code, 0]),
+  ),
+  ...Object.fromEntries(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND'].map((code) => [code, 3])),
+  CLF: 4,
+  UYW: 4,
+};
+
+/**
+ * How many decimals a currency's minor unit has (ISO 4217: JPY and KRW 0, KWD and BHD 3, most 2); 2 for
+ * a code not listed. Pure: the embedded admin's page uses it too.
  */
 export function currencyDecimals(currency: string | null | undefined): number {
-  if (!currency) return 2;
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
+  return CURRENCY_EXPONENTS[currency?.trim().toUpperCase() ?? ''] ?? 2;
 }

@@ -9,7 +9,7 @@ import {
   giftOf,
   giftQuantities,
   packageLineQuantities,
-  lineItemPaidCents,
+  lineItemPaidMinorUnits,
   orderToVideoOrder,
   videoLineItems,
 } from '../../src/shopify/orders/mapping.ts';
@@ -274,7 +274,7 @@ describe('videoLineItems and orderToVideoOrder', () => {
       ...raw,
       line_items: [{ ...raw.line_items[0], price: '19.99', quantity: 3, discount_allocations: [{ amount: '5.00' }] }],
     });
-    expect(lineItemPaidCents(parsed.line_items[0]!)).toBe(5497);
+    expect(lineItemPaidMinorUnits(parsed.line_items[0]!, 'USD')).toBe(5497);
   });
 
   it("keeps a price in its currency's minor units: yen have none, dinars have three (probe finding: ¥1,500 became 150000)", () => {
@@ -283,9 +283,11 @@ describe('videoLineItems and orderToVideoOrder', () => {
     expect(moneyToMinorUnits('1.250', currencyDecimals('KWD'))).toBe(1250);
     expect(moneyToMinorUnits('20.00', currencyDecimals('EUR'))).toBe(2000);
     expect(currencyDecimals('NOT-A-CODE')).toBe(2);
+    // ISO 4217, not the runtime's CLDR (which gives HUF and IDR no decimals, and IQD none).
+    expect(['HUF', 'IDR', 'IQD'].map(currencyDecimals)).toEqual([2, 2, 3]);
     const line = (price: string) => order({ ...raw, line_items: [{ ...raw.line_items[0], price, quantity: 1 }] });
-    expect(lineItemPaidCents(line('1500').line_items[0]!, 'JPY')).toBe(1500);
-    expect(lineItemPaidCents(line('1.250').line_items[0]!, 'KWD')).toBe(1250);
+    expect(lineItemPaidMinorUnits(line('1500').line_items[0]!, 'JPY')).toBe(1500);
+    expect(lineItemPaidMinorUnits(line('1.250').line_items[0]!, 'KWD')).toBe(1250);
     const yen = order({ ...raw, currency: 'JPY', line_items: [{ ...raw.line_items[0], price: '1500', quantity: 1 }] });
     expect(orderToVideoOrder(yen, yen.line_items[0]!)).toMatchObject({ ok: true, order: { price: 1500 } });
   });

@@ -233,7 +233,7 @@ export function orderCurrency(order: Pick<ShopifyOrder, 'currency'>): string | n
  * (`discount_allocations`, else the older `total_discount`), in the minor units of the order's
  * currency (cents; yen for JPY, fils for KWD — "1500" yen was 150000 when every currency had cents).
  */
-export function lineItemPaidCents(item: ShopifyLineItem, currency: string | null = null): number {
+export function lineItemPaidMinorUnits(item: ShopifyLineItem, currency: string | null): number {
   const decimals = currencyDecimals(currency);
   const minor = (amount: string) => moneyToMinorUnits(amount, decimals);
   const gross = minor(item.price) * item.quantity;
@@ -311,7 +311,7 @@ export function orderToVideoOrder(
   };
   // A Shopify test order took no money, so its video is not billed: it has no price, like the setup
   // guide's test gift (the admin shows "none (not billed)").
-  if (order.test !== true) candidate.price = lineItemPaidCents(item, orderCurrency(order));
+  if (order.test !== true) candidate.price = lineItemPaidMinorUnits(item, orderCurrency(order));
   if (senderPhone) candidate.sender_phone = senderPhone;
   const recipientEmail = properties.get(PROPERTY.recipientEmail);
   const recipientPhone = properties.get(PROPERTY.recipientPhone);
