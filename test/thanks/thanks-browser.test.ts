@@ -85,10 +85,11 @@ describe('the thank-you reply in a browser', () => {
       const send = page.getByRole('button', { name: 'Send thank-you video' });
       await expect.poll(() => send.isEnabled()).toBe(true);
       await send.click();
+      // Said once the reply is prepared (the page follows its status_url), not when its bytes arrived.
       await page
         .getByRole('status')
         .filter({ hasText: 'gets your thank-you in about 1 minute' })
-        .waitFor({ timeout: 15_000 });
+        .waitFor({ timeout: 30_000 });
       expect(problems).toEqual([]);
     } finally {
       await page.close();

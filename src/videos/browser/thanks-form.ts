@@ -14,7 +14,8 @@ export function setUpThanksForm(data: ThanksFormData, t: Translate): void {
     maxSeconds: data.maxSeconds,
     types: data.types,
     t,
-    received: data.receivedText,
+    // Said while the reply is prepared; that it is on its way only once it is (or why not).
+    received: t('script_thanks_preparing'),
     ready: data.receivedText,
   });
 
