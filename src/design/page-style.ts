@@ -26,7 +26,7 @@ ${COMPONENTS}`;
 const COMPONENTS = `
 *, *::before, *::after { box-sizing: border-box; }
 html { -webkit-text-size-adjust: 100%; }
-body { margin: 0; background: var(--paper); color: var(--ink); font: var(--text-body)/1.55 var(--font); overflow-wrap: anywhere; }
+body { margin: 0; background: var(--paper); color: var(--ink); font: var(--text-body)/1.55 var(--font); overflow-wrap: break-word; }
 main { width: 100%; max-width: 40rem; margin: 0 auto; padding: var(--space-md) var(--space-md) var(--space-xl); }
 h1 { font-size: var(--text-h1); line-height: 1.2; letter-spacing: -0.01em; margin: var(--space-md) 0 var(--space-sm); }
 h2 { font-size: var(--text-h2); line-height: 1.3; margin: 0 0 var(--space-sm); }

@@ -85,7 +85,6 @@ const CARRIERS_WE_DO_NOT_TRACK = new Set(
     'Sagawa',
     'China Post',
     'China EMS',
-    'EMS',
     'Hongkong Post',
     'Singapore Post',
     'Korea Post',

@@ -58,7 +58,9 @@ export interface ProbedVideo {
  * clip blows out highlights), and back to BT.709's transfer in TV range.
  */
 const HDR_TO_SDR = [
-  'zscale=t=linear:npl=100',
+  // PQ and HLG come in BT.2020: said outright, so a file that tags its transfer but not its primaries
+  // or matrix is converted too, instead of zscale refusing it.
+  'zscale=t=linear:npl=100:pin=bt2020:min=bt2020nc',
   'format=gbrpf32le',
   'zscale=p=bt709',
   'tonemap=tonemap=mobius:desat=0',

@@ -84,7 +84,7 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
   if (Number(made.videoStream.nb_frames) <= 1) throw new UnplayableVideoError(STILL_PICTURE);
   await fs.promises.rename(partial, file);
 
-  await writePoster(file, posterFile, made.durationSeconds, probeOptions, limits.signal);
+  await writePoster(file, posterFile, made.durationSeconds, probeOptions);
   return {
     file,
     posterFile,
@@ -107,7 +107,6 @@ async function writePoster(
   posterFile: string,
   durationSeconds: number,
   options: { timeoutMs: number; signal?: AbortSignal },
-  signal: AbortSignal | undefined,
 ): Promise<void> {
   for (const seekSeconds of [Math.min(1, durationSeconds / 3), 0]) {
     try {
@@ -132,7 +131,9 @@ async function writePoster(
         options,
       );
     } catch (error) {
-      if (signal?.aborted || !(error instanceof ToolFailedError)) throw error;
+      // A stop, or a poster that ran out of time on a busy machine, is retried with the job; only
+      // ffmpeg failing on the file is the video's fault.
+      if (options.signal?.aborted || !(error instanceof ToolFailedError) || error.timedOut) throw error;
       continue;
     }
     if (fs.existsSync(posterFile)) return;
