@@ -45,9 +45,7 @@ describe('the catalogue', () => {
     expect(interpolate('{a} and {b}', { a: '{b}', b: 'x' })).toBe('{b} and x');
     expect(() => interpolate('Hi {name}', {})).toThrow('needs a value for {name}');
     // A name with an override is isolated: the e-mail's subject and the pages' sentences keep their order.
-    expect(interpolate('{name} sent you a video', { name: 'Ann\u202E' })).toBe(
-      '\u2068Ann\u2069 sent you a video',
-    );
+    expect(interpolate('{name} sent you a video', { name: 'Ann\u202E' })).toBe('\u2068Ann\u2069 sent you a video');
   });
 });
 
