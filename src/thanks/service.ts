@@ -9,7 +9,6 @@ import type { VideoService } from '../videos/service.ts';
 import { isUuid } from '../validation.ts';
 import type { VideoRow } from '../videos/videos.ts';
 import type { UploadState } from '../videos/browser/page-data.ts';
-import { uploadState } from '../videos/uploads/upload-state.ts';
 import { findThanks, findThanksByKey, forgetThanks, markThanksSent, saveReply, type ThanksRow } from './thanks.ts';
 
 /** A note is a few sentences, not a letter: the page counts down to it, the route refuses more (422). */
@@ -88,10 +87,7 @@ export class ThanksService {
 
   /** Where a reply video the watch page sent stands: processing, ready, or failed with the reason. */
   async replyVideoState(order: OrderRow, videoId: string): Promise<UploadState> {
-    const video = await this.deps.videos.find(videoId);
-    if (!video || video.order_id !== order.id || video.purpose !== 'thanks')
-      throw new NotFoundError(`No thank-you video with id "${videoId}" on this order.`);
-    return uploadState(video);
+    return this.deps.videos.uploadState(order, videoId, 'thanks');
   }
 
   /** The reply video's poster frame, drawn by the watch page's recorder like the record page's. */

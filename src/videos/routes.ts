@@ -23,7 +23,6 @@ import { VideoNotStoredError, type VideoStorage } from './storage/storage.ts';
 import type { UploadLimit } from './uploads/upload-limit.ts';
 import { clientStreamError, videoUploadBody } from './uploads/upload-body.ts';
 import type { ResumableUploads } from './uploads/resumable-uploads.ts';
-import { uploadState } from './uploads/upload-state.ts';
 import { dateLocale, visitorLocale, type Locale } from '../i18n/locale.ts';
 import type { PageLanguage } from './pages.ts';
 import { needsDeliveryEstimate, whatHappensNext, type DeliveryEstimate } from './what-happens-next.ts';
@@ -133,11 +132,8 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   // Where the page's upload stands after it arrived: processing, ready, or failed with the reason.
   router.get('/record/:uuid/videos/:videoId', async (ctx) => {
     const order = await deps.orders.getByUuid(ctx.params.uuid!);
-    const video = await deps.videos.find(ctx.params.videoId!);
-    if (!video || video.order_id !== order.id || video.purpose !== 'gift')
-      throw new NotFoundError(`No video with id "${ctx.params.videoId}" on this order.`);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = uploadState(video);
+    ctx.body = await deps.videos.uploadState(order, ctx.params.videoId!, 'gift');
   });
 
   // The page's poster frame for the upload it just sent (issue 14): a small JPEG, bound to that upload.

@@ -1,3 +1,5 @@
+import type { UploadState } from './browser/page-data.ts';
+import { uploadState } from './uploads/upload-state.ts';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -498,9 +500,7 @@ export class VideoService {
    * (the page sends one per upload). Checked to be a JPEG by its bytes, not its label.
    */
   async attachPoster(order: OrderRow, videoId: string, bytes: Buffer, purpose: VideoPurpose = 'gift'): Promise<void> {
-    const video = await findVideo(this.deps.db, videoId);
-    if (!video || video.order_id !== order.id || video.purpose !== purpose)
-      throw new NotFoundError(`No video with id "${videoId}" on this order.`);
+    const video = await this.uploadOf(order, videoId, purpose);
     if (!isJpeg(bytes))
       throw new ValidationError('The poster is not a JPEG image.', { poster: 'must be a JPEG image' });
     // Processing already made the poster from the rendition, which stands: the page's is not needed.
@@ -530,10 +530,8 @@ export class VideoService {
    * sent: an order delivered already sends the moment processing ends, which can beat this request.
    */
   async attachTranscript(order: OrderRow, videoId: string, transcript: string): Promise<void> {
-    const video = await findVideo(this.deps.db, videoId);
     // The sender's words go on the sender's gift only, never on the recipient's reply video.
-    if (!video || video.order_id !== order.id || video.purpose !== 'gift')
-      throw new NotFoundError(`No video with id "${videoId}" on this order.`);
+    const video = await this.uploadOf(order, videoId, 'gift');
     const updated = await this.deps.db
       .updateTable('videos')
       .set({ transcript })
@@ -544,6 +542,19 @@ export class VideoService {
   }
 
   /** One upload, for the thanks module's page: the reply video it recorded. */
+  /** Where a page's upload stands after it arrived (its `status_url`): processing, ready, or failed with the reason. */
+  async uploadState(order: OrderRow, videoId: string, purpose: VideoPurpose): Promise<UploadState> {
+    return uploadState(await this.uploadOf(order, videoId, purpose));
+  }
+
+  /** One upload of this order and purpose; 404 otherwise (an id is no key to another order's video). */
+  private async uploadOf(order: OrderRow, videoId: string, purpose: VideoPurpose): Promise<VideoRow> {
+    const video = await findVideo(this.deps.db, videoId);
+    if (!video || video.order_id !== order.id || video.purpose !== purpose)
+      throw new NotFoundError(`No video with id "${videoId}" on this order.`);
+    return video;
+  }
+
   async find(videoId: string): Promise<VideoRow | undefined> {
     return findVideo(this.deps.db, videoId);
   }

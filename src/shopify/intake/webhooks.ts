@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import { exportCustomerData, redactCustomer, redactShop, type ComplianceDeps } from '../compliance/topics.ts';
 import { parseShopifyJson } from '../orders/json.ts';
-import { videoLineItems } from '../orders/mapping.ts';
+import { shopVideoLineItems } from '../orders/mapping.ts';
 import type { ShopOrderLookUp } from '../orders/order-look-up.ts';
 import type { ShopifyOrderSync } from '../orders/order-sync.ts';
 import {
@@ -289,7 +289,12 @@ export class ShopifyWebhookProcessing {
       case 'orders/updated': {
         const order = parse(shopifyOrder, body, topic);
         if (order.cancelled_at) {
-          await sync.cancelShopifyOrder(shop, order.id, 'the Shopify order was cancelled', hasVideoLines(shop, order));
+          await sync.cancelShopifyOrder(
+            shop,
+            order.id,
+            'the Shopify order was cancelled',
+            shopVideoLineItems(order, shop).length > 0,
+          );
           return undefined;
         }
         await this.confirmOrderOfShop(shop, order, body, links);
@@ -297,15 +302,15 @@ export class ShopifyWebhookProcessing {
         return outcome.problems.length > 0 ? outcome.problems.join('\n') : undefined;
       }
       case 'orders/cancelled': {
-        const order = parse(shopifyOrder.pick({ id: true }), body, topic);
         // The whole order when it reads as one (Shopify sends it whole): only one with video lines is
         // remembered if its orders/create has not come yet; one that does not read is remembered anyway.
         const whole = shopifyOrder.safeParse(body);
+        const id = whole.success ? whole.data.id : parse(shopifyOrder.pick({ id: true }), body, topic).id;
         const notes = await sync.cancelShopifyOrder(
           shop,
-          order.id,
+          id,
           'the Shopify order was cancelled',
-          whole.success ? hasVideoLines(shop, whole.data) : true,
+          whole.success ? shopVideoLineItems(whole.data, shop).length > 0 : true,
         );
         return notes.length > 0 ? notes.join('\n') : undefined;
       }
@@ -345,10 +350,7 @@ export class ShopifyWebhookProcessing {
     links: readonly LinkOfShopifyOrder[],
   ): Promise<void> {
     if (!shop.active) return;
-    const videoLines = videoLineItems(order, {
-      videoProductIds: shop.video_product_ids,
-      videoVariantIds: shop.video_variant_ids,
-    }).length;
+    const videoLines = shopVideoLineItems(order, shop).length;
     if (!bindingNeedsShopLookUp({ headerShop: shop.domain, body, links, videoLines })) return;
     const answer = await this.deps.lookUpOrder(shop, order.id);
     if (answer === 'not-found')
@@ -356,12 +358,4 @@ export class ShopifyWebhookProcessing {
         `Refused: the Admin API of ${shop.domain} does not know Shopify order ${order.id}, so this payload is not that shop's (Shopify signs the body, not the X-Shopify-Shop-Domain header).`,
       );
   }
-}
-
-/** Whether a Shopify order has line items that are video messages, by the shop's settings. */
-function hasVideoLines(shop: ShopRow, order: ShopifyOrder): boolean {
-  return (
-    videoLineItems(order, { videoProductIds: shop.video_product_ids, videoVariantIds: shop.video_variant_ids }).length >
-    0
-  );
 }

@@ -94,6 +94,14 @@ function isMarked(properties: Map<string, string>): boolean {
  */
 export const CART_ATTRIBUTES_LINE_ID = 'cart';
 
+/** The order's video line items by a shop's own settings: its video products and variants. */
+export function shopVideoLineItems(
+  order: Pick<ShopifyOrder, 'line_items' | 'note_attributes'>,
+  shop: { video_product_ids: string[]; video_variant_ids: string[] },
+): ShopifyLineItem[] {
+  return videoLineItems(order, { videoProductIds: shop.video_product_ids, videoVariantIds: shop.video_variant_ids });
+}
+
 /**
  * The order's line items that are video messages: marked by `_video_message`, or a product/variant
  * the merchant chose; else, when the cart attributes are marked, one message for the whole order.

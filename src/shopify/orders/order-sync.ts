@@ -15,7 +15,7 @@ import {
   orderToVideoOrder,
   removedByOrderEdit,
   trackingNumbersOf,
-  videoLineItems,
+  shopVideoLineItems,
 } from './mapping.ts';
 import type { TrackingObservation } from '../../tracking/observation.ts';
 import { eventObservation, isObservableEventStatus, shopifyTime } from './fulfillment-events.ts';
@@ -82,10 +82,7 @@ export class ShopifyOrderSync {
     const edited = await this.applyOrderEdits(shop, order, links, outcome);
     // Each line's package-plan inputs, known without another read.
     const known: KnownLine[] = [];
-    const items = videoLineItems(order, {
-      videoProductIds: shop.video_product_ids,
-      videoVariantIds: shop.video_variant_ids,
-    });
+    const items = shopVideoLineItems(order, shop);
     // One order may not fan out without limit (each video order e-mails a record link): the first
     // lines, in the order Shopify lists them, are taken; the rest are refused and said so.
     const limit = this.deps.maxVideoLinesPerOrder;
@@ -268,10 +265,9 @@ export class ShopifyOrderSync {
     link: { line_item_id: string; gift_line_item_ids: string[] | null },
   ): Gift | null {
     if (link.gift_line_item_ids === null) return null;
-    const settings = { videoProductIds: shop.video_product_ids, videoVariantIds: shop.video_variant_ids };
     const videoItem =
       order.line_items.find((line) => line.id === link.line_item_id) ??
-      videoLineItems(order, settings).find((line) => line.id === link.line_item_id);
+      shopVideoLineItems(order, shop).find((line) => line.id === link.line_item_id);
     return videoItem ? giftOf(order, videoItem, shop.gift_packages) : null;
   }
 

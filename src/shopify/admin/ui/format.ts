@@ -6,12 +6,13 @@ import type { DisplayStage, Stage } from '../contract.ts';
 
 /** Integer minor units as money in words a merchant reads: 1234 → "$12.34", 1500 JPY → "¥1,500". */
 export function formatMoney(minorUnits: number, currency = 'USD'): string {
-  const amount = minorUnits / 10 ** currencyDecimals(currency);
+  const decimals = currencyDecimals(currency);
+  const amount = minorUnits / 10 ** decimals;
   try {
     return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(amount);
   } catch {
     // A code the browser does not know (Shopify sent it; the page must still render).
-    return `${amount.toFixed(2)} ${currency}`;
+    return `${amount.toFixed(decimals)} ${currency}`;
   }
 }
 
