@@ -176,7 +176,7 @@ export async function createServices(
     throw new Error('createServices needs config.redisUrl (npm start starts a private Redis when REDIS_URL is unset)');
   const producer = createRedisConnection(config.redisUrl, 'producer');
   const metrics = new Metrics();
-  const carriers = createCarrierAccess(config, {
+  const carriers = await createCarrierAccess(config, {
     sandboxBaseUrl,
     pushCallbackBaseUrl: overrides.pushCallbackBaseUrl,
     sandboxPollIntervalMs: overrides.sandboxPollIntervalMs,

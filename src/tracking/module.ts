@@ -13,7 +13,7 @@ import {
   generatedUspsPushSecret,
   uspsNotificationResult,
 } from '../carriers/clients/usps-subscriptions.ts';
-import { createCarrierSandbox, type CarrierSandbox } from '../carriers/sandbox/index.ts';
+import type { CarrierSandbox } from '../carriers/sandbox/index.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
@@ -71,7 +71,7 @@ export interface CarrierAccessOptions {
   observeCall: (call: CarrierCall) => void;
 }
 
-export function createCarrierAccess(config: Config, options: CarrierAccessOptions): CarrierAccess {
+export async function createCarrierAccess(config: Config, options: CarrierAccessOptions): Promise<CarrierAccess> {
   const { sandboxBaseUrl, logger } = options;
   const { clients, sandboxed, quota, onCall } = createCarrierClients(
     config,
@@ -133,7 +133,9 @@ export function createCarrierAccess(config: Config, options: CarrierAccessOption
     ? null
     : (config.carrierPush.ups ?? (sandboxed.includes('ups') ? generatedPushCredentials() : null));
 
-  const sandbox = sandboxed.length > 0 ? createCarrierSandbox() : null;
+  // A development fake: loaded only when a carrier has no credentials (never in production unless
+  // CARRIER_SANDBOX=on), so production code does not carry it (.dependency-cruiser.json).
+  const sandbox = sandboxed.length > 0 ? (await import('../carriers/sandbox/index.ts')).createCarrierSandbox() : null;
   if (sandbox && upsPush && sandboxed.includes('ups')) {
     sandbox.state.push.register('ups', {
       url: `${loopbackBase}${UPS_TRACK_ALERT_PATH}`,
