@@ -99,6 +99,7 @@ const en = {
   script_watch_then_send: 'Watch your video, then press “Send video”.',
   script_too_long:
     'That video is {duration} long; video messages can be up to {limit}. Please choose or record a shorter one.',
+  script_too_short: 'That video is under a second long: too short for a message. Please record or choose a longer one.',
   script_timer: '{elapsed} / {limit} — {left} left',
   script_camera_failed: 'We could not use your camera ({error}). You can choose a video file instead.',
   script_camera_ready: 'Camera ready. Press “Start recording” when you are.',
@@ -301,6 +302,7 @@ const fr = {
   script_too_large: 'Cette vidéo est trop lourde (la limite est de {megabytes} Mo). Enregistrez-en une plus courte.',
   script_watch_then_send: `Regardez votre vidéo, puis appuyez sur «${nb}Envoyer la vidéo${nb}».`,
   script_too_long: `Cette vidéo dure {duration}${nb}; un message vidéo peut durer jusqu’à {limit}. Choisissez ou enregistrez-en une plus courte.`,
+  script_too_short: `Cette vidéo dure moins d’une seconde${nb}: trop peu pour un message. Enregistrez ou choisissez-en une plus longue.`,
   script_timer: '{elapsed} / {limit} — encore {left}',
   script_camera_failed: 'Impossible d’utiliser votre caméra ({error}). Vous pouvez choisir une vidéo à la place.',
   script_camera_ready: `Caméra prête. Appuyez sur «${nb}Lancer l’enregistrement${nb}» quand vous voulez.`,
@@ -482,6 +484,7 @@ const es = {
   script_too_large: 'Ese video es demasiado grande (el límite es de {megabytes} MB). Graba uno más corto.',
   script_watch_then_send: 'Mira tu video y pulsa «Enviar video».',
   script_too_long: 'Ese video dura {duration}; un videomensaje puede durar hasta {limit}. Elige o graba uno más corto.',
+  script_too_short: 'Ese video dura menos de un segundo: muy poco para un mensaje. Graba o elige uno más largo.',
   script_timer: '{elapsed} / {limit} — quedan {left}',
   script_camera_failed: 'No pudimos usar tu cámara ({error}). Puedes elegir un video en su lugar.',
   script_camera_ready: 'Cámara lista. Pulsa «Empezar a grabar» cuando quieras.',

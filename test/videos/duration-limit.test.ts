@@ -50,6 +50,19 @@ describe('the video length limit', () => {
     );
   });
 
+  it('refuses a clip under a second (a tap on Stop at once), saying why; a second is enough', async () => {
+    const { id, outcome } = await upload(0.5);
+    expect(outcome).toBe('failed');
+    const events = (await store.request('GET', `/v1/orders/${id}/events`)).body.data as Array<{
+      type: string;
+      data: { reason?: string };
+    }>;
+    expect(events.find((e) => e.type === 'video.processing_failed')?.data.reason).toBe(
+      'The video is under a second long, too short for a message; please send a longer one.',
+    );
+    expect((await upload(1)).outcome).toBe('recorded');
+  });
+
   it('shows the limit on the record page', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
     const page = await app.request('GET', `/record/${order.uuid}`);
@@ -76,6 +89,40 @@ describe('recording on the record page', () => {
     expect(await timer.isHidden()).toBe(true);
     expect(await page.locator('#playback').isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Stop recording' }).isHidden()).toBe(true);
+  }, 40_000);
+});
+
+describe('a message too short to send', () => {
+  const tooShort = 'That video is under a second long: too short for a message. Please record or choose a longer one.';
+
+  it('is refused on the page when the recording is stopped at once, and the sender records again', async () => {
+    browser ??= await launchChromium(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']);
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const page = await browser.newPage();
+    await page.goto(`${app.baseUrl}/record/${order.uuid}`);
+    await page.getByRole('button', { name: 'Use the camera' }).click();
+    await page.getByRole('button', { name: 'Start recording' }).click();
+    await page.getByRole('button', { name: 'Stop recording' }).click({ timeout: 15_000 });
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 10_000 }).toBe(tooShort);
+    expect(await page.locator('#send').isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Record again' }).isVisible()).toBe(true);
+  }, 40_000);
+
+  it('is refused on the page when a chosen file is under a second, before any upload', async () => {
+    browser ??= await launchChromium(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']);
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const page = await browser.newPage();
+    const uploads: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() !== 'GET') uploads.push(request.url());
+    });
+    await page.goto(`${app.baseUrl}/record/${order.uuid}`);
+    await page
+      .locator('#file')
+      .setInputFiles({ name: 'blink.mp4', mimeType: 'video/mp4', buffer: await sampleVideo(0.5) });
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 10_000 }).toBe(tooShort);
+    expect(await page.locator('#send').isDisabled()).toBe(true);
+    expect(uploads).toEqual([]);
   }, 40_000);
 });
 

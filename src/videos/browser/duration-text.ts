@@ -16,3 +16,9 @@ export function durationText(totalSeconds: number): string {
  * longer in its container (the recorder's last timeslice, the audio track's tail).
  */
 export const DURATION_LIMIT_SLACK_SECONDS = 1;
+
+/**
+ * The shortest video taken as a message, in seconds: a tap on Stop right after the countdown, or a
+ * clip cut by mistake, would reach the recipient as a blink. Refused on the page and by the server.
+ */
+export const MIN_VIDEO_SECONDS = 1;

@@ -1,5 +1,5 @@
 import { byId, serverErrorMessage, statusLine } from './dom.ts';
-import { DURATION_LIMIT_SLACK_SECONDS, durationText } from './duration-text.ts';
+import { DURATION_LIMIT_SLACK_SECONDS, MIN_VIDEO_SECONDS, durationText } from './duration-text.ts';
 import { capturePosterFrame, sendPosterFrame } from './poster-frame.ts';
 import { followProcessing } from './processing-status.ts';
 import { sendResumably } from './resumable-send.ts';
@@ -103,13 +103,16 @@ export function setUpRecorder(options: RecorderOptions): void {
   }
 
   /**
-   * A chosen file longer than the limit is refused here, before an upload the server would refuse
-   * after processing. Recordings need no check: they stop at the limit.
+   * A chosen file longer than the limit, or shorter than a message can be, is refused here, before an
+   * upload the server would refuse after processing. Recordings stop at the limit, and one stopped too
+   * soon is refused when it stops (startRecording).
    */
   function checkFileLength(): void {
     const seconds = playback.duration;
     // MediaRecorder WebM files report Infinity until played through; the server checks those.
-    if (!chosen || !Number.isFinite(seconds) || seconds <= maxSeconds + DURATION_LIMIT_SLACK_SECONDS) return;
+    if (!chosen || !Number.isFinite(seconds)) return;
+    if (seconds < MIN_VIDEO_SECONDS) return refuse(t('script_too_short'));
+    if (seconds <= maxSeconds + DURATION_LIMIT_SLACK_SECONDS) return;
     refuse(t('script_too_long', { duration: durationText(seconds), limit: durationText(maxSeconds) }));
   }
   playback.addEventListener('loadedmetadata', checkFileLength);
@@ -214,12 +217,14 @@ export function setUpRecorder(options: RecorderOptions): void {
     current.onstop = () => {
       stopTimer();
       timer.hidden = true;
-      preview.hidden = true;
-      choose(new Blob(chunks, { type: baseType(current.mimeType) || baseType(mimeType) || 'video/webm' }));
       recordBtn.hidden = false;
       recordBtn.textContent = t('script_record_again');
+      if ((performance.now() - startedAt) / 1000 < MIN_VIDEO_SECONDS) return refuse(t('script_too_short'));
+      preview.hidden = true;
+      choose(new Blob(chunks, { type: baseType(current.mimeType) || baseType(mimeType) || 'video/webm' }));
     };
     // Timeslices: the data arrives as it is recorded, not all at once at the end.
+    const startedAt = performance.now();
     current.start(1000);
     stopBtn.hidden = false;
     stopBtn.focus();

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DURATION_LIMIT_SLACK_SECONDS, durationText } from '../browser/duration-text.ts';
+import { DURATION_LIMIT_SLACK_SECONDS, MIN_VIDEO_SECONDS, durationText } from '../browser/duration-text.ts';
 import { renditionArguments, type RenditionSettings } from './plan.ts';
 import { probeVideo, UnplayableVideoError } from './probe.ts';
 import { runTool, ToolFailedError } from '../../process/run-tool.ts';
@@ -82,6 +82,7 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
   // A photo (or a photo with a voice memo) encodes as one frame: nothing moves, and players differ
   // on a one-frame track. It is refused with a reason, not stored.
   if (Number(made.videoStream.nb_frames) <= 1) throw new UnplayableVideoError(STILL_PICTURE);
+  if (made.durationSeconds < MIN_VIDEO_SECONDS) throw new UnplayableVideoError(TOO_SHORT);
   await fs.promises.rename(partial, file);
 
   await writePoster(file, posterFile, made.durationSeconds, probeOptions);
@@ -96,6 +97,7 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
 }
 
 const STILL_PICTURE = 'The file is a still picture, not a video; please choose a video.';
+const TOO_SHORT = 'The video is under a second long, too short for a message; please send a longer one.';
 
 /**
  * A JPEG frame for the poster: one second in (or a third of a short video), else the first frame when
