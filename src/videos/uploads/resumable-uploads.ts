@@ -248,6 +248,14 @@ export class ResumableUploads {
           'Tus-Version': '1.0.0',
         },
       );
+    // tus would take the method from this header, so a POST could be handled as a PATCH or DELETE
+    // that skipped the checks our route makes for that method: the request's own method decides.
+    if (ctx.get('X-HTTP-Method-Override'))
+      throw new HttpError(
+        400,
+        'invalid_request',
+        'X-HTTP-Method-Override is not supported here; send the request with its own method (HEAD, PATCH or DELETE).',
+      );
     ctx.respond = false;
     this.contexts.set(ctx.req, ctx);
     // tus writes the response itself; these apply to every answer it writes (our errors are JSON).
