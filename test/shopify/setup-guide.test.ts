@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
 import { productTemplateWithBlock } from '../../src/shopify/dev/sandbox/theme-editor.ts';
+import { signedWebhook } from '../../src/shopify/dev/webhook-payloads.ts';
 import { updateShopSettings } from '../../src/shopify/shops.ts';
 import type { TestApp } from '../support/test-app.ts';
 import { outboxMail } from '../support/outbox.ts';
@@ -172,6 +173,13 @@ describe('the setup guide', () => {
       'the test gift’s sent_at',
     );
     expect(order).toMatchObject({ price: null, video_title: 'Test gift', recipient_email: email });
+    // Marked as a test in the admin, and not one of the shop's figures on Home.
+    const list = await adminApi(shop, 'GET', '/orders');
+    expect(list.body.data.map((row: { id: string; test_gift: boolean }) => [row.id, row.test_gift])).toEqual([
+      [order.id, true],
+    ]);
+    expect((await adminApi(shop, 'GET', `/orders/${order.id}`)).body.test_gift).toBe(true);
+    expect((await adminApi(shop, 'GET', '/home')).body.counts).toMatchObject({ video_orders: 0, sent: 0 });
     // No price: billing records that it owes nothing, and nothing reaches Shopify.
     const charges = await app.services.database.db
       .selectFrom('shopify_usage_charges')
@@ -180,5 +188,58 @@ describe('the setup guide', () => {
       .execute();
     expect(charges.every((charge) => Number(charge.amount_cents) === 0 && charge.status !== 'pending')).toBe(true);
     expect(app.services.shopifySandbox!.usageRecords.filter((record) => record.shop === shop)).toEqual([]);
+  });
+
+  it('goes with the shop on shop/redact: the order erased, its watch page gone, and a reinstall starts the step again', async () => {
+    const shop = `redacted-${Date.now()}.myshopify.com`;
+    const sent = await adminApi(shop, 'POST', '/test-gift');
+    expect(sent.status).toBe(201);
+    const db = app.services.database.db;
+    const gift = await eventually(
+      async () => {
+        const row = await db
+          .selectFrom('orders')
+          .selectAll()
+          .where('id', '=', sent.body.order_id)
+          .executeTakeFirstOrThrow();
+        return row.sent_at === null ? undefined : row;
+      },
+      20_000,
+      'the test gift’s sent_at',
+    );
+    expect((await app.request('GET', `/watch/${gift.uuid}`)).status).toBe(200);
+
+    const post = async (topic: string, payload: unknown) => {
+      const webhook = signedWebhook(DEVELOPMENT_API_SECRET, shop, topic, payload);
+      const answer = await fetch(`${app.baseUrl}/shopify/webhooks`, {
+        method: 'POST',
+        headers: webhook.headers,
+        body: webhook.body,
+      });
+      expect(answer.status).toBe(200);
+      return eventually(
+        async () => {
+          const receipt = await db
+            .selectFrom('webhook_receipts')
+            .select(['status', 'note'])
+            .where('webhook_id', '=', webhook.webhookId)
+            .executeTakeFirst();
+          return receipt?.status === 'processed' ? receipt : undefined;
+        },
+        20_000,
+        `${topic} processed`,
+      );
+    };
+    await post('app/uninstalled', { id: 1 });
+    const redacted = await post('shop/redact', { shop_id: 1, shop_domain: shop });
+    expect(redacted.note).toBe("erased 1 video order(s) and the shop's data");
+
+    const erased = await db.selectFrom('orders').selectAll().where('id', '=', gift.id).executeTakeFirstOrThrow();
+    expect(erased).toMatchObject({ name: '[erased]', recipient_email: null });
+    expect(erased.deleted_at).not.toBeNull();
+    expect((await app.request('GET', `/watch/${gift.uuid}`)).status).toBe(404);
+    expect(await db.selectFrom('shopify_test_gifts').select('order_id').where('shop', '=', shop).execute()).toEqual([]);
+    // Installed again (the first embedded call installs it): a new start, the test gift not sent.
+    expect((await stepsOf(shop)).test_gift!.done).toBe(false);
   });
 });

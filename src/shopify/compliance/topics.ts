@@ -106,15 +106,36 @@ export async function redactCustomer(
   return { erased: links.map((l) => l.order_id) };
 }
 
+/**
+ * Every video order of the shop is erased: those its Shopify orders made, and those without a Shopify
+ * order — its test gift (probe finding: it outlived shop/redact, watch page and video included, and a
+ * reinstalled shop's guide showed the step done) and any made with the shop's API key. Each shop has
+ * its own account (registerShop), so the shop's orders are its account's.
+ */
 export async function redactShop(
   deps: ComplianceDeps,
   shop: string,
   keepWebhookId: string,
 ): Promise<{ erased: number }> {
   const links = await deps.db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop).execute();
-  for (const link of links)
-    await eraseVideoOrder(deps, link.account_id, link.order_id, 'shop data erased (Shopify shop/redact)');
+  const account = await deps.db.selectFrom('shops').select('account_id').where('domain', '=', shop).executeTakeFirst();
+  const testGifts = await deps.db
+    .selectFrom('shopify_test_gifts')
+    .select('order_id')
+    .where('shop', '=', shop)
+    .execute();
+  const ofAccount = account
+    ? await deps.db.selectFrom('orders').select('id').where('account_id', '=', account.account_id).execute()
+    : [];
+  const orderIds = new Set([
+    ...links.map((link) => link.order_id),
+    ...testGifts.map((gift) => gift.order_id),
+    ...ofAccount.map((order) => order.id),
+  ]);
+  for (const orderId of orderIds)
+    await eraseVideoOrder(deps, account?.account_id ?? '', orderId, 'shop data erased (Shopify shop/redact)');
   await deps.db.deleteFrom('shopify_order_links').where('shop', '=', shop).execute();
+  await deps.db.deleteFrom('shopify_test_gifts').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_fulfillments').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_cancelled_orders').where('shop', '=', shop).execute();
   await deps.db.deleteFrom('shopify_refused_lines').where('shop', '=', shop).execute();
@@ -125,7 +146,7 @@ export async function redactShop(
     .where('webhook_id', '!=', keepWebhookId)
     .execute();
   await deps.db.deleteFrom('shops').where('domain', '=', shop).execute();
-  return { erased: links.length };
+  return { erased: orderIds.size };
 }
 
 export async function exportCustomerData(
