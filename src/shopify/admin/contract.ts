@@ -49,6 +49,8 @@ export interface HomeJson extends InShopTime {
 export interface OrderSummary {
   id: string;
   shopify_order_name: string | null;
+  /** The shop's own test gift from the setup guide: never billed, marked "Test". */
+  test_gift: boolean;
   sender_name: string;
   sender_email: string;
   recipient_name: string;
@@ -97,6 +99,7 @@ export interface TimelineEntry {
 export interface OrderDetail extends InShopTime {
   order: ApiOrder;
   shopify_order_name: string | null;
+  test_gift: boolean;
   stage: DisplayStage;
   stage_label: string;
   waiting_reason: string | null;

@@ -7,10 +7,14 @@ import { stageCondition } from './stage-sql.ts';
 
 export const HOME_PERIOD_DAYS = 30;
 
+/** The shop's own test gift is the merchant's rehearsal, not a shopper's gift: Home's figures leave it out. */
+const notTestGift = sql<boolean>`not exists (select 1 from shopify_test_gifts t where t.order_id = orders.id)`;
+
 /**
  * GET /shopify/api/home: the last 30 days at a glance. Counts are of orders created in the period
  * (delivered, sent, viewed so far; needs attention = the stage now); the median runs over orders
- * sent in the period that were delivered first, from delivery to send, in whole seconds.
+ * sent in the period that were delivered first, from delivery to send, in whole seconds. The shop's
+ * test gift (setup guide) is not counted.
  */
 export async function homeJson(db: Db, shop: ShopRow, now: Date) {
   const from = new Date(now.getTime() - HOME_PERIOD_DAYS * 86_400_000);
@@ -25,6 +29,7 @@ export async function homeJson(db: Db, shop: ShopRow, now: Date) {
     ])
     .where('account_id', '=', shop.account_id)
     .where('deleted_at', 'is', null)
+    .where(notTestGift)
     .where('created_at', '>=', from)
     .where('created_at', '<=', now)
     .executeTakeFirstOrThrow();
@@ -39,6 +44,7 @@ export async function homeJson(db: Db, shop: ShopRow, now: Date) {
     )
     .where('account_id', '=', shop.account_id)
     .where('deleted_at', 'is', null)
+    .where(notTestGift)
     .where('sent_at', '>=', from)
     .where('sent_at', '<=', now)
     .where('delivered_at', 'is not', null)

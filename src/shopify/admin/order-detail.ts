@@ -34,6 +34,8 @@ function refusalOf(plan: ReturnType<typeof resendPlan>): string | null {
 export interface OrderSummaryJson {
   id: string;
   shopify_order_name: string | null;
+  /** The shop's own test gift from the setup guide: never billed, marked "Test" on the pages. */
+  test_gift: boolean;
   sender_name: string;
   sender_email: string;
   recipient_name: string;
@@ -54,6 +56,7 @@ export function orderSummaryJson(context: OrderContext): OrderSummaryJson {
   return {
     id: order.id,
     shopify_order_name: context.shopifyOrderName,
+    test_gift: context.testGift,
     sender_name: order.name,
     sender_email: order.email,
     recipient_name: order.recipient_name,
@@ -135,6 +138,7 @@ export function warningsFrom(timeline: readonly TimelineEntryJson[]): string[] {
 export interface OrderDetailJson {
   order: OrderJson;
   shopify_order_name: string | null;
+  test_gift: boolean;
   stage: OrderStage;
   stage_label: string;
   waiting_reason: string | null;
@@ -173,6 +177,7 @@ export function orderDetailJson(
   return {
     order: serializeOrder(order, publicUrl),
     shopify_order_name: context.shopifyOrderName,
+    test_gift: context.testGift,
     stage,
     stage_label: STAGE_LABELS[stage],
     waiting_reason: waitingReason(facts, stage),

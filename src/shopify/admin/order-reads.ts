@@ -20,6 +20,8 @@ export interface OrderContext {
   shopifyOrderId: string | null;
   /** The Shopify order's currency, which the price's minor units are of; null: none given (USD). */
   currency: string | null;
+  /** The shop's own test gift (setup guide): marked as a test in the admin, left out of Home's figures. */
+  testGift: boolean;
   tracking: TrackingRow | null;
   sends: SendRow[];
 }
@@ -59,11 +61,11 @@ export async function listOrders(
   };
 }
 
-/** The context of each order, in the given order: four queries for the whole page, none per row. */
+/** The context of each order, in the given order: five queries for the whole page, none per row. */
 export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promise<OrderContext[]> {
   if (orders.length === 0) return [];
   const ids = orders.map((order) => order.id);
-  const [sends, videos, links, trackings] = await Promise.all([
+  const [sends, videos, links, trackings, testGifts] = await Promise.all([
     db
       .selectFrom('sends')
       .selectAll()
@@ -95,6 +97,7 @@ export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promis
       .where('order_id', 'in', ids)
       .execute(),
     db.selectFrom('trackings').selectAll().where('order_id', 'in', ids).execute(),
+    db.selectFrom('shopify_test_gifts').select('order_id').where('order_id', 'in', ids).execute(),
   ]);
   // The Shopify orders' packages, for "2 of 3 packages delivered" (the shop/order index serves it).
   const shopifyOrderIds = [...new Set(links.map((link) => link.shopify_order_id))];
@@ -151,6 +154,7 @@ export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promis
       shopifyOrderName: link?.shopify_order_name ?? null,
       shopifyOrderId: link ? String(link.shopify_order_id) : null,
       currency: link?.currency ?? null,
+      testGift: testGifts.some((gift) => gift.order_id === order.id),
       tracking,
       sends: orderSends,
     };

@@ -240,7 +240,7 @@ describe('video lines that made no video order', () => {
       {
         shopify_order_id: String(shopifyOrderId),
         shopify_order_name: '#2042',
-        reason: expect.stringContaining('email'),
+        reason: expect.stringContaining('the order has no customer e-mail address to send it from'),
         refused_at: expect.stringMatching(API_TIMESTAMP),
       },
     ]);
@@ -351,6 +351,7 @@ describe('orders', () => {
     expect(byId.get(ids.awaiting_video)).toEqual({
       id: ids.awaiting_video,
       shopify_order_name: null,
+      test_gift: false,
       sender_name: 'Alice Awaiting',
       sender_email: 'Alice.Awaiting@Example.com',
       recipient_name: 'Rita Receiver',

@@ -64,7 +64,14 @@ export function OrderView({ id }: { id: string }) {
   return (
     <Page
       title={title}
-      titleMetadata={data && <Badge tone={stageTone(data.stage)}>{data.stage_label}</Badge>}
+      titleMetadata={
+        data && (
+          <InlineStack gap="100">
+            <Badge tone={stageTone(data.stage)}>{data.stage_label}</Badge>
+            {data.test_gift && <Badge>Test</Badge>}
+          </InlineStack>
+        )
+      }
       subtitle={
         data ? `“${data.order.video_title}” from ${data.order.name} to ${data.order.recipient_name}` : undefined
       }

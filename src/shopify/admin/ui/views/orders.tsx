@@ -6,6 +6,7 @@ import {
   Card,
   EmptyState,
   IndexTable,
+  InlineStack,
   Link,
   Page,
   Pagination,
@@ -123,7 +124,7 @@ export function OrdersView() {
                   <IndexTable.Cell>
                     <Link url={pathOf({ view: 'order', id: order.id })} dataPrimaryLink removeUnderline monochrome>
                       <Text as="span" fontWeight="semibold">
-                        {order.shopify_order_name ?? 'Video order'}
+                        {order.shopify_order_name ?? (order.test_gift ? 'Test gift' : 'Video order')}
                       </Text>
                     </Link>
                   </IndexTable.Cell>
@@ -138,9 +139,10 @@ export function OrdersView() {
                   <IndexTable.Cell>{order.recipient_name}</IndexTable.Cell>
                   <IndexTable.Cell>
                     <BlockStack gap="100">
-                      <span>
+                      <InlineStack gap="100">
                         <Badge tone={stageTone(order.stage)}>{order.stage_label}</Badge>
-                      </span>
+                        {order.test_gift && <Badge>Test</Badge>}
+                      </InlineStack>
                       {order.attention && (
                         <span title={order.attention}>
                           <Text as="span" tone="critical" variant="bodySm">
