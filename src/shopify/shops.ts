@@ -17,6 +17,24 @@ export const shopDomain = z
   .toLowerCase()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}\.myshopify\.com$/, 'must be a shop domain like my-store.myshopify.com');
 
+/**
+ * The shop a merchant typed into the front page's Install form, read as people type it: the handle
+ * alone (`my-store`), the domain in any case, the store's address with a scheme or path
+ * (`https://my-store.myshopify.com/admin`), or the admin's (`admin.shopify.com/store/my-store`).
+ * Null when it names no `*.myshopify.com` shop (a custom domain, a typo): the form says so (probe
+ * finding: a handle or a pasted URL got a raw JSON 400).
+ */
+export function shopDomainFromTyped(typed: string): string | null {
+  const text = typed
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, '');
+  const admin = /^admin\.shopify\.com\/store\/([^/?#]+)/.exec(text);
+  const host = admin ? `${admin[1]}.myshopify.com` : text.split(/[/?#]/)[0]!;
+  const parsed = shopDomain.safeParse(host.includes('.') ? host : `${host}.myshopify.com`);
+  return parsed.success ? parsed.data : null;
+}
+
 export function parseShopDomain(value: unknown): string {
   const parsed = shopDomain.safeParse(value);
   if (!parsed.success)

@@ -44,7 +44,15 @@ const LANDING_IMAGES = new Set(['record-preview-phone.png', 'watch-phone.png', '
  * (GET / with `shop`, which leads to Shopify's install page). Not rendered in the admin, so nobody
  * may frame it; its only style is this response's, by nonce; no script.
  */
-export function sendLandingPage(ctx: Context): void {
+export function sendLandingPage(ctx: Context, refused?: { typed: string }): void {
+  // A shop the Install form could not read: said under the field, with what was typed kept.
+  const problem = refused
+    ? html`<p id="shop-problem" class="problem" role="alert">
+        That is not a Shopify store address we can read. Type your store’s myshopify.com address, like
+        <strong>my-store.myshopify.com</strong> (your Shopify admin shows it under Settings → Domains).
+      </p>`
+    : html``;
+  const invalid = refused ? html` aria-invalid="true" aria-describedby="shop-problem"` : html``;
   sendDocument(ctx, {
     title: 'Doorstep · a video message that arrives with the gift',
     // GET / with `shop`: the Install form.
@@ -68,7 +76,8 @@ export function sendLandingPage(ctx: Context): void {
           .pictures img { width: 100%; height: auto; border-radius: 12px; box-shadow: 0 2px 8px rgb(0 0 0 / 0.12); }
           @media (max-width: 40rem) { .pictures { grid-template-columns: 1fr 1fr; } .pictures figure:last-child { grid-column: 1 / -1; } }
           footer { padding: 2rem 1.25rem 3rem; font-size: 0.9rem; color: #4a4a4a; }
-          a { color: #1f5f4a; }`,
+          a { color: #1f5f4a; }
+          .problem { color: #8c1d18; font-weight: 600; margin: -1.5rem 0 2.5rem; max-width: 40rem; }`,
     body: html`
         <header>
           <p><strong>Doorstep</strong>: video gift messages for Shopify</p>
@@ -80,10 +89,17 @@ export function sendLandingPage(ctx: Context): void {
           <form method="get" action="/">
             <label
               >Your Shopify store
-              <input name="shop" placeholder="my-store.myshopify.com" required autocomplete="url" />
+              <input
+                name="shop"
+                placeholder="my-store.myshopify.com"
+                required
+                autocomplete="url"
+                value="${refused?.typed ?? ''}"${invalid}
+              />
             </label>
             <button type="submit">Install</button>
           </form>
+          ${problem}
         </header>
         <main>
           <h2>How it works</h2>
@@ -113,8 +129,8 @@ export function sendLandingPage(ctx: Context): void {
             Developers: the <a href="/docs">API reference</a> of the <code>/v1</code> order API (and
             <a href="/v1/openapi.json">its OpenAPI document</a>); a development shop's admin opens with
             <code>npm run cli -- shopify admin-url my-store.myshopify.com</code>. Operators:
-            <a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>; <a href="/metrics">/metrics</a> and
-            <a href="/admin/queues">/admin/queues</a> need the operator password.
+            <a href="/healthz">/healthz</a>, <a href="/readyz">/readyz</a>; <code>/metrics</code> and
+            <code>/admin/queues</code> need the operator password.
           </p>
         </footer>`,
   });

@@ -114,17 +114,50 @@ describe('/ (the app’s application_url)', () => {
     expect(fake.grants.filter((g) => g.shop === shop)).toEqual([]);
   });
 
-  it('with a shop that is not a shop domain, answers 400 JSON and redirects nowhere', async () => {
-    for (const shop of ['evil.example.com', '', 'x.myshopify.com.evil.example.com', 'javascript:alert(1)']) {
+  it('reads the Install form as people type a shop: the handle, any case, the store’s or the admin’s address', async () => {
+    for (const typed of [
+      'home-typed',
+      ' Home-Typed.MyShopify.com ',
+      'https://home-typed.myshopify.com/',
+      'home-typed.myshopify.com/admin/products',
+      'https://admin.shopify.com/store/home-typed',
+      'admin.shopify.com/store/home-typed/settings',
+    ]) {
+      const response = await fetch(`${app.baseUrl}/?shop=${encodeURIComponent(typed)}`, { redirect: 'manual' });
+      expect({ typed, status: response.status, location: response.headers.get('location') }).toEqual({
+        typed,
+        status: 302,
+        location: `https://admin.shopify.com/store/home-typed/oauth/install?client_id=${API_KEY}`,
+      });
+    }
+  });
+
+  it('with a shop it cannot read, shows the form again saying why (400, not JSON), and redirects nowhere', async () => {
+    for (const shop of [
+      'evil.example.com',
+      '',
+      'x.myshopify.com.evil.example.com',
+      'javascript:alert(1)',
+      '"><img src=x onerror=alert(1)>',
+    ]) {
       const response = await fetch(`${app.baseUrl}/?shop=${encodeURIComponent(shop)}`, { redirect: 'manual' });
       expect({ shop, status: response.status }).toEqual({ shop, status: 400 });
       expect(response.headers.get('location')).toBeNull();
-      expect(await response.json()).toMatchObject({
-        error: { type: 'invalid_request', message: expect.stringContaining('my-store.myshopify.com') },
-      });
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      const page = await response.text();
+      expect(page).toContain('That is not a Shopify store address we can read.');
+      expect(page).toContain('aria-invalid="true"');
+      // What was typed stays in the field, escaped.
+      expect(page).not.toContain('<img src=x');
     }
     const twice = await fetch(`${app.baseUrl}/?shop=a.myshopify.com&shop=b.myshopify.com`, { redirect: 'manual' });
     expect(twice.status).toBe(400);
+    // In the admin's iframe it is Shopify that names the shop: a bad one is a JSON 400.
+    const embedded = await fetch(`${app.baseUrl}/?embedded=1&shop=evil.example.com`, { redirect: 'manual' });
+    expect(embedded.status).toBe(400);
+    expect(await embedded.json()).toMatchObject({
+      error: { type: 'invalid_request', message: expect.stringContaining('my-store.myshopify.com') },
+    });
   });
 
   it('with nothing, is the landing page saying what Doorstep is (not a 404), that nobody may frame', async () => {

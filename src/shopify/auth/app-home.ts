@@ -11,7 +11,7 @@ import {
   sessionTokenExpired,
   SESSION_TOKEN_BOUNCE_PATH,
 } from './session-token-bounce.ts';
-import { shopDomain } from '../shops.ts';
+import { shopDomain, shopDomainFromTyped } from '../shops.ts';
 
 /**
  * `/`, the app's `application_url` (shopify.app.toml). Shopify opens the embedded app there with
@@ -43,12 +43,22 @@ export function appHomeRoutes(shopify: ShopifyServices): Router {
       return serveEmbeddedAdmin(shopify, ctx);
     if (ctx.query.shop !== undefined) {
       // The domain becomes a host name the OAuth start redirects to: only `{name}.myshopify.com` passes.
-      const shop = shopDomain.safeParse(ctx.query.shop);
-      if (!shop.success)
-        throw new HttpError(400, 'invalid_request', 'shop must be a shop domain like my-store.myshopify.com.');
-      // In the admin's iframe without a fresh token: App Bridge gets one (session-token-bounce.ts).
-      if (embedded) return bounceForSessionToken(ctx, shop.data);
-      ctx.redirect(shopLinks(shopify.config, shop.data).install);
+      if (embedded) {
+        // In the admin's iframe without a fresh token: App Bridge gets one (session-token-bounce.ts).
+        const shop = shopDomain.safeParse(ctx.query.shop);
+        if (!shop.success)
+          throw new HttpError(400, 'invalid_request', 'shop must be a shop domain like my-store.myshopify.com.');
+        return bounceForSessionToken(ctx, shop.data);
+      }
+      // The front page's Install form (or a link naming the shop): read as a person types it, and a
+      // shop it cannot read is said on the form, not in JSON.
+      const typed = typeof ctx.query.shop === 'string' ? ctx.query.shop : '';
+      const shop = shopDomainFromTyped(typed);
+      if (shop === null) {
+        ctx.status = 400;
+        return sendLandingPage(ctx, { typed });
+      }
+      ctx.redirect(shopLinks(shopify.config, shop).install);
       return;
     }
     sendLandingPage(ctx);
