@@ -33,6 +33,16 @@ export const PROPERTY = {
   giftKey: 'gift key',
 } as const;
 
+/** The order fields a video line is made of, as the merchant knows them in the Shopify order. */
+const FIELD_WORDS: Readonly<Record<string, string>> = {
+  name: 'the customer’s name',
+  email: 'the customer’s e-mail address',
+  send_trigger: `the "${PROPERTY.sendTrigger}" property`,
+  send_on: `the "${PROPERTY.sendOn}" property`,
+  video_title: `the "${PROPERTY.videoTitle}" property`,
+  price: 'the line’s price',
+};
+
 export interface VideoProductSettings {
   /** Products / variants the merchant chose: every line of them is a video message. */
   videoProductIds: readonly string[];
@@ -358,11 +368,16 @@ export function orderToVideoOrder(
   }
   if (!parsed.success) {
     const fields = fieldErrors(parsed.error as z.ZodError);
+    // In the merchant's words (the reason is listed on Home): what is wrong in the Shopify order, not
+    // our field names (probe finding: "email must be a valid e-mail address" when the order had none).
+    const problems = Object.entries(fields).map(([field, message]) =>
+      field === 'email' && senderEmail === ''
+        ? 'the order has no customer e-mail address to send it from'
+        : `${FIELD_WORDS[field] ?? field} ${message}`,
+    );
     return {
       ok: false,
-      reason: `line item ${item.id} cannot become a video order: ${Object.entries(fields)
-        .map(([f, m]) => `${f} ${m}`)
-        .join('; ')}`,
+      reason: `line item ${item.id} cannot become a video order: ${problems.join('; ')}`,
       fields,
     };
   }
