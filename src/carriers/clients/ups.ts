@@ -3,6 +3,7 @@ import { errorMessageOf, summarizeErrorBody } from './error-body.ts';
 import { CarrierUnexpectedResponseError } from './errors.ts';
 import { createCarrierHttp } from './http.ts';
 import { createTokenCache, readTokenResponse, sendWithToken } from './oauth.ts';
+import { trackWithinLimits } from './number-limits.ts';
 import { emptyResult, isRecord } from './results.ts';
 import type { CarrierClient, CarrierClientOptions, TrackingResult } from './types.ts';
 import { parseUpsTrackResponse } from './ups-response.ts';
@@ -117,11 +118,12 @@ export function createUpsClient(options: UpsClientOptions): CarrierClient {
     carrier: 'ups',
     maxBatchSize: UPS_MAX_BATCH_SIZE,
     push: { maxBatchSize: UPS_TRACK_ALERT_MAX_BATCH_SIZE, lifetimeMs: UPS_TRACK_ALERT_LIFETIME_MS, subscribe },
-    async track(trackingNumbers, trackOptions) {
-      const results: TrackingResult[] = [];
-      // One after another: UPS's limits are unpublished (docs/carriers/NOTES.md), so no bursts from one caller.
-      for (const trackingNumber of trackingNumbers) results.push(await trackOne(trackingNumber, trackOptions?.signal));
-      return results;
-    },
+    track: (trackingNumbers, trackOptions) =>
+      trackWithinLimits('ups', trackingNumbers, async (taken) => {
+        const results: TrackingResult[] = [];
+        // One after another: UPS's limits are unpublished (docs/carriers/NOTES.md), so no bursts from one caller.
+        for (const trackingNumber of taken) results.push(await trackOne(trackingNumber, trackOptions?.signal));
+        return results;
+      }),
   };
 }

@@ -50,6 +50,61 @@ describe('USPS client', () => {
     expect(results.map((result) => result.status)).toEqual([...Array<string>(35).fill('not_found'), 'delivered']);
   });
 
+  it('never sends a number USPS cannot take: answered not found with the rule, and the batch goes on', async () => {
+    const [known, alsoKnown] = numbers(2) as [string, string];
+    await control.event('usps', known, { status: 'delivered', at: '2025-06-02T15:00:00Z' });
+    await control.event('usps', alsoKnown, { status: 'in_transit', at: '2025-06-02T10:00:00Z' });
+    // Stored by the API (1–64 printable characters) but outside USPS's 4–34 letters and digits: the
+    // sandbox, as USPS, refuses a whole batch with one of them in it (probe finding).
+    const results = await client().track([known, 'NOT-A-USPS-NUMBER!', alsoKnown, '123']);
+    expect(results.map((result) => [result.trackingNumber, result.status])).toEqual([
+      [known, 'delivered'],
+      ['NOT-A-USPS-NUMBER!', 'not_found'],
+      [alsoKnown, 'in_transit'],
+      ['123', 'not_found'],
+    ]);
+    expect(results[1]!.description).toBe(
+      'USPS tracks numbers of 4 to 34 letters and digits; USPS cannot know this one',
+    );
+    expect(requests.map((request) => request.body)).toEqual([
+      [{ trackingNumber: known }, { trackingNumber: alsoKnown }],
+    ]);
+  });
+
+  it('splits a batch USPS refuses with a 400 until the number it will not take is alone', async () => {
+    const batch = numbers(8);
+    await control.event('usps', batch[0]!, { status: 'delivered', at: '2025-06-02T15:00:00Z' });
+    const refused = batch[5]!;
+    const asked: number[] = [];
+    const tracker = createUspsClient({
+      baseUrl: `${running.baseUrl}/usps`,
+      clientId: 'doorstep',
+      clientSecret: 'secret',
+      fetch: async (input, init) => {
+        if (String(input).endsWith('/token')) return fetch(input, init);
+        const body = JSON.parse(String(init?.body)) as Array<{ trackingNumber: string }>;
+        asked.push(body.length);
+        // A refusal no published rule predicts: USPS answers the whole request 400.
+        if (body.some((item) => item.trackingNumber === refused))
+          return new Response(
+            JSON.stringify({ apiVersion: 'v3r2', error: { code: '400', message: 'Invalid tracking number' } }),
+            {
+              status: 400,
+              headers: { 'content-type': 'application/json' },
+            },
+          );
+        return fetch(input, init);
+      },
+    });
+    const results = await tracker.track(batch);
+    expect(results.map((result) => result.trackingNumber)).toEqual(batch);
+    expect(results[0]!.status).toBe('delivered');
+    expect(results[5]).toMatchObject({ status: 'not_found', description: 'Invalid tracking number' });
+    // Halves until the refused number is alone (depth first): 7 calls, not one per number, and the
+    // other seven answered.
+    expect(asked).toEqual([8, 4, 4, 2, 1, 1, 2]);
+  });
+
   it('reads a 207 multi-status answer item by item', async () => {
     const [known, unknown, alsoKnown] = numbers(3) as [string, string, string];
     await control.event('usps', known, { status: 'in_transit', at: '2025-06-02T10:00:00Z' });
