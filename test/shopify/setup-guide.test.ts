@@ -33,6 +33,21 @@ const stepsOf = async (shop: string) => {
   );
 };
 
+/** The test gift's order once the dispatcher recorded its send (the e-mail reaches the outbox a moment before). */
+const sentTestGift = (orderId: string) =>
+  eventually(
+    async () => {
+      const row = await app.services.database.db
+        .selectFrom('orders')
+        .selectAll()
+        .where('id', '=', orderId)
+        .executeTakeFirstOrThrow();
+      return row.sent_at === null ? undefined : row;
+    },
+    20_000,
+    'the test gift’s sent_at',
+  );
+
 describe('the setup guide', () => {
   it('shows four steps, ticked from the shop’s theme and settings, with the theme editor deep link', async () => {
     const shop = `setup-${Date.now()}.myshopify.com`;
@@ -160,18 +175,7 @@ describe('the setup guide', () => {
     );
     expect(message).toBeDefined();
     // The e-mail reaches the outbox a moment before the dispatcher records the send: wait for both.
-    const order = await eventually(
-      async () => {
-        const row = await app.services.database.db
-          .selectFrom('orders')
-          .selectAll()
-          .where('id', '=', sent.body.order_id)
-          .executeTakeFirstOrThrow();
-        return row.sent_at === null ? undefined : row;
-      },
-      20_000,
-      'the test gift’s sent_at',
-    );
+    const order = await sentTestGift(sent.body.order_id);
     expect(order).toMatchObject({ price: null, video_title: 'Test gift', recipient_email: email });
     // Marked as a test in the admin, and not one of the shop's figures on Home.
     const list = await adminApi(shop, 'GET', '/orders');
@@ -195,18 +199,7 @@ describe('the setup guide', () => {
     const sent = await adminApi(shop, 'POST', '/test-gift');
     expect(sent.status).toBe(201);
     const db = app.services.database.db;
-    const gift = await eventually(
-      async () => {
-        const row = await db
-          .selectFrom('orders')
-          .selectAll()
-          .where('id', '=', sent.body.order_id)
-          .executeTakeFirstOrThrow();
-        return row.sent_at === null ? undefined : row;
-      },
-      20_000,
-      'the test gift’s sent_at',
-    );
+    const gift = await sentTestGift(sent.body.order_id);
     expect((await app.request('GET', `/watch/${gift.uuid}`)).status).toBe(200);
 
     const post = async (topic: string, payload: unknown) => {
