@@ -156,7 +156,18 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
 
   it('a video whose frames all come before the poster’s moment gets its poster from the first frame', async () => {
     const early = path.join(work, 'early-frames.mp4');
-    await framesWithTone('testsrc2=s=64x64:r=30', 3, early);
+    // Three frames in the first tenth of a second, then 3 s of the tone: long enough to be a message.
+    await ffmpeg(
+      ['-f', 'lavfi', '-i', 'testsrc2=s=64x64:r=30:d=0.1', '-f', 'lavfi', '-i', 'sine=d=3'].concat([
+        '-c:v',
+        'libx264',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        early,
+      ]),
+    );
     const rendition = await makeRendition(early, work, limits);
     expect(fs.readFileSync(rendition.posterFile).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
   }, 60_000);
