@@ -9,6 +9,10 @@ export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
  * endpoints — video uploads, Shopify webhooks whose HMAC covers the exact bytes — stay untouched.
  */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+  // No body at all (neither Content-Length nor Transfer-Encoding): `is` cannot tell a type then, and
+  // the 415 below blamed a Content-Type the client did send (API probe finding).
+  if (ctx.is('application/json') === null)
+    throw new HttpError(400, 'invalid_request', 'The request has no body; send the JSON object in it.');
   if (!ctx.is('application/json')) {
     throw new HttpError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }

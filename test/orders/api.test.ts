@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { TestClock } from '../support/clock.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
@@ -291,6 +292,14 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     ]);
   });
 
+  it('refuses a blank video_title, which the recipient would read as “”', async () => {
+    const order = await newOrder();
+    for (const video_title of ['', '   '])
+      expect((await refusedChange(order, { video_title })).body.error.fields).toEqual({
+        video_title: 'video_title must not be empty',
+      });
+  });
+
   // A probe sent fields named after Object.prototype's members: the 422 named none of them.
   it('names a field called constructor or __proto__ like any other, and says which fields a new order lacks', async () => {
     const order = await newOrder();
@@ -341,6 +350,27 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
 });
 
 describe('bad requests', () => {
+  it('answers a PUT with no body at all with 400 saying so, not a 415 about the type it sent', async () => {
+    const order = await newOrder();
+    const { hostname, port } = new URL(app.baseUrl);
+    const socket = net.connect(Number(port), hostname);
+    socket.write(
+      [
+        `PUT /v1/orders/${order.id} HTTP/1.1`,
+        `Host: ${hostname}:${port}`,
+        `Authorization: ${auth(store)}`,
+        'Content-Type: application/json',
+        'Connection: close',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    let answer = '';
+    for await (const chunk of socket) answer += String(chunk);
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(answer).toContain('The request has no body; send the JSON object in it.');
+  });
+
   it('answers malformed JSON with 400', async () => {
     const order = await newOrder();
     const response = await app.request('PUT', `/v1/orders/${order.id}`, {
