@@ -1,5 +1,3 @@
-import type { UploadState } from './browser/page-data.ts';
-import { uploadState } from './uploads/upload-state.ts';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +8,8 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { UploadState } from './browser/page-data.ts';
+import { uploadState } from './uploads/upload-state.ts';
 import { recordTimeline } from '../orders/timeline.ts';
 import type { EventSource, VideoPurpose } from '../vocabulary.ts';
 import type { OrderRow } from '../orders/serializer.ts';
@@ -541,7 +541,6 @@ export class VideoService {
     if (Number(updated.numUpdatedRows) === 0) throw new ConflictError('This video already has its transcript.');
   }
 
-  /** One upload, for the thanks module's page: the reply video it recorded. */
   /** Where a page's upload stands after it arrived (its `status_url`): processing, ready, or failed with the reason. */
   async uploadState(order: OrderRow, videoId: string, purpose: VideoPurpose): Promise<UploadState> {
     return uploadState(await this.uploadOf(order, videoId, purpose));
@@ -555,6 +554,7 @@ export class VideoService {
     return video;
   }
 
+  /** One upload, for the thanks module's page: the reply video it recorded. */
   async find(videoId: string): Promise<VideoRow | undefined> {
     return findVideo(this.deps.db, videoId);
   }

@@ -13,10 +13,10 @@ import { makeRendition, type TranscodeLimits } from '../../src/videos/rendition/
 import { topLevelBoxes } from './mp4-boxes.ts';
 import { runTool } from '../../src/process/run-tool.ts';
 
-/** `frames` frames of a lavfi source beside 3 s of tone, as H.264 + AAC. */
-const framesWithTone = (source: string, frames: number, output: string) =>
+/** A lavfi picture source beside 3 s of tone (`extra` arguments between), as H.264 + AAC. */
+const withTone = (source: string, output: string, extra: string[] = []) =>
   ffmpeg(
-    ['-f', 'lavfi', '-i', source, '-f', 'lavfi', '-i', 'sine=d=3', '-frames:v', String(frames)].concat([
+    ['-f', 'lavfi', '-i', source, '-f', 'lavfi', '-i', 'sine=d=3', ...extra].concat([
       '-c:v',
       'libx264',
       '-pix_fmt',
@@ -26,6 +26,10 @@ const framesWithTone = (source: string, frames: number, output: string) =>
       output,
     ]),
   );
+
+/** `frames` frames of a lavfi source beside the tone (-frames:v ends the audio with them). */
+const framesWithTone = (source: string, frames: number, output: string) =>
+  withTone(source, output, ['-frames:v', String(frames)]);
 
 /** The first frame's mean chroma saturation (ffmpeg's signalstats SATAVG). */
 async function meanSaturation(file: string): Promise<number> {
@@ -157,17 +161,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
   it('a video whose frames all come before the poster’s moment gets its poster from the first frame', async () => {
     const early = path.join(work, 'early-frames.mp4');
     // Three frames in the first tenth of a second, then 3 s of the tone: long enough to be a message.
-    await ffmpeg(
-      ['-f', 'lavfi', '-i', 'testsrc2=s=64x64:r=30:d=0.1', '-f', 'lavfi', '-i', 'sine=d=3'].concat([
-        '-c:v',
-        'libx264',
-        '-pix_fmt',
-        'yuv420p',
-        '-c:a',
-        'aac',
-        early,
-      ]),
-    );
+    await withTone('testsrc2=s=64x64:r=30:d=0.1', early);
     const rendition = await makeRendition(early, work, limits);
     expect(fs.readFileSync(rendition.posterFile).subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
   }, 60_000);

@@ -110,7 +110,8 @@ export async function redactCustomer(
  * Every video order of the shop is erased: those its Shopify orders made, and those without a Shopify
  * order — its test gift (probe finding: it outlived shop/redact, watch page and video included, and a
  * reinstalled shop's guide showed the step done) and any made with the shop's API key. Each shop has
- * its own account (registerShop), so the shop's orders are its account's.
+ * its own account (registerShop), so the shop's orders are its account's; the links are read too for
+ * a shop whose row is already gone.
  */
 export async function redactShop(
   deps: ComplianceDeps,
@@ -119,19 +120,10 @@ export async function redactShop(
 ): Promise<{ erased: number }> {
   const links = await deps.db.selectFrom('shopify_order_links').selectAll().where('shop', '=', shop).execute();
   const account = await deps.db.selectFrom('shops').select('account_id').where('domain', '=', shop).executeTakeFirst();
-  const testGifts = await deps.db
-    .selectFrom('shopify_test_gifts')
-    .select('order_id')
-    .where('shop', '=', shop)
-    .execute();
   const ofAccount = account
     ? await deps.db.selectFrom('orders').select('id').where('account_id', '=', account.account_id).execute()
     : [];
-  const orderIds = new Set([
-    ...links.map((link) => link.order_id),
-    ...testGifts.map((gift) => gift.order_id),
-    ...ofAccount.map((order) => order.id),
-  ]);
+  const orderIds = new Set([...links.map((link) => link.order_id), ...ofAccount.map((order) => order.id)]);
   for (const orderId of orderIds)
     await eraseVideoOrder(deps, account?.account_id ?? '', orderId, 'shop data erased (Shopify shop/redact)');
   await deps.db.deleteFrom('shopify_order_links').where('shop', '=', shop).execute();
