@@ -1,5 +1,4 @@
 import { nodeHandler } from '../src/http/node-handler.ts';
-import http from 'node:http';
 import path from 'node:path';
 import { startWorkers, type RunningWorkers } from '../jobs/start-workers.ts';
 import { startIntakeReporter } from '../src/shopify/intake/intake-reports.ts';
@@ -13,6 +12,7 @@ import { DataDirLockedError } from '../src/db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
 import { createLogger } from '../src/logger.ts';
 import { closeHttpServer } from '../src/http/close-server.ts';
+import { createWebServer } from '../src/http/web-server.ts';
 import { followNpmParent } from '../src/process/follow-parent.ts';
 import { exitGracefullyOnSignals } from '../src/process/shutdown.ts';
 import { describeShopifyConfig } from '../src/shopify/config.ts';
@@ -97,10 +97,7 @@ async function main(): Promise<void> {
     );
   }
 
-  const server = http.createServer(nodeHandler(createHttpApp(services)));
-  // Slow clients must not hold sockets forever (a slowloris guard); uploads get the request timeout.
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 300_000;
+  const server = createWebServer(logger, nodeHandler(createHttpApp(services)));
 
   // The worker processes yield to this intake while it queues (src/shopify/intake/intake-reports.ts).
   const intakeReporter = startIntakeReporter(services.intakeReports, services.shopify.intakeLoad);

@@ -1,7 +1,6 @@
 import { nodeHandler } from '../../src/http/node-handler.ts';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { KyselyPlugin } from 'kysely';
@@ -11,6 +10,7 @@ import { createAccount } from '../../src/accounts/accounts.ts';
 import { createHttpApp, createServices, type ServiceOverrides, type Services } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { createWebServer } from '../../src/http/web-server.ts';
 import { compileMessageTemplates, type MessageTemplates } from '../../src/notifications/messages/message-templates.ts';
 import { eventually } from './workers.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
@@ -69,7 +69,7 @@ export async function startTestApp(
   const opened = given ?? (await openTestDatabase());
   const database = { ...opened, db: queryPlugins.reduce((db, plugin) => db.withPlugin(plugin), opened.db) };
   // Listen first so the app's own /sandbox (the fake carriers) can be the carriers' base URL.
-  const server = http.createServer();
+  const server = createWebServer(createLogger('silent'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Each app gets its own queue prefix on the run's Redis; test workers use the same one.
