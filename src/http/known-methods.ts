@@ -13,6 +13,8 @@ export async function refuseUnknownMethods(ctx: Context, next: Next): Promise<vo
   ctx.log.debug({ method: ctx.method.slice(0, 32) }, 'unknown HTTP method refused');
   ctx.status = 405;
   ctx.set('Allow', [...KNOWN_METHODS].join(', '));
+  // A 405 is cacheable by default (RFC 9110 §15.5.6); this one is about the request, not the URL.
+  ctx.set('Cache-Control', 'no-store');
   const requestId = ctx.state.requestId as string | undefined;
   ctx.body = {
     error: {

@@ -45,11 +45,12 @@ describe('hostile input gets a clear 4xx', () => {
   });
 
   it.each(['PROPFIND', 'MKCOL', 'PURGE', 'LOCK'])(
-    '%s on any path is a 405 with Allow and the JSON error',
+    '%s on any path is a 405 with Allow and the JSON error, which no cache keeps (a 405 is cacheable by default)',
     async (method) => {
       for (const path of ['/healthz', '/v1/orders', '/nowhere', '/shopify/webhooks']) {
         const response = await app.request(method, path);
         expect(response.status, `${method} ${path}`).toBe(405);
+        expect(response.headers.get('cache-control'), `${method} ${path}`).toBe('no-store');
         expect(response.body.error.type).toBe('method_not_allowed');
         expect(response.body.error.message).toContain(method);
       }
