@@ -190,6 +190,133 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
     60_000,
   );
 
+  /** The mean loudness (dB) of a file's audio, by ffmpeg's volumedetect. */
+  async function meanVolume(file: string): Promise<number> {
+    const { stderr } = await runTool(
+      'ffmpeg',
+      ['-hide_banner', '-nostats', '-i', file, '-map', '0:a:0', '-af', 'volumedetect', '-f', 'null', '-'],
+      { timeoutMs: 30_000 },
+    );
+    return Number(/mean_volume: (-?[\d.]+) dB/.exec(stderr)?.[1]);
+  }
+
+  it('of two audio tracks, the one a player plays (the default) is kept, not a silent first one (probe finding)', async () => {
+    const twoTracks = path.join(work, 'two-tracks.mp4');
+    await ffmpeg(
+      ['-f', 'lavfi', '-i', 'testsrc2=s=160x90:r=30:d=3', '-f', 'lavfi', '-i', 'anullsrc=r=48000:cl=stereo']
+        .concat(['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000:d=3', '-map', '0:v', '-map', '1:a'])
+        .concat(['-map', '2:a', '-t', '3', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac'])
+        .concat(['-disposition:a:0', '0', '-disposition:a:1', 'default', twoTracks]),
+    );
+    const rendition = await makeRendition(twoTracks, work, limits);
+    expect(await meanVolume(rendition.file)).toBeGreaterThan(-40);
+  }, 60_000);
+
+  it('a cover picture stored before the video track is not taken for the video (probe finding)', async () => {
+    const cover = path.join(work, 'cover.png');
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=c=red:s=64x64', '-frames:v', '1', cover]);
+    const plain = path.join(work, 'plain.mp4');
+    await withTone('testsrc2=s=160x90:r=30:d=3', plain);
+    const covered = path.join(work, 'covered.mp4');
+    await ffmpeg([
+      '-i',
+      cover,
+      '-i',
+      plain,
+      '-map',
+      '0',
+      '-map',
+      '1',
+      '-c',
+      'copy',
+      '-disposition:v:0',
+      'attached_pic',
+      covered,
+    ]);
+    const rendition = await makeRendition(covered, work, limits);
+    expect({ width: rendition.width, height: rendition.height }).toEqual({ width: 160, height: 90 });
+  }, 60_000);
+
+  it('non-square pixels are shown at their shape: square pixels out, the long side capped (probe finding)', async () => {
+    const anamorphic = path.join(work, 'sar43.mp4');
+    await withTone('testsrc2=s=1440x1080:r=30:d=3', anamorphic, ['-vf', 'setsar=4/3']);
+    const rendition = await makeRendition(anamorphic, work, limits);
+    const made = await probeVideo(rendition.file, { timeoutMs: 30_000 });
+    expect({ width: made.width, height: made.height, pixelAspect: made.pixelAspect }).toEqual({
+      width: 1280,
+      height: 720,
+      pixelAspect: undefined,
+    });
+  }, 60_000);
+
+  it('a recording whose frames turn mid-way (the phone turned) keeps each part’s shape, fitted on black, not stretched (probe finding)', async () => {
+    const landscape = path.join(work, 'landscape.webm');
+    const portrait = path.join(work, 'portrait.webm');
+    const webm = ['-c:v', 'libvpx', '-b:v', '500k', '-c:a', 'libopus'];
+    await ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=white:s=640x480:r=30:d=2',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=d=2',
+      ...webm,
+      landscape,
+    ]);
+    await ffmpeg([
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=white:s=480x640:r=30:d=2',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=d=2',
+      ...webm,
+      portrait,
+    ]);
+    const list = path.join(work, 'list.txt');
+    fs.writeFileSync(list, `file '${landscape}'\nfile '${portrait}'\n`);
+    const turned = path.join(work, 'turned.webm');
+    await ffmpeg(['-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', turned]);
+    const rendition = await makeRendition(turned, work, limits);
+    expect({ width: rendition.width, height: rendition.height }).toEqual({ width: 640, height: 480 });
+    // The white picture fills the landscape part; in the portrait part it is 360 wide (480 × 480/640)
+    // between black bars, where a stretched one would be white to the edge.
+    const brightness = async (atSeconds: number, x: number) => {
+      const { stdout } = await runTool(
+        'ffmpeg',
+        ['-hide_banner', '-loglevel', 'error', '-ss', String(atSeconds), '-i', rendition.file, '-frames:v', '1'].concat(
+          [
+            '-vf',
+            `crop=40:40:${x}:220,signalstats,metadata=print:key=lavfi.signalstats.YAVG:file=-`,
+            '-f',
+            'null',
+            '-',
+          ],
+        ),
+        { timeoutMs: 30_000 },
+      );
+      return Number(/YAVG=([\d.]+)/.exec(stdout)?.[1]);
+    };
+    expect(await brightness(1, 0)).toBeGreaterThan(200);
+    expect(await brightness(3, 0)).toBeLessThan(40);
+    expect(await brightness(3, 300)).toBeGreaterThan(200);
+  }, 60_000);
+
+  it('a file cut off in transfer is said to be cut off, not too large (probe finding)', async () => {
+    const whole = path.join(work, 'whole.mp4');
+    await withTone('testsrc2=s=320x240:r=30:d=3', whole, ['-movflags', '+faststart']);
+    const cut = path.join(work, 'cut.mp4');
+    const bytes = fs.readFileSync(whole);
+    fs.writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    await expect(makeRendition(cut, work, limits)).rejects.toThrow(
+      /^The video seems cut off: it should last 0:03, but only 0:0[0-2] of it could be read\. Please send the whole file again\.$/,
+    );
+  }, 60_000);
+
   it('a video longer than the limit fails before any encoding, saying both lengths', async () => {
     await expect(makeRendition(path.join(uploads, 'eight-seconds.mp4'), work, limits)).rejects.toThrow(
       'The video is 0:08 long; video messages can be up to 0:05.',

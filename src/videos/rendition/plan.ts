@@ -39,6 +39,17 @@ export interface ProbedVideo {
   height: number;
   /** Display rotation in degrees (metadata a phone writes instead of turning the pixels). */
   rotation: number;
+  /**
+   * The pixels' own aspect ratio (width ÷ height of one pixel; ffprobe's `sample_aspect_ratio`) when
+   * it is not 1: a 1440×1080 frame at 4:3 is shown 1920 wide. Absent or 1: square pixels.
+   */
+  pixelAspect?: number;
+  /**
+   * The stream indexes (ffprobe's `index`) to take: the video track, not a cover picture; the audio a
+   * player would play, the default one when there are several. Absent: the first of each.
+   */
+  videoStreamIndex?: number;
+  audioStreamIndex?: number | null;
   /** Frames per second, when the container says. */
   fps: number | null;
   hasAudio: boolean;
@@ -71,16 +82,39 @@ const MAX_AUDIO_SAMPLE_RATE = 48_000;
 /** What the tone-mapped rendition says it is, so players do not read it as HDR. */
 const BT709_TAGS = ['-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709'];
 
-/** The upright size of the rendition: rotation applied, the long side capped, both sides even (yuv420p needs it). */
+/**
+ * The upright size of the rendition, as it is shown: rotation applied, non-square pixels made square,
+ * the long side capped, both sides even (yuv420p needs it).
+ */
 export function renditionSize(video: ProbedVideo, settings: RenditionSettings): { width: number; height: number } {
+  const shown = { width: video.width * squarePixelFactor(video), height: video.height };
   const quarterTurn = Math.abs(Math.round(video.rotation / 90)) % 2 === 1;
-  const upright = quarterTurn
-    ? { width: video.height, height: video.width }
-    : { width: video.width, height: video.height };
+  const upright = quarterTurn ? { width: shown.height, height: shown.width } : shown;
   const scale = Math.min(1, settings.maxLongSide / Math.max(upright.width, upright.height));
   // Down to even, never up: the cap holds and no side is stretched.
   const even = (value: number) => Math.max(2, 2 * Math.floor((value * scale) / 2));
   return { width: even(upright.width), height: even(upright.height) };
+}
+
+function squarePixelFactor(video: ProbedVideo): number {
+  const aspect = video.pixelAspect;
+  return aspect !== undefined && Number.isFinite(aspect) && aspect > 0 ? aspect : 1;
+}
+
+/**
+ * The picture filters up to the size: pixels made square first when they are not (the rest of the
+ * chain, and every player, then sees the shape as shown), then each frame fitted inside the
+ * rendition's size and centred on black. Fitted, not stretched: a browser recording whose frames
+ * change shape mid-way (the phone turned while recording) keeps each part's own shape, and the
+ * expressions are evaluated again when ffmpeg re-opens the chain for the new frame size.
+ */
+function sizeFilters(video: ProbedVideo, size: { width: number; height: number }): string[] {
+  return [
+    ...(squarePixelFactor(video) === 1 ? [] : ['scale=trunc(iw*sar/2)*2:ih:flags=bicubic', 'setsar=1']),
+    `scale=${size.width}:${size.height}:flags=bicubic:force_original_aspect_ratio=decrease:force_divisible_by=2`,
+    `pad=${size.width}:${size.height}:(ow-iw)/2:(oh-ih)/2`,
+    'setsar=1',
+  ];
 }
 
 /**
@@ -101,7 +135,7 @@ export function renditionArguments(options: {
   const { video, settings } = options;
   const size = renditionSize(video, settings);
   const filters = [
-    `scale=${size.width}:${size.height}:flags=bicubic`,
+    ...sizeFilters(video, size),
     // Only ever down: a 15 fps clip keeps its 15, a 60 fps one becomes 30.
     ...(video.fps === null || video.fps > settings.maxFps ? [`fps=${settings.maxFps}`] : []),
     // After the scale, on the smaller frames.
@@ -117,8 +151,8 @@ export function renditionArguments(options: {
     '-i',
     options.input,
     '-map',
-    '0:v:0',
-    ...(video.hasAudio ? ['-map', '0:a:0'] : []),
+    video.videoStreamIndex === undefined ? '0:v:0' : `0:${video.videoStreamIndex}`,
+    ...(video.hasAudio ? ['-map', video.audioStreamIndex == null ? '0:a:0' : `0:${video.audioStreamIndex}`] : []),
     // Nothing of the phone's metadata (place, device) travels to the recipient.
     '-map_metadata',
     '-1',

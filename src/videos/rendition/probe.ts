@@ -10,12 +10,15 @@ export class UnplayableVideoError extends Error {
 }
 
 const stream = z.object({
+  index: z.number().int().optional(),
   codec_type: z.string().optional(),
   codec_name: z.string().optional(),
   profile: z.string().optional(),
   pix_fmt: z.string().optional(),
   color_transfer: z.string().optional(),
   sample_rate: z.string().optional(),
+  sample_aspect_ratio: z.string().optional(),
+  disposition: z.record(z.string(), z.number()).optional(),
   width: z.number().int().optional(),
   height: z.number().int().optional(),
   avg_frame_rate: z.string().optional(),
@@ -62,14 +65,21 @@ export async function probeVideo(file: string, options: { timeoutMs: number; sig
   }
   const parsed = probeOutput.safeParse(JSON.parse(stdout || '{}'));
   if (!parsed.success) throw new UnplayableVideoError(NOT_A_VIDEO);
-  const video = parsed.data.streams.find((s) => s.codec_type === 'video' && s.width && s.height);
+  const streams = parsed.data.streams;
+  // A cover picture (an MP4's or MKV's `attached_pic`) is a video stream too, and may come first.
+  const video = firstDefault(
+    streams.filter((s) => s.codec_type === 'video' && s.width && s.height && !s.disposition?.['attached_pic']),
+  );
   if (!video) throw new UnplayableVideoError('The file has no video track.');
-  const audio = parsed.data.streams.find((s) => s.codec_type === 'audio') ?? null;
+  const audio = firstDefault(streams.filter((s) => s.codec_type === 'audio'));
   const duration = Number(parsed.data.format?.duration ?? video.duration);
   return {
     width: video.width!,
     height: video.height!,
     rotation: rotationOf(video),
+    ...pixelAspectOf(video),
+    ...(video.index === undefined ? {} : { videoStreamIndex: video.index }),
+    audioStreamIndex: audio?.index ?? null,
     fps: frameRate(video.avg_frame_rate) ?? frameRate(video.r_frame_rate),
     hasAudio: audio !== null,
     audioSampleRate: audio?.sample_rate ? Number(audio.sample_rate) || null : null,
@@ -79,6 +89,21 @@ export async function probeVideo(file: string, options: { timeoutMs: number; sig
     videoStream: video,
     audioStream: audio,
   };
+}
+
+/**
+ * The track a player picks among several: the one marked default, else the first. (A phone's second
+ * audio track may be a silent or commentary one; the first is not always the one that plays.)
+ */
+function firstDefault(streams: ProbeStream[]): ProbeStream | null {
+  return streams.find((s) => s.disposition?.['default'] === 1) ?? streams[0] ?? null;
+}
+
+/** `sample_aspect_ratio` "4:3" → 4/3; square, unknown ("0:1", "N/A") or absent → nothing. */
+function pixelAspectOf(video: ProbeStream): { pixelAspect?: number } {
+  const [numerator, denominator] = (video.sample_aspect_ratio ?? '').split(':').map(Number);
+  if (!numerator || !denominator || numerator === denominator) return {};
+  return { pixelAspect: numerator / denominator };
 }
 
 /** PQ (HDR10, Dolby Vision 8.1) and HLG (an iPhone's HDR, Dolby Vision 8.4). */

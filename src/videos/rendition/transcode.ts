@@ -29,6 +29,8 @@ export interface TranscodeLimits {
 }
 
 const PROBE_TIMEOUT_MS = 30_000;
+/** A rendition this close to its -fs limit stopped there (the moov after the cut makes up the rest). */
+const NEAR_SIZE_CAP = 0.9;
 
 /**
  * Makes the playback rendition of `input` in `workDir` (which the caller owns and removes). A file
@@ -73,9 +75,17 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
   const made = await probeVideo(partial, probeOptions);
   if (made.durationSeconds === null)
     throw new UnplayableVideoError('The video has no length; it may be empty or cut off.');
-  // ffmpeg stops writing at -fs and still ends well: a rendition shorter than its source hit the cap.
-  if (source.durationSeconds !== null && made.durationSeconds < Math.min(source.durationSeconds, longest) - 1)
-    throw new UnplayableVideoError('The video is too large to send, even compressed; please send a shorter one.');
+  // A rendition shorter than its source either hit the size cap (ffmpeg stops writing at -fs and still
+  // ends well) or found no more to read: a file cut off in transfer, whose container still states
+  // the whole length. The sender is told which.
+  if (source.durationSeconds !== null && made.durationSeconds < Math.min(source.durationSeconds, longest) - 1) {
+    const { size } = await fs.promises.stat(partial);
+    throw new UnplayableVideoError(
+      size >= limits.maxBytes * NEAR_SIZE_CAP
+        ? 'The video is too large to send, even compressed; please send a shorter one.'
+        : `The video seems cut off: it should last ${durationText(source.durationSeconds)}, but only ${durationText(made.durationSeconds)} of it could be read. Please send the whole file again.`,
+    );
+  }
   // Stopped at -t: the source was longer than the limit, though its container did not say.
   if (made.durationSeconds > longest - 0.05 && source.durationSeconds === null)
     throw tooLong(made.durationSeconds, limits, 'more than ');
