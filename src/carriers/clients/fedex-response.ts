@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CarrierUnexpectedResponseError } from './errors.ts';
 import { normalizeFedexStatus } from './fedex-status.ts';
-import { destinationOf, emptyResult, textOrNull, trackingKey } from './results.ts';
+import { currentShipment, destinationOf, emptyResult, textOrNull, trackingKey } from './results.ts';
 import { latestOf, parseCarrierTimestamp, utcOffsetOf } from './time.ts';
 import type { TrackingResult } from './types.ts';
 import type { TrackingStatus } from '../../vocabulary.ts';
@@ -77,8 +77,8 @@ export function parseFedexTrackResponse(trackingNumbers: readonly string[], body
 
 /**
  * FedEx returns several trackResults for one number when the number was reused (TrackResult
- * description: "In case of duplicate shipments, multiple track details will be populated"); the
- * shipment with the most recent activity is the one being delivered now.
+ * description: "In case of duplicate shipments, multiple track details will be populated"):
+ * currentShipment picks the one in flight.
  */
 function resultFor(trackingNumber: string, results: FedexTrackResult[]): TrackingResult {
   const found = results.filter((result) => !result.error);
@@ -87,10 +87,7 @@ function resultFor(trackingNumber: string, results: FedexTrackResult[]): Trackin
     const status = NOT_FOUND_ERRORS.has(error?.code ?? '') ? 'not_found' : 'unknown';
     return emptyResult(trackingNumber, status, textOrNull(error?.message));
   }
-  const converted = found.map((result) => convert(trackingNumber, result));
-  return converted.reduce((best, candidate) =>
-    (candidate.lastEventAt?.getTime() ?? 0) > (best.lastEventAt?.getTime() ?? 0) ? candidate : best,
-  );
+  return currentShipment(found.map((result) => convert(trackingNumber, result)));
 }
 
 function convert(trackingNumber: string, result: FedexTrackResult): TrackingResult {

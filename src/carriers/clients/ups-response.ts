@@ -90,8 +90,12 @@ export function parseUpsTrackResponse(trackingNumber: string, body: unknown): Tr
 
 function packageResult(trackingNumber: string, pkg: UpsPackage): TrackingResult {
   const activities = pkg.activity ?? [];
-  const latest = activities[0];
-  const status = upsPackageStatus(pkg.currentStatus, latest?.status);
+  const latest = newestActivity(activities);
+  const status = upsPackageStatus(
+    pkg.currentStatus,
+    latest?.status,
+    activities.map((activity) => activity.status),
+  );
   // deliveryDate/deliveryTime are wall-clock without an offset; the activities carry the package's.
   const offset =
     activities.map((activity) => parseUtcOffset(activity.gmtOffset)).find((candidate) => candidate !== null) ?? null;
@@ -120,6 +124,20 @@ function packageResult(trackingNumber: string, pkg: UpsPackage): TrackingResult 
       textOrNull(pkg.currentStatus?.simplifiedTextDescription),
     destination: upsDestination(pkg),
   };
+}
+
+/** The newest activity by its date (the yaml's "most recent first" is not trusted); undated: the first. */
+function newestActivity(activities: readonly UpsActivity[]): UpsActivity | undefined {
+  let newest = activities[0];
+  let newestAt = newest ? (activityInstant(newest)?.getTime() ?? null) : null;
+  for (const activity of activities) {
+    const at = activityInstant(activity)?.getTime() ?? null;
+    if (at !== null && (newestAt === null || at > newestAt)) {
+      newest = activity;
+      newestAt = at;
+    }
+  }
+  return newest;
 }
 
 /** `packageAddress` entries are typed ORIGIN or DESTINATION (yaml `PackageAddress.type`). */

@@ -9,6 +9,7 @@ export interface UpsStatusFields {
   type?: string | null;
   code?: string | null;
   description?: string | null;
+  simplifiedTextDescription?: string | null;
 }
 
 /** Status types. */
@@ -42,25 +43,55 @@ export const UPS_STATUS_CODES: ReadonlyMap<string, TrackingStatus> = new Map<str
  */
 const AWAITING_PICKUP = /\b(awaiting|ready for|available for)\b.*\bpick ?up\b/i;
 
+/**
+ * Without a `type` (a `currentStatus` may carry only numeric codes and words, e.g. `{"code":"011",
+ * "statusCode":"011","description":"Delivered","simplifiedTextDescription":"Delivered"}`): the
+ * words. Not the numeric codes: UPS publishes no table of them, and its own yaml pairs '003' with a
+ * customs release in one example and 'Delivered' in another.
+ */
+const UPS_STATUS_WORDS: ReadonlyArray<[RegExp, TrackingStatus]> = [
+  [/^delivered\b/i, 'delivered'],
+  [/\bout for delivery\b/i, 'out_for_delivery'],
+  [/\breturn(ed|ing)?\b.*\b(sender|shipper)\b/i, 'return_to_sender'],
+  [/\b(label created|shipment ready for ups|order processed)\b/i, 'pre_transit'],
+  [/\b(in transit|on the way|picked up)\b/i, 'in_transit'],
+];
+
 export function normalizeUpsStatus(status: UpsStatusFields | null | undefined): TrackingStatus {
   if (!status) return 'unknown';
   const byCode = UPS_STATUS_CODES.get(status.code?.trim().toUpperCase() ?? '');
   if (byCode) return byCode;
-  const byType = UPS_STATUS_TYPES.get(status.type?.trim().toUpperCase() ?? '') ?? 'unknown';
-  return byType === 'delivered' && AWAITING_PICKUP.test(status.description ?? '') ? 'available_for_pickup' : byType;
+  const byType =
+    UPS_STATUS_TYPES.get(status.type?.trim().toUpperCase() ?? '') ??
+    byWords(status.simplifiedTextDescription) ??
+    byWords(status.description) ??
+    'unknown';
+  const words = `${status.description ?? ''} ${status.simplifiedTextDescription ?? ''}`;
+  return byType === 'delivered' && AWAITING_PICKUP.test(words) ? 'available_for_pickup' : byType;
+}
+
+function byWords(text: string | null | undefined): TrackingStatus | undefined {
+  const trimmed = text?.trim() ?? '';
+  return UPS_STATUS_WORDS.find(([pattern]) => pattern.test(trimmed))?.[1];
 }
 
 /**
- * A package's status from `currentStatus` and the latest activity (activities are most recent first,
- * per the yaml `Activity` description). Delivered if either says so (docs/carriers/NOTES.md); otherwise the current
- * status, or the latest activity when the current status is missing or unrecognised.
+ * A package's status from `currentStatus` and its activities (the yaml says most recent first; the
+ * newest by date is taken, whatever the order). Delivered if either says so (docs/carriers/NOTES.md);
+ * otherwise the current status, or the latest activity when the current status is missing or
+ * unrecognised. A delivery after a return to the shipper (RS) in the history is that return's end —
+ * the recipient never got the gift — as for FedEx.
  */
 export function upsPackageStatus(
   current: UpsStatusFields | null | undefined,
   latestActivity: UpsStatusFields | null | undefined,
+  activities: ReadonlyArray<UpsStatusFields | null | undefined> = [],
 ): TrackingStatus {
   const fromCurrent = normalizeUpsStatus(current);
   const fromActivity = normalizeUpsStatus(latestActivity);
-  if (fromCurrent === 'delivered' || fromActivity === 'delivered') return 'delivered';
+  if (fromCurrent === 'delivered' || fromActivity === 'delivered') {
+    const returned = [current, ...activities].some((status) => normalizeUpsStatus(status) === 'return_to_sender');
+    return returned ? 'return_to_sender' : 'delivered';
+  }
   return fromCurrent !== 'unknown' ? fromCurrent : fromActivity;
 }

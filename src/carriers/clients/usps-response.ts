@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CarrierUnexpectedResponseError } from './errors.ts';
-import { destinationOf, emptyResult, textOrNull, trackingKey } from './results.ts';
+import { currentShipment, destinationOf, emptyResult, textOrNull, trackingKey } from './results.ts';
 import {
   instantFromParts,
   latestOf,
@@ -10,6 +10,7 @@ import {
   parseUtcOffset,
 } from './time.ts';
 import type { Destination, TrackingResult } from './types.ts';
+import type { TrackingStatus } from '../../vocabulary.ts';
 import { normalizeUspsStatus } from './usps-status.ts';
 
 // Lenient readers for usps-tracking-v3.openapi.yaml `TrackingDetails` and
@@ -147,8 +148,7 @@ function itemsResult(trackingNumber: string, items: UspsV3r2Item[]): TrackingRes
     const status = code === '404' || code === '400' ? 'not_found' : 'unknown';
     return emptyResult(trackingNumber, status, textOrNull(failure.error?.message));
   }
-  // Several items for one number: the number was reused (uniqueTrackingID tells them apart); the
-  // item with the most recent event is the one in flight.
+  // Several items for one number: the number was reused (uniqueTrackingID tells them apart).
   const results = successes.map((item) => {
     const expectation = item.deliveryDateExpectation;
     return detailResult(
@@ -177,9 +177,7 @@ function itemsResult(trackingNumber: string, items: UspsV3r2Item[]): TrackingRes
       }),
     );
   });
-  return results.reduce((best, candidate) =>
-    (candidate.lastEventAt?.getTime() ?? 0) > (best.lastEventAt?.getTime() ?? 0) ? candidate : best,
-  );
+  return currentShipment(results);
 }
 
 function detailResult(
@@ -191,7 +189,7 @@ function detailResult(
   estimate: EstimateSources,
   destination: Destination | null,
 ): TrackingResult {
-  const status = normalizeUspsStatus(statusCategory, statusText);
+  const status = returnedThenDelivered(normalizeUspsStatus(statusCategory, statusText), events);
   // Events are in reverse chronological order (both yamls); the newest one's offset is the package's.
   const offset = events.map((event) => parseUtcOffset(event.GMTOffset)).find((candidate) => candidate !== null) ?? null;
   const lastEventAt = latestOf(events.map(eventInstant));
@@ -211,6 +209,17 @@ function detailResult(
     description: textOrNull(statusText) ?? textOrNull(statusSummary),
     destination,
   };
+}
+
+/**
+ * A "Delivered" after a "Return to Sender" event is the package delivered back to its sender: the
+ * recipient never got the gift, so it is a return (as for FedEx and UPS), not a delivery.
+ */
+function returnedThenDelivered(status: TrackingStatus, events: readonly UspsEvent[]): TrackingStatus {
+  if (status !== 'delivered') return status;
+  return events.some((event) => normalizeUspsStatus(null, event.eventType) === 'return_to_sender')
+    ? 'return_to_sender'
+    : status;
 }
 
 /** GMTTimestamp is UTC; eventTimestamp is local, with or without an offset, so GMTOffset completes it. */

@@ -204,6 +204,34 @@ describe('parseFedexTrackResponse', () => {
     expect(parseFedexTrackResponse(['123456789012'], duplicates)[0]?.status).toBe('out_for_delivery');
   });
 
+  it('of duplicates, a label not yet scanned after an old delivery is the package, not the old delivery (probe finding: it sent the video)', () => {
+    const oldDelivery = {
+      latestStatusDetail: { code: 'DL', description: 'Delivered' },
+      dateAndTimes: [{ type: 'ACTUAL_DELIVERY', dateTime: '2024-03-01T14:00:00-05:00' }],
+      scanEvents: [{ date: '2024-03-01T14:00:00-05:00', eventType: 'DL' }],
+    };
+    const newLabel = { latestStatusDetail: { code: 'OC', description: 'Label created' }, scanEvents: [] };
+    for (const trackResults of [
+      [oldDelivery, newLabel],
+      [newLabel, oldDelivery],
+    ]) {
+      const answer = { output: { completeTrackResults: [{ trackingNumber: '123456789012', trackResults }] } };
+      expect(parseFedexTrackResponse(['123456789012'], answer)[0]).toMatchObject({
+        status: 'pre_transit',
+        deliveredAt: null,
+      });
+    }
+    // Beside a journey still moving, a label never scanned is an old one: the journey is the package.
+    const moving = {
+      latestStatusDetail: { code: 'IT', description: 'In transit' },
+      scanEvents: [{ date: '2026-11-27T08:00:00-05:00', eventType: 'IT' }],
+    };
+    const answer = {
+      output: { completeTrackResults: [{ trackingNumber: '123456789012', trackResults: [newLabel, moving] }] },
+    };
+    expect(parseFedexTrackResponse(['123456789012'], answer)[0]?.status).toBe('in_transit');
+  });
+
   it('answers unknown for a number FedEx left out of its answer', () => {
     expect(parseFedexTrackResponse(['111111111111'], { output: { completeTrackResults: [] } })).toEqual([
       {

@@ -52,6 +52,56 @@ describe('upsPackageStatus', () => {
   });
 });
 
+describe('UPS statuses a probe met (issue 30, worlds we did not write)', () => {
+  const answer = (pkg: Record<string, unknown>) => ({
+    trackResponse: {
+      shipment: [{ inquiryNumber: '1Z023E2X0214323462', package: [{ trackingNumber: '1Z023E2X0214323462', ...pkg }] }],
+    },
+  });
+
+  it('a delivery after a return to the shipper is the return, not the gift delivered (it sent the video)', () => {
+    const body = answer({
+      currentStatus: { type: 'RS', description: 'Returned to Sender' },
+      activity: [
+        { date: '20261128', time: '100000', status: { type: 'D', description: 'DELIVERED' } },
+        { date: '20261126', time: '100000', status: { type: 'RS', description: 'Returned to shipper' } },
+        { date: '20261125', time: '100000', status: { type: 'X', description: 'The receiver refused the delivery' } },
+      ],
+    });
+    expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toMatchObject({
+      status: 'return_to_sender',
+      deliveredAt: null,
+    });
+  });
+
+  it('a current status without a type is read from its words: delivered without any activity', () => {
+    const body = answer({
+      currentStatus: {
+        code: '011',
+        statusCode: '011',
+        description: 'Delivered',
+        simplifiedTextDescription: 'Delivered',
+      },
+      deliveryDate: [{ type: 'DEL', date: '20261128' }],
+    });
+    expect(parseUpsTrackResponse('1Z023E2X0214323462', body).status).toBe('delivered');
+  });
+
+  it('activities listed oldest first: the newest by date decides, not the first listed', () => {
+    const body = answer({
+      activity: [
+        { date: '20261125', time: '080000', status: { type: 'M', description: 'Shipper created a label' } },
+        { date: '20261126', time: '080000', status: { type: 'I', description: 'Departed from facility' } },
+        { date: '20261128', time: '140000', status: { type: 'D', description: 'DELIVERED' } },
+      ],
+    });
+    expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toMatchObject({
+      status: 'delivered',
+      deliveredAt: new Date('2026-11-28T14:00:00Z'),
+    });
+  });
+});
+
 describe('parseUpsTrackResponse', () => {
   it('reads the TW0001 warning in a 200 as not found', () => {
     const body = {

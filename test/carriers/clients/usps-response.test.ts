@@ -164,6 +164,47 @@ describe('parseUspsV3r2Response', () => {
     ]);
   });
 
+  it('of two items for a reused number, a new label after an old delivery is the package, not the delivery (probe finding: it sent the video)', () => {
+    const oldDelivery = {
+      ...found,
+      status: 'Delivered, Front Door/Porch',
+      statusCategory: 'Delivered',
+      deliveryDateExpectation: {},
+      trackingEvents: [{ eventType: 'Delivered, Front Door/Porch', eventTimestamp: '2024-03-01T14:00:00-05:00' }],
+    };
+    const newLabel = {
+      ...found,
+      status: 'Pre-Shipment Info Sent to USPS',
+      statusCategory: 'Pre-Shipment',
+      deliveryDateExpectation: {},
+      trackingEvents: [],
+    };
+    for (const items of [
+      [oldDelivery, newLabel],
+      [newLabel, oldDelivery],
+    ])
+      expect(parseUspsV3r2Response(['9400111899223197428490'], items)[0]).toMatchObject({
+        status: 'pre_transit',
+        deliveredAt: null,
+      });
+  });
+
+  it('a delivery after a "Return to Sender" event is the return, not the gift delivered (probe finding)', () => {
+    const backToSender = {
+      ...found,
+      status: 'Delivered, Front Door/Porch',
+      statusCategory: 'Delivered',
+      trackingEvents: [
+        { eventType: 'Delivered, Front Door/Porch', eventTimestamp: '2026-11-28T14:00:00-05:00' },
+        { eventType: 'Return to Sender Processed', eventTimestamp: '2026-11-25T09:00:00-05:00' },
+      ],
+    };
+    expect(parseUspsV3r2Response(['9400111899223197428490'], [backToSender])[0]).toMatchObject({
+      status: 'return_to_sender',
+      deliveredAt: null,
+    });
+  });
+
   it('reads event dates given as bare dates (AllEventDate allows them)', () => {
     const dateOnly = { ...found, trackingEvents: [{ eventType: 'Accepted', eventTimestamp: '2024-04-02' }] };
     expect(parseUspsV3r2Response(['9400111899223197428490'], [dateOnly])[0]?.lastEventAt).toEqual(
