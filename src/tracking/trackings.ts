@@ -117,9 +117,7 @@ async function startTracking(
   const look = shipment.firstLook;
   const timeZone = look?.destination_time_zone ?? null;
   const seen = look ? firstLookState(look, now) : null;
-  const decision = seen ? nextPoll(seen, now, schedule) : null;
-  // A look that says "delivered" (or "returned") is not a schedule: the poller looks at once.
-  const nextPollAt = decision ? (decision.kind === 'poll' ? decision.at : now) : firstPollAt(now, schedule);
+  const nextPollAt = firstNextPollAt(look, now, schedule);
   const row = {
     order_id: order.id,
     account_id: order.account_id,
@@ -184,10 +182,16 @@ function zoneIfKnown(timeZone: string | null): { destination_time_zone?: string 
   return timeZone === null ? {} : { destination_time_zone: timeZone };
 }
 
-/** Nothing heard yet: the schedule's first look. */
-function firstPollAt(now: Date, schedule: ScheduleOptions): Date | null {
-  const decision = nextPoll(newTrackingState(now), now, schedule);
-  return decision.kind === 'poll' ? decision.at : null;
+/**
+ * When a new number is first polled, from the validation's look (null: none was taken). A look that
+ * says "delivered" (or "returned") is not a schedule: the poller looks at once and delivers (or
+ * stops) the order — not at the grid's first look, which a probe saw hold a delivery back 18 min.
+ */
+export function firstNextPollAt(look: CarrierLook | null, now: Date, schedule: ScheduleOptions): Date | null {
+  const seen = look ? firstLookState(look, now) : null;
+  if (look && !seen) return now;
+  const decision = nextPoll(seen ?? newTrackingState(now), now, schedule);
+  return decision.kind === 'poll' ? decision.at : seen ? now : null;
 }
 
 export async function stopTracking(db: Db, orderId: string, reason: TrackingStopReason, now: Date): Promise<void> {
