@@ -45,9 +45,9 @@ export function createUspsClient(options: UspsClientOptions): CarrierClient {
     throw unexpected(response);
   }
 
-  async function trackV3r2(trackingNumbers: string[], signal: AbortSignal | undefined): Promise<TrackingResult[]> {
+  function askV3r2(trackingNumbers: string[], signal: AbortSignal | undefined): Promise<CarrierResponse> {
     const body = JSON.stringify(trackingNumbers.map((trackingNumber) => ({ trackingNumber: trackingNumber.trim() })));
-    const response = await sendWithToken(http, tokens, signal, (token) => ({
+    return sendWithToken(http, tokens, signal, (token) => ({
       operation: 'track',
       trackingNumbers: trackingNumbers.length,
       method: 'POST',
@@ -56,21 +56,22 @@ export function createUspsClient(options: UspsClientOptions): CarrierClient {
       body,
       signal,
     }));
+  }
+
+  async function trackV3r2(trackingNumbers: string[], signal: AbortSignal | undefined): Promise<TrackingResult[]> {
+    const response = await askV3r2(trackingNumbers, signal);
+    return v3r2Answer(trackingNumbers, response, signal, { bothHalvesRefused: 0 });
+  }
+
+  async function v3r2Answer(
+    trackingNumbers: string[],
+    response: CarrierResponse,
+    signal: AbortSignal | undefined,
+    split: { bothHalvesRefused: number },
+  ): Promise<TrackingResult[]> {
     if (response.status === 200 || response.status === 207)
       return parseUspsV3r2Response(trackingNumbers, response.body);
-    // A 400 refuses the whole batch for what may be one number USPS will not take (number-limits.ts
-    // keeps out those the yaml describes; this is for the ones it does not): each half is asked on its
-    // own, so one such number costs a few calls and never holds the others back. Alone, the number
-    // is one USPS does not know.
-    if (response.status === 400) {
-      if (trackingNumbers.length === 1)
-        return [emptyResult(trackingNumbers[0]!, 'not_found', errorMessageOf(response.body))];
-      const half = Math.ceil(trackingNumbers.length / 2);
-      return [
-        ...(await trackV3r2(trackingNumbers.slice(0, half), signal)),
-        ...(await trackV3r2(trackingNumbers.slice(half), signal)),
-      ];
-    }
+    if (response.status === 400) return splitRefused(trackingNumbers, response, signal, split);
     // The yaml does not say how a request with no known number is answered; a plain 404 ErrorMessage
     // can only mean none was found (a 207 would name the ones that were).
     if (isNotFound(response))
@@ -78,6 +79,38 @@ export function createUspsClient(options: UspsClientOptions): CarrierClient {
         emptyResult(trackingNumber, 'not_found', errorMessageOf(response.body)),
       );
     throw unexpected(response);
+  }
+
+  /**
+   * A 400 refuses the whole batch for what may be one number USPS will not take (number-limits.ts
+   * keeps out those the yaml describes; this is for the ones it does not): both halves are asked on
+   * their own and a refused half split again, so one such number costs a few calls and never holds
+   * the others back; alone, it is a number USPS does not know. But a 400 for the request itself (a
+   * header, a changed format) refuses every half: once both halves of a split have been refused more
+   * often than a couple of bad numbers explain, the batch fails as USPS's refusal — a few calls,
+   * not the hour's budget, and no package taken for "not found".
+   */
+  async function splitRefused(
+    trackingNumbers: string[],
+    refused: CarrierResponse,
+    signal: AbortSignal | undefined,
+    split: { bothHalvesRefused: number },
+  ): Promise<TrackingResult[]> {
+    if (trackingNumbers.length === 1)
+      return [emptyResult(trackingNumbers[0]!, 'not_found', errorMessageOf(refused.body))];
+    const middle = Math.ceil(trackingNumbers.length / 2);
+    const halves = [trackingNumbers.slice(0, middle), trackingNumbers.slice(middle)];
+    const responses: CarrierResponse[] = [];
+    for (const half of halves) responses.push(await askV3r2(half, signal));
+    if (responses.every((response) => response.status === 400)) {
+      split.bothHalvesRefused += 1;
+      if (split.bothHalvesRefused > BAD_NUMBERS_TOLERATED_PER_BATCH)
+        throw unexpected(refused, 'the request itself, every part of it');
+    }
+    const results: TrackingResult[] = [];
+    for (const [index, half] of halves.entries())
+      results.push(...(await v3r2Answer(half, responses[index]!, signal, split)));
+    return results;
   }
 
   return {
@@ -102,10 +135,13 @@ function isNotFound(response: CarrierResponse): boolean {
   return response.status === 404 && isRecord(response.body) && 'error' in response.body;
 }
 
-function unexpected(response: CarrierResponse): CarrierUnexpectedResponseError {
+/** Splits of a refused batch in which both halves were refused, before the request itself is blamed. */
+const BAD_NUMBERS_TOLERATED_PER_BATCH = 2;
+
+function unexpected(response: CarrierResponse, refused?: string): CarrierUnexpectedResponseError {
   return new CarrierUnexpectedResponseError(
     'usps',
-    `USPS track answered ${response.status}: ${summarizeErrorBody(response.body) ?? 'no detail'}`,
+    `USPS track answered ${response.status}${refused ? ` to ${refused}` : ''}: ${summarizeErrorBody(response.body) ?? 'no detail'}`,
     {
       status: response.status,
     },

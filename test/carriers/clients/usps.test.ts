@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createUspsClient, USPS_V3R2_MAX_BATCH_SIZE } from '../../../src/carriers/clients/usps.ts';
+import { CarrierUnexpectedResponseError } from '../../../src/carriers/clients/errors.ts';
 import type { RunningCarrierSandbox } from '../../../src/carriers/sandbox/index.ts';
 import type { SandboxControl } from '../sandbox/support/control.ts';
 import { carrierSandboxForFile } from '../sandbox/support/sandbox-for-file.ts';
@@ -100,9 +101,32 @@ describe('USPS client', () => {
     expect(results.map((result) => result.trackingNumber)).toEqual(batch);
     expect(results[0]!.status).toBe('delivered');
     expect(results[5]).toMatchObject({ status: 'not_found', description: 'Invalid tracking number' });
-    // Halves until the refused number is alone (depth first): 7 calls, not one per number, and the
-    // other seven answered.
-    expect(asked).toEqual([8, 4, 4, 2, 1, 1, 2]);
+    // Both halves asked, the refused one split again, until the refused number is alone: 7 calls, not
+    // one per number, and the other seven answered.
+    expect(asked).toEqual([8, 4, 4, 2, 2, 1, 1]);
+  });
+
+  it('a 400 for the request itself (every half refused) fails the batch after a few calls, taking no number for not found (probe finding: 69 calls)', async () => {
+    const asked: number[] = [];
+    const tracker = createUspsClient({
+      baseUrl: `${running.baseUrl}/usps`,
+      clientId: 'doorstep',
+      clientSecret: 'secret',
+      fetch: async (input, init) => {
+        if (String(input).endsWith('/token')) return fetch(input, init);
+        asked.push((JSON.parse(String(init?.body)) as unknown[]).length);
+        const refusal = {
+          apiVersion: 'v3r2',
+          error: { code: '400', message: 'request header Accept is not supported' },
+        };
+        return new Response(JSON.stringify(refusal), { status: 400, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    const outcome = await tracker.track(numbers(35)).catch((error: unknown) => error);
+    expect(outcome).toBeInstanceOf(CarrierUnexpectedResponseError);
+    expect((outcome as Error).message).toContain('the request itself');
+    // 35, both halves, both halves of the first, both halves of its first: then the request is blamed.
+    expect(asked).toEqual([35, 18, 17, 9, 9, 5, 4]);
   });
 
   it('reads a 207 multi-status answer item by item', async () => {
