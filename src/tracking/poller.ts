@@ -1,6 +1,10 @@
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { CarrierBudget } from '../carriers/budget.ts';
-import { CarrierQuotaError, CarrierRateLimitedError } from '../carriers/clients/errors.ts';
+import {
+  CarrierQuotaError,
+  CarrierRateLimitedError,
+  CarrierUnexpectedResponseError,
+} from '../carriers/clients/errors.ts';
 import type { CarrierClient, TrackingResult } from '../carriers/clients/types.ts';
 import { carrierDisplayName } from '../carriers/tracking-number.ts';
 import type { Db } from '../db/database.ts';
@@ -112,11 +116,21 @@ export class TrackingPoller {
       return this.recordFailure(rows, error);
     }
     let delivered = 0;
+    const unanswered: TrackingRow[] = [];
     for (const [index, row] of rows.entries()) {
       const result = results[index];
-      if (result && (await this.applyResult(row, result))) delivered++;
+      if (!result || saysNothingAbout(row, result)) unanswered.push(row);
+      else if (await this.applyResult(row, result)) delivered++;
     }
-    return { polled: rows.length, delivered, rateLimitedMs: null };
+    if (unanswered.length > 0)
+      await this.recordFailure(
+        unanswered,
+        new CarrierUnexpectedResponseError(
+          carrier,
+          `${carrierDisplayName(carrier)} answered nothing usable about the number`,
+        ),
+      );
+    return { polled: rows.length - unanswered.length, delivered, rateLimitedMs: null };
   }
 
   /**
@@ -409,6 +423,21 @@ export class TrackingPoller {
     }
     return { polled: 0, delivered: 0, rateLimitedMs };
   }
+}
+
+/**
+ * An answer that says nothing about a package we know to be on its way: the carrier left the number
+ * out of its batch, or its item could not be read ('unknown', nothing dated). Taken as a failed look
+ * — retried soon, what we knew stands — not as news: an out-for-delivery package read as 'unknown'
+ * would drop to one look a morning and its delivery be seen hours late.
+ */
+function saysNothingAbout(row: TrackingRow, result: TrackingResult): boolean {
+  return (
+    result.status === 'unknown' &&
+    result.lastEventAt === null &&
+    row.status !== null &&
+    !['unknown', 'not_found'].includes(row.status)
+  );
 }
 
 function stopEvent(row: TrackingRow, reason: 'delivered' | 'expired' | 'returned'): TimelineEntry {
