@@ -119,15 +119,29 @@ export function parseUspsV3Response(trackingNumber: string, body: unknown): Trac
  * its own, which is the same answer for us.
  */
 export function parseUspsV3r2Response(trackingNumbers: readonly string[], body: unknown): TrackingResult[] {
-  const parsed = z.array(uspsV3r2ItemSchema).safeParse(body);
+  const parsed = z.array(z.unknown()).safeParse(body);
   if (!parsed.success) {
     throw new CarrierUnexpectedResponseError(
       'usps',
       `USPS v3r2 response is not an array of TrackingDetail: ${z.prettifyError(parsed.error)}`,
     );
   }
+  // Item by item: one item USPS wrote oddly (a number where the yaml has a string) must not keep the
+  // other packages of the batch, a delivery among them, from being read (tracking probe). An item that
+  // cannot be read answers nothing for its number, which the poller takes as a failed look.
+  const items = parsed.data.flatMap((raw) => {
+    const item = uspsV3r2ItemSchema.safeParse(raw);
+    return item.success ? [item.data] : [];
+  });
+  if (items.length === 0 && parsed.data.length > 0) {
+    const first = uspsV3r2ItemSchema.safeParse(parsed.data[0]);
+    throw new CarrierUnexpectedResponseError(
+      'usps',
+      `USPS v3r2 response has no item we can read: ${first.success ? '' : z.prettifyError(first.error)}`,
+    );
+  }
   const byNumber = new Map<string, UspsV3r2Item[]>();
-  for (const item of parsed.data) {
+  for (const item of items) {
     // A lone item without a number can only be the answer for a lone request.
     const number = item.trackingNumber ?? (trackingNumbers.length === 1 ? trackingNumbers[0] : undefined);
     if (number === undefined) continue;

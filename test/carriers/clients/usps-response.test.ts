@@ -205,6 +205,17 @@ describe('parseUspsV3r2Response', () => {
     });
   });
 
+  it('one item written oddly answers nothing for its number; the others in the batch are still read (probe finding)', () => {
+    const odd = {
+      ...found,
+      trackingNumber: '9400111899223197420000',
+      trackingEvents: [{ eventType: 'Accepted', GMTOffset: -5 }],
+    };
+    const results = parseUspsV3r2Response(['9400111899223197420000', '9400111899223197428490'], [odd, found]);
+    expect(results.map((result) => result.status)).toEqual(['unknown', 'out_for_delivery']);
+    expect(() => parseUspsV3r2Response(['9400111899223197420000'], [odd])).toThrow(/no item we can read/);
+  });
+
   it('reads event dates given as bare dates (AllEventDate allows them)', () => {
     const dateOnly = { ...found, trackingEvents: [{ eventType: 'Accepted', eventTimestamp: '2024-04-02' }] };
     expect(parseUspsV3r2Response(['9400111899223197428490'], [dateOnly])[0]?.lastEventAt).toEqual(
