@@ -120,6 +120,8 @@ export interface RecordView {
   limits: { maxBytes: number; maxSeconds: number };
   /** whatHappensNext's sentence: who gets the video, and when. */
   nextStep: string;
+  /** The sender's newest upload could not be used (its reason is in English, from processing). */
+  failedUpload?: { reason: string | null } | null;
   store: StoreBranding;
   script: BrowserAsset;
 }
@@ -151,7 +153,7 @@ export function recordPage(ctx: Context, order: OrderRow, view: RecordView): voi
         : html`<h1>${say('page_record_heading', recipient)}</h1>
 <p class="lead" id="video-title">${say('page_quoted_title', { video_title: order.video_title })}</p>
 <p class="muted" id="next-step">${nextStep}${order.video_processed ? ` ${say('page_record_replaces')}` : ''}</p>`
-    }
+    }${failedUploadNotice(order, view.failedUpload, locale)}
 ${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: say('page_record_send'), say, beforeSend: transcriptField(say) })}`,
     script: {
       asset: script,
@@ -165,6 +167,20 @@ ${recorderMarkup({ idPrefix: '', maxSeconds: limits.maxSeconds, sendLabel: say('
       } satisfies RecordPageData,
     },
   });
+}
+
+/**
+ * The newest upload could not be used: said at the top of the page, with the reason (in English
+ * pages; processing's reasons are English, so other languages say the kinds of reason instead), and
+ * whether an earlier video still goes out.
+ */
+function failedUploadNotice(order: OrderRow, failed: RecordView['failedUpload'], locale: Locale): SafeHtml | string {
+  if (!failed) return '';
+  const say = sayIn(locale);
+  const reason = locale === 'en' && failed.reason ? failed.reason : say('page_record_failed_generic');
+  const words = say(order.video_processed ? 'page_record_failed_kept' : 'page_record_failed', { reason });
+  return html`
+<p class="status error" id="upload-failed" role="alert">${words}</p>`;
 }
 
 /**

@@ -94,13 +94,15 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   router.get('/record/:uuid', async (ctx) => {
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
-    const [estimate, store] = await Promise.all([
+    const [estimate, store, failedUpload] = await Promise.all([
       needsDeliveryEstimate(order) ? deps.deliveryEstimate(order.id) : null,
       deps.storeBranding(order.account_id),
+      deps.videos.newestUploadFailure(order),
     ]);
     const language = pageLanguage(ctx, store.locale);
     recordPage(ctx, order, {
       language,
+      failedUpload,
       limits: { maxBytes: deps.maxBytes, maxSeconds: deps.maxSeconds },
       nextStep: whatHappensNext(order, estimate, language),
       store,

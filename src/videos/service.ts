@@ -554,6 +554,30 @@ export class VideoService {
     return video;
   }
 
+  /**
+   * Why the sender's newest upload could not be used, or null when it could (or is still being
+   * processed, or there is none): the record page says it, so a failure after the sender closed the
+   * page is not silent.
+   */
+  async newestUploadFailure(order: OrderRow): Promise<{ reason: string | null } | null> {
+    const newest = await newestUpload(this.deps.db, order.id, 'gift');
+    if (newest?.status === 'failed') return { reason: newest.failure_reason };
+    if (newest?.status === 'pending') return null;
+    // A failed upload's row goes once an earlier video stands (forgetSuperseded); its timeline entry
+    // stays. A failure after the standing video's upload was of a newer one.
+    const failed = await this.deps.db
+      .selectFrom('order_events')
+      .select(['data', 'created_at'])
+      .where('order_id', '=', order.id)
+      .where('type', '=', 'video.processing_failed')
+      .where(sql<string>`data->>'purpose'`, 'is', null)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!failed || (newest && newest.created_at.getTime() >= failed.created_at.getTime())) return null;
+    return { reason: typeof failed.data.reason === 'string' ? failed.data.reason : null };
+  }
+
   /** One upload, for the thanks module's page: the reply video it recorded. */
   async find(videoId: string): Promise<VideoRow | undefined> {
     return findVideo(this.deps.db, videoId);

@@ -62,6 +62,11 @@ describe('PUT /v1/orders/{id}/video', () => {
     );
     expect(failure.data.reason).toBe('The file is not a video we can read (MP4, QuickTime, WebM and the like).');
     expect((await store.request('GET', `/v1/orders/${order.id}`)).body).toEqual(before);
+    // The sender, back on the record page, is told too, with the reason (video probe: it said nothing).
+    const page = await app.request('GET', `/record/${order.uuid}`);
+    expect(page.text).toMatch(
+      /<p class="status error" id="upload-failed" role="alert">The video you sent last could not be used: The file is not a video we can read \(MP4, QuickTime, WebM and the like\)\. Please record or choose another\.<\/p>/,
+    );
   });
 
   it('refuses content types other than MP4, WebM and QuickTime with 415', async () => {
@@ -237,6 +242,9 @@ describe('re-uploads: the latest upload wins', () => {
       (e: { type: string }) => e.type,
     );
     expect(types.at(-1)).toBe('video.processing_failed');
+    // The record page says the new one failed and the earlier one still goes out.
+    const recordPage = (await manual.request('GET', `/record/${order.uuid}`)).text;
+    expect(recordPage).toContain('The one you sent before still goes out; you can try again.');
     // The watch page still plays the good video: its playback rendition.
     const video = await manual.request('HEAD', `/watch/${order.uuid}/video`);
     expect(video.headers.get('etag')).toBe(`"${good}-playback"`);
