@@ -1,6 +1,7 @@
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { CarrierBudget } from '../carriers/budget.ts';
 import {
+  CarrierAuthError,
   CarrierQuotaError,
   CarrierRateLimitedError,
   CarrierUnexpectedResponseError,
@@ -362,6 +363,12 @@ export class TrackingPoller {
         { carrier: rows[0]?.carrier, packages: rows.length, reason: error.reason, retryInMs: rateLimitedMs },
         'our carrier budget held the call back; packages wait for it',
       );
+    } else if (error instanceof CarrierAuthError) {
+      // Not the carrier's outage: ours to fix, so it is an error for the operator, not a warning.
+      this.deps.logger.error(
+        { carrier: rows[0]?.carrier, packages: rows.length, status: error.status },
+        'the carrier refused our credentials: check its client id and secret settings',
+      );
     } else {
       this.deps.logger.warn(
         { carrier: rows[0]?.carrier, packages: rows.length, err: error },
@@ -413,7 +420,7 @@ export class TrackingPoller {
               type: 'tracking.carrier_unavailable',
               data: {
                 carrier: row.carrier,
-                message: `${carrierDisplayName(row.carrier)} did not answer 3 times in a row; retrying with backoff.`,
+                message: failedLookWords(row.carrier, error),
               },
             },
           ],
@@ -423,6 +430,19 @@ export class TrackingPoller {
     }
     return { polled: 0, delivered: 0, rateLimitedMs };
   }
+}
+
+/**
+ * Why looks keep failing, in the merchant's words: the carrier not answering is not the same as it
+ * refusing our credentials (an operator's fix) or answering in a shape we cannot read.
+ */
+function failedLookWords(carrier: CarrierCode, error: unknown): string {
+  const name = carrierDisplayName(carrier);
+  if (error instanceof CarrierAuthError)
+    return `${name} refused Doorstep's credentials 3 times in a row; retrying with backoff. Doorstep's ${name} settings need checking by its operator (the error log says so).`;
+  if (error instanceof CarrierUnexpectedResponseError)
+    return `${name} answered 3 times in a row in a way Doorstep could not use; retrying with backoff.`;
+  return `${name} did not answer 3 times in a row; retrying with backoff.`;
 }
 
 /**

@@ -143,6 +143,21 @@ describe('TrackingPoller', () => {
     expect(row.next_poll_at).not.toBeNull();
   });
 
+  it('says so when the carrier refuses our credentials, rather than that it did not answer (tracking probe)', async () => {
+    const id = await tracked('fedex', '797843158299');
+    // Each look asks twice: the 401, then again with a fresh token, which is refused too.
+    await sandbox('fedex/faults', { unauthorized: 6 });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(3 * 3_600_000);
+      await pollRound('fedex');
+    }
+    const line = (await timeline(id)).find((e) => e.type === 'tracking.carrier_unavailable');
+    expect(line?.data.message).toBe(
+      "FedEx refused Doorstep's credentials 3 times in a row; retrying with backoff. Doorstep's FedEx settings need checking by its operator (the error log says so).",
+    );
+    expect((await tracking(id)).next_poll_at).not.toBeNull();
+  });
+
   it('never drops a delivery the order has not recorded yet, even if the carrier then fails', async () => {
     const id = await tracked('fedex', '790535312317');
     // As if a crash hit between saving the carrier's "delivered" and marking the order delivered.

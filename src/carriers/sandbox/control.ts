@@ -35,6 +35,7 @@ const count = z.int().min(0).max(10_000);
 const faultsSchema = z.strictObject({
   rate_limit: count.optional(),
   server_error: count.optional(),
+  unauthorized: count.optional(),
   delay_ms: z.int().min(0).max(120_000).optional(),
   retry_after_seconds: z.int().min(0).max(86_400).optional(),
 });
@@ -104,6 +105,7 @@ export function controlRoutes(state: SandboxState): Router {
     state.carriers[carrier].faults.update({
       ...(body.rate_limit === undefined ? {} : { rateLimit: body.rate_limit }),
       ...(body.server_error === undefined ? {} : { serverError: body.server_error }),
+      ...(body.unauthorized === undefined ? {} : { unauthorized: body.unauthorized }),
       ...(body.delay_ms === undefined ? {} : { delayMs: body.delay_ms }),
       ...(body.retry_after_seconds === undefined ? {} : { retryAfterSeconds: body.retry_after_seconds }),
     });

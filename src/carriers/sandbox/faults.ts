@@ -4,14 +4,17 @@ export interface FaultSettings {
   rateLimit: number;
   /** The next n tracking calls answer a 5xx without Retry-After. */
   serverError: number;
+  /** The next n tracking calls answer 401, whatever the token (credentials revoked at the carrier). */
+  unauthorized: number;
   /** Every tracking call waits this long before answering. */
   delayMs: number;
   retryAfterSeconds: number;
 }
 
-export type Fault = { kind: 'rate_limit'; retryAfterSeconds: number } | { kind: 'server_error' } | null;
+export type Fault =
+  { kind: 'rate_limit'; retryAfterSeconds: number } | { kind: 'server_error' } | { kind: 'unauthorized' } | null;
 
-const NO_FAULTS: FaultSettings = { rateLimit: 0, serverError: 0, delayMs: 0, retryAfterSeconds: 1 };
+const NO_FAULTS: FaultSettings = { rateLimit: 0, serverError: 0, unauthorized: 0, delayMs: 0, retryAfterSeconds: 1 };
 
 export class CarrierFaults {
   #settings: FaultSettings = { ...NO_FAULTS };
@@ -38,6 +41,10 @@ export class CarrierFaults {
     if (this.#settings.serverError > 0) {
       this.#settings.serverError -= 1;
       return { kind: 'server_error' };
+    }
+    if (this.#settings.unauthorized > 0) {
+      this.#settings.unauthorized -= 1;
+      return { kind: 'unauthorized' };
     }
     return null;
   }

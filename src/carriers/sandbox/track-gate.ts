@@ -34,7 +34,7 @@ export function trackGate(state: SandboxState, dialect: CarrierErrorDialect): Mi
       dialect.serverError(ctx);
       return;
     }
-    if (!state.tokens.accepts(dialect.carrier, ctx.get('authorization'))) {
+    if (fault?.kind === 'unauthorized' || !state.tokens.accepts(dialect.carrier, ctx.get('authorization'))) {
       dialect.unauthorized(ctx);
       return;
     }

@@ -89,10 +89,11 @@ describe('sandbox control API', () => {
 
   it('sets, merges and clears faults', async () => {
     expect((await control.send('POST', '/carriers/usps/faults', { rate_limit: 2 })).status).toBe(204);
-    expect((await control.send('POST', '/carriers/usps/faults', { delay_ms: 5 })).status).toBe(204);
+    expect((await control.send('POST', '/carriers/usps/faults', { delay_ms: 5, unauthorized: 1 })).status).toBe(204);
     expect(running.sandbox.state.carriers.usps.faults.settings).toEqual({
       rateLimit: 2,
       serverError: 0,
+      unauthorized: 1,
       delayMs: 5,
       retryAfterSeconds: 1,
     });
@@ -100,6 +101,7 @@ describe('sandbox control API', () => {
     expect(running.sandbox.state.carriers.usps.faults.settings).toEqual({
       rateLimit: 0,
       serverError: 0,
+      unauthorized: 0,
       delayMs: 0,
       retryAfterSeconds: 1,
     });
