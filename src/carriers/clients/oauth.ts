@@ -82,9 +82,15 @@ export async function sendWithToken(
 
 // All three carriers answer with OAuth 2 field names; UPS sends expires_in as a string
 // (ups-oauth-client-credentials.openapi.yaml tokenSuccessResponse), FedEx and USPS as a number.
+// RFC 6749 §5.1 only recommends expires_in: without it the token is kept for a short while and
+// fetched again (a 401 would refresh it sooner anyway), rather than every call failing.
+const UNSTATED_EXPIRY_SECONDS = 300;
 const tokenResponseSchema = z.looseObject({
   access_token: z.string().min(1),
-  expires_in: z.coerce.number().positive(),
+  expires_in: z.preprocess(
+    (value) => (value === undefined || value === null || value === '' ? UNSTATED_EXPIRY_SECONDS : value),
+    z.coerce.number().positive(),
+  ),
 });
 
 /** The token endpoint's answer → a token, or the error a caller can act on. */

@@ -106,6 +106,16 @@ describe('readTokenResponse', () => {
     });
   });
 
+  it('keeps a token without expires_in (RFC 6749 only recommends it) for five minutes, rather than failing every call (tracking probe)', () => {
+    expect(readTokenResponse('usps', response(200, { access_token: 'c', token_type: 'Bearer' }))).toEqual({
+      accessToken: 'c',
+      expiresInSeconds: 300,
+    });
+    expect(() => readTokenResponse('usps', response(200, { access_token: 'd', expires_in: -5 }))).toThrow(
+      CarrierUnexpectedResponseError,
+    );
+  });
+
   it('reports rejected credentials as an auth error with the carrier message, never the secret', () => {
     const error = (() => {
       try {
