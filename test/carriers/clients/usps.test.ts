@@ -72,10 +72,11 @@ describe('USPS client', () => {
     ]);
   });
 
-  it('splits a batch USPS refuses with a 400 until the number it will not take is alone', async () => {
-    const batch = numbers(8);
-    await control.event('usps', batch[0]!, { status: 'delivered', at: '2025-06-02T15:00:00Z' });
-    const refused = batch[5]!;
+  /**
+   * A USPS client whose track requests are answered 400 with `refusal` when `refuses` says so (the rest
+   * reach the sandbox), and the batch sizes it asked, in order.
+   */
+  function refusingClient(refuses: (numbers: string[]) => boolean, refusal: string) {
     const asked: number[] = [];
     const tracker = createUspsClient({
       baseUrl: `${running.baseUrl}/usps`,
@@ -85,18 +86,22 @@ describe('USPS client', () => {
         if (String(input).endsWith('/token')) return fetch(input, init);
         const body = JSON.parse(String(init?.body)) as Array<{ trackingNumber: string }>;
         asked.push(body.length);
-        // A refusal no published rule predicts: USPS answers the whole request 400.
-        if (body.some((item) => item.trackingNumber === refused))
-          return new Response(
-            JSON.stringify({ apiVersion: 'v3r2', error: { code: '400', message: 'Invalid tracking number' } }),
-            {
-              status: 400,
-              headers: { 'content-type': 'application/json' },
-            },
-          );
-        return fetch(input, init);
+        if (!refuses(body.map((item) => item.trackingNumber))) return fetch(input, init);
+        return new Response(JSON.stringify({ apiVersion: 'v3r2', error: { code: '400', message: refusal } }), {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+        });
       },
     });
+    return { tracker, asked };
+  }
+
+  it('splits a batch USPS refuses with a 400 until the number it will not take is alone', async () => {
+    const batch = numbers(8);
+    await control.event('usps', batch[0]!, { status: 'delivered', at: '2025-06-02T15:00:00Z' });
+    const refused = batch[5]!;
+    // A refusal no published rule predicts: USPS answers the whole request 400.
+    const { tracker, asked } = refusingClient((sent) => sent.includes(refused), 'Invalid tracking number');
     const results = await tracker.track(batch);
     expect(results.map((result) => result.trackingNumber)).toEqual(batch);
     expect(results[0]!.status).toBe('delivered');
@@ -107,21 +112,7 @@ describe('USPS client', () => {
   });
 
   it('a 400 for the request itself (every half refused) fails the batch after a few calls, taking no number for not found (probe finding: 69 calls)', async () => {
-    const asked: number[] = [];
-    const tracker = createUspsClient({
-      baseUrl: `${running.baseUrl}/usps`,
-      clientId: 'doorstep',
-      clientSecret: 'secret',
-      fetch: async (input, init) => {
-        if (String(input).endsWith('/token')) return fetch(input, init);
-        asked.push((JSON.parse(String(init?.body)) as unknown[]).length);
-        const refusal = {
-          apiVersion: 'v3r2',
-          error: { code: '400', message: 'request header Accept is not supported' },
-        };
-        return new Response(JSON.stringify(refusal), { status: 400, headers: { 'content-type': 'application/json' } });
-      },
-    });
+    const { tracker, asked } = refusingClient(() => true, 'request header Accept is not supported');
     const outcome = await tracker.track(numbers(35)).catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(CarrierUnexpectedResponseError);
     expect((outcome as Error).message).toContain('the request itself');
