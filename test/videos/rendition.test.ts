@@ -317,6 +317,22 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
     );
   }, 60_000);
 
+  it('BT.2020 colours that are not HDR are converted to BT.709 and tagged so, not left tagged BT.2020 in 8 bits (probe finding)', async () => {
+    const wide = path.join(work, 'bt2020-sdr.mov');
+    await ffmpeg(
+      ['-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=30:d=2', '-vf']
+        .concat(['zscale=tin=bt709:pin=bt709:min=bt709:p=bt2020:m=bt2020nc:t=bt2020-10,format=yuv420p10le'])
+        .concat(['-c:v', 'libx265', '-x265-params', 'log-level=error', '-tag:v', 'hvc1'])
+        .concat(['-color_primaries', 'bt2020', '-color_trc', 'bt2020-10', '-colorspace', 'bt2020nc', wide]),
+    );
+    expect(await probeVideo(wide, { timeoutMs: 30_000 })).toMatchObject({ hdr: false, wideGamut: true });
+    const rendition = await makeRendition(wide, work, limits);
+    const made = await probeVideo(rendition.file, { timeoutMs: 30_000 });
+    expect(made.videoStream).toMatchObject({ pix_fmt: 'yuv420p', color_primaries: 'bt709', color_transfer: 'bt709' });
+    // The test pattern's colours (~108 in SDR) kept.
+    expect(await meanSaturation(rendition.file)).toBeGreaterThan(90);
+  }, 60_000);
+
   it('a video longer than the limit fails before any encoding, saying both lengths', async () => {
     await expect(makeRendition(path.join(uploads, 'eight-seconds.mp4'), work, limits)).rejects.toThrow(
       'The video is 0:08 long; video messages can be up to 0:05.',

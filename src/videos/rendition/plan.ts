@@ -60,6 +60,11 @@ export interface ProbedVideo {
    * Cut to 8 bits as it is, it plays grey and washed out; it is tone-mapped to SDR BT.709 instead.
    */
   hdr?: boolean;
+  /**
+   * BT.2020 colours that are not HDR (some phones' 10-bit SDR): converted to BT.709, as the 8-bit
+   * rendition is tagged and every player reads it; absent or false otherwise.
+   */
+  wideGamut?: boolean;
 }
 
 /**
@@ -77,6 +82,8 @@ const HDR_TO_SDR = [
   'tonemap=tonemap=mobius:desat=0',
   'zscale=t=bt709:m=bt709:r=tv',
 ];
+/** BT.2020 SDR → BT.709: the same transfer curve, the primaries and matrix converted (zscale). */
+const WIDE_GAMUT_TO_BT709 = ['zscale=pin=bt2020:min=bt2020nc:tin=bt709:p=bt709:m=bt709:t=bt709:r=tv'];
 const MAX_AUDIO_SAMPLE_RATE = 48_000;
 
 /** What the tone-mapped rendition says it is, so players do not read it as HDR. */
@@ -139,7 +146,7 @@ export function renditionArguments(options: {
     // Only ever down: a 15 fps clip keeps its 15, a 60 fps one becomes 30.
     ...(video.fps === null || video.fps > settings.maxFps ? [`fps=${settings.maxFps}`] : []),
     // After the scale, on the smaller frames.
-    ...(video.hdr ? HDR_TO_SDR : []),
+    ...(video.hdr ? HDR_TO_SDR : video.wideGamut ? WIDE_GAMUT_TO_BT709 : []),
     'format=yuv420p',
   ];
   return [
@@ -166,7 +173,7 @@ export function renditionArguments(options: {
     'veryfast',
     '-crf',
     '23',
-    ...(video.hdr ? BT709_TAGS : []),
+    ...(video.hdr || video.wideGamut ? BT709_TAGS : []),
     '-maxrate',
     `${settings.maxVideoKbps}k`,
     '-bufsize',
