@@ -65,7 +65,25 @@ describe('mapTrackingCompany', () => {
         carrier: null,
         reason: `Doorstep does not track "${company}" (only UPS, FedEx and USPS)`,
       });
+    // Shopify's spellings with a service or country after the name (Shopify probe: Royal Mail Tracked
+    // 48 went to USPS, DHL to FedEx, by their numbers' formats).
+    for (const [company, number] of [
+      ['Royal Mail Tracked 48', 'AB123456785GB'],
+      ['RM 48 Medium Parcel', 'AB123456785GB'],
+      ['Deutsche Post (DE)', 'LX123456785DE'],
+      ['PostNord SE', 'LX123456785SE'],
+      ['Japan Post (EN)', 'EJ123456785JP'],
+      ['Australia Post eParcel', 'LX123456785AU'],
+      ['Parcelforce Worldwide', 'LX123456785GB'],
+      ['DHL', '123456789012'],
+      ['DHL Sweden', '123456789012'],
+      ['DPD Local', '123456789012'],
+    ] as const)
+      expect(mapTrackingCompany(company, number, {}), company).toMatchObject({ carrier: null });
     // A consolidator whose last mile is USPS is still found by its number.
+    expect(mapTrackingCompany('DHL eCommerce Solutions', '9400111899223817240935', {})).toMatchObject({
+      carrier: 'usps',
+    });
     expect(mapTrackingCompany('DHL eCommerce', '9400111899223817240935', {})).toEqual({
       carrier: 'usps',
       via: 'tracking number',

@@ -95,8 +95,30 @@ const CARRIERS_WE_DO_NOT_TRACK = new Set(
     'TNT',
     'Poczta Polska',
     'InPost',
+    // Shopify's own spellings of these, with a service or country after the name, are matched by
+    // their first words (carriesNoPackageOfOurs): "Royal Mail Tracked 48", "RM 48 Medium Parcel",
+    // "Deutsche Post (DE)", "DHL Sweden", "DPD Local".
+    'RM',
+    'DHL',
   ].map(normalizeCompanyName),
 );
+
+/** Names that start like a carrier above but hand their parcels to USPS for the last mile: by format. */
+const USPS_LAST_MILE = new Set(
+  ['DHL eCommerce', 'DHL Global Mail', 'DHL SmartMail', 'DHL eCommerce Solutions'].map(normalizeCompanyName),
+);
+
+/**
+ * Whether the store named a carrier that delivers on its own: its name, or its first words (a
+ * service or country after it: a probe found "Royal Mail Tracked 48" tracked as USPS and "DHL" as
+ * FedEx by their numbers' formats), unless it is one whose last mile is USPS.
+ */
+function carriesNoPackageOfOurs(company: string): boolean {
+  const words = normalizeCompanyName(company).split(' ');
+  const startsWith = (names: ReadonlySet<string>) =>
+    words.some((_, index) => names.has(words.slice(0, index + 1).join(' ')));
+  return !startsWith(USPS_LAST_MILE) && startsWith(CARRIERS_WE_DO_NOT_TRACK);
+}
 
 export type CarrierMapping =
   | { carrier: CarrierCode; via: 'built-in alias' | 'shop alias' | 'tracking number' }
@@ -141,7 +163,7 @@ export function mapTrackingCompany(
     if (aliased) return { carrier: aliased, via: 'shop alias' };
   }
   const trackingNumber = number ? normalizeTrackingNumber(number) : '';
-  if (company && trackingNumber && CARRIERS_WE_DO_NOT_TRACK.has(normalizeCompanyName(company)))
+  if (company && trackingNumber && carriesNoPackageOfOurs(company))
     return { carrier: null, reason: `Doorstep does not track "${company}" (only UPS, FedEx and USPS)` };
   if (trackingNumber) {
     const detected = detectCarrier(trackingNumber);
