@@ -14,7 +14,12 @@ import {
   videoLineItems,
 } from '../../src/shopify/orders/mapping.ts';
 import { currencyDecimals, moneyToCents, moneyToMinorUnits } from '../../src/money.ts';
-import { isStaleUpdate, planPackages, type PackageState } from '../../src/shopify/orders/packages.ts';
+import {
+  isStaleFulfillment,
+  isStaleUpdate,
+  planPackages,
+  type PackageState,
+} from '../../src/shopify/orders/packages.ts';
 import { shopifyOrder } from '../../src/shopify/orders/payloads.ts';
 
 const noProducts = { videoProductIds: [], videoVariantIds: [] };
@@ -542,6 +547,32 @@ describe('isStaleUpdate', () => {
     expect(isStaleUpdate(stored, new Date('2026-12-02T10:00:00Z'))).toBe(true);
     expect(isStaleUpdate(stored, new Date('2026-12-02T10:00:01Z'))).toBe(false);
     expect(isStaleUpdate(null, stored)).toBe(false);
+  });
+});
+
+describe('isStaleFulfillment', () => {
+  const at = new Date('2026-12-02T10:00:00Z');
+  const stored = { updatedAt: at, trackingNumbers: [] as string[], status: 'success' };
+  it('takes a same-second version that adds numbers or cancels, and not one that says less or the same', () => {
+    expect(isStaleFulfillment(stored, { updatedAt: at, trackingNumbers: ['1Z1'], status: 'success' })).toBe(false);
+    expect(isStaleFulfillment(stored, { updatedAt: at, trackingNumbers: [], status: 'cancelled' })).toBe(false);
+    expect(isStaleFulfillment(stored, { updatedAt: at, trackingNumbers: [], status: 'success' })).toBe(true);
+    const withNumber = { ...stored, trackingNumbers: ['1Z1'] };
+    expect(isStaleFulfillment(withNumber, { updatedAt: at, trackingNumbers: [], status: 'success' })).toBe(true);
+    expect(
+      isStaleFulfillment(withNumber, {
+        updatedAt: new Date('2026-12-02T09:59:59Z'),
+        trackingNumbers: ['1Z2'],
+        status: 'success',
+      }),
+    ).toBe(true);
+    expect(
+      isStaleFulfillment(withNumber, {
+        updatedAt: new Date('2026-12-02T10:00:01Z'),
+        trackingNumbers: [],
+        status: 'success',
+      }),
+    ).toBe(false);
   });
 });
 

@@ -260,6 +260,40 @@ describe('fulfillments', () => {
     expect(await order(orderIds[0]!)).toMatchObject({ tracking_number: newest });
   });
 
+  it('takes a tracking number added in the same second as the fulfillment, whichever arrives first (Shopify probe: dropped as stale)', async () => {
+    const { shop } = await newShop();
+    for (const numberFirst of [false, true]) {
+      const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);
+      const fulfillmentId = fakeShopifyId();
+      const number = randomUpsTrackingNumber();
+      // Shopify's updated_at has one-second precision: a shipping app's create and its update share it.
+      const version = (trackingNumber: string | null) =>
+        fulfillmentPayload({
+          id: fulfillmentId,
+          orderId: shopifyOrderId,
+          lineItemIds,
+          trackingCompany: trackingNumber ? 'UPS' : null,
+          trackingNumber,
+          updatedAt: '2026-10-02T18:29:51-00:00',
+        });
+      const [first, second] = numberFirst
+        ? ([
+            ['fulfillments/update', version(number)],
+            ['fulfillments/create', version(null)],
+          ] as const)
+        : ([
+            ['fulfillments/create', version(null)],
+            ['fulfillments/update', version(number)],
+          ] as const);
+      await app.webhook(shop, first[0], first[1]);
+      await app.webhook(shop, second[0], second[1]);
+      expect(await order(orderIds[0]!), `number first: ${numberFirst}`).toMatchObject({
+        carrier: 'ups',
+        tracking_number: number,
+      });
+    }
+  });
+
   it("stops tracking a cancelled fulfillment's number and says the order waits for a new one (probe finding)", async () => {
     const { shop } = await newShop();
     const { shopifyOrderId, lineItemIds, orderIds } = await placeOrder(shop);

@@ -19,7 +19,14 @@ import {
 } from './mapping.ts';
 import type { TrackingObservation } from '../../tracking/observation.ts';
 import { eventObservation, isObservableEventStatus, shopifyTime } from './fulfillment-events.ts';
-import { isStaleUpdate, packageState, planPackages, type Notice, type PackageState } from './packages.ts';
+import {
+  isStaleFulfillment,
+  isStaleUpdate,
+  packageState,
+  planPackages,
+  type Notice,
+  type PackageState,
+} from './packages.ts';
 import type { ShopifyFulfillment, ShopifyFulfillmentEvent, ShopifyOrder } from './payloads.ts';
 import type { ShopRow } from '../shops.ts';
 import type { LinkOfShopifyOrder } from '../intake/webhook-shop-check.ts';
@@ -359,6 +366,8 @@ export class ShopifyOrderSync {
         .selectFrom('shopify_fulfillments')
         .select([
           'shopify_updated_at',
+          'tracking_numbers',
+          'status',
           'delivered_at',
           'event_status',
           'event_happened_at',
@@ -369,7 +378,14 @@ export class ShopifyOrderSync {
         .forUpdate()
         .executeTakeFirst();
       if (stored?.event_happened_at) storedEvent = stored;
-      if (stored && isStaleUpdate(stored.shopify_updated_at, updatedAt)) return true;
+      if (
+        stored &&
+        isStaleFulfillment(
+          { updatedAt: stored.shopify_updated_at, trackingNumbers: stored.tracking_numbers, status: stored.status },
+          { updatedAt, trackingNumbers: trackingNumbersOf(fulfillment), status: fulfillment.status },
+        )
+      )
+        return true;
       const values = {
         shopify_order_id: fulfillment.order_id,
         status: fulfillment.status,

@@ -217,3 +217,21 @@ export function compareIds(a: string, b: string): number {
 export function isStaleUpdate(stored: Date | null, incoming: Date): boolean {
   return stored !== null && incoming.getTime() <= stored.getTime();
 }
+
+/**
+ * A fulfillment version stamped in the same second as the stored one (`updated_at` has one-second
+ * precision) is a new version when it says more: tracking numbers the stored one lacks — a shipping
+ * app creates the fulfillment and adds its number at once (a Shopify probe saw the number dropped as
+ * "stale") — or the fulfillment cancelled. A same-second version saying less (the creation arriving
+ * after its update) stays stale.
+ */
+export function isStaleFulfillment(
+  stored: { updatedAt: Date | null; trackingNumbers: readonly string[]; status: string | null },
+  incoming: { updatedAt: Date; trackingNumbers: readonly string[]; status: string | null },
+): boolean {
+  if (!isStaleUpdate(stored.updatedAt, incoming.updatedAt)) return false;
+  if (stored.updatedAt!.getTime() !== incoming.updatedAt.getTime()) return true;
+  const addsNumbers = incoming.trackingNumbers.some((number) => !stored.trackingNumbers.includes(number));
+  const cancels = DEAD_STATUSES.has(incoming.status ?? '') && !DEAD_STATUSES.has(stored.status ?? '');
+  return !addsNumbers && !cancels;
+}
