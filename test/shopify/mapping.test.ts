@@ -152,6 +152,24 @@ describe('videoLineItems and orderToVideoOrder', () => {
     expect(mapped).toMatchObject({ ok: true, order: { recipient_name: 'Grandpa Joe' } });
   });
 
+  it('an odd field elsewhere on the line (a list as a property value, a null quantity or price, a discount with only amount_set) does not cost the order its video line (Shopify probe)', () => {
+    const odd = orderPayload({ id: 1, lines: [{ id: 31, recipientEmail: 'bob@example.com', price: '10.00' }] });
+    const line = odd.line_items[0] as Record<string, unknown>;
+    line.properties = [
+      ...(line.properties as unknown[]),
+      { name: '_uploads', value: ['a.png', 'b.png'] },
+      { name: 'x', value: { k: 1 } },
+    ];
+    line.quantity = null;
+    line.discount_allocations = [{ amount_set: { shop_money: { amount: '2.00', currency_code: 'USD' } } }];
+    const parsed = order(odd);
+    expect(parsed.line_items[0]).toMatchObject({ quantity: 1, discount_allocations: [{ amount: '2.00' }] });
+    expect(parsed.line_items[0]!.properties).toContainEqual({ name: '_uploads', value: 'a.png, b.png' });
+    expect(orderToVideoOrder(parsed, parsed.line_items[0]!)).toMatchObject({ ok: true, order: { price: 800 } });
+    line.price = null;
+    expect(order(odd).line_items[0]).toMatchObject({ price: '0' });
+  });
+
   it('makes the customer the sender and reads the recipient from the properties; price = what was paid', () => {
     const parsed = order(raw);
     const mapped = orderToVideoOrder(parsed, parsed.line_items[0]!);

@@ -17,12 +17,22 @@ export const money = z
   .transform(String)
   .pipe(z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal amount'));
 
+/**
+ * A property's value as text. Themes and apps put lists (`["a","b"]`, an upload app's files) and
+ * objects there too: one such property must not cost the order its video line (a Shopify probe saw
+ * the whole order refused), so they are read as text, and only our own property names are used.
+ */
+const propertyValue = z.unknown().transform((v): string => {
+  if (v == null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return v.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))).join(', ');
+  return JSON.stringify(v);
+});
+
 export const lineItemProperty = z.object({
   name: z.string(),
-  value: z
-    .union([z.string(), z.number(), z.boolean()])
-    .nullish()
-    .transform((v) => (v == null ? '' : String(v))),
+  value: propertyValue,
 });
 
 export const shopifyLineItem = z.object({
@@ -30,10 +40,26 @@ export const shopifyLineItem = z.object({
   product_id: shopifyId.nullish().transform((v) => v ?? null),
   variant_id: shopifyId.nullish().transform((v) => v ?? null),
   title: z.string().nullish(),
-  quantity: z.number().int().nonnegative().default(1),
-  price: money.default('0'),
+  // Null where a payload leaves them out (a probe's POS-like bodies): one unit, no price.
+  quantity: z
+    .number()
+    .int()
+    .nonnegative()
+    .nullish()
+    .transform((v) => v ?? 1),
+  price: money.nullish().transform((v) => v ?? '0'),
   total_discount: money.nullish(),
-  discount_allocations: z.array(z.object({ amount: money })).nullish(),
+  /** `amount`, or the shop's money of `amount_set` where only that is given; neither: no discount known. */
+  discount_allocations: z
+    .array(
+      z
+        .object({
+          amount: money.nullish(),
+          amount_set: z.object({ shop_money: z.object({ amount: money.nullish() }).nullish() }).nullish(),
+        })
+        .transform((allocation) => ({ amount: allocation.amount ?? allocation.amount_set?.shop_money?.amount ?? '0' })),
+    )
+    .nullish(),
   properties: z
     .array(lineItemProperty)
     .nullish()
