@@ -223,6 +223,39 @@ describe('videoLineItems and orderToVideoOrder', () => {
     expect(onDelivery.ok && onDelivery.order).not.toHaveProperty('send_on');
   });
 
+  it('reads a "Send trigger" a theme words its own way, and shortens a long name or title instead of refusing the line (Shopify probe)', () => {
+    const mapWith = (sendTrigger: string, extra: Record<string, unknown> = {}) => {
+      const raw = {
+        ...orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@example.com', sendTrigger }] }),
+        ...extra,
+      };
+      const parsed = order(raw);
+      return orderToVideoOrder(parsed, parsed.line_items[0]!);
+    };
+    for (const [words, trigger] of [
+      ['When delivered', 'package'],
+      ['When the package arrives', 'package'],
+      ['Send right away', 'now'],
+      ['Now', 'now'],
+    ] as const)
+      expect(mapWith(words), words).toMatchObject({ ok: true, order: { send_trigger: trigger } });
+    expect(mapWith('Whenever')).toMatchObject({ ok: false, reason: expect.stringMatching(/send trigger/i) });
+
+    const long = mapWith('package', {
+      customer: { id: 9, email: 'ann@example.com', first_name: 'A'.repeat(150), last_name: 'B'.repeat(150) },
+    });
+    expect(long.ok && (long.order.name as string).length).toBe(200);
+    expect(long.ok && long.order.name).toMatch(/…$/);
+  });
+
+  it('names a missing field once, in the merchant’s words (Shopify probe: "the customer’s name name")', () => {
+    const raw = { ...orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@example.com' }] }), customer: null };
+    const parsed = order({ ...raw, email: 'ann@example.com', billing_address: null });
+    const mapped = orderToVideoOrder({ ...parsed, email: '', contact_email: null }, parsed.line_items[0]!);
+    expect(mapped.ok).toBe(false);
+    expect(!mapped.ok && mapped.reason).not.toMatch(/name name/);
+  });
+
   it("takes the sender's phone from the customer, else the billing address, and drops one that is not a phone", () => {
     const base = orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@example.com' }] });
     const mapWith = (raw: Record<string, unknown>) => {

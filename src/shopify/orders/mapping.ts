@@ -287,6 +287,28 @@ const SEND_TRIGGER_WORDS: Record<string, 'package' | 'date' | 'now'> = {
 };
 
 /**
+ * The "Send trigger" property as a theme or app words it: our words, else the sense of theirs ("When
+ * delivered", "Send right away", "On a specific date"; a Shopify probe saw "When delivered" refuse the
+ * line); anything else is left as it is, for the validator to name.
+ */
+function sendTriggerOf(text: string): string {
+  const words = text.trim().replace(/\s+/g, ' ');
+  const known = SEND_TRIGGER_WORDS[words];
+  if (known) return known;
+  if (/\bdeliver(y|ed|s)?\b|\barriv(al|es|ed)?\b/.test(words)) return 'package';
+  if (/\b(now|immediately|right away|straight away|asap)\b/.test(words)) return 'now';
+  if (/\bdate\b|\bschedul/.test(words)) return 'date';
+  return words;
+}
+
+/** The order's text limits (POST /v1/orders): a shopper's longer text is shortened, not refused. */
+const TEXT_LIMITS = { name: 200, video_title: 200 } as const;
+
+function shortened(value: string, max: number): string {
+  return value.length <= max ? value : `${value.slice(0, max - 1).trimEnd()}…`;
+}
+
+/**
  * One video order per video line item (a quantity above 1 is still one video message; its price is
  * the whole line). Sender = the customer; recipient from the line's properties (cart attributes
  * filling gaps), the name falling back to the shipping address (the gift goes there). The result is
@@ -320,9 +342,11 @@ export function orderToVideoOrder(
     personName(order.shipping_address?.first_name, order.shipping_address?.last_name) ||
     UNNAMED_RECIPIENT;
   const triggerText = properties.get(PROPERTY.sendTrigger)?.toLowerCase();
-  const sendTrigger = triggerText ? (SEND_TRIGGER_WORDS[triggerText] ?? triggerText) : 'package';
+  const sendTrigger = triggerText ? sendTriggerOf(triggerText) : 'package';
   const candidate: Record<string, unknown> = {
-    name: senderName,
+    // A shopper's long name or title is shortened: the shopper is not there to fix it, and a paid
+    // message must not be lost over its length (Shopify probe).
+    name: shortened(senderName, TEXT_LIMITS.name),
     email: senderEmail,
     recipient_name: recipientName,
     send_trigger: sendTrigger,
@@ -342,7 +366,7 @@ export function orderToVideoOrder(
   if (sendOn && sendTrigger === 'date')
     candidate.send_on = /^\d{4}-\d{2}-\d{2}$/.test(sendOn) ? `${sendOn}T09:00:00Z` : sendOn;
   const title = properties.get(PROPERTY.videoTitle);
-  if (title) candidate.video_title = title;
+  if (title) candidate.video_title = shortened(title, TEXT_LIMITS.video_title);
 
   // A recipient the shopper got wrong is not guessed at, and the message is not lost either: the
   // order waits and the sender is asked again. A broken address drops both channels, so the sender
@@ -373,7 +397,7 @@ export function orderToVideoOrder(
     const problems = Object.entries(fields).map(([field, message]) =>
       field === 'email' && senderEmail === ''
         ? 'the order has no customer e-mail address to send it from'
-        : `${FIELD_WORDS[field] ?? field} ${message}`,
+        : `${FIELD_WORDS[field] ?? field} ${message.replace(new RegExp(`^${field} `), '')}`,
     );
     return {
       ok: false,
