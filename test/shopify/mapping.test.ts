@@ -248,6 +248,19 @@ describe('videoLineItems and orderToVideoOrder', () => {
     expect(long.ok && long.order.name).toMatch(/…$/);
   });
 
+  it('reads "Recipient E-mail" and other spellings of e-mail as the recipient e-mail property (Shopify probe)', () => {
+    for (const name of ['Recipient E-mail', 'recipient e mail', '_Recipient_E-Mail', 'Recipient Email']) {
+      const raw = orderPayload({ id: 1, lines: [{ id: 2 }] });
+      const line = (raw.line_items as Array<{ properties: Array<{ name: string; value: string }> }>)[0]!;
+      line.properties.push({ name, value: 'bob@example.com' });
+      const parsed = order(raw);
+      expect(orderToVideoOrder(parsed, parsed.line_items[0]!), name).toMatchObject({
+        ok: true,
+        order: { recipient_email: 'bob@example.com' },
+      });
+    }
+  });
+
   it('names a missing field once, in the merchant’s words (Shopify probe: "the customer’s name name")', () => {
     const raw = { ...orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@example.com' }] }), customer: null };
     const parsed = order({ ...raw, email: 'ann@example.com', billing_address: null });

@@ -50,11 +50,15 @@ export interface VideoProductSettings {
 }
 
 function normalizePropertyName(name: string): string {
-  return name
-    .trim()
-    .replace(/^_+/, '')
-    .replace(/[\s_-]+/g, ' ')
-    .toLowerCase();
+  return (
+    name
+      .trim()
+      .replace(/^_+/, '')
+      .replace(/[\s_-]+/g, ' ')
+      .toLowerCase()
+      // "E-mail" as many write it ("Recipient E-mail"; a Shopify probe's order waited for a recipient it had).
+      .replace(/\be mail\b/g, 'email')
+  );
 }
 
 const CONTROL_CHARACTERS_ALL = new RegExp(CONTROL_CHARACTERS.source, 'g');
