@@ -120,7 +120,16 @@ describe('FedEx AIV push', () => {
     const { order, deliveredAt, scriptedAt } = await deliveredByPush(number);
     expect(Date.now() - scriptedAt).toBeLessThan(15_000);
     expect((await tracking(order.id)).last_pushed_at).not.toBeNull();
-    expect((await storedEvents(number)).map((e) => e.outcome)).toEqual(['applied']);
+    // The event's outcome is written after it is applied: on a fast PostgreSQL the delivery can be read first.
+    const outcomes = await eventually(
+      async () => {
+        const stored = (await storedEvents(number)).map((e) => e.outcome);
+        return stored.every((outcome) => outcome !== null) ? stored : undefined;
+      },
+      5_000,
+      "the push event's outcome",
+    );
+    expect(outcomes).toEqual(['applied']);
     // The sandbox records its post's answer once it has it; we may have applied the event first.
     const delivery = await eventually(
       async () =>
