@@ -19,6 +19,9 @@ export const MAX_PRICE_CENTS = 100_000_000;
 export const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
 const ONE_LINE = 'must be one line of text, without control characters or line breaks';
 
+/** The longest text each free-text field takes (the Shopify mapping shortens a shopper's text to these). */
+export const TEXT_LIMITS = { name: 200, recipient_name: 200, video_title: 200 } as const;
+
 const text = (label: string, max: number) =>
   z
     .string({ error: `must be a string` })
@@ -82,9 +85,9 @@ const price = z
   .meta({ description: 'Integer cents.', examples: [550] });
 
 const detailFields = {
-  name: text('name', 200),
+  name: text('name', TEXT_LIMITS.name),
   email: emailAddress,
-  recipient_name: text('recipient_name', 200),
+  recipient_name: text('recipient_name', TEXT_LIMITS.recipient_name),
   recipient_email: emailAddress.nullable(),
   recipient_phone: phone.nullable(),
   /**
@@ -99,7 +102,7 @@ const detailFields = {
   send_trigger: z.enum(SEND_TRIGGERS, { error: `must be one of ${SEND_TRIGGERS.join(', ')}` }),
   send_on: timestamp.nullable(),
   // Shown in quotes on the watch page and in the e-mail: blank, it would read “” (API probe finding).
-  video_title: text('video_title', 200),
+  video_title: text('video_title', TEXT_LIMITS.video_title),
   price: price.nullable(),
   carrier: carrier.nullable(),
   tracking_number: trackingNumber.nullable(),

@@ -116,8 +116,7 @@ async function startTracking(
 ): Promise<void> {
   const look = shipment.firstLook;
   const timeZone = look?.destination_time_zone ?? null;
-  const seen = look ? firstLookState(look, now) : null;
-  const nextPollAt = firstNextPollAt(look, now, schedule);
+  const { seen, nextPollAt } = firstSchedule(look, now, schedule);
   const row = {
     order_id: order.id,
     account_id: order.account_id,
@@ -183,15 +182,20 @@ function zoneIfKnown(timeZone: string | null): { destination_time_zone?: string 
 }
 
 /**
- * When a new number is first polled, from the validation's look (null: none was taken). A look that
- * says "delivered" (or "returned") is not a schedule: the poller looks at once and delivers (or
- * stops) the order — not at the grid's first look, which a probe saw hold a delivery back 18 min.
+ * A new number's first state (firstLookState) and when it is first polled, from the validation's look
+ * (null: none was taken). A look that says "delivered" (or "returned") is not a schedule: the poller
+ * looks at once and delivers (or stops) the order — not at the grid's first look, which a probe saw
+ * hold a delivery back 18 min.
  */
-export function firstNextPollAt(look: CarrierLook | null, now: Date, schedule: ScheduleOptions): Date | null {
+export function firstSchedule(
+  look: CarrierLook | null,
+  now: Date,
+  schedule: ScheduleOptions,
+): { seen: TrackingState | null; nextPollAt: Date | null } {
   const seen = look ? firstLookState(look, now) : null;
-  if (look && !seen) return now;
+  if (look && !seen) return { seen, nextPollAt: now };
   const decision = nextPoll(seen ?? newTrackingState(now), now, schedule);
-  return decision.kind === 'poll' ? decision.at : seen ? now : null;
+  return { seen, nextPollAt: decision.kind === 'poll' ? decision.at : seen ? now : null };
 }
 
 export async function stopTracking(db: Db, orderId: string, reason: TrackingStopReason, now: Date): Promise<void> {

@@ -246,6 +246,13 @@ describe('videoLineItems and orderToVideoOrder', () => {
     });
     expect(long.ok && (long.order.name as string).length).toBe(200);
     expect(long.ok && long.order.name).toMatch(/…$/);
+
+    // A recipient's long name is shortened too, not taken for a missing recipient (the order would wait).
+    const longRecipient = mapWith('package', {
+      shipping_address: { name: 'R'.repeat(250), address1: '1 Main St', city: 'Springfield', country_code: 'US' },
+    });
+    expect(longRecipient).toMatchObject({ ok: true, order: { recipient_name: `${'R'.repeat(199)}…` } });
+    expect(longRecipient).toMatchObject({ awaitingRecipient: null });
   });
 
   it('reads "Recipient E-mail" and other spellings of e-mail as the recipient e-mail property (Shopify probe)', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CarrierLook } from '../../src/orders/order-events.ts';
 import { nextPoll } from '../../src/tracking/schedule.ts';
-import { firstLookState, firstNextPollAt } from '../../src/tracking/trackings.ts';
+import { firstLookState, firstSchedule } from '../../src/tracking/trackings.ts';
 import { validOrder, type TestAccount, type TestApp } from '../support/test-app.ts';
 import { eventually } from '../support/workers.ts';
 import { deliveredOrder, scriptPackage, trackingAppForFile } from './tracking-app.ts';
@@ -126,11 +126,11 @@ describe('firstLookState (pure)', () => {
 
   it('a delivered or returned look is polled at once, not at the carrier schedule’s first look on its grid (probe finding: 18 min)', () => {
     // 15:00:01 is off the 30-minute grid: a first look without an answer waits for 15:30.
-    expect(firstNextPollAt(null, startedAt, {})).toEqual(new Date('2026-03-02T15:30:00.000Z'));
+    expect(firstSchedule(null, startedAt, {}).nextPollAt).toEqual(new Date('2026-03-02T15:30:00.000Z'));
     const delivered = look({ status: 'delivered', delivered_at: '2026-03-02T13:00:00.000Z' });
-    expect(firstNextPollAt(delivered, startedAt, {})).toEqual(startedAt);
-    expect(firstNextPollAt(look({ status: 'return_to_sender' }), startedAt, {})).toEqual(startedAt);
+    expect(firstSchedule(delivered, startedAt, {}).nextPollAt).toEqual(startedAt);
+    expect(firstSchedule(look({ status: 'return_to_sender' }), startedAt, {}).nextPollAt).toEqual(startedAt);
     // A package on its way keeps the schedule's own next look.
-    expect(firstNextPollAt(look(), startedAt, {})!.getTime()).toBeGreaterThan(startedAt.getTime());
+    expect(firstSchedule(look(), startedAt, {}).nextPollAt!.getTime()).toBeGreaterThan(startedAt.getTime());
   });
 });

@@ -9,6 +9,7 @@ import {
   CONTROL_CHARACTERS,
   MAX_PRICE_CENTS,
   orderCreateSchema,
+  TEXT_LIMITS,
   type OrderCreate,
 } from '../../orders/request-schemas.ts';
 import { fieldErrors } from '../../validation.ts';
@@ -305,9 +306,6 @@ function sendTriggerOf(text: string): string {
   return words;
 }
 
-/** The order's text limits (POST /v1/orders): a shopper's longer text is shortened, not refused. */
-const TEXT_LIMITS = { name: 200, video_title: 200 } as const;
-
 function shortened(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, max - 1).trimEnd()}…`;
 }
@@ -349,10 +347,10 @@ export function orderToVideoOrder(
   const sendTrigger = triggerText ? sendTriggerOf(triggerText) : 'package';
   const candidate: Record<string, unknown> = {
     // A shopper's long name or title is shortened: the shopper is not there to fix it, and a paid
-    // message must not be lost over its length (Shopify probe).
+    // message must not be lost or held over its length (Shopify probe).
     name: shortened(senderName, TEXT_LIMITS.name),
     email: senderEmail,
-    recipient_name: recipientName,
+    recipient_name: shortened(recipientName, TEXT_LIMITS.recipient_name),
     send_trigger: sendTrigger,
   };
   // A Shopify test order took no money, so its video is not billed: it has no price, like the setup
