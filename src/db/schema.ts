@@ -165,6 +165,11 @@ export interface TrackingsTable {
    * while the carrier gives none (docs/tracking.md "Free signals"). Null when Shopify gave none.
    */
   observed_estimated_delivery_at: Timestamp | null;
+  /**
+   * When the order was placed (migration 047), copied when tracking starts: a delivery the carrier
+   * dates well before it was an earlier shipment's (src/tracking/earlier-shipment.ts). Null on older rows.
+   */
+  order_placed_at: Timestamp | null;
 }
 
 /** A carrier's pushed event, stored raw before it is answered and applied after (tracking owns it). */

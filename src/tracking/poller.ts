@@ -1,3 +1,4 @@
+import { asThisOrdersPackage } from './earlier-shipment.ts';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { CarrierBudget } from '../carriers/budget.ts';
 import {
@@ -184,10 +185,12 @@ export class TrackingPoller {
   /** Returns true when the result delivered the order. */
   private async applyResult(
     row: TrackingRow,
-    result: TrackingResult,
+    answer: TrackingResult,
     source: 'poll' | 'push' = 'poll',
   ): Promise<boolean> {
     const now = this.now();
+    // An earlier shipment's delivery under this number is not this gift's (earlier-shipment.ts).
+    const result = asThisOrdersPackage(answer, row.order_placed_at);
     const changed =
       result.status !== row.status ||
       !sameTime(result.estimatedDeliveryAt, row.estimated_delivery_at) ||

@@ -125,6 +125,8 @@ async function startTracking(
     status: seen && look ? look.status : null,
     description: seen && look ? look.description : null,
     started_at: now,
+    // An earlier shipment's delivery under this number is told from this gift's by it (earlier-shipment.ts).
+    order_placed_at: order.created_at,
     last_polled_at: seen?.lastPolledAt ?? null,
     last_changed_at: seen?.lastChangedAt ?? null,
     last_event_at: seen && look?.last_event_at ? new Date(look.last_event_at) : null,

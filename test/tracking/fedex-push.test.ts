@@ -60,7 +60,11 @@ function post(raw: string, headers: Record<string, string>) {
 }
 
 /** A "Detailed tracking response" as the sandbox sends it: the Track API's envelope and TrackResult. */
-const deliveredEvent = (trackingNumber: string) =>
+/** An hour ago, as FedEx writes it (local time with its offset, here -05:00): after the order was placed. */
+const anHourAgoInNewYork = () =>
+  `${new Date(Date.now() - 3_600_000 - 5 * 3_600_000).toISOString().slice(0, 19)}-05:00`;
+
+const deliveredEvent = (trackingNumber: string, deliveredAt = anHourAgoInNewYork()) =>
   JSON.stringify({
     transactionId: 'test',
     output: {
@@ -71,8 +75,8 @@ const deliveredEvent = (trackingNumber: string) =>
             {
               trackingNumberInfo: { trackingNumber },
               latestStatusDetail: { code: 'DL', derivedCode: 'DL', description: 'Delivered' },
-              dateAndTimes: [{ type: 'ACTUAL_DELIVERY', dateTime: '2026-11-20T10:00:00-05:00' }],
-              scanEvents: [{ date: '2026-11-20T10:00:00-05:00', eventType: 'DL', derivedStatusCode: 'DL' }],
+              dateAndTimes: [{ type: 'ACTUAL_DELIVERY', dateTime: deliveredAt }],
+              scanEvents: [{ date: deliveredAt, eventType: 'DL', derivedStatusCode: 'DL' }],
             },
           ],
         },

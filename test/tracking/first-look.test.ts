@@ -82,6 +82,39 @@ describe('a new number costs one carrier call, not two', () => {
     const delivered = await deliveredOrder(store, order.id, 15_000, 'the order delivered');
     expect(delivered.delivered).toBe('1');
   });
+
+  it('an earlier shipment’s delivery under a reused or mistyped number does not send the video; this gift’s delivery does (API probe: "delivered 2020-01-01" sent it at once)', async () => {
+    const number = '1Z999AA10123456784';
+    await scriptPackage(app, 'ups', number, { status: 'delivered', at: '2020-01-01T15:00:00Z' });
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    await store.request('PUT', `/v1/orders/${order.id}`, { carrier: 'ups', tracking_number: number });
+
+    // The poller looks at once (a delivered first look) and reads it as this package not scanned yet.
+    const held = await eventually(
+      async () => {
+        const row = await tracking(order.id);
+        return row?.status === 'not_found' ? row : undefined;
+      },
+      15_000,
+      'the old delivery read as not this package',
+    );
+    expect(held.next_poll_at).not.toBeNull();
+    expect(held.delivered_at).toBeNull();
+    const events = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data as Array<{
+      type: string;
+      data: Record<string, unknown>;
+    }>;
+    const why = events.find((event) => event.type === 'tracking.status' && event.data.status === 'not_found');
+    expect(why?.data.description).toMatch(/dated 2020-01-01, before this order was placed/);
+    expect(events.some((event) => event.type === 'order.delivered')).toBe(false);
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.delivered).toBe('0');
+
+    // The number's new label is scanned, then delivered: that delivery is this gift's.
+    await scriptPackage(app, 'ups', number, { status: 'in_transit' });
+    await scriptPackage(app, 'ups', number, { status: 'delivered' });
+    const delivered = await deliveredOrder(store, order.id, 20_000, 'this gift delivered');
+    expect(delivered.delivered).toBe('1');
+  });
 });
 
 describe('firstLookState (pure)', () => {
