@@ -61,8 +61,7 @@ function post(raw: string, headers: Record<string, string>) {
 
 /** A "Detailed tracking response" as the sandbox sends it: the Track API's envelope and TrackResult. */
 /** An hour ago, as FedEx writes it (local time with its offset, here -05:00): after the order was placed. */
-const anHourAgoInNewYork = () =>
-  `${new Date(Date.now() - 3_600_000 - 5 * 3_600_000).toISOString().slice(0, 19)}-05:00`;
+const anHourAgoInNewYork = () => `${new Date(Date.now() - 3_600_000 - 5 * 3_600_000).toISOString().slice(0, 19)}-05:00`;
 
 const deliveredEvent = (trackingNumber: string, deliveredAt = anHourAgoInNewYork()) =>
   JSON.stringify({
