@@ -140,8 +140,12 @@ const en = {
   email_signature: '— {store_name}',
   email_recipient_video_subject: '{sender_name} sent you a video message',
   email_recipient_video_preheader: '{sender_name} recorded a video message to go with your package from {store_name}.',
+  email_recipient_video_preheader__gift: '{sender_name} recorded a video message to go with your gift from {store_name}.',
   email_recipient_video_intro:
     'Your package from {store_name} has arrived, and {sender_name} recorded a video message to go with it:',
+  // Variants (`__gift`, `__now`, `__date`) are said when the package has not arrived (templates.ts occasionOf).
+  email_recipient_video_intro__gift:
+    '{sender_name} recorded a video message for you, to go with your gift from {store_name}:',
   email_recipient_video_play_alt: 'Play the video message from {sender_name}',
   email_recipient_video_play_title: 'Play the video message',
   email_recipient_video_play: 'Play',
@@ -156,6 +160,8 @@ const en = {
   email_record_link_intro_text: 'Thanks for your order. Record the video message for {recipient_name} here:',
   email_record_link_button: 'Record your video',
   email_record_link_then: 'We’ll send it to them the moment the package arrives.',
+  email_record_link_then__now: 'We’ll send it to them as soon as it is ready.',
+  email_record_link_then__date: 'We’ll send it to them on the day chosen for it.',
   email_needs_recipient_subject: 'Who is your video message for? Record it and tell us',
   email_needs_recipient_title: 'Who is your video message for?',
   email_needs_recipient_preheader:
@@ -166,10 +172,14 @@ const en = {
     'Thanks for your order. Your video message came without the recipient’s e-mail address or phone number, so we cannot send it yet. On this page you can tell us who it is for and record the video:',
   email_needs_recipient_button: 'Add the recipient and record',
   email_needs_recipient_then: 'Once we know how to reach them, we’ll send it the moment the package arrives.',
+  email_needs_recipient_then__now: 'Once we know how to reach them, we’ll send it as soon as it is ready.',
+  email_needs_recipient_then__date: 'Once we know how to reach them, we’ll send it on the day chosen for it.',
   email_sent_note_subject: 'Your video message to {recipient_name} was sent',
   email_sent_note_preheader: 'Your package reached {recipient_name}, and your video message went with it.',
   email_sent_note_body:
     'Your package reached {recipient_name}, and we just sent them your video message “{video_title}”.',
+  email_sent_note_preheader__gift: 'Your video message went to {recipient_name}.',
+  email_sent_note_body__gift: 'We just sent {recipient_name} your video message “{video_title}”.',
   email_sent_note_later: 'We’ll let you know when they watch it.',
   email_viewed_note_subject: '{recipient_name} watched your video message',
   email_viewed_note_preheader: '{recipient_name} just watched “{video_title}”.',
@@ -199,6 +209,8 @@ const en = {
     '{store_name}: {sender_name} sent you a video message "{video_title}" with your package: {playback_url}',
   sms_recipient_video_short:
     '{store_name}: {sender_name} sent you a video message with your package. Watch it: {playback_url}',
+  sms_recipient_video_full__gift: '{store_name}: {sender_name} sent you a video message "{video_title}": {playback_url}',
+  sms_recipient_video_short__gift: '{store_name}: {sender_name} sent you a video message. Watch it: {playback_url}',
   sms_recipient_video_shortest: '{store_name}: a video message from {sender_name}: {playback_url}',
   sms_not_watched_full:
     "{store_name}: {recipient_first_name} hasn't watched your video message yet. If they missed it, contact {store_name} and we can send it again.",
@@ -346,7 +358,10 @@ const fr = {
   email_recipient_video_subject: '{sender_name} vous a envoyé un message vidéo',
   email_recipient_video_preheader:
     '{sender_name} a enregistré un message vidéo pour accompagner votre colis de {store_name}.',
+  email_recipient_video_preheader__gift:
+    '{sender_name} a enregistré un message vidéo pour accompagner votre cadeau de {store_name}.',
   email_recipient_video_intro: `Votre colis de {store_name} est arrivé, et {sender_name} a enregistré un message vidéo pour l’accompagner${nb}:`,
+  email_recipient_video_intro__gift: `{sender_name} a enregistré un message vidéo pour vous, pour accompagner votre cadeau de {store_name}${nb}:`,
   email_recipient_video_play_alt: 'Regarder le message vidéo de {sender_name}',
   email_recipient_video_play_title: 'Regarder le message vidéo',
   email_recipient_video_play: 'Lecture',
@@ -361,6 +376,8 @@ const fr = {
   email_record_link_intro_text: `Merci pour votre commande. Enregistrez le message vidéo pour {recipient_name} ici${nb}:`,
   email_record_link_button: 'Enregistrer votre vidéo',
   email_record_link_then: 'Nous la lui enverrons dès l’arrivée du colis.',
+  email_record_link_then__now: 'Nous la lui enverrons dès qu’elle sera prête.',
+  email_record_link_then__date: 'Nous la lui enverrons le jour choisi.',
   email_needs_recipient_subject: `À qui s’adresse votre message vidéo${nb}? Enregistrez-le et dites-le-nous`,
   email_needs_recipient_title: `À qui s’adresse votre message vidéo${nb}?`,
   email_needs_recipient_preheader:
@@ -370,9 +387,14 @@ const fr = {
   email_needs_recipient_button: 'Ajouter le destinataire et enregistrer',
   email_needs_recipient_then:
     'Dès que nous saurons comment le joindre, nous lui enverrons la vidéo à l’arrivée du colis.',
+  email_needs_recipient_then__now:
+    'Dès que nous saurons comment le joindre, nous lui enverrons la vidéo dès qu’elle sera prête.',
+  email_needs_recipient_then__date: 'Dès que nous saurons comment le joindre, nous lui enverrons la vidéo le jour choisi.',
   email_sent_note_subject: 'Votre message vidéo pour {recipient_name} est parti',
   email_sent_note_preheader: 'Votre colis est arrivé chez {recipient_name}, et votre message vidéo avec lui.',
   email_sent_note_body: `Votre colis est arrivé chez {recipient_name}, et nous venons de lui envoyer votre message vidéo «${nb}{video_title}${nb}».`,
+  email_sent_note_preheader__gift: 'Votre message vidéo est parti pour {recipient_name}.',
+  email_sent_note_body__gift: `Nous venons d’envoyer à {recipient_name} votre message vidéo «${nb}{video_title}${nb}».`,
   email_sent_note_later: 'Nous vous dirons quand il aura été regardé.',
   email_viewed_note_subject: '{recipient_name} a regardé votre message vidéo',
   email_viewed_note_preheader: `{recipient_name} vient de regarder «${nb}{video_title}${nb}».`,
@@ -399,6 +421,8 @@ const fr = {
     '{store_name} : {sender_name} vous envoie un message vidéo "{video_title}" avec votre colis : {playback_url}',
   sms_recipient_video_short:
     '{store_name} : {sender_name} vous envoie un message vidéo avec votre colis : {playback_url}',
+  sms_recipient_video_full__gift: '{store_name} : {sender_name} vous envoie un message vidéo "{video_title}" : {playback_url}',
+  sms_recipient_video_short__gift: '{store_name} : {sender_name} vous envoie un message vidéo : {playback_url}',
   sms_recipient_video_shortest: '{store_name} : un message vidéo de {sender_name} : {playback_url}',
   sms_not_watched_full:
     "{store_name} : {recipient_first_name} n'a pas encore regardé votre message vidéo. S'il l'a manqué, contactez {store_name} pour un nouvel envoi.",
@@ -531,8 +555,10 @@ const es = {
   email_signature: '— {store_name}',
   email_recipient_video_subject: '{sender_name} te envió un videomensaje',
   email_recipient_video_preheader: '{sender_name} grabó un videomensaje para acompañar tu paquete de {store_name}.',
+  email_recipient_video_preheader__gift: '{sender_name} grabó un videomensaje para acompañar tu regalo de {store_name}.',
   email_recipient_video_intro:
     'Tu paquete de {store_name} ya llegó, y {sender_name} grabó un videomensaje para acompañarlo:',
+  email_recipient_video_intro__gift: '{sender_name} grabó un videomensaje para ti, para acompañar tu regalo de {store_name}:',
   email_recipient_video_play_alt: 'Reproducir el videomensaje de {sender_name}',
   email_recipient_video_play_title: 'Reproducir el videomensaje',
   email_recipient_video_play: 'Reproducir',
@@ -546,6 +572,8 @@ const es = {
   email_record_link_intro_text: 'Gracias por tu pedido. Graba aquí el videomensaje para {recipient_name}:',
   email_record_link_button: 'Grabar tu video',
   email_record_link_then: 'Se lo enviaremos en cuanto llegue el paquete.',
+  email_record_link_then__now: 'Se lo enviaremos en cuanto esté listo.',
+  email_record_link_then__date: 'Se lo enviaremos el día elegido.',
   email_needs_recipient_subject: '¿Para quién es tu videomensaje? Grábalo y cuéntanos',
   email_needs_recipient_title: '¿Para quién es tu videomensaje?',
   email_needs_recipient_preheader:
@@ -556,9 +584,13 @@ const es = {
     'Gracias por tu pedido. Tu videomensaje llegó sin el correo electrónico ni el teléfono del destinatario, así que aún no podemos enviarlo. En esta página puedes decirnos para quién es y grabar el video:',
   email_needs_recipient_button: 'Añadir destinatario y grabar',
   email_needs_recipient_then: 'En cuanto sepamos cómo contactarle, se lo enviaremos cuando llegue el paquete.',
+  email_needs_recipient_then__now: 'En cuanto sepamos cómo contactarle, se lo enviaremos en cuanto esté listo.',
+  email_needs_recipient_then__date: 'En cuanto sepamos cómo contactarle, se lo enviaremos el día elegido.',
   email_sent_note_subject: 'Tu videomensaje para {recipient_name} se envió',
   email_sent_note_preheader: 'Tu paquete llegó a {recipient_name}, y tu videomensaje con él.',
   email_sent_note_body: 'Tu paquete llegó a {recipient_name}, y acabamos de enviarle tu videomensaje «{video_title}».',
+  email_sent_note_preheader__gift: 'Tu videomensaje se envió a {recipient_name}.',
+  email_sent_note_body__gift: 'Acabamos de enviar a {recipient_name} tu videomensaje «{video_title}».',
   email_sent_note_later: 'Te avisaremos cuando lo vea.',
   email_viewed_note_subject: '{recipient_name} vio tu videomensaje',
   email_viewed_note_preheader: '{recipient_name} acaba de ver «{video_title}».',
@@ -588,6 +620,8 @@ const es = {
     '{store_name}: {sender_name} te manda un mensaje de video "{video_title}" con tu paquete: {playback_url}',
   sms_recipient_video_short:
     '{store_name}: {sender_name} te manda un mensaje de video con tu paquete. Para verlo: {playback_url}',
+  sms_recipient_video_full__gift: '{store_name}: {sender_name} te manda un mensaje de video "{video_title}": {playback_url}',
+  sms_recipient_video_short__gift: '{store_name}: {sender_name} te manda un mensaje de video. Para verlo: {playback_url}',
   sms_recipient_video_shortest: '{store_name}: un mensaje de video de {sender_name}: {playback_url}',
   sms_not_watched_full:
     '{store_name}: {recipient_first_name} no ha visto tu mensaje de video. Escribe a {store_name} si quieres que lo enviemos de nuevo.',

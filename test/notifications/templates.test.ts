@@ -10,7 +10,12 @@ import {
 } from '../../src/notifications/messages/message-templates.ts';
 import { smsSegments } from '../../src/notifications/messages/sms-segments.ts';
 import { MessageTemplateError, UnknownPlaceholderError } from '../../src/notifications/messages/template-errors.ts';
-import { render, TEMPLATE_NAMES, type TemplateValues } from '../../src/notifications/messages/templates.ts';
+import {
+  occasionOf,
+  render,
+  TEMPLATE_NAMES,
+  type TemplateValues,
+} from '../../src/notifications/messages/templates.ts';
 
 const uuid = '0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21';
 /** What a real order sends: a store, a sender, a recipient, a title, our public URLs. */
@@ -161,6 +166,55 @@ describe('every e-mail template', () => {
     for (const name of ['sender_sent_note', 'sender_viewed_note'] as const) {
       expect(templates.email(name, withOptionals).html).not.toContain('/watch/');
     }
+  });
+});
+
+describe('what the messages say of the package (merchant probe: "Your package has arrived" on a gift that had not shipped)', () => {
+  it('says the package arrived only when it has, or when the video goes on delivery', () => {
+    expect(occasionOf({ delivered: false, send_trigger: 'package' })).toBe('arrival');
+    expect(occasionOf({ delivered: true, send_trigger: 'now' })).toBe('arrival');
+    expect(occasionOf({ delivered: false, send_trigger: 'now' })).toBe('now');
+    expect(occasionOf({ delivered: false, send_trigger: 'date' })).toBe('date');
+  });
+
+  it('a video sent before its package: the recipient, the sender and the SMS hear of a gift, not an arrival, in every language', () => {
+    for (const occasion of ['now', 'date'] as const) {
+      const values = { ...realistic, occasion };
+      for (const locale of ['en', 'fr', 'es'] as const) {
+        const recipient = templates.email('recipient_video', values, locale);
+        const sent = templates.email('sender_sent_note', values, locale);
+        for (const part of [recipient.text, recipient.html, sent.text, sent.html, preheaderOf(recipient.html)])
+          expect(part, `${occasion} ${locale}`).not.toMatch(/arrived|reached|arrivé|llegó|package|colis|paquete/i);
+        expect(templates.sms('recipient_video', values, locale)).not.toMatch(/package|colis|paquete/i);
+      }
+      expect(templates.email('recipient_video', values).text).toContain(
+        'Ann Lee recorded a video message for you, to go with your gift from Maple & Thread:',
+      );
+      expect(templates.email('sender_sent_note', values).text).toContain(
+        'We just sent Grandpa Joe your video message “Happy 80th birthday!”.',
+      );
+    }
+    // The record link says when it will go: right away, or on the chosen day.
+    expect(templates.email('sender_record_link', { ...realistic, occasion: 'now' }).text).toContain(
+      'We’ll send it to them as soon as it is ready.',
+    );
+    expect(templates.email('sender_record_link', { ...realistic, occasion: 'date' }).text).toContain(
+      'We’ll send it to them on the day chosen for it.',
+    );
+    expect(templates.email('sender_record_link_needs_recipient', { ...realistic, occasion: 'now' }).text).toContain(
+      'we’ll send it as soon as it is ready.',
+    );
+  });
+
+  it('a video sent on delivery still says the package arrived', () => {
+    const values = { ...realistic, occasion: 'arrival' as const };
+    expect(templates.email('recipient_video', values).text).toContain(
+      'Your package from Maple & Thread has arrived, and Ann Lee recorded a video message to go with it:',
+    );
+    expect(templates.email('sender_record_link', values).text).toContain(
+      'We’ll send it to them the moment the package arrives.',
+    );
+    expect(templates.email('sender_sent_note', values, 'fr').text).toContain('Votre colis est arrivé chez Grandpa Joe');
   });
 });
 

@@ -36,10 +36,34 @@ export type TemplateValues = {
   thanks_poster_url?: string;
   /** The reply's note, when the reply is a note (plain text as the recipient wrote it). */
   thanks_note?: string;
+  /** What the message may say of the package (occasionOf); not a placeholder. Absent: it has arrived. */
+  occasion?: Occasion;
 };
 
-/** The catalogue's phrases a message template names: `{{email_…}}`, `{{sms_…}}`. */
-const MESSAGE_PHRASE_KEYS = [...keysStartingWith('email_'), ...keysStartingWith('sms_')];
+/**
+ * Whether a message may say the package arrived. A video sent on delivery may ("your package has
+ * arrived"); one sent right away or on a chosen date, before its package, must not — a merchant probe
+ * read "Your package has arrived" on a gift that had not shipped (the setup guide's test gift among
+ * them). Before the package arrives the phrases' `__now`, `__date` or `__gift` variants are said.
+ */
+export type Occasion = 'arrival' | 'now' | 'date';
+
+export function occasionOf(order: Pick<OrderRow, 'delivered' | 'send_trigger'>): Occasion {
+  return order.delivered || order.send_trigger === 'package' ? 'arrival' : order.send_trigger;
+}
+
+/** The phrase said for `key` on this occasion: its variant for it, if the catalogue has one. */
+function phraseKeyFor(key: MessagePhraseKey, occasion: Occasion): MessagePhraseKey {
+  if (occasion === 'arrival') return key;
+  for (const variant of [`${key}__${occasion}`, `${key}__gift`])
+    if ((ALL_MESSAGE_PHRASE_KEYS as readonly string[]).includes(variant)) return variant as MessagePhraseKey;
+  return key;
+}
+
+const ALL_MESSAGE_PHRASE_KEYS = [...keysStartingWith('email_'), ...keysStartingWith('sms_')];
+type MessagePhraseKey = (typeof ALL_MESSAGE_PHRASE_KEYS)[number];
+/** The catalogue's phrases a message template names: `{{email_…}}`, `{{sms_…}}` (a variant `…__now` is said in its place). */
+const MESSAGE_PHRASE_KEYS = ALL_MESSAGE_PHRASE_KEYS.filter((key) => !key.includes('__'));
 
 /**
  * What a template is filled with in `locale`: the order's values, every e-mail and SMS phrase of the
@@ -47,24 +71,25 @@ const MESSAGE_PHRASE_KEYS = [...keysStartingWith('email_'), ...keysStartingWith(
  * for `<mjml lang>`. A recipient nobody named is "your recipient" in the message's language.
  */
 export function localizedValues(values: TemplateValues, locale: Locale): Record<string, string> {
+  const { occasion = 'arrival', ...plain } = values;
   const named =
-    values.recipient_name === UNNAMED_RECIPIENT
+    plain.recipient_name === UNNAMED_RECIPIENT
       ? {
-          ...values,
+          ...plain,
           recipient_name: phrase(locale, 'page_unnamed_recipient'),
           recipient_first_name: phrase(locale, 'page_unnamed_recipient'),
         }
-      : values;
+      : plain;
   const known = stringsOf(named);
   // A phrase of an optional value (`email_thanks_note`) is left out when the value is: the template
   // names it only inside that value's section, and `render` refuses it anywhere else.
-  const phrases = MESSAGE_PHRASE_KEYS.filter((key) =>
-    placeholdersOf(phraseOf(locale, key)).every((name) => known[name] !== undefined),
-  ).map((key) => [key, phrase(locale, key, known)] as const);
+  const phrases = MESSAGE_PHRASE_KEYS.map((key) => [key, phraseKeyFor(key, occasion)] as const)
+    .filter(([, said]) => placeholdersOf(phraseOf(locale, said)).every((name) => known[name] !== undefined))
+    .map(([key, said]) => [key, phrase(locale, said, known)] as const);
   return { ...known, ...Object.fromEntries(phrases), lang: locale };
 }
 
-function stringsOf(values: TemplateValues): Record<string, string> {
+function stringsOf(values: Omit<TemplateValues, 'occasion'>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(values).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
@@ -137,6 +162,7 @@ export function templateValues(
     record_url: recordUrl(publicUrl, order.uuid),
     ...(store.logoUrl ? { store_logo_url: store.logoUrl } : {}),
     ...(hasPoster ? { poster_url: `${playbackUrl(publicUrl, order.uuid)}/email-poster.jpg` } : {}),
+    occasion: occasionOf(order),
   };
 }
 
