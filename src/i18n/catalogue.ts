@@ -140,7 +140,8 @@ const en = {
   email_signature: '— {store_name}',
   email_recipient_video_subject: '{sender_name} sent you a video message',
   email_recipient_video_preheader: '{sender_name} recorded a video message to go with your package from {store_name}.',
-  email_recipient_video_preheader__gift: '{sender_name} recorded a video message to go with your gift from {store_name}.',
+  email_recipient_video_preheader__gift:
+    '{sender_name} recorded a video message to go with your gift from {store_name}.',
   email_recipient_video_intro:
     'Your package from {store_name} has arrived, and {sender_name} recorded a video message to go with it:',
   // Variants (`__gift`, `__now`, `__date`) are said when the package has not arrived (templates.ts occasionOf).
@@ -209,7 +210,8 @@ const en = {
     '{store_name}: {sender_name} sent you a video message "{video_title}" with your package: {playback_url}',
   sms_recipient_video_short:
     '{store_name}: {sender_name} sent you a video message with your package. Watch it: {playback_url}',
-  sms_recipient_video_full__gift: '{store_name}: {sender_name} sent you a video message "{video_title}": {playback_url}',
+  sms_recipient_video_full__gift:
+    '{store_name}: {sender_name} sent you a video message "{video_title}": {playback_url}',
   sms_recipient_video_short__gift: '{store_name}: {sender_name} sent you a video message. Watch it: {playback_url}',
   sms_recipient_video_shortest: '{store_name}: a video message from {sender_name}: {playback_url}',
   sms_not_watched_full:
@@ -389,7 +391,8 @@ const fr = {
     'Dès que nous saurons comment le joindre, nous lui enverrons la vidéo à l’arrivée du colis.',
   email_needs_recipient_then__now:
     'Dès que nous saurons comment le joindre, nous lui enverrons la vidéo dès qu’elle sera prête.',
-  email_needs_recipient_then__date: 'Dès que nous saurons comment le joindre, nous lui enverrons la vidéo le jour choisi.',
+  email_needs_recipient_then__date:
+    'Dès que nous saurons comment le joindre, nous lui enverrons la vidéo le jour choisi.',
   email_sent_note_subject: 'Votre message vidéo pour {recipient_name} est parti',
   email_sent_note_preheader: 'Votre colis est arrivé chez {recipient_name}, et votre message vidéo avec lui.',
   email_sent_note_body: `Votre colis est arrivé chez {recipient_name}, et nous venons de lui envoyer votre message vidéo «${nb}{video_title}${nb}».`,
@@ -421,7 +424,8 @@ const fr = {
     '{store_name} : {sender_name} vous envoie un message vidéo "{video_title}" avec votre colis : {playback_url}',
   sms_recipient_video_short:
     '{store_name} : {sender_name} vous envoie un message vidéo avec votre colis : {playback_url}',
-  sms_recipient_video_full__gift: '{store_name} : {sender_name} vous envoie un message vidéo "{video_title}" : {playback_url}',
+  sms_recipient_video_full__gift:
+    '{store_name} : {sender_name} vous envoie un message vidéo "{video_title}" : {playback_url}',
   sms_recipient_video_short__gift: '{store_name} : {sender_name} vous envoie un message vidéo : {playback_url}',
   sms_recipient_video_shortest: '{store_name} : un message vidéo de {sender_name} : {playback_url}',
   sms_not_watched_full:
@@ -555,10 +559,12 @@ const es = {
   email_signature: '— {store_name}',
   email_recipient_video_subject: '{sender_name} te envió un videomensaje',
   email_recipient_video_preheader: '{sender_name} grabó un videomensaje para acompañar tu paquete de {store_name}.',
-  email_recipient_video_preheader__gift: '{sender_name} grabó un videomensaje para acompañar tu regalo de {store_name}.',
+  email_recipient_video_preheader__gift:
+    '{sender_name} grabó un videomensaje para acompañar tu regalo de {store_name}.',
   email_recipient_video_intro:
     'Tu paquete de {store_name} ya llegó, y {sender_name} grabó un videomensaje para acompañarlo:',
-  email_recipient_video_intro__gift: '{sender_name} grabó un videomensaje para ti, para acompañar tu regalo de {store_name}:',
+  email_recipient_video_intro__gift:
+    '{sender_name} grabó un videomensaje para ti, para acompañar tu regalo de {store_name}:',
   email_recipient_video_play_alt: 'Reproducir el videomensaje de {sender_name}',
   email_recipient_video_play_title: 'Reproducir el videomensaje',
   email_recipient_video_play: 'Reproducir',
@@ -620,8 +626,10 @@ const es = {
     '{store_name}: {sender_name} te manda un mensaje de video "{video_title}" con tu paquete: {playback_url}',
   sms_recipient_video_short:
     '{store_name}: {sender_name} te manda un mensaje de video con tu paquete. Para verlo: {playback_url}',
-  sms_recipient_video_full__gift: '{store_name}: {sender_name} te manda un mensaje de video "{video_title}": {playback_url}',
-  sms_recipient_video_short__gift: '{store_name}: {sender_name} te manda un mensaje de video. Para verlo: {playback_url}',
+  sms_recipient_video_full__gift:
+    '{store_name}: {sender_name} te manda un mensaje de video "{video_title}": {playback_url}',
+  sms_recipient_video_short__gift:
+    '{store_name}: {sender_name} te manda un mensaje de video. Para verlo: {playback_url}',
   sms_recipient_video_shortest: '{store_name}: un mensaje de video de {sender_name}: {playback_url}',
   sms_not_watched_full:
     '{store_name}: {recipient_first_name} no ha visto tu mensaje de video. Escribe a {store_name} si quieres que lo enviemos de nuevo.',

@@ -10,12 +10,7 @@ import {
 } from '../../src/notifications/messages/message-templates.ts';
 import { smsSegments } from '../../src/notifications/messages/sms-segments.ts';
 import { MessageTemplateError, UnknownPlaceholderError } from '../../src/notifications/messages/template-errors.ts';
-import {
-  occasionOf,
-  render,
-  TEMPLATE_NAMES,
-  type TemplateValues,
-} from '../../src/notifications/messages/templates.ts';
+import { occasionOf, render, TEMPLATE_NAMES, type TemplateValues } from '../../src/notifications/messages/templates.ts';
 
 const uuid = '0b7c6a1e-5f3d-4c2a-9e8b-7d6c5b4a3f21';
 /** What a real order sends: a store, a sender, a recipient, a title, our public URLs. */
