@@ -114,6 +114,27 @@ describe('/ (the app’s application_url)', () => {
     expect(fake.grants.filter((g) => g.shop === shop)).toEqual([]);
   });
 
+  it('a reload of any admin page in the iframe bounces the same way, back to that page (merchant probe: 401 JSON on Orders)', async () => {
+    const shop = `home-bounce-pages-${Date.now()}.myshopify.com`;
+    const expired = sessionToken(shop, API_KEY, SECRET, { ageSeconds: 300 });
+    for (const path of ['/orders', '/orders/ord_123', '/settings', '/shopify/app'])
+      for (const token of [undefined, expired]) {
+        const query = new URLSearchParams({
+          embedded: '1',
+          host: host(shop),
+          shop,
+          ...(token ? { id_token: token } : {}),
+        });
+        const response = await fetch(`${app.baseUrl}${path}?${query}`, { redirect: 'manual' });
+        expect({ path, status: response.status }).toEqual({ path, status: 302 });
+        const bounce = new URL(response.headers.get('location')!, app.baseUrl);
+        expect(bounce.pathname).toBe('/auth/session-token');
+        expect(new URL(bounce.searchParams.get('shopify-reload')!, app.baseUrl).pathname).toBe(path);
+      }
+    // Outside the iframe, without a token, it is still refused.
+    expect((await fetch(`${app.baseUrl}/orders?shop=${shop}`, { redirect: 'manual' })).status).toBe(401);
+  });
+
   it('reads the Install form as people type a shop: the handle, any case, the store’s or the admin’s address', async () => {
     for (const typed of [
       'home-typed',

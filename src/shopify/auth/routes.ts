@@ -5,7 +5,8 @@ import { sendAdminPage } from '../admin/page.ts';
 import { installShop } from './install.ts';
 import { authenticateSessionToken } from './session-auth.ts';
 import type { ShopifyServices } from '../services.ts';
-import { parseShopDomain } from '../shops.ts';
+import { parseShopDomain, shopDomain } from '../shops.ts';
+import { bounceForSessionToken, sessionTokenExpired } from './session-token-bounce.ts';
 import { sessionTokens } from './tokens.ts';
 
 /**
@@ -65,6 +66,15 @@ export function shopifyRoutes(shopify: ShopifyServices): Router {
  * The page itself (React + Polaris, admin/page.ts) loads its data from /shopify/api.
  */
 export async function serveEmbeddedAdmin(shopify: ShopifyServices, ctx: Context): Promise<void> {
-  await authenticateSessionToken(shopify, ctx, String(ctx.query.id_token ?? ''));
+  const token = typeof ctx.query.id_token === 'string' ? ctx.query.id_token : undefined;
+  // A reload of any admin page in the iframe (Orders, an order, Settings), not only Home's, gets a
+  // fresh token through the bounce page instead of a 401 JSON page (merchant probe). A token given
+  // but forged or empty is still refused.
+  const stale = token === undefined || sessionTokenExpired(token, shopify.deps.now?.() ?? new Date());
+  if (ctx.query.embedded === '1' && stale) {
+    const shop = shopDomain.safeParse(ctx.query.shop);
+    if (shop.success) return bounceForSessionToken(ctx, shop.data);
+  }
+  await authenticateSessionToken(shopify, ctx, token ?? '');
   sendAdminPage(ctx, { apiKey: shopify.config.apiKey, development: shopify.config.development });
 }
