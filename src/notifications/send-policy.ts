@@ -56,6 +56,16 @@ export function recipientDestination(
   return channel === 'sms' ? order.recipient_phone : order.recipient_email;
 }
 
+/**
+ * Whether a send went to the address the order has now. E-mail addresses are compared without case:
+ * mail systems deliver `Ann@Example.com` and `ann@example.com` to one mailbox, and a resend after a
+ * case-only edit sent the video to it again (API probe). Phones are stored in E.164, one spelling each.
+ */
+function sameDestination(sent: string, current: string | null, channel: Channel): boolean {
+  if (current === null) return false;
+  return channel === 'sms' ? sent === current : sent.toLowerCase() === current.toLowerCase();
+}
+
 /** A recipient-video send as the resend decision sees it. */
 export interface RecipientSendRecord {
   channel: Channel;
@@ -80,15 +90,18 @@ export function resendPlan(
 ): { channels: Channel[] } | { refused: string } {
   const plan = recipientSendPlan(order, now);
   if ('waiting' in plan) return { refused: `Nothing to resend yet: ${plan.waiting}.` };
-  if (sends.some((send) => send.status === 'pending' || send.status === 'claimed' || send.status === 'sending'))
+  if (sends.some((send) => send.status === 'claimed' || send.status === 'sending'))
     return { refused: 'The video is being sent right now.' };
+  // A send waiting for its time (a chosen date) is not "being sent right now" (API probe).
+  if (sends.some((send) => send.status === 'pending'))
+    return { refused: 'The video is already waiting to be sent; it has not gone yet.' };
   const reached = (channel: Channel) =>
     sends.some(
       (send) =>
         send.channel === channel &&
         send.status === 'sent' &&
         // Where it went unknown (erased): it may have been this address, so it is not sent again.
-        (send.destination === null || send.destination === recipientDestination(order, channel)),
+        (send.destination === null || sameDestination(send.destination, recipientDestination(order, channel), channel)),
     );
   // An e-mail that bounced at the recipient's current address would bounce again: after a bounce the
   // resend takes SMS when the order has a phone, whatever the send method (issue 14, "No message
@@ -98,7 +111,7 @@ export function resendPlan(
       send.channel === 'email' &&
       send.bounced_at != null &&
       send.destination !== null &&
-      send.destination === recipientDestination(order, 'email'),
+      sameDestination(send.destination, recipientDestination(order, 'email'), 'email'),
   );
   const wanted: Channel[] = plan.due.map((due) => due.channel).filter((channel) => !(bounced && channel === 'email'));
   if (bounced && order.recipient_phone !== null && !wanted.includes('sms')) wanted.push('sms');

@@ -681,7 +681,7 @@ describe('orders', () => {
     expect(await lastTimelineEntry(id)).toEqual({ type: 'send.resend_requested', source: 'admin' });
     const twice = await admin(shop, 'POST', `/orders/${id}/resend`);
     expect(twice.status).toBe(409);
-    expect(twice.body.error.message).toBe('The video is being sent right now.');
+    expect(twice.body.error.message).toBe('The video is already waiting to be sent; it has not gone yet.');
 
     await dispatch();
     expect(delivered.filter((message) => message.to === 'bea@example.com')).toHaveLength(1);

@@ -236,7 +236,10 @@ describe('actionRefusals', () => {
       { channel: 'email' as const, status, destination },
     ];
     expect(actionRefusals(order, send('failed'), at).resend).toBeNull();
-    expect(actionRefusals(order, send('pending', null), at).resend).toBe('The video is being sent right now.');
+    expect(actionRefusals(order, send('pending', null), at).resend).toBe(
+      'The video is already waiting to be sent; it has not gone yet.',
+    );
+    expect(actionRefusals(order, send('sending', null), at).resend).toBe('The video is being sent right now.');
     expect(actionRefusals(order, send('sent'), at).resend).toBe(
       "The video was already sent to the recipient's current address. To send it to another address, change the recipient's details first.",
     );
@@ -246,6 +249,11 @@ describe('actionRefusals', () => {
     expect(
       actionRefusals(order, [{ channel: 'email', status: 'sent', destination: 'bob@exmaple.com' }], at).resend,
     ).toBeNull();
+    // The same mailbox spelt in other case is not a corrected address (API probe: the video went three times).
+    for (const destination of ['Bob@Example.com', 'BOB@EXAMPLE.COM'])
+      expect(actionRefusals(order, [{ channel: 'email', status: 'sent', destination }], at).resend).toMatch(
+        /already sent/,
+      );
     // Where an earlier video went is unknown (erased): it is not sent again.
     expect(actionRefusals(order, [{ channel: 'email', status: 'sent', destination: null }], at).resend).toMatch(
       /already sent/,
