@@ -16,7 +16,7 @@ import { rateLimit } from './http/rate-limit.ts';
 import { refuseUnknownMethods } from './http/known-methods.ts';
 import { allowedMethodsOf } from './http/method-not-allowed.ts';
 import { noStoreUnder } from './http/no-store.ts';
-import { outside } from './http/outside.ts';
+import { isUnder, outside } from './http/outside.ts';
 import { FailedAuthLimit } from './http/failed-auth-limit.ts';
 import { favicon } from './http/favicon.ts';
 import { bodyReadLimits } from './http/body-reads.ts';
@@ -432,9 +432,7 @@ export function createHttpApp(services: Services): Koa {
     perMinute: services.config.rateLimitPerMinute,
     now: services.now,
   });
-  app.use(async (ctx, next) =>
-    ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? authenticate(ctx, () => limit(ctx, next)) : next(),
-  );
+  app.use(async (ctx, next) => (isUnder(ctx.path, '/v1') ? authenticate(ctx, () => limit(ctx, next)) : next()));
 
   app.use(shopifyAccountRoutes(services.shopify).routes());
 

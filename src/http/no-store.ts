@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { isUnder } from './outside.ts';
 
 /**
  * Answers under `prefix` carry personal data (names, e-mails, capability URLs): no cache may keep
@@ -6,7 +7,7 @@ import type { Context, Next } from 'koa';
  */
 export function noStoreUnder(prefix: string) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`)) ctx.set('Cache-Control', 'no-store');
+    if (isUnder(ctx.path, prefix)) ctx.set('Cache-Control', 'no-store');
     await next();
   };
 }

@@ -10,5 +10,17 @@ export function outside<C extends { path: string }>(
   prefix: string,
   middleware: (ctx: C, next: Next) => unknown,
 ): (ctx: C, next: Next) => unknown {
-  return (ctx, next) => (ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) ? next() : middleware(ctx, next));
+  return (ctx, next) => (isUnder(ctx.path, prefix) ? next() : middleware(ctx, next));
+}
+
+/**
+ * Whether a path is `prefix` or below it, without case: the routers match paths without case
+ * (@koa/router's default), so `/V1/orders` reaches the orders routes, and a check that minded case let
+ * it skip authentication, the rate limit and `no-store` on the way (API probe). Every "is this request
+ * under …" question is asked here.
+ */
+export function isUnder(path: string, prefix: string): boolean {
+  const lower = path.toLowerCase();
+  const under = prefix.toLowerCase();
+  return lower === under || lower.startsWith(`${under}/`);
 }

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Metrics } from './metrics.ts';
+import { isUnder } from '../http/outside.ts';
 
 /**
  * Times every request into `doorstep_http_request_duration_seconds`, labelled with the route
@@ -28,7 +29,7 @@ export function routeLabel(
   ctx: Pick<Context, 'path'> & { _matchedRoute?: string | RegExp },
   prefixes: readonly string[],
 ): string {
-  const mounted = prefixes.find((prefix) => ctx.path === prefix || ctx.path.startsWith(`${prefix}/`));
+  const mounted = prefixes.find((prefix) => isUnder(ctx.path, prefix));
   if (mounted) return mounted;
   const matched = ctx._matchedRoute;
   return typeof matched === 'string' ? matched : 'unmatched';

@@ -3,6 +3,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
 import type { Queue } from 'bullmq';
+import { isUnder } from '../http/outside.ts';
 import type { Middleware } from 'koa';
 import type { OperatorCredentials } from '../config.ts';
 import type { Metrics } from './metrics.ts';
@@ -63,7 +64,7 @@ export function queueDashboard(queues: readonly Queue[], operator: OperatorCrede
   const board = serverAdapter.registerPlugin();
   const authenticate = operatorAuth(operator);
   return async (ctx, next) => {
-    if (ctx.path !== QUEUE_DASHBOARD_PATH && !ctx.path.startsWith(`${QUEUE_DASHBOARD_PATH}/`)) return next();
+    if (!isUnder(ctx.path, QUEUE_DASHBOARD_PATH)) return next();
     await authenticate(ctx, async () => {
       await board(ctx, next);
       if (ctx.response.is('html') && typeof ctx.body === 'string') {

@@ -18,7 +18,14 @@ afterAll(async () => {
 });
 
 it('answers 401 without the operator credentials, for the page, its assets and its API', async () => {
-  for (const path of ['/admin/queues', '/admin/queues/api/queues', '/admin/queues/static/favicon-32x32.png']) {
+  // Spelt in any case too: the routers match without case, so the check must (API probe, /V1).
+  for (const path of [
+    '/admin/queues',
+    '/admin/queues/api/queues',
+    '/admin/queues/static/favicon-32x32.png',
+    '/ADMIN/QUEUES/api/queues',
+    '/Admin/Queues',
+  ]) {
     const response = await app.request('GET', path);
     expect(response.status, path).toBe(401);
     expect(response.headers.get('www-authenticate'), path).toMatch(/^Basic /);

@@ -503,6 +503,17 @@ describe('bad requests', () => {
     expect(JSON.stringify(wrongKey.body)).not.toContain(store.apiKey);
   });
 
+  it('authenticates /v1 spelt in any case, as the routers match it (API probe: /V1 skipped the check, the rate limit and no-store)', async () => {
+    for (const path of ['/V1/orders', '/V1/Orders', '/v1/ORDERS']) {
+      const none = await app.request('GET', path);
+      expect({ path, status: none.status }).toEqual({ path, status: 401 });
+      expect(none.headers.get('www-authenticate')).toMatch(/^Basic/);
+      const known = await store.request('GET', path);
+      expect({ path, status: known.status }).toEqual({ path, status: 200 });
+      expect(known.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
   it('answers text PostgreSQL cannot store (a NUL character) with a 4xx, not 500', async () => {
     const order = await newOrder();
     // A name is one line: the schema refuses the NUL (a control character) before PostgreSQL sees it.
