@@ -9,11 +9,24 @@ declare module 'koa' {
 }
 
 /**
- * The uuid in /record/{uuid} and /watch/{uuid} is the only key to those pages; logs must not hold
- * it. Everything else in a path is an id that needs credentials to use.
+ * The uuid in /record/{uuid} and /watch/{uuid}, and the key in /thanks/{key}, are the only keys to
+ * those pages; logs must not hold them. Everything else in a path is an id that needs credentials to
+ * use — or personal data a client put where an id goes, which is masked too.
  */
 export function maskCapabilities(path: string): string {
-  return path.replace(/^\/(record|watch)\/[^/]+/, '/$1/:uuid');
+  return (
+    path
+      // Matched without case, as the routers match paths (/WATCH/{uuid} plays the video too).
+      .replace(/^\/(record|watch)\/[^/]+/i, '/$1/:uuid')
+      // The sender's page of the recipient's reply: its key alone opens the note and the reply video
+      // (gift pages probe: it was logged in full).
+      .replace(/^\/(thanks)\/[^/]+/i, '/$1/:key')
+      // A client that puts an e-mail address or a phone number where an id goes (API probe:
+      // GET /v1/orders/jane.doe@example.com was logged as sent): personal data never reaches a log.
+      .split('/')
+      .map((segment) => (/@|%40/i.test(segment) || /^(\+|%2B)\d{6,}$/i.test(segment) ? ':redacted' : segment))
+      .join('/')
+  );
 }
 
 const acceptableRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
