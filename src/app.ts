@@ -4,6 +4,7 @@ import { logoRoutes } from './accounts/logo-routes.ts';
 import { shopStorefrontUrl } from './shopify/shops.ts';
 import { accountSettingsRoutes } from './accounts/routes.ts';
 import { findStoreBranding } from './accounts/store-branding.ts';
+import { findAccountLocale } from './accounts/locale.ts';
 import type { Config } from './config.ts';
 import type { CarrierCode } from './carriers/carrier-code.ts';
 import { carrierVerifier } from './carriers/carrier-verifier.ts';
@@ -194,6 +195,7 @@ export async function createServices(
       overrides.verifier ?? carrierVerifier(clients, { timeoutMs: config.carrierValidationTimeoutMs, logger, now }),
     outbox: orderOutbox,
     sendInProgress: recipientVideoInProgress,
+    accountLocale: (accountId) => findAccountLocale(database.db, accountId),
     now,
   });
   const tracking = createTracking({ db: database.db, orders, carriers, logger, now });

@@ -132,6 +132,9 @@ const en = {
   script_note_not_sent: 'Your note was not sent: {reason}',
   script_note_connection_failed: 'Your note was not sent: the connection failed. Please try again.',
 
+  // An order's title when none is given (orders/service.ts)
+  order_default_video_title: 'A video message from {sender_name}',
+
   // E-mails
   email_hi_sender: 'Hi {sender_name},',
   email_hi_recipient: 'Hi {recipient_name},',
@@ -352,6 +355,7 @@ const fr = {
   script_note_not_sent: `Votre mot n’a pas été envoyé${nb}: {reason}`,
   script_note_connection_failed: `Votre mot n’a pas été envoyé${nb}: la connexion a échoué. Veuillez réessayer.`,
 
+  order_default_video_title: 'Un message vidéo de {sender_name}',
   email_hi_sender: 'Bonjour {sender_name},',
   email_hi_recipient: 'Bonjour {recipient_name},',
   email_quoted_title: `«${nb}{video_title}${nb}»`,
@@ -552,6 +556,7 @@ const es = {
   script_note_not_sent: 'Tu nota no se envió: {reason}',
   script_note_connection_failed: 'Tu nota no se envió: falló la conexión. Inténtalo de nuevo.',
 
+  order_default_video_title: 'Un videomensaje de {sender_name}',
   email_hi_sender: 'Hola, {sender_name}:',
   email_hi_recipient: 'Hola, {recipient_name}:',
   email_quoted_title: '«{video_title}»',

@@ -5,6 +5,8 @@ import type { Db } from '../db/database.ts';
 import { filterOnly } from '../db/filter-only.ts';
 import type { OrderEventsTable, OrdersTable } from '../db/schema.ts';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.ts';
+import { phrase } from '../i18n/phrases.ts';
+import type { Locale } from '../i18n/locale.ts';
 import { isUuid } from '../validation.ts';
 import type { Channel, EventSource, OrderStatus, ThanksReply } from '../vocabulary.ts';
 import type { CarrierLook, OrderEvent } from './order-events.ts';
@@ -49,6 +51,11 @@ export interface OrderServiceDeps {
   /** Where every change's domain events go, in the change's own transaction. */
   outbox: OrderOutbox;
   sendInProgress: SendInProgressCheck;
+  /**
+   * The account's language (accounts module), for the default video title of an order created
+   * without one (read then, not from a cached account: a language just changed counts); `en` when absent.
+   */
+  accountLocale?: (accountId: string) => Promise<Locale>;
   now?: () => Date;
 }
 
@@ -103,6 +110,16 @@ export class OrderService {
   constructor(private readonly deps: OrderServiceDeps) {
     this.db = deps.db;
     this.now = deps.now ?? (() => new Date());
+  }
+
+  /**
+   * An order without a title is titled in its store's language: the recipient reads it on the watch
+   * page and in the e-mail, which are in that language (gift pages probe: a French store's recipient
+   * read "A video message from Élodie").
+   */
+  private async defaultVideoTitle(accountId: string, senderName: string): Promise<string> {
+    const language = (await this.deps.accountLocale?.(accountId)) ?? 'en';
+    return phrase(language, 'order_default_video_title', { sender_name: senderName });
   }
 
   async create(
@@ -164,7 +181,7 @@ export class OrderService {
       carrier,
       tracking_number: trackingNumber,
       delivered: false,
-      video_title: input.video_title ?? `A video message from ${input.name}`,
+      video_title: input.video_title ?? (await this.defaultVideoTitle(accountId, input.name)),
       price: input.price ?? null,
       created_at: now,
       updated_at: now,

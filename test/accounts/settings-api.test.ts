@@ -73,9 +73,14 @@ describe('GET and PUT /v1/account/settings', () => {
     expect(set.status).toBe(200);
     expect(set.body).toEqual(settingsWith({ locale: 'fr' }));
     expect((await polyglot.request('GET', '/v1/account/settings')).body.locale).toBe('fr');
-    const order = (await polyglot.request('POST', '/v1/orders', validOrder)).body;
+    const order = (await polyglot.request('POST', '/v1/orders', { ...validOrder, name: 'Élodie' })).body;
     const record = await app.request('GET', new URL(order.record_url).pathname);
     expect(record.text).toContain('<html lang="fr">');
+    // An order without a title is titled in the store's language (gift pages probe: it was English).
+    expect(order.video_title).toBe('Un message vidéo de Élodie');
+    const titled = (await polyglot.request('POST', '/v1/orders', { ...validOrder, video_title: 'Joyeux anniversaire' }))
+      .body;
+    expect(titled.video_title).toBe('Joyeux anniversaire');
     // Other fields stay as they were; ES_mx reads as es.
     expect((await polyglot.request('PUT', '/v1/account/settings', { not_watched_note: false })).body.locale).toBe('fr');
     expect((await polyglot.request('PUT', '/v1/account/settings', { locale: 'ES_mx' })).body.locale).toBe('es');
