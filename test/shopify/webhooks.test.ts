@@ -714,6 +714,24 @@ describe('compliance topics', () => {
       ),
     ).toEqual([sent.webhookId]);
   });
+
+  it('shop/redact leaves a shop that installed again since it uninstalled (merchant probe: its next orders were refused)', async () => {
+    const { shop } = await newShop();
+    const { orderIds } = await placeOrder(shop);
+    await app.webhook(shop, 'app/uninstalled', { id: 1 });
+    await app.addShop(shop);
+    const sent = await app.webhook(shop, 'shop/redact', { shop_id: 1, shop_domain: shop });
+    expect(await receipt(sent.webhookId)).toMatchObject({
+      status: 'processed',
+      note: `not erased: ${shop} has installed Doorstep again since it uninstalled`,
+    });
+    expect((await order(orderIds[0]!)).name).not.toBe('[erased]');
+    expect(await db().selectFrom('shops').select('domain').where('domain', '=', shop).execute()).toEqual([
+      { domain: shop },
+    ]);
+    // Its next order still makes a video order.
+    expect((await placeOrder(shop)).orderIds).toHaveLength(1);
+  });
 });
 
 describe('replay', () => {

@@ -255,6 +255,11 @@ export class ShopifyWebhookProcessing {
     // Compliance topics may arrive after uninstall (shop/redact ~48 h later) and for shops never seen.
     if (topic === 'shop/redact') {
       const payload = parse(shopRedact, body, topic);
+      // Sent ~48 h after an uninstall. A shop installed again meanwhile uses the app: erasing it then
+      // would refuse its next orders' webhooks and lose their video messages (merchant probe).
+      const installed = await findShop(db, payload.shop_domain);
+      if (installed && installed.uninstalled_at === null)
+        return `not erased: ${payload.shop_domain} has installed Doorstep again since it uninstalled`;
       const result = await redactShop(this.deps, payload.shop_domain, webhookId);
       return `erased ${result.erased} video order(s) and the shop's data`;
     }
