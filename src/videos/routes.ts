@@ -92,6 +92,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   });
 
   router.get('/record/:uuid', async (ctx) => {
+    if (redirectedPastTrailingPunctuation(ctx, '/record/')) return;
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
     const [estimate, store, failedUpload] = await Promise.all([
@@ -162,6 +163,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   });
 
   router.get('/watch/:uuid', async (ctx) => {
+    if (redirectedPastTrailingPunctuation(ctx, '/watch/')) return;
     const order = await orderOrNull(deps, ctx.params.uuid!);
     if (!order) return notFoundPage(ctx, visitorLocale(ctx.get('Accept-Language')));
     const [video, store, thanksIn] = await Promise.all([
@@ -280,4 +282,19 @@ async function orderOrNull(deps: VideoRouteDeps, uuid: string): Promise<OrderRow
     if (error instanceof NotFoundError) return null;
     throw error;
   }
+}
+
+/**
+ * A link pasted or auto-linked with the sentence's punctuation still on it — `…/watch/{uuid}.` at the
+ * end of a sentence, `(…/watch/{uuid})` in a chat — was "We can't find this video message" (gift
+ * pages probe). It is sent on to the link itself. True when it redirected.
+ */
+function redirectedPastTrailingPunctuation(ctx: Context, prefix: '/record/' | '/watch/'): boolean {
+  const match = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})[.,;:!?)\]}'"»>]+$/i.exec(
+    ctx.params.uuid ?? '',
+  );
+  if (!match) return false;
+  ctx.status = 301;
+  ctx.redirect(`${prefix}${match[1]!.toLowerCase()}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+  return true;
 }

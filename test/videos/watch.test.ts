@@ -46,6 +46,18 @@ describe('the watch page', () => {
     }
   });
 
+  it('sends a link that kept the sentence’s punctuation on to the page (gift pages probe: “can’t find” for uuid.)', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    for (const page of ['watch', 'record'])
+      for (const tail of ['.', ')', '),', '!', '%22', '%C2%BB']) {
+        const response = await fetch(`${app.baseUrl}/${page}/${order.uuid}${tail}?lang=fr`, { redirect: 'manual' });
+        expect({ page, tail, status: response.status }).toEqual({ page, tail, status: 301 });
+        expect(response.headers.get('location')).toBe(`/${page}/${order.uuid}?lang=fr`);
+      }
+    // Anything else after the uuid is still not a link of ours.
+    expect((await app.request('GET', `/watch/${order.uuid}x`)).status).toBe(404);
+  });
+
   it('says the video is on its way before it is processed', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
     const response = await app.request('GET', `/watch/${order.uuid}`);
