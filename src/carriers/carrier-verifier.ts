@@ -1,3 +1,4 @@
+import { CARRIER_NUMBER_LIMITS } from './clients/number-limits.ts';
 import type { Logger } from '../logger.ts';
 import type { CarrierLook } from '../orders/order-events.ts';
 import type { TrackingNumberVerifier, Verification } from '../orders/service.ts';
@@ -33,12 +34,18 @@ export function carrierVerifier(
         });
         const look = result ? carrierLook(result, askedAt) : null;
         if (result && result.status !== 'not_found') return { warning: null, look };
+        // A number outside what the carrier's API takes is not sent to it (number-limits.ts): the
+        // warning must not say the carrier was asked (API probe).
+        const limit = CARRIER_NUMBER_LIMITS[carrier];
+        const unaskable = limit !== undefined && !limit.accepts(trackingNumber);
         return {
           warning: {
             type: 'request',
-            message: format.valid
-              ? `The tracking number "${trackingNumber}" is not yet in ${name}'s system. It is stored and will be tracked; new labels often appear within a day.`
-              : `${format.reason} ${name} does not know it either. It is stored and will be tracked anyway.`,
+            message: unaskable
+              ? `${format.valid ? '' : `${format.reason} `}${limit.rule}, so it is not asked. It is stored; correct it if it was mistyped.`
+              : format.valid
+                ? `The tracking number "${trackingNumber}" is not yet in ${name}'s system. It is stored and will be tracked; new labels often appear within a day.`
+                : `${format.reason} ${name} does not know it either. It is stored and will be tracked anyway.`,
           },
           look,
         };

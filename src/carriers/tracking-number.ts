@@ -19,9 +19,13 @@ export function carrierDisplayName(carrier: CarrierCode): string {
 
 /** Strips all whitespace and upper-cases: labels print numbers in spaced groups, people paste them. */
 export function normalizeTrackingNumber(raw: string): string {
-  // Carriers print numbers in groups, with spaces or (USPS receipts, merchants' spreadsheets) dashes;
-  // no format of any of the three has either.
-  return raw.replace(/[\s-]+/g, '').toUpperCase();
+  // Carriers print numbers in groups, with spaces or (USPS receipts, merchants' spreadsheets) dashes —
+  // a word processor's en dash or a minus sign among them; no format of any of the three has either.
+  // Only ASCII letters are upper-cased: "ß" → "SS" or a Turkish dotless "ı" → "I" would store another
+  // number than the one sent (API probe), which the schema then refuses as not printable ASCII.
+  return raw
+    .replace(/[\s\-\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]+/g, '')
+    .replace(/[a-z]+/g, (letters) => letters.toUpperCase());
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -22,11 +22,18 @@ const ONE_LINE = 'must be one line of text, without control characters or line b
 /** The longest text each free-text field takes (the Shopify mapping shortens a shopper's text to these). */
 export const TEXT_LIMITS = { name: 200, recipient_name: 200, video_title: 200 } as const;
 
+/**
+ * Characters that show nothing: a name or title made only of them (a zero-width space, a word joiner, a
+ * byte-order mark, a soft hyphen) is as empty as "" — the e-mail read “” (API probe).
+ */
+const INVISIBLE = /^[\s\u00AD\u180E\u200B-\u200F\u2060-\u2064\uFEFF]*$/;
+
 const text = (label: string, max: number) =>
   z
     .string({ error: `must be a string` })
     .trim()
     .min(1, `${label} must not be empty`)
+    .refine((value) => !INVISIBLE.test(value), `${label} must not be empty`)
     .max(max, `must be at most ${max} characters`)
     .refine((value) => !CONTROL_CHARACTERS.test(value), ONE_LINE);
 

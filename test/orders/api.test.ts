@@ -170,6 +170,29 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     expect(response.body).toMatchObject({ carrier: 'fedex', tracking_number: '986456462891' });
   });
 
+  it('removes typographic dashes too, and refuses letters beyond ASCII instead of rewriting them (API probe: "straße" became "STRASSE")', async () => {
+    const order = await newOrder();
+    for (const tracking_number of ['1zıabc123', 'straße123', '1Zﬀ12345']) {
+      const refused = await refusedChange(order, { carrier: 'ups', tracking_number });
+      expect(refused.body.error.fields.tracking_number, tracking_number).toBe('must be 1 to 64 printable characters');
+    }
+    const dashed = await acceptedChange(order, { carrier: 'fedex', tracking_number: '9864–5646−2891' });
+    expect(dashed.body.tracking_number).toBe('986456462891');
+  });
+
+  it('refuses a name or title made only of invisible characters as empty (API probe: the e-mail read “”)', async () => {
+    const order = await newOrder();
+    for (const value of ['\u200b', '\u2060\u200b', '\ufeff', ' \u00ad '])
+      for (const field of ['video_title', 'name', 'recipient_name']) {
+        const refused = await refusedChange(order, { [field]: value });
+        expect(refused.body.error.fields[field], `${field} ${JSON.stringify(value)}`).toMatch(/must not be empty/);
+      }
+    // Text with something visible beside a zero-width joiner (emoji sequences use it) is kept.
+    expect((await acceptedChange(order, { video_title: '👨\u200d👩\u200d👧 Love' })).body.video_title).toBe(
+      '👨\u200d👩\u200d👧 Love',
+    );
+  });
+
   it('rejects an unsupported carrier naming the three, and changes nothing', async () => {
     const order = await newOrder();
     const response = await refusedChange(order, { carrier: 'dhl', tracking_number: '123' });

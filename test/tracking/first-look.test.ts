@@ -117,6 +117,20 @@ describe('a new number costs one carrier call, not two', () => {
   });
 });
 
+describe('the validation warning', () => {
+  it('says a number the carrier’s API cannot take is not asked, rather than that the carrier does not know it (API probe)', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    const response = await store.request('PUT', `/v1/orders/${order.id}`, {
+      carrier: 'ups',
+      tracking_number: 'ABCDEF',
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.warning.message).toContain('UPS tracks numbers of 7 to 34 characters');
+    expect(response.body.warning.message).toContain('not asked');
+    expect(response.body.warning.message).not.toContain('does not know it either');
+  });
+});
+
 describe('firstLookState (pure)', () => {
   const look = (over: Partial<CarrierLook> = {}): CarrierLook => ({
     at: '2026-03-02T15:00:00.000Z',
