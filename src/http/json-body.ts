@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { readBodyBytes } from './body-reads.ts';
+import { refuseContentCoding } from './content-coding.ts';
 import { HttpError } from './errors.ts';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -17,21 +18,8 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
     throw new HttpError(415, 'unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
   // A body in a content coding (gzip, br, …) is not read: no route needs one, and inflating is where a
-  // small body gets large. A gzip body used to answer "not valid JSON", and a br one was read as if
-  // plain. Only registered codings are refused: a sender that misuses the header (a charset named
-  // there) is read as before.
-  const encodings = ctx
-    .get('Content-Encoding')
-    .toLowerCase()
-    .split(',')
-    .map((coding) => coding.trim());
-  const coded = encodings.find((coding) => CONTENT_CODINGS.has(coding));
-  if (coded)
-    throw new HttpError(
-      415,
-      'unsupported_media_type',
-      `Send the JSON uncompressed; Content-Encoding ${coded} is not accepted.`,
-    );
+  // small body gets large. A gzip body used to answer "not valid JSON", and a br one was read as if plain.
+  refuseContentCoding(ctx, 'Send the JSON uncompressed');
   const bytes = await readBodyBytes(
     ctx,
     JSON_BODY_LIMIT_BYTES,
@@ -56,21 +44,6 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
 }
 
 const UTF8_NAMES = new Set(['utf-8', 'utf8']);
-/** The IANA registry's content codings other than identity (RFC 9110 §8.4.1): compressions, and aes128gcm. */
-const CONTENT_CODINGS = new Set([
-  'gzip',
-  'x-gzip',
-  'deflate',
-  'br',
-  'compress',
-  'x-compress',
-  'zstd',
-  'dcb',
-  'dcz',
-  'aes128gcm',
-  'exi',
-  'pack200-gzip',
-]);
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 function isAscii(bytes: Buffer): boolean {

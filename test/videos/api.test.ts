@@ -51,6 +51,18 @@ describe('PUT /v1/orders/{id}/video', () => {
     expect(types).toEqual(['order.created', 'video.uploaded', 'order.recorded']);
   });
 
+  it('refuses a video in a content coding with 415 before storing anything (API probe: stored gzipped, failed later)', async () => {
+    const order = await newOrder();
+    const { gzipSync } = await import('node:zlib');
+    const response = await store.request('PUT', `/v1/orders/${order.id}/video`, gzipSync(WEBM), {
+      'Content-Type': 'video/webm',
+      'Content-Encoding': 'gzip',
+    });
+    expect(response.status).toBe(415);
+    expect(response.body.error.message).toContain('Content-Encoding gzip');
+    expect((await events(order.id)).map((e) => e.type)).toEqual(['order.created']);
+  });
+
   it('records a clear failure on the timeline for bytes that are not a video, and changes nothing else', async () => {
     const order = await newOrder();
     const before = (await store.request('GET', `/v1/orders/${order.id}`)).body;

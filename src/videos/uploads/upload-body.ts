@@ -1,3 +1,4 @@
+import { refuseContentCoding } from '../../http/content-coding.ts';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Context } from 'koa';
 import { HttpError } from '../../http/errors.ts';
@@ -17,6 +18,7 @@ export function videoUploadBody(ctx: Context, maxBytes: number): { contentType: 
       `Send the video's raw bytes with Content-Type ${VIDEO_CONTENT_TYPES.join(', ')}.`,
     );
   }
+  refuseContentCoding(ctx, "Send the video's bytes as they are");
   const declared = Number(ctx.get('Content-Length') || NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   let seen = 0;
