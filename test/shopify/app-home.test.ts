@@ -60,6 +60,17 @@ describe('/ (the app’s application_url)', () => {
     expect(fake.grants.filter((g) => g.shop === shop)).toEqual([]);
   });
 
+  it('refuses a signed token whose dest is not a Shopify store with 401, not 500 (merchant probe: "Invalid URL")', async () => {
+    const shop = `home-dest-${Date.now()}.myshopify.com`;
+    for (const dest of [shop, 'https://evil.example.com', `http://${shop}`, 'not a url']) {
+      const token = sessionToken(shop, API_KEY, SECRET, { dest });
+      const response = await fetch(`${app.baseUrl}/?shop=${shop}&embedded=1&id_token=${token}`);
+      expect({ dest, status: response.status }).toEqual({ dest, status: 401 });
+      expect(await response.json()).toMatchObject({ error: { type: 'unauthorized' } });
+    }
+    expect(fake.grants.filter((g) => g.shop === shop)).toEqual([]);
+  });
+
   it('with only a shop (the Install form, a link naming the shop), redirects to Shopify’s install page for it', async () => {
     const response = await fetch(`${app.baseUrl}/?shop=Home-Legacy.MyShopify.com&host=${host('home-legacy')}&hmac=x`, {
       redirect: 'manual',

@@ -5,14 +5,14 @@ export function sessionToken(
   shop: string,
   apiKey: string,
   secret: string,
-  options: { ageSeconds?: number } = {},
+  options: { ageSeconds?: number; dest?: string } = {},
 ): string {
   const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   // An older token (ageSeconds past its minute) has expired, as a tab left open past it holds.
   const now = Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0);
   const claims = {
     iss: `https://${shop}/admin`,
-    dest: `https://${shop}`,
+    dest: options.dest ?? `https://${shop}`,
     aud: apiKey,
     sub: '42',
     exp: now + 60,

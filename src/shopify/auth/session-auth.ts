@@ -4,7 +4,7 @@ import { HttpError } from '../../http/errors.ts';
 import { shopifyUnavailable } from '../admin-api.ts';
 import { installShop } from './install.ts';
 import type { ShopifyServices } from '../services.ts';
-import { findShop, parseShopDomain, type ShopRow } from '../shops.ts';
+import { findShop, shopDomain, type ShopRow } from '../shops.ts';
 import { needsTokenExchange, sessionTokens } from './tokens.ts';
 
 /**
@@ -40,7 +40,7 @@ export async function authenticateSessionToken(
   } catch {
     throw new HttpError(401, 'unauthorized', 'The Shopify session token is not valid.');
   }
-  const domain = parseShopDomain(new URL(payload.dest).hostname);
+  const domain = shopOfDestination(payload.dest);
   allowShopAdminToFrame(ctx, domain);
   ctx.state.shopDomain = domain;
   const existing = await findShop(shopify.deps.db, domain);
@@ -64,6 +64,18 @@ export async function authenticateSessionToken(
       throw shopifyUnavailable(error, 'to exchange the session token for an access token');
     });
   return (await installShop(shopify, domain, sessionTokens(session))).shop;
+}
+
+/**
+ * The shop a verified session token is for: its `dest`, `https://{shop}.myshopify.com`. A signed token
+ * whose `dest` is not that — no scheme, another host — is refused as any bad token is (401), not
+ * answered 500 or 422 (merchant probe: "Invalid URL" was the only error line in its log).
+ */
+function shopOfDestination(dest: string): string {
+  const url = URL.parse(dest);
+  const shop = url && url.protocol === 'https:' ? shopDomain.safeParse(url.hostname) : null;
+  if (!shop?.success) throw new HttpError(401, 'unauthorized', 'The Shopify session token is not for a Shopify store.');
+  return shop.data;
 }
 
 /** The `Authorization: Bearer <session token>` of an API call from the embedded admin. */
