@@ -1,3 +1,5 @@
+import { get as httpGet } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVELOPMENT_API_KEY, DEVELOPMENT_API_SECRET } from '../../src/shopify/config.ts';
@@ -50,6 +52,18 @@ describe('the embedded admin page', () => {
       expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       const body = await asset.text();
       expect(`sha256-${createHash('sha256').update(body).digest('base64')}`).toBe(integrity);
+    }
+    // Compressed for a browser that takes it (merchant probe: ~1 MB moved on every cold load).
+    for (const url of [stylesheet![1]!, scripts[1]!.src]) {
+      const plain = await rawGet(`${app.baseUrl}${url}`, 'identity');
+      expect(plain.encoding).toBeUndefined();
+      for (const coding of ['br', 'gzip'] as const) {
+        const packed = await rawGet(`${app.baseUrl}${url}`, `${coding}, deflate`);
+        expect({ url, coding: packed.encoding, vary: packed.vary }).toEqual({ url, coding, vary: 'Accept-Encoding' });
+        expect(packed.bytes.length).toBeLessThan(plain.bytes.length * 0.4);
+        const unpacked = coding === 'br' ? brotliDecompressSync(packed.bytes) : gunzipSync(packed.bytes);
+        expect(unpacked.equals(plain.bytes)).toBe(true);
+      }
     }
     const polaris = await (await fetch(`${app.baseUrl}${stylesheet![1]}`)).text();
     expect(polaris).toContain('.Polaris-Page');
@@ -135,3 +149,20 @@ describe('with the built-in development credentials', () => {
     expect(API_KEY).not.toBe(DEVELOPMENT_API_KEY);
   });
 });
+
+/** A GET as a browser sends it, the body as it came over the wire (fetch would decode it). */
+function rawGet(url: string, acceptEncoding: string): Promise<{ bytes: Buffer; encoding?: string; vary?: string }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers: { 'Accept-Encoding': acceptEncoding } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          bytes: Buffer.concat(chunks),
+          encoding: response.headers['content-encoding'],
+          vary: response.headers.vary,
+        }),
+      );
+    }).on('error', reject);
+  });
+}
