@@ -105,7 +105,13 @@ const en = {
     'That video is {duration} long; video messages can be up to {limit}. Please choose or record a shorter one.',
   script_too_short: 'That video is under a second long: too short for a message. Please record or choose a longer one.',
   script_timer: '{elapsed} / {limit} — {left} left',
-  script_camera_failed: 'We could not use your camera ({error}). You can choose a video file instead.',
+  script_camera_failed: 'We could not start your camera. You can choose a video file instead.',
+  script_camera_denied:
+    'Your browser did not let this page use the camera and microphone. Allow them (the camera icon by the address bar), then try again, or choose a video file instead.',
+  script_camera_missing: 'No camera or microphone was found. You can choose a video file instead.',
+  script_camera_busy:
+    'Your camera is in use by another app, or could not start. Close the other app and try again, or choose a video file instead.',
+  script_too_many_uploads: 'Too many videos were sent for this message in the last hour. Please try again later.',
   script_camera_ready: 'Camera ready. Press “Start recording” when you are.',
   script_record_again: 'Record again',
   script_recording: 'Recording… it stops by itself at {limit}.',
@@ -328,7 +334,14 @@ const fr = {
   script_too_long: `Cette vidéo dure {duration}${nb}; un message vidéo peut durer jusqu’à {limit}. Choisissez ou enregistrez-en une plus courte.`,
   script_too_short: `Cette vidéo dure moins d’une seconde${nb}: trop peu pour un message. Enregistrez ou choisissez-en une plus longue.`,
   script_timer: '{elapsed} / {limit} — encore {left}',
-  script_camera_failed: 'Impossible d’utiliser votre caméra ({error}). Vous pouvez choisir une vidéo à la place.',
+  script_camera_failed: 'Impossible de démarrer votre caméra. Vous pouvez choisir une vidéo à la place.',
+  script_camera_denied:
+    'Votre navigateur n’a pas autorisé cette page à utiliser la caméra et le micro. Autorisez-les (l’icône de caméra près de la barre d’adresse), puis réessayez, ou choisissez une vidéo à la place.',
+  script_camera_missing: 'Aucune caméra ni aucun micro n’a été trouvé. Vous pouvez choisir une vidéo à la place.',
+  script_camera_busy:
+    'Votre caméra est utilisée par une autre application, ou n’a pas pu démarrer. Fermez l’autre application et réessayez, ou choisissez une vidéo à la place.',
+  script_too_many_uploads:
+    'Trop de vidéos ont été envoyées pour ce message dans la dernière heure. Réessayez plus tard.',
   script_camera_ready: `Caméra prête. Appuyez sur «${nb}Lancer l’enregistrement${nb}» quand vous voulez.`,
   script_record_again: 'Recommencer',
   script_recording: 'Enregistrement… il s’arrête tout seul à {limit}.',
@@ -529,7 +542,14 @@ const es = {
   script_too_long: 'Ese video dura {duration}; un videomensaje puede durar hasta {limit}. Elige o graba uno más corto.',
   script_too_short: 'Ese video dura menos de un segundo: muy poco para un mensaje. Graba o elige uno más largo.',
   script_timer: '{elapsed} / {limit} — quedan {left}',
-  script_camera_failed: 'No pudimos usar tu cámara ({error}). Puedes elegir un video en su lugar.',
+  script_camera_failed: 'No pudimos iniciar tu cámara. Puedes elegir un video en su lugar.',
+  script_camera_denied:
+    'Tu navegador no permitió que esta página use la cámara y el micrófono. Permítelos (el icono de cámara junto a la barra de direcciones) y vuelve a intentarlo, o elige un video en su lugar.',
+  script_camera_missing: 'No se encontró ninguna cámara ni micrófono. Puedes elegir un video en su lugar.',
+  script_camera_busy:
+    'Tu cámara la está usando otra aplicación, o no pudo iniciarse. Cierra la otra aplicación y vuelve a intentarlo, o elige un video en su lugar.',
+  script_too_many_uploads:
+    'Se enviaron demasiados videos para este mensaje en la última hora. Vuelve a intentarlo más tarde.',
   script_camera_ready: 'Cámara lista. Pulsa «Empezar a grabar» cuando quieras.',
   script_record_again: 'Grabar de nuevo',
   script_recording: 'Grabando… se detiene sola al llegar a {limit}.',

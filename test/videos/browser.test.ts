@@ -138,6 +138,31 @@ describe('in a browser', () => {
     });
   });
 
+  it('says what to do when the camera is refused, missing or busy, not the browser’s error name (gift pages probe)', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    for (const [name, words] of [
+      ['NotAllowedError', 'did not let this page use the camera'],
+      ['NotFoundError', 'No camera or microphone was found'],
+      ['NotReadableError', 'in use by another app'],
+      ['TypeError', 'We could not start your camera'],
+    ] as const) {
+      const watched = await pageWatchingProblems(browser);
+      try {
+        // The browser's own refusal, as getUserMedia gives it (the fake device always works).
+        await watched.page.addInitScript((errorName: string) => {
+          navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('refused', errorName));
+        }, name);
+        await watched.page.goto(`${app.baseUrl}/record/${order.uuid}`);
+        await watched.page.getByRole('button', { name: 'Use the camera' }).click();
+        const status = watched.page.getByRole('status').filter({ hasText: words });
+        await status.waitFor({ timeout: 5_000 });
+        expect(await status.textContent(), name).not.toContain(name);
+      } finally {
+        await watched.page.close();
+      }
+    }
+  });
+
   it('asks the sender who the video is for when the order came without a recipient, and saves it', async () => {
     const { order } = await app.services.orders.create(
       store.id,

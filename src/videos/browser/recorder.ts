@@ -167,7 +167,7 @@ export function setUpRecorder(options: RecorderOptions): void {
     try {
       stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'user' }, audio: true });
     } catch (error) {
-      say(t('script_camera_failed', { error: error instanceof Error ? error.name : '?' }), 'error');
+      say(t(cameraFailure(error)), 'error');
       return;
     }
     preview.srcObject = stream;
@@ -271,6 +271,12 @@ export function setUpRecorder(options: RecorderOptions): void {
       onReconnecting: () => say(t('script_reconnecting')),
     });
     if (!outcome.ok) {
+      if (outcome.reason === 'refused' && outcome.status === 429) {
+        say(t('script_too_many_uploads'), 'error');
+        sendBtn.disabled = false;
+        show('preview');
+        return;
+      }
       const reason =
         outcome.reason === 'connection'
           ? null
@@ -310,4 +316,19 @@ export function setUpRecorder(options: RecorderOptions): void {
         cameraBtn.hidden = !navigator.mediaDevices || typeof MediaRecorder === 'undefined';
       });
   }
+}
+
+/**
+ * What went wrong with the camera, in the visitor's words: the browser's error names
+ * (`NotAllowedError`) were shown as they are, with nothing to do about them (gift pages probe).
+ * https://w3c.github.io/mediacapture-main/#dom-mediadevices-getusermedia lists them.
+ */
+function cameraFailure(
+  error: unknown,
+): 'script_camera_denied' | 'script_camera_missing' | 'script_camera_busy' | 'script_camera_failed' {
+  const name = error instanceof Error ? error.name : '';
+  if (name === 'NotAllowedError' || name === 'SecurityError') return 'script_camera_denied';
+  if (name === 'NotFoundError' || name === 'OverconstrainedError') return 'script_camera_missing';
+  if (name === 'NotReadableError' || name === 'AbortError') return 'script_camera_busy';
+  return 'script_camera_failed';
 }

@@ -37,7 +37,8 @@ export class UploadLimit {
         return;
       }
       const retryAfter = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
-      throw new HttpError(429, 'rate_limited', `Too many uploads; try again in ${retryAfter} s.`, {
+      const minutes = Math.ceil(retryAfter / 60);
+      throw new HttpError(429, 'rate_limited', `Too many uploads; try again in ${minutes} min.`, {
         'Retry-After': String(retryAfter),
       });
     }
