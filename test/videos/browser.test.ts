@@ -138,6 +138,27 @@ describe('in a browser', () => {
     });
   });
 
+  it('records by keyboard alone: focus moves to the next thing to press as each button goes (gift pages probe)', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    await onPage(`${app.baseUrl}/record/${order.uuid}`, async ({ page }) => {
+      // The focused element's id (the page's parts: #camera, #record, #stop, #playback).
+      const focused = () => page.locator('*:focus').evaluate((element) => element.id);
+      await page.getByRole('button', { name: 'Use the camera' }).focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(focused, { timeout: 10_000 }).toBe('record');
+      await page.keyboard.press('Enter');
+      await page.getByRole('button', { name: 'Stop recording' }).waitFor({ timeout: 15_000 });
+      await expect.poll(focused).toBe('stop');
+      const preview = page.locator('#preview');
+      const mediaTime = () => preview.evaluate((video) => (video as unknown as { currentTime: number }).currentTime);
+      const startedAt = await mediaTime();
+      await expect.poll(mediaTime, { timeout: 15_000 }).toBeGreaterThanOrEqual(startedAt + 1.5);
+      await page.keyboard.press('Enter');
+      // The recording to watch has the focus; Tab goes on to the buttons after it.
+      await expect.poll(focused, { timeout: 10_000 }).toBe('playback');
+    });
+  });
+
   it('says what to do when the camera is refused, missing or busy, not the browser’s error name (gift pages probe)', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
     for (const [name, words] of [
@@ -149,9 +170,9 @@ describe('in a browser', () => {
       const watched = await pageWatchingProblems(browser);
       try {
         // The browser's own refusal, as getUserMedia gives it (the fake device always works).
-        await watched.page.addInitScript((errorName: string) => {
-          navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('refused', errorName));
-        }, name);
+        await watched.page.addInitScript({
+          content: `navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('refused', ${JSON.stringify(name)}));`,
+        });
         await watched.page.goto(`${app.baseUrl}/record/${order.uuid}`);
         await watched.page.getByRole('button', { name: 'Use the camera' }).click();
         const status = watched.page.getByRole('status').filter({ hasText: words });

@@ -178,6 +178,9 @@ export function setUpRecorder(options: RecorderOptions): void {
     recordBtn.hidden = false;
     show('camera');
     say(t('script_camera_ready'));
+    // The pressed button is gone: focus goes to the next thing to press, not back to the page's top
+    // (gift pages probe: a second Enter did nothing).
+    recordBtn.focus();
   }
 
   cameraBtn.addEventListener('click', () => void startCamera());
@@ -219,9 +222,16 @@ export function setUpRecorder(options: RecorderOptions): void {
       timer.hidden = true;
       recordBtn.hidden = false;
       recordBtn.textContent = t('script_record_again');
-      if ((performance.now() - startedAt) / 1000 < MIN_VIDEO_SECONDS) return refuse(t('script_too_short'));
+      if ((performance.now() - startedAt) / 1000 < MIN_VIDEO_SECONDS) {
+        refuse(t('script_too_short'));
+        recordBtn.focus();
+        return;
+      }
       preview.hidden = true;
       choose(new Blob(chunks, { type: baseType(current.mimeType) || baseType(mimeType) || 'video/webm' }));
+      // Stop is gone: the recording to watch comes next, then Record again and Send.
+      if (playback.hidden) recordBtn.focus();
+      else playback.focus();
     };
     // Timeslices: the data arrives as it is recorded, not all at once at the end.
     const startedAt = performance.now();
