@@ -375,6 +375,11 @@ describe('the embedded admin in a browser', () => {
       await expect.poll(colours).toEqual(['rgb(255, 226, 122)', 'rgb(43, 33, 24)']);
       await accent.fill('#1a5e63');
       await page.getByLabel('Font').selectOption('classic');
+      // A refusal is said in the merchant's words, not the API's (merchant probe: "contact_email: …").
+      await page.getByLabel('Reply-to e-mail').fill('not an address');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByText('Contact e-mail: must be a valid e-mail address').first().waitFor();
+      expect(await page.getByText('contact_email').count()).toBe(0);
       await page.getByLabel('Reply-to e-mail').fill('hello@maple.example');
       await expect
         .poll(() =>

@@ -48,10 +48,11 @@ async function call<T>(method: string, path: string, body: { type?: string; data
   }
   if (!response.ok) {
     const error = (json as { error?: { message?: string; fields?: Record<string, string> } } | undefined)?.error;
+    const fields = error?.fields ?? {};
     throw new ApiError(
       response.status,
-      error?.message ?? `Doorstep answered ${response.status}. Please try again.`,
-      error?.fields ?? {},
+      fieldProblems(fields) ?? error?.message ?? `Doorstep answered ${response.status}. Please try again.`,
+      fields,
     );
   }
   return json as T;
@@ -60,4 +61,21 @@ async function call<T>(method: string, path: string, body: { type?: string; data
 /** Shows an error's words: the API's message, or a plain fallback for anything else. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error && error.message ? error.message : 'Something went wrong. Please try again.';
+}
+
+/**
+ * A refusal's fields in the merchant's words, "Price: must be an amount such as "5.00"." — not the
+ * API's "The video product is not valid." with the field left out, nor "contact_email: …" (merchant
+ * probe). Undefined when there are none.
+ */
+function fieldProblems(fields: Record<string, string>): string | undefined {
+  const problems = Object.entries(fields).map(([field, problem]) => {
+    const words = field
+      .replace(/_/g, ' ')
+      .replace(/\bemail\b/g, 'e-mail')
+      .replace(/\burl\b/g, 'address');
+    const sentence = `${words.charAt(0).toUpperCase()}${words.slice(1)}: ${problem}`;
+    return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+  });
+  return problems.length > 0 ? problems.join(' ') : undefined;
 }

@@ -161,16 +161,8 @@ export function SettingsView() {
         {(settings.error || saveError) && (
           <Layout.Section>
             <Banner tone="critical" title={settings.error ? 'The settings could not be loaded' : 'Not saved'}>
+              {/* The message names each refused field in words (api.ts fieldProblems); the fields show theirs too. */}
               <p>{settings.error ?? saveError?.message}</p>
-              {saveError && Object.keys(saveError.fields).length > 0 && (
-                <ul>
-                  {Object.entries(saveError.fields).map(([field, problem]) => (
-                    <li key={field}>
-                      {field}: {problem}
-                    </li>
-                  ))}
-                </ul>
-              )}
             </Banner>
           </Layout.Section>
         )}
