@@ -2,7 +2,7 @@ import { sql, type Selectable, type Transaction } from 'kysely';
 import { findAccount } from '../accounts/accounts.ts';
 import type { Db } from '../db/database.ts';
 import type { Database, ShopifySubscriptionsTable, ShopifyUsageChargesTable } from '../db/schema.ts';
-import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { NotFoundError, ServiceUnavailableError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { isEvent, type OrderEventSubscriber } from '../orders/order-events.ts';
 import { formatTimestamp } from '../orders/serializer.ts';
@@ -223,16 +223,20 @@ export class ShopifyBilling {
   async returnFromApproval(shopParam: unknown, chargeIdParam: unknown): Promise<string> {
     const domain = parseShopDomain(shopParam);
     const chargeId = String(chargeIdParam ?? '');
-    if (!/^\d{1,20}$/.test(chargeId))
-      throw new ValidationError('The approval answer is not valid.', { charge_id: 'must be a Shopify charge id' });
-    const subscription = await this.deps.db
-      .selectFrom('shopify_subscriptions')
-      .selectAll()
-      .where('shop', '=', domain)
-      .where('id', '=', `gid://shopify/AppSubscription/${chargeId}`)
-      .executeTakeFirst();
-    if (!subscription) throw new NotFoundError(`No Doorstep subscription ${chargeId} for ${domain}.`);
-    await this.refreshStatus(subscription).catch((error: unknown) => {
+    // A charge id missing, mangled or not ours still takes the merchant back to the app, whose billing
+    // card says where the plan stands: this is a page in their browser, not an API (merchant probe: a
+    // JSON 404 or 422 page). Only a shop we cannot read has nowhere to go back to.
+    const subscription = /^\d{1,20}$/.test(chargeId)
+      ? await this.deps.db
+          .selectFrom('shopify_subscriptions')
+          .selectAll()
+          .where('shop', '=', domain)
+          .where('id', '=', `gid://shopify/AppSubscription/${chargeId}`)
+          .executeTakeFirst()
+      : undefined;
+    if (!subscription)
+      this.deps.logger.info({ shop: domain }, 'billing return without a charge of ours; back to the app');
+    await (subscription ? this.refreshStatus(subscription) : Promise.resolve()).catch((error: unknown) => {
       // Shopify (or our token) failed: the merchant still goes back to the app, whose billing
       // page asks Shopify about the pending plan when it opens.
       if (!(error instanceof ServiceUnavailableError)) throw error;
