@@ -4,7 +4,19 @@ import type { Locale } from './locale.ts';
 
 /** The phrase `key` in `locale`, its placeholders filled from `values` (plain text: escape for HTML). */
 export function phrase(locale: Locale, key: PhraseKey, values: Readonly<Record<string, string | number>> = {}): string {
-  return interpolate(phraseOf(locale, key), values);
+  const text = phraseOf(locale, key);
+  return interpolate(locale === 'fr' ? elided(text, values) : text, values);
+}
+
+/**
+ * French elides "de" before a vowel: "un message vidéo d’Élodie", not "de Élodie" (gift pages probe).
+ * Only before a name filled in (the catalogue's own words are written elided); an initial "h" is left
+ * alone, as French leaves it before an aspirated one ("de Hugo" is also said).
+ */
+export function elided(text: string, values: Readonly<Record<string, string | number>>): string {
+  return text.replace(/\b([Dd])e \{([a-z_]+)\}/g, (whole, d: string, name: string) =>
+    /^[aeiouyàâäéèêëîïôöùûüœæ]/i.test(String(values[name] ?? '').trim()) ? `${d}’{${name}}` : whole,
+  );
 }
 
 /** The record page script's phrases in `locale`, placeholders unfilled: the script fills them. */

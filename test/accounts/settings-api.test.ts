@@ -77,7 +77,7 @@ describe('GET and PUT /v1/account/settings', () => {
     const record = await app.request('GET', new URL(order.record_url).pathname);
     expect(record.text).toContain('<html lang="fr">');
     // An order without a title is titled in the store's language (gift pages probe: it was English).
-    expect(order.video_title).toBe('Un message vidéo de Élodie');
+    expect(order.video_title).toBe('Un message vidéo d’Élodie');
     const titled = (await polyglot.request('POST', '/v1/orders', { ...validOrder, video_title: 'Joyeux anniversaire' }))
       .body;
     expect(titled.video_title).toBe('Joyeux anniversaire');

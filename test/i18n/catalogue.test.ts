@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOGUE, keysStartingWith, type PhraseKey } from '../../src/i18n/catalogue.ts';
+import { phrase } from '../../src/i18n/phrases.ts';
 import { dayText } from '../../src/i18n/dates.ts';
 import { interpolate, placeholdersOf } from '../../src/i18n/interpolate.ts';
 import {
@@ -46,6 +47,21 @@ describe('the catalogue', () => {
     expect(() => interpolate('Hi {name}', {})).toThrow('needs a value for {name}');
     // A name with an override is isolated: the e-mail's subject and the pages' sentences keep their order.
     expect(interpolate('{name} sent you a video', { name: 'Ann\u202E' })).toBe('\u2068Ann\u2069 sent you a video');
+  });
+});
+
+describe('French elision', () => {
+  it('says "d’Élodie", not "de Élodie", before a name that starts with a vowel (gift pages probe)', () => {
+    expect(phrase('fr', 'order_default_video_title', { sender_name: 'Élodie' })).toBe('Un message vidéo d’Élodie');
+    expect(phrase('fr', 'order_default_video_title', { sender_name: 'anne' })).toBe('Un message vidéo d’anne');
+    expect(phrase('fr', 'order_default_video_title', { sender_name: 'Yves' })).toBe('Un message vidéo d’Yves');
+    expect(phrase('fr', 'order_default_video_title', { sender_name: 'Marc' })).toBe('Un message vidéo de Marc');
+    expect(phrase('fr', 'order_default_video_title', { sender_name: 'Hugo' })).toBe('Un message vidéo de Hugo');
+    expect(phrase('fr', 'page_watch_from', { sender_name: 'Ann', store_name: 'Atelier Bleu' })).toBe(
+      'Un message vidéo d’Ann, avec un cadeau d’Atelier Bleu',
+    );
+    // Other languages are left as they are.
+    expect(phrase('es', 'order_default_video_title', { sender_name: 'Elena' })).toBe('Un videomensaje de Elena');
   });
 });
 
