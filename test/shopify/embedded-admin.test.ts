@@ -141,6 +141,10 @@ describe('the embedded admin in a browser', () => {
 
       await selectTab(page, 'Needs recipient');
       await expectOrderNames(page, ['#1003']);
+      // A screen reader hears who the order waits on, not the badge's colour (merchant probe: "Attention").
+      const row = await page.getByRole('row').filter({ hasText: '#1003' }).innerText();
+      expect(row).toContain('Waiting on the shopper:');
+      expect(row).not.toContain('Attention');
       await selectTab(page, 'Sent');
       await expectOrderNames(page, ['#1001']);
       await selectTab(page, 'Needs attention');

@@ -70,6 +70,31 @@ export function stageTone(stage: DisplayStage): BadgeTone {
   }
 }
 
+/**
+ * What a screen reader says before a stage's badge, in place of its colour's name: Polaris says the
+ * tone ("Attention Awaiting video"), which told a merchant an order waiting on the shopper needed
+ * them while the "Needs attention" tab was empty (merchant probe).
+ */
+export function stageToneLabel(stage: DisplayStage): string {
+  switch (stage) {
+    case 'awaiting_video':
+    case 'needs_recipient':
+      return 'Waiting on the shopper:';
+    case 'needs_attention':
+      return 'Needs you:';
+    case 'sent':
+    case 'viewed':
+      return 'Done:';
+    case 'cancelled':
+      return 'Stopped:';
+    case 'scheduled':
+    case 'tracking':
+    case 'waiting_on_shopify':
+    case 'delivered':
+      return 'In progress:';
+  }
+}
+
 /** The words on each stage's filter tab. */
 export const STAGE_TAB_LABELS: Record<Stage, string> = {
   awaiting_video: 'Awaiting video',

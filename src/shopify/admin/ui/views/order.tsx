@@ -16,7 +16,7 @@ import {
 import { useState } from 'react';
 import { api, ApiError, errorMessage } from '../api.ts';
 import type { OrderDetail } from '../../contract.ts';
-import { formatMoney, formatTime, stageTone } from '../format.ts';
+import { formatMoney, formatTime, stageTone, stageToneLabel } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';
 
@@ -67,7 +67,9 @@ export function OrderView({ id }: { id: string }) {
       titleMetadata={
         data && (
           <InlineStack gap="100">
-            <Badge tone={stageTone(data.stage)}>{data.stage_label}</Badge>
+            <Badge tone={stageTone(data.stage)} toneAndProgressLabelOverride={stageToneLabel(data.stage)}>
+              {data.stage_label}
+            </Badge>
             {data.test_gift && <Badge>Test</Badge>}
           </InlineStack>
         )

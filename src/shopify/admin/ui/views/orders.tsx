@@ -17,7 +17,7 @@ import {
 } from '@shopify/polaris';
 import { useEffect, useState } from 'react';
 import { STAGES, type OrderList, type Stage } from '../../contract.ts';
-import { formatTime, shorten, STAGE_TAB_LABELS, stageTone } from '../format.ts';
+import { formatTime, shorten, STAGE_TAB_LABELS, stageTone, stageToneLabel } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { pathOf } from '../routing.ts';
 import { useApi } from '../use-api.ts';
@@ -140,7 +140,9 @@ export function OrdersView() {
                   <IndexTable.Cell>
                     <BlockStack gap="100">
                       <InlineStack gap="100">
-                        <Badge tone={stageTone(order.stage)}>{order.stage_label}</Badge>
+                        <Badge tone={stageTone(order.stage)} toneAndProgressLabelOverride={stageToneLabel(order.stage)}>
+                          {order.stage_label}
+                        </Badge>
                         {order.test_gift && <Badge>Test</Badge>}
                       </InlineStack>
                       {order.attention && (
