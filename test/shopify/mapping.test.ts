@@ -255,6 +255,23 @@ describe('videoLineItems and orderToVideoOrder', () => {
     expect(longRecipient).toMatchObject({ awaitingRecipient: null });
   });
 
+  it('names a refused line by its product, not its line item id, and says a "Send on" it cannot read in words (merchant probe)', () => {
+    const raw = orderPayload({
+      id: 1,
+      lines: [{ id: 5100532493733, recipientEmail: 'bob@example.com', sendTrigger: 'date' }],
+    });
+    const line = (raw.line_items as Array<{ properties: Array<{ name: string; value: string }> }>)[0]!;
+    line.properties.push({ name: 'Send on', value: 'next tuesday' });
+    const parsed = order(raw);
+    const mapped = orderToVideoOrder(parsed, parsed.line_items[0]!);
+    expect(mapped.ok).toBe(false);
+    const reason = mapped.ok ? '' : mapped.reason;
+    expect(reason).toBe(
+      'the video line “Video gift message” cannot become a video order: its "Send on" could not be read as a date (the shopper should write it like 2026-12-24)',
+    );
+    expect(reason).not.toContain('5100532493733');
+  });
+
   it('reads "Recipient E-mail" and other spellings of e-mail as the recipient e-mail property (Shopify probe)', () => {
     for (const name of ['Recipient E-mail', 'recipient e mail', '_Recipient_E-Mail', 'Recipient Email']) {
       const raw = orderPayload({ id: 1, lines: [{ id: 2 }] });

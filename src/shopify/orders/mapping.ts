@@ -311,6 +311,15 @@ function shortened(value: string, max: number): string {
 }
 
 /**
+ * A line as the merchant knows it, for the reasons Home and the timeline show: its product's title,
+ * not Shopify's line item id (merchant probe: "line item 5100532493733 cannot become…").
+ */
+export function videoLineWords(item: Pick<ShopifyLineItem, 'title'>): string {
+  const title = item.title?.trim();
+  return title ? `the video line “${shortened(title, 80)}”` : 'a video line';
+}
+
+/**
  * One video order per video line item (a quantity above 1 is still one video message; its price is
  * the whole line). Sender = the customer; recipient from the line's properties (cart attributes
  * filling gaps), the name falling back to the shipping address (the gift goes there). The result is
@@ -399,18 +408,20 @@ export function orderToVideoOrder(
     const problems = Object.entries(fields).map(([field, message]) =>
       field === 'email' && senderEmail === ''
         ? 'the order has no customer e-mail address to send it from'
-        : `${FIELD_WORDS[field] ?? field} ${message.replace(new RegExp(`^${field} `), '')}`,
+        : field === 'send_on'
+          ? 'its "Send on" could not be read as a date (the shopper should write it like 2026-12-24)'
+          : `${FIELD_WORDS[field] ?? field} ${message.replace(new RegExp(`^${field} `), '')}`,
     );
     return {
       ok: false,
-      reason: `line item ${item.id} cannot become a video order: ${problems.join('; ')}`,
+      reason: `${videoLineWords(item)} cannot become a video order: ${problems.join('; ')}`,
       fields,
     };
   }
   if (parsed.data.send_trigger === 'date' && !parsed.data.send_on) {
     return {
       ok: false,
-      reason: `line item ${item.id} sends on a date but has no "Send on" property`,
+      reason: `${videoLineWords(item)} sends on a date but has no "Send on" property`,
       fields: { send_on: 'is required when send_trigger is date' },
     };
   }
@@ -420,7 +431,7 @@ export function orderToVideoOrder(
     order: parsed.data,
     awaitingRecipient: reachable
       ? null
-      : `line item ${item.id} came with ${
+      : `${videoLineWords(item)} came with ${
           unusable.length > 0 ? unusable.join(' and ') : 'no recipient e-mail or phone'
         }; the sender is asked for the recipient in the record-link e-mail and on the record page`,
   };

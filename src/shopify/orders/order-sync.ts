@@ -16,6 +16,7 @@ import {
   removedByOrderEdit,
   trackingNumbersOf,
   shopVideoLineItems,
+  videoLineWords,
 } from './mapping.ts';
 import type { TrackingObservation } from '../../tracking/observation.ts';
 import { eventObservation, isObservableEventStatus, shopifyTime } from './fulfillment-events.ts';
@@ -98,7 +99,7 @@ export class ShopifyOrderSync {
         shop,
         order,
         item.id,
-        `line item ${item.id}: refused, the order has ${items.length} video line items and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
+        `${videoLineWords(item)}: refused, the order has ${items.length} video lines and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
         outcome,
       );
     for (const item of items.slice(0, limit)) {
@@ -127,7 +128,7 @@ export class ShopifyOrderSync {
           shop,
           order,
           item.id,
-          `line item ${item.id}: the shop had uninstalled Doorstep; no new video orders are created`,
+          `${videoLineWords(item)}: the shop had uninstalled Doorstep; no new video orders are created`,
           outcome,
         );
         continue;
