@@ -95,13 +95,7 @@ describe('/ (the app’s application_url)', () => {
     const shop = `home-bounce-${Date.now()}.myshopify.com`;
     const expired = sessionToken(shop, API_KEY, SECRET, { ageSeconds: 300 });
     for (const token of [undefined, expired]) {
-      const query = new URLSearchParams({
-        embedded: '1',
-        host: host(shop),
-        shop,
-        ...(token ? { id_token: token } : {}),
-      });
-      const response = await fetch(`${app.baseUrl}/?${query}`, { redirect: 'manual' });
+      const response = await fetch(`${app.baseUrl}/?${embeddedQuery(shop, token)}`, { redirect: 'manual' });
       expect(response.status).toBe(302);
       const bounce = new URL(response.headers.get('location')!, app.baseUrl);
       expect(bounce.pathname).toBe('/auth/session-token');
@@ -130,13 +124,7 @@ describe('/ (the app’s application_url)', () => {
     const expired = sessionToken(shop, API_KEY, SECRET, { ageSeconds: 300 });
     for (const path of ['/orders', '/orders/ord_123', '/settings', '/shopify/app'])
       for (const token of [undefined, expired]) {
-        const query = new URLSearchParams({
-          embedded: '1',
-          host: host(shop),
-          shop,
-          ...(token ? { id_token: token } : {}),
-        });
-        const response = await fetch(`${app.baseUrl}${path}?${query}`, { redirect: 'manual' });
+        const response = await fetch(`${app.baseUrl}${path}?${embeddedQuery(shop, token)}`, { redirect: 'manual' });
         expect({ path, status: response.status }).toEqual({ path, status: 302 });
         const bounce = new URL(response.headers.get('location')!, app.baseUrl);
         expect(bounce.pathname).toBe('/auth/session-token');
@@ -219,3 +207,8 @@ describe('/ (the app’s application_url)', () => {
     expect(head.status).toBe(200);
   });
 });
+
+/** The query Shopify's admin opens the app's iframe with, its session token left out when there is none. */
+function embeddedQuery(shop: string, token: string | undefined): URLSearchParams {
+  return new URLSearchParams({ embedded: '1', host: host(shop), shop, ...(token ? { id_token: token } : {}) });
+}
