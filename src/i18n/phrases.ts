@@ -4,8 +4,20 @@ import type { Locale } from './locale.ts';
 
 /** The phrase `key` in `locale`, its placeholders filled from `values` (plain text: escape for HTML). */
 export function phrase(locale: Locale, key: PhraseKey, values: Readonly<Record<string, string | number>> = {}): string {
+  return interpolate(phraseTemplate(locale, key, values), values);
+}
+
+/**
+ * The phrase `key` in `locale` with its placeholders still to fill, its words already fitted to the
+ * `values` that will fill them (French elision): for a caller that fills them itself, as HTML.
+ */
+export function phraseTemplate(
+  locale: Locale,
+  key: PhraseKey,
+  values: Readonly<Record<string, string | number>>,
+): string {
   const text = phraseOf(locale, key);
-  return interpolate(locale === 'fr' ? elided(text, values) : text, values);
+  return locale === 'fr' ? elided(text, values) : text;
 }
 
 /**

@@ -9,10 +9,10 @@ import { PAGE_DATA_ID, type RecordPageData, type ThanksFormData, type WatchPageD
 import type { StoreBranding } from '../accounts/store-branding.ts';
 import { durationText } from './browser/duration-text.ts';
 import { html, jsonScriptContent, phraseHtml, SafeHtml } from './html.ts';
-import { phraseOf, type PhraseKey } from '../i18n/catalogue.ts';
+import type { PhraseKey } from '../i18n/catalogue.ts';
 import { dayText } from '../i18n/dates.ts';
 import type { Locale } from '../i18n/locale.ts';
-import { phrase, scriptPhrases } from '../i18n/phrases.ts';
+import { phrase, phraseTemplate, scriptPhrases } from '../i18n/phrases.ts';
 import { VIDEO_CONTENT_TYPES } from './service.ts';
 import { UNNAMED_RECIPIENT } from '../orders/recipient.ts';
 import { TRANSCRIPT_MAX_CHARS } from './captions.ts';
@@ -313,7 +313,7 @@ export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void 
     title: order.video_title,
     store,
     body: html`<div class="reveal-in">
-<p class="from">${phraseHtml(phraseOf(locale, 'page_watch_from'), { sender_name: html`<strong id="sender">${isolateDirectionality(order.name)}</strong>`, store_name: store.name })}</p>
+<p class="from">${phraseHtml(phraseTemplate(locale, 'page_watch_from', { sender_name: order.name, store_name: store.name }), { sender_name: html`<strong id="sender">${isolateDirectionality(order.name)}</strong>`, store_name: store.name })}</p>
 <h1 class="title">${order.video_title}</h1>
 ${sentOn}</div>
 <div class="stage" id="stage">

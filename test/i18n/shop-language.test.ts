@@ -78,8 +78,9 @@ describe('a French or Spanish shop', () => {
       lang: 'fr',
       record: ['Enregistrez un message vidéo pour Mamie Jeanne', 'Utiliser la caméra', 'Envoyer la vidéo'],
       script: 'Regardez votre vidéo',
-      onItsWay: 'Un message vidéo de Ann Sender est en route.',
-      watch: 'Un message vidéo de <strong id="sender">Ann Sender</strong>, avec un cadeau de Boutique fr-FR',
+      // "de" elided before the vowel (gift pages probe: "de Élodie").
+      onItsWay: 'Un message vidéo d’Ann Sender est en route.',
+      watch: 'Un message vidéo d’<strong id="sender">Ann Sender</strong>, avec un cadeau de Boutique fr-FR',
       subject: 'Ann Sender vous a envoyé un message vidéo',
       body: ['Bonjour Mamie Jeanne,', 'Regarder la vidéo', 'Ou ouvrez ce lien'],
     },

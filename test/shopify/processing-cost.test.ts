@@ -10,8 +10,11 @@ import { SECRET, startShopifyTestApp, type ShopifyTestApp } from './harness.ts';
  * orders/create"); a new statement on this path fails here first. Counts do not depend on the
  * machine's load, unlike the bench's rates.
  */
-/** 12, and the cancelled-first check's lock and look (docs/scaling.md #8–9). */
-const STATEMENTS = 14;
+/**
+ * 12, the cancelled-first check's lock and look (docs/scaling.md #8–9), and the account's language for
+ * the default video title of a line without one (#4).
+ */
+const STATEMENTS = 15;
 const TRANSACTIONS = 1;
 /** The explicit transaction, and the receipt marked processed after the fulfillment check. */
 const COMMITS = 2;

@@ -211,7 +211,9 @@ describe('one order cannot fan out without limit', () => {
     expect(kept?.status).toBe('processed');
     const refused = kept?.note?.split('\n').filter((line) => line.includes('refused')) ?? [];
     expect(refused).toHaveLength(5);
-    expect(refused[0]).toMatch(/line item 1025: refused, the order has 30 video line items and at most 25/);
+    expect(refused[0]).toMatch(
+      /the video line “Video gift message” \(26 of 30\): refused, the order has 30 video lines and at most 25/,
+    );
     // orders/updated of the same order creates nothing more: the refused lines stay refused.
     await app.webhook(shop, 'orders/updated', orderPayload({ id: shopifyOrderId, lines }));
     expect(await ordersOf(accountId)).toHaveLength(25);

@@ -94,14 +94,15 @@ export class ShopifyOrderSync {
     // One order may not fan out without limit (each video order e-mails a record link): the first
     // lines, in the order Shopify lists them, are taken; the rest are refused and said so.
     const limit = this.deps.maxVideoLinesPerOrder;
-    for (const item of items.slice(limit))
-      await this.refuseLine(
-        shop,
-        order,
-        item.id,
-        `${videoLineWords(item)}: refused, the order has ${items.length} video lines and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
-        outcome,
-      );
+    for (const [index, item] of items.entries())
+      if (index >= limit)
+        await this.refuseLine(
+          shop,
+          order,
+          item.id,
+          `${videoLineWords(item)} (${index + 1} of ${items.length}): refused, the order has ${items.length} video lines and at most ${limit} are taken (SHOPIFY_MAX_VIDEO_LINES_PER_ORDER)`,
+          outcome,
+        );
     for (const item of items.slice(0, limit)) {
       const link = links.find((candidate) => candidate.shop === shop.domain && candidate.line_item_id === item.id);
       if (link) {
