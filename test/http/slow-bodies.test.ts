@@ -189,7 +189,8 @@ describe('bodies in flight, shared fairly and bounded in bytes', () => {
       `X-Shopify-Topic: orders/create\r\n${hmac}X-Shopify-Shop-Domain: junk.myshopify.com\r\n`;
     const unsigned = await silentRequest(head(''), '{"', { on: fair });
     const malformed = await silentRequest(head('X-Shopify-Hmac-Sha256: not-a-signature\r\n'), '{"', { on: fair });
-    expect(unsigned.status).toBe(400);
+    // 401 for both: app review expects it for any webhook that does not verify (merchant probe: 400).
+    expect(unsigned.status).toBe(401);
     expect(unsigned.text).toContain('missing_hmac');
     expect(malformed.status).toBe(401);
     expect(malformed.text).toContain('invalid_hmac');

@@ -60,7 +60,7 @@ it.skipIf(!databaseUrl)(
     const redis = createRedisConnection(inject('redisUrl'), 'worker');
     try {
       const refused = await fetch(`${base}/shopify/webhooks`, { method: 'POST', body: '{}' });
-      expect(refused.status).toBe(400);
+      expect(refused.status).toBe(401);
       expect(
         await eventually(async () => ((await redis.hlen(reports)) === 1 ? true : undefined), 5_000, 'the report'),
       ).toBe(true);

@@ -29,13 +29,9 @@ export function shopifyWebhookIntake(shopify: ShopifyServices): Middleware {
       const refusal = ctx.get('Content-Length') !== '0' ? webhookSignatureRefusal(ctx.req.headers) : null;
       if (refusal) {
         deps.observeWebhook?.(ctx.get('X-Shopify-Topic').trim().toLowerCase(), 'rejected');
-        const status = refusal === 'missing_hmac' ? 400 : 401;
-        throw new HttpError(
-          status,
-          status === 401 ? 'unauthorized' : 'invalid_request',
-          `Webhook rejected: ${refusal}.`,
-          { Connection: 'close' },
-        );
+        // 401 whether the signature is missing or wrong: Shopify's app review expects 401 for a webhook
+        // that does not verify, and rejects 400 or 403 (docs/shopify-notes.md; merchant probe).
+        throw new HttpError(401, 'unauthorized', `Webhook rejected: ${refusal}.`, { Connection: 'close' });
       }
       // Every shop's webhooks come from Shopify's addresses: the fair share is the claimed shop's, and
       // one address may hold at most half of the slots however many shops it claims (body-reads.ts).
