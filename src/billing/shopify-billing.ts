@@ -236,12 +236,13 @@ export class ShopifyBilling {
       : undefined;
     if (!subscription)
       this.deps.logger.info({ shop: domain }, 'billing return without a charge of ours; back to the app');
-    await (subscription ? this.refreshStatus(subscription) : Promise.resolve()).catch((error: unknown) => {
-      // Shopify (or our token) failed: the merchant still goes back to the app, whose billing
-      // page asks Shopify about the pending plan when it opens.
-      if (!(error instanceof ServiceUnavailableError)) throw error;
-      this.deps.logger.warn({ err: error, shop: domain }, 'could not ask Shopify about the approved plan');
-    });
+    else
+      await this.refreshStatus(subscription).catch((error: unknown) => {
+        // Shopify (or our token) failed: the merchant still goes back to the app, whose billing
+        // page asks Shopify about the pending plan when it opens.
+        if (!(error instanceof ServiceUnavailableError)) throw error;
+        this.deps.logger.warn({ err: error, shop: domain }, 'could not ask Shopify about the approved plan');
+      });
     const { config } = this.deps.shopify;
     // On the built-in development credentials there is no Shopify admin to go back to (the
     // approval page is the local Shopify sandbox): the merchant goes to the admin opened locally,

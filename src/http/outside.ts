@@ -16,8 +16,9 @@ export function outside<C extends { path: string }>(
 /**
  * Whether a path is `prefix` or below it, without case: the routers match paths without case
  * (@koa/router's default), so `/V1/orders` reaches the orders routes, and a check that minded case let
- * it skip authentication, the rate limit and `no-store` on the way (API probe). Every "is this request
- * under …" question is asked here.
+ * it skip authentication, the rate limit and `no-store` on the way (API probe). The checks that guard
+ * something (API auth, no-store, the operators' dashboard, route labels) ask it here; the sandbox's and
+ * the webhook intake's exact-path checks mind case, which only sends a misspelt path to a 404.
  */
 export function isUnder(path: string, prefix: string): boolean {
   const lower = path.toLowerCase();

@@ -56,7 +56,7 @@ export function occasionOf(order: Pick<OrderRow, 'delivered' | 'send_trigger'>):
 function phraseKeyFor(key: MessagePhraseKey, occasion: Occasion): MessagePhraseKey {
   if (occasion === 'arrival') return key;
   for (const variant of [`${key}__${occasion}`, `${key}__gift`])
-    if ((ALL_MESSAGE_PHRASE_KEYS as readonly string[]).includes(variant)) return variant as MessagePhraseKey;
+    if (VARIANT_KEYS.has(variant)) return variant as MessagePhraseKey;
   return key;
 }
 
@@ -64,6 +64,8 @@ const ALL_MESSAGE_PHRASE_KEYS = [...keysStartingWith('email_'), ...keysStartingW
 type MessagePhraseKey = (typeof ALL_MESSAGE_PHRASE_KEYS)[number];
 /** The catalogue's phrases a message template names: `{{email_…}}`, `{{sms_…}}` (a variant `…__now` is said in its place). */
 const MESSAGE_PHRASE_KEYS = ALL_MESSAGE_PHRASE_KEYS.filter((key) => !key.includes('__'));
+/** Looked up for every phrase of every message rendered: a set, not a scan of the catalogue's keys. */
+const VARIANT_KEYS: ReadonlySet<string> = new Set(ALL_MESSAGE_PHRASE_KEYS.filter((key) => key.includes('__')));
 
 /**
  * What a template is filled with in `locale`: the order's values, every e-mail and SMS phrase of the
