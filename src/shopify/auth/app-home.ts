@@ -5,12 +5,7 @@ import { serveEmbeddedAdmin } from './routes.ts';
 import type { ShopifyServices } from '../services.ts';
 import { sendLandingPage } from '../../site/pages.ts';
 import { shopLinks } from '../admin/shop-links.ts';
-import {
-  bounceForSessionToken,
-  sendBouncePage,
-  sessionTokenExpired,
-  SESSION_TOKEN_BOUNCE_PATH,
-} from './session-token-bounce.ts';
+import { bounceForSessionToken, sendBouncePage, SESSION_TOKEN_BOUNCE_PATH } from './session-token-bounce.ts';
 import { shopDomain, shopDomainFromTyped } from '../shops.ts';
 
 /**
@@ -39,8 +34,8 @@ export function appHomeRoutes(shopify: ShopifyServices): Router {
   router.get('/', async (ctx) => {
     const embedded = ctx.query.embedded === '1';
     const token = typeof ctx.query.id_token === 'string' ? ctx.query.id_token : undefined;
-    if (token !== undefined && !(embedded && sessionTokenExpired(token, shopify.deps.now?.() ?? new Date())))
-      return serveEmbeddedAdmin(shopify, ctx);
+    // An expired token in the iframe is bounced there, as on every admin page (serveEmbeddedAdmin).
+    if (token !== undefined) return serveEmbeddedAdmin(shopify, ctx);
     if (ctx.query.shop !== undefined) {
       // The domain becomes a host name the OAuth start redirects to: only `{name}.myshopify.com` passes.
       if (embedded) {
