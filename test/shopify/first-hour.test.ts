@@ -10,7 +10,7 @@ forFile(
   (started) => started.close(),
 );
 
-it('walks from install to a test gift: install page, setup guide, theme editor, test gift, e-mail, watch page', async () => {
+it('walks from install to a test gift: install page, setup guide, theme editor, plan approval, test gift, e-mail, watch page', async () => {
   const { problems } = await walkFirstHour(world.browser, world.app, `first-hour-${Date.now()}.myshopify.com`);
   expect(problems).toEqual([]);
 }, 180_000);

@@ -62,10 +62,19 @@ export async function walkFirstHour(
     await expect.poll(() => page.locator('#setup-progress').innerText(), { timeout: 20_000 }).toBe('2 of 4 steps done');
     expect(await page.locator('#setup-video_product').innerText()).toContain('Done');
 
-    // Step 4: the test gift, to the store's own e-mail.
+    // Step 3: the plan, approved on Shopify's confirmation page (the sandbox's), at the top level, and back.
+    await page.getByRole('button', { name: 'Approve the plan in Shopify' }).click();
+    await page.waitForURL((url) => url.pathname.endsWith('/billing/approve'), { timeout: 20_000 });
+    await page.getByRole('button', { name: 'Approve', exact: true }).click();
+    await page.getByRole('heading', { name: 'Set up Doorstep' }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => page.locator('#setup-progress').innerText(), { timeout: 20_000 }).toBe('3 of 4 steps done');
+    expect(await page.locator('#setup-plan').innerText()).toContain('Done');
+
+    // Step 4: the test gift, to the store's own e-mail; the guide says the store is set up.
     await page.getByRole('button', { name: 'Send a test gift to yourself' }).click();
     await page.locator('#test-gift-sent').waitFor({ timeout: 20_000 });
-    await expect.poll(() => page.locator('#setup-progress').innerText()).toBe('3 of 4 steps done');
+    await page.getByText('Doorstep is set up').waitFor({ timeout: 20_000 });
+    expect(await page.locator('#setup-progress').count()).toBe(0);
     await shot('first-hour-3-test-gift', page);
 
     const email = `owner@${shop.split('.')[0]}.example.com`;

@@ -11,12 +11,11 @@ import {
   SkeletonBodyText,
   Text,
 } from '@shopify/polaris';
-import { useState } from 'react';
-import { api, errorMessage } from '../api.ts';
 import type { BillingJson, HomeJson } from '../../contract.ts';
 import { formatDuration, formatMoney, formatTime } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';
+import { usePlanApproval } from '../approve-plan.ts';
 import { SetupGuide } from './setup-guide.tsx';
 
 export function HomeView() {
@@ -131,28 +130,8 @@ function Counts({ home, loading }: { home: HomeJson | undefined; loading: boolea
 
 function Bill() {
   const billing = useApi<BillingJson>('/billing');
-  const [approving, setApproving] = useState(false);
-  const [approveError, setApproveError] = useState<string>();
   const data = billing.data;
-
-  /** Shopify's approval page must open at the top level, outside the admin's iframe. */
-  const approve = async () => {
-    setApproveError(undefined);
-    let url = data?.subscription.confirmation_url ?? null;
-    if (!url) {
-      setApproving(true);
-      try {
-        const renewed = await api<BillingJson>('POST', '/billing/subscribe');
-        billing.setData(renewed);
-        url = renewed.subscription.confirmation_url;
-      } catch (error) {
-        setApproveError(errorMessage(error));
-      } finally {
-        setApproving(false);
-      }
-    }
-    if (url) open(url, '_top');
-  };
+  const plan = usePlanApproval(data?.subscription.confirmation_url ?? null, billing.setData);
 
   const needsApproval = data && data.subscription.status !== 'active';
   return (
@@ -166,9 +145,9 @@ function Bill() {
             <p>{billing.error}</p>
           </Banner>
         )}
-        {approveError && (
+        {plan.error && (
           <Banner tone="critical">
-            <p>{approveError}</p>
+            <p>{plan.error}</p>
           </Banner>
         )}
         {data?.notice && (
@@ -177,7 +156,7 @@ function Bill() {
               <p id="billing-notice">{data.notice}</p>
               {needsApproval && (
                 <InlineStack>
-                  <Button variant="primary" loading={approving} onClick={() => void approve()}>
+                  <Button variant="primary" loading={plan.approving} onClick={() => void plan.approve()}>
                     Approve plan
                   </Button>
                 </InlineStack>

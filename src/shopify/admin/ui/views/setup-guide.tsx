@@ -4,11 +4,12 @@ import { api, errorMessage } from '../api.ts';
 import type { SetupJson } from '../../contract.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';
+import { usePlanApproval } from '../approve-plan.ts';
 
 /**
  * Home's setup guide (Polaris's setup-guide pattern, issue 28): the four steps of a merchant's first
  * hour, each ticked from the shop's real state (GET /shopify/api/setup), with the action that does it.
- * Hidden once every step is done.
+ * Hidden once every step is done; a visit whose last step finished it says so first.
  */
 export function SetupGuide() {
   const setup = useApi<SetupJson>('/setup');
@@ -17,6 +18,7 @@ export function SetupGuide() {
   const [failed, setFailed] = useState<string>();
   const [price, setPrice] = useState('5.00');
   const [creating, setCreating] = useState(false);
+  const plan = usePlanApproval(null);
   const data = setup.data;
   if (setup.error)
     return (
@@ -24,7 +26,14 @@ export function SetupGuide() {
         <p>{setup.error}</p>
       </Banner>
     );
-  if (!data || data.completed === data.steps.length) return null;
+  if (!data) return null;
+  // A guide finished before this visit is gone; one finished by this visit's last step says so.
+  if (data.completed === data.steps.length)
+    return sent ? (
+      <Banner tone="success" title="Doorstep is set up">
+        <p id="test-gift-sent">{sent}</p>
+      </Banner>
+    ) : null;
 
   const sendTestGift = async () => {
     setSending(true);
@@ -66,9 +75,9 @@ export function SetupGuide() {
           </Text>
           <ProgressBar progress={(data.completed / data.steps.length) * 100} size="small" tone="primary" />
         </BlockStack>
-        {failed && (
+        {(failed ?? plan.error) && (
           <Banner tone="critical">
-            <p>{failed}</p>
+            <p>{failed ?? plan.error}</p>
           </Banner>
         )}
         {sent && (
@@ -114,7 +123,16 @@ export function SetupGuide() {
                       </InlineStack>
                     )}
                     <InlineStack>
-                      {step.id === 'test_gift' ? (
+                      {step.id === 'plan' ? (
+                        <Button
+                          variant="primary"
+                          loading={plan.approving}
+                          id="setup-plan-action"
+                          onClick={() => void plan.approve()}
+                        >
+                          Approve the plan in Shopify
+                        </Button>
+                      ) : step.id === 'test_gift' ? (
                         <Button variant="primary" loading={sending} onClick={() => void sendTestGift()}>
                           Send a test gift to yourself
                         </Button>
