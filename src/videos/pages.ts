@@ -296,10 +296,11 @@ export function watchPage(ctx: Context, order: OrderRow, view: WatchView): void 
     });
     return;
   }
-  // The day it was sent, on the recipient's calendar as their browser writes dates (UTC: we do not
-  // know their zone, and the day is what matters).
+  // The day it was sent, on the recipient's own calendar: written in UTC here (we do not know her
+  // zone), and again by the page's script in her browser's (sent at 22:00 UTC is the next morning in
+  // Sydney). The `<time>` carries the instant and the visitor's way of writing dates.
   const sentOn = order.sent_at
-    ? html`<p class="muted" id="sent-on">${say('page_watch_sent_on', { date: dayText(order.sent_at, language.dateLocale, null) })}</p>
+    ? html`<p class="muted" id="sent-on">${phraseHtml(phraseTemplate(locale, 'page_watch_sent_on', {}), { date: html`<time id="sent-on-date" datetime="${order.sent_at.toISOString()}" data-date-locale="${language.dateLocale}">${dayText(order.sent_at, language.dateLocale, null)}</time>` })}</p>
 `
     : '';
   const videoUrl = `/watch/${order.uuid}/video`;

@@ -231,6 +231,36 @@ describe('in a browser', () => {
     });
   });
 
+  it('says the day it was sent on the recipient’s own calendar, not UTC’s (Christmas morning in Sydney)', async () => {
+    const order = (await store.request('POST', '/v1/orders', { ...validOrder, video_title: 'Merry Christmas' })).body;
+    await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
+      'Content-Type': 'video/webm',
+    });
+    await eventually(
+      async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined),
+      20_000,
+      'processing',
+    );
+    // 22:00 UTC on 24 December: 09:00 on the 25th in Sydney.
+    await app.services.orders.markSent(order.id, {
+      sendId: `snd_test_${order.id}`,
+      channel: 'email',
+      providerMessageId: 'test',
+      at: new Date('2026-12-24T22:00:00Z'),
+    });
+    const page = `${app.baseUrl}/watch/${order.uuid}`;
+    // Without the page's script (no JavaScript), the server's UTC day.
+    expect(await (await fetch(page)).text()).toContain('>December 24</time>');
+    const context = await browser.newContext({ timezoneId: 'Australia/Sydney', locale: 'en-AU' });
+    try {
+      const tab = await context.newPage();
+      await tab.goto(page);
+      await expect.poll(() => tab.locator('#sent-on').innerText()).toBe('Sent on 25 December');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('sends the typed transcript with the video, and the watch page plays it as captions, by keyboard', async () => {
     const order = (await store.request('POST', '/v1/orders', { ...validOrder, video_title: 'With words' })).body;
     const said = 'Happy birthday, Bob! We hope you love it.';

@@ -33,6 +33,18 @@ video.addEventListener('play', () => {
   video.controls = true;
 });
 
+/**
+ * "Sent on …" on the recipient's own calendar: the server wrote the day in UTC, not knowing her zone;
+ * her browser knows it (sent at 22:00 UTC on 24 December is Christmas morning in Sydney).
+ */
+const sentOn = document.getElementById('sent-on-date');
+if (sentOn instanceof HTMLTimeElement && sentOn.dateTime) {
+  const at = new Date(sentOn.dateTime);
+  const locale = sentOn.dataset['dateLocale'];
+  if (!Number.isNaN(at.getTime()))
+    sentOn.textContent = new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric' }).format(at);
+}
+
 /** Tells us the first time the recipient actually presses play (not a prefetch, not a page view). */
 let told = false;
 video.addEventListener('play', () => {
