@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { ValidationError, type FieldErrors } from './errors.ts';
 
@@ -75,10 +76,25 @@ export const optionalSetting = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
+const asciiEmail = z.email();
+
+/**
+ * An address whose domain is internationalised (`anna@bücher.de`) is checked as its ASCII form
+ * (`anna@xn--bcher-kva.de`, what DNS and SMTP see: nodemailer sends it so), and kept as typed. The
+ * part before the @ must be ASCII: few mail servers take anything else (SMTPUTF8).
+ */
+function isEmailAddress(value: string): boolean {
+  const at = value.lastIndexOf('@');
+  if (at <= 0) return false;
+  const domain = value.slice(at + 1);
+  const ascii = /^[\x21-\x7e]*$/.test(domain) ? domain : domainToASCII(domain);
+  return ascii !== '' && asciiEmail.safeParse(`${value.slice(0, at)}@${ascii}`).success;
+}
+
 /** An e-mail address as every boundary takes one (orders, an account's contact address). */
 export const emailAddress = z
   .string({ error: 'must be an e-mail address' })
   .trim()
   .max(254, 'must be at most 254 characters')
-  .pipe(z.email({ error: 'must be a valid e-mail address' }))
+  .refine(isEmailAddress, { error: 'must be a valid e-mail address' })
   .meta({ format: 'email', examples: ['ann@example.com'] });

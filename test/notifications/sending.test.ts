@@ -83,6 +83,23 @@ describe('sending on delivery (send_trigger package)', () => {
     );
   });
 
+  it('takes an address whose domain is internationalised as typed, and sends it to the domain’s ASCII form (API probe)', async () => {
+    const handle = `anna-${Date.now()}`;
+    const order = await recordedOrder({ recipient_email: `${handle}@bücher.de` });
+    expect(order.recipient_email).toBe(`${handle}@bücher.de`);
+    await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 });
+    await dispatch();
+    // On the wire the domain is its ASCII form (RFC 5891), in the envelope and the To header; the test's
+    // SMTP server (smtp-server) turns the envelope's back into Unicode, as it does for every address.
+    const messages = mailTo(`${handle}@bücher.de`);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]!.raw).toMatch(new RegExp(`^To: ${handle}@xn--bcher-kva\\.de\\r?$`, 'm'));
+    // The part before the @ must be ASCII: few mail servers take anything else.
+    const refused = await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: 'josé@bücher.de' });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain('must be a valid e-mail address');
+  });
+
   it("shows the video's poster frame in the recipient's e-mail when the record page sent one", async () => {
     const recipient = `poster-${Date.now()}@example.com`;
     const created = (await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: recipient })).body;
