@@ -198,7 +198,17 @@ export async function createServices(
     accountLocale: (accountId) => findAccountLocale(database.db, accountId),
     now,
   });
-  const tracking = createTracking({ db: database.db, orders, carriers, logger, now });
+  const tracking = createTracking({
+    db: database.db,
+    orders,
+    carriers,
+    logger,
+    now,
+    // A Shopify gift in several boxes is delivered by its last one (`shopify` is made below; asked only
+    // when a carrier delivers).
+    deliversOrder: (orderId, trackingNumber, carrier) =>
+      shopify.sync.carrierDelivered(orderId, trackingNumber, carrier),
+  });
   const { poller } = tracking;
   const notifications = createNotifications({
     config,

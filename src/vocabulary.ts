@@ -83,6 +83,8 @@ export const TIMELINE_EVENT_TYPES = [
   'delivery.awaiting_shipment',
   'delivery.blocked',
   'delivery.gift_changed',
+  // A box of a gift in several was delivered by its carrier: the video waits for the rest.
+  'delivery.package_arrived',
 ] as const;
 export type TimelineEventType = (typeof TIMELINE_EVENT_TYPES)[number];
 

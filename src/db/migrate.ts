@@ -37,6 +37,7 @@ import * as sendOnOnlyScheduled from './migrations/044-send-on-only-scheduled.ts
 import * as shopifyCancelledFirst from './migrations/045-shopify-cancelled-first.ts';
 import * as shopifyRefusedLines from './migrations/046-shopify-refused-lines.ts';
 import * as trackingsOrderPlaced from './migrations/047-trackings-order-placed.ts';
+import * as shopifyCarrierDelivered from './migrations/048-shopify-carrier-delivered.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   '045-shopify-cancelled-first': shopifyCancelledFirst,
   '046-shopify-refused-lines': shopifyRefusedLines,
   '047-trackings-order-placed': trackingsOrderPlaced,
+  '048-shopify-carrier-delivered': shopifyCarrierDelivered,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

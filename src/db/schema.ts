@@ -352,6 +352,8 @@ export interface ShopifyFulfillmentsTable {
   event_status: string | null;
   event_happened_at: Timestamp | null;
   event_estimated_delivery_at: Timestamp | null;
+  /** The package's numbers its carrier reported delivered, normalised (migration 048; packages.ts). */
+  carrier_delivered_numbers: ColumnType<string[], string | undefined, string>;
 }
 
 export interface ShopifyDataExportsTable {

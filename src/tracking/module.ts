@@ -19,7 +19,7 @@ import type { Db } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 import type { OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderService } from '../orders/service.ts';
-import { TrackingPoller } from './poller.ts';
+import { TrackingPoller, type DeliveryGate } from './poller.ts';
 import { generatedPushCredentials, type PushCredentials } from './push-credentials.ts';
 import { PushEvents } from './push-events.ts';
 import { UPS_TRACK_ALERT_PATH, UPS_TRACK_ALERT_TOKEN_PATH } from './push-routes.ts';
@@ -177,10 +177,20 @@ export function createTracking(deps: {
   carriers: CarrierAccess;
   logger: Logger;
   now: () => Date;
+  /** Whether a carrier's delivery delivers its order (a gift in several boxes: the last one does). */
+  deliversOrder?: DeliveryGate;
 }): TrackingModule {
   const { db, orders, carriers, logger, now } = deps;
   const { clients, schedules, push } = carriers;
-  const poller = new TrackingPoller({ db, orders, clients, schedules, logger, now });
+  const poller = new TrackingPoller({
+    db,
+    orders,
+    clients,
+    schedules,
+    logger,
+    now,
+    ...(deps.deliversOrder ? { deliversOrder: deps.deliversOrder } : {}),
+  });
   const pushEvents = new PushEvents({
     db,
     logger,

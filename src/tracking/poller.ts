@@ -42,7 +42,17 @@ export interface TrackingPollerDeps {
   pushSchedule?: PushScheduleOptions;
   /** The fleet's learned delivery hours (delivery-hours-store.ts); default a cache over `db`. */
   deliveryHours?: Pick<DeliveryHoursCache, 'get'>;
+  /** Whether a delivery of the package delivers its order (DeliveryGate); absent, every one does. */
+  deliversOrder?: DeliveryGate;
 }
+
+/**
+ * Whether the carrier's delivery of `trackingNumber` delivers the order. An order tracks one package
+ * at a time; a gift shipped in several boxes (a Shopify order split across fulfillments) is delivered
+ * by its last box only: its owner counts the box as arrived, moves the order's tracking to the next
+ * box, and answers false (src/shopify/orders/order-sync.ts, `carrierDelivered`).
+ */
+export type DeliveryGate = (orderId: string, trackingNumber: string, carrier: CarrierCode) => Promise<boolean>;
 
 export interface BatchOutcome {
   polled: number;
@@ -293,6 +303,13 @@ export class TrackingPoller {
       return true;
     });
     if (!applied || !isDelivered) return false;
+    if (this.deps.deliversOrder && !(await this.deps.deliversOrder(row.order_id, row.tracking_number, row.carrier))) {
+      this.deps.logger.info(
+        { orderId: row.order_id, carrier: row.carrier, via: source },
+        'carrier delivered one box of a gift in several: the video waits for the rest',
+      );
+      return false;
+    }
 
     let deliveredNow: boolean;
     try {

@@ -15,6 +15,7 @@ import {
 } from '../../src/shopify/orders/mapping.ts';
 import { currencyDecimals, moneyToCents, moneyToMinorUnits } from '../../src/money.ts';
 import {
+  isLastOfTheGift,
   isStaleFulfillment,
   isStaleUpdate,
   planPackages,
@@ -507,6 +508,7 @@ describe('planPackages (the multi-package rule)', () => {
     trackingNumbers: [`1Z00000000000000${id}`],
     createdAt: new Date(`2026-12-0${id}T10:00:00Z`),
     deliveredAt: null,
+    carrierDeliveredNumbers: [],
     ...over,
   });
   const on = { fallbackDelivered: true, carrierAliases: {} };
@@ -517,6 +519,37 @@ describe('planPackages (the multi-package rule)', () => {
       carrier: 'ups',
       trackingNumber: '1Z000000000000002',
     });
+  });
+  it('moves tracking to the package still out when its carrier delivered the newer one; the last box delivers, not Shopify', () => {
+    const newerArrived = pkg('2', { carrierDeliveredNumbers: ['1Z000000000000002'] });
+    expect(planPackages([pkg('1'), newerArrived], ['L1'], on).shipment).toEqual({
+      kind: 'set',
+      carrier: 'ups',
+      trackingNumber: '1Z000000000000001',
+    });
+    expect(isLastOfTheGift([pkg('1'), pkg('2')], ['L1'], {}, '1Z000000000000002')).toBe(false);
+    expect(isLastOfTheGift([pkg('1'), newerArrived], ['L1'], {}, '1Z000000000000001')).toBe(true);
+    // Every box arrived by its carrier: the carrier's delivery of the last one delivers the order.
+    const both = [pkg('1', { carrierDeliveredNumbers: ['1Z000000000000001'] }), newerArrived];
+    expect(planPackages(both, ['L1'], on)).toEqual({ shipment: { kind: 'keep' }, deliver: null, notice: null });
+    // One arrived by its carrier, the other by Shopify's word: Shopify's delivers, at its time.
+    const shopifyToo = [pkg('1', { deliveredAt: new Date('2026-12-06T00:00:00Z') }), newerArrived];
+    expect(planPackages(shopifyToo, ['L1'], on).deliver).toEqual({
+      at: new Date('2026-12-06T00:00:00Z'),
+      fulfillmentIds: ['1', '2'],
+    });
+  });
+  it('a package of several boxes waits for each: the next number is one still on its way', () => {
+    const boxes = pkg('1', { trackingNumbers: ['1ZAAAA', '1ZBBBB'], carrierDeliveredNumbers: ['1ZBBBB'] });
+    expect(planPackages([boxes], ['L1'], on).shipment).toEqual({
+      kind: 'set',
+      carrier: 'ups',
+      trackingNumber: '1ZAAAA',
+    });
+    expect(isLastOfTheGift([pkg('1', { trackingNumbers: ['1ZAAAA', '1ZBBBB'] })], ['L1'], {}, '1ZBBBB')).toBe(false);
+    expect(isLastOfTheGift([boxes], ['L1'], {}, '1ZAAAA')).toBe(true);
+    // A number no gift package carries (set through the API) is the order's only package.
+    expect(isLastOfTheGift([pkg('1'), pkg('2')], ['L1'], {}, '1ZELSEWHERE')).toBe(true);
   });
   it('moves tracking to the package still out when Shopify reports one delivered', () => {
     const plan = planPackages([pkg('1'), pkg('2', { deliveredAt: new Date('2026-12-05T00:00:00Z') })], ['L1'], on);

@@ -4,7 +4,7 @@ import type { OrderRow } from '../../orders/serializer.ts';
 import { encodeCursor, newestOrdersPageQuery } from '../../orders/service.ts';
 import type { TrackingRow } from '../../tracking/trackings.ts';
 import type { SendRow } from '../../notifications/sends.ts';
-import { giftPackages, NOTICE_TYPES, packageState, type PackageState } from '../orders/packages.ts';
+import { arrivedCount, giftPackages, NOTICE_TYPES, packageState, type PackageState } from '../orders/packages.ts';
 import type { OrderStage, StageFacts } from './stage.ts';
 import { stageCondition } from './stage-sql.ts';
 
@@ -163,7 +163,7 @@ export async function orderContexts(db: Db, orders: readonly OrderRow[]): Promis
 
 function packageCounts(packages: PackageState[], giftLineItemIds: readonly string[]) {
   const gift = giftPackages(packages, giftLineItemIds);
-  return { total: gift.length, delivered: gift.filter((p) => p.deliveredAt !== null).length };
+  return { total: gift.length, delivered: arrivedCount(gift) };
 }
 
 /** `shopify_order_links.notice` is "<timeline type>: <reason>" (order-sync.ts `putNotice`). */

@@ -166,6 +166,8 @@ export function describeTimelineEntry(entry: {
       return words('Delivery is blocked', reason);
     case 'delivery.gift_changed':
       return words('The gift changed', reason);
+    case 'delivery.package_arrived':
+      return words('One of the gift’s packages arrived', reason);
     default: {
       const unhandled: never = type;
       throw new Error(`no words for timeline entry ${String(unhandled)}`);

@@ -21,6 +21,9 @@ import {
 import type { TrackingObservation } from '../../tracking/observation.ts';
 import { eventObservation, isObservableEventStatus, shopifyTime } from './fulfillment-events.ts';
 import {
+  arrivedCount,
+  giftPackages,
+  isLastOfTheGift,
   isStaleFulfillment,
   isStaleUpdate,
   packageState,
@@ -29,7 +32,8 @@ import {
   type PackageState,
 } from './packages.ts';
 import type { ShopifyFulfillment, ShopifyFulfillmentEvent, ShopifyOrder } from './payloads.ts';
-import type { ShopRow } from '../shops.ts';
+import { findShop, type ShopRow } from '../shops.ts';
+import { normalizeTrackingNumber } from '../../carriers/tracking-number.ts';
 import type { LinkOfShopifyOrder } from '../intake/webhook-shop-check.ts';
 
 export interface ShopifyOrderSyncDeps {
@@ -476,6 +480,76 @@ export class ShopifyOrderSync {
   }
 
   /**
+   * The carrier delivered the number a Shopify gift's order tracks (TrackingPoller's delivery gate,
+   * wired in src/app.ts). A gift in several boxes is tracked one box at a time, newest first: when the
+   * box delivered is not the last of the gift, it is kept as arrived
+   * (`shopify_fulfillments.carrier_delivered_numbers`), the timeline says so, and the order's plan moves
+   * tracking to the next box — the video waits. Answers whether the delivery delivers the order: true
+   * for the last box, and for an order that is no Shopify gift or a number no gift package carries.
+   */
+  async carrierDelivered(orderId: string, trackingNumber: string, carrier: string): Promise<boolean> {
+    const { db } = this.deps;
+    const link = await db
+      .selectFrom('shopify_order_links')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .executeTakeFirst();
+    if (!link) return true;
+    const giftLineItemIds = link.gift_line_item_ids ?? [link.line_item_id];
+    const number = normalizeTrackingNumber(trackingNumber);
+    const held = await db.transaction().execute(async (trx) => {
+      const rows = await fulfillmentsOfOrderQuery(trx, link.shop, link.shopify_order_id).forUpdate().execute();
+      const packages = rows.map(packageState);
+      if (isLastOfTheGift(packages, giftLineItemIds, link.gift_quantities ?? {}, number)) return null;
+      const carrying = rows.filter(
+        (row) =>
+          row.tracking_numbers.some((n) => normalizeTrackingNumber(n) === number) &&
+          !row.carrier_delivered_numbers.includes(number),
+      );
+      for (const row of carrying)
+        await trx
+          .updateTable('shopify_fulfillments')
+          .set({
+            carrier_delivered_numbers: JSON.stringify([...row.carrier_delivered_numbers, number]),
+            updated_at: this.deps.now(),
+          })
+          .where('shop', '=', row.shop)
+          .where('fulfillment_id', '=', row.fulfillment_id)
+          .execute();
+      // Once per box: a repeated delivery (a poll after a crash) finds it counted and only plans again.
+      if (carrying.length > 0) {
+        const counted = packages.map((p) =>
+          carrying.some((row) => row.fulfillment_id === p.fulfillmentId)
+            ? { ...p, carrierDeliveredNumbers: [...p.carrierDeliveredNumbers, number] }
+            : p,
+        );
+        const gift = giftPackages(counted, giftLineItemIds);
+        await recordTimeline(
+          trx,
+          { id: orderId, account_id: link.account_id },
+          'carrier',
+          [
+            {
+              type: 'delivery.package_arrived',
+              data: {
+                carrier,
+                tracking_number: number,
+                reason: `the carrier delivered one of the gift's boxes; ${arrivedCount(gift)} of its ${gift.length} packages ${arrivedCount(gift) === 1 ? 'has' : 'have'} arrived, and the video goes when the last one does`,
+              },
+            },
+          ],
+          this.deps.now(),
+        );
+      }
+      return true;
+    });
+    if (held === null) return true;
+    const shop = await findShop(db, link.shop);
+    if (shop) await this.syncShopifyOrder(shop, link.shopify_order_id);
+    return false;
+  }
+
+  /**
    * A fulfillment event other than `delivered`. The newest event of the package is kept on its
    * fulfillment row — created if the event comes first, as `delivered` does — so an event that comes
    * before its fulfillment (no tracking numbers yet) or before tracking starts is fed once the
@@ -856,10 +930,17 @@ function fingerprint(
     updated_at: Date | null;
     shipment_status: string | null;
     status: string | null;
+    carrier_delivered_numbers: readonly string[];
   }>,
 ): string {
   return JSON.stringify(
-    rows.map((row) => [row.fulfillment_id, row.updated_at?.getTime() ?? null, row.shipment_status, row.status]),
+    rows.map((row) => [
+      row.fulfillment_id,
+      row.updated_at?.getTime() ?? null,
+      row.shipment_status,
+      row.status,
+      row.carrier_delivered_numbers,
+    ]),
   );
 }
 

@@ -17,6 +17,8 @@ export interface PackageState {
   createdAt: Date | null;
   /** Shopify reported the package delivered (shipment_status or a fulfillment event). */
   deliveredAt: Date | null;
+  /** Its numbers (normalised) the carrier reported delivered: a box of the gift arrived (carrierDelivered). */
+  carrierDeliveredNumbers: string[];
 }
 
 /** A stored fulfillment as the package rules read it. */
@@ -30,6 +32,7 @@ export function packageState(row: Selectable<ShopifyFulfillmentsTable>): Package
     trackingNumbers: row.tracking_numbers,
     createdAt: row.shopify_created_at,
     deliveredAt: row.delivered_at,
+    carrierDeliveredNumbers: row.carrier_delivered_numbers,
   };
 }
 
@@ -59,6 +62,19 @@ export interface PackagePlan {
 
 /** Fulfillments that never ship (or were withdrawn) carry nothing. */
 const DEAD_STATUSES = new Set(['cancelled', 'error', 'failure']);
+
+/** The package's numbers the carrier has not reported delivered yet (normalised). */
+function numbersOnTheirWay(p: PackageState): string[] {
+  return p.trackingNumbers.map(normalizeTrackingNumber).filter((number) => !p.carrierDeliveredNumbers.includes(number));
+}
+
+/**
+ * A package has arrived when Shopify says so, or when its carrier delivered every number on it (a
+ * fulfillment of several boxes has one number per box).
+ */
+function hasArrived(p: PackageState): boolean {
+  return p.deliveredAt !== null || (p.carrierDeliveredNumbers.length > 0 && numbersOnTheirWay(p).length === 0);
+}
 
 /** The gift's packages: live fulfillments that carry any of the video order's line items. */
 export function giftPackages(packages: readonly PackageState[], giftLineItemIds: readonly string[]): PackageState[] {
@@ -124,15 +140,7 @@ export function planPackages(
       },
     };
   }
-  const unshipped = giftLineItemIds.flatMap((id) => {
-    const needed = giftQuantities[id] ?? 1;
-    const shipped = gift.reduce(
-      (sum, p) => sum + (p.lineItemIds?.includes(id) ? (p.lineQuantities?.[id] ?? Infinity) : 0),
-      0,
-    );
-    if (shipped >= needed) return [];
-    return [shipped > 0 ? `${id} with ${shipped} of ${needed} shipped` : id];
-  });
+  const unshipped = unshippedLines(gift, giftLineItemIds, giftQuantities);
   if (unshipped.length > 0)
     return {
       shipment: { kind: 'clear' },
@@ -145,9 +153,14 @@ export function planPackages(
       },
     };
 
-  const outstanding = gift.filter((p) => p.deliveredAt === null);
+  const outstanding = gift.filter((p) => !hasArrived(p));
   if (outstanding.length === 0) {
-    const at = new Date(Math.max(...gift.map((p) => p.deliveredAt!.getTime())));
+    // Boxes the carrier delivered: the last one's delivery delivered the order (carrierDelivered
+    // lets it through), unless Shopify reported one of them delivered first.
+    const toldByShopify = gift.filter((p) => p.deliveredAt !== null);
+    if (toldByShopify.length < gift.length && toldByShopify.every((p) => p.carrierDeliveredNumbers.length > 0))
+      return { shipment: { kind: 'keep' }, deliver: null, notice: null };
+    const at = new Date(Math.max(...toldByShopify.map((p) => p.deliveredAt!.getTime())));
     if (settings.fallbackDelivered)
       return {
         shipment: { kind: 'keep' },
@@ -170,7 +183,8 @@ export function planPackages(
     {
       line_item_ids: latest.lineItemIds,
       tracking_company: latest.trackingCompany,
-      tracking_numbers: latest.trackingNumbers,
+      // A box of it the carrier delivered is done: the next number is one still on its way.
+      tracking_numbers: latest.carrierDeliveredNumbers.length > 0 ? numbersOnTheirWay(latest) : latest.trackingNumbers,
     },
     giftLineItemIds,
     settings.carrierAliases,
@@ -196,6 +210,50 @@ export function planPackages(
           reason: `${reason}, and this shop has switched off Shopify's delivery status: the order will not be delivered on its own (mark it delivered with PUT delivered: 1)`,
         },
   };
+}
+
+/** The gift's lines (or parts of a line: two mugs, one box so far) no live package carries yet. */
+function unshippedLines(
+  gift: readonly PackageState[],
+  giftLineItemIds: readonly string[],
+  giftQuantities: LineQuantities,
+): string[] {
+  return giftLineItemIds.flatMap((id) => {
+    const needed = giftQuantities[id] ?? 1;
+    const shipped = gift.reduce(
+      (sum, p) => sum + (p.lineItemIds?.includes(id) ? (p.lineQuantities?.[id] ?? Infinity) : 0),
+      0,
+    );
+    if (shipped >= needed) return [];
+    return [shipped > 0 ? `${id} with ${shipped} of ${needed} shipped` : id];
+  });
+}
+
+/**
+ * Whether a box the carrier just delivered (its normalised number) ends the gift's journey, once it is
+ * counted as arrived: true when no other gift package, box or line is still to ship or on its way. A
+ * number no gift package carries (set through the API) is the order's only package.
+ */
+export function isLastOfTheGift(
+  packages: readonly PackageState[],
+  giftLineItemIds: readonly string[],
+  giftQuantities: LineQuantities,
+  deliveredNumber: string,
+): boolean {
+  const gift = giftPackages(packages, giftLineItemIds);
+  const carrying = (p: PackageState) => p.trackingNumbers.some((n) => normalizeTrackingNumber(n) === deliveredNumber);
+  if (!gift.some(carrying)) return true;
+  const counted = gift.map((p) =>
+    carrying(p) && !p.carrierDeliveredNumbers.includes(deliveredNumber)
+      ? { ...p, carrierDeliveredNumbers: [...p.carrierDeliveredNumbers, deliveredNumber] }
+      : p,
+  );
+  return unshippedLines(counted, giftLineItemIds, giftQuantities).length === 0 && counted.every(hasArrived);
+}
+
+/** How many of the gift's packages have arrived (Shopify's word, or the carrier's for every box). */
+export function arrivedCount(gift: readonly PackageState[]): number {
+  return gift.filter(hasArrived).length;
 }
 
 function byNewest(a: PackageState, b: PackageState): number {
