@@ -56,6 +56,15 @@ export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): Upd
     changedDetails.push(field);
   }
 
+  // The price of a sent video is on the statement of the month it was sent in: it may be set or
+  // corrected while that month runs, never once its statement is closed (billing probe: a price set to
+  // 0 in December rewrote October's closed bill).
+  if (changedDetails.includes('price') && order.sent_at !== null && now >= statementClosesAt(order.sent_at)) {
+    throw new ConflictError(
+      `The video was sent in ${order.sent_at.toISOString().slice(0, 7)}, whose billing statement is closed: its price can no longer change.`,
+    );
+  }
+
   // send_on is "null when sending is not scheduled" (spec §3): a trigger that leaves "date" takes the
   // date with it, unless the same request sends one (then the check below refuses the pair).
   if (
@@ -182,4 +191,9 @@ export function consistencyProblems(
 function sameValue(current: unknown, next: unknown): boolean {
   if (current instanceof Date && next instanceof Date) return current.getTime() === next.getTime();
   return current === next;
+}
+
+/** When the statement of the UTC month `sentAt` falls in closes: the first instant of the next month. */
+function statementClosesAt(sentAt: Date): Date {
+  return new Date(Date.UTC(sentAt.getUTCFullYear(), sentAt.getUTCMonth() + 1, 1));
 }

@@ -102,6 +102,28 @@ describe('GET /v1/billing/statements/{YYYY-MM}', () => {
     ]);
   });
 
+  it('keeps a closed statement as it was: a sent order’s price changes only while its month runs (billing probe)', async () => {
+    const own = await app.createAccount('Closed month store', { revenueShareBps: 1500 });
+    const october = await sentOrder(own, 1999, '2026-10-15T10:00:00Z');
+    const november = await sentOrder(own, 500, '2026-11-02T10:00:00Z');
+    const before = (await own.request('GET', '/v1/billing/statements/2026-10')).body;
+    expect(before.status).toBe('closed');
+
+    for (const price of [0, null, 2500]) {
+      const refused = await own.request('PUT', `/v1/orders/${october}`, { price });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.message).toBe(
+        'The video was sent in 2026-10, whose billing statement is closed: its price can no longer change.',
+      );
+    }
+    expect((await own.request('GET', '/v1/billing/statements/2026-10')).body).toEqual(before);
+    // Other details of the order still change; the open month's price too.
+    expect((await own.request('PUT', `/v1/orders/${october}`, { video_title: 'For you' })).status).toBe(200);
+    expect((await own.request('PUT', `/v1/orders/${november}`, { price: 650 })).status).toBe(200);
+    const open = (await own.request('GET', '/v1/billing/statements/2026-11')).body;
+    expect(open.lines).toContainEqual({ order_id: november, price: 650, sent_at: '2026-11-02T10:00:00Z' });
+  });
+
   it("shows only the caller's orders; an account off the plan owes nothing", async () => {
     const other = await app.createAccount('No share');
     await sentOrder(other, 2500, '2026-11-03T08:00:00Z');

@@ -18,6 +18,16 @@ describe('planUpdate', () => {
     expect(result.events.map((e) => e.type)).toEqual(['shipment.set']);
   });
 
+  it('changes a sent video’s price only while the month it was sent in runs', () => {
+    expect(plan({ sent_at: new Date('2026-12-01T00:00:00Z'), price: 100 }, { price: 200 }).changes.price).toBe(200);
+    expect(() => plan({ sent_at: new Date('2026-11-30T23:59:59Z'), price: 100 }, { price: 200 })).toThrow(
+      'The video was sent in 2026-11, whose billing statement is closed: its price can no longer change.',
+    );
+    // The same price again is no change, and other fields still change.
+    expect(plan({ sent_at: new Date('2026-11-30T23:59:59Z'), price: 100 }, { price: 100 }).changes).toEqual({});
+    expect(() => plan({ sent_at: new Date('2026-10-01T00:00:00Z'), price: 100 }, { video_title: 'Hi' })).not.toThrow();
+  });
+
   it('does nothing when the same shipment is sent again', () => {
     const result = plan({ carrier: 'ups', tracking_number: 'X1' }, { carrier: 'ups', tracking_number: 'x1' });
     expect(result.shipment).toBeNull();
