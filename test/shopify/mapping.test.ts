@@ -384,9 +384,51 @@ describe('videoLineItems and orderToVideoOrder', () => {
     expect(() => moneyToCents('abc')).toThrow(RangeError);
     const parsed = order({
       ...raw,
-      line_items: [{ ...raw.line_items[0], price: '19.99', quantity: 3, discount_allocations: [{ amount: '5.00' }] }],
+      line_items: [
+        {
+          ...raw.line_items[0],
+          price: '19.99',
+          quantity: 3,
+          current_quantity: 3,
+          discount_allocations: [{ amount: '5.00' }],
+        },
+      ],
     });
     expect(lineItemPaidMinorUnits(parsed.line_items[0]!, 'USD')).toBe(5497);
+  });
+
+  it('prices what is left of the line after an edit or refund, and without the tax a tax-inclusive shop’s price holds (Shopify probe)', () => {
+    const edited = order({
+      ...raw,
+      line_items: [
+        {
+          ...raw.line_items[0],
+          price: '20.00',
+          quantity: 2,
+          current_quantity: 1,
+          discount_allocations: [{ amount: '4.00' }],
+        },
+      ],
+    });
+    // 1 × 20.00 − half the 4.00 discount given for both.
+    expect(lineItemPaidMinorUnits(edited.line_items[0]!, 'USD')).toBe(1800);
+    const taxed = order({
+      ...raw,
+      taxes_included: true,
+      line_items: [
+        {
+          ...raw.line_items[0],
+          price: '22.00',
+          quantity: 1,
+          current_quantity: 1,
+          tax_lines: [{ price: '1.50' }, { price_set: { shop_money: { amount: '0.50', currency_code: 'EUR' } } }],
+        },
+      ],
+    });
+    expect(orderToVideoOrder(taxed, taxed.line_items[0]!)).toMatchObject({ ok: true, order: { price: 2000 } });
+    // The same line in a shop whose prices do not include tax: the tax is on top, the price is the price.
+    const untaxed = order({ ...raw, taxes_included: false, line_items: taxed.line_items });
+    expect(orderToVideoOrder(untaxed, untaxed.line_items[0]!)).toMatchObject({ ok: true, order: { price: 2200 } });
   });
 
   it("keeps a price in its currency's minor units: yen have none, dinars have three (probe finding: ¥1,500 became 150000)", () => {
@@ -397,10 +439,15 @@ describe('videoLineItems and orderToVideoOrder', () => {
     expect(currencyDecimals('NOT-A-CODE')).toBe(2);
     // ISO 4217, not the runtime's CLDR (which gives HUF and IDR no decimals, and IQD none).
     expect(['HUF', 'IDR', 'IQD'].map(currencyDecimals)).toEqual([2, 2, 3]);
-    const line = (price: string) => order({ ...raw, line_items: [{ ...raw.line_items[0], price, quantity: 1 }] });
+    const line = (price: string) =>
+      order({ ...raw, line_items: [{ ...raw.line_items[0], price, quantity: 1, current_quantity: 1 }] });
     expect(lineItemPaidMinorUnits(line('1500').line_items[0]!, 'JPY')).toBe(1500);
     expect(lineItemPaidMinorUnits(line('1.250').line_items[0]!, 'KWD')).toBe(1250);
-    const yen = order({ ...raw, currency: 'JPY', line_items: [{ ...raw.line_items[0], price: '1500', quantity: 1 }] });
+    const yen = order({
+      ...raw,
+      currency: 'JPY',
+      line_items: [{ ...raw.line_items[0], price: '1500', quantity: 1, current_quantity: 1 }],
+    });
     expect(orderToVideoOrder(yen, yen.line_items[0]!)).toMatchObject({ ok: true, order: { price: 1500 } });
   });
 

@@ -161,6 +161,26 @@ describe('orders/create', () => {
     expect((await events(orderIds[0]!))[0]).toMatchObject({ type: 'order.created', source: 'shopify' });
   });
 
+  it('prices again an unsent video line an edit or a refund took part of (Shopify probe)', async () => {
+    const { shop, auth } = await newShop();
+    const line = { id: fakeShopifyId(), recipientEmail: 'bob@example.com', price: '20.00', quantity: 2 };
+    const { shopifyOrderId, orderIds } = await placeOrder(shop, [line]);
+    expect((await getJson(app.baseUrl, `/v1/orders/${orderIds[0]}`, auth)).body.price).toBe(4000);
+    const updated = (currentQuantity: number, updatedAt: string) =>
+      app.webhook(
+        shop,
+        'orders/updated',
+        orderPayload({ id: shopifyOrderId, lines: [{ ...line, currentQuantity }], updatedAt }),
+      );
+    expect((await updated(1, '2026-12-02T10:00:00Z')).status).toBe(200);
+    expect((await getJson(app.baseUrl, `/v1/orders/${orderIds[0]}`, auth)).body.price).toBe(2000);
+    const changed = (await events(orderIds[0]!)).filter((event) => event.type === 'order.updated');
+    expect(changed.at(-1)).toMatchObject({ source: 'shopify', data: { price: { from: 4000, to: 2000 } } });
+    // An older version processed late does not put the price back.
+    expect((await updated(2, '2026-12-01T12:00:00Z')).status).toBe(200);
+    expect((await getJson(app.baseUrl, `/v1/orders/${orderIds[0]}`, auth)).body.price).toBe(2000);
+  });
+
   it('keeps 64-bit Shopify ids exact', async () => {
     const { shop } = await newShop();
     const big = '9223372036854775807';

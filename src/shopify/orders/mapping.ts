@@ -142,6 +142,7 @@ export function videoLineItems(
       properties: [],
       requires_shipping: false,
       current_quantity: null,
+      tax_lines: [],
     },
   ];
 }
@@ -252,20 +253,39 @@ export function orderCurrency(order: Pick<ShopifyOrder, 'currency'>): string | n
 }
 
 /**
- * What the shopper paid for the line, before tax: unit price × quantity minus the line's discounts
- * (`discount_allocations`, else the older `total_discount`), in the minor units of the order's
- * currency (cents; yen for JPY, fils for KWD — "1500" yen was 150000 when every currency had cents).
+ * What the shopper paid for the line, before tax (docs/shopify.md, "Price"): unit price × what is
+ * left of the line (`current_quantity`: an order edit or a refund lowers it) minus the line's discounts
+ * (`discount_allocations`, else the older `total_discount`) and, where the shop's prices include tax,
+ * its `tax_lines` — discounts and taxes in the share of the line that is left. In the minor units of the
+ * order's currency (cents; yen for JPY, fils for KWD — "1500" yen was 150000 when every currency had cents).
  */
-export function lineItemPaidMinorUnits(item: ShopifyLineItem, currency: string | null): number {
+export function lineItemPaidMinorUnits(
+  item: ShopifyLineItem,
+  currency: string | null,
+  taxesIncluded: boolean = false,
+): number {
   const decimals = currencyDecimals(currency);
   const minor = (amount: string) => moneyToMinorUnits(amount, decimals);
-  const gross = minor(item.price) * item.quantity;
+  const left = item.current_quantity ?? item.quantity;
+  // Discounts and taxes are given for the whole first quantity: the share of what is left.
+  const ofWhatIsLeft = (amount: number) =>
+    left === item.quantity || item.quantity === 0 ? amount : Math.round((amount * left) / item.quantity);
   const discounts = item.discount_allocations
     ? item.discount_allocations.reduce((sum, allocation) => sum + minor(allocation.amount), 0)
     : item.total_discount
       ? minor(item.total_discount)
       : 0;
-  return Math.min(MAX_PRICE_CENTS, Math.max(0, gross - discounts));
+  const taxes = taxesIncluded ? item.tax_lines.reduce((sum, line) => sum + minor(line.price), 0) : 0;
+  const paid = minor(item.price) * left - ofWhatIsLeft(discounts) - ofWhatIsLeft(taxes);
+  return Math.min(MAX_PRICE_CENTS, Math.max(0, paid));
+}
+
+/** The price a video line gives its order: none for a test order (no money changed hands). */
+export function videoLinePrice(
+  order: Pick<ShopifyOrder, 'test' | 'currency' | 'taxes_included'>,
+  item: ShopifyLineItem,
+): number | null {
+  return order.test === true ? null : lineItemPaidMinorUnits(item, orderCurrency(order), order.taxes_included === true);
 }
 
 export type VideoOrderMapping =
@@ -364,7 +384,8 @@ export function orderToVideoOrder(
   };
   // A Shopify test order took no money, so its video is not billed: it has no price, like the setup
   // guide's test gift (the admin shows "none (not billed)").
-  if (order.test !== true) candidate.price = lineItemPaidMinorUnits(item, orderCurrency(order));
+  const price = videoLinePrice(order, item);
+  if (price !== null) candidate.price = price;
   if (senderPhone) candidate.sender_phone = senderPhone;
   const recipientEmail = properties.get(PROPERTY.recipientEmail);
   const recipientPhone = properties.get(PROPERTY.recipientPhone);

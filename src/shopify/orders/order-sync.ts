@@ -17,6 +17,7 @@ import {
   trackingNumbersOf,
   shopVideoLineItems,
   videoLineWords,
+  videoLinePrice,
 } from './mapping.ts';
 import type { TrackingObservation } from '../../tracking/observation.ts';
 import { eventObservation, isObservableEventStatus, shopifyTime } from './fulfillment-events.ts';
@@ -244,10 +245,52 @@ export class ShopifyOrderSync {
       if (updatedAt === null || isStaleUpdate(link.gift_updated_at, updatedAt)) continue;
       const next = this.giftOfLink(shop, order, link);
       // The usual orders/updated: no edit, or one this link's gift already follows. No write, no read.
-      if (next === null || !giftChange(storedGift(link), next)) continue;
-      if (await this.followGift(shop, order, updatedAt, link, next)) giftChanged = true;
+      if (
+        next !== null &&
+        giftChange(storedGift(link), next) &&
+        (await this.followGift(shop, order, updatedAt, link, next))
+      )
+        giftChanged = true;
+      // After the gift: followGift reads the link's payload time, which a new price moves on.
+      await this.followPrice(shop, order, updatedAt, link);
     }
     return giftChanged;
+  }
+
+  /**
+   * An order edit or a refund that took part of the video line (`current_quantity` below `quantity`)
+   * lowers what the shopper paid for it: an order not sent yet is priced again (through OrderService,
+   * so the timeline says from what to what), and billed on it (Shopify probe: 2 → 1 kept the price of
+   * 2). The usual orders/updated, with nothing taken, reads nothing. A sent video keeps its price: its
+   * charge was made when it went.
+   */
+  private async followPrice(shop: ShopRow, order: ShopifyOrder, updatedAt: Date, link: LinkOfShopifyOrder) {
+    const item = order.line_items.find((line) => line.id === link.line_item_id);
+    if (!item || item.current_quantity === null || item.current_quantity === item.quantity) return;
+    const price = videoLinePrice(order, item);
+    if (price === null) return;
+    const videoOrder = await this.deps.orders.get(shop.account_id, link.order_id).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null; // deleted through the API
+      throw error;
+    });
+    if (!videoOrder || videoOrder.sent_at !== null || videoOrder.status === 'cancelled' || videoOrder.price === price)
+      return;
+    try {
+      await this.deps.orders.update(shop.account_id, link.order_id, { price }, 'shopify');
+    } catch (error) {
+      // Cancelled or sent since it was read: its price stays as it was.
+      if (!(error instanceof ConflictError)) throw error;
+      return;
+    }
+    // An older payload processed after this one must not put the price back.
+    await this.deps.db
+      .updateTable('shopify_order_links')
+      .set({ gift_updated_at: updatedAt })
+      .where('shop', '=', link.shop)
+      .where('shopify_order_id', '=', order.id)
+      .where('line_item_id', '=', link.line_item_id)
+      .where((eb) => eb.or([eb('gift_updated_at', 'is', null), eb('gift_updated_at', '<', updatedAt)]))
+      .execute();
   }
 
   private async cancelRemovedVideoLine(

@@ -79,6 +79,21 @@ export const shopifyLineItem = z.object({
     .nonnegative()
     .nullish()
     .transform((v) => v ?? null),
+  /**
+   * The line's taxes in the shop's money (`price`, or `price_set.shop_money.amount` where only that is
+   * given): taken out of the price when the shop's prices include tax (`taxes_included`).
+   */
+  tax_lines: z
+    .array(
+      z
+        .object({
+          price: money.nullish(),
+          price_set: z.object({ shop_money: z.object({ amount: money.nullish() }).nullish() }).nullish(),
+        })
+        .transform((line) => ({ price: line.price ?? line.price_set?.shop_money?.amount ?? '0' })),
+    )
+    .nullish()
+    .transform((v) => v ?? []),
 });
 export type ShopifyLineItem = z.output<typeof shopifyLineItem>;
 
@@ -102,6 +117,8 @@ export const shopifyOrder = z.object({
   currency: z.string().nullish(),
   /** A test order (Shopify's Bogus Gateway, a test-mode payment): no money changed hands. */
   test: z.boolean().nullish(),
+  /** The shop's prices include tax (VAT, GST): a line's `price` holds its `tax_lines`. */
+  taxes_included: z.boolean().nullish(),
   cancelled_at: nullableText,
   customer: shopifyCustomer.nullish().transform((v) => v ?? null),
   billing_address: address,
