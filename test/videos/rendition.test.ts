@@ -317,6 +317,31 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))('the playback rendition', () 
     );
   }, 60_000);
 
+  /** A 3 s message (video and its default audio) beside a non-default audio track of `unusedSeconds`. */
+  async function withUnusedLongerTrack(unusedSeconds: number): Promise<string> {
+    const file = path.join(work, `unused-${unusedSeconds}s-track.mp4`);
+    await ffmpeg(
+      ['-f', 'lavfi', '-i', 'testsrc2=s=320x240:r=30:d=3', '-f', 'lavfi', '-i', 'sine=d=3', '-f', 'lavfi']
+        .concat(['-i', `sine=f=200:d=${unusedSeconds}`, '-map', '0', '-map', '1', '-map', '2'])
+        .concat(['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-disposition:a:1', '0', file]),
+    );
+    return file;
+  }
+
+  it('an unused audio track longer than the message does not make it look cut off (probe finding)', async () => {
+    const file = await withUnusedLongerTrack(8);
+    // Within the limit either way, so only the cut-off check could refuse it.
+    const rendition = await makeRendition(file, work, { ...limits, maxSeconds: 10 });
+    expect(rendition.durationSeconds).toBeGreaterThan(2.5);
+    expect(rendition.durationSeconds).toBeLessThan(3.5);
+  }, 60_000);
+
+  it('an unused audio track past the limit does not make a short message too long (probe finding)', async () => {
+    const file = await withUnusedLongerTrack(60);
+    const rendition = await makeRendition(file, work, limits);
+    expect(rendition.durationSeconds).toBeCloseTo(3, 0);
+  }, 60_000);
+
   it('BT.2020 colours that are not HDR are converted to BT.709 and tagged so, not left tagged BT.2020 in 8 bits (probe finding)', async () => {
     const wide = path.join(work, 'bt2020-sdr.mov');
     await ffmpeg(

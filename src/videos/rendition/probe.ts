@@ -24,6 +24,7 @@ const stream = z.object({
   height: z.number().int().optional(),
   avg_frame_rate: z.string().optional(),
   r_frame_rate: z.string().optional(),
+  start_time: z.string().optional(),
   duration: z.string().optional(),
   /** Frames in the stream, where the container counts them (MP4 does: the rendition always has it). */
   nb_frames: z.string().optional(),
@@ -38,8 +39,10 @@ export type ProbeStream = z.infer<typeof stream>;
 
 export interface Probe extends ProbedVideo {
   /**
-   * Null when the container does not say: a browser's MediaRecorder streams its WebM and never goes
-   * back to write one. The rendition, made from every frame, always has one.
+   * The message's length: how long the streams taken (below) last, not the container's length, which
+   * is its longest track's, an unused commentary track's included. Null when the file does not say:
+   * a browser's MediaRecorder streams its WebM and never goes back to write one. The rendition, made
+   * from every frame, always has one.
    */
   durationSeconds: number | null;
   formatName: string;
@@ -73,7 +76,7 @@ export async function probeVideo(file: string, options: { timeoutMs: number; sig
   );
   if (!video) throw new UnplayableVideoError('The file has no video track.');
   const audio = firstDefault(streams.filter((s) => s.codec_type === 'audio'));
-  const duration = Number(parsed.data.format?.duration ?? video.duration);
+  const duration = messageSeconds([video, audio], parsed.data.format?.duration ?? video.duration);
   return {
     width: video.width!,
     height: video.height!,
@@ -86,7 +89,7 @@ export async function probeVideo(file: string, options: { timeoutMs: number; sig
     audioSampleRate: audio?.sample_rate ? Number(audio.sample_rate) || null : null,
     hdr: HDR_TRANSFERS.has(video.color_transfer ?? ''),
     wideGamut: !HDR_TRANSFERS.has(video.color_transfer ?? '') && video.color_primaries === 'bt2020',
-    durationSeconds: Number.isFinite(duration) && duration > 0 ? duration : null,
+    durationSeconds: duration,
     formatName: parsed.data.format?.format_name ?? '',
     videoStream: video,
     audioStream: audio,
@@ -99,6 +102,21 @@ export async function probeVideo(file: string, options: { timeoutMs: number; sig
  */
 function firstDefault(streams: ProbeStream[]): ProbeStream | null {
   return streams.find((s) => s.disposition?.['default'] === 1) ?? streams[0] ?? null;
+}
+
+/**
+ * From the first to the last moment of the streams taken: a phone's second audio track, 8 s long
+ * beside a 3 s message, is not played and not encoded, so it neither makes the message too long
+ * nor makes the 3 s rendition look cut off. When a stream taken states no length of its own (WebM and
+ * Matroska keep none per stream), the container's length stands, as the best there is.
+ */
+function messageSeconds(taken: (ProbeStream | null)[], fileDuration: string | undefined): number | null {
+  const streams = taken.filter((s) => s !== null);
+  const spans = streams.map((s) => ({ start: Number(s.start_time ?? 0), duration: Number(s.duration) }));
+  const seconds = spans.every((span) => span.duration > 0 && Number.isFinite(span.start))
+    ? Math.max(...spans.map((span) => span.start + span.duration)) - Math.min(...spans.map((span) => span.start))
+    : Number(fileDuration);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : null;
 }
 
 /** `sample_aspect_ratio` "4:3" → 4/3; square, unknown ("0:1", "N/A") or absent → nothing. */

@@ -42,8 +42,9 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
   const probeOptions = { timeoutMs: PROBE_TIMEOUT_MS, ...(limits.signal ? { signal: limits.signal } : {}) };
   const source = await probeVideo(input, probeOptions);
   const longest = limits.maxSeconds + DURATION_LIMIT_SLACK_SECONDS;
-  // Refused before any encoding when the container says; otherwise the encode stops just past the
-  // limit (-t) and the rendition's own length decides.
+  // Refused before any encoding when the file states the length of the streams taken (an unused,
+  // longer track does not count); otherwise the encode stops just past the limit (-t) and the
+  // rendition's own length decides.
   if (source.durationSeconds !== null && source.durationSeconds > longest)
     throw tooLong(source.durationSeconds, limits);
 
