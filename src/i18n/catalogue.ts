@@ -386,7 +386,7 @@ const fr = {
   email_recipient_video_play: 'Lecture',
   email_recipient_video_from: 'Un message vidéo de {sender_name}',
   email_recipient_video_watch: 'Regarder la vidéo',
-  email_recipient_video_watch_here: `Regardez-la ici${nb}:`,
+  email_recipient_video_watch_here: `Regardez-le ici${nb}:`,
   email_recipient_video_enjoy: `Bon visionnage${nb}!`,
   email_record_link_subject: 'Enregistrez votre message vidéo pour {recipient_name}',
   email_record_link_preheader:
