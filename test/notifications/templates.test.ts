@@ -250,6 +250,19 @@ describe('the recipient SMS', () => {
     expect(smsSegments(body)).toMatchObject({ encoding: 'GSM-7', segments: 1 });
   });
 
+  it('writes a phone keyboard’s typographic marks in a name or title as GSM-7 ones: one segment, not a UCS-2 two (recipient probe)', () => {
+    const short = { ...realistic, playback_url: `https://mt.example/watch/${uuid}` };
+    const body = templates.sms('recipient_video', {
+      ...short,
+      sender_name: 'Mary O’Neil',
+      video_title: '“Hi” – you…',
+    });
+    expect(body).toBe(
+      `Maple & Thread: Mary O'Neil sent you a video message ""Hi" - you..." with your package: ${short.playback_url}`,
+    );
+    expect(smsSegments(body)).toMatchObject({ encoding: 'GSM-7', segments: 1 });
+  });
+
   it('takes the shortest wording when a name makes it UCS-2, and still names the store and links the video', () => {
     const body = templates.sms('recipient_video', { ...realistic, sender_name: 'Ann 🎁', recipient_name: 'Joe' });
     expect(body).toBe(`Maple & Thread: a video message from Ann 🎁: ${realistic.playback_url}`);

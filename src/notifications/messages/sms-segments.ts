@@ -47,3 +47,21 @@ export function smsSegments(text: string): SmsSegments {
   }
   return { encoding, units, segments };
 }
+
+/**
+ * Typographic punctuation a phone's keyboard types on its own (iOS "smart punctuation": O’Neil,
+ * “Mum”, a dash) as the GSM-7 characters a text message reads the same with. One ’ in a name would
+ * make the whole SMS UCS-2 and cost it twice (recipient probe); the letters of a name are never
+ * changed, only these marks and the non-breaking spaces.
+ */
+const GSM7_LOOK_ALIKES: ReadonlyArray<[RegExp, string]> = [
+  [/[\u2018\u2019\u201a\u201b\u2032]/g, "'"],
+  [/[\u201c\u201d\u201e\u201f\u2033]/g, '"'],
+  [/[\u2010-\u2015\u2212]/g, '-'],
+  [/\u2026/g, '...'],
+  [/[\u00a0\u2007\u202f]/g, ' '],
+];
+
+export function withGsm7Punctuation(text: string): string {
+  return GSM7_LOOK_ALIKES.reduce((result, [marks, plain]) => result.replace(marks, plain), text);
+}

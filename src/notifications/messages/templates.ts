@@ -8,7 +8,7 @@ import { UNNAMED_RECIPIENT } from '../../orders/recipient.ts';
 import type { OrderRow } from '../../orders/serializer.ts';
 import { playbackUrl, recordUrl } from '../../orders/serializer.ts';
 import { SEND_KINDS, type SendKind } from '../../vocabulary.ts';
-import { smsSegments } from './sms-segments.ts';
+import { smsSegments, withGsm7Punctuation } from './sms-segments.ts';
 import { MessageTemplateError, UnknownPlaceholderError } from './template-errors.ts';
 
 /**
@@ -204,11 +204,15 @@ export function emailTemplateFor(
  * rather than a message split in parts mid-sentence.
  */
 export function fitSms(template: string, values: Readonly<Partial<Record<string, string>>>): string {
+  // What fills it (a name, a title) without typographic marks that would make the SMS UCS-2.
+  const plain = Object.fromEntries(
+    Object.entries(values).map(([key, value]) => [key, value === undefined ? value : withGsm7Punctuation(value)]),
+  );
   const wordings = template
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '')
-    .map((line) => render(line, values));
+    .map((line) => render(line, plain));
   if (wordings.length === 0) throw new MessageTemplateError('the SMS template has no wording');
   let best = wordings[0]!;
   let bestSegments = smsSegments(best).segments;
