@@ -38,6 +38,7 @@ import * as shopifyCancelledFirst from './migrations/045-shopify-cancelled-first
 import * as shopifyRefusedLines from './migrations/046-shopify-refused-lines.ts';
 import * as trackingsOrderPlaced from './migrations/047-trackings-order-placed.ts';
 import * as shopifyCarrierDelivered from './migrations/048-shopify-carrier-delivered.ts';
+import * as trackingsRateLimitedSince from './migrations/049-trackings-rate-limited-since.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -83,6 +84,7 @@ const migrations: Record<string, Migration> = {
   '046-shopify-refused-lines': shopifyRefusedLines,
   '047-trackings-order-placed': trackingsOrderPlaced,
   '048-shopify-carrier-delivered': shopifyCarrierDelivered,
+  '049-trackings-rate-limited-since': trackingsRateLimitedSince,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

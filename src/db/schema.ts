@@ -170,6 +170,10 @@ export interface TrackingsTable {
    * dates well before it was an earlier shipment's (src/tracking/earlier-shipment.ts). Null on older rows.
    */
   order_placed_at: Timestamp | null;
+  /** Since when rate limits have held this package's looks (migration 049); null = a look was answered. */
+  rate_limited_since: Timestamp | null;
+  /** When the order's timeline was told of that long wait; null = not yet (migration 049). */
+  rate_limit_told_at: Timestamp | null;
 }
 
 /** A carrier's pushed event, stored raw before it is answered and applied after (tracking owns it). */

@@ -266,6 +266,8 @@ export class TrackingPoller {
           estimated_window_start_at: state.estimatedWindowStartAt,
           consecutive_errors: source === 'poll' ? 0 : current.consecutive_errors,
           rate_limited_until: source === 'poll' ? null : current.rate_limited_until,
+          rate_limited_since: source === 'poll' ? null : current.rate_limited_since,
+          rate_limit_told_at: source === 'poll' ? null : current.rate_limit_told_at,
           poll_count: source === 'poll' ? current.poll_count + 1 : current.poll_count,
           last_pushed_at: lastPushedAt,
           destination_time_zone: destinationTimeZoneNow,
@@ -396,6 +398,12 @@ export class TrackingPoller {
       );
     }
     for (const row of rows) {
+      // How long rate limits (the carrier's 429, or our budget for it, which keeps its waits) have held it.
+      const waitingSince = rateLimited ? (row.rate_limited_since ?? now) : row.rate_limited_since;
+      const tellLongWait =
+        rateLimited &&
+        row.rate_limit_told_at === null &&
+        now.getTime() - waitingSince!.getTime() >= LONG_CARRIER_WAIT_MS;
       const state = {
         ...trackingState(row, now),
         consecutiveErrors: rateLimited ? row.consecutive_errors : row.consecutive_errors + 1,
@@ -415,6 +423,8 @@ export class TrackingPoller {
         .set({
           consecutive_errors: state.consecutiveErrors,
           rate_limited_until: state.rateLimitedUntil,
+          rate_limited_since: waitingSince,
+          ...(tellLongWait ? { rate_limit_told_at: now } : {}),
           // An expiry reached while the carrier is failing still stops tracking, visibly.
           ...releaseWith(decision, now),
         })
@@ -429,6 +439,22 @@ export class TrackingPoller {
           [stopEvent(row, decision.reason)],
           now,
         );
+      // Rate limits that have held a package for hours are said once per wait: the merchant sees why
+      // delivery news is late (the tracking probe's throttled account said nothing).
+      if (tellLongWait) {
+        await recordTimeline(
+          this.deps.db,
+          { id: row.order_id, account_id: row.account_id },
+          'carrier',
+          [
+            {
+              type: 'tracking.carrier_unavailable',
+              data: { carrier: row.carrier, message: longWaitWords(row.carrier) },
+            },
+          ],
+          now,
+        );
+      }
       // The third failure in a row is worth a line on the timeline: the merchant sees why nothing moves.
       if (!rateLimited && state.consecutiveErrors === 3) {
         await recordTimeline(
@@ -450,6 +476,14 @@ export class TrackingPoller {
     }
     return { polled: 0, delivered: 0, rateLimitedMs };
   }
+}
+
+/** How long a carrier may keep answering "wait" before the order's timeline says so. */
+export const LONG_CARRIER_WAIT_MS = 6 * 3_600_000;
+
+function longWaitWords(carrier: CarrierCode): string {
+  const name = carrierDisplayName(carrier);
+  return `${name}'s rate limits have kept Doorstep from asking about this package for ${LONG_CARRIER_WAIT_MS / 3_600_000} hours; its news may be late. Doorstep asks again as soon as ${name} lets it.`;
 }
 
 /**

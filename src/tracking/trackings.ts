@@ -137,6 +137,8 @@ async function startTracking(
     observed_estimated_delivery_at: null,
     consecutive_errors: 0,
     rate_limited_until: null,
+    rate_limited_since: null,
+    rate_limit_told_at: null,
     poll_count: seen ? 1 : 0,
     next_poll_at: nextPollAt,
     stopped_reason: null,

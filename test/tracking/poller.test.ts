@@ -143,6 +143,30 @@ describe('TrackingPoller', () => {
     expect(row.next_poll_at).not.toBeNull();
   });
 
+  it('says once on the timeline when the carrier has kept asking us to wait for hours (tracking probe: never said)', async () => {
+    const id = await tracked('fedex', '797843158312');
+    // A second's Retry-After: our budget then holds FedEx for a real second too (the next rounds are
+    // our own hold, the same wait), while the test clock moves an hour a round.
+    await sandbox('fedex/faults', { rate_limit: 20, retry_after_seconds: 1 });
+    for (let i = 0; i < 9; i++) {
+      clock.advance(3_600_000 + 60_000);
+      await pollRound('fedex');
+    }
+    await sandbox('fedex/faults', { rate_limit: 0 });
+    const lines = (await timeline(id)).filter((e) => e.type === 'tracking.carrier_unavailable');
+    expect(lines.map((line) => line.data.message)).toEqual([
+      "FedEx's rate limits have kept Doorstep from asking about this package for 6 hours; its news may be late. Doorstep asks again as soon as FedEx lets it.",
+    ]);
+    const waiting = await tracking(id);
+    expect(waiting.rate_limited_since).not.toBeNull();
+    expect(waiting.next_poll_at).not.toBeNull();
+    // An answer ends the wait.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    clock.advance(3_600_000 + 60_000);
+    await pollRound('fedex');
+    expect((await tracking(id)).rate_limited_since).toBeNull();
+  });
+
   it('says so when the carrier refuses our credentials, rather than that it did not answer (tracking probe)', async () => {
     const id = await tracked('fedex', '797843158299');
     // Each look asks twice: the 401, then again with a fresh token, which is refused too.
