@@ -433,14 +433,18 @@ describe('nextPoll', () => {
       });
     });
 
-    it(`stops as expired after ${TRACKING_EXPIRY_DAYS} days without news`, () => {
-      const lastChangedAt = local('2026-04-01 10:00');
-      const now = new Date(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY);
-      expect(nextPoll(polledAt(now, { status: 'in_transit', lastChangedAt }), now)).toEqual({
-        kind: 'stop',
-        reason: 'expired',
-      });
-    });
+    // A package left waiting at a pickup point ends too: its video is never held for ever.
+    it.each(['in_transit', 'available_for_pickup'] as const)(
+      `stops as expired after ${TRACKING_EXPIRY_DAYS} days without news (%s)`,
+      (status) => {
+        const lastChangedAt = local('2026-04-01 10:00');
+        const now = new Date(lastChangedAt.getTime() + TRACKING_EXPIRY_DAYS * DAY);
+        expect(nextPoll(polledAt(now, { status, lastChangedAt }), now)).toEqual({
+          kind: 'stop',
+          reason: 'expired',
+        });
+      },
+    );
 
     it('takes a last look at the expiry rather than sleeping past it', () => {
       const lastChangedAt = local('2026-04-01 10:00');

@@ -35,13 +35,27 @@ export const UPS_STATUS_CODES: ReadonlyMap<string, TrackingStatus> = new Map<str
   ['1Z', 'available_for_pickup'],
   ['2C', 'available_for_pickup'],
   ['2Q', 'available_for_pickup'],
+  // UPS's status code table (developer.ups.com/api/reference/tracking/api-code, as quoted in
+  // UPS-API/api-documentation issue 7): ZP, status 040, type DELIVERED, "Delivered to UPS Access
+  // Point™ Awaiting Customer Pickup".
+  ['ZP', 'available_for_pickup'],
 ]);
 
 /**
  * "Delivered to UPS Access Point, awaiting customer pickup": a D whose code is not one of the above
- * still says in words that the recipient has yet to collect it. Not "picked up", which is the delivery.
+ * still says in words that the recipient has yet to collect it.
  */
 const AWAITING_PICKUP = /\b(awaiting|ready for|available for)\b.*\bpick ?up\b/i;
+/**
+ * A D that names where UPS left it for the customer to collect — a UPS Access Point (The UPS Store
+ * and UPS's own lockers are Access Points), e.g. `{"type":"D","code":"2W","description":"Delivered to
+ * UPS Access Point™"}` — is waiting there (tracking probe, 2026-12-07). Not any "locker": a building's
+ * parcel locker is the recipient's own address and UPS never scans the collection from it, so reading
+ * it as a pickup would hold the video until tracking expires.
+ */
+const AT_PICKUP_POINT = /\b(access point|ups store|ups locker)\b/i;
+/** The collection from an Access Point, which UPS types D too: the delivery to the recipient. */
+const PICKED_UP = /\bpicked up\b/i;
 
 /**
  * Without a `type` (a `currentStatus` may carry only numeric codes and words, e.g. `{"code":"011",
@@ -66,8 +80,11 @@ export function normalizeUpsStatus(status: UpsStatusFields | null | undefined): 
     byWords(status.simplifiedTextDescription) ??
     byWords(status.description) ??
     'unknown';
+  if (byType !== 'delivered') return byType;
   const words = `${status.description ?? ''} ${status.simplifiedTextDescription ?? ''}`;
-  return byType === 'delivered' && AWAITING_PICKUP.test(words) ? 'available_for_pickup' : byType;
+  if (AWAITING_PICKUP.test(words)) return 'available_for_pickup';
+  if (PICKED_UP.test(words)) return 'delivered';
+  return AT_PICKUP_POINT.test(words) ? 'available_for_pickup' : 'delivered';
 }
 
 function byWords(text: string | null | undefined): TrackingStatus | undefined {

@@ -92,7 +92,7 @@ export function upsEventInstant(event: UpsTrackingEvent): Date | null {
 /**
  * One event as a tracking result, so a pushed event is recorded exactly as a poll's answer is
  * (TrackingPoller.applyPushed). The status reads the type and code as the Track API's do
- * (ups-status.ts: code OT is out for delivery although typed I; D with an Access Point code is a pickup).
+ * (ups-status.ts: code OT is out for delivery although typed I; a D at an Access Point is a pickup).
  */
 export function upsEventResult(event: UpsTrackingEvent): TrackingResult {
   const status = normalizeUpsStatus(event.activityStatus);

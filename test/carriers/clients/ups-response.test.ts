@@ -26,6 +26,15 @@ describe('normalizeUpsStatus', () => {
       'available_for_pickup',
     ],
     [{ type: 'D', code: 'FS', description: 'Picked up by the receiver at UPS Access Point™' }, 'delivered'],
+    // Tracking probe (2026-12-07): UPS's words name the Access Point and nothing else; the code is not ours.
+    [{ type: 'D', code: '2W', description: 'Delivered to UPS Access Point™' }, 'available_for_pickup'],
+    [{ type: 'D', code: 'KB', simplifiedTextDescription: 'Delivered to UPS Access Point™' }, 'available_for_pickup'],
+    [{ type: 'D', code: 'KB', description: 'Delivered to The UPS Store®' }, 'available_for_pickup'],
+    [{ type: 'D', code: 'ZP', description: 'Delivered' }, 'available_for_pickup'],
+    [{ type: 'D', code: 'KB', description: 'The receiver picked up the package at The UPS Store®' }, 'delivered'],
+    // A building's parcel locker is the recipient's own address: UPS scans no collection from it.
+    [{ type: 'D', code: 'FS', description: 'DELIVERED - Left in parcel locker' }, 'delivered'],
+    [{ type: 'D', code: 'FS', description: 'DELIVERED TO NEIGHBOR' }, 'delivered'],
     [{ type: 'NA' }, 'unknown'],
     [{ type: 'Q' }, 'unknown'],
     [{ type: 'd', code: ' ot ' }, 'out_for_delivery'],
@@ -85,6 +94,47 @@ describe('UPS statuses a probe met (issue 30, worlds we did not write)', () => {
       deliveryDate: [{ type: 'DEL', date: '20261128' }],
     });
     expect(parseUpsTrackResponse('1Z023E2X0214323462', body).status).toBe('delivered');
+  });
+
+  it('a package delivered twice (Access Point, then collected) is delivered at the collection', () => {
+    const body = answer({
+      currentStatus: { type: 'D', code: 'KB', description: 'Delivered' },
+      activity: [
+        {
+          gmtDate: '20261205',
+          gmtTime: '150000',
+          status: { type: 'D', code: '2W', description: 'Delivered to UPS Access Point™' },
+        },
+        {
+          gmtDate: '20261207',
+          gmtTime: '120000',
+          status: { type: 'D', code: 'KB', description: 'Picked up by the receiver at UPS Access Point™' },
+        },
+      ],
+    });
+    expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toMatchObject({
+      status: 'delivered',
+      deliveredAt: new Date('2026-12-07T12:00:00Z'),
+    });
+  });
+
+  it('"Delivered to UPS Access Point™" (D, 2W) waits for pickup: no delivery, no delivered time', () => {
+    const body = answer({
+      currentStatus: { type: 'D', code: '2W', description: 'Delivered to UPS Access Point™' },
+      activity: [
+        {
+          gmtDate: '20261207',
+          gmtTime: '160044',
+          status: { type: 'D', code: '2W', description: 'Delivered to UPS Access Point™' },
+        },
+      ],
+    });
+    expect(spec.validate(trackResponseSchema, body)).toEqual([]);
+    expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toMatchObject({
+      status: 'available_for_pickup',
+      deliveredAt: null,
+      description: 'Delivered to UPS Access Point™',
+    });
   });
 
   it('activities listed oldest first: the newest by date decides, not the first listed', () => {

@@ -75,6 +75,17 @@ describe('UPS Track Alert events', () => {
     expect(upsEventResult(upsTrackingEventSchema.parse(pickup)).status).toBe('available_for_pickup');
   });
 
+  it('a push saying "Delivered to UPS Access Point™" under a code we do not list is a pickup too (tracking probe)', () => {
+    const pickup = {
+      ...delivered,
+      activityStatus: { type: 'D', code: '2W', description: 'Delivered to UPS Access Point™' },
+    };
+    expect(upsEventResult(upsTrackingEventSchema.parse(pickup))).toMatchObject({
+      status: 'available_for_pickup',
+      deliveredAt: null,
+    });
+  });
+
   it('one event posted twice has one key; another scan another', () => {
     const a = upsTrackingEventSchema.parse(outForDelivery);
     expect(upsEventKey(a, outForDelivery)).toBe(upsEventKey(upsTrackingEventSchema.parse({ ...outForDelivery }), {}));

@@ -72,6 +72,34 @@ describe('UPS client', () => {
     await expect(client(garbage).track(['1Z999AA10123456784'])).rejects.toBeInstanceOf(CarrierUnexpectedResponseError);
   });
 
+  /** A Track API v1 answer for 1Z999AA10123456784 with these currentStatus and activities. */
+  const trackAnswer = (currentStatus: object, activity: object[]) => ({
+    trackResponse: {
+      shipment: [
+        {
+          inquiryNumber: '1Z999AA10123456784',
+          package: [{ trackingNumber: '1Z999AA10123456784', currentStatus, activity }],
+        },
+      ],
+    },
+  });
+
+  it('a package at a UPS Access Point waits for pickup; the pickup delivers it (tracking probe)', async () => {
+    const atAccessPoint = { type: 'D', code: '2W', description: 'Delivered to UPS Access Point™' };
+    const droppedOff = { date: '20261207', time: '110044', gmtOffset: '-05:00', status: atAccessPoint };
+    const waiting = withTrackAnswer(200, trackAnswer(atAccessPoint, [droppedOff]));
+    expect(await client(waiting).track(['1Z999AA10123456784'])).toMatchObject([
+      { status: 'available_for_pickup', deliveredAt: null },
+    ]);
+
+    const collected = { type: 'D', code: 'KB', description: 'Picked up by the receiver at UPS Access Point™' };
+    const pickedUp = { date: '20261208', time: '173000', gmtOffset: '-05:00', status: collected };
+    const delivered = withTrackAnswer(200, trackAnswer(collected, [pickedUp, droppedOff]));
+    expect(await client(delivered).track(['1Z999AA10123456784'])).toMatchObject([
+      { status: 'delivered', deliveredAt: new Date('2026-12-08T22:30:00Z') },
+    ]);
+  });
+
   /** The sandbox for OAuth, a canned answer for tracking. */
   function withTrackAnswer(status: number, body: unknown): typeof fetch {
     return async (input, init) => {
