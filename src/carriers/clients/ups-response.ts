@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { CarrierUnexpectedResponseError } from './errors.ts';
 import { destinationOf, emptyResult, textOrNull, trackingKey } from './results.ts';
-import { END_OF_DAY, instantFromParts, latestOf, parseDateParts, parseTimeParts, parseUtcOffset } from './time.ts';
+import { END_OF_DAY, instantFromParts, parseDateParts, parseTimeParts, parseUtcOffset } from './time.ts';
 import type { TrackingResult } from './types.ts';
-import { normalizeUpsStatus, upsPackageStatus } from './ups-status.ts';
+import { newestFirst, normalizeUpsStatus, upsPackageStatus } from './ups-status.ts';
 
 // The parts of ups-tracking.openapi.yaml `TrackApiResponse` we read. Lenient on purpose: every field
 // is optional in the yaml, UPS sends nulls for empty ones, and unknown fields pass through.
@@ -90,27 +90,26 @@ export function parseUpsTrackResponse(trackingNumber: string, body: unknown): Tr
 
 function packageResult(trackingNumber: string, pkg: UpsPackage): TrackingResult {
   const activities = pkg.activity ?? [];
-  const latest = newestActivity(activities);
-  const status = upsPackageStatus(
-    pkg.currentStatus,
-    latest?.status,
-    activities.map((activity) => activity.status),
-  );
   // deliveryDate/deliveryTime are wall-clock without an offset; the activities carry the package's.
   const offset =
     activities.map((activity) => parseUtcOffset(activity.gmtOffset)).find((candidate) => candidate !== null) ?? null;
-  const lastEventAt = latestOf(activities.map(activityInstant));
+  const ordered = newestFirst(
+    activities.map((activity) => ({ activity, status: activity.status, at: activityInstant(activity) })),
+  );
+  const latest = ordered[0];
+  const deliveredByDate = deliveredFromDeliveryDate(pkg, offset);
+  const status = upsPackageStatus(pkg.currentStatus, ordered, deliveredByDate);
+  const lastEventAt = latest?.at ?? null;
 
   let deliveredAt: Date | null = null;
   if (status === 'delivered') {
-    const deliveryActivity = activities.find((activity) => normalizeUpsStatus(activity.status) === 'delivered');
-    deliveredAt =
-      (deliveryActivity && activityInstant(deliveryActivity)) ??
-      deliveredFromDeliveryDate(pkg, offset) ??
-      lastEventAt ??
-      endOfActivityDay(deliveryActivity, offset);
+    // The newest delivery activity, whatever order UPS lists them in.
+    const delivery = ordered.find((candidate) => normalizeUpsStatus(candidate.status) === 'delivered');
+    deliveredAt = delivery?.at ?? deliveredByDate ?? lastEventAt ?? endOfActivityDay(delivery?.activity, offset);
   }
 
+  // A currentStatus that a newer activity overrules (upsPackageStatus) would describe the old state.
+  const currentIsStale = normalizeUpsStatus(pkg.currentStatus) !== status;
   return {
     trackingNumber,
     status,
@@ -119,25 +118,12 @@ function packageResult(trackingNumber: string, pkg: UpsPackage): TrackingResult 
     estimatedWindowStartAt: status === 'delivered' ? null : estimatedDelivery(pkg, offset, 'start'),
     lastEventAt,
     description:
-      textOrNull(pkg.currentStatus?.description) ??
+      (currentIsStale ? null : textOrNull(pkg.currentStatus?.description)) ??
       textOrNull(latest?.status?.description) ??
+      textOrNull(pkg.currentStatus?.description) ??
       textOrNull(pkg.currentStatus?.simplifiedTextDescription),
     destination: upsDestination(pkg),
   };
-}
-
-/** The newest activity by its date (the yaml's "most recent first" is not trusted); undated: the first. */
-function newestActivity(activities: readonly UpsActivity[]): UpsActivity | undefined {
-  let newest = activities[0];
-  let newestAt = newest ? (activityInstant(newest)?.getTime() ?? null) : null;
-  for (const activity of activities) {
-    const at = activityInstant(activity)?.getTime() ?? null;
-    if (at !== null && (newestAt === null || at > newestAt)) {
-      newest = activity;
-      newestAt = at;
-    }
-  }
-  return newest;
 }
 
 /** `packageAddress` entries are typed ORIGIN or DESTINATION (yaml `PackageAddress.type`). */

@@ -92,23 +92,67 @@ function byWords(text: string | null | undefined): TrackingStatus | undefined {
   return UPS_STATUS_WORDS.find(([pattern]) => pattern.test(trimmed))?.[1];
 }
 
+/** An activity's status and when it happened (null: UPS gave no date and time we can read). */
+export interface UpsDatedStatus {
+  status?: UpsStatusFields | null;
+  at: Date | null;
+}
+
 /**
- * A package's status from `currentStatus` and its activities (the yaml says most recent first; the
- * newest by date is taken, whatever the order). Delivered if either says so (docs/carriers/NOTES.md);
- * otherwise the current status, or the latest activity when the current status is missing or
- * unrecognised. A delivery after a return to the shipper (RS) in the history is that return's end —
- * the recipient never got the gift — as for FedEx.
+ * Activities newest first. The yaml says UPS lists them most recent first; that is not trusted, so the
+ * dated ones are sorted by time (equal times keep UPS's order), and the undated ones follow as listed.
+ */
+export function newestFirst<T extends UpsDatedStatus>(activities: readonly T[]): T[] {
+  const dated = activities.filter((activity) => activity.at !== null);
+  const undated = activities.filter((activity) => activity.at === null);
+  // Array.prototype.sort is stable, so equal times stay in UPS's order.
+  dated.sort((a, b) => (b.at?.getTime() ?? 0) - (a.at?.getTime() ?? 0));
+  return [...dated, ...undated];
+}
+
+/**
+ * A package's status from `currentStatus` and its activities. Delivered if either `currentStatus` or
+ * the newest activity says so (docs/carriers/NOTES.md) — unless a dated activity after the delivery
+ * says where the package is now (a stale D in `currentStatus` beside a newer "Out For Delivery";
+ * tracking probe, 2026-12-07). Otherwise the current status, or the newest activity when the current
+ * status is missing or unrecognised. A delivery after a return to the shipper (RS) in the history is
+ * that return's end — the recipient never got the gift — as for FedEx.
+ *
+ * `deliveredByDate` dates a delivery that has no dated activity (deliveryDate/deliveryTime DEL).
  */
 export function upsPackageStatus(
   current: UpsStatusFields | null | undefined,
-  latestActivity: UpsStatusFields | null | undefined,
-  activities: ReadonlyArray<UpsStatusFields | null | undefined> = [],
+  activities: readonly UpsDatedStatus[] = [],
+  deliveredByDate: Date | null = null,
 ): TrackingStatus {
+  const ordered = newestFirst(activities);
   const fromCurrent = normalizeUpsStatus(current);
-  const fromActivity = normalizeUpsStatus(latestActivity);
-  if (fromCurrent === 'delivered' || fromActivity === 'delivered') {
-    const returned = [current, ...activities].some((status) => normalizeUpsStatus(status) === 'return_to_sender');
-    return returned ? 'return_to_sender' : 'delivered';
+  const fromActivity = normalizeUpsStatus(ordered[0]?.status);
+  if (fromCurrent !== 'delivered' && fromActivity !== 'delivered') {
+    return fromCurrent !== 'unknown' ? fromCurrent : fromActivity;
   }
-  return fromCurrent !== 'unknown' ? fromCurrent : fromActivity;
+  const afterDelivery = statusAfterDelivery(ordered, deliveredByDate);
+  if (afterDelivery) return afterDelivery;
+  const returned = [current, ...activities.map((activity) => activity.status)].some(
+    (status) => normalizeUpsStatus(status) === 'return_to_sender',
+  );
+  return returned ? 'return_to_sender' : 'delivered';
+}
+
+/**
+ * The status of the newest activity dated after the delivery (its newest delivered activity, else
+ * `deliveredByDate`), or null. Only an activity whose status we read: an unrecognised note after the
+ * delivery does not undo it, nor does one at the delivery's own time. A delivery nothing dates is
+ * taken as UPS says it (a `currentStatus` of D without a dated delivery activity or DEL date).
+ */
+function statusAfterDelivery(ordered: readonly UpsDatedStatus[], deliveredByDate: Date | null): TrackingStatus | null {
+  const delivery = ordered.find((activity) => normalizeUpsStatus(activity.status) === 'delivered');
+  const deliveredAt = delivery?.at ?? deliveredByDate;
+  if (!deliveredAt) return null;
+  for (const activity of ordered) {
+    if (!activity.at || activity.at.getTime() <= deliveredAt.getTime()) return null;
+    const status = normalizeUpsStatus(activity.status);
+    if (status !== 'unknown') return status;
+  }
+  return null;
 }

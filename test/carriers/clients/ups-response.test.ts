@@ -49,15 +49,56 @@ describe('normalizeUpsStatus', () => {
 });
 
 describe('upsPackageStatus', () => {
-  it('is delivered when either the current status or the latest activity says D (docs/carriers/NOTES.md)', () => {
-    expect(upsPackageStatus({ type: 'I', code: 'OT' }, { type: 'D' })).toBe('delivered');
-    expect(upsPackageStatus({ type: 'D' }, { type: 'I' })).toBe('delivered');
+  const at = (iso: string) => new Date(iso);
+
+  it('is delivered when either the current status or the newest activity says D (docs/carriers/NOTES.md)', () => {
+    expect(
+      upsPackageStatus({ type: 'I', code: 'OT' }, [{ status: { type: 'D' }, at: at('2026-12-07T15:00:00Z') }]),
+    ).toBe('delivered');
+    // Undated activities: nothing says which came last, so UPS's D stands.
+    expect(upsPackageStatus({ type: 'D' }, [{ status: { type: 'I' }, at: null }])).toBe('delivered');
+    expect(upsPackageStatus({ type: 'D' })).toBe('delivered');
   });
 
-  it('prefers the current status, falling back to the latest activity', () => {
-    expect(upsPackageStatus({ type: 'I', code: 'OT' }, { type: 'I', code: 'AR' })).toBe('out_for_delivery');
-    expect(upsPackageStatus({ type: 'NA' }, { type: 'M' })).toBe('pre_transit');
-    expect(upsPackageStatus(undefined, { type: 'X' })).toBe('failure');
+  it('prefers the current status, falling back to the newest activity', () => {
+    expect(upsPackageStatus({ type: 'I', code: 'OT' }, [{ status: { type: 'I', code: 'AR' }, at: null }])).toBe(
+      'out_for_delivery',
+    );
+    expect(upsPackageStatus({ type: 'NA' }, [{ status: { type: 'M' }, at: null }])).toBe('pre_transit');
+    expect(upsPackageStatus(undefined, [{ status: { type: 'X' }, at: null }])).toBe('failure');
+  });
+
+  describe('a stale D in currentStatus beside a newer dated activity (tracking probe, 2026-12-07)', () => {
+    const delivered = { status: { type: 'D', code: 'KB', description: 'DELIVERED' }, at: at('2026-12-06T20:00:00Z') };
+    const after = (status: { type: string; code?: string; description?: string }) => ({
+      status,
+      at: at('2026-12-07T16:00:00Z'),
+    });
+
+    it.each([
+      [{ type: 'I', code: 'OT', description: 'Out For Delivery Today' }, 'out_for_delivery'],
+      [{ type: 'O', description: 'Out For Delivery Today' }, 'out_for_delivery'],
+      [{ type: 'X', code: 'U2', description: 'The delivery was refused' }, 'failure'],
+      [{ type: 'I', code: 'AR', description: 'Arrived at Facility' }, 'in_transit'],
+      [{ type: 'D', code: '2W', description: 'Delivered to UPS Access Point™' }, 'available_for_pickup'],
+    ] as const)('the newer activity %o says %s', (status, expected) => {
+      // In either listed order: UPS's "most recent first" is not trusted.
+      expect(upsPackageStatus({ type: 'D', code: 'KB' }, [after(status), delivered])).toBe(expected);
+      expect(upsPackageStatus({ type: 'D', code: 'KB' }, [delivered, after(status)])).toBe(expected);
+    });
+
+    it('stays delivered when the later activity is nothing we read, or at the delivery time itself', () => {
+      expect(upsPackageStatus({ type: 'D' }, [after({ type: 'NA' }), delivered])).toBe('delivered');
+      const sameTime = { status: { type: 'I', code: 'OT' }, at: delivered.at };
+      expect(upsPackageStatus({ type: 'D' }, [sameTime, delivered])).toBe('delivered');
+    });
+
+    it('without a delivery activity, dates the delivery by deliveryDate DEL when UPS gives one', () => {
+      const outForDelivery = after({ type: 'I', code: 'OT' });
+      expect(upsPackageStatus({ type: 'D' }, [outForDelivery], at('2026-12-06T23:59:59Z'))).toBe('out_for_delivery');
+      expect(upsPackageStatus({ type: 'D' }, [outForDelivery], at('2026-12-07T17:00:00Z'))).toBe('delivered');
+      expect(upsPackageStatus({ type: 'D' }, [outForDelivery])).toBe('delivered');
+    });
   });
 });
 
@@ -94,6 +135,28 @@ describe('UPS statuses a probe met (issue 30, worlds we did not write)', () => {
       deliveryDate: [{ type: 'DEL', date: '20261128' }],
     });
     expect(parseUpsTrackResponse('1Z023E2X0214323462', body).status).toBe('delivered');
+  });
+
+  it('a stale Delivered in currentStatus does not beat a newer Out For Delivery, nor send with the old time', () => {
+    // The probe's world: delivered 20 h ago by currentStatus, "Out For Delivery Today" 10 min ago.
+    const body = answer({
+      currentStatus: { type: 'D', code: 'KB', description: 'Delivered' },
+      activity: [
+        {
+          gmtDate: '20261207',
+          gmtTime: '160044',
+          status: { type: 'I', code: 'OT', description: 'Out For Delivery Today' },
+        },
+        { gmtDate: '20261206', gmtTime: '201044', status: { type: 'D', code: 'KB', description: 'DELIVERED' } },
+      ],
+    });
+    expect(spec.validate(trackResponseSchema, body)).toEqual([]);
+    expect(parseUpsTrackResponse('1Z023E2X0214323462', body)).toMatchObject({
+      status: 'out_for_delivery',
+      deliveredAt: null,
+      lastEventAt: new Date('2026-12-07T16:00:44Z'),
+      description: 'Out For Delivery Today',
+    });
   });
 
   it('a package delivered twice (Access Point, then collected) is delivered at the collection', () => {

@@ -100,6 +100,24 @@ describe('UPS client', () => {
     ]);
   });
 
+  it('a stale Delivered in currentStatus loses to a newer Out For Delivery scan (tracking probe)', async () => {
+    const stale = withTrackAnswer(
+      200,
+      trackAnswer({ type: 'D', code: 'KB', description: 'Delivered' }, [
+        // Oldest first, as UPS's order is not guaranteed.
+        { gmtDate: '20261206', gmtTime: '201044', status: { type: 'D', code: 'KB', description: 'DELIVERED' } },
+        {
+          gmtDate: '20261207',
+          gmtTime: '160044',
+          status: { type: 'I', code: 'OT', description: 'Out For Delivery Today' },
+        },
+      ]),
+    );
+    expect(await client(stale).track(['1Z999AA10123456784'])).toMatchObject([
+      { status: 'out_for_delivery', deliveredAt: null, description: 'Out For Delivery Today' },
+    ]);
+  });
+
   /** The sandbox for OAuth, a canned answer for tracking. */
   function withTrackAnswer(status: number, body: unknown): typeof fetch {
     return async (input, init) => {
