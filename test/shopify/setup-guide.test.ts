@@ -194,6 +194,18 @@ describe('the setup guide', () => {
     expect(app.services.shopifySandbox!.usageRecords.filter((record) => record.shop === shop)).toEqual([]);
   });
 
+  it('sends one test gift for a double press; another once it has gone (billing probe: three presses, three gifts)', async () => {
+    const shop = `twice-${Date.now()}.myshopify.com`;
+    await stepsOf(shop); // installs the shop
+    const presses = await Promise.all([adminApi(shop, 'POST', '/test-gift'), adminApi(shop, 'POST', '/test-gift')]);
+    expect(presses.map((press) => press.status).sort()).toEqual([201, 409]);
+    const refused = presses.find((press) => press.status === 409)!;
+    expect(refused.body.error.message).toMatch(/^A test gift is already on its way to owner@twice-\d+\.example\.com/);
+    const first = presses.find((press) => press.status === 201)!;
+    await sentTestGift(first.body.order_id);
+    expect((await adminApi(shop, 'POST', '/test-gift')).status).toBe(201);
+  });
+
   it('goes with the shop on shop/redact: the order erased, its watch page gone, and a reinstall starts the step again', async () => {
     const shop = `redacted-${Date.now()}.myshopify.com`;
     const sent = await adminApi(shop, 'POST', '/test-gift');

@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.ts';
-import { ServiceUnavailableError } from '../../../errors.ts';
+import { ConflictError, ServiceUnavailableError } from '../../../errors.ts';
 import type { OrderRow } from '../../../orders/serializer.ts';
 import type { OrderService } from '../../../orders/service.ts';
 import { sampleVideo } from '../../../videos/sample-video.ts';
@@ -99,9 +99,10 @@ export async function sendTestGift(deps: SetupDeps, shop: ShopRow, shopName: str
     {
       source: 'admin',
       alongside: async (trx, created) => {
+        await refuseTestGiftOnItsWay(trx, shop.domain, created.created_at);
         await trx
           .insertInto('shopify_test_gifts')
-          .values({ shop: shop.domain, order_id: created.id, created_at: new Date() })
+          .values({ shop: shop.domain, order_id: created.id, created_at: created.created_at })
           .execute();
       },
     },
@@ -113,4 +114,30 @@ export async function sendTestGift(deps: SetupDeps, shop: ShopRow, shopName: str
     source: 'admin',
   });
   return order;
+}
+
+/** How long a test gift not sent yet counts as on its way (a stuck one does not block another). */
+const TEST_GIFT_ON_ITS_WAY_MS = 10 * 60_000;
+
+/**
+ * The setup step is one action: a second press (a double click, a second tab) while the first test
+ * gift is still on its way is a 409, not a second e-mail (billing probe: three presses, three gifts).
+ * The shop's row is locked first, so two presses at once are taken one after the other.
+ */
+async function refuseTestGiftOnItsWay(trx: Db, shop: string, now: Date): Promise<void> {
+  await trx.selectFrom('shops').select('domain').where('domain', '=', shop).forUpdate().executeTakeFirst();
+  const onItsWay = await trx
+    .selectFrom('shopify_test_gifts')
+    .innerJoin('orders', 'orders.id', 'shopify_test_gifts.order_id')
+    .select('orders.recipient_email')
+    .where('shopify_test_gifts.shop', '=', shop)
+    .where('orders.sent_at', 'is', null)
+    .where('orders.status', '!=', 'cancelled')
+    .where('orders.deleted_at', 'is', null)
+    .where('shopify_test_gifts.created_at', '>', new Date(now.getTime() - TEST_GIFT_ON_ITS_WAY_MS))
+    .executeTakeFirst();
+  if (onItsWay)
+    throw new ConflictError(
+      `A test gift is already on its way to ${onItsWay.recipient_email ?? 'your store’s e-mail address'}; it arrives in a minute or two.`,
+    );
 }
