@@ -274,7 +274,19 @@ describe('videoLineItems and orderToVideoOrder', () => {
   });
 
   it('reads "Recipient E-mail" and other spellings of e-mail as the recipient e-mail property (Shopify probe)', () => {
-    for (const name of ['Recipient E-mail', 'recipient e mail', '_Recipient_E-Mail', 'Recipient Email']) {
+    for (const name of [
+      'Recipient E-mail',
+      'recipient e mail',
+      '_Recipient_E-Mail',
+      'Recipient Email',
+      // A label's colon, a possessive, "address"; French, Spanish and German themes (Shopify probe).
+      'Recipient email:',
+      'Recipient’s email',
+      "Recipient's E-mail Address",
+      'E-mail du destinataire',
+      'Correo electrónico del destinatario',
+      'E-Mail des Empfängers',
+    ]) {
       const raw = orderPayload({ id: 1, lines: [{ id: 2 }] });
       const line = (raw.line_items as Array<{ properties: Array<{ name: string; value: string }> }>)[0]!;
       line.properties.push({ name, value: 'bob@example.com' });
@@ -284,6 +296,22 @@ describe('videoLineItems and orderToVideoOrder', () => {
         order: { recipient_email: 'bob@example.com' },
       });
     }
+  });
+
+  it('reads a phone typed the national way in the country of its address (Shopify probe: "(415) 555-0123" was dropped)', () => {
+    const withPhone = (phone: string, countryCode: string | null) => {
+      const raw = orderPayload({ id: 1, lines: [{ id: 2 }] });
+      const line = (raw.line_items as Array<{ properties: Array<{ name: string; value: string }> }>)[0]!;
+      line.properties.push({ name: 'Recipient phone', value: phone });
+      const parsed = order({ ...raw, shipping_address: { ...raw.shipping_address, country_code: countryCode } });
+      return orderToVideoOrder(parsed, parsed.line_items[0]!);
+    };
+    expect(withPhone('(415) 555-0123', 'US')).toMatchObject({ ok: true, order: { recipient_phone: '+14155550123' } });
+    expect(withPhone('06 12 34 56 78', 'FR')).toMatchObject({ ok: true, order: { recipient_phone: '+33612345678' } });
+    // Already international: kept, whatever the address's country.
+    expect(withPhone('+44 7700 900123', 'US')).toMatchObject({ ok: true, order: { recipient_phone: '+447700900123' } });
+    // No country to read it in: not guessed; the order waits for the sender to give a usable one.
+    expect(withPhone('(415) 555-0123', null)).toMatchObject({ ok: true, awaitingRecipient: expect.any(String) });
   });
 
   it('names a missing field once, in the merchant’s words (Shopify probe: "the customer’s name name")', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { currencyDecimals, moneyToMinorUnits } from '../../money.ts';
 import { mapTrackingCompany } from './carrier-names.ts';
+import { phoneInE164 } from './phone.ts';
 import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import type { GiftPackages, SendMethod } from '../../vocabulary.ts';
 import { normalizeTrackingNumber } from '../../carriers/tracking-number.ts';
@@ -51,16 +52,40 @@ export interface VideoProductSettings {
 }
 
 function normalizePropertyName(name: string): string {
-  return (
-    name
-      .trim()
-      .replace(/^_+/, '')
-      .replace(/[\s_-]+/g, ' ')
-      .toLowerCase()
-      // "E-mail" as many write it ("Recipient E-mail"; a Shopify probe's order waited for a recipient it had).
-      .replace(/\be mail\b/g, 'email')
-  );
+  const words = name
+    .trim()
+    .replace(/^_+/, '')
+    .replace(/[\s_-]+/g, ' ')
+    .toLowerCase()
+    // "E-mail" as many write it ("Recipient E-mail"; a Shopify probe's order waited for a recipient it had).
+    .replace(/\be mail\b/g, 'email')
+    // A label's colon, a possessive, a trailing "address" or "number" (Shopify probe: "Recipient email:",
+    // "Recipient's email", "Recipient Email Address" each left the order waiting for a recipient).
+    .replace(/\s*[:：]+$/, '')
+    .replace(/['’]s\b/g, '')
+    .replace(/\b(email|phone) (address|number)$/, '$1')
+    .trim();
+  return PROPERTY_TRANSLATIONS[words] ?? words;
 }
+
+/** The recipient's fields as French, Spanish and German themes label them (normalised as above). */
+const PROPERTY_TRANSLATIONS: Readonly<Record<string, string>> = {
+  'email du destinataire': PROPERTY.recipientEmail,
+  'courriel du destinataire': PROPERTY.recipientEmail,
+  'nom du destinataire': PROPERTY.recipientName,
+  'téléphone du destinataire': PROPERTY.recipientPhone,
+  'email del destinatario': PROPERTY.recipientEmail,
+  'correo del destinatario': PROPERTY.recipientEmail,
+  'correo electrónico del destinatario': PROPERTY.recipientEmail,
+  'nombre del destinatario': PROPERTY.recipientName,
+  'teléfono del destinatario': PROPERTY.recipientPhone,
+  'email des empfängers': PROPERTY.recipientEmail,
+  'empfänger email': PROPERTY.recipientEmail,
+  'name des empfängers': PROPERTY.recipientName,
+  'empfänger name': PROPERTY.recipientName,
+  'telefon des empfängers': PROPERTY.recipientPhone,
+  'empfänger telefon': PROPERTY.recipientPhone,
+};
 
 const CONTROL_CHARACTERS_ALL = new RegExp(CONTROL_CHARACTERS.source, 'g');
 
@@ -367,6 +392,9 @@ export function orderToVideoOrder(
   const senderEmail = order.email || customer?.email || order.contact_email || '';
   // Where the three-day "not watched yet" note can go by SMS (docs/notifications.md).
   const senderPhone = customer?.phone || order.billing_address?.phone || null;
+  // Numbers typed nationally are read in the country of the address they came with (phone.ts).
+  const senderCountry = order.billing_address?.country_code ?? order.shipping_address?.country_code;
+  const recipientCountry = order.shipping_address?.country_code ?? order.billing_address?.country_code;
   const recipientName =
     properties.get(PROPERTY.recipientName) ||
     order.shipping_address?.name ||
@@ -386,11 +414,11 @@ export function orderToVideoOrder(
   // guide's test gift (the admin shows "none (not billed)").
   const price = videoLinePrice(order, item);
   if (price !== null) candidate.price = price;
-  if (senderPhone) candidate.sender_phone = senderPhone;
+  if (senderPhone) candidate.sender_phone = phoneInE164(senderPhone, senderCountry);
   const recipientEmail = properties.get(PROPERTY.recipientEmail);
   const recipientPhone = properties.get(PROPERTY.recipientPhone);
   if (recipientEmail) candidate.recipient_email = recipientEmail;
-  if (recipientPhone) candidate.recipient_phone = recipientPhone;
+  if (recipientPhone) candidate.recipient_phone = phoneInE164(recipientPhone, recipientCountry);
   if (recipientEmail && recipientPhone) candidate.send_method = options.defaultSendMethod ?? 'email_and_sms';
   const sendOn = properties.get(PROPERTY.sendOn);
   // A date only schedules a "date" order (send_on is null when nothing is scheduled); on any other

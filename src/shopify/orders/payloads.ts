@@ -98,7 +98,14 @@ export const shopifyLineItem = z.object({
 export type ShopifyLineItem = z.output<typeof shopifyLineItem>;
 
 const address = z
-  .object({ name: nullableText, first_name: nullableText, last_name: nullableText, phone: nullableText })
+  .object({
+    name: nullableText,
+    first_name: nullableText,
+    last_name: nullableText,
+    phone: nullableText,
+    /** ISO 3166 alpha-2 ("US"): a phone typed nationally is read in this country (phone.ts). */
+    country_code: nullableText,
+  })
   .nullish();
 
 export const shopifyCustomer = z.object({
