@@ -66,6 +66,7 @@ const en = {
   page_thanks_send_video: 'Send thank-you video',
   page_thanks_note_label: 'Or write a note',
   page_thanks_note_hint: 'Up to {max_chars} characters.',
+  page_thanks_needs_script: 'To reply with a video or a note, open this page in a browser with JavaScript turned on.',
   page_thanks_send_note: 'Send note',
   page_thanks_received_now: 'Thank you! Your thank-you is on its way to {sender_name}.',
   page_thanks_received_one_minute:
@@ -302,6 +303,8 @@ const fr = {
   page_thanks_send_video: 'Envoyer la vidéo de remerciement',
   page_thanks_note_label: 'Ou écrivez un mot',
   page_thanks_note_hint: 'Jusqu’à {max_chars} caractères.',
+  page_thanks_needs_script:
+    'Pour répondre par une vidéo ou un mot, ouvrez cette page dans un navigateur où JavaScript est activé.',
   page_thanks_send_note: 'Envoyer le mot',
   page_thanks_received_now: `Merci${nb}! Votre remerciement est en route vers {sender_name}.`,
   page_thanks_received_one_minute: `Merci${nb}! {sender_name} recevra votre remerciement dans une minute environ. D’ici là, vous pouvez le remplacer ici.`,
@@ -506,6 +509,8 @@ const es = {
   page_thanks_send_video: 'Enviar video de agradecimiento',
   page_thanks_note_label: 'O escribe una nota',
   page_thanks_note_hint: 'Hasta {max_chars} caracteres.',
+  page_thanks_needs_script:
+    'Para responder con un vídeo o una nota, abre esta página en un navegador con JavaScript activado.',
   page_thanks_send_note: 'Enviar nota',
   page_thanks_received_now: '¡Gracias! Tu agradecimiento va de camino a {sender_name}.',
   page_thanks_received_one_minute:

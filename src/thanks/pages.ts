@@ -52,6 +52,8 @@ export function thanksSection(
     body: html`<section class="thanks" aria-labelledby="thanks-heading">
 <h2 id="thanks-heading">${say('page_thanks_heading')}</h2>
 <p id="thanks-state">${lead}</p>
+<noscript><p class="muted">${say('page_thanks_needs_script')}</p></noscript>
+<div id="thanks-reply" hidden>
 ${recorderMarkup({ idPrefix: 'thanks-', maxSeconds: limits.maxSeconds, sendLabel: say('page_thanks_send_video'), say })}
 <form id="thanks-note" novalidate>
   <label for="thanks-note-text">${say('page_thanks_note_label')}</label>
@@ -60,6 +62,7 @@ ${recorderMarkup({ idPrefix: 'thanks-', maxSeconds: limits.maxSeconds, sendLabel
   <div class="actions"><button type="submit" class="primary" id="thanks-send-note">${say('page_thanks_send_note')}</button></div>
   <p id="thanks-note-status" class="status" role="status" aria-live="polite"></p>
 </form>
+</div>
 </section>`,
     form: {
       uploadUrl: `/watch/${order.uuid}/thanks/uploads`,

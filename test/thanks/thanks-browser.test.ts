@@ -139,6 +139,26 @@ describe('the thank-you reply in a browser', () => {
     expect(types).toEqual(expect.arrayContaining(['thanks.recorded', 'thanks.sent']));
   }, 90_000); // a whole story in a browser: the gift processed and sent, watched, a reply sent and delivered
 
+  it('without JavaScript, offers no reply it could not send, and says why (recipient probe)', async () => {
+    const order = await sentGift(`ann-noscript-${Date.now()}@example.com`);
+    await app.services.orders.markViewed(order.id); // watched: the thank-you part shows at once
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${app.baseUrl}/watch/${order.uuid}`);
+      await page.getByRole('heading', { name: 'Say thank you' }).waitFor();
+      expect(await page.getByRole('button', { name: 'Send note' }).isVisible()).toBe(false);
+      expect(await page.getByLabel('Or write a note').isVisible()).toBe(false);
+      // A browser without scripts shows <noscript> (Playwright's switch turns scripts off, not the
+      // parser's scripting flag, so it is read here rather than seen).
+      expect(await page.locator('section.thanks noscript').textContent()).toContain(
+        'open this page in a browser with JavaScript turned on',
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   it('the recipient writes a note; the sender gets it in the e-mail and on the page', async () => {
     const sender = `ann-note-${Date.now()}@example.com`;
     const order = await sentGift(sender);

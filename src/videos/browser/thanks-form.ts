@@ -7,6 +7,8 @@ import { setUpRecorder, type Translate } from './recorder.ts';
  * `thanks-…`, its shorter limit), or a note PUT as JSON (the page's CSP allows no form posts).
  */
 export function setUpThanksForm(data: ThanksFormData, t: Translate): void {
+  // Hidden in the markup: without this script nothing in it could be sent (recipient probe).
+  byId('thanks-reply', HTMLDivElement).hidden = false;
   setUpRecorder({
     idPrefix: 'thanks-',
     uploadUrl: data.uploadUrl,
