@@ -23,6 +23,8 @@ import {
   formatShare,
   formatUsd,
   initialChargeStatus,
+  MAY_HAVE_BEEN_CHARGED_REASONS,
+  mayChargeOnPlan,
   monthOf,
   monthTotals,
   shouldCreateSubscriptionOnOpen,
@@ -31,6 +33,7 @@ import {
   usageChargeCents,
   type ChargeOutcome,
   type MonthTotals,
+  PLAN_ENDED_AFTER_ATTEMPT_REASON,
   unbillableCurrencyReason,
   UNINSTALLED_AFTER_ATTEMPT_REASON,
   UNINSTALLED_REASON,
@@ -92,6 +95,8 @@ export interface MonthBill extends MonthTotals {
     shortfall_cents: number;
     sent_at: string;
     usage_record_id: string | null;
+    /** Why it is not charged (Shopify's refusal, no plan, may already be charged …) or, pending, what last failed; null once recorded. */
+    reason: string | null;
   }>;
 }
 
@@ -285,17 +290,20 @@ export class ShopifyBilling {
       });
     const subscription = await this.currentSubscription(charge.shop);
     if (subscription?.status !== 'active') {
-      const unbilled = await this.settle(
-        charge,
-        null,
-        { status: 'unbilled', reason: `No active Shopify subscription (${subscription?.status ?? 'none'}).` },
-        { unlessPlanActive: true },
-      );
+      // After an attempt that may have reached Shopify, as at uninstall: never re-opened by a later plan.
+      const reason =
+        charge.attempts > 0
+          ? PLAN_ENDED_AFTER_ATTEMPT_REASON
+          : `No active Shopify subscription (${subscription?.status ?? 'none'}).`;
+      const unbilled = await this.settle(charge, null, { status: 'unbilled', reason }, { unlessPlanActive: true });
       if (unbilled !== 'pending') return unbilled;
       // A plan became active after we looked: the charge is still pending, so charge it now.
       if (lookedAgain) throw new ChargeNotReadyError(`The plan of ${charge.shop} changed while charging ${orderId}.`);
       return this.recordCharge(orderId, true);
     }
+    // The plan was replaced while this charge waited out a failed attempt: not charged on the new one.
+    if (!mayChargeOnPlan({ attempts: charge.attempts, subscriptionId: charge.subscription_id }, subscription.id))
+      return this.settle(charge, null, { status: 'unbilled', reason: PLAN_ENDED_AFTER_ATTEMPT_REASON });
     let outcome: ChargeOutcome;
     let planStillActive = true;
     try {
@@ -323,6 +331,8 @@ export class ShopifyBilling {
         .updateTable('shopify_usage_charges')
         .set((eb) => ({
           attempts: eb('attempts', '+', 1),
+          // The plan this attempt may have charged: a retry goes to it or to none (mayChargeOnPlan).
+          subscription_id: subscription.id,
           last_error: (error instanceof Error ? error.message : String(error)).slice(0, 1_000),
           updated_at: now(),
         }))
@@ -374,8 +384,9 @@ export class ShopifyBilling {
       .select('order_id')
       .where('shop', '=', domain)
       .where('status', '=', 'unbilled')
-      // Other currencies' videos are never billed: they give no reason to ask Shopify.
+      // Other currencies' videos are never billed, nor those that may have been: no reason to ask Shopify.
       .where('currency', '=', BILLING_CURRENCY)
+      .where((eb) => eb.or([eb('last_error', 'is', null), eb('last_error', 'not in', MAY_HAVE_BEEN_CHARGED_REASONS)]))
       .where('sent_at', '>=', period.start)
       .where('sent_at', '<', period.end)
       .limit(1)
@@ -652,11 +663,11 @@ async function reopenUnbilledOfMonth(trx: Transaction<Database>, domain: string,
     .set({ status: 'pending', settled_at: null, last_error: null, updated_at: at })
     .where('shop', '=', domain)
     .where('status', '=', 'unbilled')
-    // Orders in other currencies are never charged; nor is a charge an uninstall may have billed.
+    // Orders in other currencies are never charged; nor is a charge that may have been on an earlier plan.
     .where('currency', '=', BILLING_CURRENCY)
     .where('sent_at', '>=', period.start)
     .where('sent_at', '<', period.end)
-    .where((eb) => eb.or([eb('last_error', 'is', null), eb('last_error', '!=', UNINSTALLED_AFTER_ATTEMPT_REASON)]))
+    .where((eb) => eb.or([eb('last_error', 'is', null), eb('last_error', 'not in', MAY_HAVE_BEEN_CHARGED_REASONS)]))
     .returning('order_id')
     .execute();
   return reopened.map((row) => row.order_id);
@@ -697,6 +708,7 @@ export async function shopifyMonthBill(db: Db, shopParam: unknown, month: string
       shortfall_cents: charge.shortfall_cents,
       sent_at: formatTimestamp(charge.sent_at),
       usage_record_id: charge.usage_record_id,
+      reason: charge.last_error,
     })),
   };
 }

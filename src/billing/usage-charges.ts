@@ -114,6 +114,30 @@ export const UNINSTALLED_REASON = 'The shop has uninstalled Doorstep.';
 export const UNINSTALLED_AFTER_ATTEMPT_REASON =
   'The shop uninstalled Doorstep while this charge was being sent to Shopify; it may have been charged then, so it is not charged again.';
 
+/**
+ * Why a charge is never billed after its plan ended or was replaced: an earlier attempt failed in a
+ * way that may have reached Shopify on that plan. Shopify answers a repeated idempotency key with
+ * its record, but is not known to do so across plans, so charging it on another plan could bill the
+ * merchant twice (billing probe): a later approval does not re-open it.
+ */
+export const PLAN_ENDED_AFTER_ATTEMPT_REASON =
+  "Doorstep's plan ended while this charge was being sent to Shopify; it may have been charged then, so it is not charged again.";
+
+/** The reasons of unbilled charges that may already be on the merchant's Shopify bill: never re-opened, not a debt. */
+export const MAY_HAVE_BEEN_CHARGED_REASONS: readonly string[] = [
+  UNINSTALLED_AFTER_ATTEMPT_REASON,
+  PLAN_ENDED_AFTER_ATTEMPT_REASON,
+];
+
+/**
+ * Whether a pending charge may still be sent to `planId`: yes unless an earlier attempt, which may
+ * have reached Shopify, went to another plan (see PLAN_ENDED_AFTER_ATTEMPT_REASON). A charge tried
+ * before the plan was kept with it (`subscriptionId` null) is taken as tried on the current plan.
+ */
+export function mayChargeOnPlan(charge: { attempts: number; subscriptionId: string | null }, planId: string): boolean {
+  return charge.attempts === 0 || charge.subscriptionId === null || charge.subscriptionId === planId;
+}
+
 /** Shopify's words when a charge would take the cycle past the capped amount (appUsageRecordCreate docs). */
 export const CAP_EXCEEDED_MESSAGE = 'Total price exceeds balance remaining';
 
@@ -136,7 +160,10 @@ export interface MonthTotals {
   videos_charged: number;
   charged_cents: number;
   pending_cents: number;
+  /** Not billed yet: a plan approved this month charges it. */
   unbilled_cents: number;
+  /** Not charged by Doorstep after an attempt that may have reached Shopify (MAY_HAVE_BEEN_CHARGED_REASONS): never charged again. */
+  maybe_charged_cents: number;
   over_cap_cents: number;
   /** Videos of orders in other currencies than USD: not billed (their amounts are not USD, so not in the sums). */
   other_currency_videos: number;
@@ -149,6 +176,7 @@ export function monthTotals(
     shortfall_cents: number;
     /** Absent: USD. */
     currency?: string;
+    last_error?: string | null;
   }>,
 ): MonthTotals {
   const totals: MonthTotals = {
@@ -156,6 +184,7 @@ export function monthTotals(
     charged_cents: 0,
     pending_cents: 0,
     unbilled_cents: 0,
+    maybe_charged_cents: 0,
     over_cap_cents: 0,
     other_currency_videos: 0,
   };
@@ -165,6 +194,8 @@ export function monthTotals(
       totals.videos_charged++;
       totals.charged_cents += charge.amount_cents;
     } else if (charge.status === 'pending') totals.pending_cents += charge.amount_cents;
+    else if (charge.status === 'unbilled' && MAY_HAVE_BEEN_CHARGED_REASONS.includes(charge.last_error ?? ''))
+      totals.maybe_charged_cents += charge.amount_cents;
     else if (charge.status === 'unbilled') totals.unbilled_cents += charge.amount_cents;
     else if (charge.status === 'over_cap') totals.over_cap_cents += charge.shortfall_cents;
   }
@@ -183,10 +214,16 @@ export function billingNotice(
     totals.other_currency_videos > 0
       ? ` ${totals.other_currency_videos === 1 ? '1 video was' : `${totals.other_currency_videos} videos were`} sent this month for orders in other currencies than ${BILLING_CURRENCY}: Doorstep bills only ${BILLING_CURRENCY} orders through Shopify, so ${totals.other_currency_videos === 1 ? 'it is' : 'they are'} not charged.`
       : '';
+  const maybeCharged =
+    totals.maybe_charged_cents > 0
+      ? ` ${formatUsd(totals.maybe_charged_cents)} for videos sent this month may already have been charged by Shopify while Doorstep's plan ended, so it is not charged again.`
+      : '';
   const debt =
     (totals.unbilled_cents > 0
       ? ` ${formatUsd(totals.unbilled_cents)} for videos sent this month is not billed yet.`
-      : '') + otherCurrencies;
+      : '') +
+    maybeCharged +
+    otherCurrencies;
   switch (subscription.status) {
     case 'none':
     case 'pending':
@@ -200,7 +237,7 @@ export function billingNotice(
       return `Shopify froze Doorstep's plan (the store's own Shopify bill is unpaid). Video messages are still sent.${debt}`;
     case 'active':
       if (totals.over_cap_cents > 0)
-        return `This billing cycle reached your cap of ${formatUsd(subscription.cappedAmountCents)}. Video messages are still sent; ${formatUsd(totals.over_cap_cents)} above the cap was not charged.${otherCurrencies}`;
+        return `This billing cycle reached your cap of ${formatUsd(subscription.cappedAmountCents)}. Video messages are still sent; ${formatUsd(totals.over_cap_cents)} above the cap was not charged.${maybeCharged}${otherCurrencies}`;
       return debt ? debt.trim() : null;
   }
 }

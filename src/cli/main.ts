@@ -287,6 +287,9 @@ async function main(argv: string[]): Promise<void> {
           `Shopify bill ${bill.month} for ${bill.shop} (plan: ${bill.subscription_status})\n` +
             `  ${bill.videos_charged} video(s) charged: ${money(bill.charged_cents)} USD\n` +
             `  pending ${money(bill.pending_cents)}, unbilled ${money(bill.unbilled_cents)}, over the cap ${money(bill.over_cap_cents)}\n` +
+            (bill.maybe_charged_cents > 0
+              ? `  ${money(bill.maybe_charged_cents)} not charged again: may already be charged at Shopify (an attempt before the plan ended; see --json)\n`
+              : '') +
             (bill.other_currency_videos > 0
               ? `  ${bill.other_currency_videos} video(s) of orders in other currencies: not billed (USD only)\n`
               : ''),

@@ -147,6 +147,7 @@ describe('subscription approval', () => {
         charged_cents: 0,
         pending_cents: 0,
         unbilled_cents: 0,
+        maybe_charged_cents: 0,
         over_cap_cents: 0,
         other_currency_videos: 0,
       },
@@ -753,6 +754,69 @@ describe('uninstall during a retry', () => {
       expect(recordsFor(orderId)).toEqual([]);
     } finally {
       fake.graphqlFailures.length = 0;
+    }
+  });
+});
+
+describe('a plan that ended while a charge was being sent', () => {
+  const fakePlanOf = (shop: string) => [...fake.subscriptions.values()].find((s) => s.shop === shop)!;
+  const mayHaveBeenCharged =
+    "Doorstep's plan ended while this charge was being sent to Shopify; it may have been charged then, so it is not charged again.";
+
+  // Billing probe: a charge whose attempt may have reached Shopify was charged again on the next plan.
+  // The sandbox answers a repeated idempotency key only on the same plan, so a second charge shows.
+  it('is not charged on the next plan, whether it went unbilled first or was still pending; the merchant is told', async () => {
+    const shop = newShop('plan-ended-retry');
+    const { auth } = await installShop(shop, 'approve');
+    const { billing } = app.services;
+    // The billing queue's workers wait: the test runs each attempt itself, in a known order.
+    await app.services.queues.billing.pause();
+    try {
+      const lostThenUnbilled = await sentOrder(auth, 2000);
+      const lostStillPending = await sentOrder(auth, 2000);
+      // Shopify makes both records on plan A, but its answers are lost (a 503 on the way back).
+      fake.loseGraphqlAnswers(503, 2);
+      await expect(billing.recordCharge(lostThenUnbilled)).rejects.toThrow();
+      await expect(billing.recordCharge(lostStillPending)).rejects.toThrow();
+      expect(recordsFor(lostThenUnbilled)).toHaveLength(1);
+      expect(recordsFor(lostStillPending)).toHaveLength(1);
+
+      fakePlanOf(shop).status = 'CANCELLED';
+      // A charge never tried: refused, which tells us the plan is cancelled.
+      const neverTried = await sentOrder(auth, 2000);
+      expect(await billing.recordCharge(neverTried)).toBe('unbilled');
+      expect((await charge(neverTried))!.last_error).toBe('No active Shopify subscription (cancelled).');
+      // One that was tried is unbilled for good, like one of a shop that uninstalled meanwhile.
+      expect(await billing.recordCharge(lostThenUnbilled)).toBe('unbilled');
+      expect((await charge(lostThenUnbilled))!.last_error).toBe(mayHaveBeenCharged);
+
+      // Plan B, approved this month: it re-opens only the charge that was never tried.
+      const again = await billingApi(shop, 'POST', '/shopify/api/billing/subscribe');
+      await answerApproval(again.body.subscription.confirmation_url, 'approve');
+      expect(await charge(lostThenUnbilled)).toMatchObject({ status: 'unbilled', last_error: mayHaveBeenCharged });
+      expect(await billing.recordCharge(neverTried)).toBe('recorded');
+      // Still pending from plan A's attempt: not sent to plan B either.
+      expect(await billing.recordCharge(lostStillPending)).toBe('unbilled');
+      expect((await charge(lostStillPending))!.last_error).toBe(mayHaveBeenCharged);
+      expect(recordsFor(lostThenUnbilled)).toHaveLength(1);
+      expect(recordsFor(lostStillPending)).toHaveLength(1);
+      expect(recordsFor(neverTried)).toHaveLength(1);
+
+      const page = (await billingApi(shop)).body;
+      expect(page.month).toMatchObject({ charged_cents: 100, unbilled_cents: 0, maybe_charged_cents: 200 });
+      expect(page.notice).toBe(
+        "$2.00 for videos sent this month may already have been charged by Shopify while Doorstep's plan ended, so it is not charged again.",
+      );
+      const month = new Date().toISOString().slice(0, 7);
+      const bill = (await adminCommands(db()).run('billing.shop', { shop, month })) as {
+        maybe_charged_cents: number;
+        charges: Array<{ order_id: string; reason: string | null }>;
+      };
+      expect(bill.maybe_charged_cents).toBe(200);
+      expect(bill.charges.find((c) => c.order_id === lostStillPending)?.reason).toBe(mayHaveBeenCharged);
+    } finally {
+      fake.lostGraphqlAnswers.length = 0;
+      await app.services.queues.billing.resume();
     }
   });
 });

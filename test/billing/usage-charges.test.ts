@@ -10,11 +10,14 @@ import {
   formatShare,
   formatUsd,
   initialChargeStatus,
+  mayChargeOnPlan,
   monthTotals,
+  PLAN_ENDED_AFTER_ATTEMPT_REASON,
   shouldCreateSubscriptionOnOpen,
   subscriptionStatusFromShopify,
   subscriptionTerms,
   unbillableCurrencyReason,
+  UNINSTALLED_AFTER_ATTEMPT_REASON,
   usageChargeCents,
 } from '../../src/billing/usage-charges.ts';
 import { CAP_EXCEEDED } from '../../src/shopify/dev/sandbox/index.ts';
@@ -117,9 +120,33 @@ describe('the month and the notice', () => {
       charged_cents: 150,
       pending_cents: 30,
       unbilled_cents: 70,
+      maybe_charged_cents: 0,
       over_cap_cents: 400,
       other_currency_videos: 0,
     });
+  });
+
+  it('keeps a charge that may already be on the Shopify bill apart from the debt, and says so', () => {
+    const month = monthTotals([
+      {
+        status: 'unbilled',
+        amount_cents: 70,
+        shortfall_cents: 0,
+        last_error: 'No active Shopify subscription (none).',
+      },
+      { status: 'unbilled', amount_cents: 100, shortfall_cents: 0, last_error: PLAN_ENDED_AFTER_ATTEMPT_REASON },
+      { status: 'unbilled', amount_cents: 20, shortfall_cents: 0, last_error: UNINSTALLED_AFTER_ATTEMPT_REASON },
+    ]);
+    expect(month).toMatchObject({ unbilled_cents: 70, maybe_charged_cents: 120 });
+    expect(billingNotice({ status: 'cancelled', cappedAmountCents: 1000 }, month)).toBe(
+      "Doorstep's plan is cancelled. Video messages are still sent. $0.70 for videos sent this month is not billed yet. $1.20 for videos sent this month may already have been charged by Shopify while Doorstep's plan ended, so it is not charged again. Approve the plan again to be billed through Shopify.",
+    );
+  });
+
+  it('a charge may go to the plan its earlier attempt went to, and to no other', () => {
+    expect(mayChargeOnPlan({ attempts: 0, subscriptionId: null }, 'plan-b')).toBe(true);
+    expect(mayChargeOnPlan({ attempts: 2, subscriptionId: 'plan-b' }, 'plan-b')).toBe(true);
+    expect(mayChargeOnPlan({ attempts: 2, subscriptionId: 'plan-a' }, 'plan-b')).toBe(false);
   });
 
   it('counts orders in other currencies apart: their amounts are not USD, never summed, and the notice says why', () => {

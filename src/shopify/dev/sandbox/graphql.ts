@@ -31,6 +31,18 @@ export function adminGraphql(
     };
   const failure = injectedFailure(state);
   if (failure) return failure;
+  const answer = answerGraphql(state, shop, request, publicUrl);
+  // Done, but the answer is lost on the way back (`loseGraphqlAnswers`): what a timeout or a 5xx after the work leaves.
+  const lost = state.lostGraphqlAnswers.shift();
+  return lost === undefined ? answer : { status: lost, body: { errors: 'Internal error' } };
+}
+
+function answerGraphql(
+  state: ShopifySandboxState,
+  shop: string,
+  request: GraphqlRequest,
+  publicUrl: string,
+): SandboxAnswer {
   const query = request.query ?? '';
   const variables = request.variables ?? {};
   if (/\bappSubscriptionCreate\s*\(/.test(query))
@@ -195,9 +207,11 @@ function createUsageRecord(state: ShopifySandboxState, shop: string, variables: 
   const subscription = [...state.subscriptions.values()].find((s) => s.shop === shop && s.lineItemId === lineItemId);
   if (!subscription)
     return { ...none, userErrors: userErrors(['subscriptionLineItemId'], 'Subscription line item not found') };
-  // Same key, same record: Shopify answers a repeated idempotency key with the record it made.
+  // Same key, same record: Shopify answers a repeated idempotency key with the record it made. Only
+  // on the same subscription: Shopify does not say a key reaches across plans, so the sandbox
+  // assumes it does not (a key sent again on a new plan makes a second record).
   const earlier = idempotencyKey
-    ? state.usageRecords.find((r) => r.shop === shop && r.idempotencyKey === idempotencyKey)
+    ? state.usageRecords.find((r) => r.subscriptionId === subscription.id && r.idempotencyKey === idempotencyKey)
     : undefined;
   if (earlier) return { appUsageRecord: { id: earlier.id }, userErrors: [] };
   if (subscription.status !== 'ACTIVE')

@@ -70,6 +70,8 @@ export class ShopifySandboxState {
   readonly accessTokens = new Map<string, { shop: string; expiresAt: number }>();
   /** HTTP statuses the next GraphQL calls answer with instead of their result (`'throttled'`: Shopify's 200 + THROTTLED). */
   readonly graphqlFailures: Array<number | 'throttled'> = [];
+  /** HTTP statuses the next GraphQL calls answer with after doing their work (the answer lost on the way). */
+  readonly lostGraphqlAnswers: number[] = [];
   /** HTTP statuses the next access-token requests (code, token exchange, refresh) answer with instead. */
   readonly tokenFailures: number[] = [];
   /** Each shop's main theme's `templates/product.json` (Admin GraphQL `themes.files`): Dawn's, without our block, unless set. */
@@ -148,6 +150,14 @@ export class ShopifySandboxState {
   /** The next `times` GraphQL calls fail with `failure`. */
   failGraphql(failure: number | 'throttled', times = 1): void {
     for (let i = 0; i < times; i++) this.graphqlFailures.push(failure);
+  }
+
+  /**
+   * The next `times` GraphQL calls are carried out, then answered with HTTP `status`: Shopify made
+   * the record, but its answer never reached the app (a timeout, a 5xx on the way back).
+   */
+  loseGraphqlAnswers(status: number, times = 1): void {
+    for (let i = 0; i < times; i++) this.lostGraphqlAnswers.push(status);
   }
 
   /** The next `times` access-token requests fail with HTTP `status` (Shopify's OAuth endpoint down). */
