@@ -165,6 +165,8 @@ export interface MonthTotals {
   /** Not charged by Doorstep after an attempt that may have reached Shopify (MAY_HAVE_BEEN_CHARGED_REASONS): never charged again. */
   maybe_charged_cents: number;
   over_cap_cents: number;
+  /** Videos refused whole by Shopify's cap (their amounts are over_cap_cents). */
+  videos_over_cap: number;
   /** Videos of orders in other currencies than USD: not billed (their amounts are not USD, so not in the sums). */
   other_currency_videos: number;
 }
@@ -186,6 +188,7 @@ export function monthTotals(
     unbilled_cents: 0,
     maybe_charged_cents: 0,
     over_cap_cents: 0,
+    videos_over_cap: 0,
     other_currency_videos: 0,
   };
   for (const charge of charges) {
@@ -197,7 +200,10 @@ export function monthTotals(
     else if (charge.status === 'unbilled' && MAY_HAVE_BEEN_CHARGED_REASONS.includes(charge.last_error ?? ''))
       totals.maybe_charged_cents += charge.amount_cents;
     else if (charge.status === 'unbilled') totals.unbilled_cents += charge.amount_cents;
-    else if (charge.status === 'over_cap') totals.over_cap_cents += charge.shortfall_cents;
+    else if (charge.status === 'over_cap') {
+      totals.videos_over_cap++;
+      totals.over_cap_cents += charge.shortfall_cents;
+    }
   }
   return totals;
 }
@@ -237,9 +243,27 @@ export function billingNotice(
       return `Shopify froze Doorstep's plan (the store's own Shopify bill is unpaid). Video messages are still sent.${debt}`;
     case 'active':
       if (totals.over_cap_cents > 0)
-        return `This billing cycle reached your cap of ${formatUsd(subscription.cappedAmountCents)}. Video messages are still sent; ${formatUsd(totals.over_cap_cents)} above the cap was not charged.${maybeCharged}${otherCurrencies}`;
+        return `${capNotice(subscription.cappedAmountCents, totals)}${maybeCharged}${otherCurrencies}`;
       return debt ? debt.trim() : null;
   }
+}
+
+/**
+ * What the cap kept from being charged. Shopify refuses a usage record whole when it would take the
+ * cycle past the cap, so one large charge can be refused while most of the cap is unused: "reached"
+ * only when the charges this month did reach it, else the refused charge is said to be larger than
+ * what was left (billing probe: "reached your cap of $500.00" after $1.60).
+ */
+function capNotice(cappedAmountCents: number, totals: MonthTotals): string {
+  const cap = formatUsd(cappedAmountCents);
+  const refused = formatUsd(totals.over_cap_cents);
+  if (totals.charged_cents >= cappedAmountCents)
+    return `This billing cycle reached your cap of ${cap}. Video messages are still sent; ${refused} above the cap was not charged.`;
+  const charges =
+    totals.videos_over_cap === 1
+      ? `A charge of ${refused} was larger than what was left of your ${cap} cap this billing cycle, so it was not charged.`
+      : `${totals.videos_over_cap} charges (${refused} in all) were each larger than what was left of your ${cap} cap this billing cycle, so they were not charged.`;
+  return `${charges} Video messages are still sent.`;
 }
 
 /** `YYYY-MM` of a UTC instant. */

@@ -149,6 +149,7 @@ describe('subscription approval', () => {
         unbilled_cents: 0,
         maybe_charged_cents: 0,
         over_cap_cents: 0,
+        videos_over_cap: 0,
         other_currency_videos: 0,
       },
       notice: expect.stringMatching(/^Approve Doorstep's plan in Shopify/),
@@ -556,7 +557,13 @@ describe('the cap', () => {
     expect(recordsFor(over)).toEqual([]);
     const after = (await billingApi(shop)).body;
     expect(after.month).toMatchObject({ videos_charged: 1, charged_cents: 500, over_cap_cents: 1000 });
+    // Refused whole while $5.00 of the cap is unused: the cap is not "reached" (billing probe).
     expect(after.notice).toBe(
+      'A charge of $10.00 was larger than what was left of your $10.00 cap this billing cycle, so it was not charged. Video messages are still sent.',
+    );
+    const filling = await sentOrder(auth, 10_000); // the $5.00 left
+    await settled(filling, 'recorded');
+    expect((await billingApi(shop)).body.notice).toBe(
       'This billing cycle reached your cap of $10.00. Video messages are still sent; $10.00 above the cap was not charged.',
     );
     // The operator's view (npm run cli -- billing shop <shop> <YYYY-MM>).
@@ -566,9 +573,10 @@ describe('the cap', () => {
       shop,
       month,
       subscription_status: 'active',
-      videos_charged: 1,
-      charged_cents: 500,
+      videos_charged: 2,
+      charged_cents: 1000,
       over_cap_cents: 1000,
+      videos_over_cap: 1,
     });
     expect(
       (bill as { charges: Array<{ order_id: string; status: string }> }).charges
@@ -578,6 +586,7 @@ describe('the cap', () => {
       [
         [within, 'recorded'],
         [over, 'over_cap'],
+        [filling, 'recorded'],
       ].sort(),
     );
   });

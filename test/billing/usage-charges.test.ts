@@ -122,6 +122,7 @@ describe('the month and the notice', () => {
       unbilled_cents: 70,
       maybe_charged_cents: 0,
       over_cap_cents: 400,
+      videos_over_cap: 1,
       other_currency_videos: 0,
     });
   });
@@ -173,10 +174,25 @@ describe('the month and the notice', () => {
     expect(billingNotice({ status: 'declined', cappedAmountCents: 1000 }, totals)).toBe(
       "You declined Doorstep's plan. Video messages are still sent. $0.70 for videos sent this month is not billed yet. Approve the plan to be billed through Shopify.",
     );
-    expect(billingNotice({ status: 'active', cappedAmountCents: 1000 }, totals)).toBe(
-      'This billing cycle reached your cap of $10.00. Video messages are still sent; $4.00 above the cap was not charged.',
+    expect(billingNotice({ status: 'active', cappedAmountCents: 150 }, totals)).toBe(
+      'This billing cycle reached your cap of $1.50. Video messages are still sent; $4.00 above the cap was not charged.',
     );
     expect(billingNotice({ status: 'active', cappedAmountCents: 1000 }, none)).toBeNull();
+  });
+
+  it('does not say the cap was reached when a charge larger than what was left was refused (billing probe)', () => {
+    expect(billingNotice({ status: 'active', cappedAmountCents: 1000 }, totals)).toBe(
+      'A charge of $4.00 was larger than what was left of your $10.00 cap this billing cycle, so it was not charged. Video messages are still sent.',
+    );
+    // $1.60 charged of a $500.00 cap; $50,000.00 and $500.00 refused whole.
+    const probe = monthTotals([
+      { status: 'recorded', amount_cents: 160, shortfall_cents: 0 },
+      { status: 'over_cap', amount_cents: 5_000_000, shortfall_cents: 5_000_000 },
+      { status: 'over_cap', amount_cents: 50_000, shortfall_cents: 50_000 },
+    ]);
+    expect(billingNotice({ status: 'active', cappedAmountCents: 50_000 }, probe)).toBe(
+      '2 charges ($50,500.00 in all) were each larger than what was left of your $500.00 cap this billing cycle, so they were not charged. Video messages are still sent.',
+    );
   });
 });
 
