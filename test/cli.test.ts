@@ -101,6 +101,31 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', { timeout: 12
       expect(wrong.stderr).not.toMatch(/ERR_PARSE_ARGS|at .*:\d+/);
     }
   });
+
+  it('says what it cannot find in one line, exit 1, when it opens the database itself (billing probe: stack traces)', async () => {
+    const env = { DATA_DIR: tempDataDir(), LOG_LEVEL: 'silent' };
+    const cases: Array<[string[], string]> = [
+      [['billing', 'statement', 'nobody', '2026-12'], 'No account "nobody" (give its app id or id).'],
+      // A shop that never installed is not an empty bill.
+      [
+        ['billing', 'shop', 'nope.myshopify.com', '2026-11'],
+        'No shop "nope.myshopify.com": it never installed Doorstep.',
+      ],
+      [['webhooks', 'replay', '1'], 'No webhook receipt with id "1".'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args, env);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stdout, args.join(' ')).toBe('');
+      // After the line saying which database it opened: the one line of what is wrong.
+      const [, ...rest] = result.stderr.trim().split('\n');
+      expect(rest, args.join(' ')).toEqual([message]);
+    }
+    const unknownShop = await runCli(['shops', 'set', 'x.myshopify.com', '--fallback', 'on'], env);
+    expect(unknownShop.code).toBe(1);
+    expect(unknownShop.stderr.trim().split('\n')).toHaveLength(2);
+    expect(unknownShop.stderr).not.toMatch(/^\s+at /m);
+  });
 });
 
 describe('an unreachable DATABASE_URL', { timeout: 120_000 }, () => {

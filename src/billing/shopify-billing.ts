@@ -694,6 +694,10 @@ export async function shopifyMonthBill(db: Db, shopParam: unknown, month: string
   const period = statementPeriod(month);
   const charges = await chargesIn(db, domain, period.start, period.end);
   const subscription = await currentSubscription(db, domain);
+  // A mistyped shop is not an empty bill (billing probe). A shop erased after uninstalling (shop/redact)
+  // has no row but keeps its plans and charges, so those still make it known.
+  if (!subscription && charges.length === 0 && !(await findShop(db, domain)))
+    throw new NotFoundError(`No shop "${domain}": it never installed Doorstep.`);
   return {
     shop: domain,
     month: period.month,

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { adminCommands } from '../admin/commands.ts';
 import { adminSocketPath } from '../admin/socket.ts';
 import { ConfigError, loadConfig, redactUrl, type Config } from '../config.ts';
-import { ValidationError } from '../errors.ts';
+import { DomainError } from '../errors.ts';
 import { DataDirLockedError, dataDirHolder } from '../db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { loadShopifyConfig, ShopifyConfigError } from '../shopify/config.ts';
@@ -457,7 +457,9 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof ShopifyConfigError ||
     error instanceof DataDirLockedError ||
-    error instanceof ValidationError;
+    // The domain's named errors say what is wrong in words (no account "x", a conflict): as through the
+    // server's admin socket, one line, never a stack (billing probe).
+    error instanceof DomainError;
   const message = expected ? error.message : String(error instanceof Error ? error.stack : error);
   const fields = (error as { fields?: Record<string, string> }).fields;
   process.stderr.write(
