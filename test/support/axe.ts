@@ -27,7 +27,7 @@ export async function seriousViolations(browser: Browser, url: string): Promise<
       expect(response?.ok(), url).toBe(true);
       // The page as it settles: a fade-in still running reads as low contrast (its opacity), and
       // whether axe ran before it ended depended on the machine's load.
-      await page.evaluate(() => Promise.all(document.getAnimations().map((animation) => animation.finished)));
+      await page.evaluate('Promise.all(document.getAnimations().map((animation) => animation.finished))');
       await page.evaluate(AXE_SOURCE);
       const violations = await page.evaluate(async () => {
         const axe = (globalThis as unknown as { axe: { run: (options: object) => Promise<{ violations: unknown[] }> } })

@@ -228,6 +228,10 @@ export interface BillingJson {
     pending_cents: number;
     unbilled_cents: number;
     over_cap_cents: number;
+    /** Charges whose attempt may have reached Shopify before their plan ended: never charged again. */
+    maybe_charged_cents: number;
+    /** Charges refused because each was larger than what was left of the cap. */
+    videos_over_cap: number;
   };
   notice: string | null;
 }
