@@ -135,3 +135,14 @@ export async function authenticateCached(
 export function accountByAppIdQuery(db: Db, appId: string) {
   return db.selectFrom('accounts').selectAll().where('app_id', '=', appId);
 }
+
+/**
+ * The account's name as its store now calls itself (a Shopify shop renamed: shop/update). It signs
+ * the store's e-mails and SMS and heads its pages. False when the name is not one an account takes.
+ */
+export async function renameAccount(db: Db, accountId: string, name: string): Promise<boolean> {
+  const parsed = newAccountSchema.shape.name.safeParse(name);
+  if (!parsed.success) return false;
+  await db.updateTable('accounts').set({ name: parsed.data }).where('id', '=', accountId).execute();
+  return true;
+}

@@ -6,3 +6,13 @@
 export function dayText(at: Date, locale: string, timeZone: string | null): string {
   return new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone: timeZone ?? 'UTC' }).format(at);
 }
+
+/** A zone this runtime can format dates in (Shopify's names are IANA's, which Intl knows). */
+export function isKnownTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}

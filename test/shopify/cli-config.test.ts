@@ -167,6 +167,7 @@ describe('the Shopify CLI files', () => {
       'orders/cancelled',
       'orders/create',
       'orders/updated',
+      'shop/update',
     ]);
     const compliance = appConfig.webhooks.subscriptions.flatMap((s) => s.compliance_topics ?? []).sort();
     expect(compliance).toEqual(['customers/data_request', 'customers/redact', 'shop/redact']);

@@ -597,6 +597,31 @@ describe('orders/cancelled and app/uninstalled', () => {
   });
 });
 
+describe('shop/update', () => {
+  it('follows a renamed shop and its new time zone; a blank name or an unknown zone changes nothing (Shopify probe)', async () => {
+    const { shop, accountId } = await newShop();
+    const account = () =>
+      db().selectFrom('accounts').select('name').where('id', '=', accountId).executeTakeFirstOrThrow();
+    const zone = () =>
+      db().selectFrom('shops').select('iana_timezone').where('domain', '=', shop).executeTakeFirstOrThrow();
+    const sent = await app.webhook(shop, 'shop/update', {
+      id: 1,
+      name: 'Maple & Thread Paris',
+      iana_timezone: 'Europe/Paris',
+      email: 'owner@example.com',
+    });
+    expect(sent.status).toBe(200);
+    expect((await account()).name).toBe('Maple & Thread Paris');
+    expect((await zone()).iana_timezone).toBe('Europe/Paris');
+
+    expect((await app.webhook(shop, 'shop/update', { id: 1, name: '  ', iana_timezone: 'Mars/Olympus' })).status).toBe(
+      200,
+    );
+    expect((await account()).name).toBe('Maple & Thread Paris');
+    expect((await zone()).iana_timezone).toBe('Europe/Paris');
+  });
+});
+
 describe('compliance topics', () => {
   it('customers/redact erases the customer’s personal data from their video orders', async () => {
     const { shop, auth } = await newShop();

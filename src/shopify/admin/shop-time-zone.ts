@@ -1,19 +1,10 @@
+import { isKnownTimeZone } from '../../i18n/dates.ts';
 import { fetchShopProfile } from '../admin-api.ts';
 import type { ShopifyServices } from '../services.ts';
 import type { ShopRow } from '../shops.ts';
 
 /** What the admin's dates fall back to when Shopify cannot say: the API's own zone, named as such. */
 export const FALLBACK_TIME_ZONE = 'UTC';
-
-/** A zone this runtime can format dates in (Shopify's names are IANA's, which Intl knows). */
-export function isKnownTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The shop's time zone, for the embedded admin's dates: the one stored at install, else (a shop

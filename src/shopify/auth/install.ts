@@ -2,7 +2,7 @@ import { fetchShopPrimaryLocale, fetchShopProfile, type ShopProfile } from '../a
 import { updateAccountSettings } from '../../accounts/settings.ts';
 import { emailAddress } from '../../validation.ts';
 import type { ShopifyServices } from '../services.ts';
-import { isKnownTimeZone } from '../admin/shop-time-zone.ts';
+import { isKnownTimeZone } from '../../i18n/dates.ts';
 import { findShop, registerShop, type TokenPair } from '../shops.ts';
 
 /**

@@ -16,6 +16,7 @@ import {
   type ShopifyOrder,
 } from '../orders/payloads.ts';
 import { findShop, markUninstalled, type ShopRow } from '../shops.ts';
+import { followShopProfile, shopProfileUpdate } from '../shop-update.ts';
 import {
   bindingNeedsShopLookUp,
   linksOfShopifyOrderQuery,
@@ -35,6 +36,7 @@ export const SHOPIFY_TOPICS = [
   'fulfillments/update',
   'fulfillment_events/create',
   'app/uninstalled',
+  'shop/update',
   'customers/data_request',
   'customers/redact',
   'shop/redact',
@@ -335,6 +337,8 @@ export class ShopifyWebhookProcessing {
       case 'app/uninstalled':
         await markUninstalled(db, shop.domain, now());
         return undefined;
+      case 'shop/update':
+        return followShopProfile(db, shop, parse(shopProfileUpdate, body, topic));
       default:
         return `topic ${topic} is not handled`;
     }
