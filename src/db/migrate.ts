@@ -39,6 +39,7 @@ import * as shopifyRefusedLines from './migrations/046-shopify-refused-lines.ts'
 import * as trackingsOrderPlaced from './migrations/047-trackings-order-placed.ts';
 import * as shopifyCarrierDelivered from './migrations/048-shopify-carrier-delivered.ts';
 import * as trackingsRateLimitedSince from './migrations/049-trackings-rate-limited-since.ts';
+import * as shopifyGiftLineTitles from './migrations/050-shopify-gift-line-titles.ts';
 
 /**
  * Migrations are listed here in code (not discovered from disk) so that they run the same under
@@ -85,6 +86,7 @@ const migrations: Record<string, Migration> = {
   '047-trackings-order-placed': trackingsOrderPlaced,
   '048-shopify-carrier-delivered': shopifyCarrierDelivered,
   '049-trackings-rate-limited-since': trackingsRateLimitedSince,
+  '050-shopify-gift-line-titles': shopifyGiftLineTitles,
 };
 
 /** Every migration this build knows, in order: readiness compares them with what the database applied. */

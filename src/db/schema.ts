@@ -330,6 +330,8 @@ export interface ShopifyOrderLinksTable {
   gift_line_item_ids: ColumnType<string[] | null, string | null, string | null>;
   /** How many of each gift line must ship (`{"<line id>": n}`); null (older links) = any package of it. */
   gift_quantities: ColumnType<Record<string, number> | null, string | null | undefined, string | null>;
+  /** The gift lines' titles (`{"<line id>": "Scented candle"}`, migration 050); null on older links. */
+  gift_line_titles: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   /** Shopify's `updated_at` of the order payload the gift was taken from; null on older links. */
   gift_updated_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The Shopify order's currency ("USD", "EUR"); null on links made before it was kept. */

@@ -181,7 +181,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     await everyWebhookProcessed(shop);
     const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
     expect(events).toContainEqual(
-      expect.objectContaining({ data: { reason: expect.stringContaining(`${mug} with 1 of 2 shipped`) } }),
+      expect.objectContaining({ data: { reason: expect.stringContaining('“Mug” with 1 of 2 shipped') } }),
     );
     expect(mail.messages.some((m) => m.to.includes('hal@example.com'))).toBe(false);
     await shipAndDeliver(shop, orderId, [mug]);
@@ -202,7 +202,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     await everyWebhookProcessed(shop);
     const events = (await getJson(app.baseUrl, `/v1/orders/${order}/events`, auth)).body.data;
     expect(events.filter((event: { type: string }) => event.type === 'delivery.gift_changed')).toEqual([
-      expect.objectContaining({ data: { reason: expect.stringContaining(`removed Shopify line item ${mug}`) } }),
+      expect.objectContaining({ data: { reason: expect.stringContaining('removed “Mug”') } }),
     ]);
     expect(mail.messages.filter((m) => m.to.includes('fay@example.com'))).toHaveLength(1);
   });
@@ -224,7 +224,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     expect(events).toContainEqual(
       expect.objectContaining({
         type: 'delivery.gift_changed',
-        data: { reason: expect.stringContaining(`took Shopify line item ${mug} from 2 to 1`) },
+        data: { reason: expect.stringContaining('took “Mug” from 2 to 1') },
       }),
     );
   });
@@ -251,7 +251,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     expect(events.filter((event: { type: string }) => event.type === 'delivery.gift_changed')).toEqual([
       expect.objectContaining({
         data: {
-          reason: expect.stringContaining(`removed Shopify line item ${mug}; added Shopify line item ${blueMug}`),
+          reason: expect.stringContaining('removed “Mug”; added “Blue mug”'),
         },
       }),
     ]);
@@ -272,7 +272,7 @@ describe('a video sold as a non-shipping add-on next to the gift', () => {
     expect(events).toContainEqual(
       expect.objectContaining({
         type: 'order.cancelled',
-        data: { reason: expect.stringContaining(`order edit removed the video message (Shopify line item ${video})`) },
+        data: { reason: expect.stringContaining('order edit removed the video message (“Video gift message”)') },
       }),
     );
     expect((await getJson(app.baseUrl, `/v1/orders/${order}`, auth)).body.delivered).toBe('0');

@@ -703,6 +703,11 @@ describe('planPackages (the multi-package rule)', () => {
       expect(plan.notice?.reason).toContain(
         "1 of the gift's 2 items has not shipped yet (Shopify line item MUG with 1 of 2 shipped)",
       );
+      // With the titles the link keeps (migration 050), the line is named by its product (Shopify probe).
+      const named = planPackages([candle, firstBox], ['CANDLE', 'MUG'], on, { CANDLE: 1, MUG: 2 }, null, {
+        MUG: 'Mug',
+      });
+      expect(named.notice?.reason).toContain("1 of the gift's 2 items has not shipped yet (“Mug” with 1 of 2 shipped)");
       const secondBox = pkg('3', {
         lineItemIds: ['MUG'],
         lineQuantities: { MUG: 1 },
@@ -802,6 +807,7 @@ describe('order edits (current_quantity)', () => {
     expect(giftOf(edited, edited.line_items[2]!, 'all_shipped_items')).toEqual({
       lineItemIds: ['10'],
       quantities: { '10': 1 },
+      titles: { '10': 'Candle' },
     });
   });
 
@@ -848,6 +854,7 @@ describe('order edits (current_quantity)', () => {
     expect(giftOf(old, old.line_items[1]!, 'all_shipped_items')).toEqual({
       lineItemIds: ['11'],
       quantities: { '11': 1 },
+      titles: { '11': 'Scented candle' },
     });
   });
 });

@@ -213,12 +213,35 @@ export function packageLineQuantities(fulfillment: Pick<ShopifyFulfillment, 'lin
 export interface Gift {
   lineItemIds: readonly string[];
   quantities: LineQuantities;
+  /** The lines' titles, as the merchant knows them (lineWords). */
+  titles: LineTitles;
 }
+
+/** A line's title per Shopify line item id. */
+export type LineTitles = Readonly<Record<string, string>>;
 
 /** The gift of a video line as this payload has it (after any order edits it tells). */
 export function giftOf(order: Pick<ShopifyOrder, 'line_items'>, videoItem: ShopifyLineItem, mode: GiftPackages): Gift {
   const lineItemIds = giftLineItemIds(order, videoItem, mode);
-  return { lineItemIds, quantities: giftQuantities(order, lineItemIds) };
+  return { lineItemIds, quantities: giftQuantities(order, lineItemIds), titles: lineTitles(order, lineItemIds) };
+}
+
+/** The titles this payload gives lines `ids` (those without one are left out). */
+export function lineTitles(order: Pick<ShopifyOrder, 'line_items'>, ids: readonly string[]): LineTitles {
+  return Object.fromEntries(
+    order.line_items
+      .filter((line) => ids.includes(line.id) && line.title?.trim())
+      .map((line) => [line.id, shortened(oneLine(line.title!), 80)]),
+  );
+}
+
+/**
+ * A line as the merchant knows it: its product's title in quotes ("“Scented candle”"), or, for a
+ * line whose title was not kept, Shopify's line item id (Shopify probe: ids only, in every reason).
+ */
+export function lineWords(id: string, titles: LineTitles | null): string {
+  const title = titles?.[id];
+  return title ? `“${title}”` : `Shopify line item ${id}`;
 }
 
 /** What an order edit changed in a gift, line by line. */
@@ -234,7 +257,7 @@ export interface GiftChange {
  */
 export function giftChange(
   stored: { lineItemIds: readonly string[]; quantities: LineQuantities | null },
-  next: Gift,
+  next: Pick<Gift, 'lineItemIds' | 'quantities'>,
 ): GiftChange | null {
   const change: GiftChange = {
     removed: stored.lineItemIds.filter((id) => !next.lineItemIds.includes(id)),

@@ -10,6 +10,9 @@ import {
   giftOf,
   type Gift,
   type GiftChange,
+  lineTitles,
+  lineWords,
+  type LineTitles,
   orderCurrency,
   packageLineQuantities,
   orderToVideoOrder,
@@ -164,6 +167,7 @@ export class ShopifyOrderSync {
             currency: orderCurrency(order),
             gift_line_item_ids: JSON.stringify(gift.lineItemIds),
             gift_quantities: JSON.stringify(gift.quantities),
+            gift_line_titles: JSON.stringify(gift.titles),
             gift_updated_at: payloadUpdatedAt(order),
             created_at: this.deps.now(),
           })
@@ -238,7 +242,7 @@ export class ShopifyOrderSync {
       if (link.shop !== shop.domain) continue;
       // A link's own line is its video message (whatever the shop's video products are now).
       if (removedLines.includes(link.line_item_id)) {
-        await this.cancelRemovedVideoLine(link, outcome);
+        await this.cancelRemovedVideoLine(link, lineTitles(order, [link.line_item_id]), outcome);
         continue;
       }
       // A payload whose age cannot be told, or no newer than the one the gift came from, changes nothing.
@@ -295,13 +299,14 @@ export class ShopifyOrderSync {
 
   private async cancelRemovedVideoLine(
     link: { line_item_id: string; order_id: string },
+    titles: LineTitles,
     outcome: CreateOutcome,
   ): Promise<void> {
     try {
       await this.deps.orders.cancel(
         link.order_id,
         'shopify',
-        `an order edit removed the video message (Shopify line item ${link.line_item_id}) from the order`,
+        `an order edit removed the video message (${lineWords(link.line_item_id, titles)}) from the order`,
       );
     } catch (error) {
       // Already sent (ConflictError) or deleted through the API: nothing left to stop.
@@ -358,6 +363,7 @@ export class ShopifyOrderSync {
         .set({
           gift_line_item_ids: JSON.stringify(next.lineItemIds),
           gift_quantities: JSON.stringify(next.quantities),
+          gift_line_titles: JSON.stringify(next.titles),
           gift_updated_at: updatedAt,
         })
         .where('shop', '=', shop.domain)
@@ -368,7 +374,21 @@ export class ShopifyOrderSync {
         trx,
         videoOrder,
         'shopify',
-        [{ type: 'delivery.gift_changed', data: { reason: giftChangeReason(change) } }],
+        [
+          {
+            type: 'delivery.gift_changed',
+            // A line the edit took away is still in the payload (its current_quantity 0), with its title.
+            data: {
+              reason: giftChangeReason(
+                change,
+                lineTitles(
+                  order,
+                  order.line_items.map((line) => line.id),
+                ),
+              ),
+            },
+          },
+        ],
         this.deps.now(),
       );
       return true;
@@ -714,6 +734,7 @@ export class ShopifyOrderSync {
         { fallbackDelivered: shop.fallback_delivered, carrierAliases: shop.carrier_aliases },
         link.gift_quantities ?? {},
         order.tracking_number,
+        link.gift_line_titles,
       );
 
       try {
@@ -938,12 +959,12 @@ function storedGift(link: { gift_line_item_ids: string[] | null; gift_quantities
 }
 
 /** The timeline's words for what an order edit changed in a gift. */
-function giftChangeReason(change: GiftChange): string {
-  const lines = (ids: readonly string[]) => `Shopify line item${ids.length === 1 ? '' : 's'} ${ids.join(', ')}`;
+function giftChangeReason(change: GiftChange, titles: LineTitles): string {
+  const lines = (ids: readonly string[]) => ids.map((id) => lineWords(id, titles)).join(', ');
   const parts = [
     ...(change.removed.length > 0 ? [`removed ${lines(change.removed)}`] : []),
     ...(change.added.length > 0 ? [`added ${lines(change.added)}`] : []),
-    ...change.resized.map((line) => `took Shopify line item ${line.id} from ${line.from} to ${line.to}`),
+    ...change.resized.map((line) => `took ${lineWords(line.id, titles)} from ${line.from} to ${line.to}`),
   ];
   return `the gift changed with the Shopify order (${parts.join('; ')}): the video waits for what the order ships now`;
 }

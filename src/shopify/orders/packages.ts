@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import type { ShopifyFulfillmentsTable } from '../../db/schema.ts';
 import { normalizeTrackingNumber } from '../../carriers/tracking-number.ts';
-import { fulfillmentToShipment, type LineQuantities } from './mapping.ts';
+import { fulfillmentToShipment, lineWords, type LineQuantities, type LineTitles } from './mapping.ts';
 
 /** What we keep per Shopify fulfillment (table shopify_fulfillments). */
 export interface PackageState {
@@ -106,6 +106,8 @@ export function planPackages(
   giftQuantities: LineQuantities = {},
   /** The number the order tracks now (normalised), if any: a cancelled package stops only its own. */
   trackedNumber: string | null = null,
+  /** The gift lines' titles, to name a line in a reason (lineWords). */
+  titles: LineTitles | null = null,
 ): PackagePlan {
   if (giftLineItemIds.length === 0)
     return {
@@ -140,7 +142,7 @@ export function planPackages(
       },
     };
   }
-  const unshipped = unshippedLines(gift, giftLineItemIds, giftQuantities);
+  const unshipped = unshippedLines(gift, giftLineItemIds, giftQuantities, titles);
   if (unshipped.length > 0)
     return {
       shipment: { kind: 'clear' },
@@ -149,7 +151,7 @@ export function planPackages(
         type: 'delivery.awaiting_shipment',
         reason: `${unshipped.length} of the gift's ${giftLineItemIds.length} items ${
           unshipped.length === 1 ? 'has' : 'have'
-        } not shipped yet (Shopify line item ${unshipped.join(', ')}): the video waits until every package of the gift is delivered, or the order is marked delivered (PUT delivered: 1)`,
+        } not shipped yet (${unshipped.join(', ')}): the video waits until every package of the gift is delivered, or the order is marked delivered (PUT delivered: 1)`,
       },
     };
 
@@ -217,6 +219,7 @@ function unshippedLines(
   gift: readonly PackageState[],
   giftLineItemIds: readonly string[],
   giftQuantities: LineQuantities,
+  titles: LineTitles | null = null,
 ): string[] {
   return giftLineItemIds.flatMap((id) => {
     const needed = giftQuantities[id] ?? 1;
@@ -225,7 +228,8 @@ function unshippedLines(
       0,
     );
     if (shipped >= needed) return [];
-    return [shipped > 0 ? `${id} with ${shipped} of ${needed} shipped` : id];
+    const line = lineWords(id, titles);
+    return [shipped > 0 ? `${line} with ${shipped} of ${needed} shipped` : line];
   });
 }
 
