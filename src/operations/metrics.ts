@@ -5,11 +5,16 @@ import type { WebhookOutcome } from '../shopify/intake/webhooks.ts';
 import type { Channel, SendKind } from '../vocabulary.ts';
 
 /** What became of one carrier exchange, in words an alert can name. */
-export type CarrierCallOutcome = 'ok' | 'not_found' | 'client_error' | 'rate_limited' | 'server_error' | 'unreachable';
+export type CarrierCallOutcome =
+  'ok' | 'not_found' | 'client_error' | 'rate_limited' | 'server_error' | 'unreachable' | 'unreadable';
 
-/** A carrier call's outcome from its HTTP status (null: no answer at all — network error or timeout). */
-export function carrierCallOutcome(status: number | null): CarrierCallOutcome {
+/**
+ * A carrier call's outcome from its HTTP status (null: no answer at all — network error or timeout);
+ * a 2xx whose body could not be read is `unreadable`, not `ok` (tracking probe: cut-off JSON counted ok).
+ */
+export function carrierCallOutcome(status: number | null, unreadable = false): CarrierCallOutcome {
   if (status === null) return 'unreachable';
+  if (unreadable) return 'unreadable';
   if (status === 429) return 'rate_limited';
   if (status >= 500) return 'server_error';
   if (status === 404) return 'not_found';
@@ -89,7 +94,7 @@ export class Metrics {
     this.carrierCalls.inc({
       carrier: call.carrier,
       operation: call.operation,
-      outcome: carrierCallOutcome(call.status),
+      outcome: carrierCallOutcome(call.status, call.unreadable),
     });
   }
 

@@ -296,7 +296,9 @@ export class TrackingPoller {
             carrier: row.carrier,
             status: result.status,
             description: result.description,
-            at: (result.lastEventAt ?? now).toISOString(),
+            // A scan dated ahead of now (a carrier's clock, a local time read at the wrong offset) is
+            // said at now, as the delivery's time is (tracking probe: the timeline showed tomorrow).
+            at: earliest(result.lastEventAt ?? now, now).toISOString(),
           },
         });
       }
@@ -556,4 +558,8 @@ export function pushStateOf(
 
 function sameTime(a: Date | null, b: Date | null): boolean {
   return (a?.getTime() ?? null) === (b?.getTime() ?? null);
+}
+
+function earliest(a: Date, b: Date): Date {
+  return a.getTime() <= b.getTime() ? a : b;
 }

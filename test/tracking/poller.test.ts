@@ -101,6 +101,9 @@ describe('TrackingPoller', () => {
     await pollRound('fedex');
     const order = (await store.request('GET', `/v1/orders/${id}`)).body;
     expect(order.delivered).toBe('1');
+    // The timeline's scan is not dated ahead either (tracking probe).
+    const scan = (await timeline(id)).find((e) => e.type === 'tracking.status');
+    expect(new Date(scan!.data.at!).getTime()).toBeLessThanOrEqual(clock.now().getTime());
     expect(order.delivered_at).toBe(
       clock
         .now()

@@ -49,11 +49,12 @@ export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOp
     }
   };
 
-  async function exchange(request: CarrierRequest): Promise<{ status: number; headers: Headers; text: string }> {
+  async function exchange(request: CarrierRequest): Promise<{ status: number; headers: Headers; body: unknown }> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
     const started = performance.now();
     let status: number | null = null;
+    let unreadable = false;
     try {
       const response = await fetchImpl(`${baseUrl}${request.path}`, {
         method: request.method,
@@ -63,8 +64,10 @@ export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOp
       });
       status = response.status;
       // The body read shares the signal, so a server that stalls mid-body also times out.
-      const text = await response.text();
-      return { status, headers: response.headers, text };
+      const body = parseBody(await response.text());
+      // Every carrier answers JSON: a 2xx that is not (cut off, compressed without saying so) is unusable.
+      unreadable = response.ok && typeof body === 'string';
+      return { status, headers: response.headers, body };
     } catch (error) {
       if (request.signal?.aborted) throw request.signal.reason;
       if (timeout.aborted) {
@@ -86,6 +89,7 @@ export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOp
         status,
         durationMs: Math.round(performance.now() - started),
         trackingNumbers: request.trackingNumbers,
+        ...(unreadable ? { unreadable } : {}),
       });
     }
   }
@@ -98,7 +102,7 @@ export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOp
       // Exceeded"), and the token cache makes them about one per token lifetime per process.
       const budgeted = request.operation !== 'oauth' && options.budget !== undefined;
       if (budgeted) await options.budget!.take();
-      const { status, headers, text } = await exchange(request);
+      const { status, headers, body } = await exchange(request);
       const retryAfterMs = parseRetryAfter(headers.get('retry-after'), now());
       if (status === 429 || (status === 503 && retryAfterMs !== null)) {
         // The carrier's word on its limit binds every process sharing the account, not just this call.
@@ -108,7 +112,7 @@ export function createCarrierHttp(carrier: CarrierCode, options: CarrierClientOp
       if (status >= 500) {
         throw new CarrierUnavailableError(carrier, `${carrier} answered ${status} (${request.operation})`, { status });
       }
-      return { status, headers, body: parseBody(text) };
+      return { status, headers, body };
     },
   };
 }

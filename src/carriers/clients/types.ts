@@ -89,6 +89,8 @@ export interface CarrierCall {
   durationMs: number;
   /** How many tracking numbers the request carried (0 for OAuth). */
   trackingNumbers: number;
+  /** A 2xx whose body is not JSON (cut off, compressed without saying so): answered, but unusable. */
+  unreadable?: boolean;
 }
 
 export interface CarrierClientOptions {

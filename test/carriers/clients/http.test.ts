@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CarrierRateLimitedError, CarrierUnavailableError } from '../../../src/carriers/clients/errors.ts';
 import { createCarrierHttp, parseRetryAfter } from '../../../src/carriers/clients/http.ts';
 import type { CarrierCall } from '../../../src/carriers/clients/types.ts';
+import { carrierCallOutcome } from '../../../src/operations/metrics.ts';
 
 const NOW = new Date('2025-06-02T12:00:00Z');
 
@@ -87,6 +88,14 @@ describe('carrier HTTP exchange', () => {
       { carrier: 'usps', operation: 'track', status: 200, durationMs: expect.any(Number), trackingNumbers: 2 },
       { carrier: 'usps', operation: 'track', status: null, durationMs: expect.any(Number), trackingNumbers: 2 },
     ]);
+  });
+
+  it('reports a 2xx that is not JSON as unreadable, for the metrics (tracking probe: cut-off JSON counted ok)', async () => {
+    const calls: CarrierCall[] = [];
+    await http(answering(200, {}, '{"output":{"completeTrackRes'), calls).send(request);
+    await http(answering(200, {}, '{"output":{}}'), calls).send(request);
+    expect(calls.map((call) => call.unreadable ?? false)).toEqual([true, false]);
+    expect(carrierCallOutcome(calls[0]!.status, calls[0]!.unreadable)).toBe('unreadable');
   });
 
   it('is not disturbed by an onCall that throws', async () => {
