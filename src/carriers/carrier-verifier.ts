@@ -3,7 +3,7 @@ import type { Logger } from '../logger.ts';
 import type { CarrierLook } from '../orders/order-events.ts';
 import type { TrackingNumberVerifier, Verification } from '../orders/service.ts';
 import type { CarrierCode } from './carrier-code.ts';
-import { CarrierQuotaError } from './clients/errors.ts';
+import { CarrierQuotaError, CarrierRateLimitedError, CarrierUnexpectedResponseError } from './clients/errors.ts';
 import type { CarrierClient, TrackingResult } from './clients/types.ts';
 import { carrierDisplayName, validateTrackingNumber } from './tracking-number.ts';
 import { destinationTimeZone } from '../tracking/destination-time-zone.ts';
@@ -64,10 +64,11 @@ export function carrierVerifier(
           );
         }
         options.logger.warn({ carrier, err: error }, 'carrier validation failed; answering with a warning');
+        const cannot = cannotAsk(name, error);
         return warning(
           format.valid
-            ? `${name} could not be reached to validate the tracking number "${trackingNumber}". It is stored and will be tracked.`
-            : `${format.reason} ${name} could not be reached to confirm. It is stored and will be tracked anyway.`,
+            ? `${cannot} validate the tracking number "${trackingNumber}" yet. It is stored and will be tracked.`
+            : `${format.reason} ${cannot} confirm it. It is stored and will be tracked anyway.`,
         );
       }
     },
@@ -87,4 +88,16 @@ export function carrierLook(result: TrackingResult, at: Date): CarrierLook {
     last_event_at: iso(result.lastEventAt),
     destination_time_zone: result.destination ? destinationTimeZone(result.destination) : null,
   };
+}
+
+/**
+ * Why the carrier could not confirm the number, as it happened, leading into "validate …" or "confirm
+ * it": it asked us to wait, it said something we could not read, or it did not answer (tracking
+ * probe: all three were "could not be reached").
+ */
+function cannotAsk(name: string, error: unknown): string {
+  if (error instanceof CarrierRateLimitedError) return `${name} asked Doorstep to wait (rate limited), so it could not`;
+  if (error instanceof CarrierUnexpectedResponseError)
+    return `${name}'s answer could not be read, so Doorstep could not`;
+  return `${name} could not be reached, so Doorstep could not`;
 }
