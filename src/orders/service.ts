@@ -118,8 +118,7 @@ export class OrderService {
    * read "A video message from Élodie").
    */
   private async defaultVideoTitle(accountId: string, senderName: string): Promise<string> {
-    const language = (await this.deps.accountLocale?.(accountId)) ?? 'en';
-    return phrase(language, 'order_default_video_title', { sender_name: senderName });
+    return defaultTitleIn((await this.deps.accountLocale?.(accountId)) ?? 'en', senderName);
   }
 
   async create(
@@ -308,11 +307,17 @@ export class OrderService {
         ? await this.deps.verifier.verify(carrier, trackingNumber)
         : null;
     const warning = verification?.warning ?? null;
+    // A new sender name may retitle an order whose title was the default (planUpdate): its language.
+    const language =
+      update.name !== undefined && update.video_title === undefined
+        ? ((await this.deps.accountLocale?.(accountId)) ?? 'en')
+        : null;
+    const defaultTitle = language === null ? undefined : (senderName: string) => defaultTitleIn(language, senderName);
 
     const updated = await this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId, accountId);
       const now = this.now();
-      const plan = planUpdate(order, update, now);
+      const plan = planUpdate(order, update, now, defaultTitle);
       if (Object.keys(plan.changes).length === 0) return null;
       const timeline: TimelineEntry[] =
         warning && plan.shipment?.kind === 'set'
@@ -795,4 +800,9 @@ export function decodeCursor(cursor: string): number {
       cursor: 'must be a next_cursor value from a previous page',
     });
   return Number(match[1]);
+}
+
+/** The title of an order nobody titled: "A video message from Ann", in the store's language. */
+function defaultTitleIn(language: Locale, senderName: string): string {
+  return phrase(language, 'order_default_video_title', { sender_name: senderName });
 }

@@ -39,7 +39,13 @@ const DETAIL_FIELDS = [
  * unit-tested without a database. Throws ConflictError / ValidationError for requests that must
  * change nothing.
  */
-export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): UpdatePlan {
+export function planUpdate(
+  order: OrderRow,
+  update: OrderUpdate,
+  now: Date,
+  /** The default title a sender's name gives, in the store's language (OrderService.defaultVideoTitle). */
+  defaultTitle?: (senderName: string) => string,
+): UpdatePlan {
   const { status } = order;
   if (status === 'cancelled' && Object.keys(update).length > 0) {
     throw new ConflictError('The order is cancelled and can no longer be changed.');
@@ -54,6 +60,18 @@ export function planUpdate(order: OrderRow, update: OrderUpdate, now: Date): Upd
     if (value === undefined || sameValue(order[field], value)) continue;
     (changes as Record<string, unknown>)[field] = value;
     changedDetails.push(field);
+  }
+
+  // A title nobody gave follows the sender's name: a corrected name is not left in the title the
+  // recipient reads (recipient probe: "A video message from Jhon" after the name was fixed).
+  if (
+    changedDetails.includes('name') &&
+    update.video_title === undefined &&
+    defaultTitle !== undefined &&
+    order.video_title === defaultTitle(order.name)
+  ) {
+    changes.video_title = defaultTitle(update.name!);
+    changedDetails.push('video_title');
   }
 
   // The price of a sent video is on the statement of the month it was sent in: it may be set or

@@ -81,6 +81,11 @@ describe('GET and PUT /v1/account/settings', () => {
     const titled = (await polyglot.request('POST', '/v1/orders', { ...validOrder, video_title: 'Joyeux anniversaire' }))
       .body;
     expect(titled.video_title).toBe('Joyeux anniversaire');
+    // A corrected sender name carries the title it gave, in the store's language (recipient probe).
+    const renamed = await polyglot.request('PUT', `/v1/orders/${order.id}`, { name: 'Amélie' });
+    expect(renamed.body.video_title).toBe('Un message vidéo d’Amélie');
+    const keptTitle = await polyglot.request('PUT', `/v1/orders/${titled.id}`, { name: 'Amélie' });
+    expect(keptTitle.body.video_title).toBe('Joyeux anniversaire');
     // Other fields stay as they were; ES_mx reads as es.
     expect((await polyglot.request('PUT', '/v1/account/settings', { not_watched_note: false })).body.locale).toBe('fr');
     expect((await polyglot.request('PUT', '/v1/account/settings', { locale: 'ES_mx' })).body.locale).toBe('es');

@@ -28,6 +28,33 @@ describe('planUpdate', () => {
     expect(() => plan({ sent_at: new Date('2026-10-01T00:00:00Z'), price: 100 }, { video_title: 'Hi' })).not.toThrow();
   });
 
+  it('retitles an order whose title was the default when the sender’s name is corrected, and only then', () => {
+    const title = (name: string) => `A video message from ${name}`;
+    const retitled = planUpdate(
+      { ...base, name: 'Jhon', video_title: title('Jhon') },
+      orderUpdateSchema.parse({ name: 'John' }),
+      now,
+      title,
+    );
+    expect(retitled.changes).toMatchObject({ name: 'John', video_title: 'A video message from John' });
+    expect(retitled.changedDetails).toEqual(['name', 'video_title']);
+    // A title someone gave stays; so does one given in the same request.
+    const own = planUpdate(
+      { ...base, name: 'Jhon', video_title: 'Happy birthday' },
+      orderUpdateSchema.parse({ name: 'John' }),
+      now,
+      title,
+    );
+    expect(own.changes.video_title).toBeUndefined();
+    const both = planUpdate(
+      { ...base, name: 'Jhon', video_title: title('Jhon') },
+      orderUpdateSchema.parse({ name: 'John', video_title: 'For you' }),
+      now,
+      title,
+    );
+    expect(both.changes.video_title).toBe('For you');
+  });
+
   it('does nothing when the same shipment is sent again', () => {
     const result = plan({ carrier: 'ups', tracking_number: 'X1' }, { carrier: 'ups', tracking_number: 'x1' });
     expect(result.shipment).toBeNull();
