@@ -73,6 +73,14 @@ section.thanks { margin-top: var(--space-xl); }
 @media (min-width: 42rem) { .stage { margin: var(--space-md) 0; border-radius: var(--radius-lg); } }
 .from { font-size: var(--text-lead); margin-bottom: var(--space-xs); }
 .title { font-size: var(--text-h1); font-weight: 700; line-height: 1.2; margin: 0 0 var(--space-sm); }
+/* A phone upright: the stage is the screen's width and at most 62% of its height (a long title above it
+   on a small phone left the play button below the fold), and a long title takes fewer lines. */
+@media (max-width: 42rem) { .stage { aspect-ratio: auto; height: min(125vw, 78vh); height: min(125vw, 78vh, 62svh); max-height: none; } }
+@media (max-width: 24rem) { .title { font-size: 1.5rem; } }
+/* A phone held sideways (about 340 px high): the words on the left, the stage on the right at the
+   screen's height, so the poster and its play button are on the first screen (recipient probe: the
+   button was below the fold). */
+@media (orientation: landscape) and (max-height: 30rem) { main:has(> .stage) { max-width: 60rem; display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); column-gap: var(--space-md); align-items: start; } main:has(> .stage) > * { grid-column: 1; } main:has(> .stage) .title { font-size: 1.35rem; } main:has(> .stage) > .stage { grid-column: 2; grid-row: 1 / span 20; height: calc(100vh - 2 * var(--space-md)); height: calc(100svh - 2 * var(--space-md)); aspect-ratio: auto; max-height: none; margin: 0; border-radius: var(--radius-lg); } }
 footer.quiet { margin-top: var(--space-xl); text-align: center; font-size: var(--text-small); color: var(--ink-muted); }
 @media (prefers-reduced-motion: no-preference) { .reveal-in { animation: reveal-in 0.5s ease-out both; } @keyframes reveal-in { from { opacity: 0; transform: translateY(0.75rem); } to { opacity: 1; transform: none; } } }
 /* The recorder, one screen per state: an element shows only in the states its data-show names. */

@@ -231,6 +231,34 @@ describe('in a browser', () => {
     });
   });
 
+  it('shows the play button on the first screen of a phone upright or sideways, long title included (recipient probe)', async () => {
+    const order = (
+      await store.request('POST', '/v1/orders', {
+        ...validOrder,
+        video_title: 'For the best grandpa in the whole wide world, with love from all of us',
+      })
+    ).body;
+    await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
+      'Content-Type': 'video/webm',
+    });
+    await processedAndSent(order.id);
+    for (const viewport of [
+      { width: 750, height: 342 }, // iPhone 13 sideways
+      { width: 640, height: 320 }, // a small Android sideways
+      { width: 320, height: 568 }, // iPhone SE upright
+    ]) {
+      const context = await browser.newContext({ viewport, reducedMotion: 'reduce' });
+      try {
+        const page = await context.newPage();
+        await page.goto(`${app.baseUrl}/watch/${order.uuid}`);
+        const play = (await page.locator('#play').boundingBox())!;
+        expect(play.y + play.height, `${viewport.width}×${viewport.height}`).toBeLessThanOrEqual(viewport.height);
+      } finally {
+        await context.close();
+      }
+    }
+  });
+
   it('says the day it was sent on the recipient’s own calendar, not UTC’s (Christmas morning in Sydney)', async () => {
     const order = (await store.request('POST', '/v1/orders', { ...validOrder, video_title: 'Merry Christmas' })).body;
     await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
