@@ -36,7 +36,9 @@ export function fieldErrors(error: z.ZodError, options: FieldErrorOptions = {}):
       }
       continue;
     }
-    const key = issue.path.length > 0 ? issue.path.map(String).join('.') : '_';
+    // An empty key (a record's "") names its record, not "record." (billing probe).
+    const named = issue.path.map(String).filter((segment) => segment !== '');
+    const key = named.length > 0 ? named.join('.') : '_';
     const missing =
       options.input !== undefined &&
       issue.code === 'invalid_type' &&

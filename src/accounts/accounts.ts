@@ -26,7 +26,13 @@ export interface CreatedAccount {
 
 export const newAccountSchema = z.object({
   name: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
-  revenueShareBps: z.number().int('must be a whole number of basis points').min(0).max(10_000).nullable().default(null),
+  revenueShareBps: z
+    .number()
+    .int('must be a whole number of basis points')
+    .min(0, 'must be 0 to 10000 basis points (0% to 100%)')
+    .max(10_000, 'must be 0 to 10000 basis points (0% to 100%)')
+    .nullable()
+    .default(null),
   /** The language of its pages and messages (a Shopify shop's primary locale); `en` when not given. */
   locale: localeSchema.default('en'),
 });

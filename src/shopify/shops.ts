@@ -197,20 +197,28 @@ export async function markUninstalled(db: Db, domain: string, now: Date): Promis
   return Number(result.numUpdatedRows) > 0;
 }
 
+const ALIAS_WORDS = 'each carrier name must map to ups, fedex or usps';
+
+/** Up to 500 Shopify ids, each as text (64-bit: a JSON number could lose digits). */
+function shopifyIdList(words: string) {
+  return z
+    .array(z.string({ error: words }).regex(/^\d{1,20}$/, words), { error: words })
+    .max(500, 'must be at most 500 ids')
+    .optional();
+}
+
 export const shopSettingsSchema = z.strictObject({
   fallback_delivered: z.boolean({ error: 'must be true or false' }).optional(),
+  // Every refusal in the merchant's words: zod's own ("Invalid key in record", "expected string,
+  // received number") named no field a merchant knows (billing probe).
   carrier_aliases: z
-    .record(z.string().trim().min(1).max(100), z.string().trim().toLowerCase())
-    .refine((aliases) => Object.values(aliases).every(isCarrierCode), 'each alias must map to ups, fedex or usps')
+    .record(z.string().trim().min(1).max(100), z.string({ error: ALIAS_WORDS }).trim().toLowerCase(), {
+      error: 'must map carrier names of 1 to 100 characters to ups, fedex or usps',
+    })
+    .refine((aliases) => Object.values(aliases).every(isCarrierCode), ALIAS_WORDS)
     .optional(),
-  video_product_ids: z
-    .array(z.string().regex(/^\d{1,20}$/, 'must be Shopify product ids'))
-    .max(500)
-    .optional(),
-  video_variant_ids: z
-    .array(z.string().regex(/^\d{1,20}$/, 'must be Shopify variant ids'))
-    .max(500)
-    .optional(),
+  video_product_ids: shopifyIdList('must be a list of Shopify product ids, like ["8123456789"]'),
+  video_variant_ids: shopifyIdList('must be a list of Shopify variant ids, like ["44123456789"]'),
   gift_packages: z.enum(GIFT_PACKAGE_MODES, { error: `must be one of ${GIFT_PACKAGE_MODES.join(', ')}` }).optional(),
   default_send_method: z.enum(SEND_METHODS, { error: `must be one of ${SEND_METHODS.join(', ')}` }).optional(),
   // The account's settings (issue 14), stored by the accounts module: the logo the merchant sets

@@ -49,7 +49,7 @@ export function shopifyAdminCommands(
     },
     'shops.settings': async (args: Record<string, unknown>) => {
       const { shop, ...settings } = args;
-      const update = parseBody(shopSettingsSchema, settings, 'settings');
+      const update = parseBody(shopSettingsSchema, settings, 'settings change');
       return shopSettingsJson(await updateShopSettings(db, parseShopDomain(shop), update, new Date()));
     },
     'webhooks.list': async (args: Record<string, unknown>) => {

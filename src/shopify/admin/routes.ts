@@ -205,7 +205,7 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   });
 
   router.put('/settings', async (ctx) => {
-    const update = parseBody(shopSettingsSchema, await readJsonObject(ctx), 'settings');
+    const update = parseBody(shopSettingsSchema, await readJsonObject(ctx), 'settings change');
     const shop = await updateShopSettings(db, currentShop(ctx).domain, update, now());
     ctx.body = (await settingsOf(shop)) satisfies SettingsJson;
   });

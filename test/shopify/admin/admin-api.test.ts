@@ -832,6 +832,15 @@ describe('settings', () => {
       const refused = await admin(shop, 'PUT', '/settings', body);
       expect({ body, status: refused.status }).toEqual({ body, status: 422 });
     }
+    // Each refusal in words a merchant knows, naming the setting (billing probe: zod's own words).
+    const words = await admin(shop, 'PUT', '/settings', { carrier_aliases: { '': 'ups' }, video_product_ids: [-1] });
+    expect(words.body.error).toMatchObject({
+      message: 'The settings change is not valid.',
+      fields: {
+        carrier_aliases: 'must map carrier names of 1 to 100 characters to ups, fedex or usps',
+        'video_product_ids.0': 'must be a list of Shopify product ids, like ["8123456789"]',
+      },
+    });
     // The shop's language is the account's: its pages and messages speak it (a region tag is its language).
     expect((await admin(shop, 'PUT', '/settings', { locale: 'es-MX' })).body.locale).toBe('es');
     expect((await v1(auth, 'GET', '/v1/account/settings')).body.locale).toBe('es');
