@@ -318,6 +318,39 @@ describe('setup 1: the message rides on the gift line', () => {
     expect(store.problems).toEqual([]);
   });
 
+  it('takes a number written with brackets, dots or 00, and Enter in a field adds the gift (storefront probe)', async () => {
+    for (const [typed, stored] of [
+      ['+1 (415) 555.0123', '+14155550123'],
+      ['0044 20 7946 0958', '+442079460958'],
+    ]) {
+      const { page, store } = await visit('dawn-product-page', { videoProduct: null });
+      await fillMessage(page, { phone: typed });
+      await page.getByLabel("Recipient's mobile number").press('Enter');
+      await page.getByText('Added to cart').waitFor();
+      expect(store.cartRequests).toEqual([
+        dawnGiftForm(
+          ['properties[_recipient_phone]', stored],
+          ['properties[_send_trigger]', 'package'],
+          ['properties[_video_message]', 'yes'],
+        ),
+      ]);
+      expect(store.problems).toEqual([]);
+    }
+  });
+
+  it('offers nothing without its script, and says why (storefront probe: a ticked box added no message)', async () => {
+    const html = await renderStorefrontPage('dawn-product-page', { product: giftProduct, cart, videoProduct: null });
+    await context?.close();
+    context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await openStorefront(page, `/products/${giftProduct.handle}`, html);
+    expect(await page.getByLabel('Add a video message').isVisible()).toBe(false);
+    // A browser without scripts shows <noscript> (Playwright turns scripts off, not the parser's flag).
+    expect(await page.content()).toMatch(
+      /<noscript>\s*<p class="video-gift-message__no-script">To add a video message to this gift, turn on JavaScript in your browser\.<\/p>/,
+    );
+  });
+
   it('an older theme (its form found by its /cart/add action) posts them too: phone without separators, a date', async () => {
     const { page, store } = await visit('classic-product-page', { videoProduct: null });
     await fillMessage(page, { phone: '+49 151-2345 6789', trigger: 'On a date', sendOn: '2026-12-24' });

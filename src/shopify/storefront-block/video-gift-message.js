@@ -21,8 +21,9 @@
   const EMAIL = /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
   // E.164: "+", a country code (never 0) and the number, 8 to 15 digits in all.
   const PHONE = /^\+[1-9]\d{7,14}$/;
-  // People write numbers in groups; the stored number has none of the separators.
-  const PHONE_SEPARATORS = /[\s-]/g;
+  // People write numbers in groups, brackets and dots ("+1 (415) 555-0123", "+1.415.555.0123"); the
+  // stored number has none of them (storefront probe: those were refused though the server takes them).
+  const PHONE_SEPARATORS = /[\s\u00a0().-]/g;
   // Dawn's product form, and every theme's that posts to the cart, localized routes included.
   const CART_ADD_FORM = 'form[action*="/cart/add"]';
 
@@ -188,8 +189,24 @@
       if (this.config.page === 'cart') {
         this.fillGiftChoices(this.config);
         this.element('add').addEventListener('click', () => void this.addToCartLine());
+      } else {
+        // Enter in a field adds the gift, as in the theme's own fields: the block is not inside the
+        // product form, so the browser would do nothing (storefront probe).
+        this.addEventListener('keydown', (event) => this.onEnter(event));
       }
       this.onEdit();
+    }
+
+    /** @param {KeyboardEvent} event */
+    onEnter(event) {
+      const field = event.target;
+      if (event.key !== 'Enter' || event.isComposing || !(field instanceof HTMLInputElement)) return;
+      if (field.type === 'checkbox' || field.type === 'radio') return;
+      const form = this.productForm();
+      if (!form) return;
+      event.preventDefault();
+      const button = form.querySelector('[type="submit"][name="add"], [type="submit"]');
+      form.requestSubmit(button instanceof HTMLElement ? button : undefined);
     }
 
     /** @param {string} name the element's data-video-gift attribute */
@@ -211,7 +228,8 @@
       return {
         name: this.input('name').value.trim(),
         email: this.input('email').value.trim(),
-        phone: this.input('phone').value.replace(PHONE_SEPARATORS, ''),
+        // "0044 20 …": the international prefix many countries dial is written "+".
+        phone: this.input('phone').value.replace(PHONE_SEPARATORS, '').replace(/^00(?=[1-9])/, '+'),
         trigger: /** @type {SendTrigger} */ (trigger instanceof HTMLInputElement ? trigger.value : 'package'),
         sendOn: this.input('send-on').value,
         // The chosen line's index in the config's cartItems ('' for none).
