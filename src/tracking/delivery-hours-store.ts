@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { Db } from '../db/database.ts';
-import { utcOffsetMinutesAt } from './destination-time-zone.ts';
+import { utcOffsetMinutesAt } from '../i18n/dates.ts';
 import { SLOTS_PER_DAY, deliverySlot, learnHours, type LearnedHours } from './delivery-hours.ts';
 
 /** A delivery after an out-for-delivery scan, or a collection from a pickup point. */

@@ -90,27 +90,3 @@ export function destinationTimeZone(destination: Destination): string | null {
   if (exception !== undefined && (state === '' || exception[1] === state)) return exception[0];
   return STATE_ZONES[state] ?? null;
 }
-
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
-
-/**
- * Minutes east of UTC in `timeZone` at `at` (daylight saving time included), or undefined when the
- * platform does not know the zone name (a value stored by a newer version, say).
- */
-export function utcOffsetMinutesAt(timeZone: string, at: Date): number | undefined {
-  let format = offsetFormats.get(timeZone);
-  if (!format) {
-    try {
-      format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
-    } catch {
-      return undefined;
-    }
-    offsetFormats.set(timeZone, format);
-  }
-  const name = format.formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? '';
-  if (name === 'GMT') return 0;
-  const match = /^GMT([+-])(\d{2}):(\d{2})$/.exec(name);
-  if (!match) return undefined;
-  const minutes = Number(match[2]) * 60 + Number(match[3]);
-  return match[1] === '-' ? -minutes : minutes;
-}

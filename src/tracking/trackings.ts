@@ -6,7 +6,7 @@ import type { TrackingsTable } from '../db/schema.ts';
 import type { CarrierLook, OrderEventSubscriber } from '../orders/order-events.ts';
 import type { OrderRow } from '../orders/serializer.ts';
 import { recordTimeline } from '../orders/timeline.ts';
-import { utcOffsetMinutesAt } from './destination-time-zone.ts';
+import { utcOffsetMinutesAt } from '../i18n/dates.ts';
 import { newTrackingState, nextPoll, type ScheduleOptions, type TrackingState } from './schedule.ts';
 import type { TrackingStopReason } from '../vocabulary.ts';
 

@@ -208,16 +208,23 @@ describe('videoLineItems and orderToVideoOrder', () => {
   });
 
   it('takes a "Send on" date only for a line sent on a date (send_on is null when nothing is scheduled)', () => {
-    const mapWith = (sendTrigger: string) => {
+    const mapWith = (sendTrigger: string, timeZone: string | null = null) => {
       const raw = orderPayload({ id: 1, lines: [{ id: 2, recipientEmail: 'bob@example.com', sendTrigger }] });
       const line = (raw.line_items as Array<{ properties: Array<{ name: string; value: string }> }>)[0]!;
       line.properties.push({ name: 'Send on', value: '2026-12-24' });
       const parsed = order(raw);
-      return orderToVideoOrder(parsed, parsed.line_items[0]!);
+      return orderToVideoOrder(parsed, parsed.line_items[0]!, { timeZone });
     };
     expect(mapWith('On a date')).toMatchObject({
       ok: true,
       order: { send_trigger: 'date', send_on: new Date('2026-12-24T09:00:00Z') },
+    });
+    // 09:00 on the shop's calendar (storefront probe: 09:00 UTC was the 23rd's evening in Honolulu).
+    expect(mapWith('On a date', 'Pacific/Honolulu')).toMatchObject({
+      order: { send_on: new Date('2026-12-24T19:00:00Z') },
+    });
+    expect(mapWith('On a date', 'Europe/Paris')).toMatchObject({
+      order: { send_on: new Date('2026-12-24T08:00:00Z') },
     });
     const onDelivery = mapWith('On delivery');
     expect(onDelivery).toMatchObject({ ok: true, order: { send_trigger: 'package' } });

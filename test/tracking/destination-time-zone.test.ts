@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { destinationTimeZone, utcOffsetMinutesAt } from '../../src/tracking/destination-time-zone.ts';
+import { destinationTimeZone } from '../../src/tracking/destination-time-zone.ts';
+import { utcOffsetMinutesAt } from '../../src/i18n/dates.ts';
 
 const at = (state: string | null, postalCode: string | null = null, countryCode: string | null = 'US') =>
   destinationTimeZone({ state, postalCode, countryCode });

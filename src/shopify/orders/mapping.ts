@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { currencyDecimals, moneyToMinorUnits } from '../../money.ts';
 import { mapTrackingCompany } from './carrier-names.ts';
 import { phoneInE164 } from './phone.ts';
+import { instantInZone } from '../../i18n/dates.ts';
 import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import type { GiftPackages, SendMethod } from '../../vocabulary.ts';
 import { normalizeTrackingNumber } from '../../carriers/tracking-number.ts';
@@ -336,6 +337,20 @@ export function videoLinePrice(
   return order.test === true ? null : lineItemPaidMinorUnits(item, orderCurrency(order), order.taxes_included === true);
 }
 
+/** The hour of the day a "Send on" date sends at, in the shop's time zone. */
+const SEND_ON_HOUR = 9;
+
+/**
+ * A "Send on" day as the moment it sends: 09:00 in the shop's time zone, the best guess at the
+ * shopper's and recipient's day (storefront probe: 09:00 UTC was the evening before in Honolulu and
+ * 01:00 in California); 09:00 UTC when the zone is unknown. A full timestamp is taken as given.
+ */
+function sendOnInstant(sendOn: string, timeZone: string | null): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(sendOn)) return sendOn;
+  const local = timeZone ? instantInZone(sendOn, SEND_ON_HOUR, timeZone) : null;
+  return (local ?? new Date(`${sendOn}T0${SEND_ON_HOUR}:00:00Z`)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 export type VideoOrderMapping =
   | {
       ok: true;
@@ -401,7 +416,11 @@ export function videoLineWords(item: Pick<ShopifyLineItem, 'title'>): string {
 export function orderToVideoOrder(
   order: ShopifyOrder,
   item: ShopifyLineItem,
-  options: { defaultSendMethod?: SendMethod } = {},
+  options: {
+    defaultSendMethod?: SendMethod;
+    /** The shop's IANA time zone: a "Send on" day is 09:00 there (UTC when unknown). */
+    timeZone?: string | null;
+  } = {},
 ): VideoOrderMapping {
   const properties = messageProperties(order, item);
   const customer = order.customer;
@@ -446,8 +465,7 @@ export function orderToVideoOrder(
   const sendOn = properties.get(PROPERTY.sendOn);
   // A date only schedules a "date" order (send_on is null when nothing is scheduled); on any other
   // trigger it is left out rather than refusing the line item.
-  if (sendOn && sendTrigger === 'date')
-    candidate.send_on = /^\d{4}-\d{2}-\d{2}$/.test(sendOn) ? `${sendOn}T09:00:00Z` : sendOn;
+  if (sendOn && sendTrigger === 'date') candidate.send_on = sendOnInstant(sendOn, options.timeZone ?? null);
   const title = properties.get(PROPERTY.videoTitle);
   if (title) candidate.video_title = shortened(title, TEXT_LIMITS.video_title);
 

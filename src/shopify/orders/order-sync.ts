@@ -142,7 +142,10 @@ export class ShopifyOrderSync {
         );
         continue;
       }
-      const mapped = orderToVideoOrder(order, item, { defaultSendMethod: shop.default_send_method });
+      const mapped = orderToVideoOrder(order, item, {
+        defaultSendMethod: shop.default_send_method,
+        timeZone: shop.iana_timezone,
+      });
       if (!mapped.ok) {
         await this.refuseLine(shop, order, item.id, mapped.reason, outcome);
         continue;
