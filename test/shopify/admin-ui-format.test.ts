@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   formatDuration,
+  formatMonth,
   formatMoney,
   formatTime,
   uploadedLogoPath,
@@ -14,6 +15,14 @@ import { STAGES } from '../../src/shopify/admin/contract.ts';
 import { pathOf, routeOf } from '../../src/shopify/admin/ui/routing.ts';
 
 /** The embedded admin's pure pieces (the page runs them in the browser; here in Node). */
+describe('formatMonth', () => {
+  it('says a billing month in words (storefront probe: "2026-12")', () => {
+    expect(formatMonth('2026-12')).toBe('December 2026');
+    expect(formatMonth('2027-01')).toBe('January 2027');
+    expect(formatMonth('soon')).toBe('soon');
+  });
+});
+
 describe('the admin’s wording', () => {
   it('money is integer minor units of its currency', () => {
     expect(formatMoney(0)).toBe('$0.00');

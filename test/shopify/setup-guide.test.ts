@@ -121,7 +121,7 @@ describe('the setup guide', () => {
 
     for (const [price, field] of [
       ['0', 'price'],
-      ['5,00', 'price'],
+      ['5,000.00', 'price'],
       ['abc', 'price'],
     ] as const) {
       const refused = await adminApi(shop, 'POST', '/video-product', { price });
@@ -130,7 +130,8 @@ describe('the setup guide', () => {
     }
     expect((await adminApi(shop, 'POST', '/video-product', {})).status).toBe(422);
 
-    const made = await adminApi(shop, 'POST', '/video-product', { price: '7.50' });
+    // A decimal comma, as stores in many countries write it (storefront probe: refused).
+    const made = await adminApi(shop, 'POST', '/video-product', { price: '7,50' });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({ title: 'Video message', price: '7.50' });
     const sandbox = app.services.shopifySandbox!;

@@ -170,6 +170,8 @@ export function orderDetailJson(
   timeline: readonly TimelineEntryJson[],
   publicUrl: string,
   now: Date,
+  /** The shop's time zone, for dates written into sentences. */
+  timeZone = 'UTC',
 ): OrderDetailJson {
   const { order, facts } = context;
   const stage = deriveStage(facts);
@@ -180,7 +182,7 @@ export function orderDetailJson(
     test_gift: context.testGift,
     stage,
     stage_label: STAGE_LABELS[stage],
-    waiting_reason: waitingReason(facts, stage),
+    waiting_reason: waitingReason(facts, stage, timeZone),
     attention: attentionReason(facts),
     tracking: trackingJson(order, context.tracking),
     warnings: warningsFrom(timeline),

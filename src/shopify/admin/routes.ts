@@ -92,7 +92,8 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   const detail = async (shop: ShopRow, orderId: string) => {
     const { order, timeline } = await orders.getWithTimeline(shop.account_id, orderId);
     const [context] = await orderContexts(db, [order]);
-    return { ...orderDetailJson(context!, timeline, publicUrl, now()), ...(await timeZoneOf(shop)) };
+    const zone = await timeZoneOf(shop);
+    return { ...orderDetailJson(context!, timeline, publicUrl, now(), zone.time_zone), ...zone };
   };
 
   /** 404 for another shop's order; 409 in words when the action does not apply. */

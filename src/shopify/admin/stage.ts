@@ -1,6 +1,6 @@
 import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import { carrierDisplayName } from '../../carriers/tracking-number.ts';
-import { formatTimestamp } from '../../orders/serializer.ts';
+import { formatTime } from './ui/format.ts';
 import type { Channel, OrderStatus, SendStatus, SendTrigger, VideoStatus } from '../../vocabulary.ts';
 import type { Notice } from '../orders/packages.ts';
 import { STAGES, type DisplayStage } from './contract.ts';
@@ -141,7 +141,12 @@ function blockedReason(facts: StageFacts): string {
 }
 
 /** Why the order waits (or cannot move on its own), in words; null once it no longer waits. */
-export function waitingReason(facts: StageFacts, stage: OrderStage = deriveStage(facts)): string | null {
+export function waitingReason(
+  facts: StageFacts,
+  stage: OrderStage = deriveStage(facts),
+  /** The shop's time zone: a date in the reason is written as the rest of the admin's are. */
+  timeZone = 'UTC',
+): string | null {
   switch (stage) {
     case 'viewed':
     case 'sent':
@@ -157,7 +162,7 @@ export function waitingReason(facts: StageFacts, stage: OrderStage = deriveStage
         : 'No video yet: waiting for the sender to record it at the record link.';
     case 'scheduled':
       return facts.sendTrigger === 'date' && facts.sendOn
-        ? `Scheduled to send on ${formatTimestamp(facts.sendOn)}.`
+        ? `Scheduled to send on ${formatTime(facts.sendOn.toISOString(), timeZone)}.`
         : 'The video is being sent now.';
     case 'delivered':
       return 'Delivered: the video is on its way to the recipient.';

@@ -167,8 +167,9 @@ describe('words for the reason', () => {
 
   it('says what it waits for', () => {
     expect(waitingReason(base)).toBe('Waiting for UPS to deliver the package; the video is sent on delivery.');
-    expect(waitingReason({ ...base, sendTrigger: 'date', sendOn: at })).toBe(
-      'Scheduled to send on 2026-12-01T10:00:00Z.',
+    // In the shop's time zone, as the admin writes every date (storefront probe: it was raw UTC).
+    expect(waitingReason({ ...base, sendTrigger: 'date', sendOn: at }, undefined, 'America/New_York')).toBe(
+      'Scheduled to send on Dec 1, 2026, 5:00 AM EST.',
     );
     expect(waitingReason({ ...base, carrier: null, shopify: { notice: null } })).toMatch(/Shopify has no fulfillment/);
     expect(waitingReason({ ...base, videoProcessed: false, latestVideo: null })).toMatch(/^No video yet/);

@@ -22,8 +22,14 @@ export const videoProductRequestSchema = z.strictObject({
   price: z
     .string({ error: 'must be an amount such as "5.00"' })
     .trim()
-    .regex(/^\d{1,6}(\.\d{1,2})?$/, 'must be an amount such as "5.00"')
-    .refine((price) => Number(price) > 0, 'must be more than 0'),
+    // "5,50" as stores that write a decimal comma type it (storefront probe: refused).
+    .transform((price) => (/^\d{1,6},\d{1,2}$/.test(price) ? price.replace(',', '.') : price))
+    .pipe(
+      z
+        .string()
+        .regex(/^\d{1,6}(\.\d{1,2})?$/, 'must be an amount such as "5.00"')
+        .refine((price) => Number(price) > 0, 'must be more than 0'),
+    ),
 });
 
 export interface VideoProduct {

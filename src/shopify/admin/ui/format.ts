@@ -157,3 +157,10 @@ export function uploadedLogoPath(logoUrl: string): string | null {
     return null;
   }
 }
+
+/** A billing month as the merchant says it: "2026-12" → "December 2026" (storefront probe: raw YYYY-MM). */
+export function formatMonth(month: string): string {
+  const start = new Date(`${month}-01T00:00:00Z`);
+  if (Number.isNaN(start.getTime())) return month;
+  return start.toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+}

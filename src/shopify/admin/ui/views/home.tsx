@@ -12,7 +12,7 @@ import {
   Text,
 } from '@shopify/polaris';
 import type { BillingJson, HomeJson } from '../../contract.ts';
-import { formatDuration, formatMoney, formatTime } from '../format.ts';
+import { formatDuration, formatMoney, formatMonth, formatTime } from '../format.ts';
 import { navigate } from '../navigation.tsx';
 import { useApi } from '../use-api.ts';
 import { usePlanApproval } from '../approve-plan.ts';
@@ -138,7 +138,7 @@ function Bill() {
     <Card>
       <BlockStack gap="400">
         <Text as="h2" variant="headingMd">
-          This month's bill{data ? ` (${data.month.month})` : ''}
+          This month's bill{data ? ` (${formatMonth(data.month.month)})` : ''}
         </Text>
         {billing.error && (
           <Banner tone="critical" title="The bill could not be loaded">
