@@ -132,6 +132,26 @@ describe('the embedded admin in a browser', () => {
     });
   });
 
+  it('orders on a phone (375 px): each row stacked, its stage and date on screen (storefront probe: cut off)', async () => {
+    const admin = await openEmbeddedAdmin(browser, app.baseUrl, shop, {
+      path: '/orders',
+      viewport: { width: 375, height: 800 },
+    });
+    try {
+      const { page } = admin;
+      // Polaris's condensed list: each order is a list item, not a table row.
+      const row = page.locator('#orders-panel li').filter({ hasText: '#1003' }).first();
+      await row.waitFor({ timeout: 15_000 });
+      for (const part of [row.getByText('Needs recipient').first(), row.getByText(/\d{4}, \d{1,2}:\d{2}/).first()]) {
+        const box = (await part.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(375);
+      }
+      expect(admin.problems).toEqual([]);
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('orders: filters by stage, searches by name and by Shopify order, opens an order with its story in words', async () => {
     await withAdmin('/', async ({ page }) => {
       // In-page navigation (history API), as the admin's menu does it.

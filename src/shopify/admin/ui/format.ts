@@ -99,7 +99,7 @@ export function stageToneLabel(stage: DisplayStage): string {
 export const STAGE_TAB_LABELS: Record<Stage, string> = {
   awaiting_video: 'Awaiting video',
   needs_recipient: 'Needs recipient',
-  tracking: 'Tracking',
+  tracking: 'On its way',
   waiting_on_shopify: 'Waiting on Shopify',
   delivered: 'Delivered',
   sent: 'Sent',

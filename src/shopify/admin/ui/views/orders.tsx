@@ -121,40 +121,42 @@ export function OrdersView() {
                   position={index}
                   onClick={() => navigate(pathOf({ view: 'order', id: order.id }))}
                 >
-                  <IndexTable.Cell>
-                    <Link url={pathOf({ view: 'order', id: order.id })} dataPrimaryLink removeUnderline monochrome>
-                      <Text as="span" fontWeight="semibold">
-                        {order.shopify_order_name ?? (order.test_gift ? 'Test gift' : 'Video order')}
-                      </Text>
-                    </Link>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>
-                    <BlockStack>
-                      <Text as="span">{order.sender_name}</Text>
-                      <Text as="span" tone="subdued" variant="bodySm">
-                        {order.sender_email}
-                      </Text>
-                    </BlockStack>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>{order.recipient_name}</IndexTable.Cell>
-                  <IndexTable.Cell>
-                    <BlockStack gap="100">
-                      <InlineStack gap="100">
-                        <Badge tone={stageTone(order.stage)} toneAndProgressLabelOverride={stageToneLabel(order.stage)}>
-                          {order.stage_label}
-                        </Badge>
-                        {order.test_gift && <Badge>Test</Badge>}
-                      </InlineStack>
-                      {order.attention && (
-                        <span title={order.attention}>
-                          <Text as="span" tone="critical" variant="bodySm">
-                            {shorten(order.attention, ATTENTION_IN_LIST_CHARACTERS)}
+                  {smDown ? (
+                    // A phone: one cell, stacked (Polaris's condensed list shows one; five ran off screen).
+                    <IndexTable.Cell>
+                      <BlockStack gap="100">
+                        <InlineStack align="space-between" blockAlign="center" gap="200" wrap={false}>
+                          <OrderName order={order} />
+                          <Text as="span" tone="subdued" variant="bodySm">
+                            {formatTime(order.created_at, timeZone)}
                           </Text>
-                        </span>
-                      )}
-                    </BlockStack>
-                  </IndexTable.Cell>
-                  <IndexTable.Cell>{formatTime(order.created_at, timeZone)}</IndexTable.Cell>
+                        </InlineStack>
+                        <Text as="span">
+                          {order.sender_name} → {order.recipient_name}
+                        </Text>
+                        <OrderStageCell order={order} />
+                      </BlockStack>
+                    </IndexTable.Cell>
+                  ) : (
+                    <>
+                      <IndexTable.Cell>
+                        <OrderName order={order} />
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <BlockStack>
+                          <Text as="span">{order.sender_name}</Text>
+                          <Text as="span" tone="subdued" variant="bodySm">
+                            {order.sender_email}
+                          </Text>
+                        </BlockStack>
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>{order.recipient_name}</IndexTable.Cell>
+                      <IndexTable.Cell>
+                        <OrderStageCell order={order} />
+                      </IndexTable.Cell>
+                      <IndexTable.Cell>{formatTime(order.created_at, timeZone)}</IndexTable.Cell>
+                    </>
+                  )}
                 </IndexTable.Row>
               ))}
             </IndexTable>
@@ -173,5 +175,39 @@ export function OrdersView() {
         </Card>
       </BlockStack>
     </Page>
+  );
+}
+
+type OrderRowJson = OrderList['data'][number];
+
+/** The order's name in the list, the row's link. */
+function OrderName({ order }: { order: OrderRowJson }) {
+  return (
+    <Link url={pathOf({ view: 'order', id: order.id })} dataPrimaryLink removeUnderline monochrome>
+      <Text as="span" fontWeight="semibold">
+        {order.shopify_order_name ?? (order.test_gift ? 'Test gift' : 'Video order')}
+      </Text>
+    </Link>
+  );
+}
+
+/** The order's stage badge, and why it needs attention when it does. */
+function OrderStageCell({ order }: { order: OrderRowJson }) {
+  return (
+    <BlockStack gap="100">
+      <InlineStack gap="100">
+        <Badge tone={stageTone(order.stage)} toneAndProgressLabelOverride={stageToneLabel(order.stage)}>
+          {order.stage_label}
+        </Badge>
+        {order.test_gift && <Badge>Test</Badge>}
+      </InlineStack>
+      {order.attention && (
+        <span title={order.attention}>
+          <Text as="span" tone="critical" variant="bodySm">
+            {shorten(order.attention, ATTENTION_IN_LIST_CHARACTERS)}
+          </Text>
+        </span>
+      )}
+    </BlockStack>
   );
 }
