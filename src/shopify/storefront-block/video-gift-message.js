@@ -229,7 +229,9 @@
         name: this.input('name').value.trim(),
         email: this.input('email').value.trim(),
         // "0044 20 …": the international prefix many countries dial is written "+".
-        phone: this.input('phone').value.replace(PHONE_SEPARATORS, '').replace(/^00(?=[1-9])/, '+'),
+        phone: this.input('phone')
+          .value.replace(PHONE_SEPARATORS, '')
+          .replace(/^00(?=[1-9])/, '+'),
         trigger: /** @type {SendTrigger} */ (trigger instanceof HTMLInputElement ? trigger.value : 'package'),
         sendOn: this.input('send-on').value,
         // The chosen line's index in the config's cartItems ('' for none).
