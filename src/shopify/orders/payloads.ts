@@ -35,6 +35,9 @@ export const lineItemProperty = z.object({
   value: propertyValue,
 });
 
+/** Shopify's `*_set` of an amount: here its shop money, the currency prices are kept in. */
+const moneySet = z.object({ shop_money: z.object({ amount: money.nullish() }).nullish() }).nullish();
+
 export const shopifyLineItem = z.object({
   id: shopifyId,
   product_id: shopifyId.nullish().transform((v) => v ?? null),
@@ -55,7 +58,7 @@ export const shopifyLineItem = z.object({
       z
         .object({
           amount: money.nullish(),
-          amount_set: z.object({ shop_money: z.object({ amount: money.nullish() }).nullish() }).nullish(),
+          amount_set: moneySet,
         })
         .transform((allocation) => ({ amount: allocation.amount ?? allocation.amount_set?.shop_money?.amount ?? '0' })),
     )
@@ -88,7 +91,7 @@ export const shopifyLineItem = z.object({
       z
         .object({
           price: money.nullish(),
-          price_set: z.object({ shop_money: z.object({ amount: money.nullish() }).nullish() }).nullish(),
+          price_set: moneySet,
         })
         .transform((line) => ({ price: line.price ?? line.price_set?.shop_money?.amount ?? '0' })),
     )
