@@ -13,8 +13,46 @@ export function offlineSession(domain: string, accessToken: string): Session {
 }
 
 /** The library's GraphQL client for a shop's offline token. */
-export function adminGraphql(shopify: ShopifyLibrary, accessToken: string, domain: string): GraphqlClient {
-  return new shopify.clients.Graphql({ session: offlineSession(domain, accessToken) });
+/** The part of the Admin GraphQL client Doorstep uses. */
+export type AdminGraphql = Pick<GraphqlClient, 'request'>;
+
+/** Who is told when Shopify refuses an access token (ShopTokens, which has it renewed). */
+const refusedTokenListeners = new WeakMap<ShopifyLibrary, (domain: string, accessToken: string) => Promise<void>>();
+
+export function onRefusedAccessToken(
+  shopify: ShopifyLibrary,
+  listener: (domain: string, accessToken: string) => Promise<void>,
+): void {
+  refusedTokenListeners.set(shopify, listener);
+}
+
+/**
+ * An Admin GraphQL client for the shop. A 401 (a token revoked, or one Shopify no longer knows) is
+ * told to the token keeper before it is thrown, so the token is renewed — refreshed, or exchanged at
+ * the merchant's next visit — instead of being sent, and refused, for ever (upgrade probe).
+ */
+export function adminGraphql(shopify: ShopifyLibrary, accessToken: string, domain: string): AdminGraphql {
+  const client = new shopify.clients.Graphql({ session: offlineSession(domain, accessToken) });
+  return {
+    request: (async (...args: Parameters<GraphqlClient['request']>) => {
+      try {
+        return await client.request(...args);
+      } catch (error) {
+        if (isRefusedToken(error))
+          await refusedTokenListeners
+            .get(shopify)?.(domain, accessToken)
+            .catch(() => undefined);
+        throw error;
+      }
+    }) as GraphqlClient['request'],
+  };
+}
+
+/** Shopify answered 401: the access token is not (or no longer) one it takes. */
+export function isRefusedToken(error: unknown): boolean {
+  if (!(error instanceof ShopifyError)) return false;
+  const response = (error as { response?: { code?: unknown; status?: unknown } }).response;
+  return response?.code === 401 || response?.status === 401 || /\b401\b/.test(error.message);
 }
 
 /**
@@ -142,6 +180,11 @@ export async function fetchShopPlan(shopify: ShopifyLibrary, accessToken: string
  */
 export function shopifyUnavailable(error: unknown, doing: string): unknown {
   if (!(error instanceof ShopifyError) && !isNetworkFailure(error)) return error;
+  if (isRefusedToken(error))
+    return new ServiceUnavailableError(
+      `Shopify refused Doorstep's access token ${doing}; it is renewed, or exchanged when the merchant next opens the app in the Shopify admin.`,
+      { cause: error },
+    );
   return new ServiceUnavailableError(
     `Shopify could not be reached ${doing}; try again in a moment. (${(error as Error).message})`,
     {

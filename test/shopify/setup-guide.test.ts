@@ -195,6 +195,24 @@ describe('the setup guide', () => {
     expect(app.services.shopifySandbox!.usageRecords.filter((record) => record.shop === shop)).toEqual([]);
   });
 
+  it('renews an access token Shopify refuses, instead of sending it for ever (upgrade probe)', async () => {
+    const shop = `refused-${Date.now()}.myshopify.com`;
+    await stepsOf(shop); // installs the shop: a token pair from the sandbox
+    // Shopify forgets the access token (revoked; the probe restarted the sandbox): a 401.
+    app.services.shopifySandbox!.accessTokens.clear();
+    const refused = await adminApi(shop, 'POST', '/video-product', { price: '5.00' });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.message).toMatch(/^Shopify refused Doorstep's access token/);
+    const row = await app.services.database.db
+      .selectFrom('shops')
+      .select('access_token_expires_at')
+      .where('domain', '=', shop)
+      .executeTakeFirstOrThrow();
+    expect(row.access_token_expires_at).toEqual(new Date(0));
+    // The next use refreshes it (the refresh token still holds), and the call goes through.
+    expect((await adminApi(shop, 'POST', '/video-product', { price: '5.00' })).status).toBe(201);
+  });
+
   it('sends one test gift for a double press; another once it has gone (billing probe: three presses, three gifts)', async () => {
     const shop = `twice-${Date.now()}.myshopify.com`;
     await stepsOf(shop); // installs the shop

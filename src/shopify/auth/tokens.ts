@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.ts';
 import { ServiceUnavailableError } from '../../errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { ShopifyLibrary } from '../library.ts';
+import { onRefusedAccessToken } from '../admin-api.ts';
 import { HttpResponseError, HttpRetriableError } from '@shopify/shopify-api';
 import {
   claimTokenRefresh,
@@ -54,10 +55,30 @@ export class ShopTokens {
       now?: () => Date;
       waitMs?: number;
     },
-  ) {}
+  ) {
+    onRefusedAccessToken(deps.shopify, (domain, accessToken) => this.refused(domain, accessToken));
+  }
 
   private now(): Date {
     return this.deps.now?.() ?? new Date();
+  }
+
+  /**
+   * Shopify refused this access token (a 401: revoked, or one it no longer knows). It is marked expired
+   * when it is still the stored one, so the next use refreshes it, or, without a live refresh token,
+   * the merchant's next embedded load exchanges a new pair (session-auth.ts). Before, an unexpired
+   * refused token was sent, and refused, for ever: usage charges stayed pending (upgrade probe).
+   */
+  async refused(domain: string, accessToken: string): Promise<void> {
+    const shop = await findShop(this.deps.db, domain);
+    if (!shop?.access_token || this.tryOpen(domain, 'access_token', shop.access_token) !== accessToken) return;
+    await this.deps.db
+      .updateTable('shops')
+      .set({ access_token_expires_at: new Date(0) })
+      .where('domain', '=', domain)
+      .where('access_token', '=', shop.access_token)
+      .execute();
+    this.deps.logger.warn({ shop: domain }, 'Shopify refused the access token; it is renewed at its next use');
   }
 
   /** A pair from Shopify, sealed for `shops` under the current key. */
