@@ -10,6 +10,7 @@ import { compileMessageTemplates } from '../src/notifications/messages/message-t
 import { MessageTemplateError } from '../src/notifications/messages/template-errors.ts';
 import { DataDirLockedError } from '../src/db/data-dir-lock.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
+import { SchemaNewerThanBuildError } from '../src/db/migrate.ts';
 import { createLogger } from '../src/logger.ts';
 import { closeHttpServer } from '../src/http/close-server.ts';
 import { createWebServer } from '../src/http/web-server.ts';
@@ -161,7 +162,8 @@ main().catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof DataDirLockedError ||
     error instanceof RedisNotInstalledError ||
-    error instanceof MessageTemplateError
+    error instanceof MessageTemplateError ||
+    error instanceof SchemaNewerThanBuildError
   ) {
     process.stderr.write(`${error.message}\n`);
   } else {

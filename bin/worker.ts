@@ -5,6 +5,7 @@ import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 import { compileMessageTemplates } from '../src/notifications/messages/message-templates.ts';
 import { MessageTemplateError } from '../src/notifications/messages/template-errors.ts';
 import { openConfiguredDatabase } from '../src/db/open.ts';
+import { SchemaNewerThanBuildError } from '../src/db/migrate.ts';
 import { createLogger } from '../src/logger.ts';
 import { startWorkers } from '../jobs/start-workers.ts';
 import { followNpmParent } from '../src/process/follow-parent.ts';
@@ -56,7 +57,15 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    `${error instanceof ConfigError || error instanceof MessageTemplateError ? error.message : error instanceof Error ? error.stack : String(error)}\n`,
+    `${
+      error instanceof ConfigError ||
+      error instanceof MessageTemplateError ||
+      error instanceof SchemaNewerThanBuildError
+        ? error.message
+        : error instanceof Error
+          ? error.stack
+          : String(error)
+    }\n`,
   );
   process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as foundation from './migrations/001-foundation.ts';
 import * as tracking from './migrations/002-tracking.ts';
 import * as sends from './migrations/003-sends.ts';
@@ -98,10 +98,32 @@ const provider: MigrationProvider = {
   getMigrations: async () => migrations,
 };
 
+/**
+ * The database was migrated by a newer build than this one (a rollback, or an old process restarting
+ * during a rolling deploy): refused in words an operator acts on, before Kysely's "corrupted
+ * migrations" and its stack (upgrade probe). The data is untouched.
+ */
+export class SchemaNewerThanBuildError extends Error {
+  override name = 'SchemaNewerThanBuildError';
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider });
+  const newer = await appliedMigrationsUnknownToThisBuild(db);
+  if (newer.length > 0)
+    throw new SchemaNewerThanBuildError(
+      `The database's schema is newer than this build: it has migration${newer.length === 1 ? '' : 's'} ${newer.join(', ')}, which this version does not know. Run the newer version of Doorstep (or restore the backup taken before upgrading); nothing was changed.`,
+    );
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- read before any schema is known
+async function appliedMigrationsUnknownToThisBuild(db: Kysely<any>): Promise<string[]> {
+  const table = await sql<{ found: string | null }>`select to_regclass('kysely_migration')::text as found`.execute(db);
+  if (!table.rows[0]?.found) return [];
+  const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  return applied.rows.map((row) => row.name).filter((name) => !(name in migrations));
 }
