@@ -206,8 +206,7 @@ export async function createServices(
     now,
     // A Shopify gift in several boxes is delivered by its last one (`shopify` is made below; asked only
     // when a carrier delivers).
-    deliversOrder: (orderId, trackingNumber, carrier) =>
-      shopify.sync.carrierDelivered(orderId, trackingNumber, carrier),
+    deliversOrder: (orderId, trackingNumber) => shopify.sync.carrierDelivered(orderId, trackingNumber),
   });
   const { poller } = tracking;
   const notifications = createNotifications({

@@ -633,12 +633,16 @@ describe('planPackages (the multi-package rule)', () => {
     // A number no gift package carries (set through the API) is the order's only package.
     expect(isLastOfTheGift([pkg('1'), pkg('2')], ['L1'], {}, '1ZELSEWHERE')).toBe(true);
   });
-  it('moves tracking to the package still out when Shopify reports one delivered', () => {
+  it('moves tracking to the package still out when Shopify reports one delivered, and says so once', () => {
     const plan = planPackages([pkg('1'), pkg('2', { deliveredAt: new Date('2026-12-05T00:00:00Z') })], ['L1'], on);
     expect(plan).toEqual({
       shipment: { kind: 'set', carrier: 'ups', trackingNumber: '1Z000000000000001' },
       deliver: null,
-      notice: null,
+      // Upgrade probe: the number tracked changed with no word on the timeline.
+      notice: {
+        type: 'delivery.package_arrived',
+        reason: "1 of the gift's 2 packages has arrived, and the video goes when the last one does",
+      },
     });
   });
   it('delivers only when every gift package is delivered, at the last delivery', () => {

@@ -25,8 +25,6 @@ import {
 import type { TrackingObservation } from '../../tracking/observation.ts';
 import { eventObservation, isObservableEventStatus, shopifyTime } from './fulfillment-events.ts';
 import {
-  arrivedCount,
-  giftPackages,
   isLastOfTheGift,
   isStaleFulfillment,
   isStaleUpdate,
@@ -549,11 +547,12 @@ export class ShopifyOrderSync {
    * The carrier delivered the number a Shopify gift's order tracks (TrackingPoller's delivery gate,
    * wired in src/app.ts). A gift in several boxes is tracked one box at a time, newest first: when the
    * box delivered is not the last of the gift, it is kept as arrived
-   * (`shopify_fulfillments.carrier_delivered_numbers`), the timeline says so, and the order's plan moves
-   * tracking to the next box — the video waits. Answers whether the delivery delivers the order: true
-   * for the last box, and for an order that is no Shopify gift or a number no gift package carries.
+   * (`shopify_fulfillments.carrier_delivered_numbers`), and the order's plan moves tracking to the next
+   * box and says so on the timeline (`delivery.package_arrived`) — the video waits. Answers whether
+   * the delivery delivers the order: true for the last box, and for an order that is no Shopify gift
+   * or a number no gift package carries.
    */
-  async carrierDelivered(orderId: string, trackingNumber: string, carrier: string): Promise<boolean> {
+  async carrierDelivered(orderId: string, trackingNumber: string): Promise<boolean> {
     const { db } = this.deps;
     const link = await db
       .selectFrom('shopify_order_links')
@@ -582,31 +581,7 @@ export class ShopifyOrderSync {
           .where('shop', '=', row.shop)
           .where('fulfillment_id', '=', row.fulfillment_id)
           .execute();
-      // Once per box: a repeated delivery (a poll after a crash) finds it counted and only plans again.
-      if (carrying.length > 0) {
-        const counted = packages.map((p) =>
-          carrying.some((row) => row.fulfillment_id === p.fulfillmentId)
-            ? { ...p, carrierDeliveredNumbers: [...p.carrierDeliveredNumbers, number] }
-            : p,
-        );
-        const gift = giftPackages(counted, giftLineItemIds);
-        await recordTimeline(
-          trx,
-          { id: orderId, account_id: link.account_id },
-          'carrier',
-          [
-            {
-              type: 'delivery.package_arrived',
-              data: {
-                carrier,
-                tracking_number: number,
-                reason: `the carrier delivered one of the gift's boxes; ${arrivedCount(gift)} of its ${gift.length} packages ${arrivedCount(gift) === 1 ? 'has' : 'have'} arrived, and the video goes when the last one does`,
-              },
-            },
-          ],
-          this.deps.now(),
-        );
-      }
+      // Its plan (below) tracks the next box and says, once, how many of the gift have arrived.
       return true;
     });
     if (held === null) return true;

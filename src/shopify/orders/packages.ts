@@ -51,7 +51,12 @@ export interface Notice {
 }
 
 /** The timeline types a package plan's notice is written as (each distinct reason once). */
-export const NOTICE_TYPES = ['delivery.via_shopify', 'delivery.awaiting_shipment', 'delivery.blocked'] as const;
+export const NOTICE_TYPES = [
+  'delivery.via_shopify',
+  'delivery.awaiting_shipment',
+  'delivery.blocked',
+  'delivery.package_arrived',
+] as const;
 export type NoticeType = (typeof NOTICE_TYPES)[number];
 
 export interface PackagePlan {
@@ -195,7 +200,11 @@ export function planPackages(
     return {
       shipment: { kind: 'set', carrier: shipment.carrier, trackingNumber: shipment.trackingNumber },
       deliver: null,
-      notice: null,
+      // Some of the gift arrived (its carrier's word or Shopify's): said once, so the number tracked
+      // changing is explained (upgrade probe: Shopify's delivery of one box moved it without a word).
+      notice: someArrived(gift)
+        ? { type: 'delivery.package_arrived', reason: arrivedWords(arrivedCount(gift), gift.length) }
+        : null,
     };
 
   const reason = shipment?.reason ?? 'the package cannot be tracked';
@@ -253,6 +262,15 @@ export function isLastOfTheGift(
       : p,
   );
   return unshippedLines(counted, giftLineItemIds, giftQuantities).length === 0 && counted.every(hasArrived);
+}
+
+function someArrived(gift: readonly PackageState[]): boolean {
+  return gift.some((p) => hasArrived(p) || p.carrierDeliveredNumbers.length > 0);
+}
+
+/** "1 of the gift's 2 packages has arrived; …": a box of a package of several counts once it all has. */
+function arrivedWords(arrived: number, total: number): string {
+  return `${arrived} of the gift's ${total} packages ${arrived === 1 ? 'has' : 'have'} arrived, and the video goes when the last one does`;
 }
 
 /** How many of the gift's packages have arrived (Shopify's word, or the carrier's for every box). */
