@@ -35,6 +35,15 @@ describe.skipIf(usingRealPostgres)('CLI on the embedded database', { timeout: 12
     expect(listed.stdout).not.toContain(credentials.api_key);
   });
 
+  it('a command group alone names its commands (billing probe: "Unknown command")', async () => {
+    const env = { DATA_DIR: tempDataDir(), LOG_LEVEL: 'silent' };
+    const alone = await runCli(['accounts'], env);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain('"accounts" needs one of its commands:');
+    expect(alone.stderr).toContain('accounts create');
+    expect(alone.stderr).not.toContain('Unknown command');
+  });
+
   it('shopify simulate with no server up says where it looked, in one line, before registering anything', async () => {
     const port = await freePort();
     const env = { DATA_DIR: tempDataDir(), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'silent' };

@@ -197,6 +197,11 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(usage);
     return;
   }
+  // A group alone ("accounts", "billing") names its commands, rather than calling itself unknown
+  // (billing probe).
+  const group = usage.split('\n').filter((line) => line.startsWith(`  ${command} `));
+  if (positionals.length === 1 && group.length > 0)
+    throw new CliError(`"${command}" needs one of its commands:\n${group.join('\n')}`);
   const config = loadConfig();
   if (command === 'shopify admin-url') {
     // Signing needs only the configuration: no database, no running server.

@@ -1,3 +1,4 @@
+import { shopifyAdminCommands } from '../../src/shopify/admin/commands.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -99,6 +100,17 @@ describe('POST /shopify/webhooks', () => {
     expect(again).toMatchObject({ status: 200, body: { received: true, duplicate: true } });
     expect((await receipt(first.webhookId))?.status).toBe('processed');
     expect(await links(shop, id)).toHaveLength(1);
+    // The operator's list writes its times as the API does, in whole seconds (billing probe).
+    const listed = (await shopifyAdminCommands(db(), app.shopify, app.baseUrl, undefined)['webhooks.list'](
+      {},
+    )) as Array<{
+      webhook_id: string;
+      received_at: string;
+      processed_at: string | null;
+    }>;
+    const row = listed.find((entry) => entry.webhook_id === first.webhookId)!;
+    expect(row.received_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(row.processed_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
   });
 
   it('keeps the payload of an unknown shop as failed, and a replay after `shops add` processes it', async () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.ts';
 import { NotFoundError } from '../../errors.ts';
-import { serializeOrder } from '../../orders/serializer.ts';
+import { formatTimestamp, serializeOrder } from '../../orders/serializer.ts';
 import { parseBody } from '../../validation.ts';
 import type { ShopifyServices } from '../services.ts';
 import { parseShopDomain, registerShop, shopSettingsJson, shopSettingsSchema, updateShopSettings } from '../shops.ts';
@@ -69,8 +69,9 @@ export function shopifyAdminCommands(
       if (input.status) query = query.where('status', '=', input.status);
       return (await query.execute()).map((row) => ({
         ...row,
-        received_at: row.received_at.toISOString(),
-        processed_at: row.processed_at?.toISOString() ?? null,
+        // The API's timestamp form, whole seconds (billing probe: milliseconds here only).
+        received_at: formatTimestamp(row.received_at),
+        processed_at: row.processed_at ? formatTimestamp(row.processed_at) : null,
       }));
     },
     'webhooks.replay': async (args: Record<string, unknown>) => {
