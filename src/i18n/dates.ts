@@ -43,12 +43,14 @@ export function utcOffsetMinutesAt(timeZone: string, at: Date): number | undefin
 
 /**
  * The instant a wall-clock time falls at in `timeZone`: 09:00 on 2027-02-14 in Honolulu is 19:00 UTC.
- * Null when the platform does not know the zone. A time a DST change skips or repeats takes the
- * zone's offset at that hour read as UTC (near enough for a send time).
+ * Null when the platform does not know the zone, or `date` is not a day of the calendar. A time a
+ * DST change skips or repeats takes the zone's offset at that hour read as UTC (near enough for a
+ * send time).
  */
 export function instantInZone(date: string, hour: number, timeZone: string): Date | null {
   const asUtc = new Date(`${date}T${String(hour).padStart(2, '0')}:00:00Z`);
-  if (Number.isNaN(asUtc.getTime())) return null;
+  // Not a day of the calendar ("2026-02-30" would roll over to 2 March).
+  if (Number.isNaN(asUtc.getTime()) || asUtc.toISOString().slice(0, 10) !== date) return null;
   const offset = utcOffsetMinutesAt(timeZone, asUtc);
   return offset === undefined ? null : new Date(asUtc.getTime() - offset * 60_000);
 }

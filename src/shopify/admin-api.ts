@@ -1,4 +1,4 @@
-import { GraphqlClient, Session, ShopifyError } from '@shopify/shopify-api';
+import { GraphqlClient, HttpResponseError, Session, ShopifyError } from '@shopify/shopify-api';
 import { ServiceUnavailableError } from '../errors.ts';
 import type { ShopifyLibrary } from './library.ts';
 
@@ -50,9 +50,7 @@ export function adminGraphql(shopify: ShopifyLibrary, accessToken: string, domai
 
 /** Shopify answered 401: the access token is not (or no longer) one it takes. */
 export function isRefusedToken(error: unknown): boolean {
-  if (!(error instanceof ShopifyError)) return false;
-  const response = (error as { response?: { code?: unknown; status?: unknown } }).response;
-  return response?.code === 401 || response?.status === 401 || /\b401\b/.test(error.message);
+  return error instanceof HttpResponseError && error.response.code === 401;
 }
 
 /**

@@ -52,7 +52,7 @@ export interface TrackingPollerDeps {
  * by its last box only: its owner counts the box as arrived, moves the order's tracking to the next
  * box, and answers false (src/shopify/orders/order-sync.ts, `carrierDelivered`).
  */
-export type DeliveryGate = (orderId: string, trackingNumber: string, carrier: CarrierCode) => Promise<boolean>;
+export type DeliveryGate = (orderId: string, trackingNumber: string) => Promise<boolean>;
 
 export interface BatchOutcome {
   polled: number;
@@ -307,7 +307,7 @@ export class TrackingPoller {
       return true;
     });
     if (!applied || !isDelivered) return false;
-    if (this.deps.deliversOrder && !(await this.deps.deliversOrder(row.order_id, row.tracking_number, row.carrier))) {
+    if (this.deps.deliversOrder && !(await this.deps.deliversOrder(row.order_id, row.tracking_number))) {
       this.deps.logger.info(
         { orderId: row.order_id, carrier: row.carrier, via: source },
         'carrier delivered one box of a gift in several: the video waits for the rest',

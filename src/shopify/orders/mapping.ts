@@ -3,6 +3,7 @@ import { currencyDecimals, moneyToMinorUnits } from '../../money.ts';
 import { mapTrackingCompany } from './carrier-names.ts';
 import { phoneInE164 } from './phone.ts';
 import { instantInZone } from '../../i18n/dates.ts';
+import { formatTimestamp } from '../../orders/serializer.ts';
 import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import type { GiftPackages, SendMethod } from '../../vocabulary.ts';
 import { normalizeTrackingNumber } from '../../carriers/tracking-number.ts';
@@ -347,8 +348,9 @@ const SEND_ON_HOUR = 9;
  */
 function sendOnInstant(sendOn: string, timeZone: string | null): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(sendOn)) return sendOn;
-  const local = timeZone ? instantInZone(sendOn, SEND_ON_HOUR, timeZone) : null;
-  return (local ?? new Date(`${sendOn}T0${SEND_ON_HOUR}:00:00Z`)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const at = (timeZone && instantInZone(sendOn, SEND_ON_HOUR, timeZone)) || instantInZone(sendOn, SEND_ON_HOUR, 'UTC');
+  // An impossible day ("2026-02-30") is left as typed, for the order's validation to name.
+  return at ? formatTimestamp(at) : sendOn;
 }
 
 export type VideoOrderMapping =
