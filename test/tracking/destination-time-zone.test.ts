@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { destinationTimeZone } from '../../src/tracking/destination-time-zone.ts';
-import { utcOffsetMinutesAt } from '../../src/i18n/dates.ts';
+import { instantInZone, utcOffsetMinutesAt } from '../../src/i18n/dates.ts';
 
 const at = (state: string | null, postalCode: string | null = null, countryCode: string | null = 'US') =>
   destinationTimeZone({ state, postalCode, countryCode });
@@ -72,5 +72,14 @@ describe('utcOffsetMinutesAt', () => {
 
   it('answers undefined for a zone name the platform does not know', () => {
     expect(utcOffsetMinutesAt('Mars/Olympus_Mons', new Date())).toBeUndefined();
+  });
+});
+
+describe('instantInZone', () => {
+  it('is a wall-clock hour of a day in a zone, and nothing for a day the calendar lacks', () => {
+    expect(instantInZone('2027-02-14', 9, 'Pacific/Honolulu')).toEqual(new Date('2027-02-14T19:00:00Z'));
+    expect(instantInZone('2027-02-14', 9, 'UTC')).toEqual(new Date('2027-02-14T09:00:00Z'));
+    expect(instantInZone('2026-02-30', 9, 'UTC')).toBeNull();
+    expect(instantInZone('2027-02-14', 9, 'Mars/Olympus')).toBeNull();
   });
 });
