@@ -119,8 +119,14 @@ describe('SIGTERM to the whole process group', () => {
     // The send's own work was done: in the inbox once, and recorded as sent in PostgreSQL.
     expect(mail.messages.filter((m) => m.to.includes('group@example.com'))).toHaveLength(1);
     expect(await recipientSendStatus(dataDir, order.id)).toBe('sent');
-    // No flood of connection errors while it went (issue 13 item 8 logged ECONNREFUSED 262 times).
-    expect(proc.output().match(/ECONNREFUSED/g)?.length ?? 0).toBeLessThanOrEqual(3);
+    // No flood of connection errors while it went (issue 13 item 8 logged ECONNREFUSED 262 times): at
+    // most one line from each of the two Redis state logs (queue producers, workers), whichever of
+    // them noticed before the process ended (CI saw both; a quiet machine usually neither).
+    const refusedLines = proc
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('ECONNREFUSED'));
+    expect(refusedLines.length, refusedLines.join('\n')).toBeLessThanOrEqual(2);
     // A clean stop is no alarm (issue 31, 7): before, every one logged at level 50 that the private
     // redis-server had died and was being started again.
     expect(proc.output()).not.toContain('the private redis-server died');
