@@ -109,9 +109,15 @@ export async function startWorkers(services: Services, options: WorkerOptions = 
   startWorker(QUEUE_NAMES.billing, recordUsageChargeProcessor(services.billing, logger), { concurrency: 2 });
   // One dispatch and one relay at a time per process is plenty; several processes are safe (claims
   // and outbox rows are taken with SKIP LOCKED).
-  startWorker(QUEUE_NAMES.sends, dispatchSendsProcessor(services.dispatcher, logger, services.notWatched), {
-    concurrency: 1,
-  });
+  // While webhook processing yields to a pressed intake, so do the messages that can wait.
+  startWorker(
+    QUEUE_NAMES.sends,
+    dispatchSendsProcessor(services.dispatcher, logger, {
+      notWatched: services.notWatched,
+      holdOthers: () => webhookThrottle.yielding,
+    }),
+    { concurrency: 1 },
+  );
   startWorker(QUEUE_NAMES.orderEvents, deliverOrderEventsProcessor(services.orderOutbox, logger), { concurrency: 1 });
   const claimTracking = claimTrackingProcessor(services.poller, queues.tracking, budgets, logger, services.push);
   startWorker(QUEUE_NAMES.trackingClaim, claimTracking, { concurrency: 3 });

@@ -13,6 +13,7 @@ import {
   DEFAULT_SEND_TIMING,
   DEFAULT_SMTP_MAX_CONNECTIONS,
   MAX_SEND_ATTEMPTS,
+  OTHERS_HELD_FOR_INTAKE_AT_MOST_MS,
   recipientDestination,
   resendPlan,
   retryDelayMs,
@@ -134,10 +135,11 @@ export class SendDispatcher {
    * `concurrency` at a time, started in the claim's order (the recipients' videos first). Each
    * message's own steps stay one after the other, so every guarantee of `deliver` holds per message;
    * two messages of one order meet only at the order's row lock, as they would in two processes.
+   * `holdOthers`: webhook intake is pressed, so the other kinds wait a little (`claim`).
    */
-  async dispatchDue(limit = 25): Promise<number> {
+  async dispatchDue(limit = 25, options: { holdOthers?: boolean } = {}): Promise<number> {
     await this.giveBackClaims();
-    const claimed = await claimDueSends(this.deps.db, limit, this.now());
+    const claimed = await this.claim(limit, options.holdOthers ?? false);
     try {
       await eachWithConcurrency(claimed, this.concurrency, (send) => this.deliver(send));
     } catch (error) {
@@ -146,6 +148,21 @@ export class SendDispatcher {
       throw error;
     }
     return claimed.length;
+  }
+
+  /**
+   * Every kind due now; or, with `holdOthers` (webhook intake is pressed), the recipients' videos due
+   * now and the other kinds only once held OTHERS_HELD_FOR_INTAKE_AT_MOST_MS past their due time.
+   * Two index ranges rather than one claim with an OR, which would filter every held message on
+   * each claim.
+   */
+  private async claim(limit: number, holdOthers: boolean): Promise<SendRow[]> {
+    const now = this.now();
+    if (!holdOthers) return claimDueSends(this.deps.db, limit, now);
+    const videos = await claimDueSends(this.deps.db, limit, now, { only: 'recipient_videos' });
+    if (videos.length === limit) return videos;
+    const dueBy = new Date(now.getTime() - OTHERS_HELD_FOR_INTAKE_AT_MOST_MS);
+    return [...videos, ...(await claimDueSends(this.deps.db, limit - videos.length, now, { dueBy }))];
   }
 
   private async giveBackClaims(): Promise<void> {

@@ -151,6 +151,16 @@ export const DEFAULT_SEND_TIMING: SendTiming = {
 };
 
 /**
+ * While webhook intake is pressed (the worker's webhook processing steps aside for it,
+ * src/shopify/intake/intake-priority.ts), messages other than recipients' videos wait, at most this
+ * long past their due time: a flash sale's flood of orders queues a record-link e-mail each, and
+ * composing and handing them over took the cores the intake needed (docs/scaling.md "Webhook
+ * intake"). A shopper's e-mail a few minutes late harms no one; Shopify's webhooks answered late are
+ * retried and, after repeated failures, unsubscribed. Recipients' videos are never held.
+ */
+export const OTHERS_HELD_FOR_INTAKE_AT_MOST_MS = 5 * 60_000;
+
+/**
  * How many messages one dispatcher hands to the providers at once, and how many SMTP connections
  * its pool keeps open (SMTP_MAX_CONNECTIONS): nodemailer's own pool default, which most providers
  * allow per client.

@@ -272,8 +272,17 @@ export async function startSending(
  * concurrent dispatchers never wait on or take the same row; `pending → claimed` happens once per
  * attempt.
  */
-export async function claimDueSends(db: Db, limit: number, now: Date): Promise<SendRow[]> {
-  return (await claimDueSendsQuery(limit, now, randomUUID()).execute(db)).rows;
+export async function claimDueSends(db: Db, limit: number, now: Date, options: ClaimOptions = {}): Promise<SendRow[]> {
+  return (await claimDueSendsQuery(limit, now, randomUUID(), options).execute(db)).rows;
+}
+
+/**
+ * What a claim takes: messages due by `dueBy` (default now; earlier when the other kinds are held
+ * back, dispatcher.ts `dispatchDue`), of every kind or only recipients' videos.
+ */
+export interface ClaimOptions {
+  dueBy?: Date;
+  only?: 'every_kind' | 'recipient_videos';
 }
 
 /** Moves a send from one status to another only if it is still where this dispatcher left it. */
@@ -341,14 +350,20 @@ export function stopSendsQuery(trx: Db, orderId: string, reason: string, now: Da
     .returning('id');
 }
 
-export function claimDueSendsQuery(limit: number, now: Date, token: string) {
+export function claimDueSendsQuery(limit: number, now: Date, token: string, options: ClaimOptions = {}) {
+  const dueBy = options.dueBy ?? now;
+  // The index's own expression with IS FALSE, so recipients' videos alone are the index's first
+  // range (an index condition), not a filter over every other message due: the planner rewrites
+  // `= false` and NOT into kind = 'recipient_video', which the index does not have
+  // (test/db/hot-query-plans.test.ts).
+  const kinds = options.only === 'recipient_videos' ? sql`and (kind <> 'recipient_video') is false` : sql``;
   // RETURNING has no order of its own: the claimed rows are read back in the claim's order, which is
   // the order the dispatcher delivers them in (one ORDER BY, not a second one in JavaScript).
   return sql<SendRow>`
     with claimed as (
       update sends set status = 'claimed', claim_token = ${token}, claimed_at = ${now}, attempts = attempts + 1, updated_at = ${now}
       where id in (
-        select id from sends where status = 'pending' and due_at <= ${now}
+        select id from sends where status = 'pending' and due_at <= ${dueBy} ${kinds}
         order by (kind <> 'recipient_video'), due_at, id limit ${limit}
         for update skip locked
       )

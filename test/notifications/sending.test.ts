@@ -518,6 +518,59 @@ describe('exactly once', () => {
   });
 });
 
+describe('while webhook intake is pressed (holdOthers)', () => {
+  /** A pending sender e-mail of a recorded order, due `minutesAgo` minutes ago. */
+  async function senderNoteDue(minutesAgo: number) {
+    const order = await recordedOrder();
+    const id = `snd_held_${Date.now()}_${minutesAgo}`;
+    await app.services.database.db
+      .insertInto('sends')
+      .values({
+        id,
+        order_id: order.id,
+        account_id: store.id,
+        kind: 'sender_viewed_note',
+        channel: 'email',
+        status: 'pending',
+        due_at: new Date(clock.now().getTime() - minutesAgo * 60_000),
+        created_at: clock.now(),
+        updated_at: clock.now(),
+      })
+      .execute();
+    return id;
+  }
+  const statusOf = async (id: string) =>
+    (await app.services.database.db.selectFrom('sends').select('status').where('id', '=', id).executeTakeFirstOrThrow())
+      .status;
+
+  it("sends recipients' videos and what waited over 5 minutes, holds the rest until the intake eases", async () => {
+    const fresh = await senderNoteDue(1);
+    const overdue = await senderNoteDue(6);
+    const recipient = `held-${Date.now()}@example.com`;
+    await deliveredOrder({ recipient_email: recipient });
+
+    await app.services.dispatcher.dispatchDue(100, { holdOthers: true });
+    expect(mailTo(recipient)).toHaveLength(1);
+    expect(await statusOf(overdue)).toBe('sent');
+    expect(await statusOf(fresh)).toBe('pending');
+
+    await app.services.dispatcher.dispatchDue(100);
+    expect(await statusOf(fresh)).toBe('sent');
+  });
+
+  it("claims recipients' videos only up to the claim's size, then nothing held", async () => {
+    const overdue = await senderNoteDue(10);
+    const recipients = [`full-a-${Date.now()}@example.com`, `full-b-${Date.now()}@example.com`];
+    for (const recipient of recipients) await deliveredOrder({ recipient_email: recipient });
+
+    expect(await app.services.dispatcher.dispatchDue(2, { holdOthers: true })).toBe(2);
+    for (const recipient of recipients) expect(mailTo(recipient)).toHaveLength(1);
+    expect(await statusOf(overdue)).toBe('pending');
+    await app.services.dispatcher.dispatchDue(100, { holdOthers: true });
+    expect(await statusOf(overdue)).toBe('sent');
+  });
+});
+
 describe('resending to a corrected address', () => {
   it('sends once to the new address, keeps the old send on record, and never twice to one address', async () => {
     const wrong = `wrong-${Date.now()}@example.com`;

@@ -134,6 +134,19 @@ describe('ProcessingThrottle', () => {
     expect(levels).toEqual([4, 2, 1, 0, 4]);
   });
 
+  it('says it is yielding from its first step down until it is back at full concurrency (the sends dispatcher holds other messages meanwhile)', () => {
+    const { t, interval } = throttle();
+    expect(t.yielding).toBe(false);
+    interval(100, queueing, 0.95);
+    expect(t.current).toBe(2);
+    expect(t.yielding).toBe(true);
+    // Not pressed any more, webhooks still arriving: one step back at a time.
+    interval(100, 1, 0.5);
+    interval(100, 1, 0.5);
+    expect(t.current).toBe(4);
+    expect(t.yielding).toBe(false);
+  });
+
   it('lets held jobs go when stopped (shutdown waits for active jobs)', async () => {
     const { t, interval } = throttle();
     for (let i = 0; i < 3; i++) interval(100, queueing, 0.95);

@@ -164,6 +164,11 @@ export class ProcessingThrottle {
     return this.level;
   }
 
+  /** Processing runs below its configured concurrency: an intake is pressed, or was a moment ago. */
+  get yielding(): boolean {
+    return this.level < this.options.max;
+  }
+
   /** Stops deciding and lets every held job go (shutdown: the worker waits for active jobs). */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
