@@ -16,7 +16,8 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
  * milliseconds each) keeps few in flight, so processing keeps its concurrency and the backlog still
  * drains within the burst's length after it ends; if answers slow down, processing steps aside
  * until they are quick again (docs/scaling.md "Webhook intake"). Worker processes yield the same way
- * to the web processes' intakes, which report to Redis (intake-reports.ts).
+ * to the web processes' intakes, which report to Redis (intake-reports.ts). While the throttle is
+ * `yielding`, the send dispatcher holds back the messages that can wait (jobs/dispatch-sends.ts).
  */
 export const INTAKE_PRIORITY = {
   /** How often the level is decided. Short: a 2-second burst must see processing step aside early. */
