@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
 import { normalizeTrackingNumber } from '../carriers/tracking-number.ts';
 import { ORDER_STATUSES, SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
+import { readPhoneNumber } from '../phone-number.ts';
 import { emailAddress } from '../validation.ts';
 
 /**
@@ -44,12 +45,20 @@ const text = (label: string, max: number) =>
 const EARLIEST = new Date('2000-01-01T00:00:00Z');
 const LATEST = new Date('9999-12-31T23:59:59Z');
 
-/** E.164 (`+14155550123`); spaces, dashes, dots and parentheses are tolerated and removed. */
+/** A phone number in international form, stored as E.164 (`+14155550123`): src/phone-number.ts. */
 const phone = z
-  .string({ error: 'must be a phone number in E.164 form, e.g. +14155550123' })
-  .transform((value) => value.replace(/[\s().-]/g, ''))
-  .pipe(z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be a phone number in E.164 form, e.g. +14155550123'))
-  .meta({ description: 'E.164; spaces, dashes, dots and parentheses are removed.', examples: ['+14155550123'] });
+  .string({ error: 'must be a phone number in international form, e.g. +14155550123' })
+  .transform((typed, context) => {
+    const reading = readPhoneNumber(typed);
+    if (reading.ok) return reading.e164;
+    context.addIssue({ code: 'custom', message: reading.problem });
+    return z.NEVER;
+  })
+  .meta({
+    description:
+      'International form, as people write it ("+44 (0)7700 900123"); stored as E.164 (+447700900123). A number too long or too short for its country is refused.',
+    examples: ['+14155550123'],
+  });
 
 /** ISO 8601 with `Z` or an offset; stored as an instant and returned as `YYYY-MM-DDTHH:MM:SSZ`. */
 const timestamp = z

@@ -72,6 +72,32 @@ describe('POST /v1/orders', () => {
     expect(order).toMatchObject({ send_method: 'sms', recipient_phone: '+14155550123', recipient_email: null });
   });
 
+  // Fields probe: "+44 (0)7700 900123" was stored as +4407700900123 (the "(0)" kept) and a North
+  // American number one digit too long was taken: the SMS went to a wrong or impossible number.
+  it('reads a phone the way it is written internationally, dropping a "(0)" trunk prefix, and refuses an impossible one', async () => {
+    const order = await newOrder({ recipient_email: undefined, recipient_phone: '+44 (0)7700 900123' });
+    expect(order.recipient_phone).toBe('+447700900123');
+    const changed = await acceptedChange(order, { recipient_phone: '+49 (0)30 123456' });
+    expect(changed.body.recipient_phone).toBe('+4930123456');
+    const tooLong = await refusedChange(changed.body, {
+      recipient_phone: '+1 415 555 01234',
+      sender_phone: '+1 415 555',
+    });
+    expect(tooLong.body.error.fields).toEqual({
+      recipient_phone: expect.stringContaining('too long'),
+      sender_phone: expect.stringContaining('too short'),
+    });
+    for (const notInternational of [
+      '0044 7700 900123',
+      '415 555 0123',
+      'call +1 415 555 0123',
+      '+1 415 555 0123 ext. 5',
+    ])
+      expect(
+        (await refusedChange(changed.body, { recipient_phone: notInternational })).body.error.fields,
+      ).toHaveProperty('recipient_phone');
+  });
+
   it('requires a way to reach the recipient', async () => {
     const response = await store.request('POST', '/v1/orders', { ...validOrder, recipient_email: undefined });
     expect(response.status).toBe(422);

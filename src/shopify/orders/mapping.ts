@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { currencyDecimals, moneyToMinorUnits } from '../../money.ts';
 import { mapTrackingCompany } from './carrier-names.ts';
-import { phoneInE164 } from './phone.ts';
 import { instantInZone } from '../../i18n/dates.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import type { CarrierCode } from '../../carriers/carrier-code.ts';
@@ -16,6 +15,7 @@ import {
   type OrderCreate,
 } from '../../orders/request-schemas.ts';
 import { fieldErrors } from '../../validation.ts';
+import { readPhoneNumber } from '../../phone-number.ts';
 import type { ShopifyFulfillment, ShopifyLineItem, ShopifyOrder } from './payloads.ts';
 
 /**
@@ -391,6 +391,18 @@ function sendTriggerOf(text: string): string {
   return words;
 }
 
+/**
+ * A shopper's phone in E.164 where it can be read, a number written nationally read in the country of
+ * the address it came with (the shipping address for the recipient, the billing address for the
+ * sender). Anything unreadable is kept as typed, for the order's validation to name (and the order to
+ * wait for a recipient, never to lose the message). Shopify probe: "(415) 555-0123" was dropped and the
+ * order waited for a recipient it had.
+ */
+function phoneTyped(typed: string, countryCode: string | null | undefined): string {
+  const reading = readPhoneNumber(typed, countryCode);
+  return reading.ok ? reading.e164 : typed;
+}
+
 function shortened(value: string, max: number): string {
   return value.length <= max ? value : `${value.slice(0, max - 1).trimEnd()}…`;
 }
@@ -436,7 +448,7 @@ export function orderToVideoOrder(
   const senderEmail = order.email || customer?.email || order.contact_email || '';
   // Where the three-day "not watched yet" note can go by SMS (docs/notifications.md).
   const senderPhone = customer?.phone || order.billing_address?.phone || null;
-  // Numbers typed nationally are read in the country of the address they came with (phone.ts).
+  // Numbers typed nationally are read in the country of the address they came with (phoneTyped).
   const senderCountry = order.billing_address?.country_code ?? order.shipping_address?.country_code;
   const recipientCountry = order.shipping_address?.country_code ?? order.billing_address?.country_code;
   const recipientName =
@@ -458,11 +470,11 @@ export function orderToVideoOrder(
   // guide's test gift (the admin shows "none (not billed)").
   const price = videoLinePrice(order, item);
   if (price !== null) candidate.price = price;
-  if (senderPhone) candidate.sender_phone = phoneInE164(senderPhone, senderCountry);
+  if (senderPhone) candidate.sender_phone = phoneTyped(senderPhone, senderCountry);
   const recipientEmail = properties.get(PROPERTY.recipientEmail);
   const recipientPhone = properties.get(PROPERTY.recipientPhone);
   if (recipientEmail) candidate.recipient_email = recipientEmail;
-  if (recipientPhone) candidate.recipient_phone = phoneInE164(recipientPhone, recipientCountry);
+  if (recipientPhone) candidate.recipient_phone = phoneTyped(recipientPhone, recipientCountry);
   if (recipientEmail && recipientPhone) candidate.send_method = options.defaultSendMethod ?? 'email_and_sms';
   const sendOn = properties.get(PROPERTY.sendOn);
   // A date only schedules a "date" order (send_on is null when nothing is scheduled); on any other

@@ -106,7 +106,7 @@ const address = z
     first_name: nullableText,
     last_name: nullableText,
     phone: nullableText,
-    /** ISO 3166 alpha-2 ("US"): a phone typed nationally is read in this country (phone.ts). */
+    /** ISO 3166 alpha-2 ("US"): a phone typed nationally is read in this country (src/phone-number.ts). */
     country_code: nullableText,
   })
   .nullish();
