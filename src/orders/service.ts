@@ -5,10 +5,10 @@ import type { Db } from '../db/database.ts';
 import { filterOnly } from '../db/filter-only.ts';
 import type { OrderEventsTable, OrdersTable } from '../db/schema.ts';
 import { ConflictError, GoneError, NotFoundError, ValidationError } from '../errors.ts';
-import { phrase } from '../i18n/phrases.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { isUuid } from '../validation.ts';
 import type { Channel, EventSource, OrderStatus, ThanksReply } from '../vocabulary.ts';
+import { defaultTitleIn } from './default-title.ts';
 import type { CarrierLook, OrderEvent } from './order-events.ts';
 import type { OrderOutbox, RecordedEvents } from './outbox.ts';
 import { sendMethodReaching } from './recipient.ts';
@@ -308,16 +308,15 @@ export class OrderService {
         : null;
     const warning = verification?.warning ?? null;
     // A new sender name may retitle an order whose title was the default (planUpdate): its language.
-    const language =
+    const titleLanguage =
       update.name !== undefined && update.video_title === undefined
         ? ((await this.deps.accountLocale?.(accountId)) ?? 'en')
-        : null;
-    const defaultTitle = language === null ? undefined : (senderName: string) => defaultTitleIn(language, senderName);
+        : undefined;
 
     const updated = await this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId, accountId);
       const now = this.now();
-      const plan = planUpdate(order, update, now, defaultTitle);
+      const plan = planUpdate(order, update, now, titleLanguage);
       if (Object.keys(plan.changes).length === 0) return null;
       const timeline: TimelineEntry[] =
         warning && plan.shipment?.kind === 'set'
@@ -800,9 +799,4 @@ export function decodeCursor(cursor: string): number {
       cursor: 'must be a next_cursor value from a previous page',
     });
   return Number(match[1]);
-}
-
-/** The title of an order nobody titled: "A video message from Ann", in the store's language. */
-function defaultTitleIn(language: Locale, senderName: string): string {
-  return phrase(language, 'order_default_video_title', { sender_name: senderName });
 }

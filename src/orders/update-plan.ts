@@ -2,6 +2,8 @@ import type { Updateable } from 'kysely';
 import type { CarrierCode } from '../carriers/carrier-code.ts';
 import type { OrdersTable } from '../db/schema.ts';
 import { ConflictError, ValidationError, type FieldErrors } from '../errors.ts';
+import type { Locale } from '../i18n/locale.ts';
+import { defaultTitleIn, isDefaultTitle } from './default-title.ts';
 import type { OrderUpdate } from './request-schemas.ts';
 import type { TimelineEntry } from './timeline.ts';
 import type { OrderRow } from './serializer.ts';
@@ -43,8 +45,8 @@ export function planUpdate(
   order: OrderRow,
   update: OrderUpdate,
   now: Date,
-  /** The default title a sender's name gives, in the store's language (OrderService.defaultVideoTitle). */
-  defaultTitle?: (senderName: string) => string,
+  /** The store's language, for the default title a corrected name gives; without it no retitling. */
+  titleLanguage?: Locale,
 ): UpdatePlan {
   const { status } = order;
   if (status === 'cancelled' && Object.keys(update).length > 0) {
@@ -63,14 +65,15 @@ export function planUpdate(
   }
 
   // A title nobody gave follows the sender's name: a corrected name is not left in the title the
-  // recipient reads (recipient probe: "A video message from Jhon" after the name was fixed).
+  // recipient reads (recipient probe: "A video message from Jhon" after the name was fixed). The old
+  // title may be in a language the store has since left (isDefaultTitle); the new one is in today's.
   if (
     changedDetails.includes('name') &&
     update.video_title === undefined &&
-    defaultTitle !== undefined &&
-    order.video_title === defaultTitle(order.name)
+    titleLanguage !== undefined &&
+    isDefaultTitle(order.video_title, order.name)
   ) {
-    changes.video_title = defaultTitle(update.name!);
+    changes.video_title = defaultTitleIn(titleLanguage, update.name!);
     changedDetails.push('video_title');
   }
 

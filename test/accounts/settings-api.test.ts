@@ -91,6 +91,19 @@ describe('GET and PUT /v1/account/settings', () => {
     expect((await polyglot.request('PUT', '/v1/account/settings', { locale: 'ES_mx' })).body.locale).toBe('es');
   });
 
+  // Fields probe: after the store's language changed, "Jhon" corrected to "John" stayed in the title.
+  it('retitles a default title in the language it was made in when the store has changed language since', async () => {
+    const switching = await app.createAccount('Switching store');
+    const order = (await switching.request('POST', '/v1/orders', { ...validOrder, name: 'Jhon' })).body;
+    expect(order.video_title).toBe('A video message from Jhon');
+    await switching.request('PUT', '/v1/account/settings', { locale: 'fr' });
+    const renamed = await switching.request('PUT', `/v1/orders/${order.id}`, { name: 'John' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'John', video_title: 'Un message vidéo de John' });
+    const events = (await switching.request('GET', `/v1/orders/${order.id}/events`)).body.data;
+    expect(events.at(-1)).toMatchObject({ type: 'order.updated', data: { fields: ['name', 'video_title'] } });
+  });
+
   it('refuses a language it does not speak with a 422 naming the ones it does, not silently English', async () => {
     const german = await app.createAccount('Laden');
     await german.request('PUT', '/v1/account/settings', { locale: 'es' });

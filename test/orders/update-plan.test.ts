@@ -34,7 +34,7 @@ describe('planUpdate', () => {
       { ...base, name: 'Jhon', video_title: title('Jhon') },
       orderUpdateSchema.parse({ name: 'John' }),
       now,
-      title,
+      'en',
     );
     expect(retitled.changes).toMatchObject({ name: 'John', video_title: 'A video message from John' });
     expect(retitled.changedDetails).toEqual(['name', 'video_title']);
@@ -43,16 +43,26 @@ describe('planUpdate', () => {
       { ...base, name: 'Jhon', video_title: 'Happy birthday' },
       orderUpdateSchema.parse({ name: 'John' }),
       now,
-      title,
+      'en',
     );
     expect(own.changes.video_title).toBeUndefined();
     const both = planUpdate(
       { ...base, name: 'Jhon', video_title: title('Jhon') },
       orderUpdateSchema.parse({ name: 'John', video_title: 'For you' }),
       now,
-      title,
+      'en',
     );
     expect(both.changes.video_title).toBe('For you');
+  });
+
+  // Fields probe: the old title was compared with the default in the store's current language only.
+  it('recognises a default title in any language it speaks, and retitles in the store’s language of today', () => {
+    const rename = (video_title: string, name = 'Élodie') =>
+      planUpdate({ ...base, name, video_title }, orderUpdateSchema.parse({ name: 'Amélie' }), now, 'es').changes
+        .video_title;
+    for (const made of ['A video message from Élodie', 'Un message vidéo d’Élodie', 'Un videomensaje de Élodie'])
+      expect(rename(made)).toBe('Un videomensaje de Amélie');
+    expect(rename('Un message vidéo de Élodie')).toBeUndefined(); // not what any default reads
   });
 
   it('does nothing when the same shipment is sent again', () => {
