@@ -341,6 +341,21 @@ describe('PUT /v1/orders/{id} — spec §4', () => {
     ]);
   });
 
+  // Fields probe: a 200-character name gave a 221-character default title, which PUT then refused.
+  it('keeps a default title within the title limit, shortening the name at a whole character, and still retitles it', async () => {
+    // A family emoji (five code points, eight UTF-16 units) straddles the place where the name is cut.
+    const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+    const name = `${'A'.repeat(176)}${family}${'B'.repeat(16)}`;
+    expect(name.length).toBe(200);
+    const order = await newOrder({ name });
+    const title = order.video_title as string;
+    expect(title.length).toBeLessThanOrEqual(200);
+    expect(title).toBe(`A video message from ${'A'.repeat(176)}…`);
+    await acceptedChange(order, { video_title: title });
+    const renamed = await acceptedChange(order, { name: 'Ann' });
+    expect(renamed.body.video_title).toBe('A video message from Ann');
+  });
+
   it('refuses a blank video_title, which the recipient would read as “”', async () => {
     const order = await newOrder();
     for (const video_title of ['', '   '])

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
+import { defaultTitleIn } from '../../src/orders/default-title.ts';
 import { orderUpdateSchema } from '../../src/orders/request-schemas.ts';
 import type { OrderRow } from '../../src/orders/serializer.ts';
 import { planUpdate } from '../../src/orders/update-plan.ts';
@@ -63,6 +64,10 @@ describe('planUpdate', () => {
     for (const made of ['A video message from Élodie', 'Un message vidéo d’Élodie', 'Un videomensaje de Élodie'])
       expect(rename(made)).toBe('Un videomensaje de Amélie');
     expect(rename('Un message vidéo de Élodie')).toBeUndefined(); // not what any default reads
+    // A title made with the whole of a long name, before defaults kept to the limit, is a default too.
+    const long = 'L'.repeat(200);
+    expect(rename(`A video message from ${long}`, long)).toBe('Un videomensaje de Amélie');
+    expect(rename(defaultTitleIn('fr', long), long)).toBe('Un videomensaje de Amélie');
   });
 
   it('does nothing when the same shipment is sent again', () => {

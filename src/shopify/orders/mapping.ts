@@ -16,6 +16,7 @@ import {
 } from '../../orders/request-schemas.ts';
 import { fieldErrors } from '../../validation.ts';
 import { readPhoneNumber } from '../../phone-number.ts';
+import { shortened } from '../../i18n/shortened.ts';
 import type { ShopifyFulfillment, ShopifyLineItem, ShopifyOrder } from './payloads.ts';
 
 /**
@@ -401,10 +402,6 @@ function sendTriggerOf(text: string): string {
 function phoneTyped(typed: string, countryCode: string | null | undefined): string {
   const reading = readPhoneNumber(typed, countryCode);
   return reading.ok ? reading.e164 : typed;
-}
-
-function shortened(value: string, max: number): string {
-  return value.length <= max ? value : `${value.slice(0, max - 1).trimEnd()}…`;
 }
 
 /**
