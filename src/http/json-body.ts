@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { readBodyBytes } from './body-reads.ts';
 import { refuseContentCoding } from './content-coding.ts';
 import { HttpError } from './errors.ts';
+import { shortened } from '../i18n/shortened.ts';
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -9,7 +10,13 @@ export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
  * Reads a JSON object body. Routes call this explicitly (no global body parser) so that raw-byte
  * endpoints — video uploads, Shopify webhooks whose HMAC covers the exact bytes — stay untouched.
  */
-export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+export async function readJsonObject(
+  ctx: Context,
+  options: {
+    /** Take the last of a repeated key instead of refusing the body: for a third party's event we cannot have corrected. */
+    lastOfRepeatedKey?: boolean;
+  } = {},
+): Promise<Record<string, unknown>> {
   // No body at all (neither Content-Length nor Transfer-Encoding): `is` cannot tell a type then, and
   // the 415 below blamed a Content-Type the client did send (API probe finding).
   if (ctx.is('application/json') === null)
@@ -34,12 +41,20 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   const charset = ctx.request.charset;
   if (charset && !UTF8_NAMES.has(charset.toLowerCase()) && !isAscii(bytes))
     throw new HttpError(415, 'unsupported_media_type', `Send JSON as UTF-8; the body says charset=${charset}.`);
-  const value = parsed(decodeUtf8(bytes));
+  const text = decodeUtf8(bytes);
+  const value = parsed(text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new HttpError(400, 'invalid_json', 'The request body must be a JSON object.');
   }
   const problem = malformation(value, { strings: true });
   if (problem) throw new HttpError(400, 'invalid_json', problem);
+  const repeated = options.lastOfRepeatedKey ? null : repeatedKey(text);
+  if (repeated !== null)
+    throw new HttpError(
+      400,
+      'invalid_json',
+      `The request body has the key ${JSON.stringify(shortened(repeated, 64))} twice in one object; send each key once.`,
+    );
   return value as Record<string, unknown>;
 }
 
@@ -91,6 +106,66 @@ function malformation(root: unknown, options: { strings: boolean }): string | nu
     }
   }
   return null;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * The first key that an object in `json` (text JSON.parse took) names twice, or null. JSON.parse keeps
+ * the last value of a repeated key, so {"price":-5,"price":100} was stored as 100 while
+ * {"price":100,"price":-5} was refused: what was stored hung on key order and hid a client's serializer
+ * bug (fields probe; RFC 8259 §4: names SHOULD be unique). One pass over the text, strings skipped with
+ * indexOf: a string followed by ":" is a key of the innermost open object. Keys are compared decoded
+ * ("pr\u0069ce" is "price"). No npm package does this cheaply: those found are CLIs or full parsers.
+ */
+function repeatedKey(json: string): string | null {
+  // One set of keys per open object; null for an open array.
+  const open: Array<Set<string> | null> = [];
+  for (let at = 0; at < json.length; at++) {
+    const code = json.charCodeAt(at);
+    if (code === OPEN_BRACE) open.push(new Set());
+    else if (code === OPEN_BRACKET) open.push(null);
+    else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) open.pop();
+    else if (code === QUOTE) {
+      const end = closingQuote(json, at);
+      const keys = open.at(-1);
+      if (keys && nextSignificant(json, end + 1) === COLON) {
+        const literal = json.slice(at, end + 1);
+        const key = literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
+        if (keys.has(key)) return key;
+        keys.add(key);
+      }
+      at = end;
+    }
+  }
+  return null;
+}
+
+/** Where the string opened at `opening` closes: the next quote not escaped by an odd run of backslashes. */
+function closingQuote(json: string, opening: number): number {
+  let quote = json.indexOf('"', opening + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (json.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = json.indexOf('"', quote + 1);
+  }
+}
+
+/** The first character code from `from` on that is not JSON white space (NaN past the end). */
+function nextSignificant(json: string, from: number): number {
+  let at = from;
+  for (;;) {
+    const code = json.charCodeAt(at);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return code;
+    at++;
+  }
 }
 
 /**

@@ -75,7 +75,9 @@ export function pushRoutes(deps: {
       (apiKey !== '' && !sameText(apiKey, ups.clientId))
     )
       throw unauthorized();
-    const body = await readJsonObject(ctx);
+    // UPS's event is not ours to correct, and refusing it would drop a delivery signal: a repeated key
+    // in it is read as JSON.parse reads it (the API's own clients get a 400, json-body.ts).
+    const body = await readJsonObject(ctx, { lastOfRepeatedKey: true });
     const parsed = upsTrackingEventSchema.safeParse(body);
     if (!parsed.success)
       throw new HttpError(400, 'invalid_event', `Not a Track Alert event: ${z.prettifyError(parsed.error)}`);

@@ -445,6 +445,34 @@ describe('bad requests', () => {
     expect(response.body.error.type).toBe('invalid_json');
   });
 
+  // Fields probe: {"price":-5,"price":100} was taken as 100 and {"price":100,"price":-5} refused —
+  // JSON.parse keeps the last, so the stored value hung on key order and hid a client's bug.
+  it('refuses a key repeated in one object with 400 naming it, whichever value comes last', async () => {
+    const order = await newOrder({ price: 550 });
+    const put = (rawBody: string) =>
+      app.request('PUT', `/v1/orders/${order.id}`, {
+        rawBody,
+        headers: { Authorization: auth(store), 'Content-Type': 'application/json' },
+      });
+    for (const rawBody of [
+      '{"price":-5,"price":100}',
+      '{"price":100,"price":-5}',
+      '{"price":100, "pr\\u0069ce" : 100}', // the same key, escaped
+      '{"name":"Ann","x":[{"a":1},{"b":{"price":1,"price":2}}]}', // in a nested object too
+    ]) {
+      const response = await put(rawBody);
+      expect({ rawBody, status: response.status }).toEqual({ rawBody, status: 400 });
+      expect(response.body.error).toMatchObject({ type: 'invalid_json', message: expect.stringContaining('"price"') });
+    }
+    expect((await store.request('GET', `/v1/orders/${order.id}`)).body.price).toBe(550);
+    // The same key in two objects, or a key's words inside a string, is no repetition.
+    const taken = await put('{"video_title":"{\\"price\\":1,\\"price\\":2}","price":100}');
+    expect(taken.status).toBe(200);
+    expect(taken.body).toMatchObject({ price: 100, video_title: '{"price":1,"price":2}' });
+    const nested = await put('{"price":100,"x":{"price":1}}');
+    expect(nested.body.error.fields).toEqual({ x: expect.any(String) });
+  });
+
   // A black-box probe stored a Latin-1 "Zoë" as "Zo\uFFFD" and sent it on: bytes that are not UTF-8, a
   // charset other than UTF-8 and escaped lone surrogates are refused, and the order keeps its name.
   it('refuses JSON that is not UTF-8, says which, and changes nothing', async () => {

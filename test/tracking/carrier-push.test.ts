@@ -200,6 +200,14 @@ describe('UPS Track Alert push', () => {
     const malformed = await postEvent({ trackingNumber: 'nope' }, { authorization: `Bearer ${token}` });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { error: { type: string } }).error.type).toBe('invalid_event');
+    // UPS's body is not ours to correct: a key it repeats is read as JSON.parse reads it (the last
+    // value), where an API client's body gets a 400 (fields probe).
+    const repeatedKey = await fetch(`${app.baseUrl}/carriers/ups/track-alert`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(event).replace('{', '{"trackingNumber":"1Z0",'),
+    });
+    expect(repeatedKey.status).toBe(200);
   });
 
   it('stores a resent event once and applies it once', async () => {
