@@ -343,6 +343,12 @@ describe('a video line item that came without a recipient', () => {
     expect(neither.status).toBe(422);
     expect(((await neither.json()) as { error: { fields: object } }).error.fields).toHaveProperty('recipient_email');
     expect((await put({ recipient_name: 'Eve', recipient_email: 'eve@' })).status).toBe(422);
+    // A phone too long for its country is refused here as on the API (fields probe).
+    const impossiblePhone = await put({ recipient_name: 'Eve', recipient_phone: '+1 415 555 01234' });
+    expect(impossiblePhone.status).toBe(422);
+    expect(((await impossiblePhone.json()) as { error: { fields: object } }).error.fields).toEqual({
+      recipient_phone: 'is too long for a +1 number',
+    });
 
     // Delivered before the sender answers: the timeline says why nothing went out.
     await app.services.orders.markRecorded(order.id, { durationTenths: 70 });
