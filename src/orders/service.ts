@@ -23,6 +23,7 @@ import {
   type TimelineEntry,
   type TimelineEntryJson,
 } from './timeline.ts';
+import { NUMBER_WARNING_ENTRY_TYPES, standingNumberWarning } from './number-warning.ts';
 import { consistencyProblems, planUpdate } from './update-plan.ts';
 
 /**
@@ -89,6 +90,40 @@ export interface CreateResult extends UpdateResult {
 }
 
 class IdempotencyRace extends Error {}
+
+/** A shipment the carrier was asked about before an update sets it, and its answer. */
+interface CheckedShipment {
+  carrier: CarrierCode;
+  trackingNumber: string;
+  verification: Verification;
+}
+
+/**
+ * How often an update asks the carrier about a shipment before giving up (409) because the order's
+ * shipment keeps changing under it: each ask is one carrier call from the shared budget.
+ */
+const SHIPMENT_CHECK_ATTEMPTS = 3;
+
+/**
+ * The new shipment the update sets, planned on the order as read (null when it sets none); throws the
+ * update's 409 or 422 as the locked plan would, so a refused update asks no carrier.
+ */
+function plannedShipment(
+  order: OrderRow,
+  update: OrderUpdate,
+  now: Date,
+  titleLanguage: Locale | undefined,
+): { carrier: CarrierCode; trackingNumber: string } | null {
+  const { shipment } = planUpdate(order, update, now, titleLanguage);
+  return shipment?.kind === 'set' ? shipment : null;
+}
+
+function isShipment(
+  checked: CheckedShipment | null,
+  shipment: { carrier: CarrierCode; trackingNumber: string },
+): checked is CheckedShipment {
+  return checked !== null && checked.carrier === shipment.carrier && checked.trackingNumber === shipment.trackingNumber;
+}
 
 function withLook(verification: Verification | null): { first_look?: CarrierLook } {
   return verification?.look ? { first_look: verification.look } : {};
@@ -296,57 +331,91 @@ export class OrderService {
     update: OrderUpdate,
     source: EventSource = 'api',
   ): Promise<UpdateResult> {
-    // Validate with the carrier before taking the row lock, so a slow carrier never holds it. Only
-    // an update that names a carrier or number needs the order read first to know the package.
-    const namesShipment = update.carrier != null || update.tracking_number != null;
-    const current = namesShipment ? await this.get(accountId, orderId) : null;
-    const carrier = update.carrier ?? current?.carrier ?? null;
-    const trackingNumber = update.tracking_number ?? current?.tracking_number ?? null;
-    const verification =
-      namesShipment && carrier !== null && trackingNumber !== null
-        ? await this.deps.verifier.verify(carrier, trackingNumber)
-        : null;
-    const warning = verification?.warning ?? null;
     // A new sender name may retitle an order whose title was the default (planUpdate): its language.
     const titleLanguage =
       update.name !== undefined && update.video_title === undefined
         ? ((await this.deps.accountLocale?.(accountId)) ?? 'en')
         : undefined;
+    const namesShipment = update.carrier !== undefined || update.tracking_number !== undefined;
 
-    const updated = await this.change(async (trx, write) => {
-      const order = await lockOrder(trx, orderId, accountId);
-      const now = this.now();
-      const plan = planUpdate(order, update, now, titleLanguage);
-      if (Object.keys(plan.changes).length === 0) return null;
-      const timeline: TimelineEntry[] =
-        warning && plan.shipment?.kind === 'set'
-          ? [...plan.events, { type: 'tracking.warning', data: { message: warning.message } }]
+    // The carrier is asked only about a shipment the update really sets, and never under the row
+    // lock (a slow carrier would hold the order): plan on the order as read, ask, then lock and plan
+    // again. A re-sent stored pair, a 409 or a 422 asks nobody: every carrier call spends a budget
+    // every account shares (USPS: 60 an hour; shipment probe: re-sent pairs used it up).
+    let checked = namesShipment
+      ? await this.checkShipment(plannedShipment(await this.get(accountId, orderId), update, this.now(), titleLanguage))
+      : null;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.change(async (trx, write) => {
+        const order = await lockOrder(trx, orderId, accountId);
+        const now = this.now();
+        const plan = planUpdate(order, update, now, titleLanguage);
+        // The order changed since it was read, so that the update now sets a pair nobody asked about:
+        // ask about it first (nothing written, the lock let go).
+        if (plan.shipment?.kind === 'set' && !isShipment(checked, plan.shipment))
+          return { kind: 'unchecked', shipment: plan.shipment } as const;
+        if (Object.keys(plan.changes).length === 0) return { kind: 'unchanged' } as const;
+        const verification = plan.shipment?.kind === 'set' ? checked!.verification : null;
+        const timeline: TimelineEntry[] = verification?.warning
+          ? [...plan.events, { type: 'tracking.warning', data: { message: verification.warning.message } }]
           : plan.events;
-      const events: OrderEvent[] = [];
-      if (plan.changedDetails.length > 0) events.push({ type: 'order.updated', fields: plan.changedDetails });
-      if (plan.shipment?.kind === 'set')
-        events.push({
-          type: 'order.shipment_set',
-          carrier: plan.shipment.carrier,
-          tracking_number: plan.shipment.trackingNumber,
-          // The answer is about the number we asked about; the plan sets that one unless it changed under us.
-          ...(plan.shipment.carrier === carrier && plan.shipment.trackingNumber === trackingNumber
-            ? withLook(verification)
-            : {}),
-        });
-      if (plan.shipment?.kind === 'cleared') events.push({ type: 'order.shipment_cleared' });
-      if (plan.deliveredNow) events.push({ type: 'order.delivered', delivered_at: now.toISOString() });
-      // The order and its timeline in one statement: a round trip fewer for every PUT (issue 11).
-      const changed = await updateWithTimelineQuery(
-        trx,
-        order.id,
-        plan.changes,
-        timelineRows(order, source, timeline, now),
-      ).executeTakeFirstOrThrow();
-      await write(changed, source, { timeline: [], events }, now);
-      return changed;
-    });
-    return { order: updated ?? (await this.get(accountId, orderId)), warning };
+        const events: OrderEvent[] = [];
+        if (plan.changedDetails.length > 0) events.push({ type: 'order.updated', fields: plan.changedDetails });
+        if (plan.shipment?.kind === 'set')
+          events.push({
+            type: 'order.shipment_set',
+            carrier: plan.shipment.carrier,
+            tracking_number: plan.shipment.trackingNumber,
+            ...withLook(verification),
+          });
+        if (plan.shipment?.kind === 'cleared') events.push({ type: 'order.shipment_cleared' });
+        if (plan.deliveredNow) events.push({ type: 'order.delivered', delivered_at: now.toISOString() });
+        // The order and its timeline in one statement: a round trip fewer for every PUT (issue 11).
+        const changed = await updateWithTimelineQuery(
+          trx,
+          order.id,
+          plan.changes,
+          timelineRows(order, source, timeline, now),
+        ).executeTakeFirstOrThrow();
+        await write(changed, source, { timeline: [], events }, now);
+        return { kind: 'changed', order: changed, verification } as const;
+      });
+      if (outcome.kind === 'unchecked') {
+        if (attempt >= SHIPMENT_CHECK_ATTEMPTS)
+          throw new ConflictError(
+            "The order's shipment kept changing while its tracking number was being checked. Send the update again.",
+          );
+        checked = await this.checkShipment(outcome.shipment);
+        continue;
+      }
+      if (outcome.kind === 'changed' && outcome.verification)
+        return { order: outcome.order, warning: outcome.verification.warning };
+      const order = outcome.kind === 'changed' ? outcome.order : await this.get(accountId, orderId);
+      // The stored shipment re-sent: its answer is the warning that still stands for it, not a new ask.
+      const warning = namesShipment && order.carrier !== null ? await this.standingShipmentWarning(order.id) : null;
+      return { order, warning };
+    }
+  }
+
+  /** Asks the carrier about the shipment an update sets; null when it sets none. */
+  private async checkShipment(
+    shipment: { carrier: CarrierCode; trackingNumber: string } | null,
+  ): Promise<CheckedShipment | null> {
+    if (shipment === null) return null;
+    return { ...shipment, verification: await this.deps.verifier.verify(shipment.carrier, shipment.trackingNumber) };
+  }
+
+  /** The tracking-number warning still standing for the order's stored shipment (its timeline's). */
+  private async standingShipmentWarning(orderId: string): Promise<Warning | null> {
+    const entries = await this.db
+      .selectFrom('order_events')
+      .select(['type', 'data'])
+      .where('order_id', '=', orderId)
+      .where('type', 'in', NUMBER_WARNING_ENTRY_TYPES)
+      .orderBy('id')
+      .execute();
+    const message = standingNumberWarning(entries);
+    return message === null ? null : { type: 'request', message };
   }
 
   /**

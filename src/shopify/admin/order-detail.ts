@@ -1,5 +1,6 @@
 import { resendPlan, type RecipientSendRecord } from '../../notifications/send-policy.ts';
 import { formatTimestamp, recordUrl, serializeOrder, type OrderJson, type OrderRow } from '../../orders/serializer.ts';
+import { numberWarningFate } from '../../orders/number-warning.ts';
 import type { TimelineEntryJson } from '../../orders/timeline.ts';
 import type { TrackingRow } from '../../tracking/trackings.ts';
 import type { OrderContext } from './order-reads.ts';
@@ -96,22 +97,6 @@ export function trackingJson(order: OrderRow, tracking: TrackingRow | null): Tra
     next_check_at: optional(row?.next_poll_at ?? null),
     estimated_delivery_at: optional(row?.estimated_delivery_at ?? null),
   };
-}
-
-/**
- * What became of the tracking-number warning at `index`: the carrier went on to report on the
- * number (`answered`: it was right after all), the package was set again (`replaced`), or neither
- * (`standing`). One rule for the page's warnings and for how the timeline words the entry.
- */
-function numberWarningFate(
-  timeline: readonly TimelineEntryJson[],
-  index: number,
-): 'standing' | 'answered' | 'replaced' {
-  for (const entry of timeline.slice(index + 1)) {
-    if (entry.type === 'shipment.set' || entry.type === 'shipment.cleared') return 'replaced';
-    if (entry.type === 'tracking.status' && entry.data.status !== 'not_found') return 'answered';
-  }
-  return 'standing';
 }
 
 /**
