@@ -143,6 +143,8 @@ export function planUpdate(
   return { changes, events, changedDetails, shipment, deliveredNow };
 }
 
+const CLEAR_BOTH = 'send carrier and tracking_number both null to clear the shipment';
+
 /**
  * Carrier and tracking number travel together (docs/design.md §1): either may be sent alone when the
  * other is already stored; after the update both are set or both are null.
@@ -160,8 +162,14 @@ function planShipment(order: OrderRow, update: OrderUpdate): ShipmentChange {
     return { kind: 'cleared' };
   }
   if (carrier === null || trackingNumber === null) {
-    const fields: FieldErrors =
-      carrier === null
+    // A null sent alone while the other is stored is a client clearing the shipment by half: say how
+    // to clear it, not that the null field is required (shipment probe).
+    const clearingHalf =
+      (update.carrier === null && update.tracking_number === undefined) ||
+      (update.tracking_number === null && update.carrier === undefined);
+    const fields: FieldErrors = clearingHalf
+      ? { [carrier === null ? 'carrier' : 'tracking_number']: CLEAR_BOTH }
+      : carrier === null
         ? { carrier: 'is required with tracking_number (one of ups, fedex, usps)' }
         : { tracking_number: 'is required with carrier' };
     throw new ValidationError('carrier and tracking_number must be set together.', fields);

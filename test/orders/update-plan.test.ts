@@ -87,6 +87,31 @@ describe('planUpdate', () => {
     expect(() => plan({ carrier: 'ups', tracking_number: 'X1' }, { carrier: null })).toThrow(ValidationError);
   });
 
+  it('names the missing half when a shipment is set by half, and says how to clear one that is cleared by half', () => {
+    const fieldsOf = (order: Partial<OrderRow>, body: unknown) => {
+      try {
+        plan(order, body);
+      } catch (error) {
+        if (error instanceof ValidationError) return error.fields;
+      }
+      throw new Error('not refused');
+    };
+    const shipped = { carrier: 'ups', tracking_number: 'X1' } as const;
+    const clearBoth = 'send carrier and tracking_number both null to clear the shipment';
+    expect(fieldsOf(shipped, { tracking_number: null })).toEqual({ tracking_number: clearBoth });
+    expect(fieldsOf(shipped, { carrier: null })).toEqual({ carrier: clearBoth });
+    expect(fieldsOf({}, { tracking_number: 'X1' })).toEqual({
+      carrier: expect.stringMatching(/^is required with tracking_number/),
+    });
+    expect(fieldsOf({}, { carrier: 'ups' })).toEqual({ tracking_number: 'is required with carrier' });
+    expect(fieldsOf(shipped, { carrier: null, tracking_number: 'X2' })).toEqual({
+      carrier: expect.stringMatching(/^is required with tracking_number/),
+    });
+    expect(fieldsOf(shipped, { carrier: 'fedex', tracking_number: null })).toEqual({
+      tracking_number: 'is required with carrier',
+    });
+  });
+
   it('delivers: status, flag and time together', () => {
     const result = plan({}, { delivered: 1 });
     expect(result.deliveredNow).toBe(true);
