@@ -17,6 +17,13 @@ export function carrierDisplayName(carrier: CarrierCode): string {
   return DISPLAY_NAMES[carrier];
 }
 
+/**
+ * What Doorstep stores as a tracking number, once normalized, whatever the carrier: the API and the
+ * Shopify mapping refuse anything else (docs/api.md). The rule is said in its words, ASCII included.
+ */
+export const STORABLE_TRACKING_NUMBER = /^[\x21-\x7E]{1,64}$/;
+export const STORABLE_TRACKING_NUMBER_RULE = '1 to 64 printable ASCII characters';
+
 /** Strips all whitespace and upper-cases: labels print numbers in spaced groups, people paste them. */
 export function normalizeTrackingNumber(raw: string): string {
   // Carriers print numbers in groups, with spaces or (USPS receipts, merchants' spreadsheets) dashes —

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { CARRIER_CODES, type CarrierCode } from '../carriers/carrier-code.ts';
-import { normalizeTrackingNumber } from '../carriers/tracking-number.ts';
+import {
+  normalizeTrackingNumber,
+  STORABLE_TRACKING_NUMBER,
+  STORABLE_TRACKING_NUMBER_RULE,
+} from '../carriers/tracking-number.ts';
 import { ORDER_STATUSES, SEND_METHODS, SEND_TRIGGERS } from '../vocabulary.ts';
 import { readPhoneNumber } from '../phone-number.ts';
 import { emailAddress } from '../validation.ts';
@@ -86,7 +90,7 @@ const carrier = z
 const trackingNumber = z
   .string({ error: 'must be a string' })
   .transform(normalizeTrackingNumber)
-  .pipe(z.string().regex(/^[\x21-\x7E]{1,64}$/, 'must be 1 to 64 printable characters'))
+  .pipe(z.string().regex(STORABLE_TRACKING_NUMBER, `must be ${STORABLE_TRACKING_NUMBER_RULE}`))
   .meta({
     description:
       'Spaces and dashes are removed and letters upper-cased; a number that does not validate is stored with a warning.',

@@ -5,7 +5,11 @@ import { instantInZone } from '../../i18n/dates.ts';
 import { formatTimestamp } from '../../orders/serializer.ts';
 import type { CarrierCode } from '../../carriers/carrier-code.ts';
 import type { GiftPackages, SendMethod } from '../../vocabulary.ts';
-import { normalizeTrackingNumber } from '../../carriers/tracking-number.ts';
+import {
+  normalizeTrackingNumber,
+  STORABLE_TRACKING_NUMBER,
+  STORABLE_TRACKING_NUMBER_RULE,
+} from '../../carriers/tracking-number.ts';
 import { UNNAMED_RECIPIENT } from '../../orders/recipient.ts';
 import {
   CONTROL_CHARACTERS,
@@ -579,10 +583,10 @@ export function fulfillmentToShipment(
       reason: `the ${fulfillment.tracking_company ?? 'carrier'} fulfillment has no tracking number`,
     };
   const trackingNumber = normalizeTrackingNumber(number);
-  if (!/^[\x21-\x7E]{1,64}$/.test(trackingNumber))
+  if (!STORABLE_TRACKING_NUMBER.test(trackingNumber))
     return {
       kind: 'untracked',
-      reason: `the tracking number "${number.slice(0, 70)}" is not 1 to 64 printable characters`,
+      reason: `the tracking number "${number.slice(0, 70)}" is not ${STORABLE_TRACKING_NUMBER_RULE}`,
     };
   return { kind: 'tracked', carrier: mapped.carrier, trackingNumber, via: mapped.via };
 }
