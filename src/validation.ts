@@ -3,10 +3,15 @@ import { z } from 'zod';
 import { ValidationError, type FieldErrors } from './errors.ts';
 
 /** Parses a body or throws a ValidationError naming each offending field. */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  what: string,
+  options: Pick<FieldErrorOptions, 'refusedKeys'> = {},
+): z.output<S> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  throw new ValidationError(`The ${what} is not valid.`, fieldErrors(result.error, { input: body }));
+  throw new ValidationError(`The ${what} is not valid.`, fieldErrors(result.error, { ...options, input: body }));
 }
 
 export interface FieldErrorOptions {
@@ -14,6 +19,11 @@ export interface FieldErrorOptions {
   input?: unknown;
   /** The message for a key the schema does not know (a body's fields by default). */
   unknownKey?: string;
+  /**
+   * Keys the schema leaves out on purpose though a client may well send them (a field of another
+   * request), each with what to do instead: said rather than `unknownKey`'s message.
+   */
+  refusedKeys?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -32,7 +42,9 @@ export function fieldErrors(error: z.ZodError, options: FieldErrorOptions = {}):
       for (const key of issue.keys) {
         // A body of 50,000 unknown keys answered a 2 MB error naming each: the first few say enough.
         if (++unknown > MAX_UNKNOWN_KEYS_NAMED) continue;
-        first(key, options.unknownKey ?? 'is not a field that can be set');
+        const refused =
+          options.refusedKeys && Object.hasOwn(options.refusedKeys, key) ? options.refusedKeys[key] : undefined;
+        first(key, refused ?? options.unknownKey ?? 'is not a field that can be set');
       }
       continue;
     }

@@ -148,6 +148,14 @@ export const orderCreateSchema = z.strictObject({
 
 export type OrderUpdate = z.output<typeof orderUpdateSchema>;
 
+/**
+ * Update fields a create refuses, and what to do instead. `delivered` is the Custom Shipment Tracking
+ * signal, an update of an existing order (spec §2; docs/api.md "Create").
+ */
+export const CREATE_REFUSED_FIELDS: Readonly<Record<string, string>> = {
+  delivered: 'cannot be set when creating an order: create it first, then PUT {"delivered":1} to /v1/orders/{id}',
+};
+
 /** `GET /v1/orders` query: paging (newest first) and filters. */
 export const orderListQuerySchema = z.strictObject({
   limit: z.coerce

@@ -5,7 +5,13 @@ import { currentAccount } from '../http/basic-auth.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { ValidationError } from '../errors.ts';
 import { fieldErrors, parseBody } from '../validation.ts';
-import { idempotencyKeySchema, orderCreateSchema, orderListQuerySchema, orderUpdateSchema } from './request-schemas.ts';
+import {
+  CREATE_REFUSED_FIELDS,
+  idempotencyKeySchema,
+  orderCreateSchema,
+  orderListQuerySchema,
+  orderUpdateSchema,
+} from './request-schemas.ts';
 import type { orderPageJson, timelineJson } from './response-schemas.ts';
 import { serializeOrder, serializeUpdateResponse } from './serializer.ts';
 import type { OrderService } from './service.ts';
@@ -15,7 +21,9 @@ export function orderRoutes(orders: OrderService, publicUrl: string): Router {
   const router = new Router({ prefix: '/v1/orders' });
 
   router.post('/', async (ctx) => {
-    const body = parseBody(orderCreateSchema, await readJsonObject(ctx), 'order');
+    const body = parseBody(orderCreateSchema, await readJsonObject(ctx), 'order', {
+      refusedKeys: CREATE_REFUSED_FIELDS,
+    });
     const idempotencyKey = readIdempotencyKey(ctx);
     const result = await orders.create(currentAccount(ctx).id, body, { idempotencyKey });
     if (result.replayed) ctx.set('Idempotent-Replayed', 'true');

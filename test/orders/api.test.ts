@@ -104,6 +104,19 @@ describe('POST /v1/orders', () => {
     expect(response.body.error.fields).toHaveProperty('recipient_email');
   });
 
+  it('refuses delivered on a create, saying to create the order first and then PUT delivered (shipment probe)', async () => {
+    const before = (await store.request('GET', '/v1/orders?limit=1')).body.data;
+    const response = await store.request('POST', '/v1/orders', { ...validOrder, delivered: 1 });
+    expect(response.status).toBe(422);
+    expect(response.body.error.fields).toEqual({
+      delivered: 'cannot be set when creating an order: create it first, then PUT {"delivered":1} to /v1/orders/{id}',
+    });
+    expect((await store.request('GET', '/v1/orders?limit=1')).body.data).toEqual(before);
+    // Any other field a create does not know is still just that.
+    const unknown = await store.request('POST', '/v1/orders', { ...validOrder, shipped: 1 });
+    expect(unknown.body.error.fields).toEqual({ shipped: 'is not a field that can be set' });
+  });
+
   it('names every missing required field', async () => {
     const response = await store.request('POST', '/v1/orders', {});
     expect(response.status).toBe(422);
