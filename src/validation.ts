@@ -14,6 +14,27 @@ export function parseBody<S extends z.ZodType>(
   throw new ValidationError(`The ${what} is not valid.`, fieldErrors(result.error, { ...options, input: body }));
 }
 
+/**
+ * Parses a list's query parameters or throws a ValidationError naming each offending one. A parameter
+ * given more than once (`limit=1&limit=2`: Node's parser makes it an array) is said to be so, rather
+ * than read as a value of the wrong kind ("must be a number", shipment probe).
+ */
+export function parseListQuery<S extends z.ZodObject>(
+  schema: S,
+  query: Readonly<Record<string, string | string[] | undefined>>,
+): z.output<S> {
+  const result = schema.safeParse(query);
+  const repeated = Object.entries(query).filter(
+    (entry): entry is [string, string[]] => Array.isArray(entry[1]) && Object.hasOwn(schema.shape, entry[0]),
+  );
+  if (result.success && repeated.length === 0) return result.data;
+  const fields = result.success
+    ? {}
+    : fieldErrors(result.error, { unknownKey: 'is not a query parameter of this list' });
+  for (const [key, values] of repeated) fields[key] = `was given ${values.length} times: give it once`;
+  throw new ValidationError('The query parameters are not valid.', fields);
+}
+
 export interface FieldErrorOptions {
   /** What was parsed: a field absent from it is "is required" rather than its type's message. */
   input?: unknown;

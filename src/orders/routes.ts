@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { currentAccount } from '../http/basic-auth.ts';
 import { readJsonObject } from '../http/json-body.ts';
 import { ValidationError } from '../errors.ts';
-import { fieldErrors, parseBody } from '../validation.ts';
+import { parseBody, parseListQuery } from '../validation.ts';
 import {
   CREATE_REFUSED_FIELDS,
   idempotencyKeySchema,
@@ -33,13 +33,8 @@ export function orderRoutes(orders: OrderService, publicUrl: string): Router {
   });
 
   router.get('/', async (ctx) => {
-    const parsed = orderListQuerySchema.safeParse(ctx.query);
-    if (!parsed.success)
-      throw new ValidationError(
-        'The query parameters are not valid.',
-        fieldErrors(parsed.error, { unknownKey: 'is not a query parameter of this list' }),
-      );
-    const page = await orders.list(currentAccount(ctx).id, parsed.data);
+    const query = parseListQuery(orderListQuerySchema, ctx.query);
+    const page = await orders.list(currentAccount(ctx).id, query);
     ctx.body = {
       data: page.orders.map((o) => serializeOrder(o, publicUrl)),
       has_more: page.hasMore,

@@ -702,6 +702,18 @@ describe('reading, listing and deleting', () => {
     });
   });
 
+  it('says a list parameter was given more than once, rather than that its value is wrong (shipment probe)', async () => {
+    const twice = await store.request('GET', '/v1/orders?limit=1&limit=2&status=created&status=recorded&status=lost');
+    expect(twice.status).toBe(422);
+    expect(twice.body.error.fields).toEqual({
+      limit: 'was given 2 times: give it once',
+      status: 'was given 3 times: give it once',
+    });
+    // An unknown parameter given twice is still just unknown.
+    const unknown = await store.request('GET', '/v1/orders?sort=asc&sort=desc');
+    expect(unknown.body.error.fields).toEqual({ sort: 'is not a query parameter of this list' });
+  });
+
   it('deletes an order: 204, then gone from the API', async () => {
     const order = await newOrder();
     expect((await store.request('DELETE', `/v1/orders/${order.id}`)).status).toBe(204);

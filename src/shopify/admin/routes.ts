@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { findAccount, rotateApiKey } from '../../accounts/accounts.ts';
 import { removeAccountLogo, saveAccountLogo } from '../../accounts/logo.ts';
 import { readLogoBody } from '../../accounts/logo-routes.ts';
-import { ConflictError, ValidationError } from '../../errors.ts';
+import { ConflictError } from '../../errors.ts';
 import { readJsonObject } from '../../http/json-body.ts';
 import type { OrderRow } from '../../orders/serializer.ts';
 import { orderUpdateSchema } from '../../orders/request-schemas.ts';
 import type { OrderService } from '../../orders/service.ts';
 import { sendMethodReaching } from '../../orders/recipient.ts';
-import { fieldErrors, parseBody } from '../../validation.ts';
+import { parseBody, parseListQuery } from '../../validation.ts';
 import type { EventSource } from '../../vocabulary.ts';
 import { getDataExport, listDataExports } from '../compliance/data-exports.ts';
 import type { ShopifyServices } from '../services.ts';
@@ -140,13 +140,7 @@ export function adminApiRoutes(deps: AdminApiDeps): Router {
   });
 
   router.get('/orders', async (ctx) => {
-    const parsed = listQuerySchema.safeParse(ctx.query);
-    if (!parsed.success)
-      throw new ValidationError(
-        'The query parameters are not valid.',
-        fieldErrors(parsed.error, { unknownKey: 'is not a query parameter of this list' }),
-      );
-    const page = await listOrders(db, currentShop(ctx).account_id, parsed.data);
+    const page = await listOrders(db, currentShop(ctx).account_id, parseListQuery(listQuerySchema, ctx.query));
     ctx.body = {
       data: page.orders.map(orderSummaryJson),
       has_more: page.hasMore,

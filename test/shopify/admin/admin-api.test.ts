@@ -432,6 +432,8 @@ describe('orders', () => {
     expect(seen).toEqual(newestFirst);
     for (const query of ['limit=0', 'limit=101', 'limit=x', 'cursor=nope', 'unknown=1'])
       expect({ query, status: (await admin(shop, 'GET', `/orders?${query}`)).status }).toEqual({ query, status: 422 });
+    const twice = await admin(shop, 'GET', '/orders?limit=3&limit=4');
+    expect(twice.body.error.fields).toEqual({ limit: 'was given 2 times: give it once' });
   });
 
   it('shows an order: the /v1 JSON, its stage and reason, tracking, warnings and its whole timeline in words', async () => {
