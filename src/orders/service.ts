@@ -46,6 +46,19 @@ export interface Verification {
  */
 export type SendInProgressCheck = (trx: Db, orderId: string) => Promise<boolean>;
 
+/**
+ * A processed video's decision, taken under the order's row lock — the lock the dispatcher's move
+ * of the recipient's video to `sending` waits for, so a send and this decision cannot interleave.
+ * The videos module writes its own row with it and answers whether the order records the video
+ * (false: the order is not changed). `videoGoneOut`: the recipient's video was sent, or is being
+ * handed to a provider right now; a video processed from then on can no longer become it.
+ */
+export type RecordingDecision = (
+  trx: Db,
+  order: OrderRow,
+  context: { videoGoneOut: boolean; now: Date },
+) => Promise<boolean>;
+
 export interface OrderServiceDeps {
   db: Db;
   verifier: TrackingNumberVerifier;
@@ -457,20 +470,41 @@ export class OrderService {
     });
   }
 
-  /** The video is processed: the order is recorded (or stays delivered, and can now send). */
-  async markRecorded(orderId: string, video: { durationTenths: number; source?: EventSource }): Promise<OrderRow> {
+  /**
+   * The video is processed: the order is recorded (or stays delivered, and can now send). With
+   * `decide`, the videos module first settles its own row under the order's row lock and says
+   * whether the order records this video (see RecordingDecision).
+   */
+  async markRecorded(
+    orderId: string,
+    video: { durationTenths: number; source?: EventSource; decide?: RecordingDecision },
+  ): Promise<OrderRow> {
     const source = video.source ?? 'system';
-    const { order } = await this.applyTransition(orderId, 'video_recorded', source, (current, now) => ({
-      changes: {
-        ...(current.status === 'created' ? { status: 'recorded' } : {}),
-        video_processed: true,
-        video_duration_tenths: video.durationTenths,
-        recorded_at: now,
-      },
-      timeline: [{ type: 'order.recorded', data: { video_duration: video.durationTenths / 10 } }],
-      events: [{ type: 'order.recorded' }],
-      alwaysApply: true,
-    }));
+    const { decide } = video;
+    const admit = decide
+      ? async (trx: Db, current: OrderRow, now: Date) =>
+          decide(trx, current, {
+            videoGoneOut: current.sent_at !== null || (await this.deps.sendInProgress(trx, current.id)),
+            now,
+          })
+      : undefined;
+    const { order } = await this.applyTransition(
+      orderId,
+      'video_recorded',
+      source,
+      (current, now) => ({
+        changes: {
+          ...(current.status === 'created' ? { status: 'recorded' } : {}),
+          video_processed: true,
+          video_duration_tenths: video.durationTenths,
+          recorded_at: now,
+        },
+        timeline: [{ type: 'order.recorded', data: { video_duration: video.durationTenths / 10 } }],
+        events: [{ type: 'order.recorded' }],
+        alwaysApply: true,
+      }),
+      admit,
+    );
     return order;
   }
 
@@ -697,10 +731,13 @@ export class OrderService {
       /** The signal does not concern the order as it is now: record `ignoredEntry`, change nothing. */
       notApplicable?: boolean;
     },
+    /** Asked first, under the row lock: false changes nothing (markRecorded's `decide`). */
+    admit?: (trx: Db, order: OrderRow, now: Date) => Promise<boolean>,
   ): Promise<{ order: OrderRow; changed: boolean }> {
     return this.change(async (trx, write) => {
       const order = await lockOrder(trx, orderId);
       const now = this.now();
+      if (admit && !(await admit(trx, order, now))) return { order, changed: false };
       const outcome = transition({ status: order.status, sent: order.sent_at !== null }, transitionName);
       const plan = describe(order, now);
       const applies =

@@ -215,28 +215,19 @@ export class VideoService {
     if (!video) throw new NotFoundError(`No video with id "${videoId}".`);
     if (video.status === 'pending') {
       const result = await this.prepare(video);
-      const now = this.now();
-      const updated = await this.deps.db
-        .updateTable('videos')
-        .set(
-          result.ok
-            ? {
-                status: 'processed',
-                duration_tenths: result.durationTenths,
-                processed_at: now,
-                rendition_key: result.renditionKey,
-                rendition_bytes: result.renditionBytes,
-                poster_key: result.posterKey,
-              }
-            : { status: 'failed', failure_reason: result.reason, processed_at: now },
-        )
-        .where('id', '=', video.id)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
+      const stored =
+        result.ok && video.purpose === 'gift'
+          ? await this.storeGiftRendition(video, result)
+          : await storeProcessing(this.deps.db, video, result, this.now());
       // The rendition's frame replaces the page-drawn poster, whose file then goes — by its key, not
       // by the row read before: a page poster attached meanwhile goes too (see attachPoster).
       // (Its e-mail poster was never made: e-mails show processed videos' frames only.)
-      if (result.ok && Number(updated.numUpdatedRows) > 0) await this.discard(pagePosterKey(video));
+      if (stored === 'processed') await this.discard(pagePosterKey(video));
+      // Made, then refused because the video had already gone out: nothing will ever play it.
+      if (stored === 'failed' && result.ok) {
+        await this.discard(result.renditionKey);
+        await this.discard(result.posterKey);
+      }
       video = (await findVideo(this.deps.db, videoId))!;
     }
     const outcome = video.purpose === 'thanks' ? await this.settleReply(video) : await this.settle(video);
@@ -244,6 +235,41 @@ export class VideoService {
     // sender already has the reply) must not delete the video the sender's e-mail and page show.
     if (video.purpose === 'gift' || outcome === 'recorded') await this.forgetSuperseded(video.order_id, video.purpose);
     return outcome;
+  }
+
+  /**
+   * A gift's rendition is made: its row becomes `processed` and, when it is the order's newest
+   * upload, the order records it — in one transaction under the order's row lock, the lock the
+   * send's move to `sending` waits for. Once the recipient's video was sent (or is being handed to
+   * a provider), an upload that finishes processing can no longer replace it: the recipient may be
+   * watching the sent one, and the e-mail was written for it. Its row fails with the reason, said on
+   * the timeline, and the sent video keeps playing.
+   */
+  private async storeGiftRendition(video: VideoRow, rendition: PreparedRendition): Promise<StoredProcessing> {
+    let stored = 'unchanged' as StoredProcessing;
+    try {
+      await this.deps.orders.markRecorded(video.order_id, {
+        durationTenths: rendition.durationTenths,
+        source: 'system',
+        decide: async (trx, order, { videoGoneOut, now }) => {
+          if (videoGoneOut) {
+            const refused = { ok: false as const, reason: ALREADY_SENT_REASON };
+            stored = await storeProcessing(trx, video, refused, now);
+            if (stored === 'failed') await this.recordFailure(trx, order, { ...video, failure_reason: refused.reason });
+            return false;
+          }
+          stored = await storeProcessing(trx, video, rendition, now);
+          // Only the newest upload becomes the order's video here; settle() decides the others.
+          const newest = await newestUpload(trx, order.id);
+          return stored === 'processed' && order.status !== 'cancelled' && newest?.id === video.id;
+        },
+      });
+    } catch (error) {
+      // The order was deleted meanwhile: nothing is recorded on it, but the upload is settled.
+      if (!(error instanceof NotFoundError)) throw error;
+      stored = await storeProcessing(this.deps.db, video, rendition, this.now());
+    }
+    return stored;
   }
 
   /**
@@ -332,7 +358,7 @@ export class VideoService {
     const order = await this.liveOrder(video.order_id);
     if (!order) return 'order_gone';
     if (video.status === 'failed') {
-      await this.recordFailure(order, video);
+      await this.recordFailure(this.deps.db, order, video);
       return 'failed';
     }
     try {
@@ -367,7 +393,7 @@ export class VideoService {
     if (!order) return 'order_gone';
 
     if (video.status === 'failed') {
-      await this.recordFailure(order, video);
+      await this.recordFailure(this.deps.db, order, video);
       // An earlier upload that processed fine is what the order (and the watch page) then uses.
       const earlier = await newestPlayable(this.deps.db, video.order_id);
       if (earlier && earlier.id !== video.id) await this.settle(earlier);
@@ -398,8 +424,12 @@ export class VideoService {
     return 'recorded';
   }
 
-  private async recordFailure(order: OrderRow, video: VideoRow): Promise<void> {
-    const already = await this.deps.db
+  private async recordFailure(
+    db: Db,
+    order: OrderRow,
+    video: Pick<VideoRow, 'id' | 'failure_reason' | 'purpose'>,
+  ): Promise<void> {
+    const already = await db
       .selectFrom('order_events')
       .select('id')
       .where('order_id', '=', order.id)
@@ -408,7 +438,7 @@ export class VideoService {
       .executeTakeFirst();
     if (already) return;
     await recordTimeline(
-      this.deps.db,
+      db,
       order,
       'system',
       [
@@ -430,12 +460,7 @@ export class VideoService {
    * (src/videos/rendition/), and stores both. Only whole, checked files are stored, under keys of
    * their own, so a failed or killed encode never leaves something that plays.
    */
-  private async prepare(
-    video: VideoRow,
-  ): Promise<
-    | { ok: true; durationTenths: number; renditionKey: string; renditionBytes: number; posterKey: string }
-    | { ok: false; reason: string }
-  > {
+  private async prepare(video: VideoRow): Promise<PreparedRendition | ProcessingFailure> {
     const directory = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'doorstep-video-'));
     try {
       const file = path.join(directory, 'upload');
@@ -606,6 +631,56 @@ export class VideoService {
       .delete(key)
       .catch((error: unknown) => this.deps.logger.warn({ err: error, key }, 'could not delete a rejected upload'));
   }
+}
+
+/** A rendition made and stored, for its upload's row. */
+interface PreparedRendition {
+  ok: true;
+  durationTenths: number;
+  renditionKey: string;
+  renditionBytes: number;
+  posterKey: string;
+}
+
+/** Why an upload cannot be used: its row's `failure_reason`, and the sender's page says it. */
+interface ProcessingFailure {
+  ok: false;
+  reason: string;
+}
+
+/** What writing processing's result did to the upload's row (`unchanged`: another run settled it first). */
+type StoredProcessing = 'processed' | 'failed' | 'unchanged';
+
+/** An upload processed after the recipient's video went out; the sent one stays (storeGiftRendition). */
+export const ALREADY_SENT_REASON =
+  'The video had already been sent to the recipient when this one was ready, so the sent video stays.';
+
+/** Settles a pending upload's row with processing's result; a row already settled is left as it is. */
+async function storeProcessing(
+  db: Db,
+  video: VideoRow,
+  result: PreparedRendition | ProcessingFailure,
+  now: Date,
+): Promise<StoredProcessing> {
+  const updated = await db
+    .updateTable('videos')
+    .set(
+      result.ok
+        ? {
+            status: 'processed',
+            duration_tenths: result.durationTenths,
+            processed_at: now,
+            rendition_key: result.renditionKey,
+            rendition_bytes: result.renditionBytes,
+            poster_key: result.posterKey,
+          }
+        : { status: 'failed', failure_reason: result.reason, processed_at: now },
+    )
+    .where('id', '=', video.id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) return 'unchanged';
+  return result.ok ? 'processed' : 'failed';
 }
 
 /** A cancelled order never sends; a sent video is already with the recipient. Both refuse a new one. */

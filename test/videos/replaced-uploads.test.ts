@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { claimDueSends, startSending } from '../../src/notifications/sends.ts';
+import { ALREADY_SENT_REASON } from '../../src/videos/service.ts';
+import { sendInOneRequest } from '../support/resumable-upload.ts';
 import { validOrder, type TestAccount } from '../support/test-app.ts';
 import { fixture, startVideoTestApp, type VideoTestApp } from './video-test-app.ts';
 
@@ -55,4 +58,63 @@ it('keeps only the standing video: older and failed uploads go once a newer one 
   for (const id of app.enqueued.splice(0)) await app.videos.process(id);
   expect(filesOf(order.id)).toEqual(standingFiles);
   expect((await app.videos.playable((await app.services.orders.get(store.id, order.id))!))?.id).toBe(standing!.id);
+});
+
+const recordPageUpload = async (uuid: string, name: string, type: string): Promise<string> => {
+  const response = await sendInOneRequest(app, `/record/${uuid}/uploads`, fixture(name), type);
+  expect(response.status).toBe(201);
+  return response.body.video_id;
+};
+const timeline = async (orderId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> =>
+  (await store.request('GET', `/v1/orders/${orderId}/events`)).body.data;
+
+/** An order whose video A (a 2 s recording) is recorded, with a re-upload B (8 s) still pending: their ids. */
+async function recordedWithPendingReupload() {
+  const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+  const a = await recordPageUpload(order.uuid, 'recorded-vp8-opus.webm', 'video/webm');
+  expect(await app.videos.process(a)).toBe('recorded');
+  const b = await recordPageUpload(order.uuid, 'uploads/eight-seconds.mp4', 'video/mp4');
+  app.enqueued.splice(0);
+  return { order, a, b };
+}
+
+/** Video probe, HIGH 1: B finished after A went out and replaced it, deleting A's files. */
+async function expectSentVideoStands(order: { id: string; uuid: string }, a: string, b: string): Promise<void> {
+  const aRow = (await app.videos.find(a))!;
+  const played = await app.request('GET', `/watch/${order.uuid}/video`);
+  expect(played.status).toBe(200);
+  expect(Number(played.headers.get('content-length'))).toBe(Number(aRow.rendition_bytes));
+  expect((await app.videos.playable((await app.services.orders.get(store.id, order.id))!))?.id).toBe(a);
+  for (const key of [aRow.storage_key, aRow.rendition_key!, aRow.poster_key!])
+    expect(filesOf(order.id)).toContain(path.basename(key));
+  const entries = await timeline(order.id);
+  expect(entries.filter((e) => e.type === 'order.recorded')).toHaveLength(1);
+  expect(entries.find((e) => e.type === 'video.processing_failed')?.data).toEqual({
+    reason: ALREADY_SENT_REASON,
+    video_id: b,
+  });
+  expect((await store.request('GET', `/v1/orders/${order.id}`)).body.video_duration).toBe('2');
+}
+
+it('a re-upload processed after the video was sent does not replace it: it fails with the reason, and the sent video plays on', async () => {
+  const { order, a, b } = await recordedWithPendingReupload();
+  expect((await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 })).status).toBe(200);
+  await app.services.dispatcher.dispatchDue(100);
+  expect((await timeline(order.id)).filter((e) => e.type === 'video.sent')).toHaveLength(1);
+
+  expect(await app.videos.process(b)).toBe('failed');
+  await expectSentVideoStands(order, a, b);
+});
+
+it('a re-upload processed while the video is being handed to the provider does not replace it either', async () => {
+  const { order, a, b } = await recordedWithPendingReupload();
+  expect((await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 })).status).toBe(200);
+  // The dispatcher's own steps, stopped where the provider is being called: the send is `sending`.
+  const { db } = app.services.database;
+  const [send] = (await claimDueSends(db, 100, new Date())).filter((s) => s.order_id === order.id);
+  const started = await startSending(db, send!, (o) => o.recipient_email, new Date());
+  expect(started.kind).toBe('started');
+
+  expect(await app.videos.process(b)).toBe('failed');
+  await expectSentVideoStands(order, a, b);
 });
