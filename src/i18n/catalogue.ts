@@ -126,6 +126,8 @@ const en = {
   script_ready: 'Your video is ready: it plays on any phone or computer.',
   script_thanks_preparing: 'Your video arrived. We are preparing it to play on any phone or computer…',
   script_processing_failed: 'We could not prepare your video: {reason} Please record again or choose another video.',
+  script_processing_gone:
+    'We can no longer follow this video: a newer one replaced it, or the message was removed. Reload the page to see where your video stands.',
   script_give_name: 'Please give their name.',
   script_give_contact: 'Please give their e-mail address or mobile number (or both).',
   script_email_wrong: 'That e-mail address does not look right.',
@@ -358,6 +360,7 @@ const fr = {
   script_thanks_preparing:
     'Votre vidéo est bien arrivée. Nous la préparons pour qu’elle se lise sur tout téléphone ou ordinateur…',
   script_processing_failed: `Nous n’avons pas pu préparer votre vidéo${nb}: {reason} Enregistrez-la de nouveau ou choisissez une autre vidéo.`,
+  script_processing_gone: `Nous ne pouvons plus suivre cette vidéo${nb}: une plus récente l’a remplacée, ou le message a été supprimé. Rechargez la page pour voir où en est votre vidéo.`,
   script_give_name: 'Indiquez son nom.',
   script_give_contact: 'Indiquez son adresse e-mail ou son numéro de mobile (ou les deux).',
   script_email_wrong: 'Cette adresse e-mail ne semble pas correcte.',
@@ -568,6 +571,8 @@ const es = {
   script_ready: 'Tu video está listo: se ve en cualquier teléfono o computadora.',
   script_thanks_preparing: 'Tu video llegó. Lo estamos preparando para que se vea en cualquier teléfono o computadora…',
   script_processing_failed: 'No pudimos preparar tu video: {reason} Grábalo de nuevo o elige otro video.',
+  script_processing_gone:
+    'Ya no podemos seguir este video: uno más reciente lo reemplazó, o el mensaje se eliminó. Recarga la página para ver en qué estado está tu video.',
   script_give_name: 'Indica su nombre.',
   script_give_contact: 'Indica su correo electrónico o su número de móvil (o los dos).',
   script_email_wrong: 'Ese correo electrónico no parece correcto.',

@@ -275,13 +275,16 @@ export class VideoService {
   /**
    * Replaced uploads leave storage (issue 13): once an upload stands (the newest that processed),
    * every settled upload older than it, and every failed one, will never play again — their files
-   * and rows go. Uploads still pending are left to their own processing (they may yet stand). Files
-   * first: should the rows' delete then fail, the next processing of this order deletes again, and
-   * deleting a missing file is a no-op.
+   * go, and their rows too, except the newest upload's: while a failed upload is the sender's last,
+   * its row keeps its reason for the page that follows its status URL (a newer upload then takes
+   * it). Uploads still pending are left to their own processing (they may yet stand). Files first:
+   * should the rows' delete then fail, the next processing of this order deletes again, and deleting
+   * a missing file is a no-op.
    */
   private async forgetSuperseded(orderId: string, purpose: VideoPurpose): Promise<void> {
     const standing = await newestPlayable(this.deps.db, orderId, purpose);
     if (!standing) return;
+    const newest = (await newestUpload(this.deps.db, orderId, purpose))!;
     const superseded = await this.deps.db
       .selectFrom('videos')
       .select(['id', 'storage_key', 'poster_key', 'rendition_key'])
@@ -293,14 +296,8 @@ export class VideoService {
       .execute();
     if (superseded.length === 0) return;
     for (const video of superseded) await this.deleteFiles(video);
-    await this.deps.db
-      .deleteFrom('videos')
-      .where(
-        'id',
-        'in',
-        superseded.map((video) => video.id),
-      )
-      .execute();
+    const rowsGone = superseded.filter((video) => video.id !== newest.id).map((video) => video.id);
+    if (rowsGone.length > 0) await this.deps.db.deleteFrom('videos').where('id', 'in', rowsGone).execute();
   }
 
   /**
@@ -588,8 +585,9 @@ export class VideoService {
     const newest = await newestUpload(this.deps.db, order.id, 'gift');
     if (newest?.status === 'failed') return { reason: newest.failure_reason };
     if (newest?.status === 'pending') return null;
-    // A failed upload's row goes once an earlier video stands (forgetSuperseded); its timeline entry
-    // stays. A failure after the standing video's upload was of a newer one.
+    // The newest upload's row stays when it failed (forgetSuperseded), but rows of failed uploads
+    // deleted before that rule are known by their timeline entry: a failure after the standing
+    // video's upload was of a newer one.
     const failed = await this.deps.db
       .selectFrom('order_events')
       .select(['data', 'created_at'])

@@ -392,6 +392,40 @@ describe('after the upload', () => {
       expect(await page.getByText('Choose a video file').isVisible()).toBe(true);
     });
   });
+
+  it('says why a re-upload could not be prepared while an earlier video stands (video probe: waited 15 minutes, said nothing)', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
+      'Content-Type': 'video/webm',
+    });
+    await eventually(
+      async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined),
+      20_000,
+      'processing',
+    );
+    await onPage(`${app.baseUrl}/record/${order.uuid}`, async ({ page }) => {
+      await chooseFile(page, 'broken.mp4', 'video/mp4', fixture('uploads/corrupt.mp4'));
+      await sendable(page);
+      await send(page, 'We could not prepare your video:', 60_000);
+      expect(await page.getByText('Choose a video file').isVisible()).toBe(true);
+    });
+  });
+
+  it('stops waiting and says so when the server no longer knows the upload it follows', async () => {
+    const order = (await store.request('POST', '/v1/orders', validOrder)).body;
+    await onPage(`${app.baseUrl}/record/${order.uuid}`, async ({ page }) => {
+      await chooseFile(page, 'message.webm', 'video/webm', fixture('recorded-vp8-opus.webm'));
+      await sendable(page);
+      await send(page, 'Thank you! Your video was received.', 15_000);
+      // The page asks 3 s after the upload; by then its status URL is 404 for good.
+      expect((await store.request('DELETE', `/v1/orders/${order.id}`)).status).toBeLessThan(300);
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'We can no longer follow this video' })
+        .waitFor({ timeout: 15_000 });
+      expect(await page.getByText('Choose a video file').isVisible()).toBe(true);
+    });
+  });
 });
 
 /** Two seconds of nearly lossless test pattern with sound, made by ffmpeg: ~1.1 MB of real video. */

@@ -242,6 +242,37 @@ describe('after the upload', () => {
     const other = await newOrder();
     expect((await app.request('GET', `/record/${other.uuid}/videos/${sent.body.video_id}`)).status).toBe(404);
   });
+
+  it('still tells the page a re-upload failed when an earlier video stands, until a newer upload replaces it (video probe: 404 for ever)', async () => {
+    const order = await newOrder();
+    const good = await sendInOneRequest(
+      app,
+      `/record/${order.uuid}/uploads`,
+      fixture('recorded-vp8-opus.webm'),
+      'video/webm',
+    );
+    expect(await app.videos.process(good.body.video_id)).toBe('recorded');
+    const bad = await sendInOneRequest(app, `/record/${order.uuid}/uploads`, Buffer.from('a text file'), 'video/mp4');
+    expect(bad.status).toBe(201);
+    expect(await app.videos.process(bad.body.video_id)).toBe('failed');
+    const failed = await app.request('GET', bad.body.status_url);
+    expect(failed.status).toBe(200);
+    expect(failed.body).toEqual({
+      status: 'failed',
+      reason: 'The file is not a video we can read (MP4, QuickTime, WebM and the like).',
+    });
+    // Its row is kept for the page; its bytes, of no use, are not.
+    await expect(app.storage.get((await app.videos.find(bad.body.video_id))!.storage_key)).rejects.toThrow();
+
+    const newer = await sendInOneRequest(
+      app,
+      `/record/${order.uuid}/uploads`,
+      fixture('recorded-vp8-opus.webm'),
+      'video/webm',
+    );
+    expect(await app.videos.process(newer.body.video_id)).toBe('recorded');
+    expect((await app.request('GET', bad.body.status_url)).status).toBe(404);
+  });
 });
 
 describe('unfinished uploads', () => {

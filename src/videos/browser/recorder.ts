@@ -319,7 +319,12 @@ export function setUpRecorder(options: RecorderOptions): void {
           show('sent');
           return say(addendum ? `${options.ready} ${addendum}` : options.ready, 'ok');
         }
-        say(t('script_processing_failed', { reason: state.reason }), 'error');
+        say(
+          state.status === 'gone'
+            ? t('script_processing_gone')
+            : t('script_processing_failed', { reason: state.reason }),
+          'error',
+        );
         sendBtn.disabled = true;
         // Another go: the camera or a file, as at the start.
         show('before');
