@@ -100,7 +100,8 @@ const en = {
   // The record page's script
   script_wrong_type: 'Please choose an MP4, WebM or QuickTime (.mov) video.',
   script_empty: 'That video is empty. Please try again.',
-  script_too_large: 'That video is too large (the limit is {megabytes} MB). Please record a shorter one.',
+  script_too_large:
+    'That video file is too large for its length (the limit is {megabytes} MB): it was recorded at a very high quality. Record it again in HD (1080p) rather than 4K, or record a shorter one.',
   script_watch_then_send: 'Watch your video, then press “Send video”.',
   script_too_long:
     'That video is {duration} long; video messages can be up to {limit}. Please choose or record a shorter one.',
@@ -334,7 +335,7 @@ const fr = {
 
   script_wrong_type: 'Choisissez une vidéo MP4, WebM ou QuickTime (.mov).',
   script_empty: 'Cette vidéo est vide. Veuillez réessayer.',
-  script_too_large: 'Cette vidéo est trop lourde (la limite est de {megabytes} Mo). Enregistrez-en une plus courte.',
+  script_too_large: `Ce fichier vidéo est trop lourd pour sa durée (la limite est de {megabytes} Mo)${nb}: il a été enregistré en très haute qualité. Enregistrez-le de nouveau en HD (1080p) plutôt qu’en 4K, ou enregistrez-en un plus court.`,
   script_watch_then_send: `Regardez votre vidéo, puis appuyez sur «${nb}Envoyer la vidéo${nb}».`,
   script_too_long: `Cette vidéo dure {duration}${nb}; un message vidéo peut durer jusqu’à {limit}. Choisissez ou enregistrez-en une plus courte.`,
   script_too_short: `Cette vidéo dure moins d’une seconde${nb}: trop peu pour un message. Enregistrez ou choisissez-en une plus longue.`,
@@ -545,7 +546,8 @@ const es = {
 
   script_wrong_type: 'Elige un video MP4, WebM o QuickTime (.mov).',
   script_empty: 'Ese video está vacío. Inténtalo de nuevo.',
-  script_too_large: 'Ese video es demasiado grande (el límite es de {megabytes} MB). Graba uno más corto.',
+  script_too_large:
+    'Ese archivo de video es demasiado grande para su duración (el límite es de {megabytes} MB): se grabó con una calidad muy alta. Grábalo de nuevo en HD (1080p) en lugar de 4K, o graba uno más corto.',
   script_watch_then_send: 'Mira tu video y pulsa «Enviar video».',
   script_too_long: 'Ese video dura {duration}; un videomensaje puede durar hasta {limit}. Elige o graba uno más corto.',
   script_too_short: 'Ese video dura menos de un segundo: muy poco para un mensaje. Graba o elige uno más largo.',

@@ -117,7 +117,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
     name: 'gift',
     order: (uuid) => deps.orders.getByUuid(uuid),
     async admit(ctx, order) {
-      // Refuse before 200 MB arrive that would be thrown away.
+      // Refuse before hundreds of megabytes arrive that would be thrown away.
       assertAcceptsVideo(order);
       await deps.uploadLimit?.take(ctx, order.uuid);
     },
@@ -260,7 +260,7 @@ async function receiveUpload(
   order: OrderRow,
   source: 'api' | 'system',
 ): Promise<VideoRow> {
-  // Refuse before reading 200 MB that would be thrown away.
+  // Refuse before reading hundreds of megabytes that would be thrown away.
   assertAcceptsVideo(order);
   const { contentType, body } = videoUploadBody(ctx, deps.maxBytes);
   try {

@@ -50,6 +50,15 @@ describe('the catalogue', () => {
   });
 });
 
+describe('a file over the size limit', () => {
+  it('is said to be too large for its length, with what to do besides recording a shorter one (video probe)', () => {
+    expect(interpolate(english.script_too_large, { megabytes: '1024' })).toBe(
+      'That video file is too large for its length (the limit is 1024 MB): it was recorded at a very high quality. Record it again in HD (1080p) rather than 4K, or record a shorter one.',
+    );
+    for (const locale of LOCALES) expect(CATALOGUE[locale].script_too_large, locale).toContain('(1080p)');
+  });
+});
+
 describe('French elision', () => {
   it('says "d’Élodie", not "de Élodie", before a name that starts with a vowel (gift pages probe)', () => {
     expect(phrase('fr', 'order_default_video_title', { sender_name: 'Élodie' })).toBe('Un message vidéo d’Élodie');
