@@ -68,7 +68,7 @@ export function videoApiRoutes(deps: VideoRouteDeps): Router {
   const router = new Router({ prefix: '/v1/orders' });
   router.put('/:orderId/video', async (ctx) => {
     const order = await deps.orders.get(currentAccount(ctx).id, ctx.params.orderId!);
-    await receiveUpload(ctx, deps, order, 'api');
+    await receiveUpload(ctx, deps, order);
     ctx.body = serializeOrder(await deps.orders.get(currentAccount(ctx).id, order.id), deps.publicUrl);
   });
   return router;
@@ -121,7 +121,7 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
       assertAcceptsVideo(order);
       await deps.uploadLimit?.take(ctx, order.uuid);
     },
-    handOver: (order, upload) => deps.videos.upload(order, { ...upload, source: 'system' }),
+    handOver: (order, upload) => deps.videos.upload(order, { ...upload, source: 'sender' }),
     // Only what the page needs: the order's details are the store's, not the public's.
     answer: (order, video) => ({
       status: 'received',
@@ -254,17 +254,12 @@ export function videoPageRoutes(deps: VideoRouteDeps): Router {
   return router;
 }
 
-async function receiveUpload(
-  ctx: Context,
-  deps: VideoRouteDeps,
-  order: OrderRow,
-  source: 'api' | 'system',
-): Promise<VideoRow> {
+async function receiveUpload(ctx: Context, deps: VideoRouteDeps, order: OrderRow): Promise<VideoRow> {
   // Refuse before reading hundreds of megabytes that would be thrown away.
   assertAcceptsVideo(order);
   const { contentType, body } = videoUploadBody(ctx, deps.maxBytes);
   try {
-    return await deps.videos.upload(order, { contentType, body, source });
+    return await deps.videos.upload(order, { contentType, body, source: 'api' });
   } catch (error) {
     throw clientStreamError(error);
   }

@@ -275,6 +275,15 @@ describe('after the upload', () => {
   });
 });
 
+describe('the timeline', () => {
+  it('says a record-page upload came from the sender, not the system (video probe)', async () => {
+    const order = await newOrder();
+    await sendInOneRequest(app, `/record/${order.uuid}/uploads`, fixture('recorded-vp8-opus.webm'), 'video/webm');
+    const events = (await store.request('GET', `/v1/orders/${order.id}/events`)).body.data;
+    expect(events.find((e: { type: string }) => e.type === 'video.uploaded').source).toBe('sender');
+  });
+});
+
 describe('unfinished uploads', () => {
   it('are deleted once they are older than VIDEO_UPLOAD_RESUME_HOURS', async () => {
     const order = await newOrder();
