@@ -88,8 +88,7 @@ export async function makeRendition(input: string, workDir: string, limits: Tran
     );
   }
   // Stopped at -t: the source was longer than the limit, though its container did not say.
-  if (made.durationSeconds > longest - 0.05 && source.durationSeconds === null)
-    throw tooLong(made.durationSeconds, limits, 'more than ');
+  if (made.durationSeconds > longest - 0.05 && source.durationSeconds === null) throw longerThanLimit(limits);
   // A photo (or a photo with a voice memo) encodes as one frame: nothing moves, and players differ
   // on a one-frame track. It is refused with a reason, not stored.
   if (Number(made.videoStream.nb_frames) <= 1) throw new UnplayableVideoError(STILL_PICTURE);
@@ -154,8 +153,18 @@ async function writePoster(
   throw new UnplayableVideoError('The video could not be converted for playback; the file may be damaged.');
 }
 
-function tooLong(seconds: number, limits: TranscodeLimits, atLeast = ''): UnplayableVideoError {
+function tooLong(seconds: number, limits: TranscodeLimits): UnplayableVideoError {
   return new UnplayableVideoError(
-    `The video is ${atLeast}${durationText(seconds)} long; ${limits.kind} can be up to ${durationText(limits.maxSeconds)}.`,
+    `The video is ${durationText(seconds)} long; ${limits.kind} can be up to ${durationText(limits.maxSeconds)}.`,
   );
+}
+
+/**
+ * A video whose length is known only to pass the limit (the encode stopped just past it): said
+ * against the limit itself, not the limit plus its slack — "more than 2:01" had senders trim a
+ * second and fail again (video probe).
+ */
+function longerThanLimit(limits: TranscodeLimits): UnplayableVideoError {
+  const limit = durationText(limits.maxSeconds);
+  return new UnplayableVideoError(`The video is longer than ${limit}; ${limits.kind} can be up to ${limit}.`);
 }
