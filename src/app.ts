@@ -31,7 +31,7 @@ import { resendRoutes } from './notifications/routes.ts';
 import { emailEventRoutes } from './notifications/email-events/email-event-routes.ts';
 import type { EmailEvents } from './notifications/email-events/email-events.ts';
 import { createNotifications } from './notifications/module.ts';
-import { recipientVideoInProgress, thanksSendStarted } from './notifications/sends.ts';
+import { recipientVideoInProgress, recipientVideoLeft, thanksSendStarted } from './notifications/sends.ts';
 import type { OrderRow } from './orders/serializer.ts';
 import { thanksSection } from './thanks/pages.ts';
 import { thanksRoutes } from './thanks/routes.ts';
@@ -195,6 +195,7 @@ export async function createServices(
       overrides.verifier ?? carrierVerifier(clients, { timeoutMs: config.carrierValidationTimeoutMs, logger, now }),
     outbox: orderOutbox,
     sendInProgress: recipientVideoInProgress,
+    recipientVideoLeft,
     accountLocale: (accountId) => findAccountLocale(database.db, accountId),
     now,
   });

@@ -136,6 +136,20 @@ export async function stopSends(
     await recordTimeline(trx, order, source, [{ type: 'send.cancelled', data: { reason } }], now);
 }
 
+/**
+ * Whether the recipient's video has left our hands, or may have: being handed over (`sending`), its
+ * fate unknown after a crash (`uncertain`), or sent while the order has not recorded it yet. Asked by
+ * OrderService under the order's row lock before a newly processed video replaces the order's: the
+ * recipient may already hold a link to the one that went.
+ */
+export async function recipientVideoLeft(trx: Db, orderId: string): Promise<boolean> {
+  const left = await recipientVideoSendsQuery(trx, orderId)
+    .select('id')
+    .where('status', 'in', ['sending', 'uncertain', 'sent'])
+    .executeTakeFirst();
+  return left !== undefined;
+}
+
 /** Asked by OrderService under the order's row lock before it stops an order. */
 export async function recipientVideoInProgress(trx: Db, orderId: string): Promise<boolean> {
   const inFlight = await recipientVideoSendsQuery(trx, orderId)

@@ -50,8 +50,9 @@ export type SendInProgressCheck = (trx: Db, orderId: string) => Promise<boolean>
  * A processed video's decision, taken under the order's row lock — the lock the dispatcher's move
  * of the recipient's video to `sending` waits for, so a send and this decision cannot interleave.
  * The videos module writes its own row with it and answers whether the order records the video
- * (false: the order is not changed). `videoGoneOut`: the recipient's video was sent, or is being
- * handed to a provider right now; a video processed from then on can no longer become it.
+ * (false: the order is not changed). `videoGoneOut`: the recipient's video was sent, is being
+ * handed to a provider right now, or may have been (uncertain after a crash); a video processed from
+ * then on can no longer become it.
  */
 export type RecordingDecision = (
   trx: Db,
@@ -65,6 +66,12 @@ export interface OrderServiceDeps {
   /** Where every change's domain events go, in the change's own transaction. */
   outbox: OrderOutbox;
   sendInProgress: SendInProgressCheck;
+  /**
+   * Whether the recipient's video has left, or may have (sending, uncertain, or sent before the order
+   * recorded it): asked of notifications under the order's row lock before a newly processed video
+   * replaces the order's.
+   */
+  recipientVideoLeft: SendInProgressCheck;
   /**
    * The account's language (accounts module), for the default video title of an order created
    * without one (read then, not from a cached account: a language just changed counts); `en` when absent.
@@ -484,7 +491,7 @@ export class OrderService {
     const admit = decide
       ? async (trx: Db, current: OrderRow, now: Date) =>
           decide(trx, current, {
-            videoGoneOut: current.sent_at !== null || (await this.deps.sendInProgress(trx, current.id)),
+            videoGoneOut: current.sent_at !== null || (await this.deps.recipientVideoLeft(trx, current.id)),
             now,
           })
       : undefined;

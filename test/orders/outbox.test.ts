@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { createLogger } from '../../src/logger.ts';
 import { notificationsSubscriber } from '../../src/notifications/order-subscriber.ts';
-import { recipientVideoInProgress } from '../../src/notifications/sends.ts';
+import { recipientVideoInProgress, recipientVideoLeft } from '../../src/notifications/sends.ts';
 import type { DeliveredOrderEvent, OrderEventSubscriber } from '../../src/orders/order-events.ts';
 import { OrderOutbox, outboxRetryDelayMs } from '../../src/orders/outbox.ts';
 import { OrderService } from '../../src/orders/service.ts';
@@ -124,6 +124,7 @@ describe('order events', () => {
       verifier: formatVerifier,
       outbox,
       sendInProgress: recipientVideoInProgress,
+      recipientVideoLeft,
       now: clock.now,
     });
 
@@ -161,6 +162,7 @@ describe('order events', () => {
       verifier: formatVerifier,
       outbox,
       sendInProgress: recipientVideoInProgress,
+      recipientVideoLeft,
       now: clock.now,
     });
     for (let price = 1; price <= 20; price++) await other.update(store.id, order.id, { price });

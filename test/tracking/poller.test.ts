@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatVerifier } from '../../src/carriers/format-verifier.ts';
 import { createLogger } from '../../src/logger.ts';
-import { recipientVideoInProgress } from '../../src/notifications/sends.ts';
+import { recipientVideoInProgress, recipientVideoLeft } from '../../src/notifications/sends.ts';
 import { OrderOutbox } from '../../src/orders/outbox.ts';
 import { OrderService } from '../../src/orders/service.ts';
 import { DeliveryHoursCache, readSlotCounts } from '../../src/tracking/delivery-hours-store.ts';
@@ -226,6 +226,7 @@ describe('TrackingPoller', () => {
       verifier: formatVerifier,
       outbox,
       sendInProgress: recipientVideoInProgress,
+      recipientVideoLeft,
       now: clock.now,
     });
     await other.update(store.id, id, { tracking_number: '1ZXX3150YW44070023' });

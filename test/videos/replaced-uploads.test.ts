@@ -118,3 +118,16 @@ it('a re-upload processed while the video is being handed to the provider does n
   expect(await app.videos.process(b)).toBe('failed');
   await expectSentVideoStands(order, a, b);
 });
+
+it('a re-upload processed while the send is uncertain (its process died during the provider call) does not replace it', async () => {
+  const { order, a, b } = await recordedWithPendingReupload();
+  expect((await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 })).status).toBe(200);
+  const { db } = app.services.database;
+  const [send] = (await claimDueSends(db, 100, new Date())).filter((s) => s.order_id === order.id);
+  expect((await startSending(db, send!, (o) => o.recipient_email, new Date())).kind).toBe('started');
+  // What the reconciler makes of a send left in `sending`: the recipient may hold the link already.
+  await db.updateTable('sends').set({ status: 'uncertain' }).where('id', '=', send!.id).execute();
+
+  expect(await app.videos.process(b)).toBe('failed');
+  await expectSentVideoStands(order, a, b);
+});
