@@ -57,16 +57,29 @@ async function send(page: Page, outcome: string, timeout: number): Promise<void>
   await page.getByRole('status').filter({ hasText: outcome }).waitFor({ timeout });
 }
 
-/**
- * Waits until the order's video is processed, then records it as sent to the recipient (no real
- * send: the watch page's `viewed_at` counts only plays after sending).
- */
-async function processedAndSent(orderId: string): Promise<void> {
+/** Waits until the order's video is processed. */
+async function processed(orderId: string): Promise<void> {
   await eventually(
     async () => ((await getOrder(orderId)).video_processed === '1' ? true : undefined),
     20_000,
     'processing',
   );
+}
+
+/** Uploads a short recording through the API and waits until it is processed. */
+async function uploadedAndProcessed(orderId: string): Promise<void> {
+  await store.request('PUT', `/v1/orders/${orderId}/video`, fixture('recorded-vp8-opus.webm'), {
+    'Content-Type': 'video/webm',
+  });
+  await processed(orderId);
+}
+
+/**
+ * Waits until the order's video is processed, then records it as sent to the recipient (no real
+ * send: the watch page's `viewed_at` counts only plays after sending).
+ */
+async function processedAndSent(orderId: string): Promise<void> {
+  await processed(orderId);
   await app.services.orders.markSent(orderId, {
     sendId: `snd_test_${orderId}`,
     channel: 'email',
@@ -261,14 +274,7 @@ describe('in a browser', () => {
 
   it('says the day it was sent on the recipient’s own calendar, not UTC’s (Christmas morning in Sydney)', async () => {
     const order = (await store.request('POST', '/v1/orders', { ...validOrder, video_title: 'Merry Christmas' })).body;
-    await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
-      'Content-Type': 'video/webm',
-    });
-    await eventually(
-      async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined),
-      20_000,
-      'processing',
-    );
+    await uploadedAndProcessed(order.id);
     // 22:00 UTC on 24 December: 09:00 on the 25th in Sydney.
     await app.services.orders.markSent(order.id, {
       sendId: `snd_test_${order.id}`,
@@ -395,14 +401,7 @@ describe('after the upload', () => {
 
   it('says why a re-upload could not be prepared while an earlier video stands (video probe: waited 15 minutes, said nothing)', async () => {
     const order = (await store.request('POST', '/v1/orders', validOrder)).body;
-    await store.request('PUT', `/v1/orders/${order.id}/video`, fixture('recorded-vp8-opus.webm'), {
-      'Content-Type': 'video/webm',
-    });
-    await eventually(
-      async () => ((await getOrder(order.id)).video_processed === '1' ? true : undefined),
-      20_000,
-      'processing',
-    );
+    await uploadedAndProcessed(order.id);
     await onPage(`${app.baseUrl}/record/${order.uuid}`, async ({ page }) => {
       await chooseFile(page, 'broken.mp4', 'video/mp4', fixture('uploads/corrupt.mp4'));
       await sendable(page);

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { loadVideoConfig, VideoConfigError } from '../../src/videos/config.ts';
 
 describe('video configuration', () => {
-  it('defaults to local disk under DATA_DIR/videos, a 1 GiB limit (two minutes of a phone’s 4K: video probe), a 2-minute limit, a 1280 px rendition', () => {
+  it('defaults to local disk under DATA_DIR/videos, a 200 MB (docs/design.md) and a 2-minute limit, a 1280 px rendition', () => {
     expect(loadVideoConfig({}, '/srv/data')).toEqual({
-      maxBytes: 1024 ** 3,
+      maxBytes: 200 * 1024 * 1024,
       maxSeconds: 120,
       thanks: { maxSeconds: 60, sendDelaySeconds: 300 },
       uploadLimits: { perOrderPerHour: 20, perClientIpPerHour: 120 },

@@ -96,6 +96,18 @@ async function expectSentVideoStands(order: { id: string; uuid: string }, a: str
   expect((await store.request('GET', `/v1/orders/${order.id}`)).body.video_duration).toBe('2');
 }
 
+/**
+ * Delivers the order and takes the dispatcher's own steps up to the provider call, stopping there:
+ * the recipient's send is `sending`. Its id.
+ */
+async function deliveredAndHandedOver(orderId: string): Promise<string> {
+  expect((await store.request('PUT', `/v1/orders/${orderId}`, { delivered: 1 })).status).toBe(200);
+  const { db } = app.services.database;
+  const [send] = (await claimDueSends(db, 100, new Date())).filter((s) => s.order_id === orderId);
+  expect((await startSending(db, send!, (o) => o.recipient_email, new Date())).kind).toBe('started');
+  return send!.id;
+}
+
 it('a re-upload processed after the video was sent does not replace it: it fails with the reason, and the sent video plays on', async () => {
   const { order, a, b } = await recordedWithPendingReupload();
   expect((await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 })).status).toBe(200);
@@ -108,12 +120,7 @@ it('a re-upload processed after the video was sent does not replace it: it fails
 
 it('a re-upload processed while the video is being handed to the provider does not replace it either', async () => {
   const { order, a, b } = await recordedWithPendingReupload();
-  expect((await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 })).status).toBe(200);
-  // The dispatcher's own steps, stopped where the provider is being called: the send is `sending`.
-  const { db } = app.services.database;
-  const [send] = (await claimDueSends(db, 100, new Date())).filter((s) => s.order_id === order.id);
-  const started = await startSending(db, send!, (o) => o.recipient_email, new Date());
-  expect(started.kind).toBe('started');
+  await deliveredAndHandedOver(order.id);
 
   expect(await app.videos.process(b)).toBe('failed');
   await expectSentVideoStands(order, a, b);
@@ -121,12 +128,9 @@ it('a re-upload processed while the video is being handed to the provider does n
 
 it('a re-upload processed while the send is uncertain (its process died during the provider call) does not replace it', async () => {
   const { order, a, b } = await recordedWithPendingReupload();
-  expect((await store.request('PUT', `/v1/orders/${order.id}`, { delivered: 1 })).status).toBe(200);
-  const { db } = app.services.database;
-  const [send] = (await claimDueSends(db, 100, new Date())).filter((s) => s.order_id === order.id);
-  expect((await startSending(db, send!, (o) => o.recipient_email, new Date())).kind).toBe('started');
+  const sendId = await deliveredAndHandedOver(order.id);
   // What the reconciler makes of a send left in `sending`: the recipient may hold the link already.
-  await db.updateTable('sends').set({ status: 'uncertain' }).where('id', '=', send!.id).execute();
+  await app.services.database.db.updateTable('sends').set({ status: 'uncertain' }).where('id', '=', sendId).execute();
 
   expect(await app.videos.process(b)).toBe('failed');
   await expectSentVideoStands(order, a, b);

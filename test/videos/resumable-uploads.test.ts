@@ -243,14 +243,13 @@ describe('after the upload', () => {
     expect((await app.request('GET', `/record/${other.uuid}/videos/${sent.body.video_id}`)).status).toBe(404);
   });
 
+  /** A short recording sent to the record page's upload in one request. */
+  const uploadRecording = (uuid: string) =>
+    sendInOneRequest(app, `/record/${uuid}/uploads`, fixture('recorded-vp8-opus.webm'), 'video/webm');
+
   it('still tells the page a re-upload failed when an earlier video stands, until a newer upload replaces it (video probe: 404 for ever)', async () => {
     const order = await newOrder();
-    const good = await sendInOneRequest(
-      app,
-      `/record/${order.uuid}/uploads`,
-      fixture('recorded-vp8-opus.webm'),
-      'video/webm',
-    );
+    const good = await uploadRecording(order.uuid);
     expect(await app.videos.process(good.body.video_id)).toBe('recorded');
     const bad = await sendInOneRequest(app, `/record/${order.uuid}/uploads`, Buffer.from('a text file'), 'video/mp4');
     expect(bad.status).toBe(201);
@@ -264,12 +263,7 @@ describe('after the upload', () => {
     // Its row is kept for the page; its bytes, of no use, are not.
     await expect(app.storage.get((await app.videos.find(bad.body.video_id))!.storage_key)).rejects.toThrow();
 
-    const newer = await sendInOneRequest(
-      app,
-      `/record/${order.uuid}/uploads`,
-      fixture('recorded-vp8-opus.webm'),
-      'video/webm',
-    );
+    const newer = await uploadRecording(order.uuid);
     expect(await app.videos.process(newer.body.video_id)).toBe('recorded');
     expect((await app.request('GET', bad.body.status_url)).status).toBe(404);
   });

@@ -7,7 +7,7 @@ import { VIDEO_CONTENT_TYPES } from '../service.ts';
 /**
  * The HTTP edge of an upload: the declared content type (415), the size limit (413, from
  * Content-Length up front, else while streaming) and the request body as a stream, never
- * buffered whole (a video may be 1 GB).
+ * buffered whole (a video may be hundreds of megabytes).
  */
 export function videoUploadBody(ctx: Context, maxBytes: number): { contentType: string; body: Transform } {
   const contentType = ctx.request.type.toLowerCase(); // media type without parameters (codecs=…)
