@@ -6,7 +6,7 @@ import { parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode
  */
 export type PhoneReading = { ok: true; e164: string } | { ok: false; problem: string };
 
-const INTERNATIONAL_FORM = 'must be a phone number in international form, e.g. +14155550123';
+const INTERNATIONAL_FORM = 'must be a phone number in international (E.164) form, e.g. +14155550123';
 
 /**
  * The one reading of a typed phone number, for the API, the record page and Shopify alike. Parsed with

@@ -51,7 +51,7 @@ const LATEST = new Date('9999-12-31T23:59:59Z');
 
 /** A phone number in international form, stored as E.164 (`+14155550123`): src/phone-number.ts. */
 const phone = z
-  .string({ error: 'must be a phone number in international form, e.g. +14155550123' })
+  .string({ error: 'must be a phone number in international (E.164) form, e.g. +14155550123' })
   .transform((typed, context) => {
     const reading = readPhoneNumber(typed);
     if (reading.ok) return reading.e164;
